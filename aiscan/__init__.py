@@ -1,0 +1,5 @@
+"""aiscan: exact symbolic arithmetic intensity of loop kernels, read from source."""
+
+__all__ = ["__version__"]
+
+__version__ = "0.1.0"

@@ -1,0 +1,177 @@
+"""The language-neutral intermediate representation of loop kernels.
+
+Both frontends (C via pycparser, Python via libcst) produce these frozen nodes; everything
+after them reads only these. Index expressions, starts and trip counts are sympy expressions
+in the program's own names (sizes via `size_symbol`, loop variables via `loop_symbol`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+import sympy
+
+from aiscan.errors import Diagnostic
+from aiscan.span import Span
+
+__all__ = [
+    "Access",
+    "Branch",
+    "ElementType",
+    "FlopTally",
+    "Function",
+    "Loop",
+    "Module",
+    "Node",
+    "Region",
+    "Statement",
+    "Unknown",
+    "UnknownKind",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ElementType:
+    """What one array element is: its width decides bytes, `precision` picks the device peak."""
+
+    name: str
+    width_bytes: int
+    is_float: bool
+    is_complex: bool = False
+    precision: str = ""
+    """Roofline precision key: fp64, fp32, fp16, bf16, fp8, int64, int32, int16, int8."""
+
+
+class UnknownKind(str, Enum):
+    UNKNOWN_CALL = "unknown-call"
+    INDIRECT_ACCESS = "indirect-access"
+    DATA_DEPENDENT_BOUND = "data-dependent-bound"
+    BRANCH_FRACTION = "branch-fraction"
+    NON_AFFINE_INDEX = "non-affine-index"
+    FOOTPRINT_BOUND = "footprint-bound"
+    UNSUPPORTED = "unsupported"
+    UNKNOWN_SHAPE = "unknown-shape"
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    """Something the analysis could not derive exactly: said, located, never guessed.
+
+    `symbol` names the quantity introduced in its place (a trip count, a branch fraction),
+    when there is one; the reported expressions then contain it.
+    """
+
+    kind: UnknownKind
+    message: str
+    span: Span
+    symbol: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FlopTally:
+    """Floating-point operations of one execution, by kind (MODEL.md: `a*b + c` is 2)."""
+
+    add: int = 0
+    sub: int = 0
+    mul: int = 0
+    div: int = 0
+    special: int = 0
+
+    def __add__(self, other: FlopTally) -> FlopTally:
+        return FlopTally(
+            self.add + other.add,
+            self.sub + other.sub,
+            self.mul + other.mul,
+            self.div + other.div,
+            self.special + other.special,
+        )
+
+    def is_zero(self) -> bool:
+        return not (self.add or self.sub or self.mul or self.div or self.special)
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """One array reference in a statement; `index` is None when it is not affine."""
+
+    array: str
+    index: tuple[sympy.Expr, ...] | None
+    element: ElementType
+    is_write: bool
+    span: Span
+    text: str
+    """The reference as written in the source, e.g. `A[i*n + k]`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One executed statement: its FLOPs and its array accesses in evaluation order."""
+
+    span: Span
+    text: str
+    flops: FlopTally
+    accesses: tuple[Access, ...] = ()
+    special_calls: tuple[str, ...] = ()
+    unknowns: tuple[Unknown, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Loop:
+    """A counted loop: `var` takes `start`, `start + step`, ... for `trip` iterations."""
+
+    var: str
+    start: sympy.Expr
+    step: int
+    trip: sympy.Expr
+    body: tuple[Node, ...]
+    span: Span
+    unknowns: tuple[Unknown, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """An `if`: both sides counted, weighted by a named fraction of executions taking `then`."""
+
+    span: Span
+    condition: Statement
+    taken_fraction: sympy.Expr
+    then_body: tuple[Node, ...]
+    else_body: tuple[Node, ...]
+    unknowns: tuple[Unknown, ...] = ()
+
+
+Node = Statement | Loop | Branch
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A top-level loop nest, or a run of straight-line code between nests.
+
+    The compulsory traffic model starts cold at each region (MODEL.md).
+    """
+
+    kind: str
+    """`nest` or `straight`."""
+    body: tuple[Node, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    name: str
+    span: Span
+    regions: tuple[Region, ...]
+    unknowns: tuple[Unknown, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    """One analyzed source file."""
+
+    path: str
+    language: str
+    functions: tuple[Function, ...]
+    size_defaults: tuple[tuple[str, int], ...] = ()
+    """Sizes the source itself fixes (`#define N 1024`), used when the user gives none."""
+    diagnostics: tuple[Diagnostic, ...] = field(default=())

@@ -1,0 +1,43 @@
+"""Symbol conventions shared by every frontend and the analysis.
+
+Sizes are positive integers (as Kerncraft declares them), loop variables are integers, and
+branch fractions are reals in [0, 1]. One constructor per kind keeps sympy's assumption-aware
+symbol identity consistent across modules.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy
+
+__all__ = ["fraction_symbol", "is_size_symbol", "loop_symbol", "size_symbol", "trip_symbol"]
+
+
+@lru_cache(maxsize=None)
+def size_symbol(name: str) -> sympy.Symbol:
+    """A problem size such as `n`, `N`, `nnz`: a positive integer that may grow."""
+    return sympy.Symbol(name, integer=True, positive=True)
+
+
+@lru_cache(maxsize=None)
+def loop_symbol(name: str) -> sympy.Symbol:
+    """A loop variable, bound by its loop."""
+    return sympy.Symbol(name, integer=True)
+
+
+@lru_cache(maxsize=None)
+def trip_symbol(name: str) -> sympy.Symbol:
+    """A data-dependent trip count the analysis cannot derive (named, never guessed)."""
+    return sympy.Symbol(name, integer=True, nonnegative=True)
+
+
+@lru_cache(maxsize=None)
+def fraction_symbol(name: str) -> sympy.Symbol:
+    """The fraction of executions that take a branch; lies in [0, 1]."""
+    return sympy.Symbol(name, nonnegative=True)
+
+
+def is_size_symbol(symbol: sympy.Symbol) -> bool:
+    """Sizes grow in limits; fractions and loop variables do not."""
+    return bool(symbol.is_positive and symbol.is_integer)
