@@ -1,0 +1,346 @@
+"""Device data: peaks, memory levels and interconnects read from `rules/devices/*.toml`.
+
+Every figure is stored in SI units (FLOP/s, bytes/s, bytes; 1 TB/s = 1e12 B/s) next to the
+citation it came from, and dense and 2:4-sparse peaks are separate fields, because public
+tools often mix both up. A malformed file raises `UsageError` naming the file and field.
+This module imports only the standard library so that `aiscan devices` stays fast.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from aiscan.errors import UsageError
+from aiscan.resources import rules_dir
+from aiscan.roofline.precision import PRECISIONS, fallback_chain
+
+__all__ = [
+    "MAIN_MEMORY_LEVELS",
+    "MEMORY_LEVELS",
+    "SCHEMA_VERSION",
+    "Device",
+    "DeviceCatalog",
+    "Interconnect",
+    "MemoryLevel",
+    "Peak",
+    "PeakChoice",
+    "device_files",
+    "load_device_file",
+    "load_devices",
+]
+
+SCHEMA_VERSION: Final = 1
+MEMORY_LEVELS: Final = ("hbm", "dram", "llc", "l3", "l2", "l1")
+"""Allowed `level` values; `llc` is a last-level cache outside the core clusters."""
+MAIN_MEMORY_LEVELS: Final = frozenset({"hbm", "dram"})
+KINDS: Final = frozenset({"gpu", "cpu"})
+
+
+@dataclass(frozen=True, slots=True)
+class Peak:
+    """Peak arithmetic rate of one precision; `sparse_flops_per_s` is 2:4 structured sparsity."""
+
+    precision: str
+    dense_flops_per_s: float
+    sparse_flops_per_s: float | None
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryLevel:
+    """One level of the memory hierarchy; on-chip bandwidths are often unpublished (None)."""
+
+    name: str
+    level: str
+    bandwidth_bytes_per_s: float | None
+    capacity_bytes: float | None
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Interconnect:
+    """A link to other devices or the host (NVLink, PCIe), bidirectional aggregate."""
+
+    name: str
+    bandwidth_bytes_per_s: float
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class PeakChoice:
+    """The peak placement uses, and why it may differ from the requested precision."""
+
+    requested: str
+    precision: str
+    sparse: bool
+    flops_per_s: float
+    source: str
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """One machine as a roofline sees it: compute peaks, memory levels, write policy."""
+
+    key: str
+    name: str
+    aliases: tuple[str, ...]
+    kind: str
+    write_allocate: bool
+    peaks: tuple[Peak, ...]
+    memory: tuple[MemoryLevel, ...]
+    interconnects: tuple[Interconnect, ...]
+    notes: str
+    path: Path
+
+    @property
+    def main_memory(self) -> MemoryLevel:
+        """The level a plain roofline uses: the first, HBM or DRAM (checked on load)."""
+        return self.memory[0]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every lower-cased name the device answers to."""
+        return tuple(dict.fromkeys(n.lower() for n in (self.key, self.name, *self.aliases)))
+
+    def peak(self, precision: str) -> Peak | None:
+        """The stored peak for exactly this key, or None."""
+        return next((p for p in self.peaks if p.precision == precision), None)
+
+    def choose_peak(self, precision: str, *, sparse: bool = False) -> PeakChoice:
+        """Apply the precision rules (see `aiscan.roofline.precision`) to this device.
+
+        Dense unless `sparse` is asked for; a sparse request on a peak without a sparse
+        figure is an error rather than a silent dense answer.
+        """
+        chain = fallback_chain(precision)
+        for key in chain:
+            peak = self.peak(key)
+            if peak is None:
+                continue
+            note = None if key == chain[0] else f"{self.key} has no {chain[0]} peak; used {key}"
+            if not sparse:
+                return PeakChoice(chain[0], key, False, peak.dense_flops_per_s, peak.source, note)
+            if peak.sparse_flops_per_s is None:
+                raise UsageError(f"device {self.key}: no sparse {key} peak in {self.path}")
+            return PeakChoice(chain[0], key, True, peak.sparse_flops_per_s, peak.source, note)
+        known = ", ".join(p.precision for p in self.peaks)
+        raise UsageError(
+            f"device {self.key}: no peak for {chain[0]} or a fallback "
+            f"({', '.join(chain[1:]) or 'none'}); it has {known}"
+        )
+
+    def memory_level(self, name: str | None = None) -> MemoryLevel:
+        """A level by its name or level kind (`L2`, `hbm`); main memory when None."""
+        if name is None:
+            return self.main_memory
+        wanted = name.lower()
+        for level in self.memory:
+            if wanted in (level.name.lower(), level.level):
+                return level
+        known = ", ".join(m.name for m in self.memory)
+        raise UsageError(f"device {self.key}: no memory level {name!r}; it has {known}")
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceCatalog:
+    """All known devices; lookup by key, name or alias, case-insensitively."""
+
+    devices: tuple[Device, ...]
+
+    def get(self, name: str) -> Device:
+        wanted = name.strip().lower()
+        for device in self.devices:
+            if wanted in device.names:
+                return device
+        known = ", ".join(d.key for d in self.devices)
+        raise UsageError(f"unknown device {name!r}; known: {known}")
+
+
+def device_files() -> tuple[Path, ...]:
+    """The shipped device files, sorted by name."""
+    return tuple(sorted((rules_dir() / "devices").glob("*.toml")))
+
+
+def load_devices(extra_files: Iterable[Path | str] = ()) -> DeviceCatalog:
+    """The shipped devices plus the user's files (same format).
+
+    A user device that shares a name or alias with a shipped one replaces it (for example
+    an `h100` with measured ceilings); two shipped, or two user, devices that share a name
+    are an error, since a lookup could not tell them apart.
+    """
+    shipped = _without_clashes([load_device_file(p) for p in device_files()])
+    extra = _without_clashes([load_device_file(Path(p)) for p in extra_files])
+    taken = {n for d in extra for n in d.names}
+    kept = [d for d in shipped if taken.isdisjoint(d.names)]
+    return DeviceCatalog(tuple(kept + extra))
+
+
+def _without_clashes(devices: Sequence[Device]) -> list[Device]:
+    owner: dict[str, Device] = {}
+    for device in devices:
+        for name in device.names:
+            other = owner.setdefault(name, device)
+            if other is not device:
+                raise UsageError(f"{device.path}: name {name!r} is also used by {other.path}")
+    return list(devices)
+
+
+def load_device_file(path: Path) -> Device:
+    """Read and check one device file."""
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read device file: {error.strerror}") from error
+    except tomllib.TOMLDecodeError as error:
+        raise UsageError(f"{path}: not valid TOML: {error}") from error
+    return _Reader(path).device(data)
+
+
+class _Reader:
+    """Field-by-field checks; every message names the file and the dotted field."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, field: str, problem: str) -> UsageError:
+        return UsageError(f"{self.path}: field '{field}': {problem}")
+
+    def table(self, data: object, field: str, allowed: Iterable[str]) -> Mapping[str, object]:
+        if not isinstance(data, dict):
+            raise self.fail(field, "expected a table")
+        unknown = sorted(set(data) - set(allowed))
+        if unknown:
+            raise self.fail(f"{field}.{unknown[0]}" if field else unknown[0], "unknown field")
+        return data
+
+    def text(self, data: Mapping[str, object], key: str, field: str) -> str:
+        value = data.get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(f"{field}{key}", "missing or empty text")
+        return value.strip()
+
+    def number(
+        self, data: Mapping[str, object], key: str, field: str, *, required: bool = True
+    ) -> float | None:
+        value = data.get(key)
+        if value is None and not required:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+            raise self.fail(
+                f"{field}{key}", f"expected a positive number in SI units, got {value!r}"
+            )
+        return float(value)
+
+    def device(self, raw: object) -> Device:
+        data = self.table(
+            raw,
+            "",
+            (
+                "schema",
+                "name",
+                "aliases",
+                "kind",
+                "write_allocate",
+                "notes",
+                "peaks",
+                "memory",
+                "interconnect",
+            ),
+        )
+        if data.get("schema") != SCHEMA_VERSION:
+            raise self.fail("schema", f"expected {SCHEMA_VERSION}, got {data.get('schema')!r}")
+        aliases = data.get("aliases", [])
+        if not isinstance(aliases, list) or not all(isinstance(a, str) and a for a in aliases):
+            raise self.fail("aliases", "expected a list of names")
+        kind = data.get("kind")
+        if kind not in KINDS:
+            raise self.fail("kind", f"expected one of {sorted(KINDS)}, got {kind!r}")
+        write_allocate = data.get("write_allocate")
+        if not isinstance(write_allocate, bool):
+            raise self.fail("write_allocate", "expected true or false")
+        notes = data.get("notes", "")
+        if not isinstance(notes, str):
+            raise self.fail("notes", "expected text")
+        return Device(
+            key=self.path.stem.lower(),
+            name=self.text(data, "name", ""),
+            aliases=tuple(a.lower() for a in aliases),
+            kind=str(kind),
+            write_allocate=write_allocate,
+            peaks=self.peaks(data.get("peaks")),
+            memory=self.memory(data.get("memory")),
+            interconnects=self.interconnects(data.get("interconnect", [])),
+            notes=notes.strip(),
+            path=self.path,
+        )
+
+    def peaks(self, raw: object) -> tuple[Peak, ...]:
+        data = self.table(raw, "peaks", PRECISIONS)
+        if not data:
+            raise self.fail("peaks", "at least one precision is required")
+        peaks = []
+        for precision in PRECISIONS:
+            if precision not in data:
+                continue
+            field = f"peaks.{precision}."
+            entry = self.table(
+                data[precision], field[:-1], ("dense_flops_per_s", "sparse_flops_per_s", "source")
+            )
+            dense = self.number(entry, "dense_flops_per_s", field)
+            sparse = self.number(entry, "sparse_flops_per_s", field, required=False)
+            assert dense is not None
+            if sparse is not None and sparse < dense:
+                raise self.fail(f"{field}sparse_flops_per_s", "is below the dense peak")
+            peaks.append(Peak(precision, dense, sparse, self.text(entry, "source", field)))
+        return tuple(peaks)
+
+    def memory(self, raw: object) -> tuple[MemoryLevel, ...]:
+        if not isinstance(raw, list) or not raw:
+            raise self.fail("memory", "expected at least one [[memory]] level")
+        levels = []
+        for index, item in enumerate(raw):
+            field = f"memory[{index}]."
+            entry = self.table(
+                item,
+                field[:-1],
+                ("name", "level", "bandwidth_bytes_per_s", "capacity_bytes", "source"),
+            )
+            level = entry.get("level")
+            allowed = MAIN_MEMORY_LEVELS if index == 0 else MEMORY_LEVELS
+            if level not in allowed:
+                raise self.fail(
+                    f"{field}level", f"expected one of {sorted(allowed)}, got {level!r}"
+                )
+            bandwidth = self.number(entry, "bandwidth_bytes_per_s", field, required=index == 0)
+            capacity = self.number(entry, "capacity_bytes", field, required=False)
+            if bandwidth is None and capacity is None:
+                raise self.fail(field[:-1], "needs a bandwidth, a capacity, or both")
+            name = self.text(entry, "name", field)
+            levels.append(
+                MemoryLevel(
+                    name, str(level), bandwidth, capacity, self.text(entry, "source", field)
+                )
+            )
+        return tuple(levels)
+
+    def interconnects(self, raw: object) -> tuple[Interconnect, ...]:
+        if not isinstance(raw, list):
+            raise self.fail("interconnect", "expected [[interconnect]] entries")
+        links = []
+        for index, item in enumerate(raw):
+            field = f"interconnect[{index}]."
+            entry = self.table(item, field[:-1], ("name", "bandwidth_bytes_per_s", "source"))
+            bandwidth = self.number(entry, "bandwidth_bytes_per_s", field)
+            assert bandwidth is not None
+            links.append(
+                Interconnect(
+                    self.text(entry, "name", field), bandwidth, self.text(entry, "source", field)
+                )
+            )
+        return tuple(links)
