@@ -1,0 +1,325 @@
+"""Place one kernel (exact FLOP and byte counts) on one device's roofline.
+
+attainable = min(peak, AI x bandwidth), ridge = peak / bandwidth, bound = memory if
+AI < ridge else compute (MODEL.md, "Roofline placement"). With sizes, also the time
+bounds; without them, when AI depends on size, the size where AI crosses the ridge is
+solved exactly rather than guessed. The ridge is taken as an exact rational of the stored
+figures so that the crossover root is exact too.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+import sympy
+
+from aiscan.errors import UsageError
+from aiscan.roofline.devices import Device
+
+__all__ = [
+    "Bound",
+    "Crossover",
+    "CrossoverKind",
+    "Placement",
+    "Times",
+    "growing_symbols",
+    "place",
+    "select_bytes",
+]
+
+
+class Bound(StrEnum):
+    MEMORY = "memory"
+    COMPUTE = "compute"
+    DEPENDS_ON_SIZE = "depends on size"
+    """AI crosses the ridge at some size and no sizes were given: see `Placement.crossover`."""
+
+
+class CrossoverKind(StrEnum):
+    AT = "at"
+    """AI crosses the ridge at `Crossover.size`."""
+    NEVER = "never"
+    """Memory-bound at every size (AI stays below the ridge)."""
+    ALWAYS = "always"
+    """Compute-bound at every size (AI never falls below the ridge)."""
+    UNKNOWN = "unknown"
+    """sympy could not solve AI = ridge, or AI depends on a non-size symbol."""
+
+
+@dataclass(frozen=True, slots=True)
+class Crossover:
+    """Where AI(size) meets the ridge, all growing sizes set equal to one size.
+
+    `size_exact` is the exact root, `first_integer_size` the first integer size on the far
+    side (compute-bound when `compute_bound_above`, else memory-bound).
+    """
+
+    kind: CrossoverKind
+    size_names: tuple[str, ...]
+    size_exact: sympy.Expr | None = None
+    size: float | None = None
+    first_integer_size: int | None = None
+    compute_bound_above: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Times:
+    """Time bounds at given sizes: perfect overlap (lower) and none (upper)."""
+
+    math_s: float
+    comms_s: float
+    lower_bound_s: float
+    upper_bound_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """One kernel on one device. Fields that need sizes are None without them.
+
+    `intensity` is None when the kernel moves no bytes: it has no finite AI and is
+    compute-bound. `intensity_limit` is AI as every size grows together.
+    """
+
+    device: str
+    device_name: str
+    precision_requested: str
+    precision: str
+    sparse: bool
+    peak_flops_per_s: float
+    peak_source: str
+    memory_level: str
+    bandwidth_bytes_per_s: float
+    ridge_flops_per_byte: float
+    flops: sympy.Expr
+    bytes_moved: sympy.Expr
+    intensity: sympy.Expr | None
+    intensity_limit: sympy.Expr | None
+    intensity_flops_per_byte: float | None
+    bound: Bound
+    attainable_flops_per_s: float | None
+    attainable_limit_flops_per_s: float | None
+    fraction_of_peak: float | None
+    times: Times | None
+    crossover: Crossover
+    notes: tuple[str, ...]
+
+
+def select_bytes(
+    device: Device,
+    *,
+    without_write_allocate: sympy.Expr,
+    with_write_allocate: sympy.Expr,
+    write_allocate: bool | None = None,
+) -> sympy.Expr:
+    """The traffic to place: the device's store policy unless the user overrides it."""
+    use = device.write_allocate if write_allocate is None else write_allocate
+    return with_write_allocate if use else without_write_allocate
+
+
+def growing_symbols(expr: sympy.Expr) -> tuple[sympy.Symbol, ...]:
+    """Symbols that grow with the problem: all but branch fractions (reals in [0, 1])."""
+    symbols = sorted(expr.free_symbols, key=lambda s: s.name)
+    return tuple(s for s in symbols if not _is_fraction(s))
+
+
+def _is_fraction(symbol: sympy.Symbol) -> bool:
+    """`fraction_symbol` makes nonnegative reals; sizes are positive or unconstrained."""
+    return bool(symbol.is_nonnegative) and symbol.is_positive is not True and not symbol.is_integer
+
+
+def place(
+    flops: sympy.Expr | int,
+    bytes_moved: sympy.Expr | int,
+    precision: str,
+    device: Device,
+    *,
+    sizes: Mapping[str, int] | None = None,
+    sparse: bool = False,
+    memory_level: str | None = None,
+) -> Placement:
+    """Place a kernel: `flops` and `bytes_moved` are exact counts in size symbols.
+
+    `sizes` maps size names to values; sizes not given stay symbolic. Dense peaks unless
+    `sparse`; main memory unless `memory_level` names another level (hierarchical roofline).
+    """
+    choice = device.choose_peak(precision, sparse=sparse)
+    level = device.memory_level(memory_level)
+    if level.bandwidth_bytes_per_s is None:
+        raise UsageError(
+            f"device {device.key}: memory level {level.name!r} has no bandwidth in {device.path}"
+        )
+    bandwidth = level.bandwidth_bytes_per_s
+    peak = choice.flops_per_s
+    ridge = _exact(peak) / _exact(bandwidth)
+    flops_expr = sympy.sympify(flops)
+    bytes_expr = sympy.sympify(bytes_moved)
+    at_flops = _substitute(flops_expr, sizes)
+    at_bytes = _substitute(bytes_expr, sizes)
+    notes = [choice.note] if choice.note else []
+    attainable: float | None
+    attainable_limit: float | None
+
+    if bytes_expr == 0:
+        notes.append("no memory traffic: no finite AI, compute-bound at peak")
+        intensity = limit = value = None
+        crossover = _constant(compute=True)
+        bound, attainable, attainable_limit = Bound.COMPUTE, peak, peak
+    else:
+        intensity = sympy.simplify(flops_expr / bytes_expr)
+        limit = _limit(intensity)
+        crossover = _crossover(flops_expr, bytes_expr, ridge)
+        exact_value = at_flops / at_bytes
+        value = _number(exact_value)
+        if value is not None:
+            bound = Bound.MEMORY if bool(exact_value < ridge) else Bound.COMPUTE
+            attainable = min(peak, value * bandwidth)
+        else:
+            partial = crossover if not sizes else _crossover(at_flops, at_bytes, ridge)
+            bound, attainable = _size_free_verdict(partial, peak)
+        attainable_limit = _attainable_limit(limit, peak, bandwidth)
+    times = _times(at_flops, at_bytes, peak, bandwidth)
+    return Placement(
+        device=device.key,
+        device_name=device.name,
+        precision_requested=choice.requested,
+        precision=choice.precision,
+        sparse=choice.sparse,
+        peak_flops_per_s=peak,
+        peak_source=choice.source,
+        memory_level=level.name,
+        bandwidth_bytes_per_s=bandwidth,
+        ridge_flops_per_byte=float(ridge),
+        flops=flops_expr,
+        bytes_moved=bytes_expr,
+        intensity=intensity,
+        intensity_limit=limit,
+        intensity_flops_per_byte=value,
+        bound=bound,
+        attainable_flops_per_s=attainable,
+        attainable_limit_flops_per_s=attainable_limit,
+        fraction_of_peak=None if attainable is None else attainable / peak,
+        times=times,
+        crossover=crossover,
+        notes=tuple(notes),
+    )
+
+
+def _exact(value: float) -> sympy.Rational:
+    """The decimal the file wrote, as an exact rational (989.4e12 -> 9894*10**11)."""
+    return sympy.Rational(repr(value))
+
+
+def _substitute(expr: sympy.Expr, sizes: Mapping[str, int] | None) -> sympy.Expr:
+    if not sizes:
+        return expr
+    values = {s: sizes[s.name] for s in expr.free_symbols if s.name in sizes}
+    return expr.subs(values)
+
+
+def _number(expr: sympy.Expr | None) -> float | None:
+    """A float when `expr` is a finite number, else None."""
+    if expr is None or expr.free_symbols:
+        return None
+    value = complex(sympy.N(expr))
+    if value.imag or not math.isfinite(value.real):
+        return None
+    return value.real
+
+
+def _one_size(expr: sympy.Expr) -> tuple[sympy.Expr, sympy.Symbol, tuple[str, ...]]:
+    """All growing symbols replaced by one positive real `x` (sizes grow together)."""
+    growing = growing_symbols(expr)
+    x = sympy.Symbol("x", positive=True)
+    return expr.subs({s: x for s in growing}), x, tuple(s.name for s in growing)
+
+
+def _limit(intensity: sympy.Expr) -> sympy.Expr:
+    together, x, names = _one_size(intensity)
+    if not names:
+        return intensity
+    return sympy.limit(together, x, sympy.oo)
+
+
+def _constant(*, compute: bool, names: tuple[str, ...] = ()) -> Crossover:
+    kind = CrossoverKind.ALWAYS if compute else CrossoverKind.NEVER
+    return Crossover(kind, names, compute_bound_above=compute)
+
+
+def _crossover(flops: sympy.Expr, bytes_moved: sympy.Expr, ridge: sympy.Rational) -> Crossover:
+    """Solve flops - ridge*bytes = 0 (the sign of AI - ridge, bytes being positive)."""
+    gap, x, names = _one_size(sympy.expand(flops - ridge * bytes_moved))
+    if gap.free_symbols - {x}:
+        return Crossover(CrossoverKind.UNKNOWN, names)
+    if x not in gap.free_symbols:
+        return _constant(compute=bool(gap >= 0), names=names)
+    at_infinity = sympy.limit(gap, x, sympy.oo)
+    if at_infinity == 0:
+        return Crossover(CrossoverKind.UNKNOWN, names)
+    above = bool(at_infinity > 0)
+    roots = _positive_roots(gap, x)
+    if roots is None:
+        return Crossover(CrossoverKind.UNKNOWN, names)
+    crossing = _last_sign_change(gap, x, roots, above)
+    if crossing is None or float(crossing) < 1:
+        return _constant(compute=above, names=names)
+    size = float(crossing)
+    if above:  # compute-bound from AI >= ridge on
+        first = int(crossing) if crossing.is_integer is True else math.ceil(size)
+    else:  # memory-bound from AI < ridge on
+        first = math.floor(size) + 1
+    return Crossover(CrossoverKind.AT, names, crossing, size, first, above)
+
+
+def _positive_roots(gap: sympy.Expr, x: sympy.Symbol) -> list[sympy.Expr] | None:
+    numerator = sympy.numer(sympy.together(gap))
+    if numerator.is_polynomial(x):
+        roots = sympy.Poly(numerator, x).real_roots()
+    else:
+        solved = sympy.solveset(numerator, x, domain=sympy.Interval.open(0, sympy.oo))
+        if not isinstance(solved, sympy.FiniteSet):
+            return None
+        roots = list(solved)
+    return sorted({r for r in roots if r.is_positive}, key=float)
+
+
+def _last_sign_change(
+    gap: sympy.Expr, x: sympy.Symbol, roots: list[sympy.Expr], above: bool
+) -> sympy.Expr | None:
+    """The largest root where the sign really changes (a double root only touches)."""
+    sign_right = 1.0 if above else -1.0
+    for index in range(len(roots) - 1, -1, -1):
+        left_end = float(roots[index - 1]) if index else 0.0
+        probe = (left_end + float(roots[index])) / 2
+        sign_left = math.copysign(1.0, float(gap.subs(x, probe)))
+        if sign_left != sign_right:
+            return roots[index]
+        sign_right = sign_left
+    return None
+
+
+def _attainable_limit(limit: sympy.Expr, peak: float, bandwidth: float) -> float | None:
+    """Attainable FLOP/s as the sizes grow; an unbounded AI reaches the peak."""
+    if limit == sympy.oo:
+        return peak
+    value = _number(limit)
+    return None if value is None else min(peak, value * bandwidth)
+
+
+def _size_free_verdict(crossover: Crossover, peak: float) -> tuple[Bound, float | None]:
+    """Bound without sizes: settled only when AI stays on one side of the ridge."""
+    if crossover.kind is CrossoverKind.NEVER:
+        return Bound.MEMORY, None
+    if crossover.kind is CrossoverKind.ALWAYS:
+        return Bound.COMPUTE, peak
+    return Bound.DEPENDS_ON_SIZE, None
+
+
+def _times(flops: sympy.Expr, bytes_moved: sympy.Expr, peak: float, bw: float) -> Times | None:
+    flop_count, byte_count = _number(flops), _number(bytes_moved)
+    if flop_count is None or byte_count is None:
+        return None
+    math_s, comms_s = flop_count / peak, byte_count / bw
+    return Times(math_s, comms_s, max(math_s, comms_s), math_s + comms_s)
