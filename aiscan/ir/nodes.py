@@ -26,6 +26,7 @@ __all__ = [
     "Node",
     "Region",
     "Statement",
+    "Temporary",
     "Unknown",
     "UnknownKind",
 ]
@@ -52,6 +53,7 @@ class UnknownKind(str, Enum):
     FOOTPRINT_BOUND = "footprint-bound"
     UNSUPPORTED = "unsupported"
     UNKNOWN_SHAPE = "unknown-shape"
+    ALIASING = "aliasing"
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +157,25 @@ class Region:
     """`nest` or `straight`."""
     body: tuple[Node, ...]
     span: Span
+    eager_calls: tuple[Region, ...] = ()
+    """NumPy code only: the same work as NumPy runs it, one region per ufunc/matmul call,
+    temporaries included. When present, the `fused` (this body) and `eager` (the sum over
+    these calls) traffic views are reported besides the classic models."""
+    temporaries: tuple[Temporary, ...] = ()
+    conventions: tuple[tuple[str, sympy.Expr], ...] = ()
+    """Other FLOP figures people quote for the same work, e.g. ("2*m*k*n", 2*m*k*n) for a
+    matmul whose exact count is m*n*(2k - 1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Temporary:
+    """An array NumPy allocates for an intermediate result (eager view only)."""
+
+    name: str
+    expression: str
+    span: Span
+    elements: sympy.Expr
+    element: ElementType
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,1 @@
+"""Pure functions from IR to counts, traffic, intensity."""

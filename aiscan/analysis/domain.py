@@ -1,0 +1,56 @@
+"""Exact sums over iteration domains (rectangular, triangular, strided).
+
+A loop runs `var = start + step*t` for `t = 0 .. trip-1`. Summing a polynomial in `var` over
+that range uses Faulhaber's formulas (cached per power), which is exact and much faster
+than `sympy.summation`; anything non-polynomial falls back to `sympy.summation`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import sympy
+
+from aiscan.ir.nodes import Loop
+from aiscan.ir.symbols import loop_symbol
+
+__all__ = ["sum_over_loop", "sum_over_loops"]
+
+_T = sympy.Symbol("_aiscan_t", integer=True, nonnegative=True)
+_TRIP = sympy.Symbol("_aiscan_trip", integer=True, nonnegative=True)
+
+
+@lru_cache(maxsize=None)
+def _power_sum(power: int) -> sympy.Expr:
+    """sum_{t=0}^{trip-1} t**power as a polynomial in `_TRIP`."""
+    return sympy.expand(sympy.summation(_T**power, (_T, 0, _TRIP - 1)))
+
+
+def sum_over_loop(expr: sympy.Expr, loop: Loop) -> sympy.Expr:
+    """`expr` summed over every iteration of `loop` (its variable bound by the loop)."""
+    var = loop_symbol(loop.var)
+    if var not in expr.free_symbols:
+        return expr * loop.trip
+    shifted = sympy.expand(expr.subs(var, loop.start + loop.step * _T))
+    try:
+        poly = sympy.Poly(shifted, _T)
+    except sympy.PolynomialError:
+        poly = None
+    if poly is None or not poly.domain.is_Exact or _has_t_inside_function(shifted):
+        return sympy.summation(shifted, (_T, 0, loop.trip - 1))
+    total = sympy.Integer(0)
+    for (power,), coefficient in poly.terms():
+        total += coefficient * _power_sum(power).subs(_TRIP, loop.trip)
+    return sympy.expand(total)
+
+
+def _has_t_inside_function(expr: sympy.Expr) -> bool:
+    return any(_T in f.free_symbols for f in expr.atoms(sympy.Function))
+
+
+def sum_over_loops(expr: sympy.Expr, loops: Sequence[Loop]) -> sympy.Expr:
+    """`expr` summed over a nest, `loops` given outermost first."""
+    for loop in reversed(loops):
+        expr = sum_over_loop(expr, loop)
+    return expr

@@ -1,0 +1,66 @@
+"""FLOP totals of a region: each statement's tally times its executions, by kind."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import sympy
+
+from aiscan.analysis.domain import sum_over_loops
+from aiscan.analysis.walk import Placed
+from aiscan.ir.nodes import Loop
+
+__all__ = ["FlopCounts", "count_flops", "executions"]
+
+_KINDS = ("add", "sub", "mul", "div", "special")
+
+
+@dataclass(frozen=True, slots=True)
+class FlopCounts:
+    """Exact FLOP counts. `total` is add+sub+mul+div plus `special_weight` per special op."""
+
+    total: sympy.Expr
+    add: sympy.Expr
+    sub: sympy.Expr
+    mul: sympy.Expr
+    div: sympy.Expr
+    special: sympy.Expr
+
+    def __add__(self, other: FlopCounts) -> FlopCounts:
+        return FlopCounts(*(getattr(self, k) + getattr(other, k) for k in ("total", *_KINDS)))
+
+    @staticmethod
+    def zero() -> FlopCounts:
+        zero = sympy.Integer(0)
+        return FlopCounts(zero, zero, zero, zero, zero, zero)
+
+
+def executions(placed: Placed) -> sympy.Expr:
+    """How many times the statement runs: its weight summed over its loops."""
+    return _executions(placed.weight, placed.loops)
+
+
+@lru_cache(maxsize=4096)
+def _executions(weight: sympy.Expr, loops: tuple[Loop, ...]) -> sympy.Expr:
+    return sympy.expand(sum_over_loops(weight, loops))
+
+
+def count_flops(statements: Sequence[Placed], special_weight: int = 0) -> FlopCounts:
+    """Sum FLOPs over a region. Statements with equal context share one domain sum."""
+    per_kind = {kind: sympy.Integer(0) for kind in _KINDS}
+    for placed in statements:
+        tally = placed.statement.flops
+        if tally.is_zero():
+            continue
+        runs = executions(placed)
+        for kind in _KINDS:
+            count = getattr(tally, kind)
+            if count:
+                per_kind[kind] += count * runs
+    expanded = {kind: sympy.expand(value) for kind, value in per_kind.items()}
+    total = sum(
+        (expanded[k] for k in ("add", "sub", "mul", "div")), sympy.Integer(0)
+    ) + special_weight * expanded["special"]
+    return FlopCounts(total=sympy.expand(total), **expanded)

@@ -1,0 +1,361 @@
+"""How many distinct elements a set of array references touches over an iteration domain.
+
+A reference's footprint is the image of its loop domain under its index map. When the map
+is injective it is as large as the domain projected on the variables the index uses; when
+the image is a box (each dimension `±var + c`, or a linearized `i*n + j` that delinearizes)
+unions of several references are computed exactly by inclusion-exclusion over boxes, which
+is what stencils need. Anything else is an upper bound, and says so.
+
+Assumption, stated in docs/model.md: sizes are large enough that every loop runs and
+shifted copies of a box overlap as they do for large sizes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import sympy
+
+from aiscan.analysis.domain import sum_over_loops
+from aiscan.ir.nodes import Access, Loop
+from aiscan.ir.symbols import loop_symbol
+from aiscan.span import Span
+
+__all__ = ["Box", "Footprint", "footprint_of", "union_size"]
+
+MAX_UNION_BOXES = 12
+_NO_SPAN = Span("<footprint>", 1, 1)
+
+Interval = tuple[sympy.Expr, sympy.Expr]
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    """Per dimension an inclusive interval of indices; the footprint is exactly this set."""
+
+    intervals: tuple[Interval, ...]
+
+    def size(self) -> sympy.Expr:
+        size = sympy.Integer(1)
+        for low, high in self.intervals:
+            size *= _length(low, high)
+        return size
+
+    def intersect(self, other: Box) -> Box:
+        return Box(tuple(
+            (sympy.Max(a_low, b_low), sympy.Min(a_high, b_high))
+            for (a_low, a_high), (b_low, b_high) in zip(self.intervals, other.intervals,
+                                                        strict=True)
+        ))
+
+    def contains(self, other: Box) -> bool:
+        if len(self.intervals) != len(other.intervals):
+            return False
+        for (low, high), (inner_low, inner_high) in zip(self.intervals, other.intervals,
+                                                          strict=True):
+            if not (_provably_nonnegative(inner_low - low)
+                    and _provably_nonnegative(high - inner_high)):
+                return False
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class Footprint:
+    """Distinct elements touched by one reference (or a union), exact or an upper bound."""
+
+    count: sympy.Expr
+    box: Box | None
+    key: object
+    exact: bool
+    reason: str = ""
+
+
+def _length(low: sympy.Expr, high: sympy.Expr) -> sympy.Expr:
+    length = sympy.expand(high - low + 1)
+    if length.is_number and length < 0 or length.is_negative:
+        return sympy.Integer(0)
+    return length
+
+
+def _provably_nonnegative(expr: sympy.Expr) -> bool:
+    expr = sympy.expand(expr)
+    return bool(expr.is_nonnegative) or (expr.is_number and expr >= 0)
+
+
+@dataclass(frozen=True, slots=True)
+class _Range:
+    """The values one loop variable takes over the (projected) domain."""
+
+    var: sympy.Symbol
+    low: sympy.Expr
+    high: sympy.Expr
+    step: int
+
+
+def _ranges(loops: Sequence[Loop]) -> list[_Range]:
+    ranges = []
+    for loop in loops:
+        last = loop.start + loop.step * (loop.trip - 1)
+        low, high = (loop.start, last) if loop.step > 0 else (last, loop.start)
+        ranges.append(_Range(loop_symbol(loop.var), sympy.expand(low), sympy.expand(high),
+                             abs(loop.step)))
+    return ranges
+
+
+def _extreme(expr: sympy.Expr, var: sympy.Symbol, low: sympy.Expr, high: sympy.Expr,
+             want_max: bool) -> sympy.Expr | None:
+    """Max or min over `var` in [low, high] of an expression affine in `var`."""
+    coefficient = sympy.expand(expr).coeff(var)
+    if coefficient == 0:
+        return expr
+    if var in coefficient.free_symbols or coefficient.is_positive is None:
+        return None
+    take_high = bool(coefficient.is_positive) == want_max
+    return sympy.expand(expr.subs(var, high if take_high else low))
+
+
+def _project(loops: Sequence[Loop], keep: set[sympy.Symbol]) -> list[_Range] | None:
+    """The loop ranges of the kept variables once the others are eliminated (unioned over)."""
+    eliminated: dict[sympy.Symbol, tuple[sympy.Expr, sympy.Expr]] = {}
+    kept: list[_Range] = []
+    for current in _ranges(loops):
+        low, high = current.low, current.high
+        for var, (var_low, var_high) in reversed(list(eliminated.items())):
+            new_low = _extreme(low, var, var_low, var_high, want_max=False)
+            new_high = _extreme(high, var, var_low, var_high, want_max=True)
+            if new_low is None or new_high is None:
+                return None
+            low, high = new_low, new_high
+        if current.var in keep:
+            kept.append(_Range(current.var, low, high, current.step))
+        else:
+            eliminated[current.var] = (low, high)
+    return kept
+
+
+def _count(ranges: Sequence[_Range]) -> sympy.Expr:
+    loops = [
+        Loop(str(r.var), r.low, r.step, _trip(r), (), _NO_SPAN) for r in ranges
+    ]
+    return sympy.expand(sum_over_loops(sympy.Integer(1), loops))
+
+
+def _trip(r: _Range) -> sympy.Expr:
+    distance = r.high - r.low
+    return sympy.expand(distance + 1) if r.step == 1 else sympy.floor(distance / r.step) + 1
+
+
+def executions_bound(loops: Sequence[Loop]) -> sympy.Expr:
+    return sympy.expand(sum_over_loops(sympy.Integer(1), loops))
+
+
+def footprint_of(access: Access, loops: Sequence[Loop]) -> Footprint:
+    """The footprint of one reference executed over `loops` (outermost first)."""
+    if access.index is None:
+        return Footprint(executions_bound(loops), None, ("indirect", access.span), False,
+                         f"`{access.text}` is indirect: bounded by its executions")
+    loop_vars = {loop_symbol(loop.var) for loop in loops}
+    index = tuple(sympy.expand(e) for e in access.index)
+    used = set().union(*(e.free_symbols for e in index)) & loop_vars
+    projected = _project(loops, used)
+    if projected is None:
+        bound = executions_bound(loops)
+        return Footprint(bound, None, ("unprojectable", access.span), False,
+                         f"`{access.text}`: loop bounds too irregular; bounded by executions")
+    key = (index, tuple(projected))
+    count = _count(projected)
+    linear = _linear_parts(index, used)
+    if linear is None:
+        return Footprint(count, None, key, False,
+                         f"`{access.text}`: index is not affine; bounded by its domain")
+    is_box_domain = all(
+        not ({*r.low.free_symbols, *r.high.free_symbols} & used) for r in projected
+    )
+    box = _image_box(index, linear, projected) if is_box_domain else None
+    if box is not None:
+        return Footprint(box.size(), box, key, True)
+    if _injective(linear, used, projected):
+        return Footprint(count, None, key, True)
+    return Footprint(count, None, key, False,
+                     f"`{access.text}` may touch an element more than once; bounded by its domain")
+
+
+def _linear_parts(
+    index: tuple[sympy.Expr, ...], used: set[sympy.Symbol]
+) -> list[tuple[dict[sympy.Symbol, sympy.Expr], sympy.Expr]] | None:
+    """Each index as (coefficient per loop variable, constant), or None if not affine."""
+    parts = []
+    for expr in index:
+        coefficients = {}
+        constant = expr
+        for var in used:
+            coefficient = sympy.expand(expr).coeff(var)
+            if coefficient.free_symbols & used:
+                return None
+            if coefficient != 0:
+                coefficients[var] = coefficient
+                constant -= coefficient * var
+        constant = sympy.expand(constant)
+        if constant.free_symbols & used:
+            return None
+        parts.append((coefficients, constant))
+    return parts
+
+
+def _image_box(
+    index: tuple[sympy.Expr, ...],
+    linear: list[tuple[dict[sympy.Symbol, sympy.Expr], sympy.Expr]],
+    projected: list[_Range],
+) -> Box | None:
+    ranges = {r.var: r for r in projected}
+    dims: list[tuple[sympy.Symbol | None, sympy.Expr, sympy.Expr]] = []
+    for coefficients, constant in linear:
+        if not coefficients:
+            dims.append((None, sympy.Integer(1), constant))
+            continue
+        split = _delinearize(coefficients, constant, ranges)
+        if split is None:
+            return None
+        dims.extend(split)
+    seen: set[sympy.Symbol] = set()
+    intervals: list[Interval] = []
+    for var, coefficient, constant in dims:
+        if var is None:
+            intervals.append((constant, constant))
+            continue
+        r = ranges[var]
+        if var in seen or r.step != 1:
+            return None
+        seen.add(var)
+        if coefficient == 1:
+            intervals.append((r.low + constant, r.high + constant))
+        else:
+            intervals.append((constant - r.high, constant - r.low))
+    if len(seen) != len(projected) or any(r.step != 1 for r in projected):
+        return None
+    return Box(tuple((sympy.expand(a), sympy.expand(b)) for a, b in intervals))
+
+
+def _delinearize(
+    coefficients: dict[sympy.Symbol, sympy.Expr],
+    constant: sympy.Expr,
+    ranges: dict[sympy.Symbol, _Range],
+) -> list[tuple[sympy.Symbol | None, sympy.Expr, sympy.Expr]] | None:
+    """`i*n + j + c` -> dimensions (i, n-strided) and (j, unit), when that is injective.
+
+    Each dimension gets coefficient ±1 and its share of the constant offset.
+    """
+    if len(coefficients) == 1:
+        ((var, coefficient),) = coefficients.items()
+        if coefficient in (1, -1):
+            return [(var, coefficient, constant)]
+        return None
+    order = sorted(coefficients, key=lambda v: _stride_rank(coefficients[v]))
+    unit = [v for v in order if coefficients[v] in (1, -1)]
+    if len(unit) != 1 or order[0] != unit[0]:
+        return None
+    # Injectivity: every stride exceeds the span the smaller strides can cover.
+    covered = sympy.Integer(0)
+    for var in order:
+        stride = coefficients[var]
+        if covered != 0 and not _provably_nonnegative(sympy.Abs(stride) - covered - 1):
+            return None
+        r = ranges[var]
+        covered = sympy.expand(covered + sympy.Abs(stride) * (r.high - r.low))
+    dims: list[tuple[sympy.Symbol | None, sympy.Expr, sympy.Expr]] = []
+    remainder = constant
+    for var in reversed(order):
+        stride = coefficients[var]
+        if var == order[0]:
+            dims.append((var, stride, remainder))
+            break
+        quotient = _nearest_quotient(remainder, sympy.Abs(stride))
+        if quotient is None:
+            return None
+        remainder = sympy.expand(remainder - quotient * sympy.Abs(stride))
+        sign = 1 if stride.is_positive or (stride.is_number and stride > 0) else -1
+        dims.append((var, sympy.Integer(sign), quotient * sign))
+    return dims
+
+
+def _stride_rank(stride: sympy.Expr) -> tuple[int, str]:
+    stride = sympy.Abs(stride)
+    degree = sympy.Poly(stride, *stride.free_symbols).total_degree() if stride.free_symbols else 0
+    magnitude = int(stride) if stride.is_number else 0
+    return (degree * 10**9 + magnitude, str(stride))
+
+
+def _nearest_quotient(value: sympy.Expr, stride: sympy.Expr) -> sympy.Expr | None:
+    if value == 0:
+        return sympy.Integer(0)
+    if stride.is_number and value.is_number:
+        return sympy.Integer(round(value / stride))
+    quotient, remainder = sympy.div(value, stride, *stride.free_symbols)
+    if remainder.free_symbols & stride.free_symbols:
+        return None
+    return sympy.expand(quotient)
+
+
+def _injective(
+    linear: list[tuple[dict[sympy.Symbol, sympy.Expr], sympy.Expr]],
+    used: set[sympy.Symbol],
+    projected: list[_Range],
+) -> bool:
+    variables = sorted(used, key=str)
+    if not variables:
+        return True
+    if len(linear) == 1 and len(variables) > 1:
+        ranges = {r.var: r for r in projected}
+        return _delinearize(linear[0][0], linear[0][1], ranges) is not None
+    matrix = sympy.Matrix([[c.get(v, 0) for v in variables] for c, _ in linear])
+    return bool(matrix.rank() == len(variables))
+
+
+def union_size(footprints: Sequence[Footprint]) -> Footprint:
+    """The size of the union of several footprints of one array."""
+    if not footprints:
+        return Footprint(sympy.Integer(0), None, (), True)
+    unique: dict[object, Footprint] = {}
+    for footprint in footprints:
+        unique.setdefault(footprint.box if footprint.box is not None else footprint.key,
+                          footprint)
+    parts = list(unique.values())
+    if len(parts) == 1:
+        return parts[0]
+    boxes = [p.box for p in parts if p.box is not None]
+    if len(boxes) == len(parts) and len(boxes) <= MAX_UNION_BOXES and _same_rank(boxes):
+        count = _inclusion_exclusion(boxes)
+        return Footprint(count, _hull_if_exact(boxes, count), tuple(boxes), True)
+    reasons = [p.reason for p in parts if p.reason]
+    reason = reasons[0] if reasons else "references with different access patterns"
+    return Footprint(sympy.expand(sum((p.count for p in parts), sympy.Integer(0))), None,
+                     tuple(p.key for p in parts), False,
+                     f"union of {len(parts)} footprints bounded by their sum ({reason})")
+
+
+def _same_rank(boxes: Sequence[Box]) -> bool:
+    return len({len(b.intervals) for b in boxes}) == 1
+
+
+def _inclusion_exclusion(boxes: Sequence[Box]) -> sympy.Expr:
+    total = sympy.Integer(0)
+    for size in range(1, len(boxes) + 1):
+        sign = 1 if size % 2 else -1
+        for subset in combinations(boxes, size):
+            common = subset[0]
+            for box in subset[1:]:
+                common = common.intersect(box)
+            total += sign * common.size()
+    return sympy.expand(total)
+
+
+def _hull_if_exact(boxes: Sequence[Box], union_count: sympy.Expr) -> Box | None:
+    """The union as a box, when the union is exactly its bounding box."""
+    hull = Box(tuple(
+        (sympy.Min(*(b.intervals[d][0] for b in boxes)),
+         sympy.Max(*(b.intervals[d][1] for b in boxes)))
+        for d in range(len(boxes[0].intervals))
+    ))
+    return hull if sympy.expand(hull.size() - union_count) == 0 else None

@@ -1,0 +1,205 @@
+"""The analysis of a whole module: per region, per function, with typed results.
+
+Pure functions from IR to results; nothing here parses, prints or exits.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import sympy
+
+from aiscan.analysis.flops import FlopCounts, count_flops
+from aiscan.analysis.intensity import Intensity, intensity
+from aiscan.analysis.traffic import (
+    MODELS,
+    NUMPY_VIEWS,
+    Traffic,
+    compulsory_traffic,
+    streaming_traffic,
+)
+from aiscan.analysis.walk import placed_statements
+from aiscan.ir.nodes import Branch, Function, Loop, Module, Node, Region, Unknown
+
+__all__ = [
+    "AnalysisOptions",
+    "FunctionAnalysis",
+    "LoopSummary",
+    "ModuleAnalysis",
+    "RegionAnalysis",
+    "analyze_module",
+]
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """Knobs of the counting contract that MODEL.md leaves to the user."""
+
+    write_allocate: bool = False
+    special_weight: int = 0
+    """FLOPs a special function (sqrt, exp, ...) adds to the total; reported apart always."""
+    sizes: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class LoopSummary:
+    var: str
+    line: int
+    start: sympy.Expr
+    step: int
+    trip: sympy.Expr
+    depth: int
+
+
+@dataclass(frozen=True, slots=True)
+class RegionAnalysis:
+    region: Region
+    loops: tuple[LoopSummary, ...]
+    flops: FlopCounts
+    traffic: Mapping[str, Traffic]
+    intensity: Mapping[str, Intensity]
+    precision: str
+    unknowns: tuple[Unknown, ...]
+    special_calls: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionAnalysis:
+    function: Function
+    regions: tuple[RegionAnalysis, ...]
+    flops: FlopCounts
+    traffic: Mapping[str, Traffic]
+    intensity: Mapping[str, Intensity]
+    precision: str
+    unknowns: tuple[Unknown, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleAnalysis:
+    module: Module
+    functions: tuple[FunctionAnalysis, ...]
+    sizes: Mapping[str, int]
+    write_allocate: bool
+
+
+def analyze_module(module: Module, options: AnalysisOptions | None = None) -> ModuleAnalysis:
+    options = options or AnalysisOptions()
+    sizes = {**dict(module.size_defaults), **options.sizes}
+    functions = tuple(_analyze_function(f, options, sizes) for f in module.functions)
+    return ModuleAnalysis(module, functions, sizes, options.write_allocate)
+
+
+def _analyze_function(
+    function: Function, options: AnalysisOptions, sizes: Mapping[str, int]
+) -> FunctionAnalysis:
+    regions = tuple(_analyze_region(r, options, sizes) for r in function.regions)
+    flops = FlopCounts.zero()
+    traffic = {model: Traffic.zero(model) for model in MODELS}
+    for region in regions:
+        flops = flops + region.flops
+        for model in MODELS:
+            traffic[model] = traffic[model] + region.traffic[model]
+    if any(r.region.eager_calls for r in regions):
+        # Regions without NumPy calls move the same bytes in every view.
+        for view in NUMPY_VIEWS:
+            traffic[view] = Traffic.zero(view)
+            for region in regions:
+                traffic[view] = traffic[view] + region.traffic.get(
+                    view, region.traffic["compulsory"])
+    unknowns = [*function.unknowns, *(u for r in regions for u in r.unknowns)]
+    return FunctionAnalysis(
+        function,
+        regions,
+        flops,
+        traffic,
+        _intensities(flops, traffic, options, sizes),
+        _dominant([r.precision for r in regions if r.precision]),
+        tuple(unknowns),
+    )
+
+
+def _analyze_region(
+    region: Region, options: AnalysisOptions, sizes: Mapping[str, int]
+) -> RegionAnalysis:
+    statements = placed_statements(region.body)
+    flops = count_flops(statements, options.special_weight)
+    compulsory, footprint_unknowns = compulsory_traffic(statements)
+    traffic = {"compulsory": compulsory, "streaming": streaming_traffic(statements)}
+    if region.eager_calls:
+        traffic["fused"] = Traffic("fused", compulsory.read_bytes, compulsory.write_bytes,
+                                   compulsory.allocate_bytes, compulsory.exact)
+        eager = Traffic.zero("eager")
+        for call in region.eager_calls:
+            call_traffic, call_unknowns = compulsory_traffic(placed_statements(call.body))
+            eager = eager + call_traffic
+            footprint_unknowns += call_unknowns
+        traffic["eager"] = eager
+    unknowns = [*_structural_unknowns(region.body)]
+    unknowns += [u for p in statements for u in p.statement.unknowns]
+    unknowns += footprint_unknowns
+    elements = Counter(
+        a.element.precision
+        for p in statements
+        for a in p.statement.accesses
+        if a.element.is_float
+    )
+    return RegionAnalysis(
+        region,
+        tuple(_loop_summaries(region.body, 0)),
+        flops,
+        traffic,
+        _intensities(flops, traffic, options, sizes),
+        elements.most_common(1)[0][0] if elements else "",
+        tuple(_unique(unknowns)),
+        tuple(sorted({c for p in statements for c in p.statement.special_calls})),
+    )
+
+
+def _intensities(
+    flops: FlopCounts,
+    traffic: Mapping[str, Traffic],
+    options: AnalysisOptions,
+    sizes: Mapping[str, int],
+) -> dict[str, Intensity]:
+    return {
+        model: intensity(flops.total, t.total(options.write_allocate), sizes)
+        for model, t in traffic.items()
+    }
+
+
+def _loop_summaries(body: tuple[Node, ...], depth: int) -> list[LoopSummary]:
+    summaries: list[LoopSummary] = []
+    for node in body:
+        if isinstance(node, Loop):
+            summaries.append(
+                LoopSummary(node.var, node.span.line, node.start, node.step, node.trip, depth)
+            )
+            summaries += _loop_summaries(node.body, depth + 1)
+        elif isinstance(node, Branch):
+            summaries += _loop_summaries(node.then_body, depth)
+            summaries += _loop_summaries(node.else_body, depth)
+    return summaries
+
+
+def _structural_unknowns(body: tuple[Node, ...]) -> list[Unknown]:
+    found: list[Unknown] = []
+    for node in body:
+        if isinstance(node, Loop):
+            found += node.unknowns
+            found += _structural_unknowns(node.body)
+        elif isinstance(node, Branch):
+            found += node.unknowns
+            found += _structural_unknowns(node.then_body)
+            found += _structural_unknowns(node.else_body)
+    return found
+
+
+def _unique(unknowns: list[Unknown]) -> list[Unknown]:
+    return list(dict.fromkeys(unknowns))
+
+
+def _dominant(precisions: list[str]) -> str:
+    counts = Counter(precisions)
+    return counts.most_common(1)[0][0] if counts else ""

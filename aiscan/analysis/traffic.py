@@ -1,0 +1,215 @@
+"""Bytes moved by a region under MODEL.md's traffic models.
+
+`compulsory`: an infinite cache, cold at the start of the region. Each distinct element
+whose first touch is a read costs one read; each distinct element written costs one
+write-back; with write-allocate, an element first touched by a write also costs a read.
+
+`streaming`: no reuse between iterations. Every reference executed costs its width;
+identical references in one body are merged (a register holds `x[i]` for the body), and a
+read of an element the body already wrote is served from that register.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sympy
+
+from aiscan.analysis.flops import executions
+from aiscan.analysis.footprint import Footprint, footprint_of, union_size
+from aiscan.analysis.walk import Placed
+from aiscan.ir.nodes import Access, Loop, Unknown, UnknownKind
+from aiscan.ir.symbols import loop_symbol
+
+__all__ = ["MODELS", "NUMPY_VIEWS", "Traffic", "compulsory_traffic", "streaming_traffic"]
+
+MODELS = ("compulsory", "streaming")
+NUMPY_VIEWS = ("fused", "eager")
+
+
+@dataclass(frozen=True, slots=True)
+class Traffic:
+    """Bytes of one model; `allocate_bytes` is the extra read a write-allocate cache makes."""
+
+    model: str
+    read_bytes: sympy.Expr
+    write_bytes: sympy.Expr
+    allocate_bytes: sympy.Expr
+    exact: bool = True
+
+    def reads(self, write_allocate: bool) -> sympy.Expr:
+        return sympy.expand(self.read_bytes + (self.allocate_bytes if write_allocate else 0))
+
+    def total(self, write_allocate: bool) -> sympy.Expr:
+        return sympy.expand(self.reads(write_allocate) + self.write_bytes)
+
+    def __add__(self, other: Traffic) -> Traffic:
+        return Traffic(
+            self.model,
+            sympy.expand(self.read_bytes + other.read_bytes),
+            sympy.expand(self.write_bytes + other.write_bytes),
+            sympy.expand(self.allocate_bytes + other.allocate_bytes),
+            self.exact and other.exact,
+        )
+
+    @staticmethod
+    def zero(model: str) -> Traffic:
+        zero = sympy.Integer(0)
+        return Traffic(model, zero, zero, zero)
+
+
+@dataclass(frozen=True, slots=True)
+class _Reference:
+    access: Access
+    placed: Placed
+    position: int
+    """Evaluation order across the region: statement order, then access order."""
+
+
+def _references(statements: Sequence[Placed]) -> list[_Reference]:
+    references = []
+    for placed in statements:
+        for offset, access in enumerate(placed.statement.accesses):
+            references.append(_Reference(access, placed, placed.order * 10_000 + offset))
+    return references
+
+
+def compulsory_traffic(statements: Sequence[Placed]) -> tuple[Traffic, list[Unknown]]:
+    by_array: dict[str, list[_Reference]] = defaultdict(list)
+    for reference in _references(statements):
+        by_array[reference.access.array].append(reference)
+    read = write = allocate = sympy.Integer(0)
+    exact = True
+    unknowns: list[Unknown] = []
+    for array, references in by_array.items():
+        width = references[0].access.element.width_bytes
+        footprints = {id(r): footprint_of(r.access, r.placed.loops) for r in references}
+        everything = union_size([footprints[id(r)] for r in references])
+        writes = [r for r in references if r.access.is_write]
+        written = union_size([footprints[id(r)] for r in writes])
+        uncovered = [w for w in writes if not _read_first(w, references, footprints)]
+        write_first = union_size([footprints[id(r)] for r in uncovered])
+        read += (everything.count - write_first.count) * width
+        write += written.count * width
+        allocate += write_first.count * width
+        for footprint in (everything, written, write_first):
+            if not footprint.exact:
+                exact = False
+                unknowns.append(Unknown(
+                    UnknownKind.FOOTPRINT_BOUND,
+                    f"{array}: {footprint.reason}; compulsory bytes are an upper bound",
+                    references[0].access.span,
+                ))
+                break
+    return Traffic("compulsory", sympy.expand(read), sympy.expand(write),
+                   sympy.expand(allocate), exact), unknowns
+
+
+def _read_first(
+    write: _Reference, references: Sequence[_Reference], footprints: dict[int, Footprint]
+) -> bool:
+    """Is every element `write` stores read by some reference before it is stored?"""
+    reads_before = [
+        r for r in references if not r.access.is_write and r is not write
+    ]
+    for read in reads_before:
+        if _covers(read, write, footprints):
+            return True
+    return False
+
+
+def _covers(read: _Reference, write: _Reference, footprints: dict[int, Footprint]) -> bool:
+    same_loops = len(read.placed.loops) == len(write.placed.loops) and all(
+        a is b for a, b in zip(read.placed.loops, write.placed.loops, strict=True)
+    )
+    r_index, w_index = read.access.index, write.access.index
+    if r_index is None or w_index is None:
+        return False
+    if same_loops:
+        distance = _iteration_distance(r_index, w_index, read.placed.loops)
+        if distance is None:
+            return False
+        for step in distance:
+            if step != 0:
+                return step < 0
+        return read.position < write.position
+    # Different sub-loops: a read nest that runs entirely before the write nest covers
+    # the write when the read's footprint contains it.
+    if read.position > write.position:
+        return False
+    common = _common_prefix(read.placed.loops, write.placed.loops)
+    index_vars = {s for e in (*r_index, *w_index) for s in e.free_symbols}
+    if any(loop_symbol(loop.var) in index_vars for loop in common):
+        return False
+    read_box, write_box = footprints[id(read)].box, footprints[id(write)].box
+    return read_box is not None and write_box is not None and read_box.contains(write_box)
+
+
+def _common_prefix(a: Sequence[Loop], b: Sequence[Loop]) -> list[Loop]:
+    prefix: list[Loop] = []
+    for x, y in zip(a, b, strict=False):
+        if x is not y:
+            break
+        prefix.append(x)
+    return prefix
+
+
+def _iteration_distance(
+    read_index: tuple[sympy.Expr, ...],
+    write_index: tuple[sympy.Expr, ...],
+    loops: Sequence[Loop],
+) -> list[sympy.Expr] | None:
+    """Iterations from the write to the read touching the same element, per loop, in order.
+
+    Defined when both indices have the same linear part, each dimension `±var + c` with
+    distinct variables; loop variables no index uses get distance 0.
+    """
+    if len(read_index) != len(write_index):
+        return None
+    loop_vars = {loop_symbol(loop.var) for loop in loops}
+    distance_by_var: dict[sympy.Symbol, sympy.Expr] = {}
+    for r, w in zip(read_index, write_index, strict=True):
+        difference = sympy.expand(w - r)
+        if not difference.is_number:
+            return None
+        used = r.free_symbols & loop_vars
+        if len(used) > 1:
+            return None
+        if not used:
+            if difference != 0:
+                return None
+            continue
+        (var,) = used
+        coefficient = sympy.expand(r).coeff(var)
+        if coefficient not in (1, -1) or var in distance_by_var:
+            return None
+        distance_by_var[var] = difference / coefficient
+    return [distance_by_var.get(loop_symbol(loop.var), sympy.Integer(0)) / loop.step
+            for loop in loops]
+
+
+def streaming_traffic(statements: Sequence[Placed]) -> Traffic:
+    by_body: dict[int, list[Placed]] = defaultdict(list)
+    for placed in statements:
+        by_body[placed.body_id].append(placed)
+    read = write = allocate = sympy.Integer(0)
+    for body in by_body.values():
+        seen_reads: set[tuple[str, object]] = set()
+        seen_writes: set[tuple[str, object]] = set()
+        for placed in body:
+            runs = executions(placed)
+            for access in placed.statement.accesses:
+                key = (access.array, access.index if access.index is not None else access.span)
+                width = access.element.width_bytes
+                if access.is_write:
+                    if key not in seen_writes:
+                        seen_writes.add(key)
+                        write += width * runs
+                        if key not in seen_reads:
+                            allocate += width * runs
+                elif key not in seen_reads and key not in seen_writes:
+                    seen_reads.add(key)
+                    read += width * runs
+    return Traffic("streaming", sympy.expand(read), sympy.expand(write), sympy.expand(allocate))

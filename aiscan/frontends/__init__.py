@@ -1,0 +1,1 @@
+"""Frontends: each turns one language's source into the language-neutral IR."""

@@ -1,0 +1,541 @@
+"""C expressions to FLOP tallies, array accesses and affine index expressions.
+
+`ExpressionReader` walks one expression with the current scope: it counts floating-point
+operators by kind (integer index arithmetic is not a FLOP), records array reads in
+evaluation order, and turns index and bound expressions into sympy, or says why it cannot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import sympy
+from pycparser import c_ast, c_generator
+
+from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
+from aiscan.ir.nodes import Access, ElementType, FlopTally, Unknown, UnknownKind
+from aiscan.ir.symbols import loop_symbol, size_symbol
+from aiscan.span import Span
+
+__all__ = ["Evaluation", "ExpressionReader", "Scope", "Variable"]
+
+SPECIAL_FUNCTIONS = frozenset(
+    name + suffix
+    for name in (
+        "sqrt cbrt exp exp2 expm1 log log2 log10 log1p pow sin cos tan asin acos atan atan2"
+        " sinh cosh tanh asinh acosh atanh erf erfc tgamma lgamma hypot cexp csqrt cabs"
+    ).split()
+    for suffix in ("", "f", "l")
+)
+# Conversions, comparisons and sign changes: 0 FLOPs by MODEL.md.
+FREE_FUNCTIONS = frozenset(
+    name + suffix
+    for name in "fabs fmin fmax floor ceil round trunc copysign creal cimag conj abs labs".split()
+    for suffix in ("", "f", "l")
+)
+_FMA = frozenset({"fma", "fmaf", "fmal"})
+_ARITHMETIC = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
+_COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!=", "&&", "||"})
+_GENERATOR = c_generator.CGenerator()
+
+_INT = element_type_named(["int"])
+_DOUBLE = element_type_named(["double"])
+_FLOAT = element_type_named(["float"])
+
+
+def source_text(node: c_ast.Node) -> str:
+    return str(_GENERATOR.visit(node))
+
+
+@dataclass
+class Variable:
+    """A name in scope; scalars live in registers, arrays and pointers in memory."""
+
+    name: str
+    ctype: CType
+    is_loop_var: bool = False
+    is_parameter: bool = False
+    integer_value: sympy.Expr | None = None
+    """For an integer local: its current affine value, or None once it varies."""
+    pointer_base: tuple[str, sympy.Expr] | None = None
+    """For a local pointer set to `X + e`: the array it points into and the offset."""
+
+
+@dataclass
+class Scope:
+    variables: dict[str, Variable] = field(default_factory=dict)
+
+    def lookup(self, name: str) -> Variable | None:
+        return self.variables.get(name)
+
+    def copy(self) -> Scope:
+        return Scope({k: Variable(**vars(v)) for k, v in self.variables.items()})
+
+
+@dataclass
+class Evaluation:
+    """What evaluating one expression costs, and its value's element type."""
+
+    element: ElementType | None = None
+    flops: FlopTally = field(default_factory=FlopTally)
+    accesses: list[Access] = field(default_factory=list)
+    special_calls: list[str] = field(default_factory=list)
+    unknowns: list[Unknown] = field(default_factory=list)
+
+    def absorb(self, other: Evaluation) -> None:
+        self.flops = self.flops + other.flops
+        self.accesses += other.accesses
+        self.special_calls += other.special_calls
+        self.unknowns += other.unknowns
+
+
+class ExpressionReader:
+    """Reads expressions of one function; `span_of` turns pycparser coords into spans."""
+
+    def __init__(
+        self,
+        scope: Scope,
+        types: TypeResolver,
+        span_of: Callable[[c_ast.Node], Span],
+        known_functions: dict[str, int],
+    ) -> None:
+        self.scope = scope
+        self.types = types
+        self.span_of = span_of
+        self.known_functions = known_functions
+
+    # ---- values -------------------------------------------------------------------------
+
+    def value(self, node: c_ast.Node | None) -> Evaluation:
+        """Evaluate `node` as an rvalue: reads it performs, FLOPs it costs, its type."""
+        if node is None:
+            return Evaluation()
+        method = getattr(self, f"_value_{type(node).__name__}", None)
+        if method is None:
+            return Evaluation()
+        result: Evaluation = method(node)
+        return result
+
+    def _value_Constant(self, node: c_ast.Constant) -> Evaluation:
+        if node.type in ("double", "float", "long double"):
+            is_single = node.value.lower().endswith("f")
+            return Evaluation(_FLOAT if is_single else _DOUBLE)
+        return Evaluation(_INT)
+
+    def _value_ID(self, node: c_ast.ID) -> Evaluation:
+        variable = self.scope.lookup(node.name)
+        if variable is None:
+            return Evaluation(_INT)
+        return Evaluation(variable.ctype.element if variable.ctype.is_scalar else None)
+
+    def _value_ArrayRef(self, node: c_ast.ArrayRef) -> Evaluation:
+        return self.reference(node, is_write=False)
+
+    def _value_StructRef(self, node: c_ast.StructRef) -> Evaluation:
+        ctype = self.lvalue_type(node)
+        if ctype is not None and ctype.is_scalar and not self._is_register(node):
+            return self.reference(node, is_write=False)
+        return Evaluation(ctype.element if ctype is not None else None)
+
+    def _value_Cast(self, node: c_ast.Cast) -> Evaluation:
+        result = self.value(node.expr)
+        ctype = self.types.resolve(node.to_type)
+        result.element = ctype.element if ctype.is_scalar else None
+        return result
+
+    def _value_UnaryOp(self, node: c_ast.UnaryOp) -> Evaluation:
+        if node.op == "*":
+            return self.reference(node, is_write=False)
+        if node.op in ("sizeof", "&"):
+            inner = Evaluation()
+            if node.op == "&" and isinstance(node.expr, c_ast.ArrayRef):
+                inner = self._index_reads(node.expr)
+            inner.element = _INT if node.op == "sizeof" else None
+            return inner
+        if node.op in ("++", "--", "p++", "p--"):
+            return self.update(node.expr, "+" if "+" in node.op else "-", Evaluation(_INT))
+        result = self.value(node.expr)
+        if node.op == "!":
+            result.element = _INT
+        return result
+
+    def _value_BinaryOp(self, node: c_ast.BinaryOp) -> Evaluation:
+        left = self.value(node.left)
+        right = self.value(node.right)
+        result = Evaluation()
+        result.absorb(left)
+        result.absorb(right)
+        if node.op in _COMPARISONS:
+            result.element = _INT
+            return result
+        element = _promote(left.element, right.element)
+        result.element = element
+        if node.op in _ARITHMETIC and element is not None and element.is_float:
+            result.flops = result.flops + _operator_flops(node.op, left.element, right.element)
+        return result
+
+    def _value_TernaryOp(self, node: c_ast.TernaryOp) -> Evaluation:
+        result = self.value(node.cond)
+        then, other = self.value(node.iftrue), self.value(node.iffalse)
+        result.absorb(then)
+        result.absorb(other)
+        result.element = _promote(then.element, other.element)
+        if not (then.flops.is_zero() and other.flops.is_zero()):
+            result.unknowns.append(Unknown(
+                UnknownKind.BRANCH_FRACTION,
+                "both arms of `?:` counted on every execution (an upper bound)",
+                self.span_of(node),
+            ))
+        return result
+
+    def _value_FuncCall(self, node: c_ast.FuncCall) -> Evaluation:
+        result = Evaluation()
+        arguments = list(node.args.exprs) if node.args is not None else []
+        evaluated = [self.value(a) for a in arguments]
+        for argument in evaluated:
+            result.absorb(argument)
+        name = node.name.name if isinstance(node.name, c_ast.ID) else source_text(node.name)
+        element = next((a.element for a in evaluated if a.element is not None), _DOUBLE)
+        if name in SPECIAL_FUNCTIONS:
+            result.flops = result.flops + FlopTally(special=1)
+            result.special_calls.append(name)
+            result.element = _FLOAT if name.endswith("f") and name != "erf" else element
+        elif name in _FMA:
+            result.flops = result.flops + FlopTally(add=1, mul=1)
+            result.element = element
+        elif name in FREE_FUNCTIONS:
+            result.element = element
+        else:
+            where = self.known_functions.get(name)
+            detail = f" (defined at line {where}, not inlined)" if where else ""
+            result.unknowns.append(Unknown(
+                UnknownKind.UNKNOWN_CALL,
+                f"call to unknown function `{name}`{detail}: its work and traffic are not counted",
+                self.span_of(node),
+            ))
+            result.element = None
+        return result
+
+    def _value_Assignment(self, node: c_ast.Assignment) -> Evaluation:
+        return self.assign(node)
+
+    def _value_ExprList(self, node: c_ast.ExprList) -> Evaluation:
+        result = Evaluation()
+        for expr in node.exprs:
+            part = self.value(expr)
+            result.absorb(part)
+            result.element = part.element
+        return result
+
+    def _value_InitList(self, node: c_ast.InitList) -> Evaluation:
+        return self._value_ExprList(c_ast.ExprList(node.exprs))
+
+    def _value_CompoundLiteral(self, node: c_ast.CompoundLiteral) -> Evaluation:
+        return self.value(node.init)
+
+    # ---- assignments --------------------------------------------------------------------
+
+    def assign(self, node: c_ast.Assignment) -> Evaluation:
+        """`lhs = rhs` or `lhs op= rhs`: the right side, then the read-modify-write of lhs."""
+        rhs = self.value(node.rvalue)
+        if node.op == "=":
+            result = rhs
+            result.absorb(self._store(node.lvalue, rhs))
+            return result
+        operator = node.op[:-1]
+        return self.update(node.lvalue, operator, rhs)
+
+    def update(self, target: c_ast.Node, operator: str, rhs: Evaluation) -> Evaluation:
+        """Read-modify-write of `target` with `operator` (compound assignment, `++`)."""
+        result = Evaluation()
+        result.absorb(rhs)
+        current = self.value(target)
+        result.absorb(current)
+        element = _promote(current.element, rhs.element)
+        if operator in _ARITHMETIC and current.element is not None and current.element.is_float:
+            result.flops = result.flops + _operator_flops(operator, current.element, rhs.element)
+        result.element = element
+        if isinstance(target, c_ast.ID):
+            self._track_integer(target.name, None)
+        result.absorb(self._store(target, Evaluation(element), evaluate_address=False))
+        return result
+
+    def _store(
+        self, target: c_ast.Node, rhs: Evaluation, *, evaluate_address: bool = True
+    ) -> Evaluation:
+        if isinstance(target, c_ast.ID):
+            variable = self.scope.lookup(target.name)
+            if variable is not None and variable.ctype.is_scalar:
+                self._track_integer(target.name, None)
+            elif variable is not None and not variable.ctype.is_scalar:
+                variable.pointer_base = None
+            return Evaluation()
+        if isinstance(target, c_ast.StructRef) and self._is_register(target):
+            return Evaluation()
+        result = self.reference(target, is_write=True)
+        if not evaluate_address:
+            # The address was computed (and its index reads counted) by the read before.
+            result.accesses = [a for a in result.accesses if a.is_write]
+        return result
+
+    def _is_register(self, node: c_ast.StructRef) -> bool:
+        """`s.x` on a local struct value is a register; `p->x` goes to memory."""
+        return node.type == "." and isinstance(node.name, c_ast.ID) and (
+            (v := self.scope.lookup(node.name.name)) is not None and v.ctype.is_scalar
+        )
+
+    def _track_integer(self, name: str, value: sympy.Expr | None) -> None:
+        variable = self.scope.lookup(name)
+        if variable is not None and not variable.is_loop_var:
+            variable.integer_value = value
+
+    def declare_value(self, name: str, init: c_ast.Node | None) -> Evaluation:
+        """The initializer of a new local `name`, and what it tells about integers/pointers."""
+        result = self.value(init)
+        variable = self.scope.lookup(name)
+        if variable is None or init is None:
+            return result
+        element = variable.ctype.element
+        if variable.ctype.is_scalar and element is not None and not element.is_float:
+            variable.integer_value = self.affine(init)
+        elif not variable.ctype.is_scalar:
+            variable.pointer_base = self._pointer_target(init)
+        return result
+
+    def assign_integer_or_pointer(self, node: c_ast.Assignment) -> None:
+        """After `x = e` on an integer or pointer local, remember e (affine) for later indexing."""
+        if node.op != "=" or not isinstance(node.lvalue, c_ast.ID):
+            return
+        variable = self.scope.lookup(node.lvalue.name)
+        if variable is None or variable.is_loop_var:
+            return
+        element = variable.ctype.element
+        if variable.ctype.is_scalar and element is not None and not element.is_float:
+            variable.integer_value = self.affine(node.rvalue)
+        elif not variable.ctype.is_scalar:
+            variable.pointer_base = self._pointer_target(node.rvalue)
+
+    def _pointer_target(self, node: c_ast.Node) -> tuple[str, sympy.Expr] | None:
+        if isinstance(node, c_ast.Cast):
+            return self._pointer_target(node.expr)
+        if isinstance(node, c_ast.ID):
+            return self._array_base(node.name, sympy.Integer(0))
+        if isinstance(node, c_ast.UnaryOp) and node.op == "&" and isinstance(
+            node.expr, c_ast.ArrayRef
+        ) and isinstance(node.expr.name, c_ast.ID):
+            offset = self.affine(node.expr.subscript)
+            return None if offset is None else self._array_base(node.expr.name.name, offset)
+        if isinstance(node, c_ast.BinaryOp) and node.op in "+-":
+            base, offset_node = node.left, node.right
+            if isinstance(node.right, c_ast.ID) and node.op == "+" and self._is_memory(node.right):
+                base, offset_node = node.right, node.left
+            if isinstance(base, c_ast.ID):
+                offset = self.affine(offset_node)
+                if offset is None:
+                    return None
+                return self._array_base(base.name, offset if node.op == "+" else -offset)
+        return None
+
+    def _array_base(self, name: str, offset: sympy.Expr) -> tuple[str, sympy.Expr] | None:
+        variable = self.scope.lookup(name)
+        if variable is None or variable.ctype.is_scalar:
+            return None
+        if variable.pointer_base is not None:
+            base, inner = variable.pointer_base
+            return base, inner + offset
+        return name, offset
+
+    def _is_memory(self, node: c_ast.ID) -> bool:
+        variable = self.scope.lookup(node.name)
+        return variable is not None and not variable.ctype.is_scalar
+
+    # ---- references ---------------------------------------------------------------------
+
+    def reference(self, node: c_ast.Node, *, is_write: bool) -> Evaluation:
+        """An array element access: `A[i][j]`, `p[i*n + k]`, `*p`, `*(p + i)`, `s->x[i]`."""
+        base, subscripts = _unwind(node)
+        result = Evaluation()
+        for subscript in subscripts:
+            result.absorb(self.value(subscript))
+        name, ctype = self._base_of(base)
+        span = self.span_of(node)
+        text = source_text(node)
+        if ctype is None:
+            result.unknowns.append(Unknown(
+                UnknownKind.UNSUPPORTED,
+                f"cannot tell what `{text}` refers to; its traffic is not counted",
+                span,
+            ))
+            return result
+        if len(subscripts) < ctype.depth:
+            result.element = None  # a row pointer, not an element
+            return result
+        element = ctype.element
+        if element is None:
+            result.unknowns.append(Unknown(
+                UnknownKind.UNSUPPORTED,
+                f"element type of `{text}` is unknown; its traffic is not counted",
+                span,
+            ))
+            return result
+        index = self._index(name, subscripts)
+        if index is None:
+            result.unknowns.append(Unknown(
+                UnknownKind.INDIRECT_ACCESS,
+                f"`{text}`: index is data-dependent or not affine; its footprint is bounded "
+                "by its number of executions",
+                span,
+            ))
+        variable = self.scope.lookup(name)
+        array = variable.pointer_base[0] if variable and variable.pointer_base else name
+        result.accesses.append(Access(array, index, element, is_write, span, text))
+        result.element = element
+        return result
+
+    def _index_reads(self, node: c_ast.ArrayRef) -> Evaluation:
+        _, subscripts = _unwind(node)
+        result = Evaluation()
+        for subscript in subscripts:
+            result.absorb(self.value(subscript))
+        return result
+
+    def _base_of(self, base: c_ast.Node) -> tuple[str, CType | None]:
+        if isinstance(base, c_ast.ID):
+            variable = self.scope.lookup(base.name)
+            return base.name, variable.ctype if variable is not None else None
+        if isinstance(base, c_ast.StructRef):
+            return source_text(base), self.lvalue_type(base)
+        return source_text(base), None
+
+    def lvalue_type(self, node: c_ast.StructRef) -> CType | None:
+        if isinstance(node.name, c_ast.ID):
+            variable = self.scope.lookup(node.name.name)
+            owner = variable.ctype if variable is not None else None
+        elif isinstance(node.name, c_ast.StructRef):
+            owner = self.lvalue_type(node.name)
+        else:
+            owner = None
+        if owner is None:
+            return None
+        if node.type == "->":
+            owner = owner.deref()
+        return self.types.field(owner, node.field.name)
+
+    def _index(self, name: str, subscripts: list[c_ast.Node]) -> tuple[sympy.Expr, ...] | None:
+        index: list[sympy.Expr] = []
+        for subscript in subscripts:
+            expr = self.affine(subscript)
+            if expr is None:
+                return None
+            index.append(expr)
+        variable = self.scope.lookup(name)
+        if variable is not None and variable.pointer_base is not None:
+            offset = variable.pointer_base[1]
+            if not index:
+                index = [offset]
+            else:
+                index[0] = index[0] + offset
+        return tuple(sympy.expand(e) for e in index) if index else (sympy.Integer(0),)
+
+    # ---- affine expressions -------------------------------------------------------------
+
+    def affine(self, node: c_ast.Node | None) -> sympy.Expr | None:
+        """An integer expression over loop variables and sizes, or None if data-dependent."""
+        if node is None:
+            return None
+        if isinstance(node, c_ast.Constant):
+            if node.type in ("int", "long", "unsigned int", "unsigned long"):
+                return sympy.Integer(int(node.value.rstrip("uUlL"), 0))
+            if node.type == "char":
+                return None
+            return None
+        if isinstance(node, c_ast.ID):
+            variable = self.scope.lookup(node.name)
+            if variable is None:
+                return size_symbol(node.name)
+            if variable.is_loop_var:
+                return loop_symbol(node.name)
+            element = variable.ctype.element
+            if not variable.ctype.is_scalar or element is None or element.is_float:
+                return None
+            if variable.integer_value is not None:
+                return variable.integer_value
+            if variable.is_parameter:
+                return size_symbol(node.name)
+            return None
+        if isinstance(node, c_ast.Cast):
+            return self.affine(node.expr)
+        if isinstance(node, c_ast.UnaryOp):
+            inner = self.affine(node.expr)
+            if inner is None:
+                return None
+            if node.op == "-":
+                return -inner
+            if node.op == "+":
+                return inner
+            return None
+        if isinstance(node, c_ast.BinaryOp):
+            left, right = self.affine(node.left), self.affine(node.right)
+            if left is None or right is None:
+                return None
+            return _integer_operator(node.op, left, right)
+        return None
+
+
+def _integer_operator(op: str, left: sympy.Expr, right: sympy.Expr) -> sympy.Expr | None:
+    if op == "+":
+        return left + right
+    if op == "-":
+        return left - right
+    if op == "*":
+        return left * right
+    if op == "/" and right != 0:
+        return sympy.floor(left / right)
+    if op == "%" and right != 0:
+        return sympy.Mod(left, right)
+    if op == ">>" and right.is_Integer:
+        return sympy.floor(left / 2 ** int(right))
+    if op == "<<" and right.is_Integer:
+        return left * 2 ** int(right)
+    return None
+
+
+def _unwind(node: c_ast.Node) -> tuple[c_ast.Node, list[c_ast.Node]]:
+    """`A[i][j]` -> (A, [i, j]); `*(p + i)` -> (p, [i]); `*p` -> (p, [0])."""
+    subscripts: list[c_ast.Node] = []
+    while isinstance(node, c_ast.ArrayRef):
+        subscripts.insert(0, node.subscript)
+        node = node.name
+    if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+        inner = node.expr
+        if isinstance(inner, c_ast.BinaryOp) and inner.op == "+":
+            return inner.left, [inner.right, *subscripts]
+        return inner, [c_ast.Constant("int", "0"), *subscripts]
+    return node, subscripts
+
+
+def _promote(a: ElementType | None, b: ElementType | None) -> ElementType | None:
+    """C's usual arithmetic conversions, reduced to: the float side wins, the wider wins."""
+    if a is None or b is None:
+        return a or b
+    if a.is_float != b.is_float:
+        return a if a.is_float else b
+    if a.is_complex != b.is_complex:
+        return a if a.is_complex else b
+    return a if a.width_bytes >= b.width_bytes else b
+
+
+def _operator_flops(op: str, a: ElementType | None, b: ElementType | None) -> FlopTally:
+    """One arithmetic operator; complex operands follow the textbook real-operation counts."""
+    a_complex = a is not None and a.is_complex
+    b_complex = b is not None and b.is_complex
+    if not (a_complex or b_complex):
+        return FlopTally(**{_ARITHMETIC[op]: 1})
+    both = a_complex and b_complex
+    if op in "+-":
+        return FlopTally(**{_ARITHMETIC[op]: 2 if both else 1})
+    if op == "*":
+        return FlopTally(mul=4, add=1, sub=1) if both else FlopTally(mul=2)
+    # (a+bi)/(c+di): |d|^2 (2 mul, 1 add), two numerators (4 mul, 1 add, 1 sub), 2 div.
+    return FlopTally(mul=6, add=2, sub=1, div=2) if both else FlopTally(div=2)

@@ -1,0 +1,8 @@
+/* aiscan stub header */
+#ifndef __AISCAN_FLOAT_H
+#define __AISCAN_FLOAT_H
+#define DBL_EPSILON 2.2204460492503131e-16
+#define FLT_EPSILON 1.19209290e-7F
+#define DBL_MAX 1.7976931348623157e308
+#define FLT_MAX 3.40282347e38F
+#endif

@@ -1,0 +1,8 @@
+/* aiscan stub header */
+#ifndef __AISCAN_OMP_H
+#define __AISCAN_OMP_H
+int omp_get_thread_num(void);
+int omp_get_num_threads(void);
+int omp_get_max_threads(void);
+double omp_get_wtime(void);
+#endif

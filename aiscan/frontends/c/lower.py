@@ -1,0 +1,516 @@
+"""pycparser's AST to the IR: functions, top-level loop nests, loops, branches, statements.
+
+Loops are recognised by their induction variable (`for` with `< <= > >= !=` and `++ -- += -=`,
+or `while` with a counter); anything the lowering cannot turn into an exact trip count gets
+a named symbol and an `Unknown` saying why, so nothing is silently guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+import sympy
+from pycparser import c_ast
+
+from aiscan.frontends.c.expressions import (
+    Evaluation,
+    ExpressionReader,
+    Scope,
+    Variable,
+    source_text,
+)
+from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
+from aiscan.ir.nodes import (
+    Access,
+    Branch,
+    FlopTally,
+    Function,
+    Loop,
+    Node,
+    Region,
+    Statement,
+    Unknown,
+    UnknownKind,
+)
+from aiscan.ir.symbols import fraction_symbol, loop_symbol, size_symbol, trip_symbol
+from aiscan.span import Span
+
+__all__ = ["lower_file"]
+
+_LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
+
+
+def lower_file(ast: c_ast.FileAST, path: str) -> tuple[Function, ...]:
+    """Every function definition of a parsed file, lowered to the IR."""
+    types = TypeResolver()
+    globals_ = Scope()
+    known_functions: dict[str, int] = {}
+    definitions: list[c_ast.FuncDef] = []
+    for item in ast.ext:
+        if isinstance(item, c_ast.Typedef):
+            types.add_typedef(item)
+        elif isinstance(item, c_ast.FuncDef):
+            definitions.append(item)
+            if item.coord is not None and item.coord.file == path:
+                known_functions[item.decl.name] = item.coord.line
+        elif isinstance(item, c_ast.Decl):
+            if isinstance(item.type, c_ast.Struct):
+                types.add_struct(item.type)
+            elif item.name and not isinstance(item.type, c_ast.FuncDecl):
+                globals_.variables[item.name] = Variable(item.name, types.resolve(item.type))
+    functions = []
+    for definition in definitions:
+        if definition.coord is None or definition.coord.file != path:
+            continue  # defined in an included header
+        functions.append(_FunctionLowering(definition, path, types, globals_, known_functions).run())
+    return tuple(functions)
+
+
+class _FunctionLowering:
+    def __init__(
+        self,
+        definition: c_ast.FuncDef,
+        path: str,
+        types: TypeResolver,
+        globals_: Scope,
+        known_functions: dict[str, int],
+    ) -> None:
+        self.definition = definition
+        self.path = path
+        self.types = types
+        self.scope = globals_.copy()
+        self.reader = ExpressionReader(self.scope, types, self.span, known_functions)
+        self.function_unknowns: list[Unknown] = []
+        self.enclosing_loops: list[tuple[str, sympy.Expr, sympy.Expr]] = []
+
+    def span(self, node: c_ast.Node) -> Span:
+        coord = node.coord
+        if coord is None:
+            return Span(self.path, self.definition.coord.line, 1)
+        return Span(self.path, coord.line, coord.column or 1)
+
+    def run(self) -> Function:
+        declaration = self.definition.decl
+        parameters = declaration.type.args.params if declaration.type.args else []
+        pointer_parameters = []
+        for parameter in parameters:
+            if isinstance(parameter, c_ast.Decl) and parameter.name:
+                ctype = self.types.resolve(parameter.type)
+                self.scope.variables[parameter.name] = Variable(
+                    parameter.name, ctype, is_parameter=True
+                )
+                if not ctype.is_scalar:
+                    pointer_parameters.append((parameter.name, ctype))
+        regions = tuple(self._regions(_items(self.definition.body)))
+        span = self.span(self.definition.decl)
+        end = max((r.span.end_line for r in regions), default=span.line)
+        self._note_possible_aliasing(pointer_parameters, regions, span)
+        return Function(
+            declaration.name,
+            Span(span.file, span.line, span.column, end),
+            regions,
+            tuple(self.function_unknowns),
+        )
+
+    def _note_possible_aliasing(
+        self, pointers: list[tuple[str, CType]], regions: tuple[Region, ...], span: Span
+    ) -> None:
+        """Distinct pointer parameters are assumed not to overlap; say so when C allows it."""
+        written = {a.array for r in regions for a in _accesses(r.body) if a.is_write}
+        unrestricted = [name for name, ctype in pointers if not ctype.is_restrict]
+        touched = {a.array for r in regions for a in _accesses(r.body)}
+        candidates = [n for n in unrestricted if n in touched]
+        if len(candidates) >= 2 and written & set(candidates):
+            names = ", ".join(candidates)
+            self.function_unknowns.append(Unknown(
+                UnknownKind.ALIASING,
+                f"pointer parameters {names} are not `restrict`: counts assume they do not "
+                "overlap",
+                span,
+            ))
+
+    # ---- regions ------------------------------------------------------------------------
+
+    def _regions(self, items: Iterable[c_ast.Node]) -> Iterator[Region]:
+        straight: list[Node] = []
+
+        def flush() -> Iterator[Region]:
+            nodes = [n for n in straight if _has_work(n)]
+            if nodes:
+                yield Region("straight", tuple(nodes), _span_of_nodes(nodes))
+            straight.clear()
+
+        for item in items:
+            nodes = list(self._lower(item))
+            if not nodes:
+                continue
+            if _contains_loop(item):
+                yield from flush()
+                work = [n for n in nodes if _has_work(n) or isinstance(n, Loop)]
+                if work:
+                    yield Region("nest", tuple(work), self._extent(item))
+            else:
+                straight.extend(nodes)
+        yield from flush()
+
+    def _extent(self, node: c_ast.Node) -> Span:
+        """The lines a statement spans: from its start to its last coordinate."""
+        start = self.span(node)
+        last = max((c.coord.line for c in _walk(node) if c.coord is not None), default=start.line)
+        return Span(start.file, start.line, start.column, last)
+
+    # ---- statements ---------------------------------------------------------------------
+
+    def _lower(self, node: c_ast.Node) -> Iterator[Node]:
+        if isinstance(node, c_ast.Compound):
+            for item in _items(node):
+                yield from self._lower(item)
+        elif isinstance(node, c_ast.For):
+            yield from self._for(node)
+        elif isinstance(node, c_ast.While):
+            yield from self._while(node, at_least_once=False)
+        elif isinstance(node, c_ast.DoWhile):
+            yield from self._while(node, at_least_once=True)
+        elif isinstance(node, c_ast.If):
+            yield self._if(node)
+        elif isinstance(node, c_ast.Decl):
+            yield from self._declaration(node)
+        elif isinstance(node, c_ast.DeclList):
+            for decl in node.decls:
+                yield from self._declaration(decl)
+        elif isinstance(node, c_ast.Return):
+            yield self._statement(node, self.reader.value(node.expr))
+        elif isinstance(node, c_ast.Assignment):
+            evaluation = self.reader.assign(node)
+            self.reader.assign_integer_or_pointer(node)
+            yield self._statement(node, evaluation)
+        elif isinstance(node, (c_ast.Switch, c_ast.Goto, c_ast.Label)):
+            yield self._unsupported(node, f"`{type(node).__name__.lower()}` is not analyzed")
+        elif isinstance(node, (c_ast.Pragma, c_ast.EmptyStatement, c_ast.Break,
+                               c_ast.Continue, c_ast.Typedef)):
+            if isinstance(node, (c_ast.Break, c_ast.Continue)):
+                yield self._unsupported(
+                    node, f"`{type(node).__name__.lower()}`: trip counts assume it is not taken"
+                )
+        else:
+            yield self._statement(node, self.reader.value(node))
+
+    def _declaration(self, node: c_ast.Decl) -> Iterator[Node]:
+        if not node.name or isinstance(node.type, c_ast.FuncDecl):
+            return
+        ctype = self.types.resolve(node.type)
+        self.scope.variables[node.name] = Variable(node.name, ctype)
+        if node.init is not None:
+            evaluation = self.reader.declare_value(node.name, node.init)
+            yield self._statement(node, evaluation)
+
+    def _statement(self, node: c_ast.Node, evaluation: Evaluation) -> Statement:
+        return Statement(
+            span=self.span(node),
+            text=_one_line(source_text(node)),
+            flops=evaluation.flops,
+            accesses=tuple(evaluation.accesses),
+            special_calls=tuple(evaluation.special_calls),
+            unknowns=tuple(evaluation.unknowns),
+        )
+
+    def _unsupported(self, node: c_ast.Node, message: str) -> Statement:
+        unknown = Unknown(UnknownKind.UNSUPPORTED, message, self.span(node))
+        return Statement(self.span(node), type(node).__name__, FlopTally(), unknowns=(unknown,))
+
+    def _if(self, node: c_ast.If) -> Branch:
+        condition = self._statement(node.cond, self.reader.value(node.cond))
+        span = self.span(node)
+        fraction = fraction_symbol(f"p_L{span.line}")
+        before = self.scope.copy()
+        then_body = tuple(self._lower(node.iftrue)) if node.iftrue is not None else ()
+        self._forget_changes(before)
+        else_body = tuple(self._lower(node.iffalse)) if node.iffalse is not None else ()
+        self._forget_changes(before)
+        unknown = Unknown(
+            UnknownKind.BRANCH_FRACTION,
+            f"branch `if ({_one_line(source_text(node.cond))})`: the fraction of executions "
+            f"taking it is named {fraction}",
+            span,
+            str(fraction),
+        )
+        return Branch(span, condition, fraction, then_body, else_body, (unknown,))
+
+    def _forget_changes(self, before: Scope) -> None:
+        """After a branch or loop body, integers it may have changed are no longer known."""
+        for name, variable in self.scope.variables.items():
+            old = before.lookup(name)
+            if old is None or old.integer_value != variable.integer_value:
+                variable.integer_value = None
+            if old is None or old.pointer_base != variable.pointer_base:
+                variable.pointer_base = None
+
+    # ---- loops --------------------------------------------------------------------------
+
+    def _for(self, node: c_ast.For) -> Iterator[Node]:
+        init_nodes = [node.init] if node.init is not None else []
+        for init in init_nodes:
+            yield from (n for n in self._lower(init) if _has_work(n))
+        var, step = _induction_step(node.next)
+        header = _Header(var, step, node.cond, self._initial_value(var), _init_of(node.init, var))
+        yield self._loop(node, header, node.stmt, at_least_once=False)
+
+    def _while(self, node: c_ast.While | c_ast.DoWhile, *, at_least_once: bool) -> Iterator[Node]:
+        body_items = list(_items(node.stmt))
+        var, step, position = None, None, -1
+        for index, item in enumerate(body_items):
+            candidate, candidate_step = _induction_step(item)
+            if candidate is not None and _mentions(node.cond, candidate):
+                var, step, position = candidate, candidate_step, index
+        body = [item for index, item in enumerate(body_items) if index != position]
+        header = _Header(var, step, node.cond, self._initial_value(var), None)
+        if position != len(body_items) - 1 and var is not None:
+            # The counter moves mid-body: uses after the update see start + step.
+            header = _Header(None, None, node.cond, None, None)
+            body = body_items
+        yield self._loop(node, header, c_ast.Compound(body, node.coord), at_least_once)
+
+    def _initial_value(self, var: str | None) -> sympy.Expr | None:
+        if var is None:
+            return None
+        variable = self.scope.lookup(var)
+        return variable.integer_value if variable is not None else None
+
+    def _loop(
+        self, node: c_ast.Node, header: _Header, body: c_ast.Node, at_least_once: bool
+    ) -> Loop:
+        span = self.span(node)
+        start, trip, unknowns = self._trip(header, span, at_least_once)
+        var = header.var or f"_loop_L{span.line}"
+        before = self.scope.copy()
+        self._forget_assigned(body)
+        self.scope.variables[var] = Variable(var, _INT_CTYPE, is_loop_var=True)
+        self.enclosing_loops.append((var, start, trip))
+        lowered = tuple(self._lower(body))
+        self.enclosing_loops.pop()
+        self._forget_changes(before)
+        if header.var is not None and (variable := self.scope.lookup(header.var)) is not None:
+            variable.is_loop_var = before.variables[header.var].is_loop_var if (
+                header.var in before.variables) else False
+            variable.integer_value = None
+        if header.var not in before.variables:
+            self.scope.variables.pop(var, None)
+        return Loop(var, start, header.step or 1, trip, lowered, self._extent(node), unknowns)
+
+    def _forget_assigned(self, body: c_ast.Node) -> None:
+        """Integers assigned anywhere in a loop body vary from one iteration to the next."""
+        for child in _walk(body):
+            target = None
+            if isinstance(child, c_ast.Assignment):
+                target = child.lvalue
+            elif isinstance(child, c_ast.UnaryOp) and child.op in ("++", "--", "p++", "p--"):
+                target = child.expr
+            if isinstance(target, c_ast.ID) and (v := self.scope.lookup(target.name)) is not None:
+                v.integer_value = None
+                v.pointer_base = None
+
+    def _trip(
+        self, header: _Header, span: Span, at_least_once: bool
+    ) -> tuple[sympy.Expr, sympy.Expr, tuple[Unknown, ...]]:
+        exact = self._exact_trip(header)
+        if exact is not None:
+            start, trip = exact
+            if at_least_once:
+                trip = sympy.Max(trip, 1)
+            return start, trip, ()
+        csr = self._csr_trip(header)
+        if csr is not None:
+            start, trip, name = csr
+            unknown = Unknown(
+                UnknownKind.DATA_DEPENDENT_BOUND,
+                f"loop bounds are data-dependent ({name}[...] .. {name}[...+1]); iterations "
+                f"summed over the enclosing loop are named nnz_{name}",
+                span,
+                f"nnz_{name}",
+            )
+            return start, trip, (unknown,)
+        symbol = trip_symbol(f"trip_L{span.line}")
+        condition = _one_line(source_text(header.condition)) if header.condition else "?"
+        unknown = Unknown(
+            UnknownKind.DATA_DEPENDENT_BOUND,
+            f"cannot derive the trip count of the loop on `{condition}`; named {symbol}",
+            span,
+            str(symbol),
+        )
+        start = header.start if header.start is not None else sympy.Integer(0)
+        return start, symbol, (unknown,)
+
+    def _exact_trip(self, header: _Header) -> tuple[sympy.Expr, sympy.Expr] | None:
+        if header.var is None or header.step in (None, 0) or header.start is None:
+            return None
+        comparison = _comparison(header.condition, header.var)
+        if comparison is None:
+            return None
+        operator, bound_node = comparison
+        bound = self.reader.affine(bound_node)
+        if bound is None or loop_symbol(header.var) in bound.free_symbols:
+            return None
+        start, step = header.start, header.step
+        assert step is not None
+        if step > 0 and operator in ("<", "<=", "!="):
+            distance = bound - start + (1 if operator == "<=" else 0)
+        elif step < 0 and operator in (">", ">=", "!="):
+            distance = start - bound + (1 if operator == ">=" else 0)
+        else:
+            return None
+        magnitude = abs(step)
+        trip = distance if magnitude == 1 else sympy.ceiling(distance / magnitude)
+        return start, sympy.expand(trip)
+
+    def _csr_trip(self, header: _Header) -> tuple[sympy.Expr, sympy.Expr, str] | None:
+        """`for (j = ptr[i]; j < ptr[i+1]; j++)`: a compressed-row loop over nnz entries."""
+        if header.var is None or header.step != 1:
+            return None
+        comparison = _comparison(header.condition, header.var)
+        if comparison is None or comparison[0] != "<" or header.start_node is None:
+            return None
+        low, high = header.start_node, comparison[1]
+        if not (isinstance(low, c_ast.ArrayRef) and isinstance(high, c_ast.ArrayRef)):
+            return None
+        if source_text(low.name) != source_text(high.name):
+            return None
+        low_index, high_index = self.reader.affine(low.subscript), self.reader.affine(
+            high.subscript
+        )
+        if low_index is None or high_index is None or sympy.expand(high_index - low_index) != 1:
+            return None
+        if not self.enclosing_loops or low_index != loop_symbol(self.enclosing_loops[-1][0]):
+            return None
+        name = source_text(low.name)
+        # Summed over the enclosing loop the row lengths telescope to ptr[last+1] - ptr[0]:
+        # nnz in all, the rows disjoint. Model each row as the average length, placed after
+        # the previous rows, so footprints over `j` come out as nnz too.
+        outer_var, outer_start, outer_trip = self.enclosing_loops[-1]
+        row_length = size_symbol(f"nnz_{name}") / outer_trip
+        return (loop_symbol(outer_var) - outer_start) * row_length, row_length, name
+
+
+class _Header:
+    """What a loop header says: the counter, its step, the condition, the counter's start."""
+
+    def __init__(
+        self,
+        var: str | None,
+        step: int | None,
+        condition: c_ast.Node | None,
+        start: sympy.Expr | None,
+        start_node: c_ast.Node | None,
+    ) -> None:
+        self.var = var
+        self.step = step
+        self.condition = condition
+        self.start = start
+        self.start_node = start_node
+
+
+_INT_CTYPE = CType(element_type_named(["int"]))
+
+
+def _induction_step(node: c_ast.Node | None) -> tuple[str | None, int | None]:
+    """`i++`, `--i`, `i += 2`, `i -= 1`, `i = i + 4`: the counter and its constant step."""
+    if isinstance(node, c_ast.UnaryOp) and isinstance(node.expr, c_ast.ID):
+        if node.op in ("++", "p++"):
+            return node.expr.name, 1
+        if node.op in ("--", "p--"):
+            return node.expr.name, -1
+    if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
+        name = node.lvalue.name
+        value = node.rvalue
+        if node.op in ("+=", "-=") and isinstance(value, c_ast.Constant) and value.type == "int":
+            step = int(value.value.rstrip("uUlL"), 0)
+            return name, step if node.op == "+=" else -step
+        if (
+            node.op == "="
+            and isinstance(value, c_ast.BinaryOp)
+            and value.op in "+-"
+            and isinstance(value.left, c_ast.ID)
+            and value.left.name == name
+            and isinstance(value.right, c_ast.Constant)
+            and value.right.type == "int"
+        ):
+            step = int(value.right.value.rstrip("uUlL"), 0)
+            return name, step if value.op == "+" else -step
+    if isinstance(node, c_ast.ExprList) and len(node.exprs) == 1:
+        return _induction_step(node.exprs[0])
+    return None, None
+
+
+def _init_of(init: c_ast.Node | None, var: str | None) -> c_ast.Node | None:
+    """The expression a `for` header initialises its counter with."""
+    if isinstance(init, c_ast.Assignment) and isinstance(init.lvalue, c_ast.ID):
+        return init.rvalue if init.lvalue.name == var else None
+    if isinstance(init, c_ast.DeclList):
+        return next((d.init for d in init.decls if d.name == var), None)
+    return None
+
+
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
+
+
+def _comparison(condition: c_ast.Node | None, var: str) -> tuple[str, c_ast.Node] | None:
+    """`i < n` -> ('<', n); `n > i` -> ('<', n); anything else -> None."""
+    if not isinstance(condition, c_ast.BinaryOp) or condition.op not in _FLIPPED:
+        return None
+    if isinstance(condition.left, c_ast.ID) and condition.left.name == var:
+        return condition.op, condition.right
+    if isinstance(condition.right, c_ast.ID) and condition.right.name == var:
+        return _FLIPPED[condition.op], condition.left
+    return None
+
+
+def _mentions(node: c_ast.Node | None, name: str) -> bool:
+    return node is not None and any(
+        isinstance(n, c_ast.ID) and n.name == name for n in _walk(node)
+    )
+
+
+def _walk(node: c_ast.Node) -> Iterator[c_ast.Node]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(child for _, child in current.children())
+
+
+def _items(node: c_ast.Node | None) -> list[c_ast.Node]:
+    if node is None:
+        return []
+    if isinstance(node, c_ast.Compound):
+        return list(node.block_items or [])
+    return [node]
+
+
+def _contains_loop(node: c_ast.Node) -> bool:
+    return any(isinstance(n, _LOOPS) for n in _walk(node))
+
+
+def _has_work(node: Node) -> bool:
+    if isinstance(node, Statement):
+        return bool(node.accesses) or not node.flops.is_zero() or bool(node.unknowns)
+    return True
+
+
+def _accesses(body: tuple[Node, ...]) -> Iterator[Access]:
+    for node in body:
+        if isinstance(node, Statement):
+            yield from node.accesses
+        elif isinstance(node, Loop):
+            yield from _accesses(node.body)
+        else:
+            yield from node.condition.accesses
+            yield from _accesses(node.then_body)
+            yield from _accesses(node.else_body)
+
+
+def _span_of_nodes(nodes: list[Node]) -> Span:
+    first, last = nodes[0].span, nodes[-1].span
+    return Span(first.file, first.line, first.column, max(last.end_line, last.line))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

@@ -1,0 +1,291 @@
+"""Turn a C file into text pycparser can parse, with no system compiler.
+
+Two paths give the same result: files with no macros to expand (only `#pragma` and
+`#include` of the shipped stub headers) take a fast path that strips comments in place;
+everything else goes through pcpp, a pure-Python C99 preprocessor. Both keep line numbers
+so every count stays traceable to its source line.
+
+Object-like macros with an integer value (`#define N 1024`) are kept symbolic: the name
+stays in the code, so counts come out in `N`, and the value becomes the default size.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from aiscan.errors import Diagnostic, Severity
+from aiscan.span import Span
+
+__all__ = ["PreprocessedSource", "preprocess"]
+
+STUB_DIR = Path(__file__).resolve().parent / "include"
+MAX_INCLUDE_DEPTH = 40
+
+# Types and GNU spellings pycparser does not know; their widths are resolved by name later.
+_PRELUDE_TYPES = (
+    "typedef double _Float16; typedef double __fp16; typedef double __bf16;"
+    " typedef double _Float32; typedef double _Float64; typedef double _Float128;"
+    " typedef double __float128; typedef double _Float32x; typedef double _Float64x;"
+    " typedef int __builtin_va_list;"
+)
+_PRELUDE_MACROS = {
+    "__attribute__(x)": "",
+    "__attribute(x)": "",
+    "__restrict": "restrict",
+    "__restrict__": "restrict",
+    "__inline": "inline",
+    "__inline__": "inline",
+    "__forceinline": "inline",
+    "__extension__": "",
+    "__asm__(x)": "",
+    "__asm(x)": "",
+    "__volatile__": "volatile",
+    "__const": "const",
+    "__signed__": "signed",
+    "__declspec(x)": "",
+    "_Pragma(x)": "",
+    "__builtin_expect(x, y)": "(x)",
+    "__builtin_assume_aligned(p, ...)": "(p)",
+}
+_INTEGER_MACRO = re.compile(r"\(?\s*(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?")
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w*)[ \t]*(.*)$", re.MULTILINE)
+_SYSTEM_INCLUDE = re.compile(r"<\s*([\w./]+)\s*>")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+# Comments and the literals that may contain comment-like text, in one scanner.
+_COMMENT_OR_LITERAL = re.compile(
+    r"""//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'""", re.DOTALL
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PreprocessedSource:
+    """Parser-ready text, the sizes the source fixes, and what went wrong on the way."""
+
+    text: str
+    size_defaults: Mapping[str, int]
+    diagnostics: tuple[Diagnostic, ...] = ()
+    used_fast_path: bool = False
+    fatal: bool = False
+
+
+@dataclass
+class _Options:
+    include_dirs: tuple[Path, ...]
+    defines: Mapping[str, str]
+    size_bindings: dict[str, int] = field(default_factory=dict)
+
+
+def preprocess(
+    text: str,
+    path: str,
+    *,
+    include_dirs: Iterable[str] = (),
+    defines: Mapping[str, str] | None = None,
+) -> PreprocessedSource:
+    """Preprocess `text` (the contents of `path`) as a compiler with `-I`/`-D` would.
+
+    `defines` maps names to values as `-D NAME=VALUE` does; an integer value keeps the
+    name symbolic and binds its size instead of substituting it into the code.
+    """
+    defines = dict(defines or {})
+    options = _Options(tuple(Path(d) for d in include_dirs), defines)
+    for name, value in defines.items():
+        number = _integer_value(value)
+        if number is not None:
+            options.size_bindings[name] = number
+    fast = _fast_path(text, path, options)
+    if fast is not None:
+        return fast
+    return _pcpp_path(text, path, options)
+
+
+def _integer_value(text: str) -> int | None:
+    match = _INTEGER_MACRO.fullmatch(text.strip())
+    return int(match.group(1), 0) if match else None
+
+
+@lru_cache(maxsize=None)
+def _stub_declarations(header: str) -> tuple[str, ...]:
+    lines = (STUB_DIR / header).read_text(encoding="utf-8").splitlines()
+    return tuple(line for line in lines if line.strip() and not line.lstrip().startswith(("#", "/*")))
+
+
+@lru_cache(maxsize=None)
+def _macro_words() -> frozenset[str]:
+    """Every name a stub header or the prelude defines as a macro."""
+    words = {name.split("(")[0] for name in _PRELUDE_MACROS}
+    for header in STUB_DIR.glob("*.h"):
+        for match in _DIRECTIVE.finditer(header.read_text(encoding="utf-8")):
+            if match.group(1) == "define":
+                word = _WORD.match(match.group(2))
+                if word and not word.group(0).startswith("__AISCAN_"):
+                    words.add(word.group(0))
+    return frozenset(words)
+
+
+def _blank_comments(text: str) -> str:
+    """Replace comments by spaces, keeping every newline so lines and columns stay put."""
+
+    def blank(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token[0] in "\"'":
+            return token
+        return re.sub(r"[^\n]", " ", token)
+
+    return _COMMENT_OR_LITERAL.sub(blank, text)
+
+
+def _fast_path(text: str, path: str, options: _Options) -> PreprocessedSource | None:
+    """Skip the preprocessor when it would change nothing but comments."""
+    if "\\\n" in text or any(_integer_value(v) is None for v in options.defines.values()):
+        return None
+    stripped = _blank_comments(text)
+    headers: list[str] = []
+    for match in _DIRECTIVE.finditer(stripped):
+        directive = match.group(1)
+        if directive == "pragma":
+            continue
+        if directive != "include":
+            return None
+        system = _SYSTEM_INCLUDE.fullmatch(match.group(2).strip())
+        if system is None or not (STUB_DIR / system.group(1)).is_file():
+            return None
+        headers.append(system.group(1))
+    if not _macro_words().isdisjoint(_WORD.findall(stripped)):
+        return None
+    body = _DIRECTIVE.sub(_keep_pragma, stripped)
+    declarations = dict.fromkeys(d for h in headers for d in _stub_declarations(h))
+    prelude = "\n".join([_PRELUDE_TYPES, *declarations])
+    return PreprocessedSource(
+        text=f'{prelude}\n#line 1 "{_quoted(path)}"\n{body}',
+        size_defaults=dict(options.size_bindings),
+        used_fast_path=True,
+    )
+
+
+def _keep_pragma(match: re.Match[str]) -> str:
+    return match.group(0) if match.group(1) == "pragma" else ""
+
+
+def _quoted(path: str) -> str:
+    return path.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
+    from pcpp.preprocessor import Action, OutputDirective, Preprocessor
+
+    diagnostics: list[Diagnostic] = []
+    size_defaults: dict[str, int] = {}
+    allowed_roots = [
+        Path(path).resolve().parent,
+        STUB_DIR,
+        *(d.resolve() for d in options.include_dirs),
+    ]
+    refused: set[str] = set()
+
+    def diagnose(file: str | None, line: int | None, message: str) -> None:
+        where = Span(file or path, line or 1, 1)
+        diagnostics.append(Diagnostic(where, Severity.ERROR, message))
+
+    class _Preprocessor(Preprocessor):  # type: ignore[misc]
+        def on_error(self, file: str, line: int, msg: str) -> None:
+            diagnose(file, line, msg)
+
+        def on_file_open(self, is_system_include: bool, includepath: str) -> Any:
+            resolved = Path(includepath).resolve()
+            if not any(resolved.is_relative_to(root) for root in allowed_roots):
+                refused.add(includepath)
+                raise OSError(f"outside the include paths: {includepath}")
+            if len(self.temp_path) > MAX_INCLUDE_DEPTH:
+                raise OSError("include nested too deeply")
+            data = resolved.read_bytes()
+            if b"\0" in data:
+                raise OSError("binary file")
+            try:
+                decoded = data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise OSError("not UTF-8") from error
+            return io.StringIO(decoded.lstrip("\ufeff"))
+
+        def on_include_not_found(
+            self, is_malformed: bool, is_system_include: bool, curdir: str, includepath: str
+        ) -> None:
+            directive = self.lastdirective
+            file = directive.source if directive is not None else path
+            line = directive.lineno if directive is not None else 1
+            if is_malformed:
+                reason = f"malformed #include {includepath}"
+            elif os.path.isabs(includepath) or any(r.endswith(includepath) for r in refused):
+                reason = f"#include '{includepath}' refused: outside the include paths (-I)"
+            elif len(self.temp_path) > MAX_INCLUDE_DEPTH:
+                reason = f"#include '{includepath}' nested more than {MAX_INCLUDE_DEPTH} deep"
+            else:
+                reason = f"#include '{includepath}' not found, or not a UTF-8 text file"
+            diagnose(file, line, reason)
+            raise OutputDirective(Action.IgnoreAndRemove)
+
+        def on_directive_handle(
+            self, directive: Any, toks: list[Any], ifpassthru: bool, precedingtoks: list[Any]
+        ) -> Any:
+            super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)
+            if directive.value == "define":
+                _keep_integer_macro_symbolic(self, toks, size_defaults)
+            return True
+
+        def on_unknown_macro_in_expr(self, tok: Any) -> Any:
+            return None
+
+    preprocessor = _Preprocessor()
+    preprocessor.line_directive = "#line"
+    preprocessor.compress = 0
+    for spelling, value in _PRELUDE_MACROS.items():
+        preprocessor.define(f"{spelling} {value}")
+    for name, value in options.defines.items():
+        # An integer -D binds a size and keeps the name symbolic (see module docstring).
+        preprocessor.define(f"{name} {name}" if name in options.size_bindings else f"{name} {value}")
+    for directory in (STUB_DIR, *options.include_dirs):
+        preprocessor.add_path(str(directory))
+    out = io.StringIO()
+    try:
+        preprocessor.parse(text, path)
+        preprocessor.write(out)
+    except RecursionError:
+        diagnose(path, 1, "preprocessing recursed too deeply (include or macro cycle)")
+        return PreprocessedSource("", {}, tuple(diagnostics), fatal=True)
+    except Exception as error:  # pcpp raises plain exceptions on malformed input
+        diagnose(path, 1, f"preprocessor failed: {type(error).__name__}: {error}")
+        return PreprocessedSource("", {}, tuple(diagnostics), fatal=True)
+    size_defaults.update(options.size_bindings)
+    return PreprocessedSource(
+        text=f"{_PRELUDE_TYPES}\n{out.getvalue()}",
+        size_defaults=size_defaults,
+        diagnostics=tuple(diagnostics),
+    )
+
+
+def _keep_integer_macro_symbolic(
+    preprocessor: Any, toks: list[Any], size_defaults: dict[str, int]
+) -> None:
+    """Rewrite `#define N 1024` to `#define N N` (a self-reference is never re-expanded)."""
+    words = [t for t in toks if t.type not in preprocessor.t_WS]
+    if len(words) < 2 or words[0].type != "CPP_ID":
+        return
+    name = words[0].value
+    if name.startswith("__") or (len(words) > 1 and words[1].value == "("
+                                 and toks[1] is words[1]):
+        return  # reserved names and function-like macros expand as usual
+    value = _integer_value("".join(t.value for t in words[1:]))
+    if value is None:
+        return
+    size_defaults[name] = value
+    words[1].type = "CPP_ID"
+    words[1].value = name
+    for token in words[2:]:
+        token.value = ""

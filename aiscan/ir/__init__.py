@@ -1,0 +1,1 @@
+"""The language-neutral IR both frontends produce."""
