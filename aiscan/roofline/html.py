@@ -1,0 +1,179 @@
+"""A self-contained HTML roofline report: the plot as inline SVG plus the placement tables.
+
+One file, no scripts or external links, so it can be mailed or attached to an issue.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from aiscan.roofline.devices import Device
+from aiscan.roofline.placement import CrossoverKind, Placement
+from aiscan.roofline.plot import (
+    DEFAULT_SIZE_RANGE,
+    KernelSpec,
+    build_figure,
+    figure_svg,
+    placements,
+)
+from aiscan.roofline.units import format_si, format_time
+
+__all__ = ["render_html", "write_html"]
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.plot svg { max-width: 100%; height: auto; }
+"""
+
+
+def render_html(
+    kernels: Sequence[KernelSpec],
+    devices: Sequence[Device],
+    *,
+    sizes: Mapping[str, int] | None = None,
+    sparse: bool = False,
+    size_range: tuple[int, int] = DEFAULT_SIZE_RANGE,
+    title: str = "aiscan roofline report",
+) -> str:
+    """The report as one HTML string."""
+    figure = build_figure(kernels, devices, sizes=sizes, sparse=sparse, size_range=size_range)
+    svg = re.sub(r"^<\?xml[^>]*>\s*(<!DOCTYPE[^>]*>\s*)?", "", figure_svg(figure))
+    placed, skipped = placements(kernels, devices, sizes=sizes, sparse=sparse)
+    given = ", ".join(f"{k} = {v}" for k, v in sorted((sizes or {}).items())) or "none"
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{_e(title)}</h1>",
+        f"<p>Sizes: {_e(given)}. Peaks: {'2:4 sparse' if sparse else 'dense'}.</p>",
+        f'<div class="plot">{svg}</div>',
+        "<h2>Placement</h2>",
+        _placement_table(placed),
+        *([f"<p>Not placed: {_e('; '.join(skipped))}</p>"] if skipped else []),
+        "<h2>Devices</h2>",
+        _device_table(devices),
+        "</body></html>",
+    ]
+    return "\n".join(parts)
+
+
+def write_html(
+    path: Path,
+    kernels: Sequence[KernelSpec],
+    devices: Sequence[Device],
+    *,
+    sizes: Mapping[str, int] | None = None,
+    sparse: bool = False,
+    size_range: tuple[int, int] = DEFAULT_SIZE_RANGE,
+) -> Path:
+    """Write `render_html(...)` to `path` (UTF-8)."""
+    text = render_html(kernels, devices, sizes=sizes, sparse=sparse, size_range=size_range)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text))
+
+
+def _row(cells: Sequence[str], numeric: Sequence[bool] | None = None) -> str:
+    flags = numeric or [False] * len(cells)
+    tds = "".join(
+        f'<td class="num">{_e(c)}</td>' if num else f"<td>{_e(c)}</td>"
+        for c, num in zip(cells, flags, strict=True)
+    )
+    return f"<tr>{tds}</tr>"
+
+
+def _placement_table(placed: Sequence[tuple[KernelSpec, Placement]]) -> str:
+    head = (
+        "kernel", "device", "precision", "AI [F/B]", "AI value", "ridge [F/B]", "bound",
+        "attainable", "of peak", "T_math", "T_comms", "lower (overlap)", "upper (no overlap)",
+        "crossover", "notes",
+    )  # fmt: skip
+    numeric = [False, False, False, False, True, True, False, True, True, True, True, True, True]
+    numeric += [False, False]
+    rows = [f"<tr>{''.join(f'<th>{_e(h)}</th>' for h in head)}</tr>"]
+    for kernel, p in placed:
+        times = p.times
+        cells = [
+            kernel.label,
+            p.device,
+            p.precision + (" sparse" if p.sparse else ""),
+            "no traffic" if p.intensity is None else str(p.intensity),
+            _maybe(p.intensity_flops_per_byte, lambda v: f"{v:.4g}"),
+            f"{p.ridge_flops_per_byte:.4g}",
+            p.bound.value,
+            _attainable_text(p),
+            _maybe(p.fraction_of_peak, lambda v: f"{100 * v:.3g} %"),
+            _maybe(times.math_s if times else None, format_time),
+            _maybe(times.comms_s if times else None, format_time),
+            _maybe(times.lower_bound_s if times else None, format_time),
+            _maybe(times.upper_bound_s if times else None, format_time),
+            _crossover_text(p),
+            "; ".join(p.notes),
+        ]
+        rows.append(_row(cells, numeric))
+    return "<table>" + "".join(rows) + "</table>"
+
+
+def _maybe(value: float | None, show: Callable[[float], str]) -> str:
+    return "–" if value is None else show(value)
+
+
+def _attainable_text(p: Placement) -> str:
+    if p.attainable_flops_per_s is not None:
+        return format_si(p.attainable_flops_per_s, "FLOP/s")
+    if p.attainable_limit_flops_per_s is not None:
+        return "→ " + format_si(p.attainable_limit_flops_per_s, "FLOP/s") + " as sizes grow"
+    return "–"
+
+
+def _crossover_text(p: Placement) -> str:
+    crossing = p.crossover
+    names = " = ".join(crossing.size_names) or "size"
+    if crossing.kind is CrossoverKind.AT:
+        side = "compute" if crossing.compute_bound_above else "memory"
+        return (
+            f"{names} = {crossing.size_exact} ≈ {crossing.size:.6g}; "
+            f"{side}-bound from {crossing.first_integer_size}"
+        )
+    return {
+        CrossoverKind.NEVER: "never (memory-bound at every size)",
+        CrossoverKind.ALWAYS: "never (compute-bound at every size)",
+        CrossoverKind.UNKNOWN: "unknown",
+    }[crossing.kind]
+
+
+def _device_table(devices: Sequence[Device]) -> str:
+    head = ("device", "figure", "value", "source")
+    rows = [f"<tr>{''.join(f'<th>{_e(h)}</th>' for h in head)}</tr>"]
+    for device in devices:
+        for peak in device.peaks:
+            value = format_si(peak.dense_flops_per_s, "FLOP/s") + " dense"
+            if peak.sparse_flops_per_s:
+                value += f", {format_si(peak.sparse_flops_per_s, 'FLOP/s')} sparse"
+            rows.append(_row([device.name, f"peak {peak.precision}", value, peak.source]))
+        for level in device.memory:
+            value = ", ".join(
+                text
+                for text in (
+                    level.bandwidth_bytes_per_s and format_si(level.bandwidth_bytes_per_s, "B/s"),
+                    level.capacity_bytes and format_si(level.capacity_bytes, "B"),
+                )
+                if text
+            )
+            rows.append(_row([device.name, level.name, value, level.source]))
+        for link in device.interconnects:
+            value = format_si(link.bandwidth_bytes_per_s, "B/s")
+            rows.append(_row([device.name, link.name, value, link.source]))
+        policy = "stores write-allocate" if device.write_allocate else "no write-allocate"
+        rows.append(_row([device.name, "stores", policy, f"{device.kind}; {device.path.name}"]))
+    return "<table>" + "".join(rows) + "</table>"
