@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy
 
@@ -37,11 +38,52 @@ def intensity(
 ) -> Intensity:
     if sympy.expand(bytes_moved) == 0:
         return Intensity(None, None, None)
-    ratio = sympy.factor(sympy.cancel(flops / bytes_moved))
+    numerator, denominator = _cancelled(sympy.expand(flops), sympy.expand(bytes_moved))
+    if denominator == 1 or numerator.is_number or not isinstance(numerator, sympy.Add):
+        ratio = numerator / denominator
+    elif denominator.is_number:  # keep (n + 1)/48 rather than n/48 + 1/48
+        ratio = sympy.Mul(numerator, sympy.Pow(denominator, -1, evaluate=False), evaluate=False)
+    else:
+        ratio = numerator / denominator
     value = None
     if sizes:
         value = sympy.nsimplify(substitute_sizes(ratio, sizes))
-    return Intensity(ratio, leading_limit(ratio), value)
+    return Intensity(ratio, _limit_of_ratio(numerator, denominator), value)
+
+
+@lru_cache(maxsize=4096)
+def _cancelled(numerator: sympy.Expr, denominator: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
+    """numerator/denominator in lowest terms, by polynomial gcd (much faster than cancel)."""
+    symbols = sorted(numerator.free_symbols | denominator.free_symbols, key=str)
+    if not symbols:
+        ratio = sympy.nsimplify(numerator / denominator)
+        return sympy.fraction(ratio)
+    try:
+        top = sympy.Poly(numerator, *symbols, domain="QQ")
+        bottom = sympy.Poly(denominator, *symbols, domain="QQ")
+    except sympy.PolynomialError:
+        return sympy.fraction(sympy.cancel(numerator / denominator))
+    common = sympy.gcd(top, bottom)
+    top, bottom = sympy.div(top, common)[0], sympy.div(bottom, common)[0]
+    # Make the denominator's leading coefficient positive and integral: n/12, not (1/12)*n/1.
+    top_content = _integer_content(top)
+    bottom_content = _integer_content(bottom)
+    scale = sympy.Rational(top_content) / sympy.Rational(bottom_content)
+    top_expr = sympy.expand((top * (1 / sympy.Rational(top_content))).as_expr())
+    bottom_expr = sympy.expand((bottom * (1 / sympy.Rational(bottom_content))).as_expr())
+    if bottom_expr.is_number:
+        scale = scale / bottom_expr
+        return sympy.expand(top_expr * scale.p), sympy.Integer(scale.q)
+    return sympy.expand(top_expr * scale.p), sympy.expand(bottom_expr * scale.q)
+
+
+def _integer_content(poly: sympy.Poly) -> sympy.Rational:
+    """The positive rational that makes `poly`'s coefficients coprime integers."""
+    coefficients = [sympy.Rational(c) for c in poly.coeffs()]
+    numerators = [abs(c.p) for c in coefficients]
+    denominators = [c.q for c in coefficients]
+    return sympy.Rational(sympy.igcd(*numerators), sympy.ilcm(*denominators)) if len(
+        coefficients) > 1 else sympy.Rational(abs(coefficients[0].p), coefficients[0].q)
 
 
 def substitute_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:
@@ -51,17 +93,25 @@ def substitute_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:
 
 def leading_limit(expr: sympy.Expr) -> sympy.Expr | None:
     """The limit as every size grows together; None when sympy cannot tell."""
-    sizes = [s for s in expr.free_symbols if isinstance(s, sympy.Symbol) and is_size_symbol(s)]
+    numerator, denominator = sympy.fraction(sympy.together(expr))
+    return _limit_of_ratio(numerator, denominator)
+
+
+def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Expr | None:
+    symbols = numerator.free_symbols | denominator.free_symbols
+    sizes = [s for s in symbols if isinstance(s, sympy.Symbol) and is_size_symbol(s)]
     if not sizes:
-        return sympy.simplify(expr)
-    grown = expr.subs({s: _GROWTH for s in sizes})
-    grown = grown.replace(sympy.ceiling, lambda x: x).replace(sympy.floor, lambda x: x)
-    numerator, denominator = sympy.fraction(sympy.cancel(sympy.together(grown)))
+        return sympy.simplify(numerator / denominator)
+    growth = {s: _GROWTH for s in sizes}
+    grown = [
+        e.subs(growth).replace(sympy.ceiling, lambda x: x).replace(sympy.floor, lambda x: x)
+        for e in (numerator, denominator)
+    ]
     try:
-        top = sympy.Poly(numerator, _GROWTH)
-        bottom = sympy.Poly(denominator, _GROWTH)
+        top = sympy.Poly(grown[0], _GROWTH)
+        bottom = sympy.Poly(grown[1], _GROWTH)
     except sympy.PolynomialError:
-        return _sympy_limit(grown)
+        return _sympy_limit(grown[0] / grown[1])
     if top.degree() < bottom.degree():
         return sympy.Integer(0)
     ratio = sympy.simplify(top.LC() / bottom.LC())

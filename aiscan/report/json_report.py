@@ -1,0 +1,180 @@
+"""The versioned JSON report that editors, CI and scripts read.
+
+The schema ships in the package (`aiscan/report/schema/report.schema.json`); any change
+to the shape bumps `SCHEMA_VERSION` and is recorded in CHANGELOG.md.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from typing import Any
+
+from aiscan import __version__
+from aiscan.analysis.flops import FlopCounts
+from aiscan.analysis.intensity import Intensity
+from aiscan.analysis.kernel import FunctionAnalysis, RegionAnalysis
+from aiscan.analysis.traffic import Traffic
+from aiscan.errors import Diagnostic
+from aiscan.ir.nodes import Unknown
+from aiscan.pipeline import FileResult
+from aiscan.report.expressions import expression_text, numeric_value
+
+__all__ = ["SCHEMA_VERSION", "build_report", "load_schema", "render_json"]
+
+SCHEMA_VERSION = "1.0"
+SCHEMA_ID = "https://aiscan.dev/schema/report-1.json"
+
+
+def load_schema() -> dict[str, Any]:
+    text = resources.files("aiscan.report").joinpath("schema/report.schema.json").read_text(
+        encoding="utf-8"
+    )
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def render_json(results: Sequence[FileResult], options: Mapping[str, Any]) -> str:
+    return json.dumps(build_report(results, options), indent=2) + "\n"
+
+
+def build_report(results: Sequence[FileResult], options: Mapping[str, Any]) -> dict[str, Any]:
+    files = [_file(result, options) for result in results]
+    analyzed = sum(1 for f in files if f["status"] == "analyzed")
+    return {
+        "schema": SCHEMA_ID,
+        "schema_version": SCHEMA_VERSION,
+        "aiscan_version": __version__,
+        "options": dict(options),
+        "files": files,
+        "summary": {"files": len(files), "analyzed": analyzed, "errors": len(files) - analyzed},
+    }
+
+
+def _file(result: FileResult, options: Mapping[str, Any]) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "path": result.path,
+        "status": "analyzed" if result.analysis is not None else "error",
+        "diagnostics": [_diagnostic(d) for d in result.diagnostics],
+    }
+    if result.analysis is None:
+        return entry
+    analysis = result.analysis
+    entry["language"] = analysis.module.language
+    entry["sizes"] = dict(analysis.sizes)
+    entry["functions"] = [_function(f, analysis.write_allocate) for f in analysis.functions]
+    return entry
+
+
+def _function(function: FunctionAnalysis, write_allocate: bool) -> dict[str, Any]:
+    span = function.function.span
+    return {
+        "name": function.function.name,
+        "line": span.line,
+        "end_line": span.end_line,
+        "precision": function.precision or None,
+        "flops": _flops(function.flops),
+        "bytes": _bytes(function.traffic, write_allocate),
+        "intensity": _intensities(function.intensity),
+        "unknowns": [_unknown(u) for u in function.unknowns],
+        "nests": [_region(r, write_allocate) for r in function.regions],
+    }
+
+
+def _region(region: RegionAnalysis, write_allocate: bool) -> dict[str, Any]:
+    span = region.region.span
+    return {
+        "kind": region.region.kind,
+        "line": span.line,
+        "end_line": span.end_line,
+        "precision": region.precision or None,
+        "loops": [
+            {
+                "var": loop.var,
+                "line": loop.line,
+                "depth": loop.depth,
+                "start": expression_text(loop.start),
+                "step": loop.step,
+                "trip": expression_text(loop.trip),
+            }
+            for loop in region.loops
+        ],
+        "flops": _flops(region.flops),
+        "flop_conventions": {
+            name: expression_text(expr) for name, expr in region.region.conventions
+        },
+        "special_calls": list(region.special_calls),
+        "bytes": _bytes(region.traffic, write_allocate),
+        "intensity": _intensities(region.intensity),
+        "temporaries": [
+            {
+                "name": t.name,
+                "expression": t.expression,
+                "line": t.span.line,
+                "elements": expression_text(t.elements),
+                "bytes": expression_text(t.elements * t.element.width_bytes),
+            }
+            for t in region.region.temporaries
+        ],
+        "unknowns": [_unknown(u) for u in region.unknowns],
+    }
+
+
+def _flops(flops: FlopCounts) -> dict[str, str | None]:
+    return {
+        kind: expression_text(getattr(flops, kind))
+        for kind in ("total", "add", "sub", "mul", "div", "special")
+    }
+
+
+def _bytes(traffic: Mapping[str, Traffic], write_allocate: bool) -> dict[str, Any]:
+    return {
+        model: {
+            "read": expression_text(t.reads(write_allocate)),
+            "write": expression_text(t.write_bytes),
+            "total": expression_text(t.total(write_allocate)),
+            "write_allocate_read": expression_text(t.allocate_bytes),
+            "exact": t.exact,
+        }
+        for model, t in traffic.items()
+    }
+
+
+def _intensities(intensities: Mapping[str, Intensity]) -> dict[str, Any]:
+    return {model: _intensity(i) for model, i in intensities.items()}
+
+
+def _intensity(intensity: Intensity) -> dict[str, Any]:
+    if not intensity.finite:
+        return {"expr": None, "limit": None, "value": None, "decimal": None,
+                "no_traffic": True}
+    decimal_source = intensity.value if intensity.value is not None else intensity.expr
+    return {
+        "expr": expression_text(intensity.expr),
+        "limit": expression_text(intensity.limit),
+        "value": expression_text(intensity.value),
+        "decimal": numeric_value(decimal_source) if decimal_source is not None else None,
+        "no_traffic": False,
+    }
+
+
+def _unknown(unknown: Unknown) -> dict[str, Any]:
+    return {
+        "kind": unknown.kind.value,
+        "message": unknown.message,
+        "line": unknown.span.line,
+        "column": unknown.span.column,
+        "symbol": unknown.symbol,
+    }
+
+
+def _diagnostic(diagnostic: Diagnostic) -> dict[str, Any]:
+    return {
+        "file": diagnostic.span.file,
+        "line": diagnostic.span.line,
+        "column": diagnostic.span.column,
+        "severity": diagnostic.severity.value,
+        "message": diagnostic.message,
+    }
+

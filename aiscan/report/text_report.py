@@ -1,0 +1,126 @@
+"""The human-readable report: one block per function and loop nest, lines first."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sympy
+
+from aiscan.analysis.intensity import Intensity
+from aiscan.analysis.kernel import FunctionAnalysis, RegionAnalysis
+from aiscan.analysis.traffic import Traffic
+from aiscan.ir.nodes import Unknown, UnknownKind
+from aiscan.pipeline import FileResult
+from aiscan.report.expressions import decimal
+
+__all__ = ["render_text"]
+
+_LABEL = 12
+
+
+def render_text(results: Sequence[FileResult], *, default_model: str = "compulsory") -> str:
+    blocks = [_file(result, default_model) for result in results]
+    return "\n".join(b for b in blocks if b)
+
+
+def _file(result: FileResult, default_model: str) -> str:
+    lines: list[str] = []
+    if result.analysis is None:
+        return "\n".join(d.format() for d in result.diagnostics) + "\n"
+    analysis = result.analysis
+    header = f"{result.path}"
+    if analysis.sizes:
+        header += "  [" + ", ".join(f"{k}={v}" for k, v in sorted(analysis.sizes.items())) + "]"
+    if analysis.write_allocate:
+        header += "  (write-allocate)"
+    lines.append(header)
+    lines += [d.format() for d in result.diagnostics]
+    if not analysis.functions:
+        lines.append("  no functions with loops or arithmetic found")
+    for function in analysis.functions:
+        lines += _function(function, analysis.write_allocate, default_model)
+    return "\n".join(lines) + "\n"
+
+
+def _function(function: FunctionAnalysis, write_allocate: bool, default_model: str) -> list[str]:
+    span = function.function.span
+    precision = f", {function.precision}" if function.precision else ""
+    lines = ["", f"function {function.function.name} (lines {span.lines()}{precision})"]
+    for region in function.regions:
+        lines += _region(region, write_allocate)
+    if len(function.regions) > 1:
+        traffic = function.traffic.get(default_model, function.traffic["compulsory"])
+        intensity = function.intensity.get(default_model, function.intensity["compulsory"])
+        lines.append(
+            f"  function total: FLOPs {function.flops.total}, bytes {traffic.total(write_allocate)}"
+            f" ({default_model}), AI {_intensity_text(intensity)}"
+        )
+    assumptions = [u for u in function.function.unknowns if u.kind is UnknownKind.ALIASING]
+    for unknown in assumptions:
+        lines.append(f"  assumption (line {unknown.span.line}): {unknown.message}")
+    return lines
+
+
+def _region(region: RegionAnalysis, write_allocate: bool) -> list[str]:
+    kind = "loop nest" if region.region.kind == "nest" else "straight-line code"
+    span = region.region.span
+    lines = [f"  {kind}, line{'s' if span.end_line > span.line else ''} {span.lines()}"]
+    if region.loops:
+        loops = "; ".join(f"{loop.var} (line {loop.line}): trip {loop.trip}"
+                          for loop in region.loops)
+        lines.append(_row("loops", loops))
+    flops = region.flops
+    kinds = [f"{k} {getattr(flops, k)}" for k in ("add", "sub", "mul", "div", "special")
+             if getattr(flops, k) != 0]
+    detail = f"   [{', '.join(kinds)}]" if kinds else ""
+    lines.append(_row("FLOPs", f"{flops.total}{detail}"))
+    if region.special_calls:
+        lines.append(_row("special", ", ".join(region.special_calls)
+                          + " (reported apart; see --special-weight)"))
+    for name, expr in region.region.conventions:
+        lines.append(_row("also quoted", f"{expr} ({name} convention)"))
+    for index, (model, traffic) in enumerate(region.traffic.items()):
+        lines.append(_row("bytes" if index == 0 else "", _traffic_text(model, traffic,
+                                                                       write_allocate)))
+    for index, (model, intensity) in enumerate(region.intensity.items()):
+        lines.append(_row("AI" if index == 0 else "", f"{model:<10} {_intensity_text(intensity)}"))
+    for temporary in region.region.temporaries:
+        lines.append(_row("temporary", f"{temporary.name} = {temporary.expression} (line "
+                          f"{temporary.span.line}): {temporary.elements} elements"))
+    for unknown in region.unknowns:
+        lines.append(_row("unknown", _unknown_text(unknown)))
+    return lines
+
+
+def _row(label: str, text: str) -> str:
+    return f"    {label:<{_LABEL}}{text}"
+
+
+def _traffic_text(model: str, traffic: Traffic, write_allocate: bool) -> str:
+    bound = "" if traffic.exact else "  (upper bound)"
+    return (f"{model:<10} {traffic.total(write_allocate)}   read {traffic.reads(write_allocate)}"
+            f", write {traffic.write_bytes}{bound}")
+
+
+def _intensity_text(intensity: Intensity) -> str:
+    if not intensity.finite:
+        return "no memory traffic: no finite intensity"
+    text = f"{intensity.expr}"
+    shown = decimal(intensity.expr)
+    if shown and shown != text:
+        text += f" ≈ {shown}"
+    text += " F/B"
+    if intensity.expr is None or not intensity.expr.free_symbols:
+        return text
+    notes = []
+    limit = intensity.limit
+    notes.append("limit unknown" if limit is None
+                 else f"→ {'∞' if limit == sympy.oo else limit} as sizes grow")
+    if intensity.value is not None:
+        value = decimal(intensity.value) or str(intensity.value)
+        notes.append(f"{value} at the given sizes")
+    return f"{text}   ({'; '.join(notes)})"
+
+
+def _unknown_text(unknown: Unknown) -> str:
+    return f"line {unknown.span.line}: {unknown.message}"
