@@ -12,7 +12,7 @@ from aiscan.analysis.domain import sum_over_loops
 from aiscan.analysis.walk import Placed
 from aiscan.ir.nodes import Loop
 
-__all__ = ["FlopCounts", "count_flops", "executions"]
+__all__ = ["FlopCounts", "count_flops", "executions", "executions_over"]
 
 _KINDS = ("add", "sub", "mul", "div", "special")
 
@@ -39,11 +39,11 @@ class FlopCounts:
 
 def executions(placed: Placed) -> sympy.Expr:
     """How many times the statement runs: its weight summed over its loops."""
-    return _executions(placed.weight, placed.loops)
+    return executions_over(placed.weight, placed.loops)
 
 
 @lru_cache(maxsize=4096)
-def _executions(weight: sympy.Expr, loops: tuple[Loop, ...]) -> sympy.Expr:
+def executions_over(weight: sympy.Expr, loops: tuple[Loop, ...]) -> sympy.Expr:
     return sympy.expand(sum_over_loops(weight, loops))
 
 

@@ -126,7 +126,7 @@ def _analyze_region(
     statements = placed_statements(region.body)
     flops = count_flops(statements, options.special_weight)
     compulsory, footprint_unknowns = compulsory_traffic(statements)
-    traffic = {"compulsory": compulsory, "streaming": streaming_traffic(statements)}
+    traffic = {"compulsory": compulsory, "streaming": streaming_traffic(region.body)}
     if region.eager_calls:
         traffic["fused"] = Traffic("fused", compulsory.read_bytes, compulsory.write_bytes,
                                    compulsory.allocate_bytes, compulsory.exact)

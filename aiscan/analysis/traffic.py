@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sympy
 
-from aiscan.analysis.flops import executions
+from aiscan.analysis.flops import executions_over
 from aiscan.analysis.footprint import Footprint, footprint_of, union_size
 from aiscan.analysis.walk import Placed
-from aiscan.ir.nodes import Access, Loop, Unknown, UnknownKind
+from aiscan.ir.nodes import Access, Branch, Loop, Node, Statement, Unknown, UnknownKind
 from aiscan.ir.symbols import loop_symbol
 
 __all__ = ["MODELS", "NUMPY_VIEWS", "Traffic", "compulsory_traffic", "streaming_traffic"]
@@ -190,26 +190,74 @@ def _iteration_distance(
             for loop in loops]
 
 
-def streaming_traffic(statements: Sequence[Placed]) -> Traffic:
-    by_body: dict[int, list[Placed]] = defaultdict(list)
-    for placed in statements:
-        by_body[placed.body_id].append(placed)
-    read = write = allocate = sympy.Integer(0)
-    for body in by_body.values():
-        seen_reads: set[tuple[str, object]] = set()
-        seen_writes: set[tuple[str, object]] = set()
-        for placed in body:
-            runs = executions(placed)
-            for access in placed.statement.accesses:
-                key = (access.array, access.index if access.index is not None else access.span)
-                width = access.element.width_bytes
-                if access.is_write:
-                    if key not in seen_writes:
-                        seen_writes.add(key)
-                        write += width * runs
-                        if key not in seen_reads:
-                            allocate += width * runs
-                elif key not in seen_reads and key not in seen_writes:
-                    seen_reads.add(key)
-                    read += width * runs
-    return Traffic("streaming", sympy.expand(read), sympy.expand(write), sympy.expand(allocate))
+def streaming_traffic(body: tuple[Node, ...]) -> Traffic:
+    """Streaming bytes of a region body (see the module docstring)."""
+    totals = _StreamingTotals()
+    _stream_body(body, (), sympy.Integer(1), _Registers(), totals)
+    return Traffic("streaming", sympy.expand(totals.read), sympy.expand(totals.write),
+                   sympy.expand(totals.allocate))
+
+
+@dataclass
+class _StreamingTotals:
+    read: sympy.Expr = sympy.Integer(0)
+    write: sympy.Expr = sympy.Integer(0)
+    allocate: sympy.Expr = sympy.Integer(0)
+
+
+@dataclass
+class _Registers:
+    """References a body already holds in registers: read, and written."""
+
+    reads: set[tuple[str, object]] = field(default_factory=set)
+    writes: set[tuple[str, object]] = field(default_factory=set)
+
+    def copy(self) -> _Registers:
+        return _Registers(set(self.reads), set(self.writes))
+
+
+def _stream_body(
+    body: tuple[Node, ...],
+    loops: tuple[Loop, ...],
+    weight: sympy.Expr,
+    registers: _Registers,
+    totals: _StreamingTotals,
+) -> None:
+    for node in body:
+        if isinstance(node, Loop):
+            _stream_body(node.body, (*loops, node), weight, _Registers(), totals)
+        elif isinstance(node, Branch):
+            _stream_statement(node.condition, loops, weight, registers, totals)
+            p = node.taken_fraction
+            then_registers, else_registers = registers.copy(), registers.copy()
+            _stream_body(node.then_body, loops, weight * p, then_registers, totals)
+            _stream_body(node.else_body, loops, weight * (1 - p), else_registers, totals)
+            # What both arms loaded or stored is in a register after the branch.
+            registers.reads |= then_registers.reads & else_registers.reads
+            registers.writes |= then_registers.writes & else_registers.writes
+        else:
+            _stream_statement(node, loops, weight, registers, totals)
+
+
+def _stream_statement(
+    statement: Statement,
+    loops: tuple[Loop, ...],
+    weight: sympy.Expr,
+    registers: _Registers,
+    totals: _StreamingTotals,
+) -> None:
+    if not statement.accesses:
+        return
+    runs = executions_over(weight, loops)
+    for access in statement.accesses:
+        key = (access.array, access.index if access.index is not None else access.span)
+        width = access.element.width_bytes
+        if access.is_write:
+            if key not in registers.writes:
+                registers.writes.add(key)
+                totals.write += width * runs
+                if key not in registers.reads:
+                    totals.allocate += width * runs
+        elif key not in registers.reads and key not in registers.writes:
+            registers.reads.add(key)
+            totals.read += width * runs

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import count
 
 import sympy
 
@@ -24,35 +25,23 @@ class Placed:
     loops: tuple[Loop, ...]
     weight: sympy.Expr
     order: int
-    body_id: int
-    """Identifies the innermost body (loop body or branch arm) the statement sits in."""
 
 
 def placed_statements(body: tuple[Node, ...]) -> list[Placed]:
-    placed: list[Placed] = []
-    counter = iter(range(1 << 62))
-    bodies = iter(range(1 << 62))
-    placed.extend(_walk(body, (), sympy.Integer(1), counter, next(bodies), bodies))
-    return placed
+    return list(_walk(body, (), sympy.Integer(1), count()))
 
 
 def _walk(
-    body: tuple[Node, ...],
-    loops: tuple[Loop, ...],
-    weight: sympy.Expr,
-    counter: Iterator[int],
-    body_id: int,
-    bodies: Iterator[int],
+    body: tuple[Node, ...], loops: tuple[Loop, ...], weight: sympy.Expr, order: Iterator[int]
 ) -> Iterator[Placed]:
     for node in body:
         if isinstance(node, Statement):
-            yield Placed(node, loops, weight, next(counter), body_id)
+            yield Placed(node, loops, weight, next(order))
         elif isinstance(node, Loop):
-            yield from _walk(node.body, (*loops, node), weight, counter, next(bodies), bodies)
+            yield from _walk(node.body, (*loops, node), weight, order)
         else:
             assert isinstance(node, Branch)
-            yield Placed(node.condition, loops, weight, next(counter), body_id)
+            yield Placed(node.condition, loops, weight, next(order))
             p = node.taken_fraction
-            yield from _walk(node.then_body, loops, weight * p, counter, next(bodies), bodies)
-            yield from _walk(node.else_body, loops, weight * (1 - p), counter, next(bodies),
-                             bodies)
+            yield from _walk(node.then_body, loops, weight * p, order)
+            yield from _walk(node.else_body, loops, weight * (1 - p), order)

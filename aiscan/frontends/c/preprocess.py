@@ -245,6 +245,7 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
     preprocessor = _Preprocessor()
     preprocessor.line_directive = "#line"
     preprocessor.compress = 0
+    preprocessor.rewrite_paths = []  # keep file names as given, so spans name the user's path
     for spelling, value in _PRELUDE_MACROS.items():
         preprocessor.define(f"{spelling} {value}")
     for name, value in options.defines.items():

@@ -125,5 +125,4 @@ def _float_holding(integer: ElementType, floating: ElementType) -> ElementType:
         return floating if floating.width_bytes >= 2 * need else COMPLEX128
     if floating.width_bytes >= need and floating != BFLOAT16:
         return floating
-    return {2: FLOAT16, 4: FLOAT32}.get(need, FLOAT64) if need > floating.width_bytes \
-        else FLOAT32
+    return {2: FLOAT16, 4: FLOAT32}.get(max(need, floating.width_bytes * 2), FLOAT64)

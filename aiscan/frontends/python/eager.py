@@ -1,0 +1,94 @@
+"""Split a statement's array-expression tree into the calls NumPy makes: the eager view.
+
+Every ufunc, reduction and contraction reads its operands and writes its result; results
+that feed another call are temporaries (`_t1`, ...), named with the source they compute and
+their line. Scalar Python arithmetic is not a NumPy call and moves nothing. Storing into a
+slice (`y[1:-1] = e`) is one more call, the copy `__setitem__` makes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import sympy
+
+from aiscan.frontends.python.nests import Namer, NestBuilder, Target
+from aiscan.frontends.python.values import (
+    Apply,
+    ArrayValue,
+    Contract,
+    Leaf,
+    Reduce,
+    Scalar,
+    coordinate,
+)
+from aiscan.ir.nodes import Loop, Region, Temporary
+from aiscan.span import Span
+
+__all__ = ["EagerCalls", "eager_calls"]
+
+
+@dataclass(slots=True)
+class EagerCalls:
+    regions: list[Region] = field(default_factory=list)
+    temporaries: list[Temporary] = field(default_factory=list)
+
+
+def eager_calls(
+    target: Target, value: ArrayValue, namer: Namer, span: Span, rebinds: bool
+) -> EagerCalls:
+    """The calls of `target = value` (or `target op= value`); `rebinds` is `name = value`."""
+    calls: list[tuple[Leaf, ArrayValue]] = []
+    result = EagerCalls()
+
+    def emit(call: ArrayValue) -> Leaf:
+        name = namer.fresh("_t")
+        leaf = Leaf(name, call.element, call.shape,
+                    tuple(coordinate(d) for d in range(len(call.shape))), name, span)
+        calls.append((leaf, call))
+        elements = sympy.Mul(*call.shape) if call.shape else sympy.Integer(1)
+        result.temporaries.append(Temporary(name, call.text, span, elements, call.element))
+        return leaf
+
+    def visit(node: ArrayValue) -> ArrayValue:
+        if isinstance(node, (Leaf, Scalar)):
+            return node
+        if isinstance(node, Apply):
+            applied = replace(node, operands=tuple(visit(o) for o in node.operands))
+            if not any(_is_array(o) for o in applied.operands):
+                return applied  # Python scalar arithmetic: no NumPy call
+            return emit(applied)
+        if isinstance(node, Reduce):
+            return emit(replace(node, operand=visit(node.operand)))
+        assert isinstance(node, Contract)
+        return emit(replace(node, operands=tuple(visit(o) for o in node.operands)))
+
+    root = visit(value)
+    assert target.leaf is not None, "eager calls are for array targets"
+    if target.compound:
+        compound = Apply(target.compound, target.compound, (target.leaf, root),
+                         target.leaf.element, target.leaf.shape, f"in-place {target.compound}",
+                         span)
+        calls.append((target.leaf, compound))
+    elif rebinds:
+        if calls and root is calls[-1][0]:
+            # `z = expr`: the last call's result is `z` itself, not a temporary.
+            calls[-1] = (target.leaf, calls[-1][1])
+            result.temporaries.pop()
+    else:
+        calls.append((target.leaf, Apply("free", "copy", (root,), target.leaf.element,
+                                          target.leaf.shape, "copy", span)))
+    for leaf, call in calls:
+        nodes = NestBuilder(namer, span).assign(Target(leaf), call, f"{leaf.array} = {call.text}")
+        kind = "nest" if any(isinstance(n, Loop) for n in nodes) else "straight"
+        result.regions.append(Region(kind, tuple(nodes), span))
+    return result
+
+
+def _is_array(value: ArrayValue) -> bool:
+    """Does NumPy hold this value in memory (an array), rather than a Python scalar?"""
+    if isinstance(value, Scalar):
+        return False
+    if isinstance(value, Apply):
+        return any(_is_array(o) for o in value.operands)
+    return True

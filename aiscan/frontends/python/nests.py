@@ -1,0 +1,330 @@
+"""Lower one assignment of an array-expression tree to IR loops: the fused view.
+
+The target's elements are visited by one loop nest and each element is computed in
+registers, as numba, JAX or numexpr would run it. Two things keep the count equal to what
+NumPy computes: a reduction or contraction runs its own loops into a register, and any
+sub-expression that is broadcast (it depends on fewer loop variables than its consumer) is
+computed once, outside the loops it does not depend on. When that needs the loops in another
+order it is computed into a named array first (`_f1`, ...), which the counts then include.
+Reductions peel their first element, so `n` elements cost exactly `n - 1` combining operations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import sympy
+
+from aiscan.frontends.python.values import (
+    Apply,
+    ArrayValue,
+    Contract,
+    Leaf,
+    Reduce,
+    Scalar,
+    Shape,
+    coordinate,
+)
+from aiscan.ir.nodes import Access, FlopTally, Loop, Node, Statement
+from aiscan.ir.symbols import loop_symbol
+from aiscan.span import Span
+
+__all__ = ["Namer", "NestBuilder", "Target", "broadcast_coordinates", "operator_flops"]
+
+_COMBINE = {"sum": "add", "prod": "mul", "max": "", "min": ""}
+
+
+class Namer:
+    """Fresh names for one function: loop variables, registers, temporaries."""
+
+    def __init__(self) -> None:
+        self._counts: dict[str, int] = {}
+
+    def fresh(self, prefix: str) -> str:
+        count = self._counts.get(prefix, 0) + 1
+        self._counts[prefix] = count
+        return f"{prefix}{count}"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where a statement's value goes: array elements (`leaf`) or a register (`leaf=None`)."""
+
+    leaf: Leaf | None
+    compound: str = ""
+    """`add`, `sub`, `mul` or `div` for `+=` and friends."""
+
+    @property
+    def shape(self) -> Shape:
+        return self.leaf.shape if self.leaf is not None else ()
+
+
+@dataclass(slots=True)
+class _Evaluation:
+    flops: FlopTally = field(default_factory=FlopTally)
+    accesses: list[Access] = field(default_factory=list)
+    special_calls: list[str] = field(default_factory=list)
+
+    def absorb(self, other: _Evaluation) -> None:
+        self.flops = self.flops + other.flops
+        self.accesses += other.accesses
+        self.special_calls += other.special_calls
+
+
+@dataclass(frozen=True, slots=True)
+class _Hoist:
+    """Nodes computing a register, to be placed inside the loops of `needed` only."""
+
+    needed: frozenset[sympy.Symbol]
+    nodes: tuple[Node, ...]
+
+
+def broadcast_coordinates(
+    coords: Sequence[sympy.Expr], out_shape: Shape, shape: Shape
+) -> tuple[sympy.Expr, ...]:
+    """The coordinates of an operand of `shape` broadcast to `out_shape` (NumPy rules)."""
+    offset = len(out_shape) - len(shape)
+    return tuple(
+        sympy.Integer(0) if extent == 1 and out_shape[offset + d] != 1 else coords[offset + d]
+        for d, extent in enumerate(shape)
+    )
+
+
+def operator_flops(op: str, element_complex: bool, both_complex: bool) -> FlopTally:
+    """One arithmetic operator; complex operands use the textbook real-operation counts."""
+    if op == "special":
+        return FlopTally(special=1)
+    if op not in ("add", "sub", "mul", "div"):
+        return FlopTally()
+    if not element_complex:
+        return FlopTally(**{op: 1})
+    if op in ("add", "sub"):
+        return FlopTally(**{op: 2 if both_complex else 1})
+    if op == "mul":
+        return FlopTally(mul=4, add=1, sub=1) if both_complex else FlopTally(mul=2)
+    return FlopTally(mul=6, add=2, sub=1, div=2) if both_complex else FlopTally(div=2)
+
+
+class NestBuilder:
+    """Builds the fused loop nest of one statement; `namer` is shared by the function."""
+
+    def __init__(self, namer: Namer, span: Span) -> None:
+        self.namer = namer
+        self.span = span
+        self.before: list[Node] = []
+
+    def assign(self, target: Target, value: ArrayValue, text: str) -> list[Node]:
+        """The nodes that compute `value` into `target` (loops over the target's shape)."""
+        shape = target.shape
+        variables = [loop_symbol(self.namer.fresh("_i")) for _ in shape]
+        order = tuple(variables)
+        coords = broadcast_coordinates(variables, shape, value.shape)
+        evaluation, hoists = self._operand(value, coords, frozenset(variables), order)
+        if target.leaf is not None and target.compound:
+            evaluation.absorb(self._read(target.leaf, variables))
+        if target.compound:
+            evaluation.flops = evaluation.flops + operator_flops(
+                target.compound, value.element.is_complex, value.element.is_complex)
+        if target.leaf is not None:
+            write = self._read(target.leaf, variables).accesses[0]
+            evaluation.accesses.append(_as_write(write))
+        statement = self._statement(text, evaluation)
+        levels: list[list[Node]] = [[] for _ in range(len(variables) + 1)]
+        for hoist in hoists:
+            levels[len(hoist.needed)].extend(hoist.nodes)
+        levels[-1].append(statement)
+        body: list[Node] = levels[-1]
+        for depth in range(len(variables) - 1, -1, -1):
+            loop = Loop(str(variables[depth]), sympy.Integer(0), 1, shape[depth], tuple(body),
+                        self.span)
+            body = [*levels[depth], loop]
+        return [*self.before, *(n for n in body if _has_work(n))]
+
+    # ---- operands -----------------------------------------------------------------------
+
+    def _operand(
+        self,
+        value: ArrayValue,
+        coords: tuple[sympy.Expr, ...],
+        consumer_needs: frozenset[sympy.Symbol],
+        order: tuple[sympy.Symbol, ...],
+    ) -> tuple[_Evaluation, list[_Hoist]]:
+        needed = _needed(coords)
+        hoist = isinstance(value, (Reduce, Contract)) or (
+            isinstance(value, Apply) and _computes(value) and needed < consumer_needs
+        )
+        if not hoist:
+            return self._inline(value, coords, order)
+        if needed == frozenset(order[: len(needed)]):
+            nodes, hoists = self._register(value, coords, order)
+            return _Evaluation(), [*hoists, _Hoist(needed, tuple(nodes))]
+        return self._materialize(value, coords, order)
+
+    def _materialize(
+        self, value: ArrayValue, coords: tuple[sympy.Expr, ...], order: tuple[sympy.Symbol, ...]
+    ) -> tuple[_Evaluation, list[_Hoist]]:
+        """Compute `value` into a new array first; this statement then reads it."""
+        name = self.namer.fresh("_f")
+        leaf = Leaf(name, value.element, value.shape,
+                    tuple(coordinate(d) for d in range(len(value.shape))), name, self.span)
+        inner = NestBuilder(self.namer, self.span)
+        self.before += inner.assign(Target(leaf), value, f"{name} = {_text(value)}")
+        return self._inline(leaf, coords, order)
+
+    def _inline(
+        self, value: ArrayValue, coords: tuple[sympy.Expr, ...], order: tuple[sympy.Symbol, ...]
+    ) -> tuple[_Evaluation, list[_Hoist]]:
+        if isinstance(value, Leaf):
+            return self._read(value, coords), []
+        if isinstance(value, Scalar):
+            return _Evaluation(), []
+        assert isinstance(value, Apply), "reductions and contractions are always hoisted"
+        result = _Evaluation()
+        hoists: list[_Hoist] = []
+        needs = _needed(coords)
+        for operand in value.operands:
+            operand_coords = broadcast_coordinates(coords, value.shape, operand.shape)
+            evaluation, more = self._operand(operand, operand_coords, needs, order)
+            result.absorb(evaluation)
+            hoists += more
+        if _computes(value):
+            complex_operands = [o.element.is_complex for o in value.operands]
+            result.flops = result.flops + operator_flops(
+                value.op, value.element.is_complex, all(complex_operands))
+            if value.op == "special":
+                result.special_calls.append(value.name)
+        return result, hoists
+
+    def _read(self, leaf: Leaf, coords: Sequence[sympy.Expr]) -> _Evaluation:
+        bindings = {coordinate(d): c for d, c in enumerate(coords)}
+        index = tuple(sympy.expand(e.subs(bindings)) for e in leaf.index)
+        access = Access(leaf.array, index, leaf.element, False, self.span, leaf.text)
+        return _Evaluation(accesses=[access])
+
+    # ---- registers ----------------------------------------------------------------------
+
+    def _register(
+        self, value: ArrayValue, coords: tuple[sympy.Expr, ...], order: tuple[sympy.Symbol, ...]
+    ) -> tuple[list[Node], list[_Hoist]]:
+        """Nodes computing one element of `value` (at `coords`) into a register."""
+        register = self.namer.fresh("_r")
+        if isinstance(value, Apply):
+            evaluation, hoists = self._inline(value, coords, order)
+            return [self._statement(f"{register} = {value.text}", evaluation)], hoists
+        if isinstance(value, Reduce):
+            return self._reduce(value, coords, order, register)
+        assert isinstance(value, Contract)
+        return self._contract(value, coords, order, register)
+
+    def _reduce(
+        self, value: Reduce, coords: tuple[sympy.Expr, ...], order: tuple[sympy.Symbol, ...],
+        register: str,
+    ) -> tuple[list[Node], list[_Hoist]]:
+        operand_shape = value.operand.shape
+        kept = iter(coords) if not value.keepdims else None
+        operand_coords: list[sympy.Expr] = []
+        axes: list[tuple[sympy.Symbol, sympy.Expr]] = []
+        for d, extent in enumerate(operand_shape):
+            if d in value.axes:
+                var = loop_symbol(self.namer.fresh("_k"))
+                axes.append((var, extent))
+                operand_coords.append(var)
+            else:
+                operand_coords.append(next(kept) if kept is not None else coords[d])
+        evaluation, hoists = self._operand(
+            value.operand, tuple(operand_coords), _needed(operand_coords) | {
+                v for v, _ in axes}, order)
+        text = f"{register} = {value.text}"
+        return self._peel(evaluation, axes, _COMBINE[value.kind], text), hoists
+
+    def _contract(
+        self, value: Contract, coords: tuple[sympy.Expr, ...], order: tuple[sympy.Symbol, ...],
+        register: str,
+    ) -> tuple[list[Node], list[_Hoist]]:
+        bound = dict(zip(value.out, coords, strict=True))
+        axes: list[tuple[sympy.Symbol, sympy.Expr]] = []
+        for label in dict.fromkeys("".join(value.labels)):
+            if label not in bound:
+                var = loop_symbol(self.namer.fresh("_k"))
+                bound[label] = var
+                axes.append((var, value.extent(label)))
+        evaluation = _Evaluation()
+        hoists: list[_Hoist] = []
+        all_needs = _needed(tuple(bound.values())) | {v for v, _ in axes}
+        for operand, labels in zip(value.operands, value.labels, strict=True):
+            operand_coords = tuple(bound[label] for label in labels)
+            part, more = self._operand(operand, operand_coords, all_needs, order)
+            evaluation.absorb(part)
+            hoists += more
+        for _ in value.operands[1:]:
+            evaluation.flops = evaluation.flops + operator_flops(
+                "mul", value.element.is_complex, value.element.is_complex)
+        text = f"{register} = {value.text}"
+        return self._peel(evaluation, axes, "add", text), hoists
+
+    def _peel(
+        self, element: _Evaluation, axes: list[tuple[sympy.Symbol, sympy.Expr]], combine: str,
+        text: str,
+    ) -> list[Node]:
+        """`acc = first element; acc op= every other element`: exactly count - 1 combines."""
+        combined = _Evaluation(element.flops, list(element.accesses), list(element.special_calls))
+        if combine:
+            combined.flops = combined.flops + FlopTally(**{combine: 1})
+
+        def statement(evaluation: _Evaluation, fixed: dict[sympy.Symbol, sympy.Expr]) -> Node:
+            accesses = [
+                Access(a.array, tuple(sympy.expand(e.subs(fixed)) for e in a.index or ()),
+                       a.element, a.is_write, a.span, a.text)
+                for a in evaluation.accesses
+            ]
+            return self._statement(text, _Evaluation(evaluation.flops, accesses,
+                                                     evaluation.special_calls))
+
+        def full(rest: list[tuple[sympy.Symbol, sympy.Expr]],
+                 fixed: dict[sympy.Symbol, sympy.Expr]) -> list[Node]:
+            if not rest:
+                return [statement(combined, fixed)]
+            (var, extent), *inner = rest
+            return [Loop(str(var), sympy.Integer(0), 1, extent, tuple(full(inner, fixed)),
+                         self.span)]
+
+        def peel(rest: list[tuple[sympy.Symbol, sympy.Expr]],
+                 fixed: dict[sympy.Symbol, sympy.Expr]) -> list[Node]:
+            if not rest:
+                return [statement(element, fixed)]
+            (var, extent), *inner = rest
+            first = peel(inner, {**fixed, var: sympy.Integer(0)})
+            others = Loop(str(var), sympy.Integer(1), 1, sympy.expand(extent - 1),
+                          tuple(full(inner, fixed)), self.span)
+            return [*first, others]
+
+        return peel(axes, {})
+
+    def _statement(self, text: str, evaluation: _Evaluation) -> Statement:
+        return Statement(self.span, text, evaluation.flops, tuple(evaluation.accesses),
+                         tuple(evaluation.special_calls))
+
+
+def _as_write(access: Access) -> Access:
+    return Access(access.array, access.index, access.element, True, access.span, access.text)
+
+
+def _needed(coords: Sequence[sympy.Expr]) -> frozenset[sympy.Symbol]:
+    """The builder's loop variables an element at `coords` depends on."""
+    return frozenset(s for c in coords for s in sympy.sympify(c).free_symbols)
+
+
+def _computes(value: Apply) -> bool:
+    """Does evaluating `value` cost FLOPs or call a special function (not a free op)?"""
+    return value.op in ("add", "sub", "mul", "div", "special") and value.element.is_float
+
+
+def _text(value: ArrayValue) -> str:
+    return value.text
+
+
+def _has_work(node: Node) -> bool:
+    if isinstance(node, Statement):
+        return bool(node.accesses) or not node.flops.is_zero() or bool(node.unknowns)
+    return True

@@ -1,0 +1,140 @@
+"""The value of a Python expression as the frontend understands it: a small array-expression tree.
+
+Explicit element reads (`A[i, j]`) and whole-array expressions (`a * x + y`) are the same
+tree; a rank-0 tree is scalar code. `nests.py` turns a tree into IR loops (fused view) and
+`eager.py` splits it into the calls NumPy makes (eager view).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy
+
+from aiscan.ir.nodes import ElementType
+from aiscan.ir.symbols import loop_symbol
+from aiscan.span import Span
+
+__all__ = [
+    "Apply",
+    "ArrayValue",
+    "Contract",
+    "Integer",
+    "Leaf",
+    "Reduce",
+    "Scalar",
+    "Shape",
+    "coordinate",
+]
+
+Shape = tuple[sympy.Expr, ...]
+
+
+def coordinate(dim: int) -> sympy.Symbol:
+    """Placeholder for a view's `dim`-th coordinate inside `Leaf.index`; never reaches the IR."""
+    return loop_symbol(f"_aiscan_c{dim}")
+
+
+@dataclass(frozen=True, slots=True)
+class Leaf:
+    """Elements of an array in memory, seen through a view (slices, `None`, `.T`).
+
+    `index` gives the base array's index for view coordinates `coordinate(0..rank-1)`.
+    """
+
+    array: str
+    element: ElementType
+    shape: Shape
+    index: tuple[sympy.Expr, ...]
+    text: str
+    span: Span
+
+    @property
+    def weak(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class Scalar:
+    """A value in a register: a literal or a scalar variable. Python scalars are weak."""
+
+    element: ElementType
+    weak: bool
+    text: str
+    constant: bool = False
+    """A literal or a constant expression of literals (folded: no FLOPs)."""
+
+    @property
+    def shape(self) -> Shape:
+        return ()
+
+
+@dataclass(frozen=True, slots=True)
+class Apply:
+    """An elementwise operator or ufunc; `op` is add/sub/mul/div/special/free."""
+
+    op: str
+    name: str
+    operands: tuple[ArrayValue, ...]
+    element: ElementType
+    shape: Shape
+    text: str
+    span: Span
+    weak: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Reduce:
+    """`sum`/`prod`/`max`/`min` over `axes` of the operand: `count - 1` combining operations."""
+
+    kind: str
+    operand: ArrayValue
+    axes: tuple[int, ...]
+    keepdims: bool
+    element: ElementType
+    shape: Shape
+    text: str
+    span: Span
+
+    @property
+    def weak(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class Contract:
+    """An einsum: products of the operands summed over the labels not in `out`.
+
+    `@`, `dot`, `matmul`, `inner`, `tensordot` and `einsum` all become this.
+    """
+
+    operands: tuple[ArrayValue, ...]
+    labels: tuple[str, ...]
+    out: str
+    extents: tuple[tuple[str, sympy.Expr], ...]
+    element: ElementType
+    shape: Shape
+    text: str
+    span: Span
+
+    @property
+    def weak(self) -> bool:
+        return False
+
+    def extent(self, label: str) -> sympy.Expr:
+        return dict(self.extents)[label]
+
+
+@dataclass(frozen=True, slots=True)
+class Integer:
+    """An integer scalar: an affine expression in sizes and loop variables, or unknown."""
+
+    value: sympy.Expr | None
+    text: str
+
+    @property
+    def shape(self) -> Shape:
+        return ()
+
+
+ArrayValue = Leaf | Scalar | Apply | Reduce | Contract
