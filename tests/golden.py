@@ -44,7 +44,8 @@ def same(actual: sympy.Expr | None, expected_text: str) -> bool:
 def _names(text: str) -> set[str]:
     import re
 
-    return {w for w in re.findall(r"[A-Za-z_]\w*", text) if w not in {"oo", "none"}}
+    return {w for w in re.findall(r"[A-Za-z_]\w*", text)
+            if w not in {"oo", "none"} and not callable(getattr(sympy, w, None))}
 
 
 def load_expectations(path: Path) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 from itertools import combinations
 
 import sympy
@@ -210,10 +211,14 @@ def _image_box(
     projected: list[_Range],
 ) -> Box | None:
     ranges = {r.var: r for r in projected}
-    dims: list[tuple[sympy.Symbol | None, sympy.Expr, sympy.Expr]] = []
+    dims: list[tuple[Any, Any, sympy.Expr]] = []
     for coefficients, constant in linear:
         if not coefficients:
             dims.append((None, sympy.Integer(1), constant))
+            continue
+        if len(coefficients) > 1 and all(c in (1, -1) for c in coefficients.values()):
+            variables = tuple(sorted(coefficients, key=str))
+            dims.append((variables, tuple(coefficients[v] for v in variables), constant))
             continue
         split = _delinearize(coefficients, constant, ranges)
         if split is None:
@@ -224,6 +229,16 @@ def _image_box(
     for var, coefficient, constant in dims:
         if var is None:
             intervals.append((constant, constant))
+            continue
+        if isinstance(var, tuple):  # a sum of unit-stride variables, e.g. `h + r`
+            if seen & set(var) or any(ranges[v].step != 1 for v in var):
+                return None
+            seen |= set(var)
+            low = constant + sum((ranges[v].low if coefficient[k] == 1 else -ranges[v].high
+                                  for k, v in enumerate(var)), sympy.Integer(0))
+            high = constant + sum((ranges[v].high if coefficient[k] == 1 else -ranges[v].low
+                                   for k, v in enumerate(var)), sympy.Integer(0))
+            intervals.append((low, high))
             continue
         r = ranges[var]
         if var in seen or r.step != 1:
@@ -262,8 +277,10 @@ def _delinearize(
         stride = coefficients[var]
         if covered != 0 and not _provably_nonnegative(sympy.Abs(stride) - covered - 1):
             return None
-        r = ranges[var]
-        covered = sympy.expand(covered + sympy.Abs(stride) * (r.high - r.low))
+        extent = _max_extent(ranges[var], ranges)
+        if extent is None:
+            return None
+        covered = sympy.expand(covered + sympy.Abs(stride) * extent)
     dims: list[tuple[sympy.Symbol | None, sympy.Expr, sympy.Expr]] = []
     remainder = constant
     for var in reversed(order):
@@ -278,6 +295,21 @@ def _delinearize(
         sign = 1 if stride.is_positive or (stride.is_number and stride > 0) else -1
         dims.append((var, sympy.Integer(sign), quotient * sign))
     return dims
+
+
+def _max_extent(r: _Range, ranges: dict[sympy.Symbol, _Range]) -> sympy.Expr | None:
+    """The widest `high - low` a variable's range reaches over the outer variables."""
+    extent = sympy.expand(r.high - r.low)
+    for _ in range(len(ranges) + 1):
+        outer = [v for v in extent.free_symbols if v in ranges and v != r.var]
+        if not outer:
+            return extent
+        var = outer[0]
+        widest = _extreme(extent, var, ranges[var].low, ranges[var].high, want_max=True)
+        if widest is None:
+            return None
+        extent = widest
+    return None
 
 
 def _stride_rank(stride: sympy.Expr) -> tuple[int, str]:

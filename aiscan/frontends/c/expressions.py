@@ -7,6 +7,7 @@ evaluation order, and turns index and bound expressions into sympy, or says why 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -38,6 +39,7 @@ _FMA = frozenset({"fma", "fmaf", "fmal"})
 _ARITHMETIC = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
 _COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!=", "&&", "||"})
 _GENERATOR = c_generator.CGenerator()
+_WORD = re.compile(r"\w+")
 
 _INT = element_type_named(["int"])
 _DOUBLE = element_type_named(["double"])
@@ -466,6 +468,13 @@ class ExpressionReader:
             return None
         if isinstance(node, c_ast.Cast):
             return self.affine(node.expr)
+        if isinstance(node, c_ast.StructRef) and not isinstance(node.name, c_ast.ArrayRef):
+            # `g->n`, `s.len`: a size held in a struct; named `g_n`, `s_len` (sympy-parsable).
+            ctype = self.lvalue_type(node)
+            element = ctype.element if ctype is not None else None
+            if ctype is not None and (not ctype.is_scalar or element is None or element.is_float):
+                return None
+            return size_symbol("_".join(_WORD.findall(source_text(node))))
         if isinstance(node, c_ast.UnaryOp):
             inner = self.affine(node.expr)
             if inner is None:

@@ -253,7 +253,7 @@ class _FunctionLowering:
             yield from (n for n in self._lower(init) if _has_work(n))
         var, step = _induction_step(node.next)
         header = _Header(var, step, node.cond, self._initial_value(var), _init_of(node.init, var))
-        yield self._loop(node, header, node.stmt, at_least_once=False)
+        yield from self._loop(node, header, node.stmt, at_least_once=False)
 
     def _while(self, node: c_ast.While | c_ast.DoWhile, *, at_least_once: bool) -> Iterator[Node]:
         body_items = list(_items(node.stmt))
@@ -268,7 +268,7 @@ class _FunctionLowering:
             # The counter moves mid-body: uses after the update see start + step.
             header = _Header(None, None, node.cond, None, None)
             body = body_items
-        yield self._loop(node, header, c_ast.Compound(body, node.coord), at_least_once)
+        yield from self._loop(node, header, c_ast.Compound(body, node.coord), at_least_once)
 
     def _initial_value(self, var: str | None) -> sympy.Expr | None:
         if var is None:
@@ -278,15 +278,34 @@ class _FunctionLowering:
 
     def _loop(
         self, node: c_ast.Node, header: _Header, body: c_ast.Node, at_least_once: bool
-    ) -> Loop:
+    ) -> Iterator[Node]:
+        """The loop, preceded by its bound's evaluation when that reads memory.
+
+        A recognised bound (`j < rowptr[i + 1]`) is loop-invariant and counted once per
+        entry, as compilers hoist it; an unrecognised condition is counted every iteration.
+        """
         span = self.span(node)
         start, trip, unknowns = self._trip(header, span, at_least_once)
+        recognised = not unknowns or unknowns[0].symbol is not None and unknowns[0].symbol.startswith(
+            "nnz_")
+        comparison = _comparison(header.condition, header.var) if header.var else None
+        per_iteration: list[Node] = []
+        if header.condition is not None:
+            if recognised and comparison is not None:
+                bound = self._statement(comparison[1], self.reader.value(comparison[1]))
+                if _has_work(bound):
+                    yield bound
+            else:
+                condition = self._statement(header.condition,
+                                            self.reader.value(header.condition))
+                if _has_work(condition):
+                    per_iteration.append(condition)
         var = header.var or f"_loop_L{span.line}"
         before = self.scope.copy()
         self._forget_assigned(body)
         self.scope.variables[var] = Variable(var, _INT_CTYPE, is_loop_var=True)
         self.enclosing_loops.append((var, start, trip))
-        lowered = tuple(self._lower(body))
+        lowered = (*per_iteration, *self._lower(body))
         self.enclosing_loops.pop()
         self._forget_changes(before)
         if header.var is not None and (variable := self.scope.lookup(header.var)) is not None:
@@ -295,7 +314,7 @@ class _FunctionLowering:
             variable.integer_value = None
         if header.var not in before.variables:
             self.scope.variables.pop(var, None)
-        return Loop(var, start, header.step or 1, trip, lowered, self._extent(node), unknowns)
+        yield Loop(var, start, header.step or 1, trip, lowered, self._extent(node), unknowns)
 
     def _forget_assigned(self, body: c_ast.Node) -> None:
         """Integers assigned anywhere in a loop body vary from one iteration to the next."""

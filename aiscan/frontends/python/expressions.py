@@ -1,0 +1,528 @@
+"""libcst expressions to array-expression trees, with shapes and dtypes propagated.
+
+Anything the reader cannot understand becomes a located `Unknown` saying which name and why,
+and the expression's value is None: its work is then not counted, never guessed.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+import sympy
+
+from aiscan.frontends.python import dtypes
+from aiscan.frontends.python.names import SourceNames
+from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, slice_view
+from aiscan.frontends.python.values import (
+    Apply,
+    ArrayValue,
+    Contract,
+    Integer,
+    Leaf,
+    Reduce,
+    Scalar,
+    Shape,
+    coordinate,
+)
+from aiscan.ir.nodes import ElementType, Unknown, UnknownKind
+from aiscan.ir.symbols import size_symbol
+from aiscan.span import Span
+
+__all__ = ["Allocation", "ExpressionReader", "Opaque", "Scope", "Value"]
+
+_SPECIAL = frozenset(
+    "sqrt cbrt exp exp2 expm1 log log2 log10 log1p power pow sin cos tan arcsin arccos "
+    "arctan arctan2 asin acos atan atan2 sinh cosh tanh arcsinh arccosh arctanh asinh acosh "
+    "atanh erf erfc gamma lgamma hypot reciprocal_sqrt rsqrt sigmoid".split()
+)
+# Comparisons, sign changes, rounding and selection: 0 FLOPs by MODEL.md.
+_FREE = frozenset(
+    "abs absolute fabs negative positive floor ceil trunc rint round sign maximum minimum "
+    "fmax fmin where clip copysign greater less greater_equal less_equal equal not_equal "
+    "logical_and logical_or logical_not isnan isfinite relu".split()
+)
+_ARITHMETIC = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div",
+               "true_divide": "div", "sub": "sub", "mul": "mul", "div": "div"}
+_REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax": "max",
+               "amin": "min", "nansum": "sum", "mean": "mean"}
+_OPERATORS = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "Divide": "div",
+              "FloorDivide": "div"}
+_ALLOCATIONS = {"empty": False, "zeros": False, "ones": True, "full": True,
+                "empty_like": False, "zeros_like": True, "ones_like": True, "full_like": True}
+_CONSTANTS = frozenset({"numpy.pi", "numpy.e", "numpy.inf", "numpy.nan", "math.pi",
+                        "math.e", "math.inf", "math.tau"})
+
+
+@dataclass(frozen=True, slots=True)
+class Allocation:
+    """`np.empty/zeros/ones/full(...)`: a new array; `fills` when NumPy writes every element.
+
+    `np.zeros` gets pages the OS zeroes on first touch (calloc), so it writes nothing;
+    `zeros_like`, `ones` and `full` do write.
+    """
+
+    shape: Shape
+    element: ElementType
+    fills: bool
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    """A name whose shape or dtype is unknown; using it as a value says so."""
+
+    name: str
+    reason: str
+    is_parameter: bool = False
+
+
+Value = ArrayValue | Integer | Allocation
+Binding = ArrayValue | Integer | Opaque
+
+
+@dataclass
+class Scope:
+    names: dict[str, Binding] = field(default_factory=dict)
+
+    def copy(self) -> Scope:
+        return Scope(dict(self.names))
+
+
+class ExpressionReader:
+    """Reads the expressions of one function; unknowns found go to `self.unknowns`."""
+
+    def __init__(self, names: SourceNames, scope: Scope) -> None:
+        self.names = names
+        self.scope = scope
+        self.unknowns: list[Unknown] = []
+
+    # ---- entry points -------------------------------------------------------------------
+
+    def value(self, node: cst.BaseExpression) -> Value | None:
+        method: Callable[[cst.BaseExpression], Value | None] | None = getattr(
+            self, f"_{type(node).__name__}", None)
+        if method is None:
+            return self._unsupported(node, f"`{self.names.text(node)}` is not understood")
+        return method(node)
+
+    def array(self, node: cst.BaseExpression) -> ArrayValue | None:
+        """The value as an array expression (integers become weak int scalars)."""
+        result = self.value(node)
+        if isinstance(result, Integer):
+            return Scalar(dtypes.PYTHON_INT, True, result.text, constant=True)
+        if isinstance(result, Allocation):
+            return self._unsupported(node, "an allocation used inside an expression")
+        return result
+
+    def integer(self, node: cst.BaseExpression) -> sympy.Expr | None:
+        """An integer expression in sizes and loop variables, or None (with an unknown)."""
+        result = self.value(node)
+        if isinstance(result, Integer) and result.value is not None:
+            return result.value
+        if isinstance(result, Integer):
+            self._note(UnknownKind.DATA_DEPENDENT_BOUND, node,
+                       f"`{self.names.text(node)}` is an integer whose value varies")
+        elif result is not None:
+            self._note(UnknownKind.NON_AFFINE_INDEX, node,
+                       f"`{self.names.text(node)}` is not an integer expression")
+        return None
+
+    def span(self, node: cst.CSTNode) -> Span:
+        return self.names.span(node)
+
+    def _note(self, kind: UnknownKind, node: cst.CSTNode, message: str) -> None:
+        self.unknowns.append(Unknown(kind, message, self.span(node)))
+
+    def _unsupported(self, node: cst.CSTNode, message: str) -> None:
+        self._note(UnknownKind.UNSUPPORTED, node, f"{message}; its work is not counted")
+        return None
+
+    # ---- atoms --------------------------------------------------------------------------
+
+    def _Integer(self, node: cst.Integer) -> Value:
+        return Integer(sympy.Integer(int(str(node.evaluated_value))), node.value)
+
+    def _Float(self, node: cst.Float) -> Value:
+        return Scalar(dtypes.PYTHON_FLOAT, True, node.value, constant=True)
+
+    def _Imaginary(self, node: cst.Imaginary) -> Value:
+        return Scalar(dtypes.COMPLEX128, True, node.value, constant=True)
+
+    def _Name(self, node: cst.Name) -> Value | None:
+        if node.value in ("True", "False"):
+            return Scalar(dtypes.BOOL, True, node.value, constant=True)
+        binding = self.scope.names.get(node.value)
+        if binding is None:
+            canonical = self.names.canonical(node)
+            if canonical in _CONSTANTS:
+                return Scalar(dtypes.PYTHON_FLOAT, True, node.value, constant=True)
+            self._note(UnknownKind.UNKNOWN_SHAPE, node,
+                       f"`{node.value}` is not defined in this function: its shape and dtype "
+                       "are unknown; its work is not counted")
+            return None
+        if isinstance(binding, Opaque):
+            self._note(UnknownKind.UNKNOWN_SHAPE, node,
+                       f"`{binding.name}`: {binding.reason}; its work is not counted")
+            return None
+        return binding
+
+    def _Attribute(self, node: cst.Attribute) -> Value | None:
+        canonical = self.names.canonical(node)
+        if canonical in _CONSTANTS:
+            return Scalar(dtypes.PYTHON_FLOAT, True, self.names.text(node), constant=True)
+        attribute = node.attr.value
+        if attribute in ("T", "mT"):
+            base = self.value(node.value)
+            if isinstance(base, Leaf):
+                return _transpose(base, self.names.text(node))
+            if base is not None:
+                return self._unsupported(node, "`.T` of a computed expression")
+            return None
+        if attribute in ("real",):
+            return self.value(node.value)
+        return self._unsupported(node, f"attribute `{self.names.text(node)}`")
+
+    # ---- operators ----------------------------------------------------------------------
+
+    def _BinaryOperation(self, node: cst.BinaryOperation) -> Value | None:
+        operator = type(node.operator).__name__
+        left, right = self.value(node.left), self.value(node.right)
+        if left is None or right is None:
+            return None
+        text = self.names.text(node)
+        if isinstance(left, Integer) and isinstance(right, Integer):
+            return _integer_operator(operator, left, right, text)
+        left_array = self._as_array(left, node.left)
+        right_array = self._as_array(right, node.right)
+        if left_array is None or right_array is None:
+            return None
+        if operator == "MatrixMultiply":
+            return self.contract_matmul(left_array, right_array, node)
+        if operator == "Power":
+            return self._power(left_array, node.right, text, node)
+        if operator in _OPERATORS:
+            return self.elementwise(_OPERATORS[operator], operator.lower(),
+                                    (left_array, right_array), node)
+        return self._unsupported(node, f"operator `{text}`")
+
+    def _power(self, base: ArrayValue, exponent: cst.BaseExpression, text: str,
+               node: cst.CSTNode) -> ArrayValue | None:
+        """`x**2` is one multiply (NumPy's square), `x**0.5` a sqrt, `x**-1` a divide."""
+        literal = _literal(exponent)
+        if literal == 2:
+            return self.elementwise("mul", "square", (base, base), node, text)
+        if literal == 0.5:
+            return self.elementwise("special", "sqrt", (base,), node, text)
+        if literal == -1:
+            one = Scalar(dtypes.PYTHON_INT, True, "1", constant=True)
+            return self.elementwise("div", "reciprocal", (one, base), node, text)
+        if literal == 1:
+            return base
+        power = self.array(exponent)
+        if power is None:
+            return None
+        return self.elementwise("special", "power", (base, power), node, text)
+
+    def _UnaryOperation(self, node: cst.UnaryOperation) -> Value | None:
+        operand = self.value(node.expression)
+        if operand is None:
+            return None
+        operator = type(node.operator).__name__
+        if isinstance(operand, Integer):
+            if operator == "Minus":
+                value = None if operand.value is None else -operand.value
+                return Integer(value, self.names.text(node))
+            return operand
+        array = self._as_array(operand, node.expression)
+        if array is None:
+            return None
+        if operator == "Plus":
+            return array
+        return self.elementwise("free", "negative", (array,), node)
+
+    def _Comparison(self, node: cst.Comparison) -> Value | None:
+        operands: list[ArrayValue] = []
+        for part in (node.left, *(c.comparator for c in node.comparisons)):
+            value = self.array(part)
+            if value is None:
+                return None
+            operands.append(value)
+        result = self.elementwise("free", "compare", tuple(operands), node)
+        if isinstance(result, Apply):
+            return Apply(result.op, result.name, result.operands, dtypes.BOOL, result.shape,
+                         result.text, result.span, result.weak)
+        return result
+
+    def _BooleanOperation(self, node: cst.BooleanOperation) -> Value | None:
+        left, right = self.array(node.left), self.array(node.right)
+        if left is None or right is None:
+            return None
+        return self.elementwise("free", "logical", (left, right), node)
+
+    def _as_array(self, value: Value, node: cst.CSTNode) -> ArrayValue | None:
+        if isinstance(value, Integer):
+            return Scalar(dtypes.PYTHON_INT, True, value.text, constant=value.value is not None
+                          and value.value.is_number)
+        if isinstance(value, Allocation):
+            return self._unsupported(node, "an allocation used inside an expression")
+        return value
+
+    def elementwise(
+        self, op: str, name: str, operands: Sequence[ArrayValue], node: cst.CSTNode,
+        text: str | None = None,
+    ) -> ArrayValue | None:
+        """A ufunc: broadcast the shapes, promote the dtypes, fold constant scalars."""
+        shape: Shape = ()
+        for operand in operands:
+            merged = broadcast_shapes(shape, operand.shape)
+            if merged is None:
+                shapes = " and ".join(_shape_text(o.shape) for o in operands)
+                self._note(UnknownKind.UNKNOWN_SHAPE, node,
+                           f"`{self.names.text(node)}`: shapes {shapes} do not broadcast")
+                return None
+            shape = merged
+        element, weak = operands[0].element, operands[0].weak
+        for operand in operands[1:]:
+            element = dtypes.promote(element, weak, operand.element, operand.weak)
+            weak = weak and operand.weak
+        if op in ("div", "special") and not element.is_float:
+            element = dtypes.FLOAT64  # true division and transcendental functions give floats
+        text = text or self.names.text(node)
+        if all(isinstance(o, Scalar) and o.constant for o in operands):
+            return Scalar(element, weak, text, constant=True)
+        return Apply(op, name, tuple(operands), element, shape, text, self.span(node), weak)
+
+    # ---- subscripts ---------------------------------------------------------------------
+
+    def _Subscript(self, node: cst.Subscript) -> Value | None:
+        if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
+            return self._shape_entry(node)
+        base = self.value(node.value)
+        if base is None:
+            return None
+        if not isinstance(base, Leaf):
+            return self._unsupported(node, f"indexing the computed value `{self.names.text(node)}`")
+        return self.view(base, node.slice, node)
+
+    def _shape_entry(self, node: cst.Subscript) -> Value | None:
+        assert isinstance(node.value, cst.Attribute)
+        base = self.value(node.value.value)
+        if base is None:
+            return None
+        index = self.integer(node.slice[0].slice.value) if len(node.slice) == 1 and isinstance(
+            node.slice[0].slice, cst.Index) else None
+        shape = base.shape if not isinstance(base, Integer | Allocation) else ()
+        if index is None or not index.is_Integer or not -len(shape) <= int(index) < len(shape):
+            return self._unsupported(node, f"`{self.names.text(node)}`")
+        return Integer(shape[int(index)], self.names.text(node))
+
+    def view(self, base: Leaf, elements: Sequence[cst.SubscriptElement],
+             node: cst.CSTNode) -> ArrayValue | None:
+        """`A[i, j]`, `a[1:-1, :-2]`, `b[None, :]`, `x[..., 0]`: a view or an element."""
+        items: list[cst.BaseSlice] = [e.slice for e in elements]
+        has_ellipsis = any(isinstance(i, cst.Index) and isinstance(i.value, cst.Ellipsis)
+                           for i in items)
+        consumed = sum(1 for i in items if not _is_newaxis(i) and not (
+            isinstance(i, cst.Index) and isinstance(i.value, cst.Ellipsis)))
+        if consumed > len(base.shape):
+            return self._unsupported(node, f"`{self.names.text(node)}` has too many indices "
+                                     f"for shape {_shape_text(base.shape)}")
+        expanded: list[cst.BaseSlice | None] = []
+        for item in items:
+            if isinstance(item, cst.Index) and isinstance(item.value, cst.Ellipsis):
+                expanded += [None] * (len(base.shape) - consumed)
+            else:
+                expanded.append(item)
+        if not has_ellipsis:
+            expanded += [None] * (len(base.shape) - consumed)
+        # Each view dimension maps to: (base dimension or None for a new axis, offset, step).
+        substitutions: dict[sympy.Symbol, sympy.Expr] = {}
+        shape: list[sympy.Expr] = []
+        base_dim = 0
+        for item in expanded:
+            if item is not None and _is_newaxis(item):
+                shape.append(sympy.Integer(1))
+                continue
+            extent = base.shape[base_dim]
+            placeholder = coordinate(base_dim)
+            if item is None or isinstance(item, cst.Slice):
+                sliced = self._slice(item, extent)
+                if sliced is None:
+                    return None
+                view_coordinate = coordinate(len(shape))
+                substitutions[placeholder] = sliced.offset + sliced.step * view_coordinate
+                shape.append(sliced.length)
+            else:
+                assert isinstance(item, cst.Index)
+                position = self.integer(item.value)
+                if position is None:
+                    return None
+                if position.is_number and position < 0:
+                    position = extent + position
+                substitutions[placeholder] = position
+            base_dim += 1
+        # Base placeholders are renamed all at once so view and base coordinates never mix.
+        index = tuple(sympy.expand(e.subs(substitutions, simultaneous=True)) for e in base.index)
+        return Leaf(base.array, base.element, tuple(shape), index, self.names.text(node),
+                    self.span(node))
+
+    def _slice(self, item: cst.Slice | None, extent: sympy.Expr) -> _Sliced | None:
+        if item is None:
+            return _Sliced(extent, sympy.Integer(0), 1)
+        bounds: list[sympy.Expr | None] = []
+        for bound in (item.lower, item.upper):
+            if bound is None:
+                bounds.append(None)
+                continue
+            value = self.integer(bound)
+            if value is None:
+                return None
+            bounds.append(value)
+        step = 1
+        if item.step is not None:
+            literal = _literal(item.step)
+            if not isinstance(literal, int) or literal == 0:
+                self._note(UnknownKind.NON_AFFINE_INDEX, item.step,
+                           "slice step must be a nonzero integer literal")
+                return None
+            step = literal
+        view = slice_view(extent, bounds[0], bounds[1], step)
+        return _Sliced(view.length, view.offset, view.step)
+
+    # ---- calls --------------------------------------------------------------------------
+
+    def _Call(self, node: cst.Call) -> Value | None:
+        from aiscan.frontends.python.calls import read_call
+
+        return read_call(self, node)
+
+    def contract_matmul(self, a: ArrayValue, b: ArrayValue, node: cst.CSTNode,
+                        text: str | None = None) -> ArrayValue | None:
+        """`a @ b` for 1-d and 2-d operands, and stacks of matrices with equal batch shapes."""
+        ra, rb = len(a.shape), len(b.shape)
+        if ra == 0 or rb == 0:
+            return self.elementwise("mul", "multiply", (a, b), node, text)
+        batch = "abcdefgh"[: max(ra, rb) - 2] if max(ra, rb) > 2 else ""
+        left = (batch[len(batch) - (ra - 2):] if ra > 2 else "") + ("ik" if ra >= 2 else "k")
+        right = (batch[len(batch) - (rb - 2):] if rb > 2 else "") + ("kj" if rb >= 2 else "k")
+        out = batch + ("i" if ra >= 2 else "") + ("j" if rb >= 2 else "")
+        return self.contract((a, b), (left, right), out, node, text)
+
+    def contract(self, operands: Sequence[ArrayValue], labels: Sequence[str], out: str,
+                 node: cst.CSTNode, text: str | None = None) -> ArrayValue | None:
+        extents: dict[str, sympy.Expr] = {}
+        for operand, letters in zip(operands, labels, strict=True):
+            if len(letters) != len(operand.shape):
+                self._note(UnknownKind.UNKNOWN_SHAPE, node,
+                           f"`{self.names.text(node)}`: operand `{operand.text}` has shape "
+                           f"{_shape_text(operand.shape)}, not {len(letters)} dimensions")
+                return None
+            for letter, extent in zip(letters, operand.shape, strict=True):
+                known = extents.setdefault(letter, extent)
+                if not same_extent(known, extent):
+                    self._note(UnknownKind.UNKNOWN_SHAPE, node,
+                               f"`{self.names.text(node)}`: extents {known} and {extent} "
+                               f"of index `{letter}` differ")
+                    return None
+        element, weak = operands[0].element, operands[0].weak
+        for operand in operands[1:]:
+            element = dtypes.promote(element, weak, operand.element, operand.weak)
+            weak = weak and operand.weak
+        shape = tuple(extents[letter] for letter in out)
+        return Contract(tuple(operands), tuple(labels), out, tuple(extents.items()), element,
+                        shape, text or self.names.text(node), self.span(node))
+
+    def reduce(self, kind: str, operand: ArrayValue, axes: tuple[int, ...] | None,
+               keepdims: bool, node: cst.CSTNode) -> ArrayValue | None:
+        rank = len(operand.shape)
+        chosen = tuple(range(rank)) if axes is None else tuple(sorted(
+            a + rank if a < 0 else a for a in axes))
+        if any(not 0 <= a < rank for a in chosen):
+            self._note(UnknownKind.UNKNOWN_SHAPE, node,
+                       f"`{self.names.text(node)}`: axis out of range for shape "
+                       f"{_shape_text(operand.shape)}")
+            return None
+        shape = tuple(
+            sympy.Integer(1) if d in chosen else extent
+            for d, extent in enumerate(operand.shape)
+            if keepdims or d not in chosen
+        )
+        text = self.names.text(node)
+        element = operand.element
+        if kind == "sum" and element.name == "bool":
+            element = dtypes.INT64
+        total = Reduce("sum" if kind == "mean" else kind, operand, chosen, keepdims, element,
+                       shape, text, self.span(node))
+        if kind != "mean":
+            return total
+        count = sympy.Mul(*(operand.shape[a] for a in chosen)) if chosen else sympy.Integer(1)
+        divisor = Scalar(dtypes.PYTHON_INT, True, str(count), constant=True)
+        return self.elementwise("div", "divide", (total, divisor), node, text)
+
+
+@dataclass(frozen=True, slots=True)
+class _Sliced:
+    length: sympy.Expr
+    offset: sympy.Expr
+    step: int
+
+
+def _transpose(leaf: Leaf, text: str) -> Leaf:
+    rank = len(leaf.shape)
+    reverse = {coordinate(d): coordinate(rank - 1 - d) for d in range(rank)}
+    index = tuple(e.subs(reverse, simultaneous=True) for e in leaf.index)
+    return Leaf(leaf.array, leaf.element, tuple(reversed(leaf.shape)), index, text, leaf.span)
+
+
+def _is_newaxis(item: cst.BaseSlice) -> bool:
+    return isinstance(item, cst.Index) and isinstance(item.value, cst.Name) and (
+        item.value.value == "None") or (
+        isinstance(item, cst.Index) and isinstance(item.value, cst.Attribute)
+        and item.value.attr.value == "newaxis")
+
+
+def _literal(node: cst.BaseExpression) -> int | float | None:
+    """The number a literal (possibly negated) spells, read without evaluating code."""
+    if isinstance(node, (cst.Integer, cst.Float, cst.UnaryOperation)):
+        try:
+            value = ast.literal_eval(cst.Module([]).code_for_node(node).strip())
+        except (ValueError, SyntaxError):
+            return None
+        return value if isinstance(value, (int, float)) else None
+    return None
+
+
+def _integer_operator(operator: str, left: Integer, right: Integer, text: str) -> Integer:
+    a, b = left.value, right.value
+    if a is None or b is None:
+        return Integer(None, text)
+    if operator == "Add":
+        return Integer(a + b, text)
+    if operator == "Subtract":
+        return Integer(a - b, text)
+    if operator == "Multiply":
+        return Integer(a * b, text)
+    if operator == "FloorDivide" and b != 0:
+        return Integer(sympy.floor(a / b), text)
+    if operator == "Modulo" and b != 0:
+        return Integer(sympy.Mod(a, b), text)
+    if operator == "Power" and b.is_Integer and int(b) >= 0:
+        return Integer(a ** int(b), text)
+    return Integer(None, text)
+
+
+def _shape_text(shape: Shape) -> str:
+    return "(" + ", ".join(str(e) for e in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def leaf_for(name: str, shape: Shape, element: ElementType, span: Span) -> Leaf:
+    """A whole array named `name` (rank-0 arrays are element 0 of a one-element array)."""
+    index = tuple(coordinate(d) for d in range(len(shape))) or (sympy.Integer(0),)
+    return Leaf(name, element, shape, index, name, span)
+
+
+def size(name: str) -> sympy.Expr:
+    return size_symbol(name)
