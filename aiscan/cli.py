@@ -43,8 +43,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # never a traceback for the user; AISCAN_DEBUG=1 shows it
         if os.environ.get("AISCAN_DEBUG"):
             traceback.print_exc()
-        print(f"aiscan: internal error: {type(error).__name__}: {error} "
-              "(set AISCAN_DEBUG=1 for a traceback, and please report it)", file=sys.stderr)
+        print(
+            f"aiscan: internal error: {type(error).__name__}: {error} "
+            "(set AISCAN_DEBUG=1 for a traceback, and please report it)",
+            file=sys.stderr,
+        )
         return EXIT_ERROR
 
 
@@ -76,7 +79,9 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("--format", choices=("text", "json"), default="text")
     analyze.add_argument("-o", "--output", metavar="PATH", help="write the report here")
     analyze.add_argument(
-        "--model", choices=("compulsory", "streaming"), default="compulsory",
+        "--model",
+        choices=("compulsory", "streaming"),
+        default="compulsory",
         help="traffic model used for function totals in text output (default: compulsory)",
     )
     analyze.set_defaults(handler=_run_analyze)
@@ -91,22 +96,40 @@ def _parser() -> argparse.ArgumentParser:
 
 def _add_source_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
+        "-D",
+        dest="defines",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
         help="define a macro as a compiler would; an integer value also sets that size "
         "(the name stays symbolic in the expressions)",
     )
-    parser.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
-                        help="add an include directory")
     parser.add_argument(
-        "--size", dest="sizes", action="append", default=[], metavar="NAME=VALUE",
+        "-I",
+        dest="include_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="add an include directory",
+    )
+    parser.add_argument(
+        "--size",
+        dest="sizes",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
         help="evaluate the intensity at this size (repeatable, or comma-separated)",
     )
     parser.add_argument(
-        "--write-allocate", action="store_true",
+        "--write-allocate",
+        action="store_true",
         help="stores to elements not read before also cost a read (CPU caches)",
     )
     parser.add_argument(
-        "--special-weight", type=int, default=0, metavar="N",
+        "--special-weight",
+        type=int,
+        default=0,
+        metavar="N",
         help="FLOPs each math-library call (sqrt, exp, ...) adds to the total (default 0; "
         "special calls are always reported apart)",
     )

@@ -7,14 +7,14 @@ usage problems raise, and they raise `UsageError` so the CLI can exit 2 with one
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from aiscan.span import Span
 
 __all__ = ["AiscanError", "Diagnostic", "InputError", "Severity", "UsageError"]
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
     NOTE = "note"

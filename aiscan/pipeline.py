@@ -44,9 +44,11 @@ def lower_source(text: str, path: str, options: PipelineOptions) -> Module:
         from aiscan.frontends.python import lower_python_source
 
         return lower_python_source(text, path)
-    raise InputError(Diagnostic(
-        Span(path, 1, 1), Severity.ERROR, "unknown language (expected a .c, .h or .py file)"
-    ))
+    raise InputError(
+        Diagnostic(
+            Span(path, 1, 1), Severity.ERROR, "unknown language (expected a .c, .h or .py file)"
+        )
+    )
 
 
 def analyze_path(path: str, options: PipelineOptions) -> FileResult:

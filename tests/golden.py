@@ -37,15 +37,22 @@ def same(actual: sympy.Expr | None, expected_text: str) -> bool:
     expected = parse(expected_text, symbols)
     if actual in (sympy.oo, -sympy.oo) or expected in (sympy.oo, -sympy.oo):
         return bool(actual == expected)
-    return bool(sympy.simplify(sympy.sympify(str(actual), locals={
-        s: size_symbol(s) for s in symbols}) - expected) == 0)
+    return bool(
+        sympy.simplify(
+            sympy.sympify(str(actual), locals={s: size_symbol(s) for s in symbols}) - expected
+        )
+        == 0
+    )
 
 
 def _names(text: str) -> set[str]:
     import re
 
-    return {w for w in re.findall(r"[A-Za-z_]\w*", text)
-            if w not in {"oo", "none"} and not callable(getattr(sympy, w, None))}
+    return {
+        w
+        for w in re.findall(r"[A-Za-z_]\w*", text)
+        if w not in {"oo", "none"} and not callable(getattr(sympy, w, None))
+    }
 
 
 def load_expectations(path: Path) -> dict[str, Any]:
@@ -53,8 +60,9 @@ def load_expectations(path: Path) -> dict[str, Any]:
         return tomllib.load(handle)
 
 
-def analyze_fixture(source: Path, expectations: dict[str, Any], *, write_allocate: bool
-                    ) -> dict[str, FunctionAnalysis]:
+def analyze_fixture(
+    source: Path, expectations: dict[str, Any], *, write_allocate: bool
+) -> dict[str, FunctionAnalysis]:
     options = expectations.get("options", {})
     sizes = {k: int(v) for k, v in expectations.get("sizes", {}).items()}
     pipeline = PipelineOptions(
@@ -62,6 +70,5 @@ def analyze_fixture(source: Path, expectations: dict[str, Any], *, write_allocat
         defines={k: str(v) for k, v in options.get("defines", {}).items()},
     )
     module = lower_source(read_source(str(source)), str(source), pipeline)
-    analysis = analyze_module(module, AnalysisOptions(write_allocate=write_allocate,
-                                                      sizes=sizes))
+    analysis = analyze_module(module, AnalysisOptions(write_allocate=write_allocate, sizes=sizes))
     return {f.function.name: f for f in analysis.functions}

@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from golden import FIXTURES, analyze_fixture, load_expectations, same
 
-C_FIXTURES = sorted(p for p in (FIXTURES / "c").glob("*.c")
-                    if p.with_suffix(".expected.toml").exists())
+C_FIXTURES = sorted(
+    p for p in (FIXTURES / "c").glob("*.c") if p.with_suffix(".expected.toml").exists()
+)
 
 
 def _function_checks(function: Any, expected: dict[str, Any], write_allocate: bool) -> list[str]:
@@ -34,15 +34,16 @@ def _function_checks(function: Any, expected: dict[str, Any], write_allocate: bo
         if "unknowns" in expected:
             kinds = sorted({u.kind.value for u in function.unknowns})
             if kinds != sorted(expected["unknowns"]):
-                failures.append(f"unknowns: got {kinds}, expected {expected['unknowns']}: "
-                                + "; ".join(u.message for u in function.unknowns))
+                failures.append(
+                    f"unknowns: got {kinds}, expected {expected['unknowns']}: "
+                    + "; ".join(u.message for u in function.unknowns)
+                )
         for key, text in expected.get("values", {}).items():
             value = function.intensity["compulsory"].value if key == "intensity" else None
             if not same(value, str(text)):
                 failures.append(f"value of {key}: got {value}, expected {text}")
         for nest_expected in expected.get("nests", []):
-            matching = [r for r in function.regions
-                        if r.region.span.line == nest_expected["line"]]
+            matching = [r for r in function.regions if r.region.span.line == nest_expected["line"]]
             if not matching:
                 failures.append(f"no nest at line {nest_expected['line']}")
                 continue
@@ -51,9 +52,11 @@ def _function_checks(function: Any, expected: dict[str, Any], write_allocate: bo
                 if key == "flops" and not same(region.flops.total, str(text)):
                     failures.append(f"nest {nest_expected['line']} flops: {region.flops.total}")
                 if key in ("compulsory", "streaming") and not same(
-                        region.traffic[key].total(False), str(text)):
-                    failures.append(f"nest {nest_expected['line']} {key}: "
-                                    f"{region.traffic[key].total(False)}")
+                    region.traffic[key].total(False), str(text)
+                ):
+                    failures.append(
+                        f"nest {nest_expected['line']} {key}: {region.traffic[key].total(False)}"
+                    )
     return failures
 
 
@@ -67,16 +70,30 @@ def test_fixture_counts(source: Path, write_allocate: bool) -> None:
         if name not in functions:
             failures.append(f"function {name} not found (have {sorted(functions)})")
             continue
-        failures += [f"{name}: {f}" for f in _function_checks(functions[name], expected,
-                                                             write_allocate)]
+        failures += [
+            f"{name}: {f}" for f in _function_checks(functions[name], expected, write_allocate)
+        ]
     assert not failures, "\n".join(failures)
 
 
 def test_every_model_row_has_a_fixture() -> None:
     """MODEL.md's C rows are the contract; losing a fixture must fail loudly."""
     stems = {p.stem for p in C_FIXTURES}
-    required = {"daxpy", "vector_add", "reuse_x", "sum_squares", "mixed_precision",
-                "shared_input_one_loop", "shared_input_two_loops", "daxpy_plus_square",
-                "triad", "stencil_cross9", "dgemm_ijk", "scalar_recurrence", "bf16_dot",
-                "bf16_matmul", "fp16_linear"}
+    required = {
+        "daxpy",
+        "vector_add",
+        "reuse_x",
+        "sum_squares",
+        "mixed_precision",
+        "shared_input_one_loop",
+        "shared_input_two_loops",
+        "daxpy_plus_square",
+        "triad",
+        "stencil_cross9",
+        "dgemm_ijk",
+        "scalar_recurrence",
+        "bf16_dot",
+        "bf16_matmul",
+        "fp16_linear",
+    }
     assert required <= stems

@@ -8,7 +8,7 @@ than `sympy.summation`; anything non-polynomial falls back to `sympy.summation`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 
 import sympy
 
@@ -21,7 +21,7 @@ _T = sympy.Symbol("_aiscan_t", integer=True, nonnegative=True)
 _TRIP = sympy.Symbol("_aiscan_trip", integer=True, nonnegative=True)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _power_sum(power: int) -> sympy.Expr:
     """sum_{t=0}^{trip-1} t**power as a polynomial in `_TRIP`."""
     return sympy.expand(sympy.summation(_T**power, (_T, 0, _TRIP - 1)))

@@ -60,7 +60,8 @@ def count_flops(statements: Sequence[Placed], special_weight: int = 0) -> FlopCo
             if count:
                 per_kind[kind] += count * runs
     expanded = {kind: sympy.expand(value) for kind, value in per_kind.items()}
-    total = sum(
-        (expanded[k] for k in ("add", "sub", "mul", "div")), sympy.Integer(0)
-    ) + special_weight * expanded["special"]
+    total = (
+        sum((expanded[k] for k in ("add", "sub", "mul", "div")), sympy.Integer(0))
+        + special_weight * expanded["special"]
+    )
     return FlopCounts(total=sympy.expand(total), **expanded)

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 from itertools import combinations
+from typing import Any
 
 import sympy
 
@@ -45,19 +45,24 @@ class Box:
         return size
 
     def intersect(self, other: Box) -> Box:
-        return Box(tuple(
-            (sympy.Max(a_low, b_low), sympy.Min(a_high, b_high))
-            for (a_low, a_high), (b_low, b_high) in zip(self.intervals, other.intervals,
-                                                        strict=True)
-        ))
+        return Box(
+            tuple(
+                (sympy.Max(a_low, b_low), sympy.Min(a_high, b_high))
+                for (a_low, a_high), (b_low, b_high) in zip(
+                    self.intervals, other.intervals, strict=True
+                )
+            )
+        )
 
     def contains(self, other: Box) -> bool:
         if len(self.intervals) != len(other.intervals):
             return False
-        for (low, high), (inner_low, inner_high) in zip(self.intervals, other.intervals,
-                                                          strict=True):
-            if not (_provably_nonnegative(inner_low - low)
-                    and _provably_nonnegative(high - inner_high)):
+        for (low, high), (inner_low, inner_high) in zip(
+            self.intervals, other.intervals, strict=True
+        ):
+            if not (
+                _provably_nonnegative(inner_low - low) and _provably_nonnegative(high - inner_high)
+            ):
                 return False
         return True
 
@@ -75,7 +80,7 @@ class Footprint:
 
 def _length(low: sympy.Expr, high: sympy.Expr) -> sympy.Expr:
     length = sympy.expand(high - low + 1)
-    if length.is_number and length < 0 or length.is_negative:
+    if (length.is_number and length < 0) or length.is_negative:
         return sympy.Integer(0)
     return length
 
@@ -100,13 +105,15 @@ def _ranges(loops: Sequence[Loop]) -> list[_Range]:
     for loop in loops:
         last = loop.start + loop.step * (loop.trip - 1)
         low, high = (loop.start, last) if loop.step > 0 else (last, loop.start)
-        ranges.append(_Range(loop_symbol(loop.var), sympy.expand(low), sympy.expand(high),
-                             abs(loop.step)))
+        ranges.append(
+            _Range(loop_symbol(loop.var), sympy.expand(low), sympy.expand(high), abs(loop.step))
+        )
     return ranges
 
 
-def _extreme(expr: sympy.Expr, var: sympy.Symbol, low: sympy.Expr, high: sympy.Expr,
-             want_max: bool) -> sympy.Expr | None:
+def _extreme(
+    expr: sympy.Expr, var: sympy.Symbol, low: sympy.Expr, high: sympy.Expr, want_max: bool
+) -> sympy.Expr | None:
     """Max or min over `var` in [low, high] of an expression affine in `var`."""
     coefficient = sympy.expand(expr).coeff(var)
     if coefficient == 0:
@@ -137,9 +144,7 @@ def _project(loops: Sequence[Loop], keep: set[sympy.Symbol]) -> list[_Range] | N
 
 
 def _count(ranges: Sequence[_Range]) -> sympy.Expr:
-    loops = [
-        Loop(str(r.var), r.low, r.step, _trip(r), (), _NO_SPAN) for r in ranges
-    ]
+    loops = [Loop(str(r.var), r.low, r.step, _trip(r), (), _NO_SPAN) for r in ranges]
     return sympy.expand(sum_over_loops(sympy.Integer(1), loops))
 
 
@@ -155,32 +160,46 @@ def executions_bound(loops: Sequence[Loop]) -> sympy.Expr:
 def footprint_of(access: Access, loops: Sequence[Loop]) -> Footprint:
     """The footprint of one reference executed over `loops` (outermost first)."""
     if access.index is None:
-        return Footprint(executions_bound(loops), None, ("indirect", access.span), False,
-                         f"`{access.text}` is indirect: bounded by its executions")
+        return Footprint(
+            executions_bound(loops),
+            None,
+            ("indirect", access.span),
+            False,
+            f"`{access.text}` is indirect: bounded by its executions",
+        )
     loop_vars = {loop_symbol(loop.var) for loop in loops}
     index = tuple(sympy.expand(e) for e in access.index)
     used = set().union(*(e.free_symbols for e in index)) & loop_vars
     projected = _project(loops, used)
     if projected is None:
         bound = executions_bound(loops)
-        return Footprint(bound, None, ("unprojectable", access.span), False,
-                         f"`{access.text}`: loop bounds too irregular; bounded by executions")
+        return Footprint(
+            bound,
+            None,
+            ("unprojectable", access.span),
+            False,
+            f"`{access.text}`: loop bounds too irregular; bounded by executions",
+        )
     key = (index, tuple(projected))
     count = _count(projected)
     linear = _linear_parts(index, used)
     if linear is None:
-        return Footprint(count, None, key, False,
-                         f"`{access.text}`: index is not affine; bounded by its domain")
-    is_box_domain = all(
-        not ({*r.low.free_symbols, *r.high.free_symbols} & used) for r in projected
-    )
+        return Footprint(
+            count, None, key, False, f"`{access.text}`: index is not affine; bounded by its domain"
+        )
+    is_box_domain = all(not ({*r.low.free_symbols, *r.high.free_symbols} & used) for r in projected)
     box = _image_box(index, linear, projected) if is_box_domain else None
     if box is not None:
         return Footprint(box.size(), box, key, True)
     if _injective(linear, used, projected):
         return Footprint(count, None, key, True)
-    return Footprint(count, None, key, False,
-                     f"`{access.text}` may touch an element more than once; bounded by its domain")
+    return Footprint(
+        count,
+        None,
+        key,
+        False,
+        f"`{access.text}` may touch an element more than once; bounded by its domain",
+    )
 
 
 def _linear_parts(
@@ -234,10 +253,20 @@ def _image_box(
             if seen & set(var) or any(ranges[v].step != 1 for v in var):
                 return None
             seen |= set(var)
-            low = constant + sum((ranges[v].low if coefficient[k] == 1 else -ranges[v].high
-                                  for k, v in enumerate(var)), sympy.Integer(0))
-            high = constant + sum((ranges[v].high if coefficient[k] == 1 else -ranges[v].low
-                                   for k, v in enumerate(var)), sympy.Integer(0))
+            low = constant + sum(
+                (
+                    ranges[v].low if coefficient[k] == 1 else -ranges[v].high
+                    for k, v in enumerate(var)
+                ),
+                sympy.Integer(0),
+            )
+            high = constant + sum(
+                (
+                    ranges[v].high if coefficient[k] == 1 else -ranges[v].low
+                    for k, v in enumerate(var)
+                ),
+                sympy.Integer(0),
+            )
             intervals.append((low, high))
             continue
         r = ranges[var]
@@ -351,8 +380,7 @@ def union_size(footprints: Sequence[Footprint]) -> Footprint:
         return Footprint(sympy.Integer(0), None, (), True)
     unique: dict[object, Footprint] = {}
     for footprint in footprints:
-        unique.setdefault(footprint.box if footprint.box is not None else footprint.key,
-                          footprint)
+        unique.setdefault(footprint.box if footprint.box is not None else footprint.key, footprint)
     parts = list(unique.values())
     if len(parts) == 1:
         return parts[0]
@@ -362,9 +390,13 @@ def union_size(footprints: Sequence[Footprint]) -> Footprint:
         return Footprint(count, _hull_if_exact(boxes, count), tuple(boxes), True)
     reasons = [p.reason for p in parts if p.reason]
     reason = reasons[0] if reasons else "references with different access patterns"
-    return Footprint(sympy.expand(sum((p.count for p in parts), sympy.Integer(0))), None,
-                     tuple(p.key for p in parts), False,
-                     f"union of {len(parts)} footprints bounded by their sum ({reason})")
+    return Footprint(
+        sympy.expand(sum((p.count for p in parts), sympy.Integer(0))),
+        None,
+        tuple(p.key for p in parts),
+        False,
+        f"union of {len(parts)} footprints bounded by their sum ({reason})",
+    )
 
 
 def _same_rank(boxes: Sequence[Box]) -> bool:
@@ -385,9 +417,13 @@ def _inclusion_exclusion(boxes: Sequence[Box]) -> sympy.Expr:
 
 def _hull_if_exact(boxes: Sequence[Box], union_count: sympy.Expr) -> Box | None:
     """The union as a box, when the union is exactly its bounding box."""
-    hull = Box(tuple(
-        (sympy.Min(*(b.intervals[d][0] for b in boxes)),
-         sympy.Max(*(b.intervals[d][1] for b in boxes)))
-        for d in range(len(boxes[0].intervals))
-    ))
+    hull = Box(
+        tuple(
+            (
+                sympy.Min(*(b.intervals[d][0] for b in boxes)),
+                sympy.Max(*(b.intervals[d][1] for b in boxes)),
+            )
+            for d in range(len(boxes[0].intervals))
+        )
+    )
     return hull if sympy.expand(hull.size() - union_count) == 0 else None

@@ -56,13 +56,14 @@ def _cancelled(numerator: sympy.Expr, denominator: sympy.Expr) -> tuple[sympy.Ex
     """numerator/denominator in lowest terms, by polynomial gcd (much faster than cancel)."""
     symbols = sorted(numerator.free_symbols | denominator.free_symbols, key=str)
     if not symbols:
-        ratio = sympy.nsimplify(numerator / denominator)
-        return sympy.fraction(ratio)
+        top, bottom = sympy.fraction(sympy.nsimplify(numerator / denominator))
+        return top, bottom
     try:
         top = sympy.Poly(numerator, *symbols, domain="QQ")
         bottom = sympy.Poly(denominator, *symbols, domain="QQ")
     except sympy.PolynomialError:
-        return sympy.fraction(sympy.cancel(numerator / denominator))
+        top, bottom = sympy.fraction(sympy.cancel(numerator / denominator))
+        return top, bottom
     common = sympy.gcd(top, bottom)
     top, bottom = sympy.div(top, common)[0], sympy.div(bottom, common)[0]
     # Make the denominator's leading coefficient positive and integral: n/12, not (1/12)*n/1.
@@ -82,8 +83,11 @@ def _integer_content(poly: sympy.Poly) -> sympy.Rational:
     coefficients = [sympy.Rational(c) for c in poly.coeffs()]
     numerators = [abs(c.p) for c in coefficients]
     denominators = [c.q for c in coefficients]
-    return sympy.Rational(sympy.igcd(*numerators), sympy.ilcm(*denominators)) if len(
-        coefficients) > 1 else sympy.Rational(abs(coefficients[0].p), coefficients[0].q)
+    return (
+        sympy.Rational(sympy.igcd(*numerators), sympy.ilcm(*denominators))
+        if len(coefficients) > 1
+        else sympy.Rational(abs(coefficients[0].p), coefficients[0].q)
+    )
 
 
 def substitute_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:

@@ -107,7 +107,8 @@ def _analyze_function(
             traffic[view] = Traffic.zero(view)
             for region in regions:
                 traffic[view] = traffic[view] + region.traffic.get(
-                    view, region.traffic["compulsory"])
+                    view, region.traffic["compulsory"]
+                )
     unknowns = [*function.unknowns, *(u for r in regions for u in r.unknowns)]
     return FunctionAnalysis(
         function,
@@ -128,8 +129,13 @@ def _analyze_region(
     compulsory, footprint_unknowns = compulsory_traffic(statements)
     traffic = {"compulsory": compulsory, "streaming": streaming_traffic(region.body)}
     if region.eager_calls:
-        traffic["fused"] = Traffic("fused", compulsory.read_bytes, compulsory.write_bytes,
-                                   compulsory.allocate_bytes, compulsory.exact)
+        traffic["fused"] = Traffic(
+            "fused",
+            compulsory.read_bytes,
+            compulsory.write_bytes,
+            compulsory.allocate_bytes,
+            compulsory.exact,
+        )
         eager = Traffic.zero("eager")
         for call in region.eager_calls:
             call_traffic, call_unknowns = compulsory_traffic(placed_statements(call.body))
@@ -140,10 +146,7 @@ def _analyze_region(
     unknowns += [u for p in statements for u in p.statement.unknowns]
     unknowns += footprint_unknowns
     elements = Counter(
-        a.element.precision
-        for p in statements
-        for a in p.statement.accesses
-        if a.element.is_float
+        a.element.precision for p in statements for a in p.statement.accesses if a.element.is_float
     )
     return RegionAnalysis(
         region,

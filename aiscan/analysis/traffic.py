@@ -97,27 +97,25 @@ def compulsory_traffic(statements: Sequence[Placed]) -> tuple[Traffic, list[Unkn
         for footprint in (everything, written, write_first):
             if not footprint.exact:
                 exact = False
-                unknowns.append(Unknown(
-                    UnknownKind.FOOTPRINT_BOUND,
-                    f"{array}: {footprint.reason}; compulsory bytes are an upper bound",
-                    references[0].access.span,
-                ))
+                unknowns.append(
+                    Unknown(
+                        UnknownKind.FOOTPRINT_BOUND,
+                        f"{array}: {footprint.reason}; compulsory bytes are an upper bound",
+                        references[0].access.span,
+                    )
+                )
                 break
-    return Traffic("compulsory", sympy.expand(read), sympy.expand(write),
-                   sympy.expand(allocate), exact), unknowns
+    return Traffic(
+        "compulsory", sympy.expand(read), sympy.expand(write), sympy.expand(allocate), exact
+    ), unknowns
 
 
 def _read_first(
     write: _Reference, references: Sequence[_Reference], footprints: dict[int, Footprint]
 ) -> bool:
     """Is every element `write` stores read by some reference before it is stored?"""
-    reads_before = [
-        r for r in references if not r.access.is_write and r is not write
-    ]
-    for read in reads_before:
-        if _covers(read, write, footprints):
-            return True
-    return False
+    reads = (r for r in references if not r.access.is_write)
+    return any(_covers(read, write, footprints) for read in reads)
 
 
 def _covers(read: _Reference, write: _Reference, footprints: dict[int, Footprint]) -> bool:
@@ -133,7 +131,7 @@ def _covers(read: _Reference, write: _Reference, footprints: dict[int, Footprint
             return False
         for step in distance:
             if step != 0:
-                return step < 0
+                return bool(step < 0)
         return read.position < write.position
     # Different sub-loops: a read nest that runs entirely before the write nest covers
     # the write when the read's footprint contains it.
@@ -186,23 +184,31 @@ def _iteration_distance(
         if coefficient not in (1, -1) or var in distance_by_var:
             return None
         distance_by_var[var] = difference / coefficient
-    return [distance_by_var.get(loop_symbol(loop.var), sympy.Integer(0)) / loop.step
-            for loop in loops]
+    return [
+        distance_by_var.get(loop_symbol(loop.var), sympy.Integer(0)) / loop.step for loop in loops
+    ]
 
 
 def streaming_traffic(body: tuple[Node, ...]) -> Traffic:
     """Streaming bytes of a region body (see the module docstring)."""
     totals = _StreamingTotals()
     _stream_body(body, (), sympy.Integer(1), _Registers(), totals)
-    return Traffic("streaming", sympy.expand(totals.read), sympy.expand(totals.write),
-                   sympy.expand(totals.allocate))
+    return Traffic(
+        "streaming",
+        sympy.expand(totals.read),
+        sympy.expand(totals.write),
+        sympy.expand(totals.allocate),
+    )
+
+
+_ZERO = sympy.Integer(0)
 
 
 @dataclass
 class _StreamingTotals:
-    read: sympy.Expr = sympy.Integer(0)
-    write: sympy.Expr = sympy.Integer(0)
-    allocate: sympy.Expr = sympy.Integer(0)
+    read: sympy.Expr = _ZERO
+    write: sympy.Expr = _ZERO
+    allocate: sympy.Expr = _ZERO
 
 
 @dataclass

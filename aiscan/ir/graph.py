@@ -32,13 +32,19 @@ def module_graph(module: Module) -> Any:
     def add_body(body: tuple[Node, ...], parent: str) -> None:
         for node in body:
             if isinstance(node, Loop):
-                loop_id = add("loop", f"for {node.var}: trip {node.trip}", node.span.line, parent,
-                              var=node.var, start=str(node.start), step=node.step,
-                              trip=str(node.trip))
+                loop_id = add(
+                    "loop",
+                    f"for {node.var}: trip {node.trip}",
+                    node.span.line,
+                    parent,
+                    var=node.var,
+                    start=str(node.start),
+                    step=node.step,
+                    trip=str(node.trip),
+                )
                 add_body(node.body, loop_id)
             elif isinstance(node, Branch):
-                branch_id = add("branch", f"if (p = {node.taken_fraction})", node.span.line,
-                                parent)
+                branch_id = add("branch", f"if (p = {node.taken_fraction})", node.span.line, parent)
                 add_statement(node.condition, branch_id)
                 add_body(node.then_body, add("then", "then", node.span.line, branch_id))
                 if node.else_body:
@@ -48,20 +54,37 @@ def module_graph(module: Module) -> Any:
 
     def add_statement(statement: Statement, parent: str) -> None:
         flops = statement.flops
-        statement_id = add("statement", statement.text, statement.span.line, parent,
-                           add=flops.add, sub=flops.sub, mul=flops.mul, div=flops.div,
-                           special=flops.special)
+        statement_id = add(
+            "statement",
+            statement.text,
+            statement.span.line,
+            parent,
+            add=flops.add,
+            sub=flops.sub,
+            mul=flops.mul,
+            div=flops.div,
+            special=flops.special,
+        )
         for access in statement.accesses:
             index = "?" if access.index is None else ", ".join(str(e) for e in access.index)
-            add("write" if access.is_write else "read", f"{access.array}[{index}]",
-                access.span.line, statement_id, array=access.array,
-                bytes=access.element.width_bytes)
+            add(
+                "write" if access.is_write else "read",
+                f"{access.array}[{index}]",
+                access.span.line,
+                statement_id,
+                array=access.array,
+                bytes=access.element.width_bytes,
+            )
 
     for function in module.functions:
         function_id = add("function", function.name, function.span.line, None)
         for region in function.regions:
-            region_id = add(region.kind, f"{region.kind} lines {region.span.lines()}",
-                            region.span.line, function_id)
+            region_id = add(
+                region.kind,
+                f"{region.kind} lines {region.span.lines()}",
+                region.span.line,
+                function_id,
+            )
             add_body(region.body, region_id)
     return graph
 
@@ -75,11 +98,23 @@ def to_json(graph: Any) -> str:
 
 def to_dot(graph: Any) -> str:
     """Graphviz DOT text, written directly so no pydot/pygraphviz is needed."""
-    shapes = {"function": "box3d", "nest": "box", "straight": "box", "loop": "ellipse",
-              "branch": "diamond", "statement": "note", "read": "plaintext",
-              "write": "plaintext", "then": "point", "else": "point"}
-    lines = [f"digraph {json.dumps(str(graph.graph.get('path', 'aiscan')))} {{",
-             "  rankdir=TB;", "  node [fontname=\"monospace\"];"]
+    shapes = {
+        "function": "box3d",
+        "nest": "box",
+        "straight": "box",
+        "loop": "ellipse",
+        "branch": "diamond",
+        "statement": "note",
+        "read": "plaintext",
+        "write": "plaintext",
+        "then": "point",
+        "else": "point",
+    }
+    lines = [
+        f"digraph {json.dumps(str(graph.graph.get('path', 'aiscan')))} {{",
+        "  rankdir=TB;",
+        '  node [fontname="monospace"];',
+    ]
     for node_id, data in graph.nodes(data=True):
         prefix = f"{data['kind']} " if data["kind"] in ("read", "write") else ""
         label = f"{_dot_escape(prefix + str(data['label']))}\\nline {data['line']}"

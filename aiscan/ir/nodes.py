@@ -8,7 +8,7 @@ in the program's own names (sizes via `size_symbol`, loop variables via `loop_sy
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 import sympy
 
@@ -44,7 +44,7 @@ class ElementType:
     """Roofline precision key: fp64, fp32, fp16, bf16, fp8, int64, int32, int16, int8."""
 
 
-class UnknownKind(str, Enum):
+class UnknownKind(StrEnum):
     UNKNOWN_CALL = "unknown-call"
     INDIRECT_ACCESS = "indirect-access"
     DATA_DEPENDENT_BOUND = "data-dependent-bound"

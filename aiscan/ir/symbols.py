@@ -7,32 +7,32 @@ symbol identity consistent across modules.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import sympy
 
 __all__ = ["fraction_symbol", "is_size_symbol", "loop_symbol", "size_symbol", "trip_symbol"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def size_symbol(name: str) -> sympy.Symbol:
     """A problem size such as `n`, `N`, `nnz`: a positive integer that may grow."""
     return sympy.Symbol(name, integer=True, positive=True)
 
 
-@lru_cache(maxsize=None)
+@cache
 def loop_symbol(name: str) -> sympy.Symbol:
     """A loop variable, bound by its loop."""
     return sympy.Symbol(name, integer=True)
 
 
-@lru_cache(maxsize=None)
+@cache
 def trip_symbol(name: str) -> sympy.Symbol:
     """A data-dependent trip count the analysis cannot derive (named, never guessed)."""
     return sympy.Symbol(name, integer=True, nonnegative=True)
 
 
-@lru_cache(maxsize=None)
+@cache
 def fraction_symbol(name: str) -> sympy.Symbol:
     """The fraction of executions that take a branch; lies in [0, 1]."""
     return sympy.Symbol(name, nonnegative=True)

@@ -28,8 +28,10 @@ SCHEMA_ID = "https://aiscan.dev/schema/report-1.json"
 
 
 def load_schema() -> dict[str, Any]:
-    text = resources.files("aiscan.report").joinpath("schema/report.schema.json").read_text(
-        encoding="utf-8"
+    text = (
+        resources.files("aiscan.report")
+        .joinpath("schema/report.schema.json")
+        .read_text(encoding="utf-8")
     )
     schema: dict[str, Any] = json.loads(text)
     return schema
@@ -147,8 +149,7 @@ def _intensities(intensities: Mapping[str, Intensity]) -> dict[str, Any]:
 
 def _intensity(intensity: Intensity) -> dict[str, Any]:
     if not intensity.finite:
-        return {"expr": None, "limit": None, "value": None, "decimal": None,
-                "no_traffic": True}
+        return {"expr": None, "limit": None, "value": None, "decimal": None, "no_traffic": True}
     decimal_source = intensity.value if intensity.value is not None else intensity.expr
     return {
         "expr": expression_text(intensity.expr),
@@ -177,4 +178,3 @@ def _diagnostic(diagnostic: Diagnostic) -> dict[str, Any]:
         "severity": diagnostic.severity.value,
         "message": diagnostic.message,
     }
-

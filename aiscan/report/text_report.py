@@ -12,6 +12,7 @@ from aiscan.analysis.traffic import Traffic
 from aiscan.ir.nodes import Unknown, UnknownKind
 from aiscan.pipeline import FileResult
 from aiscan.report.expressions import decimal
+from aiscan.span import Span
 
 __all__ = ["render_text"]
 
@@ -45,7 +46,7 @@ def _file(result: FileResult, default_model: str) -> str:
 def _function(function: FunctionAnalysis, write_allocate: bool, default_model: str) -> list[str]:
     span = function.function.span
     precision = f", {function.precision}" if function.precision else ""
-    lines = ["", f"function {function.function.name} (lines {span.lines()}{precision})"]
+    lines = ["", f"function {function.function.name} ({_lines(span)}{precision})"]
     for region in function.regions:
         lines += _region(region, write_allocate)
     if len(function.regions) > 1:
@@ -63,33 +64,50 @@ def _function(function: FunctionAnalysis, write_allocate: bool, default_model: s
 
 def _region(region: RegionAnalysis, write_allocate: bool) -> list[str]:
     kind = "loop nest" if region.region.kind == "nest" else "straight-line code"
-    span = region.region.span
-    lines = [f"  {kind}, line{'s' if span.end_line > span.line else ''} {span.lines()}"]
+    lines = [f"  {kind}, {_lines(region.region.span)}"]
     if region.loops:
-        loops = "; ".join(f"{loop.var} (line {loop.line}): trip {loop.trip}"
-                          for loop in region.loops)
+        loops = "; ".join(
+            f"{loop.var} (line {loop.line}): trip {loop.trip}" for loop in region.loops
+        )
         lines.append(_row("loops", loops))
     flops = region.flops
-    kinds = [f"{k} {getattr(flops, k)}" for k in ("add", "sub", "mul", "div", "special")
-             if getattr(flops, k) != 0]
+    kinds = [
+        f"{k} {getattr(flops, k)}"
+        for k in ("add", "sub", "mul", "div", "special")
+        if getattr(flops, k) != 0
+    ]
     detail = f"   [{', '.join(kinds)}]" if kinds else ""
     lines.append(_row("FLOPs", f"{flops.total}{detail}"))
     if region.special_calls:
-        lines.append(_row("special", ", ".join(region.special_calls)
-                          + " (reported apart; see --special-weight)"))
+        lines.append(
+            _row(
+                "special",
+                ", ".join(region.special_calls) + " (reported apart; see --special-weight)",
+            )
+        )
     for name, expr in region.region.conventions:
         lines.append(_row("also quoted", f"{expr} ({name} convention)"))
     for index, (model, traffic) in enumerate(region.traffic.items()):
-        lines.append(_row("bytes" if index == 0 else "", _traffic_text(model, traffic,
-                                                                       write_allocate)))
+        lines.append(
+            _row("bytes" if index == 0 else "", _traffic_text(model, traffic, write_allocate))
+        )
     for index, (model, intensity) in enumerate(region.intensity.items()):
         lines.append(_row("AI" if index == 0 else "", f"{model:<10} {_intensity_text(intensity)}"))
     for temporary in region.region.temporaries:
-        lines.append(_row("temporary", f"{temporary.name} = {temporary.expression} (line "
-                          f"{temporary.span.line}): {temporary.elements} elements"))
+        lines.append(
+            _row(
+                "temporary",
+                f"{temporary.name} = {temporary.expression} (line "
+                f"{temporary.span.line}): {temporary.elements} elements",
+            )
+        )
     for unknown in region.unknowns:
         lines.append(_row("unknown", _unknown_text(unknown)))
     return lines
+
+
+def _lines(span: Span) -> str:
+    return f"line{'s' if span.end_line > span.line else ''} {span.lines()}"
 
 
 def _row(label: str, text: str) -> str:
@@ -98,8 +116,10 @@ def _row(label: str, text: str) -> str:
 
 def _traffic_text(model: str, traffic: Traffic, write_allocate: bool) -> str:
     bound = "" if traffic.exact else "  (upper bound)"
-    return (f"{model:<10} {traffic.total(write_allocate)}   read {traffic.reads(write_allocate)}"
-            f", write {traffic.write_bytes}{bound}")
+    return (
+        f"{model:<10} {traffic.total(write_allocate)}   read {traffic.reads(write_allocate)}"
+        f", write {traffic.write_bytes}{bound}"
+    )
 
 
 def _intensity_text(intensity: Intensity) -> str:
@@ -114,8 +134,11 @@ def _intensity_text(intensity: Intensity) -> str:
         return text
     notes = []
     limit = intensity.limit
-    notes.append("limit unknown" if limit is None
-                 else f"→ {'∞' if limit == sympy.oo else limit} as sizes grow")
+    notes.append(
+        "limit unknown"
+        if limit is None
+        else f"→ {'∞' if limit == sympy.oo else limit} as sizes grow"
+    )
     if intensity.value is not None:
         value = decimal(intensity.value) or str(intensity.value)
         notes.append(f"{value} at the given sizes")

@@ -23,16 +23,59 @@ __all__ = ["Evaluation", "ExpressionReader", "Scope", "Variable"]
 
 SPECIAL_FUNCTIONS = frozenset(
     name + suffix
-    for name in (
-        "sqrt cbrt exp exp2 expm1 log log2 log10 log1p pow sin cos tan asin acos atan atan2"
-        " sinh cosh tanh asinh acosh atanh erf erfc tgamma lgamma hypot cexp csqrt cabs"
-    ).split()
+    for name in [
+        "sqrt",
+        "cbrt",
+        "exp",
+        "exp2",
+        "expm1",
+        "log",
+        "log2",
+        "log10",
+        "log1p",
+        "pow",
+        "sin",
+        "cos",
+        "tan",
+        "asin",
+        "acos",
+        "atan",
+        "atan2",
+        "sinh",
+        "cosh",
+        "tanh",
+        "asinh",
+        "acosh",
+        "atanh",
+        "erf",
+        "erfc",
+        "tgamma",
+        "lgamma",
+        "hypot",
+        "cexp",
+        "csqrt",
+        "cabs",
+    ]
     for suffix in ("", "f", "l")
 )
 # Conversions, comparisons and sign changes: 0 FLOPs by MODEL.md.
 FREE_FUNCTIONS = frozenset(
     name + suffix
-    for name in "fabs fmin fmax floor ceil round trunc copysign creal cimag conj abs labs".split()
+    for name in [
+        "fabs",
+        "fmin",
+        "fmax",
+        "floor",
+        "ceil",
+        "round",
+        "trunc",
+        "copysign",
+        "creal",
+        "cimag",
+        "conj",
+        "abs",
+        "labs",
+    ]
     for suffix in ("", "f", "l")
 )
 _FMA = frozenset({"fma", "fmaf", "fmal"})
@@ -184,11 +227,13 @@ class ExpressionReader:
         result.absorb(other)
         result.element = _promote(then.element, other.element)
         if not (then.flops.is_zero() and other.flops.is_zero()):
-            result.unknowns.append(Unknown(
-                UnknownKind.BRANCH_FRACTION,
-                "both arms of `?:` counted on every execution (an upper bound)",
-                self.span_of(node),
-            ))
+            result.unknowns.append(
+                Unknown(
+                    UnknownKind.BRANCH_FRACTION,
+                    "both arms of `?:` counted on every execution (an upper bound)",
+                    self.span_of(node),
+                )
+            )
         return result
 
     def _value_FuncCall(self, node: c_ast.FuncCall) -> Evaluation:
@@ -211,11 +256,14 @@ class ExpressionReader:
         else:
             where = self.known_functions.get(name)
             detail = f" (defined at line {where}, not inlined)" if where else ""
-            result.unknowns.append(Unknown(
-                UnknownKind.UNKNOWN_CALL,
-                f"call to unknown function `{name}`{detail}: its work and traffic are not counted",
-                self.span_of(node),
-            ))
+            result.unknowns.append(
+                Unknown(
+                    UnknownKind.UNKNOWN_CALL,
+                    f"call to unknown function `{name}`{detail}: "
+                    "its work and traffic are not counted",
+                    self.span_of(node),
+                )
+            )
             result.element = None
         return result
 
@@ -283,8 +331,10 @@ class ExpressionReader:
 
     def _is_register(self, node: c_ast.StructRef) -> bool:
         """`s.x` on a local struct value is a register; `p->x` goes to memory."""
-        return node.type == "." and isinstance(node.name, c_ast.ID) and (
-            (v := self.scope.lookup(node.name.name)) is not None and v.ctype.is_scalar
+        return (
+            node.type == "."
+            and isinstance(node.name, c_ast.ID)
+            and ((v := self.scope.lookup(node.name.name)) is not None and v.ctype.is_scalar)
         )
 
     def _track_integer(self, name: str, value: sympy.Expr | None) -> None:
@@ -323,9 +373,12 @@ class ExpressionReader:
             return self._pointer_target(node.expr)
         if isinstance(node, c_ast.ID):
             return self._array_base(node.name, sympy.Integer(0))
-        if isinstance(node, c_ast.UnaryOp) and node.op == "&" and isinstance(
-            node.expr, c_ast.ArrayRef
-        ) and isinstance(node.expr.name, c_ast.ID):
+        if (
+            isinstance(node, c_ast.UnaryOp)
+            and node.op == "&"
+            and isinstance(node.expr, c_ast.ArrayRef)
+            and isinstance(node.expr.name, c_ast.ID)
+        ):
             offset = self.affine(node.expr.subscript)
             return None if offset is None else self._array_base(node.expr.name.name, offset)
         if isinstance(node, c_ast.BinaryOp) and node.op in "+-":
@@ -364,31 +417,37 @@ class ExpressionReader:
         span = self.span_of(node)
         text = source_text(node)
         if ctype is None:
-            result.unknowns.append(Unknown(
-                UnknownKind.UNSUPPORTED,
-                f"cannot tell what `{text}` refers to; its traffic is not counted",
-                span,
-            ))
+            result.unknowns.append(
+                Unknown(
+                    UnknownKind.UNSUPPORTED,
+                    f"cannot tell what `{text}` refers to; its traffic is not counted",
+                    span,
+                )
+            )
             return result
         if len(subscripts) < ctype.depth:
             result.element = None  # a row pointer, not an element
             return result
         element = ctype.element
         if element is None:
-            result.unknowns.append(Unknown(
-                UnknownKind.UNSUPPORTED,
-                f"element type of `{text}` is unknown; its traffic is not counted",
-                span,
-            ))
+            result.unknowns.append(
+                Unknown(
+                    UnknownKind.UNSUPPORTED,
+                    f"element type of `{text}` is unknown; its traffic is not counted",
+                    span,
+                )
+            )
             return result
         index = self._index(name, subscripts)
         if index is None:
-            result.unknowns.append(Unknown(
-                UnknownKind.INDIRECT_ACCESS,
-                f"`{text}`: index is data-dependent or not affine; its footprint is bounded "
-                "by its number of executions",
-                span,
-            ))
+            result.unknowns.append(
+                Unknown(
+                    UnknownKind.INDIRECT_ACCESS,
+                    f"`{text}`: index is data-dependent or not affine; its footprint is bounded "
+                    "by its number of executions",
+                    span,
+                )
+            )
         variable = self.scope.lookup(name)
         array = variable.pointer_base[0] if variable and variable.pointer_base else name
         result.accesses.append(Access(array, index, element, is_write, span, text))

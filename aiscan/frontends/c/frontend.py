@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from aiscan.errors import Diagnostic, InputError, Severity
 from aiscan.frontends.c.preprocess import preprocess
@@ -35,20 +37,21 @@ def lower_c_source(text: str, path: str, options: CFrontendOptions | None = None
     source = preprocess(text, path, include_dirs=options.include_dirs, defines=options.defines)
     if source.fatal or any(d.severity is Severity.ERROR for d in source.diagnostics):
         raise InputError(source.diagnostics[0])
+    parser = c_parser.CParser()
     try:
-        ast = c_parser.CParser().parse(source.text, path)
+        ast = parser.parse(source.text, path)
     except ParseError as error:
-        raise InputError(_parse_diagnostic(str(error), path)) from None
+        raise InputError(_parse_diagnostic(str(error), path, parser)) from None
     except RecursionError:
-        raise InputError(Diagnostic(
-            Span(path, 1, 1), Severity.ERROR, "nesting too deep for the C parser"
-        )) from None
+        raise InputError(
+            Diagnostic(Span(path, 1, 1), Severity.ERROR, "nesting too deep for the C parser")
+        ) from None
     try:
         functions = lower_file(ast, path)
     except RecursionError:
-        raise InputError(Diagnostic(
-            Span(path, 1, 1), Severity.ERROR, "nesting too deep to analyze"
-        )) from None
+        raise InputError(
+            Diagnostic(Span(path, 1, 1), Severity.ERROR, "nesting too deep to analyze")
+        ) from None
     return Module(
         path=path,
         language="c",
@@ -58,16 +61,38 @@ def lower_c_source(text: str, path: str, options: CFrontendOptions | None = None
     )
 
 
-def _parse_diagnostic(message: str, path: str) -> Diagnostic:
+def _parse_diagnostic(message: str, path: str, parser: Any) -> Diagnostic:
     match = _PARSE_ERROR.match(message)
     if match is None:
-        return Diagnostic(Span(path, 1, 1), Severity.ERROR, f"C syntax error: {message}")
+        detail = message.split(": ", 1)[-1]
+        return Diagnostic(
+            _next_token_span(parser, path),
+            Severity.ERROR,
+            f"C syntax error: {detail[:1].lower()}{detail[1:]}",
+        )
     line = int(match.group("line"))
     column = int(match.group("column") or 1)
     file = match.group("file") or path
+    if os.path.abspath(file) == os.path.abspath(path):
+        file = path
     detail = match.group("message").strip()
     if detail.startswith("before:"):
         detail = f"C syntax error before `{detail.removeprefix('before:').strip()}`"
     else:
         detail = f"C syntax error: {detail}"
     return Diagnostic(Span(file, line, column), Severity.ERROR, detail)
+
+
+def _next_token_span(parser: Any, path: str) -> Span:
+    """Where pycparser stopped, for errors that carry no position ("Invalid expression")."""
+    try:
+        token = parser._peek()
+        coord = parser._tok_coord(token) if token is not None else None
+    except (AttributeError, TypeError):  # pycparser's internals differ between versions
+        coord = None
+    if coord is None or not getattr(coord, "line", None):
+        return Span(path, 1, 1)
+    file = (
+        coord.file if coord.file and os.path.abspath(coord.file) != os.path.abspath(path) else path
+    )
+    return Span(file, coord.line, coord.column or 1)

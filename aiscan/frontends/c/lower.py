@@ -7,6 +7,7 @@ a named symbol and an `Unknown` saying why, so nothing is silently guessed.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 
 import sympy
@@ -51,7 +52,7 @@ def lower_file(ast: c_ast.FileAST, path: str) -> tuple[Function, ...]:
             types.add_typedef(item)
         elif isinstance(item, c_ast.FuncDef):
             definitions.append(item)
-            if item.coord is not None and item.coord.file == path:
+            if item.coord is not None and _same_file(item.coord.file, path):
                 known_functions[item.decl.name] = item.coord.line
         elif isinstance(item, c_ast.Decl):
             if isinstance(item.type, c_ast.Struct):
@@ -60,9 +61,11 @@ def lower_file(ast: c_ast.FileAST, path: str) -> tuple[Function, ...]:
                 globals_.variables[item.name] = Variable(item.name, types.resolve(item.type))
     functions = []
     for definition in definitions:
-        if definition.coord is None or definition.coord.file != path:
+        if definition.coord is None or not _same_file(definition.coord.file, path):
             continue  # defined in an included header
-        functions.append(_FunctionLowering(definition, path, types, globals_, known_functions).run())
+        functions.append(
+            _FunctionLowering(definition, path, types, globals_, known_functions).run()
+        )
     return tuple(functions)
 
 
@@ -122,12 +125,14 @@ class _FunctionLowering:
         candidates = [n for n in unrestricted if n in touched]
         if len(candidates) >= 2 and written & set(candidates):
             names = ", ".join(candidates)
-            self.function_unknowns.append(Unknown(
-                UnknownKind.ALIASING,
-                f"pointer parameters {names} are not `restrict`: counts assume they do not "
-                "overlap",
-                span,
-            ))
+            self.function_unknowns.append(
+                Unknown(
+                    UnknownKind.ALIASING,
+                    f"pointer parameters {names} are not `restrict`: counts assume they do not "
+                    "overlap",
+                    span,
+                )
+            )
 
     # ---- regions ------------------------------------------------------------------------
 
@@ -186,8 +191,9 @@ class _FunctionLowering:
             yield self._statement(node, evaluation)
         elif isinstance(node, (c_ast.Switch, c_ast.Goto, c_ast.Label)):
             yield self._unsupported(node, f"`{type(node).__name__.lower()}` is not analyzed")
-        elif isinstance(node, (c_ast.Pragma, c_ast.EmptyStatement, c_ast.Break,
-                               c_ast.Continue, c_ast.Typedef)):
+        elif isinstance(
+            node, (c_ast.Pragma, c_ast.EmptyStatement, c_ast.Break, c_ast.Continue, c_ast.Typedef)
+        ):
             if isinstance(node, (c_ast.Break, c_ast.Continue)):
                 yield self._unsupported(
                     node, f"`{type(node).__name__.lower()}`: trip counts assume it is not taken"
@@ -286,8 +292,9 @@ class _FunctionLowering:
         """
         span = self.span(node)
         start, trip, unknowns = self._trip(header, span, at_least_once)
-        recognised = not unknowns or unknowns[0].symbol is not None and unknowns[0].symbol.startswith(
-            "nnz_")
+        recognised = not unknowns or (
+            unknowns[0].symbol is not None and unknowns[0].symbol.startswith("nnz_")
+        )
         comparison = _comparison(header.condition, header.var) if header.var else None
         per_iteration: list[Node] = []
         if header.condition is not None:
@@ -296,8 +303,7 @@ class _FunctionLowering:
                 if _has_work(bound):
                     yield bound
             else:
-                condition = self._statement(header.condition,
-                                            self.reader.value(header.condition))
+                condition = self._statement(header.condition, self.reader.value(header.condition))
                 if _has_work(condition):
                     per_iteration.append(condition)
         var = header.var or f"_loop_L{span.line}"
@@ -309,8 +315,11 @@ class _FunctionLowering:
         self.enclosing_loops.pop()
         self._forget_changes(before)
         if header.var is not None and (variable := self.scope.lookup(header.var)) is not None:
-            variable.is_loop_var = before.variables[header.var].is_loop_var if (
-                header.var in before.variables) else False
+            variable.is_loop_var = (
+                before.variables[header.var].is_loop_var
+                if (header.var in before.variables)
+                else False
+            )
             variable.integer_value = None
         if header.var not in before.variables:
             self.scope.variables.pop(var, None)
@@ -393,8 +402,9 @@ class _FunctionLowering:
             return None
         if source_text(low.name) != source_text(high.name):
             return None
-        low_index, high_index = self.reader.affine(low.subscript), self.reader.affine(
-            high.subscript
+        low_index, high_index = (
+            self.reader.affine(low.subscript),
+            self.reader.affine(high.subscript),
         )
         if low_index is None or high_index is None or sympy.expand(high_index - low_index) != 1:
             return None
@@ -459,6 +469,10 @@ def _induction_step(node: c_ast.Node | None) -> tuple[str | None, int | None]:
     return None, None
 
 
+def _same_file(a: str | None, b: str) -> bool:
+    return a is not None and (a == b or os.path.abspath(a) == os.path.abspath(b))
+
+
 def _init_of(init: c_ast.Node | None, var: str | None) -> c_ast.Node | None:
     """The expression a `for` header initialises its counter with."""
     if isinstance(init, c_ast.Assignment) and isinstance(init.lvalue, c_ast.ID):
@@ -483,9 +497,7 @@ def _comparison(condition: c_ast.Node | None, var: str) -> tuple[str, c_ast.Node
 
 
 def _mentions(node: c_ast.Node | None, name: str) -> bool:
-    return node is not None and any(
-        isinstance(n, c_ast.ID) and n.name == name for n in _walk(node)
-    )
+    return node is not None and any(isinstance(n, c_ast.ID) and n.name == name for n in _walk(node))
 
 
 def _walk(node: c_ast.Node) -> Iterator[c_ast.Node]:

@@ -16,7 +16,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +100,9 @@ def preprocess(
         number = _integer_value(value)
         if number is not None:
             options.size_bindings[name] = number
+    unterminated = _unterminated_comment(text, path)
+    if unterminated is not None:
+        return PreprocessedSource("", {}, (unterminated,), fatal=True)
     fast = _fast_path(text, path, options)
     if fast is not None:
         return fast
@@ -111,13 +114,15 @@ def _integer_value(text: str) -> int | None:
     return int(match.group(1), 0) if match else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _stub_declarations(header: str) -> tuple[str, ...]:
     lines = (STUB_DIR / header).read_text(encoding="utf-8").splitlines()
-    return tuple(line for line in lines if line.strip() and not line.lstrip().startswith(("#", "/*")))
+    return tuple(
+        line for line in lines if line.strip() and not line.lstrip().startswith(("#", "/*"))
+    )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _macro_words() -> frozenset[str]:
     """Every name a stub header or the prelude defines as a macro."""
     words = {name.split("(")[0] for name in _PRELUDE_MACROS}
@@ -140,6 +145,17 @@ def _blank_comments(text: str) -> str:
         return re.sub(r"[^\n]", " ", token)
 
     return _COMMENT_OR_LITERAL.sub(blank, text)
+
+
+def _unterminated_comment(text: str, path: str) -> Diagnostic | None:
+    """A `/*` that never closes swallows the rest of the file: say where it opened."""
+    remainder = _COMMENT_OR_LITERAL.sub(lambda m: " " * len(m.group(0)), text)
+    position = remainder.find("/*")
+    if position < 0:
+        return None
+    line = text.count("\n", 0, position) + 1
+    column = position - (text.rfind("\n", 0, position) + 1) + 1
+    return Diagnostic(Span(path, line, column), Severity.ERROR, "unterminated /* comment")
 
 
 def _fast_path(text: str, path: str, options: _Options) -> PreprocessedSource | None:
@@ -191,7 +207,9 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
     refused: set[str] = set()
 
     def diagnose(file: str | None, line: int | None, message: str) -> None:
-        where = Span(file or path, line or 1, 1)
+        if file is None or os.path.abspath(file) == os.path.abspath(path):
+            file = path  # name the file as the user did
+        where = Span(file, line or 1, 1)
         diagnostics.append(Diagnostic(where, Severity.ERROR, message))
 
     class _Preprocessor(Preprocessor):  # type: ignore[misc]
@@ -250,7 +268,9 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
         preprocessor.define(f"{spelling} {value}")
     for name, value in options.defines.items():
         # An integer -D binds a size and keeps the name symbolic (see module docstring).
-        preprocessor.define(f"{name} {name}" if name in options.size_bindings else f"{name} {value}")
+        preprocessor.define(
+            f"{name} {name}" if name in options.size_bindings else f"{name} {value}"
+        )
     for directory in (STUB_DIR, *options.include_dirs):
         preprocessor.add_path(str(directory))
     out = io.StringIO()
@@ -279,8 +299,7 @@ def _keep_integer_macro_symbolic(
     if len(words) < 2 or words[0].type != "CPP_ID":
         return
     name = words[0].value
-    if name.startswith("__") or (len(words) > 1 and words[1].value == "("
-                                 and toks[1] is words[1]):
+    if name.startswith("__") or (len(words) > 1 and words[1].value == "(" and toks[1] is words[1]):
         return  # reserved names and function-like macros expand as usual
     value = _integer_value("".join(t.value for t in words[1:]))
     if value is None:

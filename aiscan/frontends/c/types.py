@@ -114,8 +114,9 @@ class TypeResolver:
             return CType(base.element, base.depth, base.is_restrict, base.struct_name)
         if isinstance(node, c_ast.PtrDecl):
             inner = self.resolve(node.type)
-            return CType(inner.element, inner.depth + 1, "restrict" in node.quals,
-                         inner.struct_name)
+            return CType(
+                inner.element, inner.depth + 1, "restrict" in node.quals, inner.struct_name
+            )
         if isinstance(node, c_ast.ArrayDecl):
             inner = self.resolve(node.type)
             return CType(inner.element, inner.depth + 1, False, inner.struct_name)

@@ -25,7 +25,7 @@ from aiscan.frontends.python.values import (
 from aiscan.ir.nodes import Loop, Region, Temporary
 from aiscan.span import Span
 
-__all__ = ["EagerCalls", "eager_calls"]
+__all__ = ["EagerCalls", "eager_calls", "is_array"]
 
 
 @dataclass(slots=True)
@@ -39,6 +39,7 @@ def eager_calls(
 ) -> EagerCalls:
     """The calls of `target = value` (or `target op= value`); `rebinds` is `name = value`."""
     calls: list[tuple[Leaf, ArrayValue]] = []
+    emitted: set[str] = set()
     result = EagerCalls()
 
     def emit(call: ArrayValue) -> Leaf:
@@ -46,6 +47,7 @@ def eager_calls(
         leaf = Leaf(name, call.element, call.shape,
                     tuple(coordinate(d) for d in range(len(call.shape))), name, span)
         calls.append((leaf, call))
+        emitted.add(name)
         elements = sympy.Mul(*call.shape) if call.shape else sympy.Integer(1)
         result.temporaries.append(Temporary(name, call.text, span, elements, call.element))
         return leaf
@@ -55,7 +57,8 @@ def eager_calls(
             return node
         if isinstance(node, Apply):
             applied = replace(node, operands=tuple(visit(o) for o in node.operands))
-            if not any(_is_array(o) for o in applied.operands):
+            if not any(is_array(o) or (isinstance(o, Leaf) and o.array in emitted)
+                       for o in applied.operands):
                 return applied  # Python scalar arithmetic: no NumPy call
             return emit(applied)
         if isinstance(node, Reduce):
@@ -85,10 +88,12 @@ def eager_calls(
     return result
 
 
-def _is_array(value: ArrayValue) -> bool:
+def is_array(value: ArrayValue) -> bool:
     """Does NumPy hold this value in memory (an array), rather than a Python scalar?"""
     if isinstance(value, Scalar):
         return False
     if isinstance(value, Apply):
-        return any(_is_array(o) for o in value.operands)
+        return any(is_array(o) for o in value.operands)
+    if isinstance(value, Leaf):
+        return bool(value.shape)  # `x[i]` is a NumPy scalar, read where it is used
     return True

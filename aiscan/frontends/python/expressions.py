@@ -28,29 +28,47 @@ from aiscan.frontends.python.values import (
     coordinate,
 )
 from aiscan.ir.nodes import ElementType, Unknown, UnknownKind
-from aiscan.ir.symbols import size_symbol
 from aiscan.span import Span
 
-__all__ = ["Allocation", "ExpressionReader", "Opaque", "Scope", "Value"]
+__all__ = [
+    "ALLOCATIONS",
+    "ARITHMETIC",
+    "FREE",
+    "REDUCTIONS",
+    "SPECIAL",
+    "Allocation",
+    "ExpressionReader",
+    "Opaque",
+    "Scope",
+    "Value",
+    "leaf_for",
+    "number_literal",
+]
 
-_SPECIAL = frozenset(
-    "sqrt cbrt exp exp2 expm1 log log2 log10 log1p power pow sin cos tan arcsin arccos "
-    "arctan arctan2 asin acos atan atan2 sinh cosh tanh arcsinh arccosh arctanh asinh acosh "
-    "atanh erf erfc gamma lgamma hypot reciprocal_sqrt rsqrt sigmoid".split()
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+SPECIAL = _words(
+    "sqrt cbrt exp exp2 expm1 log log2 log10 log1p power pow sin cos tan arcsin "
+    "arccos arctan arctan2 asin acos atan atan2 sinh cosh tanh arcsinh arccosh "
+    "arctanh asinh acosh atanh erf erfc gamma lgamma hypot reciprocal_sqrt rsqrt "
+    "sigmoid "
 )
 # Comparisons, sign changes, rounding and selection: 0 FLOPs by MODEL.md.
-_FREE = frozenset(
-    "abs absolute fabs negative positive floor ceil trunc rint round sign maximum minimum "
-    "fmax fmin where clip copysign greater less greater_equal less_equal equal not_equal "
-    "logical_and logical_or logical_not isnan isfinite relu".split()
+FREE = _words(
+    "abs absolute fabs negative positive floor ceil trunc rint round sign maximum "
+    "minimum fmax fmin where clip copysign greater less greater_equal less_equal "
+    "equal not_equal logical_and logical_or logical_not isnan isfinite relu "
 )
-_ARITHMETIC = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div",
+ARITHMETIC = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div",
                "true_divide": "div", "sub": "sub", "mul": "mul", "div": "div"}
-_REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax": "max",
+REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax": "max",
                "amin": "min", "nansum": "sum", "mean": "mean"}
 _OPERATORS = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "Divide": "div",
               "FloorDivide": "div"}
-_ALLOCATIONS = {"empty": False, "zeros": False, "ones": True, "full": True,
+ALLOCATIONS = {"empty": False, "zeros": False, "ones": True, "full": True,
                 "empty_like": False, "zeros_like": True, "ones_like": True, "full_like": True}
 _CONSTANTS = frozenset({"numpy.pi", "numpy.e", "numpy.inf", "numpy.nan", "math.pi",
                         "math.e", "math.inf", "math.tau"})
@@ -105,7 +123,7 @@ class ExpressionReader:
         method: Callable[[cst.BaseExpression], Value | None] | None = getattr(
             self, f"_{type(node).__name__}", None)
         if method is None:
-            return self._unsupported(node, f"`{self.names.text(node)}` is not understood")
+            return self.unsupported(node, f"`{self.names.text(node)}` is not understood")
         return method(node)
 
     def array(self, node: cst.BaseExpression) -> ArrayValue | None:
@@ -114,7 +132,8 @@ class ExpressionReader:
         if isinstance(result, Integer):
             return Scalar(dtypes.PYTHON_INT, True, result.text, constant=True)
         if isinstance(result, Allocation):
-            return self._unsupported(node, "an allocation used inside an expression")
+            self.unsupported(node, "an allocation used inside an expression")
+            return None
         return result
 
     def integer(self, node: cst.BaseExpression) -> sympy.Expr | None:
@@ -123,21 +142,22 @@ class ExpressionReader:
         if isinstance(result, Integer) and result.value is not None:
             return result.value
         if isinstance(result, Integer):
-            self._note(UnknownKind.DATA_DEPENDENT_BOUND, node,
+            self.note(UnknownKind.DATA_DEPENDENT_BOUND, node,
                        f"`{self.names.text(node)}` is an integer whose value varies")
         elif result is not None:
-            self._note(UnknownKind.NON_AFFINE_INDEX, node,
+            self.note(UnknownKind.NON_AFFINE_INDEX, node,
                        f"`{self.names.text(node)}` is not an integer expression")
         return None
 
     def span(self, node: cst.CSTNode) -> Span:
         return self.names.span(node)
 
-    def _note(self, kind: UnknownKind, node: cst.CSTNode, message: str) -> None:
+    def note(self, kind: UnknownKind, node: cst.CSTNode, message: str) -> None:
         self.unknowns.append(Unknown(kind, message, self.span(node)))
 
-    def _unsupported(self, node: cst.CSTNode, message: str) -> None:
-        self._note(UnknownKind.UNSUPPORTED, node, f"{message}; its work is not counted")
+    def unsupported(self, node: cst.CSTNode, message: str) -> Value | None:
+        """Say what is not understood; the value is then None."""
+        self.note(UnknownKind.UNSUPPORTED, node, f"{message}; its work is not counted")
         return None
 
     # ---- atoms --------------------------------------------------------------------------
@@ -159,12 +179,12 @@ class ExpressionReader:
             canonical = self.names.canonical(node)
             if canonical in _CONSTANTS:
                 return Scalar(dtypes.PYTHON_FLOAT, True, node.value, constant=True)
-            self._note(UnknownKind.UNKNOWN_SHAPE, node,
+            self.note(UnknownKind.UNKNOWN_SHAPE, node,
                        f"`{node.value}` is not defined in this function: its shape and dtype "
                        "are unknown; its work is not counted")
             return None
         if isinstance(binding, Opaque):
-            self._note(UnknownKind.UNKNOWN_SHAPE, node,
+            self.note(UnknownKind.UNKNOWN_SHAPE, node,
                        f"`{binding.name}`: {binding.reason}; its work is not counted")
             return None
         return binding
@@ -179,11 +199,11 @@ class ExpressionReader:
             if isinstance(base, Leaf):
                 return _transpose(base, self.names.text(node))
             if base is not None:
-                return self._unsupported(node, "`.T` of a computed expression")
+                return self.unsupported(node, "`.T` of a computed expression")
             return None
         if attribute in ("real",):
             return self.value(node.value)
-        return self._unsupported(node, f"attribute `{self.names.text(node)}`")
+        return self.unsupported(node, f"attribute `{self.names.text(node)}`")
 
     # ---- operators ----------------------------------------------------------------------
 
@@ -206,12 +226,12 @@ class ExpressionReader:
         if operator in _OPERATORS:
             return self.elementwise(_OPERATORS[operator], operator.lower(),
                                     (left_array, right_array), node)
-        return self._unsupported(node, f"operator `{text}`")
+        return self.unsupported(node, f"operator `{text}`")
 
     def _power(self, base: ArrayValue, exponent: cst.BaseExpression, text: str,
                node: cst.CSTNode) -> ArrayValue | None:
         """`x**2` is one multiply (NumPy's square), `x**0.5` a sqrt, `x**-1` a divide."""
-        literal = _literal(exponent)
+        literal = number_literal(exponent)
         if literal == 2:
             return self.elementwise("mul", "square", (base, base), node, text)
         if literal == 0.5:
@@ -267,7 +287,8 @@ class ExpressionReader:
             return Scalar(dtypes.PYTHON_INT, True, value.text, constant=value.value is not None
                           and value.value.is_number)
         if isinstance(value, Allocation):
-            return self._unsupported(node, "an allocation used inside an expression")
+            self.unsupported(node, "an allocation used inside an expression")
+            return None
         return value
 
     def elementwise(
@@ -280,7 +301,7 @@ class ExpressionReader:
             merged = broadcast_shapes(shape, operand.shape)
             if merged is None:
                 shapes = " and ".join(_shape_text(o.shape) for o in operands)
-                self._note(UnknownKind.UNKNOWN_SHAPE, node,
+                self.note(UnknownKind.UNKNOWN_SHAPE, node,
                            f"`{self.names.text(node)}`: shapes {shapes} do not broadcast")
                 return None
             shape = merged
@@ -304,7 +325,7 @@ class ExpressionReader:
         if base is None:
             return None
         if not isinstance(base, Leaf):
-            return self._unsupported(node, f"indexing the computed value `{self.names.text(node)}`")
+            return self.unsupported(node, f"indexing the computed value `{self.names.text(node)}`")
         return self.view(base, node.slice, node)
 
     def _shape_entry(self, node: cst.Subscript) -> Value | None:
@@ -316,20 +337,22 @@ class ExpressionReader:
             node.slice[0].slice, cst.Index) else None
         shape = base.shape if not isinstance(base, Integer | Allocation) else ()
         if index is None or not index.is_Integer or not -len(shape) <= int(index) < len(shape):
-            return self._unsupported(node, f"`{self.names.text(node)}`")
+            return self.unsupported(node, f"`{self.names.text(node)}`")
         return Integer(shape[int(index)], self.names.text(node))
 
     def view(self, base: Leaf, elements: Sequence[cst.SubscriptElement],
              node: cst.CSTNode) -> ArrayValue | None:
         """`A[i, j]`, `a[1:-1, :-2]`, `b[None, :]`, `x[..., 0]`: a view or an element."""
         items: list[cst.BaseSlice] = [e.slice for e in elements]
+        item: cst.BaseSlice | None
         has_ellipsis = any(isinstance(i, cst.Index) and isinstance(i.value, cst.Ellipsis)
                            for i in items)
         consumed = sum(1 for i in items if not _is_newaxis(i) and not (
             isinstance(i, cst.Index) and isinstance(i.value, cst.Ellipsis)))
         if consumed > len(base.shape):
-            return self._unsupported(node, f"`{self.names.text(node)}` has too many indices "
-                                     f"for shape {_shape_text(base.shape)}")
+            self.unsupported(node, f"`{self.names.text(node)}` has too many indices "
+                             f"for shape {_shape_text(base.shape)}")
+            return None
         expanded: list[cst.BaseSlice | None] = []
         for item in items:
             if isinstance(item, cst.Index) and isinstance(item.value, cst.Ellipsis):
@@ -383,9 +406,9 @@ class ExpressionReader:
             bounds.append(value)
         step = 1
         if item.step is not None:
-            literal = _literal(item.step)
+            literal = number_literal(item.step)
             if not isinstance(literal, int) or literal == 0:
-                self._note(UnknownKind.NON_AFFINE_INDEX, item.step,
+                self.note(UnknownKind.NON_AFFINE_INDEX, item.step,
                            "slice step must be a nonzero integer literal")
                 return None
             step = literal
@@ -416,14 +439,14 @@ class ExpressionReader:
         extents: dict[str, sympy.Expr] = {}
         for operand, letters in zip(operands, labels, strict=True):
             if len(letters) != len(operand.shape):
-                self._note(UnknownKind.UNKNOWN_SHAPE, node,
+                self.note(UnknownKind.UNKNOWN_SHAPE, node,
                            f"`{self.names.text(node)}`: operand `{operand.text}` has shape "
                            f"{_shape_text(operand.shape)}, not {len(letters)} dimensions")
                 return None
             for letter, extent in zip(letters, operand.shape, strict=True):
                 known = extents.setdefault(letter, extent)
                 if not same_extent(known, extent):
-                    self._note(UnknownKind.UNKNOWN_SHAPE, node,
+                    self.note(UnknownKind.UNKNOWN_SHAPE, node,
                                f"`{self.names.text(node)}`: extents {known} and {extent} "
                                f"of index `{letter}` differ")
                     return None
@@ -441,7 +464,7 @@ class ExpressionReader:
         chosen = tuple(range(rank)) if axes is None else tuple(sorted(
             a + rank if a < 0 else a for a in axes))
         if any(not 0 <= a < rank for a in chosen):
-            self._note(UnknownKind.UNKNOWN_SHAPE, node,
+            self.note(UnknownKind.UNKNOWN_SHAPE, node,
                        f"`{self.names.text(node)}`: axis out of range for shape "
                        f"{_shape_text(operand.shape)}")
             return None
@@ -478,13 +501,14 @@ def _transpose(leaf: Leaf, text: str) -> Leaf:
 
 
 def _is_newaxis(item: cst.BaseSlice) -> bool:
-    return isinstance(item, cst.Index) and isinstance(item.value, cst.Name) and (
-        item.value.value == "None") or (
-        isinstance(item, cst.Index) and isinstance(item.value, cst.Attribute)
-        and item.value.attr.value == "newaxis")
+    if not isinstance(item, cst.Index):
+        return False
+    if isinstance(item.value, cst.Name):
+        return item.value.value == "None"
+    return isinstance(item.value, cst.Attribute) and item.value.attr.value == "newaxis"
 
 
-def _literal(node: cst.BaseExpression) -> int | float | None:
+def number_literal(node: cst.BaseExpression) -> int | float | None:
     """The number a literal (possibly negated) spells, read without evaluating code."""
     if isinstance(node, (cst.Integer, cst.Float, cst.UnaryOperation)):
         try:
@@ -523,6 +547,3 @@ def leaf_for(name: str, shape: Shape, element: ElementType, span: Span) -> Leaf:
     index = tuple(coordinate(d) for d in range(len(shape))) or (sympy.Integer(0),)
     return Leaf(name, element, shape, index, name, span)
 
-
-def size(name: str) -> sympy.Expr:
-    return size_symbol(name)

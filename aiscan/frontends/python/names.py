@@ -49,7 +49,7 @@ class SourceNames:
             found = found()  # libcst computes qualified names lazily
         if not isinstance(found, set):
             return None
-        for qualified in sorted(q.name for q in found):
+        for qualified in sorted(str(q.name) for q in found):
             for prefix, replacement in _MIRRORS:
                 if qualified.startswith(prefix) or qualified == prefix.rstrip("."):
                     name = replacement + qualified[len(prefix):]

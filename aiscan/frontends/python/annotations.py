@@ -1,0 +1,86 @@
+"""Parameter annotations to shapes and dtypes: jaxtyping style, plain scalars, strings.
+
+`x: Float64[np.ndarray, "n"]` is an array of float64 of extent `n`; the annotation may be a
+string (`"Float64[Array, 'n']"`), and jaxtyping may be imported under `TYPE_CHECKING`: we read
+the annotation's text, we never evaluate it. `int` parameters are sizes, `float` ones weak
+scalars; anything else is opaque, with the reason kept for when it is used.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from aiscan.frontends.python import dtypes
+from aiscan.frontends.python.expressions import Binding, Opaque, leaf_for
+from aiscan.frontends.python.names import SourceNames
+from aiscan.frontends.python.shapes import parse_dimensions
+from aiscan.frontends.python.values import Integer, Scalar
+from aiscan.ir.symbols import size_symbol
+
+__all__ = ["parameter_binding"]
+
+_ANY_DTYPE = frozenset({"Float", "Shaped", "Num", "Inexact", "Int", "Real", "Complex", "Array",
+                        "Key", "Integer", "UInt"})
+
+
+def parameter_binding(name: str, annotation: cst.Annotation | None,
+                      names: SourceNames) -> Binding:
+    """What a parameter named `name` is, from its annotation."""
+    if annotation is None:
+        return Opaque(name, "parameter has no annotation (write e.g. "
+                      "`Float64[np.ndarray, \"n\"]`), so its shape and dtype are unknown",
+                      is_parameter=True)
+    return _read(name, annotation.annotation, names)
+
+
+def _read(name: str, node: cst.BaseExpression, names: SourceNames) -> Binding:
+    if isinstance(node, cst.SimpleString):
+        try:
+            inner = cst.parse_expression(str(node.evaluated_value))
+        except cst.ParserSyntaxError:
+            return Opaque(name, "its string annotation does not parse", True)
+        return _read_detached(name, inner, names)
+    text = names.text(node)
+    if isinstance(node, cst.Subscript):
+        return _jaxtyping(name, node, names, text)
+    last = text.rpartition(".")[2]
+    if last == "int":
+        return Integer(size_symbol(name), name)
+    if last in ("float", "complex") or (last in ("float16", "float32", "float64", "bfloat16")):
+        element = dtypes.dtype_named(last)
+        assert element is not None
+        return Scalar(element, last in ("float", "complex"), name)
+    return Opaque(name, f"annotation `{text}` gives no shape (use jaxtyping, e.g. "
+                  "`Float64[np.ndarray, \"n\"]`)", True)
+
+
+def _read_detached(name: str, node: cst.BaseExpression, names: SourceNames) -> Binding:
+    """A parsed string annotation has no metadata: read it by its spelling only."""
+    if isinstance(node, cst.Subscript):
+        return _jaxtyping(name, node, names, cst.Module([]).code_for_node(node))
+    text = cst.Module([]).code_for_node(node)
+    if text == "int":
+        return Integer(size_symbol(name), name)
+    if text == "float":
+        return Scalar(dtypes.FLOAT64, True, name)
+    return Opaque(name, f"annotation `{text}` gives no shape", True)
+
+
+def _jaxtyping(name: str, node: cst.Subscript, names: SourceNames, text: str) -> Binding:
+    head = cst.Module([]).code_for_node(node.value).rpartition(".")[2]
+    element = dtypes.dtype_named(head) if head[:1].isupper() else None
+    if element is None:
+        why = "has no fixed dtype" if head in _ANY_DTYPE else "is not a jaxtyping dtype"
+        return Opaque(name, f"annotation `{text}`: `{head}` {why}", True)
+    if len(node.slice) != 2 or not isinstance(node.slice[1].slice, cst.Index):
+        return Opaque(name, f"annotation `{text}` is not `{head}[ArrayType, \"dims\"]`", True)
+    dims_node = node.slice[1].slice.value
+    if not isinstance(dims_node, cst.SimpleString):
+        return Opaque(name, f"annotation `{text}`: the dimensions are not a string", True)
+    shape = parse_dimensions(str(dims_node.evaluated_value))
+    if isinstance(shape, str):
+        return Opaque(name, f"annotation `{text}`: {shape}", True)
+    span = names.span(node)
+    if not shape:
+        return Scalar(element, False, name)
+    return leaf_for(name, shape, element, span)

@@ -1,0 +1,314 @@
+"""NumPy-API calls: ufuncs, reductions, contractions, allocations and casts.
+
+One table of semantics serves `numpy`, `jax.numpy`, `cupy` and `torch` (see `names.py`);
+array methods (`x.sum(axis=0)`, `x.dot(y)`, `x.astype(np.float32)`) map onto the same.
+A call the table does not know is an `Unknown` naming it: its work is not counted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import libcst as cst
+import sympy
+
+from aiscan.frontends.python import dtypes
+from aiscan.frontends.python.expressions import (
+    ALLOCATIONS,
+    ARITHMETIC,
+    FREE,
+    REDUCTIONS,
+    SPECIAL,
+    Allocation,
+    Value,
+    number_literal,
+)
+from aiscan.frontends.python.values import ArrayValue, Integer, Leaf, Scalar, Shape
+from aiscan.ir.nodes import ElementType, UnknownKind
+
+if TYPE_CHECKING:
+    from aiscan.frontends.python.expressions import ExpressionReader
+
+__all__ = ["read_call"]
+
+_METHODS = frozenset({"sum", "prod", "max", "min", "mean", "dot", "astype", "copy"})
+_EINSUM = re.compile(r"^([a-zA-Z,]*)(->([a-zA-Z]*))?$")
+
+
+def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    canonical = reader.names.canonical(node.func)
+    if canonical is None and isinstance(node.func, cst.Attribute) and (
+        node.func.attr.value in _METHODS
+    ):
+        return _method(reader, node, node.func)
+    if canonical is None:
+        name = reader.names.text(node.func)
+        reader.note(UnknownKind.UNKNOWN_CALL, node,
+                     f"call to unknown function `{name}`: its work and traffic are not counted")
+        return None
+    module, _, function = canonical.rpartition(".")
+    if module in ("numpy", "math"):
+        return _numpy(reader, node, function, canonical)
+    if canonical == "numpy.linalg.norm":
+        return _norm(reader, node)
+    if module == "builtins":
+        return _builtin(reader, node, function)
+    reader.note(UnknownKind.UNKNOWN_CALL, node,
+                 f"call to `{canonical}` is not modeled: its work and traffic are not counted")
+    return None
+
+
+def _positional(node: cst.Call) -> list[cst.BaseExpression]:
+    return [a.value for a in node.args if a.keyword is None and not a.star]
+
+
+def _keyword(node: cst.Call, name: str) -> cst.BaseExpression | None:
+    return next((a.value for a in node.args if a.keyword is not None
+                 and a.keyword.value == name), None)
+
+
+def _arrays(reader: ExpressionReader, nodes: list[cst.BaseExpression]) -> list[ArrayValue] | None:
+    values = [reader.array(n) for n in nodes]
+    if any(v is None for v in values):
+        return None
+    return [v for v in values if v is not None]
+
+
+def _numpy(reader: ExpressionReader, node: cst.Call, function: str,
+           canonical: str) -> Value | None:
+    arguments = _positional(node)
+    if function in ALLOCATIONS:
+        return _allocation(reader, node, function, arguments)
+    if function in REDUCTIONS:
+        values = _arrays(reader, arguments[:1])
+        if not values:
+            return None
+        return _reduction(reader, node, REDUCTIONS[function], values[0], arguments[1:])
+    if function in ("dot", "matmul", "inner", "vdot"):
+        values = _arrays(reader, arguments[:2])
+        if values is None or len(values) != 2:
+            return None
+        if function in ("inner", "vdot") and len(values[0].shape) == len(values[1].shape) == 1:
+            return reader.contract(values, ("k", "k"), "", node)
+        return reader.contract_matmul(values[0], values[1], node)
+    if function == "einsum":
+        return _einsum(reader, node, arguments)
+    if function in ("copy", "array", "asarray", "ascontiguousarray"):
+        values = _arrays(reader, arguments[:1])
+        if not values:
+            return None
+        element = _dtype_argument(reader, node) or values[0].element
+        if function == "asarray" and element == values[0].element:
+            return values[0]
+        copied = reader.elementwise("free", "copy", values, node)
+        return _cast(copied, element)
+    if function == "square":
+        values = _arrays(reader, arguments[:1])
+        return reader.elementwise("mul", "square", values * 2, node) if values else None
+    if function in ARITHMETIC or function in SPECIAL or function in FREE:
+        values = _arrays(reader, arguments)
+        if values is None:
+            return None
+        op = ARITHMETIC.get(function) or ("special" if function in SPECIAL else "free")
+        return reader.elementwise(op, function, values, node)
+    if canonical.startswith("numpy.") and function in dtypes_by_name():
+        values = _arrays(reader, arguments[:1])
+        if not values:
+            return None
+        return _cast(values[0], dtypes_by_name()[function], scalar=True)
+    reader.note(UnknownKind.UNKNOWN_CALL, node,
+                 f"call to `{canonical}` is not modeled: its work and traffic are not counted")
+    return None
+
+
+def dtypes_by_name() -> dict[str, ElementType]:
+    names = ("float16", "float32", "float64", "bfloat16", "int32", "int64", "complex64",
+             "complex128")
+    return {n: t for n in names if (t := dtypes.dtype_named(n)) is not None}
+
+
+def _cast(value: ArrayValue | None, element: ElementType,
+          scalar: bool = False) -> ArrayValue | None:
+    """The same value seen with another dtype (after an `astype` or `np.float32(x)`)."""
+    if value is None:
+        return None
+    if isinstance(value, Scalar):
+        return Scalar(element, False, value.text, value.constant)
+    return replace(value, element=element)
+
+
+def _method(reader: ExpressionReader, node: cst.Call, func: cst.Attribute) -> Value | None:
+    base = reader.array(func.value)
+    if base is None:
+        return None
+    method = func.attr.value
+    arguments = _positional(node)
+    if method in REDUCTIONS:
+        return _reduction(reader, node, REDUCTIONS[method], base, arguments)
+    if method == "dot":
+        values = _arrays(reader, arguments[:1])
+        return reader.contract_matmul(base, values[0], node) if values else None
+    if method == "copy":
+        return reader.elementwise("free", "copy", [base], node)
+    element = _dtype_node(reader, arguments[0]) if arguments else None
+    if element is None:
+        reader.note(UnknownKind.UNKNOWN_SHAPE, node,
+                     f"`{reader.names.text(node)}`: the target dtype is not a known NumPy dtype")
+        return None
+    if element == base.element:
+        return base
+    return _cast(reader.elementwise("free", "astype", [base], node), element)
+
+
+def _reduction(reader: ExpressionReader, node: cst.Call, kind: str, operand: ArrayValue,
+               rest: list[cst.BaseExpression]) -> ArrayValue | None:
+    axis_node = _keyword(node, "axis") or (rest[0] if rest else None)
+    axes: tuple[int, ...] | None = None
+    if axis_node is not None and not (isinstance(axis_node, cst.Name)
+                                      and axis_node.value == "None"):
+        axes = _axes(axis_node)
+        if axes is None:
+            reader.note(UnknownKind.UNKNOWN_SHAPE, axis_node,
+                         f"`{reader.names.text(axis_node)}`: axis must be an integer literal "
+                         "or a tuple of them")
+            return None
+    keepdims_node = _keyword(node, "keepdims")
+    keepdims = isinstance(keepdims_node, cst.Name) and keepdims_node.value == "True"
+    return reader.reduce(kind, operand, axes, keepdims, node)
+
+
+def _axes(node: cst.BaseExpression) -> tuple[int, ...] | None:
+    if isinstance(node, cst.Tuple):
+        values = [number_literal(e.value) for e in node.elements]
+        if all(isinstance(v, int) for v in values):
+            return tuple(int(v) for v in values if v is not None)
+        return None
+    value = number_literal(node)
+    return (value,) if isinstance(value, int) else None
+
+
+def _norm(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    """`np.linalg.norm`: the 2-norm, sqrt of the sum of squares (1-d: one `x.dot(x)` call)."""
+    arguments = _positional(node)
+    values = _arrays(reader, arguments[:1])
+    if not values:
+        return None
+    x = values[0]
+    if len(arguments) > 1 or _keyword(node, "ord") is not None or x.element.is_complex:
+        reader.note(UnknownKind.UNKNOWN_CALL, node,
+                     f"`{reader.names.text(node)}`: only the real 2-norm is modeled")
+        return None
+    axis_node = _keyword(node, "axis")
+    if axis_node is None:
+        letters = "abcdefgh"[: len(x.shape)]
+        squares = reader.contract((x, x), (letters, letters), "", node, "dot(x, x)")
+    else:
+        product = reader.elementwise("mul", "multiply", (x, x), node, "x * x")
+        axes = _axes(axis_node)
+        if product is None or axes is None:
+            return None
+        keepdims = _keyword(node, "keepdims")
+        squares = reader.reduce("sum", product, axes, isinstance(keepdims, cst.Name)
+                                and keepdims.value == "True", node)
+    if squares is None:
+        return None
+    return reader.elementwise("special", "sqrt", (squares,), node)
+
+
+def _einsum(reader: ExpressionReader, node: cst.Call,
+            arguments: list[cst.BaseExpression]) -> Value | None:
+    spec = arguments[0] if arguments else None
+    if not isinstance(spec, cst.SimpleString):
+        return reader.unsupported(node, "einsum without a literal subscript string")
+    text = str(spec.evaluated_value).replace(" ", "")
+    match = _EINSUM.match(text)
+    if match is None or "." in text:
+        return reader.unsupported(node, f"einsum subscripts \"{text}\"")
+    labels = tuple(match.group(1).split(","))
+    if match.group(2):
+        out = match.group(3) or ""
+    else:
+        letters = "".join(labels)
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    values = _arrays(reader, arguments[1:])
+    if values is None or len(values) != len(labels):
+        return None
+    return reader.contract(values, labels, out, node)
+
+
+def _allocation(reader: ExpressionReader, node: cst.Call, function: str,
+                arguments: list[cst.BaseExpression]) -> Value | None:
+    fills = ALLOCATIONS[function]
+    element = _dtype_argument(reader, node)
+    if function.endswith("_like"):
+        prototype = _arrays(reader, arguments[:1])
+        if not prototype:
+            return None
+        shape: Shape | None = prototype[0].shape
+        element = element or prototype[0].element
+    else:
+        shape_node = _keyword(node, "shape") or (arguments[0] if arguments else None)
+        shape = _shape(reader, shape_node) if shape_node is not None else None
+        if shape is None:
+            reader.note(UnknownKind.UNKNOWN_SHAPE, node,
+                         f"`{reader.names.text(node)}`: the shape is not a tuple of sizes")
+            return None
+        if element is None and function == "full" and len(arguments) > 1:
+            fill = reader.array(arguments[1])
+            element = fill.element if fill is not None else None
+        element = element or dtypes.FLOAT64
+    if element is None or shape is None:
+        return None
+    return Allocation(shape, element, fills, reader.names.text(node))
+
+
+def _shape(reader: ExpressionReader, node: cst.BaseExpression) -> Shape | None:
+    items = [e.value for e in node.elements] if isinstance(node, cst.Tuple | cst.List) else [
+        node]
+    extents: list[sympy.Expr] = []
+    for item in items:
+        value = reader.value(item)
+        if not isinstance(value, Integer) or value.value is None:
+            return None
+        extents.append(value.value)
+    return tuple(extents)
+
+
+def _dtype_argument(reader: ExpressionReader, node: cst.Call) -> ElementType | None:
+    dtype = _keyword(node, "dtype")
+    return _dtype_node(reader, dtype) if dtype is not None else None
+
+
+def _dtype_node(reader: ExpressionReader, node: cst.BaseExpression) -> ElementType | None:
+    """`np.float32`, `jnp.bfloat16`, `torch.float16`, `"float32"`, `float`."""
+    if isinstance(node, cst.SimpleString):
+        return dtypes.dtype_named(str(node.evaluated_value))
+    canonical = reader.names.canonical(node)
+    if canonical is not None:
+        return dtypes.dtype_named(canonical.rpartition(".")[2])
+    if isinstance(node, cst.Name):
+        return dtypes.dtype_named(node.value)
+    return None
+
+
+def _builtin(reader: ExpressionReader, node: cst.Call, function: str) -> Value | None:
+    arguments = _positional(node)
+    if function == "len" and arguments:
+        value = reader.value(arguments[0])
+        if isinstance(value, (Leaf,)) and value.shape:
+            return Integer(value.shape[0], reader.names.text(node))
+        return reader.unsupported(node, f"`{reader.names.text(node)}`")
+    if function in ("float", "int", "abs", "min", "max", "complex") and arguments:
+        values = _arrays(reader, arguments)
+        if values is None:
+            return None
+        if function == "int" and len(values) == 1:
+            return Integer(None, reader.names.text(node))
+        return reader.elementwise("free", function, values, node)
+    if function == "range":
+        return reader.unsupported(node, "`range` outside a `for` header")
+    reader.note(UnknownKind.UNKNOWN_CALL, node,
+                 f"call to builtin `{function}` is not modeled: its work is not counted")
+    return None

@@ -1,0 +1,75 @@
+"""Entry point of the Python frontend: source text in, an IR `Module` (or a located error) out.
+
+The code is parsed with libcst and never imported or run. Each top-level `def` is a
+function; module-level code with work is the pseudo-function `<module>`. Module-level
+integer constants (`N = 1024`) are sizes with a default, as `#define N 1024` is in C.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper
+
+from aiscan.errors import Diagnostic, InputError, Severity
+from aiscan.frontends.python.expressions import Scope
+from aiscan.frontends.python.lowering import FunctionLowering
+from aiscan.frontends.python.names import SourceNames
+from aiscan.frontends.python.values import Integer
+from aiscan.ir.nodes import Function, Module
+from aiscan.ir.symbols import size_symbol
+from aiscan.span import Span
+
+__all__ = ["lower_python_source"]
+
+
+def lower_python_source(text: str, path: str) -> Module:
+    """Parse and lower one Python file; raises `InputError` when it does not parse."""
+    try:
+        tree = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        span = Span(path, error.editor_line, error.editor_column)
+        message = f"Python syntax error: {error.message}"
+        raise InputError(Diagnostic(span, Severity.ERROR, message)) from None
+    wrapper = MetadataWrapper(tree)
+    names = SourceNames(wrapper, path, text)
+    module = wrapper.module
+    size_defaults = _size_defaults(module)
+    globals_ = Scope({name: Integer(size_symbol(name), name) for name, _ in size_defaults})
+    functions: list[Function] = []
+    top_level: list[cst.CSTNode] = []
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            functions.append(FunctionLowering(names, globals_.copy()).function(statement))
+        elif _is_module_work(statement):
+            top_level.append(statement)
+    if top_level:
+        lowering = FunctionLowering(names, globals_.copy())
+        pseudo = lowering.build("<module>", names.span(top_level[0]), top_level)
+        if pseudo.regions:
+            functions.append(pseudo)
+    return Module(path, "python", tuple(functions), size_defaults)
+
+
+def _size_defaults(module: cst.Module) -> tuple[tuple[str, int], ...]:
+    found: dict[str, int] = {}
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)
+                    and isinstance(small.value, cst.Integer)):
+                found[small.targets[0].target.value] = int(str(small.value.evaluated_value))
+    return tuple(sorted(found.items()))
+
+
+def _is_module_work(statement: cst.CSTNode) -> bool:
+    """Imports, classes, `if TYPE_CHECKING:` and `if __name__ == ...:` are not kernel code."""
+    if isinstance(statement, (cst.ClassDef,)):
+        return False
+    if isinstance(statement, cst.If):
+        test = cst.Module([]).code_for_node(statement.test)
+        return "TYPE_CHECKING" not in test and "__name__" not in test
+    if isinstance(statement, cst.SimpleStatementLine):
+        return not all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body)
+    return True

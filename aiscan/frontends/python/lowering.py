@@ -1,0 +1,450 @@
+"""Function bodies to IR regions: explicit loops, branches, and vectorized statements.
+
+Like the C frontend, each top-level `for`/`while` is a loop-nest region and the statements
+between them form one region. A region of vectorized statements also carries its eager view
+(one region per NumPy call), its temporaries and the FLOP conventions of its contractions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+import sympy
+
+from aiscan.frontends.python.annotations import parameter_binding
+from aiscan.frontends.python.eager import EagerCalls, eager_calls, is_array
+from aiscan.frontends.python.expressions import (
+    Allocation,
+    ExpressionReader,
+    Opaque,
+    Scope,
+    leaf_for,
+)
+from aiscan.frontends.python.names import SourceNames
+from aiscan.frontends.python.nests import Namer, NestBuilder, Target
+from aiscan.frontends.python.values import (
+    Apply,
+    ArrayValue,
+    Contract,
+    Integer,
+    Leaf,
+    Reduce,
+    Scalar,
+)
+from aiscan.ir.nodes import (
+    Branch,
+    FlopTally,
+    Function,
+    Loop,
+    Node,
+    Region,
+    Statement,
+    Temporary,
+    Unknown,
+    UnknownKind,
+)
+from aiscan.ir.symbols import fraction_symbol, loop_symbol, trip_symbol
+from aiscan.span import Span
+
+__all__ = ["FunctionLowering"]
+
+_AUGMENTED = {"AddAssign": "add", "SubtractAssign": "sub", "MultiplyAssign": "mul",
+              "DivideAssign": "div"}
+
+
+@dataclass(slots=True)
+class _Lowered:
+    """One statement's fused nodes, and at top level its eager calls and conventions."""
+
+    nodes: list[Node] = field(default_factory=list)
+    eager: EagerCalls | None = None
+    conventions: list[tuple[str, sympy.Expr]] = field(default_factory=list)
+
+
+class FunctionLowering:
+    """Lowers one function (or the module's own code) to an IR `Function`."""
+
+    def __init__(self, names: SourceNames, scope: Scope) -> None:
+        self.names = names
+        self.scope = scope
+        self.reader = ExpressionReader(names, scope)
+        self.namer = Namer()
+        self.loop_depth = 0
+        self.function_unknowns: list[Unknown] = []
+
+    def function(self, node: cst.FunctionDef) -> Function:
+        for parameter in (*node.params.posonly_params, *node.params.params,
+                          *node.params.kwonly_params):
+            name = parameter.name.value
+            if name in ("self", "cls"):
+                continue
+            self.scope.names[name] = parameter_binding(name, parameter.annotation, self.names)
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+        return self.build(node.name.value, self.names.span(node), list(body))
+
+    def build(self, name: str, span: Span, body: Sequence[cst.CSTNode]) -> Function:
+        regions = tuple(self._regions(body))
+        return Function(name, span, regions, tuple(self.function_unknowns))
+
+    # ---- regions ------------------------------------------------------------------------
+
+    def _regions(self, statements: Sequence[cst.CSTNode]) -> Iterator[Region]:
+        run: list[_Lowered] = []
+        for statement in statements:
+            if isinstance(statement, (cst.For, cst.While)):
+                yield from _flush(run)
+                run = []
+                nodes = self._statement(statement).nodes
+                if nodes:
+                    yield Region("nest", tuple(nodes), self.names.span(statement))
+            else:
+                lowered = self._statement(statement)
+                if lowered.nodes:
+                    run.append(lowered)
+        yield from _flush(run)
+
+    # ---- statements ---------------------------------------------------------------------
+
+    def _block(self, block: cst.BaseSuite) -> list[Node]:
+        body = block.body if isinstance(block, cst.IndentedBlock) else [block]
+        nodes: list[Node] = []
+        for statement in body:
+            nodes += self._statement(statement).nodes
+        return nodes
+
+    def _statement(self, node: cst.CSTNode) -> _Lowered:
+        if isinstance(node, cst.SimpleStatementLine):
+            lowered = _Lowered()
+            for small in node.body:
+                part = self._small(small)
+                lowered.nodes += part.nodes
+                lowered.conventions += part.conventions
+                lowered.eager = _merge(lowered.eager, part.eager)
+            return lowered
+        if isinstance(node, cst.For):
+            return _Lowered(self._for(node))
+        if isinstance(node, cst.While):
+            return _Lowered([self._loop_with_unknown_trip(node, node.body, None)])
+        if isinstance(node, cst.If):
+            return _Lowered([self._if(node)])
+        if isinstance(node, (cst.With, cst.Try)):
+            return _Lowered(self._block(node.body))
+        return _Lowered()
+
+    def _small(self, node: cst.BaseSmallStatement) -> _Lowered:
+        self.reader.unknowns = []
+        if isinstance(node, cst.Assign):
+            lowered = self._assign(node.targets[0].target if len(node.targets) == 1 else None,
+                                   node.value, node)
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            lowered = self._assign(node.target, node.value, node)
+        elif isinstance(node, cst.AugAssign):
+            lowered = self._augmented(node)
+        elif isinstance(node, cst.Return) and isinstance(node.value, cst.Tuple):
+            lowered = _Lowered()
+            for position, element in enumerate(node.value.elements):
+                part = self._assign(cst.Name(f"return{position}"), element.value, node)
+                lowered.nodes += part.nodes
+                lowered.conventions += part.conventions
+                lowered.eager = _merge(lowered.eager, part.eager)
+        elif isinstance(node, cst.Return) and node.value is not None:
+            lowered = self._assign(cst.Name("return"), node.value, node)
+        elif isinstance(node, cst.Expr) and isinstance(
+                node.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            lowered = _Lowered()  # a docstring
+        elif isinstance(node, cst.Expr):
+            value = self.reader.value(node.value)
+            lowered = self._scalar_statement(value if isinstance(value, (
+                Leaf, Scalar, Apply, Reduce, Contract)) else None, node)
+        elif isinstance(node, (cst.Break, cst.Continue)):
+            word = "break" if isinstance(node, cst.Break) else "continue"
+            self.reader.note(UnknownKind.UNSUPPORTED, node,
+                              f"`{word}`: trip counts assume it is not taken")
+            lowered = _Lowered()
+        else:
+            lowered = _Lowered()
+        if self.reader.unknowns:
+            span = self.names.span(node)
+            lowered.nodes.append(Statement(span, self.names.text(node), FlopTally(),
+                                           unknowns=tuple(self.reader.unknowns)))
+        return lowered
+
+    def _assign(self, target: cst.BaseExpression | None, value_node: cst.BaseExpression,
+                node: cst.CSTNode) -> _Lowered:
+        span = self.names.span(node)
+        text = self.names.text(node)
+        if isinstance(target, cst.Tuple):
+            return self._unpack(target, value_node)
+        if target is None:
+            self.reader.unsupported(node, "chained assignment")
+            return _Lowered()
+        value = self.reader.value(value_node)
+        if isinstance(target, cst.Name):
+            name = target.value
+            if value is None:
+                self.scope.names[name] = Opaque(name, f"its value `{self.names.text(value_node)}`"
+                                                " could not be analyzed")
+                return _Lowered()
+            if isinstance(value, Integer):
+                self.scope.names[name] = value
+                return _Lowered()
+            if isinstance(value, Allocation):
+                leaf = leaf_for(name, value.shape, value.element, span)
+                self.scope.names[name] = leaf
+                if not value.fills:
+                    return _Lowered()
+                fill = Scalar(value.element, False, value.text, constant=True)
+                return self._array_statement(Target(leaf), fill, text, span, rebinds=False)
+            if isinstance(value, Leaf) and (value.shape or isinstance(value_node, cst.Name)):
+                self.scope.names[name] = value  # a view or another name: no copy, no traffic
+                return _Lowered()
+            if not is_array(value):
+                self.scope.names[name] = Scalar(value.element, value.weak, name)
+                return self._scalar_statement(value, node)
+            leaf = leaf_for(name, value.shape, value.element, span)
+            lowered = self._array_statement(Target(leaf), value, text, span, rebinds=True)
+            self.scope.names[name] = leaf
+            return lowered
+        if isinstance(target, cst.Subscript):
+            view = self.reader.value(target)
+            if value is None or view is None:
+                return _Lowered()
+            if not isinstance(view, Leaf):
+                self.reader.unsupported(target, f"assignment to `{self.names.text(target)}`")
+                return _Lowered()
+            array_value = self.reader.array(value_node) if isinstance(value, Integer) else value
+            if array_value is None or isinstance(array_value, Allocation):
+                return _Lowered()
+            return self._array_statement(Target(view), array_value, text, span, rebinds=False)
+        self.reader.unsupported(node, f"assignment to `{self.names.text(target)}`")
+        return _Lowered()
+
+    def _unpack(self, target: cst.Tuple, value_node: cst.BaseExpression) -> _Lowered:
+        """`n, m = A.shape`: bind each size; anything else is not understood."""
+        if isinstance(value_node, cst.Attribute) and value_node.attr.value == "shape":
+            base = self.reader.value(value_node.value)
+            names = [e.value for e in target.elements]
+            if isinstance(base, Leaf) and len(names) == len(base.shape) and all(
+                    isinstance(n, cst.Name) for n in names):
+                for name_node, extent in zip(names, base.shape, strict=True):
+                    assert isinstance(name_node, cst.Name)
+                    self.scope.names[name_node.value] = Integer(extent, name_node.value)
+                return _Lowered()
+        self.reader.unsupported(target, f"unpacking `{self.names.text(value_node)}`")
+        return _Lowered()
+
+    def _augmented(self, node: cst.AugAssign) -> _Lowered:
+        operator = _AUGMENTED.get(type(node.operator).__name__)
+        span = self.names.span(node)
+        text = self.names.text(node)
+        current = self.reader.value(node.target)
+        if isinstance(current, Integer) and isinstance(node.target, cst.Name):
+            self.scope.names[node.target.value] = Integer(None, node.target.value)
+            return _Lowered()
+        value = self.reader.array(node.value)
+        if operator is None:
+            self.reader.unsupported(node, f"operator in `{text}`")
+            return _Lowered()
+        if current is None or value is None or isinstance(current, Allocation):
+            return _Lowered()
+        if isinstance(current, Leaf):
+            return self._array_statement(Target(current, operator), value, text, span,
+                                         rebinds=False)
+        if isinstance(current, Scalar):
+            nodes = NestBuilder(self.namer, span).assign(Target(None, operator), value, text)
+            return _Lowered(nodes)
+        self.reader.unsupported(node, f"`{text}` on a computed value")
+        return _Lowered()
+
+    def _array_statement(self, target: Target, value: ArrayValue, text: str, span: Span,
+                         rebinds: bool) -> _Lowered:
+        nodes = NestBuilder(self.namer, span).assign(target, value, text)
+        lowered = _Lowered(nodes, conventions=_conventions(value))
+        is_call = target.shape or is_array(value)
+        if self.loop_depth == 0 and is_call:
+            lowered.eager = eager_calls(target, value, self.namer, span, rebinds)
+        elif is_call and target.shape:
+            self._note_once(span)
+        return lowered
+
+    def _note_once(self, span: Span) -> None:
+        message = ("vectorized statements inside an explicit loop: only the fused view is "
+                   "counted there")
+        if not any(u.message == message for u in self.function_unknowns):
+            self.function_unknowns.append(Unknown(UnknownKind.UNSUPPORTED, message, span))
+
+    def _scalar_statement(self, value: ArrayValue | None, node: cst.CSTNode) -> _Lowered:
+        if value is None:
+            return _Lowered()
+        span = self.names.span(node)
+        nodes = NestBuilder(self.namer, span).assign(Target(None), value,
+                                                     self.names.text(node))
+        return _Lowered(nodes)
+
+    # ---- control flow -------------------------------------------------------------------
+
+    def _for(self, node: cst.For) -> list[Node]:
+        header = self._range(node)
+        if header is None:
+            return [self._loop_with_unknown_trip(node, node.body, node.target)]
+        var, start, step, trip = header
+        span = self.names.span(node)
+        return [self._loop(var, start, step, trip, node.body, span, ())]
+
+    def _range(self, node: cst.For) -> tuple[str, sympy.Expr, int, sympy.Expr] | None:
+        iterator = node.iter
+        if not (isinstance(node.target, cst.Name) and isinstance(iterator, cst.Call)
+                and self.names.canonical(iterator.func) == "builtins.range"):
+            return None
+        self.reader.unknowns = []
+        arguments = [a.value for a in iterator.args]
+        bounds = [self.reader.integer(a) for a in arguments[:2]]
+        step = 1
+        if len(arguments) == 3:
+            literal = self.reader.integer(arguments[2])
+            if literal is None or not literal.is_Integer or literal == 0:
+                return None
+            step = int(literal)
+        if any(b is None for b in bounds) or not 1 <= len(arguments) <= 3:
+            return None
+        start, stop = (sympy.Integer(0), bounds[0]) if len(arguments) == 1 else bounds
+        assert start is not None and stop is not None
+        distance = stop - start if step > 0 else start - stop
+        trip = distance if abs(step) == 1 else sympy.ceiling(distance / abs(step))
+        return node.target.value, sympy.expand(start), step, sympy.expand(trip)
+
+    def _loop(self, var: str, start: sympy.Expr, step: int, trip: sympy.Expr,
+              body: cst.BaseSuite, span: Span, unknowns: tuple[Unknown, ...]) -> Loop:
+        before = self.scope.copy()
+        self._forget_assigned(body)
+        self.scope.names[var] = Integer(loop_symbol(var), var)
+        self.loop_depth += 1
+        nodes = self._block(body)
+        self.loop_depth -= 1
+        self._restore_after_loop(before, var)
+        end = self.names.span(body)
+        return Loop(var, start, step, trip, tuple(nodes), span.through(end), unknowns)
+
+    def _loop_with_unknown_trip(self, node: cst.For | cst.While, body: cst.BaseSuite,
+                                target: cst.BaseAssignTargetExpression | None) -> Loop:
+        span = self.names.span(node)
+        symbol = trip_symbol(f"trip_L{span.line}")
+        header = self.names.text(node.iter if isinstance(node, cst.For) else node.test)
+        unknown = Unknown(UnknownKind.DATA_DEPENDENT_BOUND,
+                          f"cannot derive the trip count of the loop over `{header}`; named "
+                          f"{symbol}", span, str(symbol))
+        var = target.value if isinstance(target, cst.Name) else f"_loop_L{span.line}"
+        if isinstance(target, cst.Name):
+            self.scope.names[var] = Opaque(var, "it iterates over something other than "
+                                           "`range(...)`")
+        before = self.scope.copy()
+        self.loop_depth += 1
+        nodes = self._block(body)
+        self.loop_depth -= 1
+        self._restore_after_loop(before, var)
+        return Loop(var, sympy.Integer(0), 1, symbol, tuple(nodes),
+                    span.through(self.names.span(body)), (unknown,))
+
+    def _forget_assigned(self, body: cst.CSTNode) -> None:
+        """Integers assigned in a loop body vary from one iteration to the next."""
+        for name in _assigned_names(body):
+            if isinstance(self.scope.names.get(name), Integer):
+                self.scope.names[name] = Integer(None, name)
+
+    def _restore_after_loop(self, before: Scope, var: str) -> None:
+        for name, binding in list(self.scope.names.items()):
+            if isinstance(binding, Integer) and before.names.get(name) != binding:
+                self.scope.names[name] = Integer(None, name)
+        if var not in before.names:
+            self.scope.names.pop(var, None)
+
+    def _if(self, node: cst.If) -> Branch:
+        span = self.names.span(node)
+        self.reader.unknowns = []
+        condition_value = self.reader.value(node.test)
+        condition_unknowns = tuple(self.reader.unknowns)
+        condition_nodes: list[Node] = []
+        if isinstance(condition_value, (Leaf, Scalar, Apply, Reduce, Contract)):
+            condition_nodes = NestBuilder(self.namer, span).assign(
+                Target(None), condition_value, self.names.text(node.test))
+        accesses = tuple(a for n in condition_nodes if isinstance(n, Statement)
+                         for a in n.accesses)
+        flops = sum((n.flops for n in condition_nodes if isinstance(n, Statement)), FlopTally())
+        condition = Statement(self.names.span(node.test), self.names.text(node.test), flops,
+                              accesses, unknowns=condition_unknowns)
+        fraction = fraction_symbol(f"p_L{span.line}")
+        then_body = tuple(self._block(node.body))
+        else_body: tuple[Node, ...] = ()
+        if isinstance(node.orelse, cst.Else):
+            else_body = tuple(self._block(node.orelse.body))
+        elif isinstance(node.orelse, cst.If):
+            else_body = (self._if(node.orelse),)
+        unknown = Unknown(UnknownKind.BRANCH_FRACTION,
+                          f"branch `if {self.names.text(node.test)}`: the fraction of "
+                          f"executions taking it is named {fraction}", span, str(fraction))
+        return Branch(span, condition, fraction, then_body, else_body, (unknown,))
+
+
+def _assigned_names(body: cst.CSTNode) -> set[str]:
+    found: set[str] = set()
+
+    class _Visitor(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            if isinstance(node.target, cst.Name):
+                found.add(node.target.value)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            if isinstance(node.target, cst.Name):
+                found.add(node.target.value)
+
+    body.visit(_Visitor())
+    return found
+
+
+def _conventions(value: ArrayValue) -> list[tuple[str, sympy.Expr]]:
+    """`2*M*K*N` for each contraction: the figure ML tooling quotes beside the exact count."""
+    found: list[tuple[str, sympy.Expr]] = []
+    if isinstance(value, Contract):
+        summed = [label for label, _ in value.extents if label not in value.out]
+        if summed and len(value.operands) == 2:
+            figure = 2 * sympy.Mul(*(extent for _, extent in value.extents))
+            found.append((str(figure), figure))
+        children: tuple[ArrayValue, ...] = value.operands
+    elif isinstance(value, Apply):
+        children = value.operands
+    elif isinstance(value, Reduce):
+        children = (value.operand,)
+    else:
+        children = ()
+    for child in children:
+        found += _conventions(child)
+    return found
+
+
+def _merge(a: EagerCalls | None, b: EagerCalls | None) -> EagerCalls | None:
+    if a is None or b is None:
+        return a or b
+    return EagerCalls(a.regions + b.regions, a.temporaries + b.temporaries)
+
+
+def _flush(run: list[_Lowered]) -> Iterator[Region]:
+    """One region for a run of statements; its eager view when it makes NumPy calls."""
+    nodes = [n for lowered in run for n in lowered.nodes]
+    if not nodes:
+        return
+    first, last = nodes[0].span, nodes[-1].span
+    span = Span(first.file, first.line, first.column, max(last.end_line, last.line))
+    kind = "nest" if any(isinstance(n, Loop) for n in nodes) else "straight"
+    eager: list[Region] = []
+    temporaries: list[Temporary] = []
+    if any(lowered.eager is not None for lowered in run):
+        for lowered in run:
+            if lowered.eager is not None:
+                eager += lowered.eager.regions
+                temporaries += lowered.eager.temporaries
+            elif lowered.nodes:
+                eager.append(Region("straight", tuple(lowered.nodes), lowered.nodes[0].span))
+    conventions = tuple(c for lowered in run for c in lowered.conventions)
+    yield Region(kind, tuple(nodes), span, tuple(eager), tuple(temporaries), conventions)
