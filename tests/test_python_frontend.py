@@ -1,0 +1,138 @@
+"""The Python frontend against its fixtures: every `fixtures/python/*.py` with the values
+expected beside it in `*.expected.toml` (sympy strings, compared symbolically)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sympy
+
+from aiscan.analysis.kernel import AnalysisOptions, FunctionAnalysis, analyze_module
+from aiscan.errors import InputError
+from aiscan.pipeline import PipelineOptions, lower_source
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "python"
+CASES = sorted(p for p in FIXTURES.glob("*.py") if p.with_suffix(".expected.toml").exists())
+
+
+def _plain(expr: sympy.Expr) -> sympy.Expr:
+    """Drop assumptions so expected strings (parsed without them) compare equal."""
+    return expr.subs({s: sympy.Symbol(s.name) for s in expr.free_symbols})
+
+
+def _parse(text: str) -> sympy.Expr:
+    names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)) - {"ceiling", "floor"}
+    return sympy.sympify(text, locals={n: sympy.Symbol(n) for n in names})
+
+
+def assert_same(actual: sympy.Expr, expected: str, what: str) -> None:
+    difference = sympy.simplify(_plain(sympy.sympify(actual)) - _parse(expected))
+    assert difference == 0, f"{what}: got {actual}, expected {expected}"
+
+
+def _analyze(path: Path) -> dict[str, FunctionAnalysis]:
+    module = lower_source(path.read_text(), str(path), PipelineOptions())
+    analysis = analyze_module(module, AnalysisOptions())
+    return {f.function.name: f for f in analysis.functions}
+
+
+@pytest.mark.parametrize("path", [p for p in CASES if p.stem != "syntax_error"],
+                         ids=lambda p: p.stem)
+def test_fixture(path: Path) -> None:
+    expected = tomllib.loads(path.with_suffix(".expected.toml").read_text())
+    functions = _analyze(path)
+    for name, want in expected["functions"].items():
+        assert name in functions, f"{path.name}: no function {name}"
+        _check_function(functions[name], want, f"{path.stem}.{name}")
+
+
+def _check_function(result: FunctionAnalysis, want: dict[str, Any], where: str) -> None:
+    flops = result.flops
+    if "flops" in want:
+        assert_same(flops.total, want["flops"], f"{where} flops")
+    if "special" in want:
+        assert_same(flops.special, want["special"], f"{where} special")
+    for model in ("compulsory", "streaming", "fused", "eager"):
+        if model in want:
+            assert_same(result.traffic[model].total(False), want[model], f"{where} {model}")
+    for key, model in (("ai_fused", "fused"), ("ai_eager", "eager")):
+        if key in want:
+            ratio = result.intensity[model].expr
+            assert ratio is not None
+            assert_same(ratio, want[key], f"{where} {key}")
+    if "ai_limit" in want:
+        assert_same(result.intensity["compulsory"].limit, want["ai_limit"], f"{where} limit")
+    regions = [r.region for r in result.regions]
+    if "conventions" in want:
+        found = [text for r in regions for text, _ in r.conventions]
+        assert found == want["conventions"], where
+    if "ai_convention" in want:
+        figure = sum((value for r in regions for _, value in r.conventions), sympy.Integer(0))
+        bytes_moved = result.traffic["compulsory"].total(False)
+        assert_same(sympy.cancel(figure / bytes_moved), want["ai_convention"], where)
+    if "temporaries" in want:
+        found = [f"{t.name} = {t.expression} @ {t.span.line}"
+                 for r in regions for t in r.temporaries]
+        assert found == want["temporaries"], where
+    if "unknowns" in want:
+        found = [f"{u.kind.value} {u.span.line}:{u.span.column}" for u in result.unknowns]
+        assert found == want["unknowns"], f"{where}: {[u.message for u in result.unknowns]}"
+    else:
+        kinds = {u.kind.value for u in result.unknowns}
+        assert kinds <= {"branch-fraction"}, f"{where}: {[u.message for u in result.unknowns]}"
+
+
+def test_size_defaults_come_from_module_constants() -> None:
+    path = FIXTURES / "loops.py"
+    module = lower_source(path.read_text(), str(path), PipelineOptions())
+    assert dict(module.size_defaults) == {"N": 1024}
+
+
+def test_linear_layer_intensity_at_the_seed_sizes() -> None:
+    """MODEL.md: fp16 linear layer M=512, K=1024, N=4096 has AI about 315 (2MKN figure)."""
+    result = _analyze(FIXTURES / "model_rows.py")["linear"]
+    figure = result.regions[0].region.conventions[0][1]
+    ratio = figure / result.traffic["compulsory"].total(False)
+    sizes = {s: {"M": 512, "K": 1024, "N": 4096}[s.name] for s in ratio.free_symbols}
+    assert abs(float(ratio.subs(sizes)) - 315.08) < 0.01
+
+
+def test_bf16_matmul_at_64_reports_both_figures() -> None:
+    result = _analyze(FIXTURES / "model_rows.py")["bf16_matmul"]
+    figure = result.regions[0].region.conventions[0][1]
+    bytes_moved = result.traffic["compulsory"].total(False)
+    n = next(iter(bytes_moved.free_symbols))
+    assert round(float((figure / bytes_moved).subs(n, 64)), 1) == 21.3
+    assert (result.flops.total / bytes_moved).subs(n, 64) == sympy.Rational(127, 6)
+
+
+def test_syntax_error_is_located() -> None:
+    path = FIXTURES / "syntax_error.py"
+    want = tomllib.loads(path.with_suffix(".expected.toml").read_text())["error"]
+    with pytest.raises(InputError) as caught:
+        lower_source(path.read_text(), str(path), PipelineOptions())
+    span = caught.value.diagnostic.span
+    assert (span.line, span.column) == (want["line"], want["column"])
+    assert want["message"] in caught.value.diagnostic.message
+
+
+def test_element_indexing_styles_agree() -> None:
+    """`A[0]` and `A[0, :]` are the same row; `import numpy` spellings all resolve."""
+    head = ("import numpy\nimport numpy as np\nfrom numpy import dot as d\n"
+            "from jaxtyping import Float64\n")
+    one = head + "def f(A: Float64[np.ndarray, 'n n']):\n    return numpy.dot(A[0], A[1])\n"
+    two = head + "def f(A: Float64[np.ndarray, 'n n']):\n    return d(A[0, :], A[1])\n"
+    results = [_analyze_text(text)["f"] for text in (one, two)]
+    assert results[0].flops.total == results[1].flops.total
+    assert_same(results[0].flops.total, "2*n - 1", "dot of rows")
+    assert results[0].traffic["compulsory"].total(False) == results[1].traffic[
+        "compulsory"].total(False)
+
+
+def _analyze_text(text: str) -> dict[str, FunctionAnalysis]:
+    module = lower_source(text, "inline.py", PipelineOptions())
+    return {f.function.name: f for f in analyze_module(module).functions}
