@@ -11,10 +11,16 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from aiscan import __version__
 from aiscan.errors import UsageError
+
+if TYPE_CHECKING:
+    from aiscan.config import Config
+    from aiscan.pipeline import PipelineOptions
+    from aiscan.roofline.kernels import PlacementOptions
 
 __all__ = ["main"]
 
@@ -76,13 +82,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     analyze.add_argument("files", nargs="+", metavar="FILE", help="C (.c, .h) or Python files")
     _add_source_options(analyze)
+    _add_device_options(analyze)
     analyze.add_argument("--format", choices=("text", "json"), default="text")
     analyze.add_argument("-o", "--output", metavar="PATH", help="write the report here")
     analyze.add_argument(
         "--model",
         choices=("compulsory", "streaming"),
         default="compulsory",
-        help="traffic model used for function totals in text output (default: compulsory)",
+        help="traffic model for function totals and roofline placement (default: compulsory)",
     )
     analyze.set_defaults(handler=_run_analyze)
 
@@ -91,61 +98,114 @@ def _parser() -> argparse.ArgumentParser:
     _add_source_options(graph)
     graph.add_argument("--format", choices=("dot", "json", "text"), default="dot")
     graph.set_defaults(handler=_run_graph)
+
+    devices = commands.add_parser("devices", help="list the known devices, or show one")
+    devices.add_argument("action", nargs="?", choices=("list", "show"), default="list")
+    devices.add_argument("name", nargs="?", help="device name or alias (with `show`)")
+    devices.add_argument(
+        "--device-file",
+        action="append",
+        default=[],
+        metavar="TOML",
+        help="also load this device file",
+    )
+    devices.add_argument("--config", metavar="PATH", help="configuration file to use")
+    devices.set_defaults(handler=_run_devices)
+
+    roofline = commands.add_parser(
+        "roofline", help="plot every loop nest on the chosen devices' rooflines"
+    )
+    roofline.add_argument("files", nargs="+", metavar="FILE")
+    _add_source_options(roofline)
+    _add_device_options(roofline)
+    roofline.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="PLOT",
+        help="output file: .png, .svg, or .html (plot with tables)",
+    )
+    roofline.add_argument("--model", choices=("compulsory", "streaming"), default="compulsory")
+    roofline.add_argument(
+        "--size-range",
+        default="8:65536",
+        metavar="LOW:HIGH",
+        help="sizes swept for size-dependent intensities (default 8:65536)",
+    )
+    roofline.set_defaults(handler=_run_roofline)
     return parser
 
 
 def _add_source_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "-D",
-        dest="defines",
-        action="append",
-        default=[],
-        metavar="NAME[=VALUE]",
+        "-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
         help="define a macro as a compiler would; an integer value also sets that size "
         "(the name stays symbolic in the expressions)",
-    )
+    )  # fmt: skip
+    parser.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                        help="add an include directory")  # fmt: skip
     parser.add_argument(
-        "-I",
-        dest="include_dirs",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="add an include directory",
-    )
-    parser.add_argument(
-        "--size",
-        dest="sizes",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
+        "--size", dest="sizes", action="append", default=[], metavar="NAME=VALUE",
         help="evaluate the intensity at this size (repeatable, or comma-separated)",
-    )
+    )  # fmt: skip
     parser.add_argument(
-        "--write-allocate",
-        action="store_true",
-        help="stores to elements not read before also cost a read (CPU caches)",
-    )
+        "--write-allocate", action=argparse.BooleanOptionalAction, default=None,
+        help="stores to elements not read before also cost a read (default: off for the "
+        "report; each device's own policy for roofline placement)",
+    )  # fmt: skip
     parser.add_argument(
-        "--special-weight",
-        type=int,
-        default=0,
-        metavar="N",
+        "--special-weight", type=int, default=None, metavar="N",
         help="FLOPs each math-library call (sqrt, exp, ...) adds to the total (default 0; "
         "special calls are always reported apart)",
+    )  # fmt: skip
+    parser.add_argument("--config", metavar="PATH",
+                        help="configuration file (default: nearest aiscan.toml or "
+                        "pyproject.toml with [tool.aiscan])")  # fmt: skip
+
+
+def _add_device_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--device", dest="devices", action="append", default=[],
+                        metavar="NAME", help="place kernels on this device's roofline "
+                        "(repeatable; `aiscan devices` lists them)")  # fmt: skip
+    parser.add_argument(
+        "--device-file",
+        action="append",
+        default=[],
+        metavar="TOML",
+        help="load a device file of your own (e.g. measured ceilings)",
+    )
+    parser.add_argument(
+        "--dtype",
+        metavar="PRECISION",
+        help="precision for the peak (default: the kernel's element type)",
+    )
+    parser.add_argument(
+        "--sparse",
+        action="store_true",
+        help="use 2:4 structured-sparsity peaks instead of dense ones",
     )
 
 
-def _pipeline_options(arguments: argparse.Namespace) -> Any:
+def _config(arguments: argparse.Namespace) -> Config:
+    from aiscan.config import find_config, load_config
+
+    path = Path(arguments.config) if getattr(arguments, "config", None) else None
+    if path is not None and not path.is_file():
+        raise UsageError(f"--config {path}: no such file")
+    return load_config(path or find_config(Path.cwd()))
+
+
+def _pipeline_options(arguments: argparse.Namespace, config: Config) -> PipelineOptions:
     from aiscan.analysis.kernel import AnalysisOptions
     from aiscan.pipeline import PipelineOptions
 
-    defines: dict[str, str] = {}
+    defines = dict(config.defines)
     for item in arguments.defines:
         name, _, value = item.partition("=")
         if not name.isidentifier():
             raise UsageError(f"-D {item}: not a macro name")
         defines[name] = value if "=" in item else "1"
-    sizes: dict[str, int] = {}
+    sizes = dict(config.sizes)
     for group in arguments.sizes:
         for item in filter(None, (part.strip() for part in group.split(","))):
             name, _, value = item.partition("=")
@@ -154,42 +214,73 @@ def _pipeline_options(arguments: argparse.Namespace) -> Any:
             if int(value) <= 0:
                 raise UsageError(f"--size {item}: sizes are positive")
             sizes[name] = int(value)
-    for directory in arguments.include_dirs:
+    include_dirs = [str(d) for d in config.include_dirs] + list(arguments.include_dirs)
+    for directory in include_dirs:
         if not os.path.isdir(directory):
             raise UsageError(f"-I {directory}: no such directory")
+    write_allocate = arguments.write_allocate
+    if write_allocate is None:
+        write_allocate = config.write_allocate
+    special_weight = arguments.special_weight
+    if special_weight is None:
+        special_weight = config.special_weight or 0
     analysis = AnalysisOptions(
-        write_allocate=arguments.write_allocate,
-        special_weight=arguments.special_weight,
-        sizes=sizes,
+        write_allocate=bool(write_allocate), special_weight=special_weight, sizes=sizes
     )
     # An integer -D value binds a size in the preprocessor (see frontends/c/preprocess.py).
-    return PipelineOptions(tuple(arguments.include_dirs), defines, analysis)
+    return PipelineOptions(tuple(include_dirs), defines, analysis)
+
+
+def _placement_options(arguments: argparse.Namespace, config: Config) -> PlacementOptions | None:
+    names = list(arguments.devices) or list(config.devices)
+    if not names:
+        if arguments.dtype or arguments.sparse:
+            raise UsageError("--dtype and --sparse need at least one --device")
+        return None
+    from aiscan.roofline.devices import load_devices
+    from aiscan.roofline.kernels import PlacementOptions
+    from aiscan.roofline.precision import normalize_precision
+
+    catalog = load_devices([*config.device_files, *arguments.device_file])
+    write_allocate = arguments.write_allocate
+    if write_allocate is None:
+        write_allocate = config.write_allocate
+    return PlacementOptions(
+        devices=tuple(catalog.get(name) for name in names),
+        model=arguments.model,
+        dtype=normalize_precision(arguments.dtype) if arguments.dtype else None,
+        sparse=arguments.sparse,
+        write_allocate=write_allocate,
+    )
 
 
 def _run_analyze(arguments: argparse.Namespace) -> int:
     from aiscan.pipeline import analyze_path
 
-    options = _pipeline_options(arguments)
+    config = _config(arguments)
+    options = _pipeline_options(arguments, config)
+    placement = _placement_options(arguments, config)
     results = [analyze_path(path, options) for path in arguments.files]
     if arguments.format == "json":
         from aiscan.report.json_report import render_json
 
-        report_options = {
+        report_options: dict[str, Any] = {
             "write_allocate": options.analysis.write_allocate,
             "special_weight": options.analysis.special_weight,
             "sizes": dict(options.analysis.sizes),
-            "default_model": "compulsory",
+            "model": arguments.model,
+            "devices": [d.key for d in placement.devices] if placement else [],
         }
-        text = render_json(results, report_options)
+        text = render_json(results, report_options, placement)
     else:
         from aiscan.report.text_report import render_text
 
-        text = render_text(results, default_model=arguments.model)
+        text = render_text(results, default_model=arguments.model, placement=placement)
     _emit(text, arguments.output)
-    for result in results:
-        if result.analysis is None:
-            for diagnostic in result.diagnostics:
-                if arguments.format == "json" or arguments.output:
+    if arguments.format == "json" or arguments.output:
+        for result in results:
+            if result.analysis is None:
+                for diagnostic in result.diagnostics:
                     print(diagnostic.format(), file=sys.stderr)
     return EXIT_ERROR if any(r.analysis is None for r in results) else EXIT_OK
 
@@ -201,7 +292,7 @@ def _run_graph(arguments: argparse.Namespace) -> int:
     from aiscan.pipeline import lower_source
     from aiscan.sources import read_source
 
-    options = _pipeline_options(arguments)
+    options = _pipeline_options(arguments, _config(arguments))
     try:
         module = lower_source(read_source(arguments.file), arguments.file, options)
     except InputError as error:
@@ -213,6 +304,59 @@ def _run_graph(arguments: argparse.Namespace) -> int:
         graph = module_graph(module)
         _emit(to_dot(graph) if arguments.format == "dot" else to_json(graph), None)
     return EXIT_OK
+
+
+def _run_devices(arguments: argparse.Namespace) -> int:
+    from aiscan.report.devices_format import device_details, device_table
+    from aiscan.roofline.devices import load_devices
+
+    config = _config(arguments)
+    catalog = load_devices([*config.device_files, *arguments.device_file])
+    if arguments.action == "show":
+        if not arguments.name:
+            raise UsageError("devices show: name a device (see `aiscan devices`)")
+        _emit(device_details(catalog.get(arguments.name)), None)
+    else:
+        _emit(device_table(catalog.devices), None)
+    return EXIT_OK
+
+
+def _run_roofline(arguments: argparse.Namespace) -> int:
+    from aiscan.pipeline import analyze_path
+    from aiscan.roofline.kernels import module_kernels
+
+    config = _config(arguments)
+    options = _pipeline_options(arguments, config)
+    placement = _placement_options(arguments, config)
+    if placement is None:
+        raise UsageError("roofline: choose at least one --device (see `aiscan devices`)")
+    low, _, high = arguments.size_range.partition(":")
+    if not (low.isdigit() and high.isdigit() and 0 < int(low) < int(high)):
+        raise UsageError(f"--size-range {arguments.size_range}: expected LOW:HIGH integers")
+    results = [analyze_path(path, options) for path in arguments.files]
+    for result in results:
+        for diagnostic in result.diagnostics:
+            print(diagnostic.format(), file=sys.stderr)
+    analyses = [r.analysis for r in results if r.analysis is not None]
+    kernels = module_kernels(analyses, placement)
+    if not kernels:
+        raise UsageError("roofline: no loop nest with FLOPs to plot")
+    output = Path(arguments.output)
+    plot_arguments: dict[str, Any] = {
+        "sizes": dict(options.analysis.sizes) or None,
+        "sparse": placement.sparse,
+        "size_range": (int(low), int(high)),
+    }
+    if output.suffix.lower() in (".html", ".htm"):
+        from aiscan.roofline.html import write_html
+
+        write_html(output, kernels, placement.devices, **plot_arguments)
+    else:
+        from aiscan.roofline.plot import render_roofline
+
+        render_roofline(kernels, placement.devices, output, **plot_arguments)
+    print(f"wrote {output} ({len(kernels)} loop nests on {len(placement.devices)} devices)")
+    return EXIT_ERROR if any(r.analysis is None for r in results) else EXIT_OK
 
 
 def _emit(text: str, output: str | None) -> None:

@@ -40,8 +40,9 @@ def _analyze(path: Path) -> dict[str, FunctionAnalysis]:
     return {f.function.name: f for f in analysis.functions}
 
 
-@pytest.mark.parametrize("path", [p for p in CASES if p.stem != "syntax_error"],
-                         ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path", [p for p in CASES if p.stem != "syntax_error"], ids=lambda p: p.stem
+)
 def test_fixture(path: Path) -> None:
     expected = tomllib.loads(path.with_suffix(".expected.toml").read_text())
     functions = _analyze(path)
@@ -75,8 +76,9 @@ def _check_function(result: FunctionAnalysis, want: dict[str, Any], where: str) 
         bytes_moved = result.traffic["compulsory"].total(False)
         assert_same(sympy.cancel(figure / bytes_moved), want["ai_convention"], where)
     if "temporaries" in want:
-        found = [f"{t.name} = {t.expression} @ {t.span.line}"
-                 for r in regions for t in r.temporaries]
+        found = [
+            f"{t.name} = {t.expression} @ {t.span.line}" for r in regions for t in r.temporaries
+        ]
         assert found == want["temporaries"], where
     if "unknowns" in want:
         found = [f"{u.kind.value} {u.span.line}:{u.span.column}" for u in result.unknowns]
@@ -122,15 +124,18 @@ def test_syntax_error_is_located() -> None:
 
 def test_element_indexing_styles_agree() -> None:
     """`A[0]` and `A[0, :]` are the same row; `import numpy` spellings all resolve."""
-    head = ("import numpy\nimport numpy as np\nfrom numpy import dot as d\n"
-            "from jaxtyping import Float64\n")
+    head = (
+        "import numpy\nimport numpy as np\nfrom numpy import dot as d\n"
+        "from jaxtyping import Float64\n"
+    )
     one = head + "def f(A: Float64[np.ndarray, 'n n']):\n    return numpy.dot(A[0], A[1])\n"
     two = head + "def f(A: Float64[np.ndarray, 'n n']):\n    return d(A[0, :], A[1])\n"
     results = [_analyze_text(text)["f"] for text in (one, two)]
     assert results[0].flops.total == results[1].flops.total
     assert_same(results[0].flops.total, "2*n - 1", "dot of rows")
-    assert results[0].traffic["compulsory"].total(False) == results[1].traffic[
-        "compulsory"].total(False)
+    assert results[0].traffic["compulsory"].total(False) == results[1].traffic["compulsory"].total(
+        False
+    )
 
 
 def _analyze_text(text: str) -> dict[str, FunctionAnalysis]:

@@ -36,8 +36,9 @@ def test_twins_count_alike(python: Path, write_allocate: bool) -> None:
     assert set(py_results) == set(c_results)
     for name, c in c_results.items():
         py = py_results[name]
-        assert sympy.expand(_same_fractions(py.flops.total - 0) -
-                            _same_fractions(c.flops.total)) == 0, name
+        assert (
+            sympy.expand(_same_fractions(py.flops.total - 0) - _same_fractions(c.flops.total)) == 0
+        ), name
         for model in ("compulsory", "streaming"):
             got = _same_fractions(py.traffic[model].total(write_allocate))
             want = _same_fractions(c.traffic[model].total(write_allocate))

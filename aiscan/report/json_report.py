@@ -20,10 +20,13 @@ from aiscan.errors import Diagnostic
 from aiscan.ir.nodes import Unknown
 from aiscan.pipeline import FileResult
 from aiscan.report.expressions import expression_text, numeric_value
+from aiscan.report.placement_format import placement_json
+from aiscan.roofline.devices import Device
+from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devices
 
 __all__ = ["SCHEMA_VERSION", "build_report", "load_schema", "render_json"]
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 SCHEMA_ID = "https://aiscan.dev/schema/report-1.json"
 
 
@@ -37,12 +40,20 @@ def load_schema() -> dict[str, Any]:
     return schema
 
 
-def render_json(results: Sequence[FileResult], options: Mapping[str, Any]) -> str:
-    return json.dumps(build_report(results, options), indent=2) + "\n"
+def render_json(
+    results: Sequence[FileResult],
+    options: Mapping[str, Any],
+    placement: PlacementOptions | None = None,
+) -> str:
+    return json.dumps(build_report(results, options, placement), indent=2) + "\n"
 
 
-def build_report(results: Sequence[FileResult], options: Mapping[str, Any]) -> dict[str, Any]:
-    files = [_file(result, options) for result in results]
+def build_report(
+    results: Sequence[FileResult],
+    options: Mapping[str, Any],
+    placement: PlacementOptions | None = None,
+) -> dict[str, Any]:
+    files = [_file(result, placement) for result in results]
     analyzed = sum(1 for f in files if f["status"] == "analyzed")
     return {
         "schema": SCHEMA_ID,
@@ -54,7 +65,7 @@ def build_report(results: Sequence[FileResult], options: Mapping[str, Any]) -> d
     }
 
 
-def _file(result: FileResult, options: Mapping[str, Any]) -> dict[str, Any]:
+def _file(result: FileResult, placement: PlacementOptions | None) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "path": result.path,
         "status": "analyzed" if result.analysis is not None else "error",
@@ -65,12 +76,42 @@ def _file(result: FileResult, options: Mapping[str, Any]) -> dict[str, Any]:
     analysis = result.analysis
     entry["language"] = analysis.module.language
     entry["sizes"] = dict(analysis.sizes)
-    entry["functions"] = [_function(f, analysis.write_allocate) for f in analysis.functions]
+    entry["functions"] = [
+        _function(f, analysis.write_allocate, placement, analysis.sizes) for f in analysis.functions
+    ]
     return entry
 
 
-def _function(function: FunctionAnalysis, write_allocate: bool) -> dict[str, Any]:
+def _placements(
+    label: str,
+    result: RegionAnalysis | FunctionAnalysis,
+    placement: PlacementOptions | None,
+    sizes: Mapping[str, int],
+) -> dict[str, Any]:
+    if placement is None or not placement.devices:
+        return {}
+    spec = kernel_spec(label, result, placement)
+    placed = place_on_devices(spec, placement, sizes)
+    return {
+        "placement": [
+            placement_json(p, _uses_write_allocate(d, placement))
+            for p, d in zip(placed, placement.devices, strict=True)
+        ]
+    }
+
+
+def _uses_write_allocate(device: Device, placement: PlacementOptions) -> bool:
+    return device.write_allocate if placement.write_allocate is None else placement.write_allocate
+
+
+def _function(
+    function: FunctionAnalysis,
+    write_allocate: bool,
+    placement: PlacementOptions | None,
+    sizes: Mapping[str, int],
+) -> dict[str, Any]:
     span = function.function.span
+    name = function.function.name
     return {
         "name": function.function.name,
         "line": span.line,
@@ -80,11 +121,18 @@ def _function(function: FunctionAnalysis, write_allocate: bool) -> dict[str, Any
         "bytes": _bytes(function.traffic, write_allocate),
         "intensity": _intensities(function.intensity),
         "unknowns": [_unknown(u) for u in function.unknowns],
-        "nests": [_region(r, write_allocate) for r in function.regions],
+        "nests": [_region(r, write_allocate, placement, sizes, name) for r in function.regions],
+        **_placements(name, function, placement, sizes),
     }
 
 
-def _region(region: RegionAnalysis, write_allocate: bool) -> dict[str, Any]:
+def _region(
+    region: RegionAnalysis,
+    write_allocate: bool,
+    placement: PlacementOptions | None,
+    sizes: Mapping[str, int],
+    function_name: str,
+) -> dict[str, Any]:
     span = region.region.span
     return {
         "kind": region.region.kind,
@@ -120,6 +168,7 @@ def _region(region: RegionAnalysis, write_allocate: bool) -> dict[str, Any]:
             for t in region.region.temporaries
         ],
         "unknowns": [_unknown(u) for u in region.unknowns],
+        **_placements(f"{function_name}:{span.line}", region, placement, sizes),
     }
 
 

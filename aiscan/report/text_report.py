@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import sympy
 
@@ -12,6 +12,8 @@ from aiscan.analysis.traffic import Traffic
 from aiscan.ir.nodes import Unknown, UnknownKind
 from aiscan.pipeline import FileResult
 from aiscan.report.expressions import decimal
+from aiscan.report.placement_format import placement_lines
+from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devices
 from aiscan.span import Span
 
 __all__ = ["render_text"]
@@ -19,12 +21,17 @@ __all__ = ["render_text"]
 _LABEL = 12
 
 
-def render_text(results: Sequence[FileResult], *, default_model: str = "compulsory") -> str:
-    blocks = [_file(result, default_model) for result in results]
+def render_text(
+    results: Sequence[FileResult],
+    *,
+    default_model: str = "compulsory",
+    placement: PlacementOptions | None = None,
+) -> str:
+    blocks = [_file(result, default_model, placement) for result in results]
     return "\n".join(b for b in blocks if b)
 
 
-def _file(result: FileResult, default_model: str) -> str:
+def _file(result: FileResult, default_model: str, placement: PlacementOptions | None) -> str:
     lines: list[str] = []
     if result.analysis is None:
         return "\n".join(d.format() for d in result.diagnostics) + "\n"
@@ -40,7 +47,27 @@ def _file(result: FileResult, default_model: str) -> str:
         lines.append("  no functions with loops or arithmetic found")
     for function in analysis.functions:
         lines += _function(function, analysis.write_allocate, default_model)
+        if placement is not None and placement.devices:
+            lines += _placed(function, placement, analysis.sizes)
     return "\n".join(lines) + "\n"
+
+
+def _placed(
+    function: FunctionAnalysis, placement: PlacementOptions, sizes: Mapping[str, int]
+) -> list[str]:
+    """Roofline verdicts per loop nest with FLOPs, on every chosen device."""
+    lines = []
+    for region in function.regions:
+        if region.flops.total == 0:
+            continue
+        label = f"{function.function.name}:{region.region.span.line}"
+        spec = kernel_spec(label, region, placement)
+        lines.append(f"  roofline, {_lines(region.region.span)}")
+        for placed in place_on_devices(spec, placement, sizes):
+            first, *rest = placement_lines(placed)
+            lines.append(f"    {first}")
+            lines += [f"    {line}" for line in rest]
+    return lines
 
 
 def _function(function: FunctionAnalysis, write_allocate: bool, default_model: str) -> list[str]:

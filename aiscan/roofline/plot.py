@@ -20,7 +20,13 @@ import sympy
 
 from aiscan.errors import UsageError
 from aiscan.roofline.devices import Device
-from aiscan.roofline.placement import CrossoverKind, Placement, growing_symbols, place
+from aiscan.roofline.placement import (
+    CrossoverKind,
+    Placement,
+    growing_symbols,
+    place,
+    select_bytes,
+)
 from aiscan.roofline.units import format_si
 
 if TYPE_CHECKING:
@@ -54,6 +60,20 @@ class KernelSpec:
     flops: sympy.Expr
     bytes_moved: sympy.Expr
     precision: str
+    bytes_write_allocate: sympy.Expr | None = None
+    """Bytes when stores allocate (CPUs); placed on devices that write-allocate."""
+    write_allocate: bool | None = None
+    """Override of the devices' store policy; None follows each device."""
+
+    def bytes_on(self, device: Device) -> sympy.Expr:
+        if self.bytes_write_allocate is None:
+            return self.bytes_moved
+        return select_bytes(
+            device,
+            without_write_allocate=self.bytes_moved,
+            with_write_allocate=self.bytes_write_allocate,
+            write_allocate=self.write_allocate,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +96,7 @@ def placements(
         for kernel in kernels:
             try:
                 result = place(
-                    kernel.flops, kernel.bytes_moved, kernel.precision, device,
+                    kernel.flops, kernel.bytes_on(device), kernel.precision, device,
                     sizes=sizes, sparse=sparse,
                 )  # fmt: skip
             except UsageError as error:

@@ -19,17 +19,32 @@ from aiscan.ir.symbols import size_symbol
 
 __all__ = ["parameter_binding"]
 
-_ANY_DTYPE = frozenset({"Float", "Shaped", "Num", "Inexact", "Int", "Real", "Complex", "Array",
-                        "Key", "Integer", "UInt"})
+_ANY_DTYPE = frozenset(
+    {
+        "Float",
+        "Shaped",
+        "Num",
+        "Inexact",
+        "Int",
+        "Real",
+        "Complex",
+        "Array",
+        "Key",
+        "Integer",
+        "UInt",
+    }
+)
 
 
-def parameter_binding(name: str, annotation: cst.Annotation | None,
-                      names: SourceNames) -> Binding:
+def parameter_binding(name: str, annotation: cst.Annotation | None, names: SourceNames) -> Binding:
     """What a parameter named `name` is, from its annotation."""
     if annotation is None:
-        return Opaque(name, "parameter has no annotation (write e.g. "
-                      "`Float64[np.ndarray, \"n\"]`), so its shape and dtype are unknown",
-                      is_parameter=True)
+        return Opaque(
+            name,
+            "parameter has no annotation (write e.g. "
+            '`Float64[np.ndarray, "n"]`), so its shape and dtype are unknown',
+            is_parameter=True,
+        )
     return _read(name, annotation.annotation, names)
 
 
@@ -50,8 +65,11 @@ def _read(name: str, node: cst.BaseExpression, names: SourceNames) -> Binding:
         element = dtypes.dtype_named(last)
         assert element is not None
         return Scalar(element, last in ("float", "complex"), name)
-    return Opaque(name, f"annotation `{text}` gives no shape (use jaxtyping, e.g. "
-                  "`Float64[np.ndarray, \"n\"]`)", True)
+    return Opaque(
+        name,
+        f'annotation `{text}` gives no shape (use jaxtyping, e.g. `Float64[np.ndarray, "n"]`)',
+        True,
+    )
 
 
 def _read_detached(name: str, node: cst.BaseExpression, names: SourceNames) -> Binding:
@@ -73,7 +91,7 @@ def _jaxtyping(name: str, node: cst.Subscript, names: SourceNames, text: str) ->
         why = "has no fixed dtype" if head in _ANY_DTYPE else "is not a jaxtyping dtype"
         return Opaque(name, f"annotation `{text}`: `{head}` {why}", True)
     if len(node.slice) != 2 or not isinstance(node.slice[1].slice, cst.Index):
-        return Opaque(name, f"annotation `{text}` is not `{head}[ArrayType, \"dims\"]`", True)
+        return Opaque(name, f'annotation `{text}` is not `{head}[ArrayType, "dims"]`', True)
     dims_node = node.slice[1].slice.value
     if not isinstance(dims_node, cst.SimpleString):
         return Opaque(name, f"annotation `{text}`: the dimensions are not a string", True)

@@ -39,14 +39,19 @@ _EINSUM = re.compile(r"^([a-zA-Z,]*)(->([a-zA-Z]*))?$")
 
 def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
     canonical = reader.names.canonical(node.func)
-    if canonical is None and isinstance(node.func, cst.Attribute) and (
-        node.func.attr.value in _METHODS
+    if (
+        canonical is None
+        and isinstance(node.func, cst.Attribute)
+        and (node.func.attr.value in _METHODS)
     ):
         return _method(reader, node, node.func)
     if canonical is None:
         name = reader.names.text(node.func)
-        reader.note(UnknownKind.UNKNOWN_CALL, node,
-                     f"call to unknown function `{name}`: its work and traffic are not counted")
+        reader.note(
+            UnknownKind.UNKNOWN_CALL,
+            node,
+            f"call to unknown function `{name}`: its work and traffic are not counted",
+        )
         return None
     module, _, function = canonical.rpartition(".")
     if module in ("numpy", "math"):
@@ -55,8 +60,11 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return _norm(reader, node)
     if module == "builtins":
         return _builtin(reader, node, function)
-    reader.note(UnknownKind.UNKNOWN_CALL, node,
-                 f"call to `{canonical}` is not modeled: its work and traffic are not counted")
+    reader.note(
+        UnknownKind.UNKNOWN_CALL,
+        node,
+        f"call to `{canonical}` is not modeled: its work and traffic are not counted",
+    )
     return None
 
 
@@ -65,8 +73,9 @@ def _positional(node: cst.Call) -> list[cst.BaseExpression]:
 
 
 def _keyword(node: cst.Call, name: str) -> cst.BaseExpression | None:
-    return next((a.value for a in node.args if a.keyword is not None
-                 and a.keyword.value == name), None)
+    return next(
+        (a.value for a in node.args if a.keyword is not None and a.keyword.value == name), None
+    )
 
 
 def _arrays(reader: ExpressionReader, nodes: list[cst.BaseExpression]) -> list[ArrayValue] | None:
@@ -76,8 +85,7 @@ def _arrays(reader: ExpressionReader, nodes: list[cst.BaseExpression]) -> list[A
     return [v for v in values if v is not None]
 
 
-def _numpy(reader: ExpressionReader, node: cst.Call, function: str,
-           canonical: str) -> Value | None:
+def _numpy(reader: ExpressionReader, node: cst.Call, function: str, canonical: str) -> Value | None:
     arguments = _positional(node)
     if function in ALLOCATIONS:
         return _allocation(reader, node, function, arguments)
@@ -118,19 +126,31 @@ def _numpy(reader: ExpressionReader, node: cst.Call, function: str,
         if not values:
             return None
         return _cast(values[0], dtypes_by_name()[function], scalar=True)
-    reader.note(UnknownKind.UNKNOWN_CALL, node,
-                 f"call to `{canonical}` is not modeled: its work and traffic are not counted")
+    reader.note(
+        UnknownKind.UNKNOWN_CALL,
+        node,
+        f"call to `{canonical}` is not modeled: its work and traffic are not counted",
+    )
     return None
 
 
 def dtypes_by_name() -> dict[str, ElementType]:
-    names = ("float16", "float32", "float64", "bfloat16", "int32", "int64", "complex64",
-             "complex128")
+    names = (
+        "float16",
+        "float32",
+        "float64",
+        "bfloat16",
+        "int32",
+        "int64",
+        "complex64",
+        "complex128",
+    )
     return {n: t for n in names if (t := dtypes.dtype_named(n)) is not None}
 
 
-def _cast(value: ArrayValue | None, element: ElementType,
-          scalar: bool = False) -> ArrayValue | None:
+def _cast(
+    value: ArrayValue | None, element: ElementType, scalar: bool = False
+) -> ArrayValue | None:
     """The same value seen with another dtype (after an `astype` or `np.float32(x)`)."""
     if value is None:
         return None
@@ -154,25 +174,37 @@ def _method(reader: ExpressionReader, node: cst.Call, func: cst.Attribute) -> Va
         return reader.elementwise("free", "copy", [base], node)
     element = _dtype_node(reader, arguments[0]) if arguments else None
     if element is None:
-        reader.note(UnknownKind.UNKNOWN_SHAPE, node,
-                     f"`{reader.names.text(node)}`: the target dtype is not a known NumPy dtype")
+        reader.note(
+            UnknownKind.UNKNOWN_SHAPE,
+            node,
+            f"`{reader.names.text(node)}`: the target dtype is not a known NumPy dtype",
+        )
         return None
     if element == base.element:
         return base
     return _cast(reader.elementwise("free", "astype", [base], node), element)
 
 
-def _reduction(reader: ExpressionReader, node: cst.Call, kind: str, operand: ArrayValue,
-               rest: list[cst.BaseExpression]) -> ArrayValue | None:
+def _reduction(
+    reader: ExpressionReader,
+    node: cst.Call,
+    kind: str,
+    operand: ArrayValue,
+    rest: list[cst.BaseExpression],
+) -> ArrayValue | None:
     axis_node = _keyword(node, "axis") or (rest[0] if rest else None)
     axes: tuple[int, ...] | None = None
-    if axis_node is not None and not (isinstance(axis_node, cst.Name)
-                                      and axis_node.value == "None"):
+    if axis_node is not None and not (
+        isinstance(axis_node, cst.Name) and axis_node.value == "None"
+    ):
         axes = _axes(axis_node)
         if axes is None:
-            reader.note(UnknownKind.UNKNOWN_SHAPE, axis_node,
-                         f"`{reader.names.text(axis_node)}`: axis must be an integer literal "
-                         "or a tuple of them")
+            reader.note(
+                UnknownKind.UNKNOWN_SHAPE,
+                axis_node,
+                f"`{reader.names.text(axis_node)}`: axis must be an integer literal "
+                "or a tuple of them",
+            )
             return None
     keepdims_node = _keyword(node, "keepdims")
     keepdims = isinstance(keepdims_node, cst.Name) and keepdims_node.value == "True"
@@ -197,8 +229,11 @@ def _norm(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return None
     x = values[0]
     if len(arguments) > 1 or _keyword(node, "ord") is not None or x.element.is_complex:
-        reader.note(UnknownKind.UNKNOWN_CALL, node,
-                     f"`{reader.names.text(node)}`: only the real 2-norm is modeled")
+        reader.note(
+            UnknownKind.UNKNOWN_CALL,
+            node,
+            f"`{reader.names.text(node)}`: only the real 2-norm is modeled",
+        )
         return None
     axis_node = _keyword(node, "axis")
     if axis_node is None:
@@ -210,22 +245,24 @@ def _norm(reader: ExpressionReader, node: cst.Call) -> Value | None:
         if product is None or axes is None:
             return None
         keepdims = _keyword(node, "keepdims")
-        squares = reader.reduce("sum", product, axes, isinstance(keepdims, cst.Name)
-                                and keepdims.value == "True", node)
+        squares = reader.reduce(
+            "sum", product, axes, isinstance(keepdims, cst.Name) and keepdims.value == "True", node
+        )
     if squares is None:
         return None
     return reader.elementwise("special", "sqrt", (squares,), node)
 
 
-def _einsum(reader: ExpressionReader, node: cst.Call,
-            arguments: list[cst.BaseExpression]) -> Value | None:
+def _einsum(
+    reader: ExpressionReader, node: cst.Call, arguments: list[cst.BaseExpression]
+) -> Value | None:
     spec = arguments[0] if arguments else None
     if not isinstance(spec, cst.SimpleString):
         return reader.unsupported(node, "einsum without a literal subscript string")
     text = str(spec.evaluated_value).replace(" ", "")
     match = _EINSUM.match(text)
     if match is None or "." in text:
-        return reader.unsupported(node, f"einsum subscripts \"{text}\"")
+        return reader.unsupported(node, f'einsum subscripts "{text}"')
     labels = tuple(match.group(1).split(","))
     if match.group(2):
         out = match.group(3) or ""
@@ -238,8 +275,9 @@ def _einsum(reader: ExpressionReader, node: cst.Call,
     return reader.contract(values, labels, out, node)
 
 
-def _allocation(reader: ExpressionReader, node: cst.Call, function: str,
-                arguments: list[cst.BaseExpression]) -> Value | None:
+def _allocation(
+    reader: ExpressionReader, node: cst.Call, function: str, arguments: list[cst.BaseExpression]
+) -> Value | None:
     fills = ALLOCATIONS[function]
     element = _dtype_argument(reader, node)
     if function.endswith("_like"):
@@ -252,8 +290,11 @@ def _allocation(reader: ExpressionReader, node: cst.Call, function: str,
         shape_node = _keyword(node, "shape") or (arguments[0] if arguments else None)
         shape = _shape(reader, shape_node) if shape_node is not None else None
         if shape is None:
-            reader.note(UnknownKind.UNKNOWN_SHAPE, node,
-                         f"`{reader.names.text(node)}`: the shape is not a tuple of sizes")
+            reader.note(
+                UnknownKind.UNKNOWN_SHAPE,
+                node,
+                f"`{reader.names.text(node)}`: the shape is not a tuple of sizes",
+            )
             return None
         if element is None and function == "full" and len(arguments) > 1:
             fill = reader.array(arguments[1])
@@ -265,8 +306,7 @@ def _allocation(reader: ExpressionReader, node: cst.Call, function: str,
 
 
 def _shape(reader: ExpressionReader, node: cst.BaseExpression) -> Shape | None:
-    items = [e.value for e in node.elements] if isinstance(node, cst.Tuple | cst.List) else [
-        node]
+    items = [e.value for e in node.elements] if isinstance(node, cst.Tuple | cst.List) else [node]
     extents: list[sympy.Expr] = []
     for item in items:
         value = reader.value(item)
@@ -309,6 +349,9 @@ def _builtin(reader: ExpressionReader, node: cst.Call, function: str) -> Value |
         return reader.elementwise("free", function, values, node)
     if function == "range":
         return reader.unsupported(node, "`range` outside a `for` header")
-    reader.note(UnknownKind.UNKNOWN_CALL, node,
-                 f"call to builtin `{function}` is not modeled: its work is not counted")
+    reader.note(
+        UnknownKind.UNKNOWN_CALL,
+        node,
+        f"call to builtin `{function}` is not modeled: its work is not counted",
+    )
     return None

@@ -37,8 +37,23 @@ PYTHON_FLOAT = FLOAT64
 PYTHON_INT = INT64
 
 _BY_NAME: Mapping[str, ElementType] = {
-    **{t.name: t for t in (BOOL, INT8, INT16, INT32, INT64, UINT8, FLOAT16, BFLOAT16,
-                           FLOAT32, FLOAT64, COMPLEX64, COMPLEX128)},
+    **{
+        t.name: t
+        for t in (
+            BOOL,
+            INT8,
+            INT16,
+            INT32,
+            INT64,
+            UINT8,
+            FLOAT16,
+            BFLOAT16,
+            FLOAT32,
+            FLOAT64,
+            COMPLEX64,
+            COMPLEX128,
+        )
+    },
     "bool_": BOOL,
     "half": FLOAT16,
     "single": FLOAT32,

@@ -44,8 +44,14 @@ def eager_calls(
 
     def emit(call: ArrayValue) -> Leaf:
         name = namer.fresh("_t")
-        leaf = Leaf(name, call.element, call.shape,
-                    tuple(coordinate(d) for d in range(len(call.shape))), name, span)
+        leaf = Leaf(
+            name,
+            call.element,
+            call.shape,
+            tuple(coordinate(d) for d in range(len(call.shape))),
+            name,
+            span,
+        )
         calls.append((leaf, call))
         emitted.add(name)
         elements = sympy.Mul(*call.shape) if call.shape else sympy.Integer(1)
@@ -57,8 +63,10 @@ def eager_calls(
             return node
         if isinstance(node, Apply):
             applied = replace(node, operands=tuple(visit(o) for o in node.operands))
-            if not any(is_array(o) or (isinstance(o, Leaf) and o.array in emitted)
-                       for o in applied.operands):
+            if not any(
+                is_array(o) or (isinstance(o, Leaf) and o.array in emitted)
+                for o in applied.operands
+            ):
                 return applied  # Python scalar arithmetic: no NumPy call
             return emit(applied)
         if isinstance(node, Reduce):
@@ -69,9 +77,15 @@ def eager_calls(
     root = visit(value)
     assert target.leaf is not None, "eager calls are for array targets"
     if target.compound:
-        compound = Apply(target.compound, target.compound, (target.leaf, root),
-                         target.leaf.element, target.leaf.shape, f"in-place {target.compound}",
-                         span)
+        compound = Apply(
+            target.compound,
+            target.compound,
+            (target.leaf, root),
+            target.leaf.element,
+            target.leaf.shape,
+            f"in-place {target.compound}",
+            span,
+        )
         calls.append((target.leaf, compound))
     elif rebinds:
         if calls and root is calls[-1][0]:
@@ -79,8 +93,14 @@ def eager_calls(
             calls[-1] = (target.leaf, calls[-1][1])
             result.temporaries.pop()
     else:
-        calls.append((target.leaf, Apply("free", "copy", (root,), target.leaf.element,
-                                          target.leaf.shape, "copy", span)))
+        calls.append(
+            (
+                target.leaf,
+                Apply(
+                    "free", "copy", (root,), target.leaf.element, target.leaf.shape, "copy", span
+                ),
+            )
+        )
     for leaf, call in calls:
         nodes = NestBuilder(namer, span).assign(Target(leaf), call, f"{leaf.array} = {call.text}")
         kind = "nest" if any(isinstance(n, Loop) for n in nodes) else "straight"

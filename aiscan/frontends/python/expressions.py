@@ -62,16 +62,46 @@ FREE = _words(
     "minimum fmax fmin where clip copysign greater less greater_equal less_equal "
     "equal not_equal logical_and logical_or logical_not isnan isfinite relu "
 )
-ARITHMETIC = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div",
-               "true_divide": "div", "sub": "sub", "mul": "mul", "div": "div"}
-REDUCTIONS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min", "amax": "max",
-               "amin": "min", "nansum": "sum", "mean": "mean"}
-_OPERATORS = {"Add": "add", "Subtract": "sub", "Multiply": "mul", "Divide": "div",
-              "FloorDivide": "div"}
-ALLOCATIONS = {"empty": False, "zeros": False, "ones": True, "full": True,
-                "empty_like": False, "zeros_like": True, "ones_like": True, "full_like": True}
-_CONSTANTS = frozenset({"numpy.pi", "numpy.e", "numpy.inf", "numpy.nan", "math.pi",
-                        "math.e", "math.inf", "math.tau"})
+ARITHMETIC = {
+    "add": "add",
+    "subtract": "sub",
+    "multiply": "mul",
+    "divide": "div",
+    "true_divide": "div",
+    "sub": "sub",
+    "mul": "mul",
+    "div": "div",
+}
+REDUCTIONS = {
+    "sum": "sum",
+    "prod": "prod",
+    "max": "max",
+    "min": "min",
+    "amax": "max",
+    "amin": "min",
+    "nansum": "sum",
+    "mean": "mean",
+}
+_OPERATORS = {
+    "Add": "add",
+    "Subtract": "sub",
+    "Multiply": "mul",
+    "Divide": "div",
+    "FloorDivide": "div",
+}
+ALLOCATIONS = {
+    "empty": False,
+    "zeros": False,
+    "ones": True,
+    "full": True,
+    "empty_like": False,
+    "zeros_like": True,
+    "ones_like": True,
+    "full_like": True,
+}
+_CONSTANTS = frozenset(
+    {"numpy.pi", "numpy.e", "numpy.inf", "numpy.nan", "math.pi", "math.e", "math.inf", "math.tau"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +151,8 @@ class ExpressionReader:
 
     def value(self, node: cst.BaseExpression) -> Value | None:
         method: Callable[[cst.BaseExpression], Value | None] | None = getattr(
-            self, f"_{type(node).__name__}", None)
+            self, f"_{type(node).__name__}", None
+        )
         if method is None:
             return self.unsupported(node, f"`{self.names.text(node)}` is not understood")
         return method(node)
@@ -142,11 +173,17 @@ class ExpressionReader:
         if isinstance(result, Integer) and result.value is not None:
             return result.value
         if isinstance(result, Integer):
-            self.note(UnknownKind.DATA_DEPENDENT_BOUND, node,
-                       f"`{self.names.text(node)}` is an integer whose value varies")
+            self.note(
+                UnknownKind.DATA_DEPENDENT_BOUND,
+                node,
+                f"`{self.names.text(node)}` is an integer whose value varies",
+            )
         elif result is not None:
-            self.note(UnknownKind.NON_AFFINE_INDEX, node,
-                       f"`{self.names.text(node)}` is not an integer expression")
+            self.note(
+                UnknownKind.NON_AFFINE_INDEX,
+                node,
+                f"`{self.names.text(node)}` is not an integer expression",
+            )
         return None
 
     def span(self, node: cst.CSTNode) -> Span:
@@ -179,13 +216,19 @@ class ExpressionReader:
             canonical = self.names.canonical(node)
             if canonical in _CONSTANTS:
                 return Scalar(dtypes.PYTHON_FLOAT, True, node.value, constant=True)
-            self.note(UnknownKind.UNKNOWN_SHAPE, node,
-                       f"`{node.value}` is not defined in this function: its shape and dtype "
-                       "are unknown; its work is not counted")
+            self.note(
+                UnknownKind.UNKNOWN_SHAPE,
+                node,
+                f"`{node.value}` is not defined in this function: its shape and dtype "
+                "are unknown; its work is not counted",
+            )
             return None
         if isinstance(binding, Opaque):
-            self.note(UnknownKind.UNKNOWN_SHAPE, node,
-                       f"`{binding.name}`: {binding.reason}; its work is not counted")
+            self.note(
+                UnknownKind.UNKNOWN_SHAPE,
+                node,
+                f"`{binding.name}`: {binding.reason}; its work is not counted",
+            )
             return None
         return binding
 
@@ -224,12 +267,14 @@ class ExpressionReader:
         if operator == "Power":
             return self._power(left_array, node.right, text, node)
         if operator in _OPERATORS:
-            return self.elementwise(_OPERATORS[operator], operator.lower(),
-                                    (left_array, right_array), node)
+            return self.elementwise(
+                _OPERATORS[operator], operator.lower(), (left_array, right_array), node
+            )
         return self.unsupported(node, f"operator `{text}`")
 
-    def _power(self, base: ArrayValue, exponent: cst.BaseExpression, text: str,
-               node: cst.CSTNode) -> ArrayValue | None:
+    def _power(
+        self, base: ArrayValue, exponent: cst.BaseExpression, text: str, node: cst.CSTNode
+    ) -> ArrayValue | None:
         """`x**2` is one multiply (NumPy's square), `x**0.5` a sqrt, `x**-1` a divide."""
         literal = number_literal(exponent)
         if literal == 2:
@@ -272,8 +317,16 @@ class ExpressionReader:
             operands.append(value)
         result = self.elementwise("free", "compare", tuple(operands), node)
         if isinstance(result, Apply):
-            return Apply(result.op, result.name, result.operands, dtypes.BOOL, result.shape,
-                         result.text, result.span, result.weak)
+            return Apply(
+                result.op,
+                result.name,
+                result.operands,
+                dtypes.BOOL,
+                result.shape,
+                result.text,
+                result.span,
+                result.weak,
+            )
         return result
 
     def _BooleanOperation(self, node: cst.BooleanOperation) -> Value | None:
@@ -284,15 +337,23 @@ class ExpressionReader:
 
     def _as_array(self, value: Value, node: cst.CSTNode) -> ArrayValue | None:
         if isinstance(value, Integer):
-            return Scalar(dtypes.PYTHON_INT, True, value.text, constant=value.value is not None
-                          and value.value.is_number)
+            return Scalar(
+                dtypes.PYTHON_INT,
+                True,
+                value.text,
+                constant=value.value is not None and value.value.is_number,
+            )
         if isinstance(value, Allocation):
             self.unsupported(node, "an allocation used inside an expression")
             return None
         return value
 
     def elementwise(
-        self, op: str, name: str, operands: Sequence[ArrayValue], node: cst.CSTNode,
+        self,
+        op: str,
+        name: str,
+        operands: Sequence[ArrayValue],
+        node: cst.CSTNode,
         text: str | None = None,
     ) -> ArrayValue | None:
         """A ufunc: broadcast the shapes, promote the dtypes, fold constant scalars."""
@@ -301,8 +362,11 @@ class ExpressionReader:
             merged = broadcast_shapes(shape, operand.shape)
             if merged is None:
                 shapes = " and ".join(_shape_text(o.shape) for o in operands)
-                self.note(UnknownKind.UNKNOWN_SHAPE, node,
-                           f"`{self.names.text(node)}`: shapes {shapes} do not broadcast")
+                self.note(
+                    UnknownKind.UNKNOWN_SHAPE,
+                    node,
+                    f"`{self.names.text(node)}`: shapes {shapes} do not broadcast",
+                )
                 return None
             shape = merged
         element, weak = operands[0].element, operands[0].weak
@@ -333,25 +397,37 @@ class ExpressionReader:
         base = self.value(node.value.value)
         if base is None:
             return None
-        index = self.integer(node.slice[0].slice.value) if len(node.slice) == 1 and isinstance(
-            node.slice[0].slice, cst.Index) else None
+        index = (
+            self.integer(node.slice[0].slice.value)
+            if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+            else None
+        )
         shape = base.shape if not isinstance(base, Integer | Allocation) else ()
         if index is None or not index.is_Integer or not -len(shape) <= int(index) < len(shape):
             return self.unsupported(node, f"`{self.names.text(node)}`")
         return Integer(shape[int(index)], self.names.text(node))
 
-    def view(self, base: Leaf, elements: Sequence[cst.SubscriptElement],
-             node: cst.CSTNode) -> ArrayValue | None:
+    def view(
+        self, base: Leaf, elements: Sequence[cst.SubscriptElement], node: cst.CSTNode
+    ) -> ArrayValue | None:
         """`A[i, j]`, `a[1:-1, :-2]`, `b[None, :]`, `x[..., 0]`: a view or an element."""
         items: list[cst.BaseSlice] = [e.slice for e in elements]
         item: cst.BaseSlice | None
-        has_ellipsis = any(isinstance(i, cst.Index) and isinstance(i.value, cst.Ellipsis)
-                           for i in items)
-        consumed = sum(1 for i in items if not _is_newaxis(i) and not (
-            isinstance(i, cst.Index) and isinstance(i.value, cst.Ellipsis)))
+        has_ellipsis = any(
+            isinstance(i, cst.Index) and isinstance(i.value, cst.Ellipsis) for i in items
+        )
+        consumed = sum(
+            1
+            for i in items
+            if not _is_newaxis(i)
+            and not (isinstance(i, cst.Index) and isinstance(i.value, cst.Ellipsis))
+        )
         if consumed > len(base.shape):
-            self.unsupported(node, f"`{self.names.text(node)}` has too many indices "
-                             f"for shape {_shape_text(base.shape)}")
+            self.unsupported(
+                node,
+                f"`{self.names.text(node)}` has too many indices "
+                f"for shape {_shape_text(base.shape)}",
+            )
             return None
         expanded: list[cst.BaseSlice | None] = []
         for item in items:
@@ -389,8 +465,9 @@ class ExpressionReader:
             base_dim += 1
         # Base placeholders are renamed all at once so view and base coordinates never mix.
         index = tuple(sympy.expand(e.subs(substitutions, simultaneous=True)) for e in base.index)
-        return Leaf(base.array, base.element, tuple(shape), index, self.names.text(node),
-                    self.span(node))
+        return Leaf(
+            base.array, base.element, tuple(shape), index, self.names.text(node), self.span(node)
+        )
 
     def _slice(self, item: cst.Slice | None, extent: sympy.Expr) -> _Sliced | None:
         if item is None:
@@ -408,8 +485,11 @@ class ExpressionReader:
         if item.step is not None:
             literal = number_literal(item.step)
             if not isinstance(literal, int) or literal == 0:
-                self.note(UnknownKind.NON_AFFINE_INDEX, item.step,
-                           "slice step must be a nonzero integer literal")
+                self.note(
+                    UnknownKind.NON_AFFINE_INDEX,
+                    item.step,
+                    "slice step must be a nonzero integer literal",
+                )
                 return None
             step = literal
         view = slice_view(extent, bounds[0], bounds[1], step)
@@ -422,51 +502,84 @@ class ExpressionReader:
 
         return read_call(self, node)
 
-    def contract_matmul(self, a: ArrayValue, b: ArrayValue, node: cst.CSTNode,
-                        text: str | None = None) -> ArrayValue | None:
+    def contract_matmul(
+        self, a: ArrayValue, b: ArrayValue, node: cst.CSTNode, text: str | None = None
+    ) -> ArrayValue | None:
         """`a @ b` for 1-d and 2-d operands, and stacks of matrices with equal batch shapes."""
         ra, rb = len(a.shape), len(b.shape)
         if ra == 0 or rb == 0:
             return self.elementwise("mul", "multiply", (a, b), node, text)
         batch = "abcdefgh"[: max(ra, rb) - 2] if max(ra, rb) > 2 else ""
-        left = (batch[len(batch) - (ra - 2):] if ra > 2 else "") + ("ik" if ra >= 2 else "k")
-        right = (batch[len(batch) - (rb - 2):] if rb > 2 else "") + ("kj" if rb >= 2 else "k")
+        left = (batch[len(batch) - (ra - 2) :] if ra > 2 else "") + ("ik" if ra >= 2 else "k")
+        right = (batch[len(batch) - (rb - 2) :] if rb > 2 else "") + ("kj" if rb >= 2 else "k")
         out = batch + ("i" if ra >= 2 else "") + ("j" if rb >= 2 else "")
         return self.contract((a, b), (left, right), out, node, text)
 
-    def contract(self, operands: Sequence[ArrayValue], labels: Sequence[str], out: str,
-                 node: cst.CSTNode, text: str | None = None) -> ArrayValue | None:
+    def contract(
+        self,
+        operands: Sequence[ArrayValue],
+        labels: Sequence[str],
+        out: str,
+        node: cst.CSTNode,
+        text: str | None = None,
+    ) -> ArrayValue | None:
         extents: dict[str, sympy.Expr] = {}
         for operand, letters in zip(operands, labels, strict=True):
             if len(letters) != len(operand.shape):
-                self.note(UnknownKind.UNKNOWN_SHAPE, node,
-                           f"`{self.names.text(node)}`: operand `{operand.text}` has shape "
-                           f"{_shape_text(operand.shape)}, not {len(letters)} dimensions")
+                self.note(
+                    UnknownKind.UNKNOWN_SHAPE,
+                    node,
+                    f"`{self.names.text(node)}`: operand `{operand.text}` has shape "
+                    f"{_shape_text(operand.shape)}, not {len(letters)} dimensions",
+                )
                 return None
             for letter, extent in zip(letters, operand.shape, strict=True):
                 known = extents.setdefault(letter, extent)
                 if not same_extent(known, extent):
-                    self.note(UnknownKind.UNKNOWN_SHAPE, node,
-                               f"`{self.names.text(node)}`: extents {known} and {extent} "
-                               f"of index `{letter}` differ")
+                    self.note(
+                        UnknownKind.UNKNOWN_SHAPE,
+                        node,
+                        f"`{self.names.text(node)}`: extents {known} and {extent} "
+                        f"of index `{letter}` differ",
+                    )
                     return None
         element, weak = operands[0].element, operands[0].weak
         for operand in operands[1:]:
             element = dtypes.promote(element, weak, operand.element, operand.weak)
             weak = weak and operand.weak
         shape = tuple(extents[letter] for letter in out)
-        return Contract(tuple(operands), tuple(labels), out, tuple(extents.items()), element,
-                        shape, text or self.names.text(node), self.span(node))
+        return Contract(
+            tuple(operands),
+            tuple(labels),
+            out,
+            tuple(extents.items()),
+            element,
+            shape,
+            text or self.names.text(node),
+            self.span(node),
+        )
 
-    def reduce(self, kind: str, operand: ArrayValue, axes: tuple[int, ...] | None,
-               keepdims: bool, node: cst.CSTNode) -> ArrayValue | None:
+    def reduce(
+        self,
+        kind: str,
+        operand: ArrayValue,
+        axes: tuple[int, ...] | None,
+        keepdims: bool,
+        node: cst.CSTNode,
+    ) -> ArrayValue | None:
         rank = len(operand.shape)
-        chosen = tuple(range(rank)) if axes is None else tuple(sorted(
-            a + rank if a < 0 else a for a in axes))
+        chosen = (
+            tuple(range(rank))
+            if axes is None
+            else tuple(sorted(a + rank if a < 0 else a for a in axes))
+        )
         if any(not 0 <= a < rank for a in chosen):
-            self.note(UnknownKind.UNKNOWN_SHAPE, node,
-                       f"`{self.names.text(node)}`: axis out of range for shape "
-                       f"{_shape_text(operand.shape)}")
+            self.note(
+                UnknownKind.UNKNOWN_SHAPE,
+                node,
+                f"`{self.names.text(node)}`: axis out of range for shape "
+                f"{_shape_text(operand.shape)}",
+            )
             return None
         shape = tuple(
             sympy.Integer(1) if d in chosen else extent
@@ -477,8 +590,16 @@ class ExpressionReader:
         element = operand.element
         if kind == "sum" and element.name == "bool":
             element = dtypes.INT64
-        total = Reduce("sum" if kind == "mean" else kind, operand, chosen, keepdims, element,
-                       shape, text, self.span(node))
+        total = Reduce(
+            "sum" if kind == "mean" else kind,
+            operand,
+            chosen,
+            keepdims,
+            element,
+            shape,
+            text,
+            self.span(node),
+        )
         if kind != "mean":
             return total
         count = sympy.Mul(*(operand.shape[a] for a in chosen)) if chosen else sympy.Integer(1)
@@ -546,4 +667,3 @@ def leaf_for(name: str, shape: Shape, element: ElementType, span: Span) -> Leaf:
     """A whole array named `name` (rank-0 arrays are element 0 of a one-element array)."""
     index = tuple(coordinate(d) for d in range(len(shape))) or (sympy.Integer(0),)
     return Leaf(name, element, shape, index, name, span)
-

@@ -56,9 +56,12 @@ def _size_defaults(module: cst.Module) -> tuple[tuple[str, int], ...]:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
         for small in statement.body:
-            if (isinstance(small, cst.Assign) and len(small.targets) == 1
-                    and isinstance(small.targets[0].target, cst.Name)
-                    and isinstance(small.value, cst.Integer)):
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and isinstance(small.value, cst.Integer)
+            ):
                 found[small.targets[0].target.value] = int(str(small.value.evaluated_value))
     return tuple(sorted(found.items()))
 

@@ -50,8 +50,12 @@ from aiscan.span import Span
 
 __all__ = ["FunctionLowering"]
 
-_AUGMENTED = {"AddAssign": "add", "SubtractAssign": "sub", "MultiplyAssign": "mul",
-              "DivideAssign": "div"}
+_AUGMENTED = {
+    "AddAssign": "add",
+    "SubtractAssign": "sub",
+    "MultiplyAssign": "mul",
+    "DivideAssign": "div",
+}
 
 
 @dataclass(slots=True)
@@ -75,8 +79,11 @@ class FunctionLowering:
         self.function_unknowns: list[Unknown] = []
 
     def function(self, node: cst.FunctionDef) -> Function:
-        for parameter in (*node.params.posonly_params, *node.params.params,
-                          *node.params.kwonly_params):
+        for parameter in (
+            *node.params.posonly_params,
+            *node.params.params,
+            *node.params.kwonly_params,
+        ):
             name = parameter.name.value
             if name in ("self", "cls"):
                 continue
@@ -136,8 +143,9 @@ class FunctionLowering:
     def _small(self, node: cst.BaseSmallStatement) -> _Lowered:
         self.reader.unknowns = []
         if isinstance(node, cst.Assign):
-            lowered = self._assign(node.targets[0].target if len(node.targets) == 1 else None,
-                                   node.value, node)
+            lowered = self._assign(
+                node.targets[0].target if len(node.targets) == 1 else None, node.value, node
+            )
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             lowered = self._assign(node.target, node.value, node)
         elif isinstance(node, cst.AugAssign):
@@ -152,27 +160,34 @@ class FunctionLowering:
         elif isinstance(node, cst.Return) and node.value is not None:
             lowered = self._assign(cst.Name("return"), node.value, node)
         elif isinstance(node, cst.Expr) and isinstance(
-                node.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            node.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+        ):
             lowered = _Lowered()  # a docstring
         elif isinstance(node, cst.Expr):
             value = self.reader.value(node.value)
-            lowered = self._scalar_statement(value if isinstance(value, (
-                Leaf, Scalar, Apply, Reduce, Contract)) else None, node)
+            lowered = self._scalar_statement(
+                value if isinstance(value, (Leaf, Scalar, Apply, Reduce, Contract)) else None, node
+            )
         elif isinstance(node, (cst.Break, cst.Continue)):
             word = "break" if isinstance(node, cst.Break) else "continue"
-            self.reader.note(UnknownKind.UNSUPPORTED, node,
-                              f"`{word}`: trip counts assume it is not taken")
+            self.reader.note(
+                UnknownKind.UNSUPPORTED, node, f"`{word}`: trip counts assume it is not taken"
+            )
             lowered = _Lowered()
         else:
             lowered = _Lowered()
         if self.reader.unknowns:
             span = self.names.span(node)
-            lowered.nodes.append(Statement(span, self.names.text(node), FlopTally(),
-                                           unknowns=tuple(self.reader.unknowns)))
+            lowered.nodes.append(
+                Statement(
+                    span, self.names.text(node), FlopTally(), unknowns=tuple(self.reader.unknowns)
+                )
+            )
         return lowered
 
-    def _assign(self, target: cst.BaseExpression | None, value_node: cst.BaseExpression,
-                node: cst.CSTNode) -> _Lowered:
+    def _assign(
+        self, target: cst.BaseExpression | None, value_node: cst.BaseExpression, node: cst.CSTNode
+    ) -> _Lowered:
         span = self.names.span(node)
         text = self.names.text(node)
         if isinstance(target, cst.Tuple):
@@ -184,8 +199,9 @@ class FunctionLowering:
         if isinstance(target, cst.Name):
             name = target.value
             if value is None:
-                self.scope.names[name] = Opaque(name, f"its value `{self.names.text(value_node)}`"
-                                                " could not be analyzed")
+                self.scope.names[name] = Opaque(
+                    name, f"its value `{self.names.text(value_node)}` could not be analyzed"
+                )
                 return _Lowered()
             if isinstance(value, Integer):
                 self.scope.names[name] = value
@@ -226,8 +242,11 @@ class FunctionLowering:
         if isinstance(value_node, cst.Attribute) and value_node.attr.value == "shape":
             base = self.reader.value(value_node.value)
             names = [e.value for e in target.elements]
-            if isinstance(base, Leaf) and len(names) == len(base.shape) and all(
-                    isinstance(n, cst.Name) for n in names):
+            if (
+                isinstance(base, Leaf)
+                and len(names) == len(base.shape)
+                and all(isinstance(n, cst.Name) for n in names)
+            ):
                 for name_node, extent in zip(names, base.shape, strict=True):
                     assert isinstance(name_node, cst.Name)
                     self.scope.names[name_node.value] = Integer(extent, name_node.value)
@@ -250,16 +269,18 @@ class FunctionLowering:
         if current is None or value is None or isinstance(current, Allocation):
             return _Lowered()
         if isinstance(current, Leaf):
-            return self._array_statement(Target(current, operator), value, text, span,
-                                         rebinds=False)
+            return self._array_statement(
+                Target(current, operator), value, text, span, rebinds=False
+            )
         if isinstance(current, Scalar):
             nodes = NestBuilder(self.namer, span).assign(Target(None, operator), value, text)
             return _Lowered(nodes)
         self.reader.unsupported(node, f"`{text}` on a computed value")
         return _Lowered()
 
-    def _array_statement(self, target: Target, value: ArrayValue, text: str, span: Span,
-                         rebinds: bool) -> _Lowered:
+    def _array_statement(
+        self, target: Target, value: ArrayValue, text: str, span: Span, rebinds: bool
+    ) -> _Lowered:
         nodes = NestBuilder(self.namer, span).assign(target, value, text)
         lowered = _Lowered(nodes, conventions=_conventions(value))
         is_call = target.shape or is_array(value)
@@ -270,8 +291,9 @@ class FunctionLowering:
         return lowered
 
     def _note_once(self, span: Span) -> None:
-        message = ("vectorized statements inside an explicit loop: only the fused view is "
-                   "counted there")
+        message = (
+            "vectorized statements inside an explicit loop: only the fused view is counted there"
+        )
         if not any(u.message == message for u in self.function_unknowns):
             self.function_unknowns.append(Unknown(UnknownKind.UNSUPPORTED, message, span))
 
@@ -279,8 +301,7 @@ class FunctionLowering:
         if value is None:
             return _Lowered()
         span = self.names.span(node)
-        nodes = NestBuilder(self.namer, span).assign(Target(None), value,
-                                                     self.names.text(node))
+        nodes = NestBuilder(self.namer, span).assign(Target(None), value, self.names.text(node))
         return _Lowered(nodes)
 
     # ---- control flow -------------------------------------------------------------------
@@ -295,8 +316,11 @@ class FunctionLowering:
 
     def _range(self, node: cst.For) -> tuple[str, sympy.Expr, int, sympy.Expr] | None:
         iterator = node.iter
-        if not (isinstance(node.target, cst.Name) and isinstance(iterator, cst.Call)
-                and self.names.canonical(iterator.func) == "builtins.range"):
+        if not (
+            isinstance(node.target, cst.Name)
+            and isinstance(iterator, cst.Call)
+            and self.names.canonical(iterator.func) == "builtins.range"
+        ):
             return None
         self.reader.unknowns = []
         arguments = [a.value for a in iterator.args]
@@ -315,8 +339,16 @@ class FunctionLowering:
         trip = distance if abs(step) == 1 else sympy.ceiling(distance / abs(step))
         return node.target.value, sympy.expand(start), step, sympy.expand(trip)
 
-    def _loop(self, var: str, start: sympy.Expr, step: int, trip: sympy.Expr,
-              body: cst.BaseSuite, span: Span, unknowns: tuple[Unknown, ...]) -> Loop:
+    def _loop(
+        self,
+        var: str,
+        start: sympy.Expr,
+        step: int,
+        trip: sympy.Expr,
+        body: cst.BaseSuite,
+        span: Span,
+        unknowns: tuple[Unknown, ...],
+    ) -> Loop:
         before = self.scope.copy()
         self._forget_assigned(body)
         self.scope.names[var] = Integer(loop_symbol(var), var)
@@ -327,25 +359,40 @@ class FunctionLowering:
         end = self.names.span(body)
         return Loop(var, start, step, trip, tuple(nodes), span.through(end), unknowns)
 
-    def _loop_with_unknown_trip(self, node: cst.For | cst.While, body: cst.BaseSuite,
-                                target: cst.BaseAssignTargetExpression | None) -> Loop:
+    def _loop_with_unknown_trip(
+        self,
+        node: cst.For | cst.While,
+        body: cst.BaseSuite,
+        target: cst.BaseAssignTargetExpression | None,
+    ) -> Loop:
         span = self.names.span(node)
         symbol = trip_symbol(f"trip_L{span.line}")
         header = self.names.text(node.iter if isinstance(node, cst.For) else node.test)
-        unknown = Unknown(UnknownKind.DATA_DEPENDENT_BOUND,
-                          f"cannot derive the trip count of the loop over `{header}`; named "
-                          f"{symbol}", span, str(symbol))
+        unknown = Unknown(
+            UnknownKind.DATA_DEPENDENT_BOUND,
+            f"cannot derive the trip count of the loop over `{header}`; named {symbol}",
+            span,
+            str(symbol),
+        )
         var = target.value if isinstance(target, cst.Name) else f"_loop_L{span.line}"
         if isinstance(target, cst.Name):
-            self.scope.names[var] = Opaque(var, "it iterates over something other than "
-                                           "`range(...)`")
+            self.scope.names[var] = Opaque(
+                var, "it iterates over something other than `range(...)`"
+            )
         before = self.scope.copy()
         self.loop_depth += 1
         nodes = self._block(body)
         self.loop_depth -= 1
         self._restore_after_loop(before, var)
-        return Loop(var, sympy.Integer(0), 1, symbol, tuple(nodes),
-                    span.through(self.names.span(body)), (unknown,))
+        return Loop(
+            var,
+            sympy.Integer(0),
+            1,
+            symbol,
+            tuple(nodes),
+            span.through(self.names.span(body)),
+            (unknown,),
+        )
 
     def _forget_assigned(self, body: cst.CSTNode) -> None:
         """Integers assigned in a loop body vary from one iteration to the next."""
@@ -368,12 +415,17 @@ class FunctionLowering:
         condition_nodes: list[Node] = []
         if isinstance(condition_value, (Leaf, Scalar, Apply, Reduce, Contract)):
             condition_nodes = NestBuilder(self.namer, span).assign(
-                Target(None), condition_value, self.names.text(node.test))
-        accesses = tuple(a for n in condition_nodes if isinstance(n, Statement)
-                         for a in n.accesses)
+                Target(None), condition_value, self.names.text(node.test)
+            )
+        accesses = tuple(a for n in condition_nodes if isinstance(n, Statement) for a in n.accesses)
         flops = sum((n.flops for n in condition_nodes if isinstance(n, Statement)), FlopTally())
-        condition = Statement(self.names.span(node.test), self.names.text(node.test), flops,
-                              accesses, unknowns=condition_unknowns)
+        condition = Statement(
+            self.names.span(node.test),
+            self.names.text(node.test),
+            flops,
+            accesses,
+            unknowns=condition_unknowns,
+        )
         fraction = fraction_symbol(f"p_L{span.line}")
         then_body = tuple(self._block(node.body))
         else_body: tuple[Node, ...] = ()
@@ -381,9 +433,13 @@ class FunctionLowering:
             else_body = tuple(self._block(node.orelse.body))
         elif isinstance(node.orelse, cst.If):
             else_body = (self._if(node.orelse),)
-        unknown = Unknown(UnknownKind.BRANCH_FRACTION,
-                          f"branch `if {self.names.text(node.test)}`: the fraction of "
-                          f"executions taking it is named {fraction}", span, str(fraction))
+        unknown = Unknown(
+            UnknownKind.BRANCH_FRACTION,
+            f"branch `if {self.names.text(node.test)}`: the fraction of "
+            f"executions taking it is named {fraction}",
+            span,
+            str(fraction),
+        )
         return Branch(span, condition, fraction, then_body, else_body, (unknown,))
 
 

@@ -27,10 +27,15 @@ _MIRRORS = (
     ("builtins.", "builtins."),
 )
 # torch spells some NumPy functions differently.
-_TORCH_ALIASES = {"numpy.mm": "numpy.matmul", "numpy.bmm": "numpy.matmul",
-                  "numpy.mv": "numpy.matmul", "numpy.div": "numpy.divide",
-                  "numpy.mul": "numpy.multiply", "numpy.amax": "numpy.max",
-                  "numpy.amin": "numpy.min"}
+_TORCH_ALIASES = {
+    "numpy.mm": "numpy.matmul",
+    "numpy.bmm": "numpy.matmul",
+    "numpy.mv": "numpy.matmul",
+    "numpy.div": "numpy.divide",
+    "numpy.mul": "numpy.multiply",
+    "numpy.amax": "numpy.max",
+    "numpy.amin": "numpy.min",
+}
 
 
 class SourceNames:
@@ -52,7 +57,7 @@ class SourceNames:
         for qualified in sorted(str(q.name) for q in found):
             for prefix, replacement in _MIRRORS:
                 if qualified.startswith(prefix) or qualified == prefix.rstrip("."):
-                    name = replacement + qualified[len(prefix):]
+                    name = replacement + qualified[len(prefix) :]
                     return _TORCH_ALIASES.get(name, name)
         return None
 
@@ -61,16 +66,20 @@ class SourceNames:
         found = self._names.get(node)
         if callable(found):
             found = found()
-        return isinstance(found, set) and any(
-            q.source.name == "LOCAL" for q in found)
+        return isinstance(found, set) and any(q.source.name == "LOCAL" for q in found)
 
     def span(self, node: cst.CSTNode) -> Span:
         """libcst's 0-based columns become our 1-based ones, here and only here."""
         where = self._positions.get(node)
         if where is None:
             return Span(self.path, 1, 1)
-        return Span(self.path, where.start.line, where.start.column + 1, where.end.line,
-                    where.end.column + 1)
+        return Span(
+            self.path,
+            where.start.line,
+            where.start.column + 1,
+            where.end.line,
+            where.end.column + 1,
+        )
 
     def text(self, node: cst.CSTNode) -> str:
         return " ".join(self.module.code_for_node(node).split())

@@ -125,7 +125,8 @@ class NestBuilder:
             evaluation.absorb(self._read(target.leaf, variables))
         if target.compound:
             evaluation.flops = evaluation.flops + operator_flops(
-                target.compound, value.element.is_complex, value.element.is_complex)
+                target.compound, value.element.is_complex, value.element.is_complex
+            )
         if target.leaf is not None:
             write = self._read(target.leaf, variables).accesses[0]
             evaluation.accesses.append(_as_write(write))
@@ -136,8 +137,9 @@ class NestBuilder:
         levels[-1].append(statement)
         body: list[Node] = levels[-1]
         for depth in range(len(variables) - 1, -1, -1):
-            loop = Loop(str(variables[depth]), sympy.Integer(0), 1, shape[depth], tuple(body),
-                        self.span)
+            loop = Loop(
+                str(variables[depth]), sympy.Integer(0), 1, shape[depth], tuple(body), self.span
+            )
             body = [*levels[depth], loop]
         return [*self.before, *(n for n in body if _has_work(n))]
 
@@ -166,8 +168,14 @@ class NestBuilder:
     ) -> tuple[_Evaluation, list[_Hoist]]:
         """Compute `value` into a new array first; this statement then reads it."""
         name = self.namer.fresh("_f")
-        leaf = Leaf(name, value.element, value.shape,
-                    tuple(coordinate(d) for d in range(len(value.shape))), name, self.span)
+        leaf = Leaf(
+            name,
+            value.element,
+            value.shape,
+            tuple(coordinate(d) for d in range(len(value.shape))),
+            name,
+            self.span,
+        )
         inner = NestBuilder(self.namer, self.span)
         self.before += inner.assign(Target(leaf), value, f"{name} = {_text(value)}")
         return self._inline(leaf, coords, order)
@@ -191,7 +199,8 @@ class NestBuilder:
         if _computes(value):
             complex_operands = [o.element.is_complex for o in value.operands]
             result.flops = result.flops + operator_flops(
-                value.op, value.element.is_complex, all(complex_operands))
+                value.op, value.element.is_complex, all(complex_operands)
+            )
             if value.op == "special":
                 result.special_calls.append(value.name)
         return result, hoists
@@ -218,7 +227,10 @@ class NestBuilder:
         return self._contract(value, coords, order, register)
 
     def _reduce(
-        self, value: Reduce, coords: tuple[sympy.Expr, ...], order: tuple[sympy.Symbol, ...],
+        self,
+        value: Reduce,
+        coords: tuple[sympy.Expr, ...],
+        order: tuple[sympy.Symbol, ...],
         register: str,
     ) -> tuple[list[Node], list[_Hoist]]:
         operand_shape = value.operand.shape
@@ -233,13 +245,19 @@ class NestBuilder:
             else:
                 operand_coords.append(next(kept) if kept is not None else coords[d])
         evaluation, hoists = self._operand(
-            value.operand, tuple(operand_coords), _needed(operand_coords) | {
-                v for v, _ in axes}, order)
+            value.operand,
+            tuple(operand_coords),
+            _needed(operand_coords) | {v for v, _ in axes},
+            order,
+        )
         text = f"{register} = {value.text}"
         return self._peel(evaluation, axes, _COMBINE[value.kind], text), hoists
 
     def _contract(
-        self, value: Contract, coords: tuple[sympy.Expr, ...], order: tuple[sympy.Symbol, ...],
+        self,
+        value: Contract,
+        coords: tuple[sympy.Expr, ...],
+        order: tuple[sympy.Symbol, ...],
         register: str,
     ) -> tuple[list[Node], list[_Hoist]]:
         bound = dict(zip(value.out, coords, strict=True))
@@ -259,12 +277,16 @@ class NestBuilder:
             hoists += more
         for _ in value.operands[1:]:
             evaluation.flops = evaluation.flops + operator_flops(
-                "mul", value.element.is_complex, value.element.is_complex)
+                "mul", value.element.is_complex, value.element.is_complex
+            )
         text = f"{register} = {value.text}"
         return self._peel(evaluation, axes, "add", text), hoists
 
     def _peel(
-        self, element: _Evaluation, axes: list[tuple[sympy.Symbol, sympy.Expr]], combine: str,
+        self,
+        element: _Evaluation,
+        axes: list[tuple[sympy.Symbol, sympy.Expr]],
+        combine: str,
         text: str,
     ) -> list[Node]:
         """`acc = first element; acc op= every other element`: exactly count - 1 combines."""
@@ -274,36 +296,57 @@ class NestBuilder:
 
         def statement(evaluation: _Evaluation, fixed: dict[sympy.Symbol, sympy.Expr]) -> Node:
             accesses = [
-                Access(a.array, tuple(sympy.expand(e.subs(fixed)) for e in a.index or ()),
-                       a.element, a.is_write, a.span, a.text)
+                Access(
+                    a.array,
+                    tuple(sympy.expand(e.subs(fixed)) for e in a.index or ()),
+                    a.element,
+                    a.is_write,
+                    a.span,
+                    a.text,
+                )
                 for a in evaluation.accesses
             ]
-            return self._statement(text, _Evaluation(evaluation.flops, accesses,
-                                                     evaluation.special_calls))
+            return self._statement(
+                text, _Evaluation(evaluation.flops, accesses, evaluation.special_calls)
+            )
 
-        def full(rest: list[tuple[sympy.Symbol, sympy.Expr]],
-                 fixed: dict[sympy.Symbol, sympy.Expr]) -> list[Node]:
+        def full(
+            rest: list[tuple[sympy.Symbol, sympy.Expr]], fixed: dict[sympy.Symbol, sympy.Expr]
+        ) -> list[Node]:
             if not rest:
                 return [statement(combined, fixed)]
             (var, extent), *inner = rest
-            return [Loop(str(var), sympy.Integer(0), 1, extent, tuple(full(inner, fixed)),
-                         self.span)]
+            return [
+                Loop(str(var), sympy.Integer(0), 1, extent, tuple(full(inner, fixed)), self.span)
+            ]
 
-        def peel(rest: list[tuple[sympy.Symbol, sympy.Expr]],
-                 fixed: dict[sympy.Symbol, sympy.Expr]) -> list[Node]:
+        def peel(
+            rest: list[tuple[sympy.Symbol, sympy.Expr]], fixed: dict[sympy.Symbol, sympy.Expr]
+        ) -> list[Node]:
             if not rest:
                 return [statement(element, fixed)]
             (var, extent), *inner = rest
             first = peel(inner, {**fixed, var: sympy.Integer(0)})
-            others = Loop(str(var), sympy.Integer(1), 1, sympy.expand(extent - 1),
-                          tuple(full(inner, fixed)), self.span)
+            others = Loop(
+                str(var),
+                sympy.Integer(1),
+                1,
+                sympy.expand(extent - 1),
+                tuple(full(inner, fixed)),
+                self.span,
+            )
             return [*first, others]
 
         return peel(axes, {})
 
     def _statement(self, text: str, evaluation: _Evaluation) -> Statement:
-        return Statement(self.span, text, evaluation.flops, tuple(evaluation.accesses),
-                         tuple(evaluation.special_calls))
+        return Statement(
+            self.span,
+            text,
+            evaluation.flops,
+            tuple(evaluation.accesses),
+            tuple(evaluation.special_calls),
+        )
 
 
 def _as_write(access: Access) -> Access:

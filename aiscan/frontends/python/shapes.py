@@ -25,7 +25,7 @@ def parse_dimensions(text: str) -> Shape | str:
     dims: list[sympy.Expr] = []
     for word in text.split():
         if word in ("...", "_") or word.startswith(("*", "#", "?")):
-            return f"dimension `{word}` in \"{text}\" has no fixed extent"
+            return f'dimension `{word}` in "{text}" has no fixed extent'
         word = word.split("=", 1)[-1]
         if _DIMENSION.match(word):
             dims.append(sympy.Integer(int(word)) if word.isdigit() else size_symbol(word))
@@ -33,7 +33,7 @@ def parse_dimensions(text: str) -> Shape | str:
             names = {n: size_symbol(n) for n in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", word)}
             dims.append(sympy.expand(sympy.sympify(word, locals=names)))
         else:
-            return f"cannot read dimension `{word}` in \"{text}\""
+            return f'cannot read dimension `{word}` in "{text}"'
     return tuple(dims)
 
 

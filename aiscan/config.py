@@ -1,0 +1,127 @@
+"""Project configuration: `[tool.aiscan]` in pyproject.toml, or an `aiscan.toml`.
+
+Found by walking up from the working directory; command-line flags win over it. Keys are
+kebab-case as in ruff: `devices`, `device-files`, `sizes`, `write-allocate`,
+`special-weight`, `include-dirs`, `defines`.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiscan.errors import UsageError
+
+__all__ = ["Config", "find_config", "load_config"]
+
+_KEYS = {
+    "devices",
+    "device-files",
+    "sizes",
+    "write-allocate",
+    "special-weight",
+    "include-dirs",
+    "defines",
+    "select",
+    "ignore",
+    "per-file-ignores",
+    "thresholds",
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings read from a file; paths in it are relative to that file's directory."""
+
+    path: Path | None = None
+    devices: tuple[str, ...] = ()
+    device_files: tuple[Path, ...] = ()
+    sizes: Mapping[str, int] = field(default_factory=dict)
+    write_allocate: bool | None = None
+    special_weight: int | None = None
+    include_dirs: tuple[Path, ...] = ()
+    defines: Mapping[str, str] = field(default_factory=dict)
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest aiscan.toml, or pyproject.toml with a [tool.aiscan] table."""
+    for directory in (start, *start.parents):
+        candidate = directory / "aiscan.toml"
+        if candidate.is_file():
+            return candidate
+        pyproject = directory / "pyproject.toml"
+        if pyproject.is_file() and "[tool.aiscan" in pyproject.read_text(errors="replace"):
+            return pyproject
+    return None
+
+
+def load_config(path: Path | None) -> Config:
+    if path is None:
+        return Config()
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise UsageError(f"{path}: cannot read configuration: {error}") from None
+    table = data.get("tool", {}).get("aiscan", {}) if path.name == "pyproject.toml" else data
+    if not isinstance(table, dict):
+        raise UsageError(f"{path}: [tool.aiscan] must be a table")
+    unknown = sorted(set(table) - _KEYS)
+    if unknown:
+        raise UsageError(
+            f"{path}: unknown setting(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})"
+        )
+    base = path.parent
+    return Config(
+        path=path,
+        devices=tuple(_strings(table, "devices", path)),
+        device_files=tuple(base / p for p in _strings(table, "device-files", path)),
+        sizes=_sizes(table.get("sizes", {}), path),
+        write_allocate=_optional_bool(table, "write-allocate", path),
+        special_weight=_optional_int(table, "special-weight", path),
+        include_dirs=tuple(base / p for p in _strings(table, "include-dirs", path)),
+        defines={str(k): str(v) for k, v in _table(table, "defines", path).items()},
+        raw=table,
+    )
+
+
+def _strings(table: Mapping[str, Any], key: str, path: Path) -> list[str]:
+    value = table.get(key, [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"{path}: {key} must be a list of strings")
+    return value
+
+
+def _table(table: Mapping[str, Any], key: str, path: Path) -> dict[str, Any]:
+    value = table.get(key, {})
+    if not isinstance(value, dict):
+        raise UsageError(f"{path}: {key} must be a table")
+    return value
+
+
+def _sizes(value: Any, path: Path) -> dict[str, int]:
+    if not isinstance(value, dict) or not all(
+        isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value.values()
+    ):
+        raise UsageError(f"{path}: sizes must map names to positive integers")
+    return {str(k): int(v) for k, v in value.items()}
+
+
+def _optional_bool(table: Mapping[str, Any], key: str, path: Path) -> bool | None:
+    value = table.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise UsageError(f"{path}: {key} must be true or false")
+    return value
+
+
+def _optional_int(table: Mapping[str, Any], key: str, path: Path) -> int | None:
+    value = table.get(key)
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+        raise UsageError(f"{path}: {key} must be an integer")
+    return value

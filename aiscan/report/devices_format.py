@@ -1,0 +1,87 @@
+"""`aiscan devices`: the catalog as a table, and one device with every figure's source."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from aiscan.roofline.devices import Device
+from aiscan.roofline.units import format_si
+
+__all__ = ["device_details", "device_table"]
+
+_SHOWN_PRECISIONS = ("fp64", "fp32", "bf16", "fp16")
+
+
+def device_table(devices: Sequence[Device]) -> str:
+    header = [
+        "device",
+        "kind",
+        *(f"{p} dense" for p in _SHOWN_PRECISIONS),
+        "memory BW",
+        "fp64 ridge",
+        "aliases",
+    ]
+    rows = [header]
+    for device in sorted(devices, key=lambda d: (d.kind, d.key)):
+        peaks = []
+        for precision in _SHOWN_PRECISIONS:
+            peak = device.peak(precision)
+            peaks.append(format_si(peak.dense_flops_per_s, "FLOP/s") if peak else "-")
+        bandwidth = device.main_memory.bandwidth_bytes_per_s
+        fp64 = device.peak("fp64")
+        ridge = f"{fp64.dense_flops_per_s / bandwidth:.3g} F/B" if fp64 and bandwidth else "-"
+        rows.append(
+            [
+                device.key,
+                device.kind,
+                *peaks,
+                format_si(bandwidth, "B/s") if bandwidth else "-",
+                ridge,
+                ", ".join(device.aliases),
+            ]
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+    lines.append("")
+    lines.append("`aiscan devices show NAME` prints one device with the source of every figure.")
+    return "\n".join(lines) + "\n"
+
+
+def device_details(device: Device) -> str:
+    lines = [f"{device.name}  ({device.key}; {device.kind}; file {device.path})"]
+    if device.aliases:
+        lines.append(f"aliases: {', '.join(device.aliases)}")
+    lines.append(f"stores write-allocate: {'yes' if device.write_allocate else 'no'}")
+    if device.notes:
+        lines.append(f"notes: {device.notes}")
+    lines.append("")
+    lines.append("peaks")
+    for peak in device.peaks:
+        sparse = (
+            f", {format_si(peak.sparse_flops_per_s, 'FLOP/s')} with 2:4 sparsity"
+            if peak.sparse_flops_per_s
+            else ""
+        )
+        lines.append(
+            f"  {peak.precision:<12} {format_si(peak.dense_flops_per_s, 'FLOP/s')} dense{sparse}"
+        )
+        lines.append(f"  {'':<12} source: {peak.source}")
+    lines.append("memory")
+    for level in device.memory:
+        bandwidth = (
+            format_si(level.bandwidth_bytes_per_s, "B/s")
+            if level.bandwidth_bytes_per_s
+            else "bandwidth not published"
+        )
+        capacity = f", {format_si(level.capacity_bytes, 'B')}" if level.capacity_bytes else ""
+        lines.append(f"  {level.name:<12} {bandwidth}{capacity}")
+        lines.append(f"  {'':<12} source: {level.source}")
+    if device.interconnects:
+        lines.append("interconnect")
+        for link in device.interconnects:
+            lines.append(f"  {link.name:<12} {format_si(link.bandwidth_bytes_per_s, 'B/s')}")
+            lines.append(f"  {'':<12} source: {link.source}")
+    return "\n".join(lines) + "\n"

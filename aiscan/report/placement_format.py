@@ -1,0 +1,97 @@
+"""Roofline placements as report text and JSON objects (both reports share this)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiscan.report.expressions import expression_text
+from aiscan.roofline.placement import Bound, CrossoverKind, Placement
+from aiscan.roofline.units import format_si, format_time
+
+__all__ = ["placement_json", "placement_lines"]
+
+
+def placement_json(placement: Placement | str, write_allocate: bool | None) -> dict[str, Any]:
+    if isinstance(placement, str):
+        device, _, reason = placement.partition(": ")
+        return {"device": device, "error": reason}
+    crossover = placement.crossover
+    times = placement.times
+    return {
+        "device": placement.device,
+        "device_name": placement.device_name,
+        "precision": placement.precision,
+        "precision_requested": placement.precision_requested,
+        "sparse": placement.sparse,
+        "write_allocate": write_allocate,
+        "memory_level": placement.memory_level,
+        "peak_flops_per_s": placement.peak_flops_per_s,
+        "peak_source": placement.peak_source,
+        "bandwidth_bytes_per_s": placement.bandwidth_bytes_per_s,
+        "ridge_flops_per_byte": placement.ridge_flops_per_byte,
+        "bytes": expression_text(placement.bytes_moved),
+        "intensity_flops_per_byte": placement.intensity_flops_per_byte,
+        "bound": placement.bound.value,
+        "attainable_flops_per_s": placement.attainable_flops_per_s,
+        "fraction_of_peak": placement.fraction_of_peak,
+        "times": None
+        if times is None
+        else {
+            "math_s": times.math_s,
+            "comms_s": times.comms_s,
+            "lower_bound_s": times.lower_bound_s,
+            "upper_bound_s": times.upper_bound_s,
+        },
+        "crossover": {
+            "kind": crossover.kind.value,
+            "size_names": list(crossover.size_names),
+            "size_exact": expression_text(crossover.size_exact),
+            "size": crossover.size,
+            "first_integer_size": crossover.first_integer_size,
+            "compute_bound_above": crossover.compute_bound_above,
+        },
+        "notes": list(placement.notes),
+    }
+
+
+def placement_lines(placement: Placement | str) -> list[str]:
+    """One or two lines: verdict and attainable rate, then times and the crossover."""
+    if isinstance(placement, str):
+        return [f"cannot place on {placement}"]
+    p = placement
+    head = (
+        f"{p.device} {p.precision}{' sparse' if p.sparse else ''}: ridge "
+        f"{p.ridge_flops_per_byte:.4g} F/B, "
+    )
+    if p.bound is Bound.DEPENDS_ON_SIZE:
+        head += "memory- or compute-bound depending on size"
+    else:
+        head += f"{p.bound.value}-bound"
+    if p.attainable_flops_per_s is not None:
+        share = f" ({100 * p.fraction_of_peak:.3g}% of peak)" if p.fraction_of_peak else ""
+        head += f", attainable {format_si(p.attainable_flops_per_s, 'FLOP/s')}{share}"
+    lines = [head]
+    details = []
+    if p.times is not None:
+        t = p.times
+        details.append(
+            f"T_math {format_time(t.math_s)}, T_comms {format_time(t.comms_s)}, "
+            f"time {format_time(t.lower_bound_s)} to {format_time(t.upper_bound_s)}"
+        )
+    details.append(_crossover_text(p))
+    lines.append("  " + "; ".join(d for d in details if d))
+    lines += [f"  note: {note}" for note in p.notes]
+    return lines
+
+
+def _crossover_text(p: Placement) -> str:
+    crossover = p.crossover
+    names = "=".join(crossover.size_names) or "size"
+    if crossover.kind is CrossoverKind.AT and crossover.size is not None:
+        side = "compute" if crossover.compute_bound_above else "memory"
+        return f"{side}-bound above {names} ≈ {crossover.size:.6g}"
+    if crossover.kind is CrossoverKind.NEVER:
+        return "memory-bound at every size"
+    if crossover.kind is CrossoverKind.ALWAYS:
+        return "compute-bound at every size"
+    return "crossover size unknown"
