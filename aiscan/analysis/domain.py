@@ -8,14 +8,41 @@ than `sympy.summation`; anything non-polynomial falls back to `sympy.summation`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
+from typing import NamedTuple, Protocol
 
 import sympy
 
-from aiscan.ir.nodes import Loop
 from aiscan.ir.symbols import loop_symbol
 
-__all__ = ["sum_over_loop", "sum_over_loops"]
+__all__ = ["Bounds", "LoopLike", "bounds_of", "sum_over_loop", "sum_over_loops"]
+
+
+class LoopLike(Protocol):
+    """What a sum needs of a loop: `var` takes `start + step*t` for `t < trip`."""
+
+    @property
+    def var(self) -> str: ...
+    @property
+    def start(self) -> sympy.Expr: ...
+    @property
+    def step(self) -> int: ...
+    @property
+    def trip(self) -> sympy.Expr: ...
+
+
+class Bounds(NamedTuple):
+    """A loop's iteration range alone: cheap to hash, so sums over it can be memoized."""
+
+    var: str
+    start: sympy.Expr
+    step: int
+    trip: sympy.Expr
+
+
+def bounds_of(loops: Sequence[LoopLike]) -> tuple[Bounds, ...]:
+    return tuple(Bounds(loop.var, loop.start, loop.step, loop.trip) for loop in loops)
+
 
 _T = sympy.Symbol("_aiscan_t", integer=True, nonnegative=True)
 _TRIP = sympy.Symbol("_aiscan_trip", integer=True, nonnegative=True)
@@ -27,7 +54,7 @@ def _power_sum(power: int) -> sympy.Expr:
     return sympy.expand(sympy.summation(_T**power, (_T, 0, _TRIP - 1)))
 
 
-def sum_over_loop(expr: sympy.Expr, loop: Loop) -> sympy.Expr:
+def sum_over_loop(expr: sympy.Expr, loop: LoopLike) -> sympy.Expr:
     """`expr` summed over every iteration of `loop` (its variable bound by the loop)."""
     var = loop_symbol(loop.var)
     if var not in expr.free_symbols:
@@ -49,8 +76,13 @@ def _has_t_inside_function(expr: sympy.Expr) -> bool:
     return any(_T in f.free_symbols for f in expr.atoms(sympy.Function))
 
 
-def sum_over_loops(expr: sympy.Expr, loops: Sequence[Loop]) -> sympy.Expr:
-    """`expr` summed over a nest, `loops` given outermost first."""
-    for loop in reversed(loops):
+def sum_over_loops(expr: sympy.Expr, loops: Sequence[LoopLike]) -> sympy.Expr:
+    """`expr` summed over a nest, `loops` given outermost first (memoized on the bounds)."""
+    return _sum_over_bounds(expr, bounds_of(loops))
+
+
+@lru_cache(maxsize=8192)
+def _sum_over_bounds(expr: sympy.Expr, bounds: tuple[Bounds, ...]) -> sympy.Expr:
+    for loop in reversed(bounds):
         expr = sum_over_loop(expr, loop)
     return expr

@@ -8,7 +8,7 @@ from functools import lru_cache
 
 import sympy
 
-from aiscan.analysis.domain import sum_over_loops
+from aiscan.analysis.domain import Bounds, bounds_of, sum_over_loops
 from aiscan.analysis.walk import Placed
 from aiscan.ir.nodes import Loop
 
@@ -42,9 +42,13 @@ def executions(placed: Placed) -> sympy.Expr:
     return executions_over(placed.weight, placed.loops)
 
 
-@lru_cache(maxsize=4096)
-def executions_over(weight: sympy.Expr, loops: tuple[Loop, ...]) -> sympy.Expr:
-    return sympy.expand(sum_over_loops(weight, loops))
+def executions_over(weight: sympy.Expr, loops: Sequence[Loop]) -> sympy.Expr:
+    return _expanded_sum(weight, bounds_of(loops))
+
+
+@lru_cache(maxsize=8192)
+def _expanded_sum(weight: sympy.Expr, bounds: tuple[Bounds, ...]) -> sympy.Expr:
+    return sympy.expand(sum_over_loops(weight, bounds))
 
 
 def count_flops(statements: Sequence[Placed], special_weight: int = 0) -> FlopCounts:

@@ -14,20 +14,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from functools import lru_cache
+from itertools import combinations, product
 from typing import Any
 
 import sympy
 
-from aiscan.analysis.domain import sum_over_loops
-from aiscan.ir.nodes import Access, Loop
+from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
+from aiscan.ir.nodes import Access
 from aiscan.ir.symbols import loop_symbol
-from aiscan.span import Span
 
 __all__ = ["Box", "Footprint", "footprint_of", "union_size"]
 
 MAX_UNION_BOXES = 12
-_NO_SPAN = Span("<footprint>", 1, 1)
 
 Interval = tuple[sympy.Expr, sympy.Expr]
 
@@ -100,7 +99,7 @@ class _Range:
     step: int
 
 
-def _ranges(loops: Sequence[Loop]) -> list[_Range]:
+def _ranges(loops: Sequence[LoopLike]) -> list[_Range]:
     ranges = []
     for loop in loops:
         last = loop.start + loop.step * (loop.trip - 1)
@@ -124,7 +123,7 @@ def _extreme(
     return sympy.expand(expr.subs(var, high if take_high else low))
 
 
-def _project(loops: Sequence[Loop], keep: set[sympy.Symbol]) -> list[_Range] | None:
+def _project(loops: Sequence[LoopLike], keep: set[sympy.Symbol]) -> list[_Range] | None:
     """The loop ranges of the kept variables once the others are eliminated (unioned over)."""
     eliminated: dict[sympy.Symbol, tuple[sympy.Expr, sympy.Expr]] = {}
     kept: list[_Range] = []
@@ -144,7 +143,7 @@ def _project(loops: Sequence[Loop], keep: set[sympy.Symbol]) -> list[_Range] | N
 
 
 def _count(ranges: Sequence[_Range]) -> sympy.Expr:
-    loops = [Loop(str(r.var), r.low, r.step, _trip(r), (), _NO_SPAN) for r in ranges]
+    loops = [Bounds(str(r.var), r.low, r.step, _trip(r)) for r in ranges]
     return sympy.expand(sum_over_loops(sympy.Integer(1), loops))
 
 
@@ -153,11 +152,11 @@ def _trip(r: _Range) -> sympy.Expr:
     return sympy.expand(distance + 1) if r.step == 1 else sympy.floor(distance / r.step) + 1
 
 
-def executions_bound(loops: Sequence[Loop]) -> sympy.Expr:
+def executions_bound(loops: Sequence[LoopLike]) -> sympy.Expr:
     return sympy.expand(sum_over_loops(sympy.Integer(1), loops))
 
 
-def footprint_of(access: Access, loops: Sequence[Loop]) -> Footprint:
+def footprint_of(access: Access, loops: Sequence[LoopLike]) -> Footprint:
     """The footprint of one reference executed over `loops` (outermost first)."""
     if access.index is None:
         return Footprint(
@@ -167,39 +166,37 @@ def footprint_of(access: Access, loops: Sequence[Loop]) -> Footprint:
             False,
             f"`{access.text}` is indirect: bounded by its executions",
         )
+    count, box, key, exact, reason = _footprint(access.index, bounds_of(loops))
+    if key is None:
+        key = ("unprojectable", access.span)
+    return Footprint(count, box, key, exact, reason.format(text=access.text))
+
+
+@lru_cache(maxsize=8192)
+def _footprint(
+    raw_index: tuple[sympy.Expr, ...], loops: tuple[Bounds, ...]
+) -> tuple[sympy.Expr, Box | None, object, bool, str]:
+    """Memoized on the index and the loop bounds alone: same math, same answer."""
     loop_vars = {loop_symbol(loop.var) for loop in loops}
-    index = tuple(sympy.expand(e) for e in access.index)
+    index = tuple(sympy.expand(e) for e in raw_index)
     used = set().union(*(e.free_symbols for e in index)) & loop_vars
     projected = _project(loops, used)
     if projected is None:
-        bound = executions_bound(loops)
-        return Footprint(
-            bound,
-            None,
-            ("unprojectable", access.span),
-            False,
-            f"`{access.text}`: loop bounds too irregular; bounded by executions",
-        )
+        reason = "`{text}`: loop bounds too irregular; bounded by executions"
+        return executions_bound(loops), None, None, False, reason
     key = (index, tuple(projected))
     count = _count(projected)
     linear = _linear_parts(index, used)
     if linear is None:
-        return Footprint(
-            count, None, key, False, f"`{access.text}`: index is not affine; bounded by its domain"
-        )
+        return count, None, key, False, "`{text}`: index is not affine; bounded by its domain"
     is_box_domain = all(not ({*r.low.free_symbols, *r.high.free_symbols} & used) for r in projected)
     box = _image_box(index, linear, projected) if is_box_domain else None
     if box is not None:
-        return Footprint(box.size(), box, key, True)
+        return box.size(), box, key, True, ""
     if _injective(linear, used, projected):
-        return Footprint(count, None, key, True)
-    return Footprint(
-        count,
-        None,
-        key,
-        False,
-        f"`{access.text}` may touch an element more than once; bounded by its domain",
-    )
+        return count, None, key, True, ""
+    reason = "`{text}` may touch an element more than once; bounded by its domain"
+    return count, None, key, False, reason
 
 
 def _linear_parts(
@@ -385,7 +382,11 @@ def union_size(footprints: Sequence[Footprint]) -> Footprint:
     if len(parts) == 1:
         return parts[0]
     boxes = [p.box for p in parts if p.box is not None]
-    if len(boxes) == len(parts) and len(boxes) <= MAX_UNION_BOXES and _same_rank(boxes):
+    if (
+        len(boxes) == len(parts)
+        and _same_rank(boxes)
+        and (len(boxes) <= MAX_UNION_BOXES or _as_shifts(boxes) is not None)
+    ):
         count = _inclusion_exclusion(boxes)
         return Footprint(count, _hull_if_exact(boxes, count), tuple(boxes), True)
     reasons = [p.reason for p in parts if p.reason]
@@ -404,6 +405,9 @@ def _same_rank(boxes: Sequence[Box]) -> bool:
 
 
 def _inclusion_exclusion(boxes: Sequence[Box]) -> sympy.Expr:
+    shifted = _as_shifts(boxes)
+    if shifted is not None:
+        return _union_of_shifts(*shifted)
     total = sympy.Integer(0)
     for size in range(1, len(boxes) + 1):
         sign = 1 if size % 2 else -1
@@ -413,6 +417,74 @@ def _inclusion_exclusion(boxes: Sequence[Box]) -> sympy.Expr:
                 common = common.intersect(box)
             total += sign * common.size()
     return sympy.expand(total)
+
+
+def _as_shifts(boxes: Sequence[Box]) -> tuple[list[sympy.Expr], list[tuple[int, ...]]] | None:
+    """Boxes that are one box shifted by integer offsets (a stencil's references):
+    the base box's side lengths and each box's offset vector; None otherwise."""
+    base = boxes[0].intervals
+    offsets = []
+    for box in boxes:
+        vector = []
+        for (low, high), (base_low, base_high) in zip(box.intervals, base, strict=True):
+            shift = sympy.expand(low - base_low)
+            if not shift.is_Integer or sympy.expand(high - base_high) != shift:
+                return None
+            vector.append(int(shift))
+        offsets.append(tuple(vector))
+    lengths = [sympy.expand(high - low + 1) for low, high in base]
+    return lengths, offsets
+
+
+def _union_of_shifts(lengths: list[sympy.Expr], offsets: list[tuple[int, ...]]) -> sympy.Expr:
+    """|union of a box of side lengths `lengths` shifted by each integer offset|.
+
+    Once every side is at least the offsets' spread in its dimension, the union's size is a
+    multilinear polynomial in the side lengths (inclusion-exclusion gives products of
+    `length - spread`). So it is counted exactly on the 2^D smallest such boxes, point by
+    point, and interpolated: exact, and linear in the number of references instead of
+    exponential. Numeric sides smaller than the spread are counted directly.
+    """
+    dimensions = len(lengths)
+    offsets = sorted(set(offsets))
+    spreads = [max(c[d] for c in offsets) - min(c[d] for c in offsets) for d in range(dimensions)]
+    if all(length.is_Integer for length in lengths):
+        return sympy.Integer(_count_union([int(x) for x in lengths], offsets))
+    base = [spread + 1 for spread in spreads]
+    values: dict[tuple[int, ...], int] = {}
+    for corner in _corners(dimensions):
+        sides = [b + e for b, e in zip(base, corner, strict=True)]
+        values[corner] = _count_union(sides, offsets)
+    shifted = [sympy.expand(length - b) for length, b in zip(lengths, base, strict=True)]
+    total = sympy.Integer(0)
+    for subset in _corners(dimensions):
+        # Mobius inversion over the subsets of dimensions.
+        coefficient = sum(
+            (-1) ** (sum(subset) - sum(inner)) * values[inner]
+            for inner in _corners(dimensions)
+            if all(i <= s for i, s in zip(inner, subset, strict=True))
+        )
+        if coefficient:
+            term = sympy.Integer(coefficient)
+            for d in range(dimensions):
+                if subset[d]:
+                    term *= shifted[d]
+            total += term
+    return sympy.expand(total)
+
+
+def _corners(dimensions: int) -> list[tuple[int, ...]]:
+    return [tuple((k >> d) & 1 for d in range(dimensions)) for k in range(1 << dimensions)]
+
+
+def _count_union(sides: list[int], offsets: list[tuple[int, ...]]) -> int:
+    """Points in the union of boxes [c, c + side - 1] per dimension, counted exactly."""
+    if any(side <= 0 for side in sides):
+        return 0
+    points: set[tuple[int, ...]] = set()
+    for offset in offsets:
+        points.update(product(*(range(c, c + side) for c, side in zip(offset, sides, strict=True))))
+    return len(points)
 
 
 def _hull_if_exact(boxes: Sequence[Box], union_count: sympy.Expr) -> Box | None:

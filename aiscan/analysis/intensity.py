@@ -53,7 +53,8 @@ def intensity(
 
 @lru_cache(maxsize=4096)
 def _cancelled(numerator: sympy.Expr, denominator: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
-    """numerator/denominator in lowest terms, by polynomial gcd (much faster than cancel)."""
+    """numerator/denominator in lowest terms with coprime integer coefficients and a
+    positive leading denominator coefficient: `n/12`, `(n + 1)/48`, `(2*N - 1)/(4*N + 2)`."""
     symbols = sorted(numerator.free_symbols | denominator.free_symbols, key=str)
     if not symbols:
         top, bottom = sympy.fraction(sympy.nsimplify(numerator / denominator))
@@ -62,31 +63,19 @@ def _cancelled(numerator: sympy.Expr, denominator: sympy.Expr) -> tuple[sympy.Ex
         top = sympy.Poly(numerator, *symbols, domain="QQ")
         bottom = sympy.Poly(denominator, *symbols, domain="QQ")
     except sympy.PolynomialError:
-        top, bottom = sympy.fraction(sympy.cancel(numerator / denominator))
-        return top, bottom
-    common = sympy.gcd(top, bottom)
-    top, bottom = sympy.div(top, common)[0], sympy.div(bottom, common)[0]
-    # Make the denominator's leading coefficient positive and integral: n/12, not (1/12)*n/1.
-    top_content = _integer_content(top)
-    bottom_content = _integer_content(bottom)
-    scale = sympy.Rational(top_content) / sympy.Rational(bottom_content)
-    top_expr = sympy.expand((top * (1 / sympy.Rational(top_content))).as_expr())
-    bottom_expr = sympy.expand((bottom * (1 / sympy.Rational(bottom_content))).as_expr())
-    if bottom_expr.is_number:
-        scale = scale / bottom_expr
-        return sympy.expand(top_expr * scale.p), sympy.Integer(scale.q)
-    return sympy.expand(top_expr * scale.p), sympy.expand(bottom_expr * scale.q)
-
-
-def _integer_content(poly: sympy.Poly) -> sympy.Rational:
-    """The positive rational that makes `poly`'s coefficients coprime integers."""
-    coefficients = [sympy.Rational(c) for c in poly.coeffs()]
-    numerators = [abs(c.p) for c in coefficients]
-    denominators = [c.q for c in coefficients]
+        top_expr, bottom_expr = sympy.fraction(sympy.cancel(numerator / denominator))
+        return top_expr, bottom_expr
+    coefficient, top, bottom = top.cancel(bottom, include=False)
+    top_scale, top = (top * coefficient).clear_denoms(convert=True)
+    bottom_scale, bottom = bottom.clear_denoms(convert=True)
+    top_content, top = top.primitive()
+    bottom_content, bottom = bottom.primitive()
+    scale = sympy.Rational(top_content * bottom_scale, bottom_content * top_scale)
+    if bottom.LC() < 0:
+        scale, bottom = -scale, -bottom
     return (
-        sympy.Rational(sympy.igcd(*numerators), sympy.ilcm(*denominators))
-        if len(coefficients) > 1
-        else sympy.Rational(abs(coefficients[0].p), coefficients[0].q)
+        sympy.expand(scale.p * top.as_expr()),
+        sympy.expand(scale.q * bottom.as_expr()),
     )
 
 
@@ -101,28 +90,51 @@ def leading_limit(expr: sympy.Expr) -> sympy.Expr | None:
     return _limit_of_ratio(numerator, denominator)
 
 
+@lru_cache(maxsize=4096)
 def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Expr | None:
     symbols = numerator.free_symbols | denominator.free_symbols
-    sizes = [s for s in symbols if isinstance(s, sympy.Symbol) and is_size_symbol(s)]
+    sizes = sorted(
+        (s for s in symbols if isinstance(s, sympy.Symbol) and is_size_symbol(s)), key=str
+    )
     if not sizes:
-        return sympy.simplify(numerator / denominator)
-    growth = {s: _GROWTH for s in sizes}
-    grown = [
-        e.subs(growth).replace(sympy.ceiling, lambda x: x).replace(sympy.floor, lambda x: x)
-        for e in (numerator, denominator)
-    ]
-    try:
-        top = sympy.Poly(grown[0], _GROWTH)
-        bottom = sympy.Poly(grown[1], _GROWTH)
-    except sympy.PolynomialError:
-        return _sympy_limit(grown[0] / grown[1])
-    if top.degree() < bottom.degree():
+        return numerator / denominator  # already in lowest terms (see _cancelled)
+    if numerator.has(sympy.ceiling, sympy.floor) or denominator.has(sympy.ceiling, sympy.floor):
+        # They differ from their argument by less than one: same limit.
+        numerator = numerator.replace(sympy.ceiling, lambda x: x).replace(sympy.floor, lambda x: x)
+        denominator = denominator.replace(sympy.ceiling, lambda x: x).replace(
+            sympy.floor, lambda x: x
+        )
+    top = _leading(numerator, sizes)
+    bottom = _leading(denominator, sizes)
+    if top is None or bottom is None:
+        growth = {s: _GROWTH for s in sizes}
+        return _sympy_limit(numerator.subs(growth) / denominator.subs(growth))
+    (top_degree, top_coefficient), (bottom_degree, bottom_coefficient) = top, bottom
+    if top_degree < bottom_degree:
         return sympy.Integer(0)
-    ratio = sympy.simplify(top.LC() / bottom.LC())
-    if top.degree() == bottom.degree():
+    ratio = top_coefficient / bottom_coefficient
+    if not ratio.is_number:
+        ratio = sympy.cancel(ratio)
+    if top_degree == bottom_degree:
         return ratio
     sign = sympy.sign(ratio)
     return sympy.oo * sign if sign.is_number else sympy.oo
+
+
+def _leading(expr: sympy.Expr, sizes: list[sympy.Symbol]) -> tuple[int, sympy.Expr] | None:
+    """Total degree in the sizes and the coefficient of that degree with all sizes equal."""
+    try:
+        poly = sympy.Poly(expr, *sizes)
+    except sympy.PolynomialError:
+        return None
+    if poly.is_zero:
+        return None
+    terms = poly.terms()
+    degree = max(sum(monomial) for monomial, _ in terms)
+    coefficient = sum((c for monomial, c in terms if sum(monomial) == degree), sympy.Integer(0))
+    if coefficient == 0:
+        return None  # leading terms cancel when sizes are equal: let sympy decide
+    return degree, sympy.sympify(coefficient)
 
 
 def _sympy_limit(expr: sympy.Expr) -> sympy.Expr | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy
 
 __all__ = ["decimal", "expression_text", "numeric_value"]
@@ -11,6 +13,11 @@ def expression_text(expr: sympy.Expr | None) -> str | None:
     """A sympy-parsable string in the source's own names (`n/12`, `(2*N - 1)/(4*N + 2)`)."""
     if expr is None:
         return None
+    return _text(expr)
+
+
+@lru_cache(maxsize=16384)
+def _text(expr: sympy.Expr) -> str:
     return str(expr)
 
 

@@ -1,0 +1,185 @@
+"""Performance figures for aiscan (a script, not a test: timing assertions do not belong in CI).
+
+Prints:
+1. wall time of one `aiscan analyze` of a small kernel in a fresh process (startup included);
+2. throughput on a generated C file of about 10,000 lines of varied kernels, side by side
+   with pycparser's bare parse of the same file (the floor any C analysis pays).
+
+Usage: python scripts/benchmark.py [--lines 10000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+_OPERATORS = ("+", "-", "*")
+
+
+def _elementwise(rng: random.Random, k: int) -> str:
+    arrays = rng.sample(["a", "b", "c", "d", "e"], rng.randint(2, 4))
+    terms = [f"{x}[i{'+' + str(rng.randint(1, 3)) if rng.random() < 0.3 else ''}]" for x in arrays]
+    expression = f" {rng.choice(_OPERATORS)} ".join(terms)
+    scale = rng.choice(["", f"{rng.randint(2, 9)}.0 * "])
+    step = rng.choice(["i++", "i++", "i += 2"])
+    params = ", ".join(f"const double *restrict {x}" for x in arrays)
+    return (
+        f"void ew{k}(long n, {params}, double *restrict out)\n{{\n"
+        f"    for (long i = 0; i < n; {step})\n"
+        f"        out[i] = {scale}{expression};\n}}\n"
+    )
+
+
+def _stencil(rng: random.Random, k: int) -> str:
+    radius = rng.randint(1, 3)
+    terms = ["a[i][j]"] + [f"a[i{s}{r}][j]" for r in range(1, radius + 1) for s in "+-"]
+    terms += [f"a[i][j{s}{r}]" for r in range(1, radius + 1) for s in "+-"]
+    return (
+        f"void st{k}(int n, int m, const double a[n][m], double b[n][m])\n{{\n"
+        f"    for (int t = 0; t < {rng.randint(2, 50)}; t++)\n"
+        f"        for (int i = {radius}; i < n - {radius}; i++)\n"
+        f"            for (int j = {radius}; j < m - {radius}; j++)\n"
+        f"                b[i][j] = {rng.randint(1, 9)}.0 * ({' + '.join(terms)});\n}}\n"
+    )
+
+
+def _matmul(rng: random.Random, k: int) -> str:
+    order = rng.choice(["ijk", "ikj", "jik"])
+    loops = {"i": "i < m", "j": "j < n", "k": "p < q"}
+    names = {"i": "i", "j": "j", "k": "p"}
+    header = "".join(
+        f"    {'    ' * d}for (int {names[c]} = 0; {loops[c]}; {names[c]}++)\n"
+        for d, c in enumerate(order)
+    )
+    return (
+        f"void mm{k}(int m, int n, int q, const float *restrict A, const float *restrict B,"
+        f" float *restrict C)\n{{\n{header}"
+        f"                C[i * n + j] += A[i * q + p] * B[p * n + j];\n}}\n"
+    )
+
+
+def _triangular(rng: random.Random, k: int) -> str:
+    relation = rng.choice(["<=", "<"])
+    return (
+        f"double tr{k}(int n, const double *restrict L, const double *restrict x,"
+        f" double *restrict y)\n{{\n    double total = 0.0;\n"
+        f"    for (int i = 0; i < n; i++) {{\n        double s = 0.0;\n"
+        f"        for (int j = 0; j {relation} i; j++)\n"
+        f"            s += L[i * n + j] * x[j];\n"
+        f"        y[i] = s / {rng.randint(2, 9)}.0;\n        total += s;\n    }}\n"
+        f"    return total;\n}}\n"
+    )
+
+
+def _reduction(rng: random.Random, k: int) -> str:
+    return (
+        f"double rd{k}(int n, const double *restrict x, const int *restrict idx)\n{{\n"
+        f"    double s = 0.0;\n    for (int i = 0; i < n; i++) {{\n"
+        f"        if (x[i] > {rng.randint(0, 9)}.0)\n            s += x[idx[i]] * x[i];\n"
+        f"        else\n            s -= x[i];\n    }}\n    return s;\n}}\n"
+    )
+
+
+_TEMPLATES = (_elementwise, _stencil, _matmul, _triangular, _reduction)
+
+
+def generate(lines: int, seed: int = 1) -> str:
+    """Varied kernels (random shapes, operators, offsets), no includes or comments, so that
+    pycparser can parse the very same text bare."""
+    rng = random.Random(seed)
+    parts: list[str] = []
+    count = 0
+    k = 0
+    while count < lines:
+        text = rng.choice(_TEMPLATES)(rng, k)
+        parts.append(text)
+        count += text.count("\n") + 1
+        k += 1
+    return "\n".join(parts)
+
+
+def _best(samples: list[float]) -> float:
+    return min(samples)
+
+
+def single_kernel_seconds(repeat: int) -> list[float]:
+    kernel = ROOT / "fixtures" / "c" / "daxpy.c"
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "aiscan", "analyze", str(kernel)],
+            check=True,
+            capture_output=True,
+        )
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+def bare_parse_seconds(text: str, repeat: int) -> list[float]:
+    code = (
+        "import sys, time\nfrom pycparser import c_parser\n"
+        "text = open(sys.argv[1]).read()\nstart = time.perf_counter()\n"
+        "c_parser.CParser().parse(text, sys.argv[1])\n"
+        "print(time.perf_counter() - start)\n"
+    )
+    return _timed_in_process(code, text, repeat)
+
+
+def analysis_seconds(text: str, repeat: int) -> list[float]:
+    code = (
+        "import sys, time, io, contextlib\nfrom aiscan.cli import main\n"
+        "start = time.perf_counter()\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['analyze', sys.argv[1], '--format', 'json'])\n"
+        "print(time.perf_counter() - start)\n"
+    )
+    return _timed_in_process(code, text, repeat)
+
+
+def _timed_in_process(code: str, text: str, repeat: int) -> list[float]:
+    """Time inside a fresh interpreter, imports excluded (they are measured by step 1)."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "generated.c"
+        path.write_text(text)
+        samples = []
+        for _ in range(repeat):
+            result = subprocess.run(
+                [sys.executable, "-c", code, str(path)], check=True, capture_output=True, text=True
+            )
+            samples.append(float(result.stdout.strip().splitlines()[-1]))
+        return samples
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    arguments = parser.parse_args()
+
+    single = single_kernel_seconds(arguments.repeat)
+    print(
+        f"single kernel (fixtures/c/daxpy.c), fresh process: best {_best(single):.3f} s, "
+        f"median {statistics.median(single):.3f} s   (aim: < 0.5 s)"
+    )
+
+    text = generate(arguments.lines)
+    lines = text.count("\n") + 1
+    bare = bare_parse_seconds(text, arguments.repeat)
+    full = analysis_seconds(text, arguments.repeat)
+    print(f"generated C file: {lines} lines, {text.count('{') // 1} blocks")
+    print(f"  pycparser bare parse: {_best(bare):.3f} s  ({lines / _best(bare):,.0f} lines/s)")
+    print(f"  aiscan analyze (JSON): {_best(full):.3f} s  ({lines / _best(full):,.0f} lines/s)")
+    print(f"  ratio analyze / bare parse: {_best(full) / _best(bare):.2f}   (aim: <= 1.5)")
+
+
+if __name__ == "__main__":
+    main()
