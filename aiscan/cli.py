@@ -133,6 +133,7 @@ def _parser() -> argparse.ArgumentParser:
         help="sizes swept for size-dependent intensities (default 8:65536)",
     )
     roofline.set_defaults(handler=_run_roofline)
+    _add_lint_commands(commands)
     return parser
 
 
@@ -357,6 +358,121 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
         render_roofline(kernels, placement.devices, output, **plot_arguments)
     print(f"wrote {output} ({len(kernels)} loop nests on {len(placement.devices)} devices)")
     return EXIT_ERROR if any(r.analysis is None for r in results) else EXIT_OK
+
+
+LINT_FORMATS = ("concise", "full", "json", "sarif", "github")
+
+
+def _add_lint_commands(commands: Any) -> None:
+    """`check`, `rule` and `lsp`: the linter, its documentation and the language server."""
+    check = commands.add_parser(
+        "check", help="report performance findings (rules AIS...); exit 1 when there are any"
+    )
+    check.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
+    _add_source_options(check)
+    check.add_argument("--device", dest="devices", action="append", default=[],
+                       metavar="NAME", help="target device for the rules that need one "
+                       "(repeatable; default: `devices` in the configuration)")  # fmt: skip
+    check.add_argument("--device-file", action="append", default=[], metavar="TOML",
+                       help="load a device file of your own")  # fmt: skip
+    check.add_argument("--sparse", action="store_true", help="use 2:4 sparsity peaks")
+    check.add_argument("--select", action="append", default=[], metavar="CODES",
+                       help="rules to run: codes, prefixes, names or ALL, comma-separated "
+                       "(replaces `select` in the configuration)")  # fmt: skip
+    check.add_argument("--ignore", action="append", default=[], metavar="CODES",
+                       help="rules to skip (added to `ignore` in the configuration)")  # fmt: skip
+    check.add_argument("--output-format", choices=LINT_FORMATS, default="concise")
+    check.add_argument("-o", "--output", metavar="PATH", help="write the report here")
+    check.add_argument("--exit-zero", action="store_true",
+                       help="exit 0 even when there are findings")  # fmt: skip
+    check.set_defaults(handler=_run_check, dtype=None, model="compulsory")
+
+    rule = commands.add_parser("rule", help="print a rule's documentation")
+    rule.add_argument("code", nargs="?", metavar="CODE", help="rule code or name")
+    rule.add_argument("--all", action="store_true", help="every rule, as in docs/lint.md")
+    rule.set_defaults(handler=_run_rule)
+
+    lsp = commands.add_parser("lsp", help="run the language server on stdin/stdout")
+    lsp.set_defaults(handler=_run_lsp)
+
+
+def _codes(groups: list[str]) -> tuple[str, ...]:
+    return tuple(c.strip() for group in groups for c in group.split(",") if c.strip())
+
+
+def _run_check(arguments: argparse.Namespace) -> int:
+    from aiscan.lint.runner import check_paths
+    from aiscan.lint.settings import LintSettings
+
+    config = _config(arguments)
+    options = _pipeline_options(arguments, config)
+    placement = _placement_options(arguments, config)
+    settings = LintSettings(
+        select=_codes(arguments.select) or config.select or ("ALL",),
+        ignore=(*config.ignore, *_codes(arguments.ignore)),
+        per_file_ignores=config.per_file_ignores,
+        thresholds=config.thresholds,
+        root=config.path.parent if config.path else Path.cwd(),
+    )
+    run = check_paths(
+        arguments.paths,
+        options,
+        settings,
+        placement.devices if placement else (),
+        sparse=arguments.sparse,
+        write_allocate=arguments.write_allocate
+        if arguments.write_allocate is not None
+        else config.write_allocate,
+    )
+    _emit(_lint_report(run, arguments.output_format), arguments.output)
+    if arguments.output_format in ("concise", "github"):
+        for error in run.errors:
+            print(error.format(), file=sys.stderr)
+    if run.errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if run.findings and not arguments.exit_zero else EXIT_OK
+
+
+def _lint_report(run: Any, output_format: str) -> str:
+    if output_format == "full":
+        from aiscan.report.lint_full import render_full
+
+        return render_full(run)
+    if output_format == "json":
+        from aiscan.report.lint_json import render_lint_json
+
+        return render_lint_json(run)
+    if output_format == "sarif":
+        from aiscan.report.sarif import render_sarif
+
+        return render_sarif(run)
+    if output_format == "github":
+        from aiscan.report.github import render_github
+
+        return render_github(run)
+    from aiscan.report.lint_concise import render_concise
+
+    return render_concise(run)
+
+
+def _run_rule(arguments: argparse.Namespace) -> int:
+    from aiscan.lint.docs import rule_markdown, rules_markdown
+    from aiscan.lint.registry import get_rule
+
+    if arguments.all:
+        _emit(rules_markdown(), None)
+    elif arguments.code:
+        _emit(rule_markdown(get_rule(arguments.code)), None)
+    else:
+        raise UsageError("rule: name a rule (e.g. `aiscan rule AIS001`) or use --all")
+    return EXIT_OK
+
+
+def _run_lsp(arguments: argparse.Namespace) -> int:
+    from aiscan.lsp.server import serve
+
+    serve()
+    return EXIT_OK
 
 
 def _emit(text: str, output: str | None) -> None:

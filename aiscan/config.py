@@ -2,7 +2,8 @@
 
 Found by walking up from the working directory; command-line flags win over it. Keys are
 kebab-case as in ruff: `devices`, `device-files`, `sizes`, `write-allocate`,
-`special-weight`, `include-dirs`, `defines`.
+`special-weight`, `include-dirs`, `defines`, and for `aiscan check`: `select`, `ignore`,
+`per-file-ignores` (glob -> codes) and `thresholds` (rule code or name -> option -> number).
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ class Config:
     special_weight: int | None = None
     include_dirs: tuple[Path, ...] = ()
     defines: Mapping[str, str] = field(default_factory=dict)
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    thresholds: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -85,6 +90,10 @@ def load_config(path: Path | None) -> Config:
         special_weight=_optional_int(table, "special-weight", path),
         include_dirs=tuple(base / p for p in _strings(table, "include-dirs", path)),
         defines={str(k): str(v) for k, v in _table(table, "defines", path).items()},
+        select=tuple(_strings(table, "select", path)),
+        ignore=tuple(_strings(table, "ignore", path)),
+        per_file_ignores=_per_file_ignores(table, path),
+        thresholds=_thresholds(table, path),
         raw=table,
     )
 
@@ -125,3 +134,27 @@ def _optional_int(table: Mapping[str, Any], key: str, path: Path) -> int | None:
     if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
         raise UsageError(f"{path}: {key} must be an integer")
     return value
+
+
+def _per_file_ignores(
+    table: Mapping[str, Any], path: Path
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    entries = []
+    for pattern, codes in _table(table, "per-file-ignores", path).items():
+        if isinstance(codes, str):
+            codes = [codes]
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise UsageError(f"{path}: per-file-ignores.{pattern} must be a list of rule codes")
+        entries.append((str(pattern), tuple(codes)))
+    return tuple(entries)
+
+
+def _thresholds(table: Mapping[str, Any], path: Path) -> dict[str, dict[str, float]]:
+    thresholds: dict[str, dict[str, float]] = {}
+    for rule, options in _table(table, "thresholds", path).items():
+        if not isinstance(options, dict) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in options.values()
+        ):
+            raise UsageError(f"{path}: thresholds.{rule} must map option names to numbers")
+        thresholds[str(rule)] = {str(k): float(v) for k, v in options.items()}
+    return thresholds

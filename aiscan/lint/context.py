@@ -1,0 +1,57 @@
+"""What a rule sees: one module's analysis, its source lines, the target devices."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from aiscan.analysis.kernel import (
+    AnalysisOptions,
+    FunctionAnalysis,
+    ModuleAnalysis,
+    RegionAnalysis,
+)
+from aiscan.analysis.walk import Placed, placed_statements
+from aiscan.roofline.devices import Device
+
+__all__ = ["LintContext"]
+
+
+@dataclass(frozen=True)
+class LintContext:
+    analysis: ModuleAnalysis
+    source: str
+    devices: tuple[Device, ...] = ()
+    analysis_options: AnalysisOptions = field(default_factory=AnalysisOptions)
+    sparse: bool = False
+    """Place on 2:4 structured-sparsity peaks instead of dense ones."""
+    write_allocate: bool | None = None
+    """None follows each device's store policy when placing on it."""
+
+    @property
+    def path(self) -> str:
+        return self.analysis.module.path
+
+    @property
+    def sizes(self) -> Mapping[str, int]:
+        return self.analysis.sizes
+
+    def nests(self) -> Iterator[tuple[FunctionAnalysis, RegionAnalysis]]:
+        """Every top-level loop nest, with the function around it."""
+        for function in self.analysis.functions:
+            for region in function.regions:
+                if region.region.kind == "nest":
+                    yield function, region
+
+    def looped_statements(self, *, explicit: bool) -> Iterator[tuple[RegionAnalysis, Placed]]:
+        """Statements inside at least one loop, with their nest.
+
+        `explicit` keeps only loops the programmer wrote: vectorized NumPy regions, whose
+        loops the frontend makes up and NumPy orders itself, are left out.
+        """
+        for _, region in self.nests():
+            if explicit and region.region.eager_calls:
+                continue
+            for placed in placed_statements(region.region.body):
+                if placed.loops:
+                    yield region, placed

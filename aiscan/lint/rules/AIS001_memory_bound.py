@@ -1,0 +1,141 @@
+"""AIS001 memory-bound: a loop nest whose intensity sits below the device's ridge."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import ClassVar
+
+import sympy
+
+from aiscan.errors import Severity, UsageError
+from aiscan.lint.context import LintContext
+from aiscan.lint.figures import flops_rate, intensity_text
+from aiscan.lint.finding import Finding
+from aiscan.lint.rule import Rule
+from aiscan.roofline.placement import CrossoverKind, Placement, growing_symbols, place
+from aiscan.roofline.units import format_si
+
+__all__ = ["MemoryBound"]
+
+
+class MemoryBound(Rule):
+    """## What it does
+    Flags a loop nest whose arithmetic intensity (FLOPs per byte of compulsory DRAM traffic)
+    lies below the ridge point of a target device by more than `ridge-factor`, so that
+    memory bandwidth, not the FLOP rate, limits it. Needs a target device (`--device`, or
+    `devices` in the configuration); without one it says nothing.
+
+    The verdict is certain or absent: with sizes (`--size`, `sizes` in the configuration, or
+    `#define`s in the source) the intensity is evaluated there; without them the rule reports
+    only nests that are memory-bound at every size.
+
+    ## Why is this bad?
+    A memory-bound nest cannot run faster than `AI × bandwidth`, however well its arithmetic
+    is vectorized: on an H100 SXM (fp64 34 TFLOP/s, 3.35 TB/s) daxpy's AI of 1/12 caps it at
+    0.28 TFLOP/s, under 1% of peak. Optimizing the arithmetic is wasted effort; raising
+    the intensity (fusing loops, blocking for reuse, narrower element types) is what helps.
+
+    ## Example
+    ```c
+    for (size_t i = 0; i < n; i++)
+        y[i] = a * x[i] + y[i];   // 2n FLOPs, 24n bytes: AI 1/12
+    ```
+    Fuse it with the loops that produce `x` or consume `y`, so each element does more work
+    per trip to memory.
+
+    ## Options
+    - `ridge-factor` (default 1): report when AI < ridge / ridge-factor; 10 reports only
+      nests ten times or more below the ridge.
+
+    ## References
+    - S. Williams, A. Waterman, D. Patterson, "Roofline: an insightful visual performance
+      model for multicore architectures", CACM 52(4), 2009.
+    - `aiscan devices show NAME` for the peaks and bandwidths used, with their sources.
+    """
+
+    code = "AIS001"
+    name = "memory-bound"
+    severity = Severity.WARNING
+    options: ClassVar[Mapping[str, float]] = {"ridge-factor": 1.0}
+    needs_devices = True
+
+    def check(self, context: LintContext, options: Mapping[str, float]) -> Iterator[Finding]:
+        factor = options["ridge-factor"]
+        for _, region in context.nests():
+            if region.flops.total == 0 or region.unknowns:
+                continue
+            traffic = region.traffic["compulsory"]
+            for device in context.devices:
+                write_allocate = context.write_allocate
+                if write_allocate is None:
+                    write_allocate = device.write_allocate
+                try:
+                    placement = place(
+                        region.flops.total,
+                        traffic.total(write_allocate),
+                        region.precision or "fp64",
+                        device,
+                        sizes=context.sizes or None,
+                        sparse=context.sparse,
+                    )
+                except UsageError:
+                    continue  # no peak for this precision: nothing certain to say
+                verdict = _below(placement, factor)
+                if verdict is None:
+                    continue
+                yield self.finding(
+                    region.region.span,
+                    _message(placement, factor, verdict, dict(context.sizes)),
+                    _details(placement, write_allocate),
+                )
+
+
+def _below(placement: Placement, factor: float) -> str | None:
+    """How the nest is surely below ridge/factor: `at the given sizes`, `at every size`."""
+    threshold = placement.ridge_flops_per_byte / factor
+    if placement.intensity is None:
+        return None
+    if placement.intensity_flops_per_byte is not None:
+        if placement.intensity_flops_per_byte < threshold:
+            return "" if not placement.intensity.free_symbols else "at the given sizes"
+        return None
+    # Size-dependent without sizes: sure only with one growing size, never crossing.
+    if len(growing_symbols(placement.intensity)) != 1:
+        return None
+    if placement.crossover.kind != CrossoverKind.NEVER:
+        return None
+    limit = placement.intensity_limit
+    if limit is None or not limit.is_number or not bool(limit < sympy.Float(threshold)):
+        return None
+    return "at every size"
+
+
+def _message(placement: Placement, factor: float, verdict: str, sizes: dict[str, int]) -> str:
+    below = "below" if factor == 1 else f"more than {factor:g}× below"
+    attainable = placement.attainable_flops_per_s or placement.attainable_limit_flops_per_s
+    where = f" {verdict}" if verdict else ""
+    intensity = intensity_text(placement.intensity, sizes)
+    text = (
+        f"memory-bound on {placement.device}{where}: AI {intensity} is {below} the ridge "
+        f"{placement.ridge_flops_per_byte:.3g} F/B "
+        f"({placement.precision} peak {flops_rate(placement.peak_flops_per_s)} / "
+        f"{format_si(placement.bandwidth_bytes_per_s, 'B/s')})"
+    )
+    if attainable is not None:
+        share = attainable / placement.peak_flops_per_s
+        bound = "at most " if verdict == "at every size" else ""
+        text += f"; attainable {bound}{flops_rate(attainable)}, {share:.2%} of peak"
+    return text
+
+
+def _details(placement: Placement, write_allocate: bool) -> tuple[tuple[str, str], ...]:
+    return (
+        ("device", placement.device),
+        ("FLOPs", str(placement.flops)),
+        ("bytes (compulsory)", str(placement.bytes_moved)),
+        ("write-allocate", "yes" if write_allocate else "no"),
+        ("AI", str(placement.intensity)),
+        ("ridge", f"{placement.ridge_flops_per_byte:.4g} F/B"),
+        ("peak", flops_rate(placement.peak_flops_per_s)),
+        ("bandwidth", format_si(placement.bandwidth_bytes_per_s, "B/s")),
+    )
