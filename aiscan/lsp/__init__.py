@@ -1,0 +1,1 @@
+"""The aiscan language server (`aiscan lsp`). Only this package imports pygls."""

@@ -1,0 +1,105 @@
+"""One open document analyzed: lint findings, the error that stopped it, its loop nests.
+
+Pure: text in, results out; the server converts them to LSP types at its edge. Any
+failure of the analysis on a half-typed edit becomes a diagnostic, never an exception.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from aiscan.analysis.kernel import ModuleAnalysis, RegionAnalysis, analyze_module
+from aiscan.config import Config, find_config, load_config
+from aiscan.errors import AiscanError, Diagnostic, InputError, Severity
+from aiscan.lint.checker import check_analysis
+from aiscan.lint.context import LintContext
+from aiscan.lint.finding import Finding
+from aiscan.lint.settings import LintSettings
+from aiscan.pipeline import PipelineOptions, lower_source
+from aiscan.roofline.devices import Device, load_devices
+from aiscan.span import Span
+
+__all__ = ["DocumentAnalysis", "ServerSettings", "analyze_document", "settings_for"]
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """What the server needs per file: pipeline options, lint settings, target devices."""
+
+    pipeline: PipelineOptions
+    lint: LintSettings
+    devices: tuple[Device, ...]
+
+
+@dataclass(frozen=True)
+class DocumentAnalysis:
+    analysis: ModuleAnalysis | None
+    findings: tuple[Finding, ...]
+    errors: tuple[Diagnostic, ...]
+    """Parse errors and frontend notes: shown as diagnostics besides the findings."""
+
+    def nest_at(self, line: int) -> RegionAnalysis | None:
+        """The loop nest whose lines (1-based, inclusive) hold `line`."""
+        if self.analysis is None:
+            return None
+        for function in self.analysis.functions:
+            for region in function.regions:
+                span = region.region.span
+                if region.region.kind == "nest" and span.line <= line <= span.end_line:
+                    return region
+        return None
+
+
+def settings_for(path: str, devices: tuple[str, ...] = ()) -> ServerSettings:
+    """Settings from the configuration nearest to `path`; `devices` adds to its devices."""
+    from aiscan.analysis.kernel import AnalysisOptions
+
+    config: Config
+    try:
+        config = load_config(find_config(Path(path).resolve().parent))
+    except AiscanError:
+        config = Config()
+    analysis = AnalysisOptions(
+        write_allocate=bool(config.write_allocate),
+        special_weight=config.special_weight or 0,
+        sizes=dict(config.sizes),
+    )
+    pipeline = PipelineOptions(
+        tuple(str(d) for d in config.include_dirs), dict(config.defines), analysis
+    )
+    try:
+        lint = LintSettings(
+            select=config.select or ("ALL",),
+            ignore=config.ignore,
+            per_file_ignores=config.per_file_ignores,
+            thresholds=config.thresholds,
+            root=config.path.parent if config.path else Path(path).resolve().parent,
+        )
+    except AiscanError:
+        lint = LintSettings()
+    names = tuple(dict.fromkeys((*config.devices, *devices)))
+    chosen: tuple[Device, ...] = ()
+    if names:
+        try:
+            catalog = load_devices(config.device_files)
+            chosen = tuple(catalog.get(name) for name in names)
+        except AiscanError:
+            chosen = ()
+    return ServerSettings(pipeline, lint, chosen)
+
+
+def analyze_document(text: str, path: str, settings: ServerSettings) -> DocumentAnalysis:
+    try:
+        module = lower_source(text, path, settings.pipeline)
+        analysis = analyze_module(module, settings.pipeline.analysis)
+    except InputError as error:
+        return DocumentAnalysis(None, (), (error.diagnostic,))
+    except Exception as error:  # a half-typed edit must never take the server down
+        message = f"aiscan could not analyze this text ({type(error).__name__}: {error})"
+        return DocumentAnalysis(None, (), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),))
+    context = LintContext(
+        analysis, text, settings.devices, settings.pipeline.analysis, write_allocate=None
+    )
+    findings = tuple(check_analysis(context, settings.lint))
+    return DocumentAnalysis(analysis, findings, module.diagnostics)
