@@ -7,6 +7,7 @@ errors. Heavy modules are imported inside the subcommands so `--help` stays inst
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import traceback
@@ -18,6 +19,7 @@ from aiscan import __version__
 from aiscan.errors import UsageError
 
 if TYPE_CHECKING:
+    from aiscan.cache import ResultCache
     from aiscan.config import Config
     from aiscan.pipeline import PipelineOptions
     from aiscan.roofline.kernels import PlacementOptions
@@ -80,7 +82,12 @@ def _parser() -> argparse.ArgumentParser:
     analyze = commands.add_parser(
         "analyze", help="count FLOPs and bytes and derive the intensity of every loop nest"
     )
-    analyze.add_argument("files", nargs="+", metavar="FILE", help="C (.c, .h) or Python files")
+    analyze.add_argument(
+        "files",
+        nargs="+",
+        metavar="PATH",
+        help="C (.c, .h) or Python files, or directories to scan for them",
+    )
     _add_source_options(analyze)
     _add_device_options(analyze)
     analyze.add_argument("--format", choices=("text", "json"), default="text")
@@ -91,6 +98,7 @@ def _parser() -> argparse.ArgumentParser:
         default="compulsory",
         help="traffic model for function totals and roofline placement (default: compulsory)",
     )
+    _add_scan_options(analyze)
     analyze.set_defaults(handler=_run_analyze)
 
     graph = commands.add_parser("graph", help="print the loop-nest graph aiscan understood")
@@ -256,14 +264,27 @@ def _placement_options(arguments: argparse.Namespace, config: Config) -> Placeme
 
 
 def _run_analyze(arguments: argparse.Namespace) -> int:
-    from aiscan.pipeline import analyze_path
+    from aiscan.discovery import discover
+    from aiscan.report.file_task import AnalyzeOptions, analyze_task
+    from aiscan.scan import run_task
 
     config = _config(arguments)
     options = _pipeline_options(arguments, config)
     placement = _placement_options(arguments, config)
-    results = [analyze_path(path, options) for path in arguments.files]
+    files = discover(arguments.files)
+    if not files:
+        raise UsageError("no C or Python source files found in the given paths")
+    task = analyze_task(AnalyzeOptions(options, placement, arguments.format, arguments.model))
+    payloads = run_task(
+        files,
+        task,
+        jobs=arguments.jobs,
+        cache=_cache(arguments, config),
+        timeout_s=arguments.timeout,
+        progress=sys.stderr,
+    )
     if arguments.format == "json":
-        from aiscan.report.json_report import render_json
+        from aiscan.report.json_report import assemble_report
 
         report_options: dict[str, Any] = {
             "write_allocate": options.analysis.write_allocate,
@@ -272,18 +293,61 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
             "model": arguments.model,
             "devices": [d.key for d in placement.devices] if placement else [],
         }
-        text = render_json(results, report_options, placement)
+        report = assemble_report([p["output"] for p in payloads], report_options)
+        text = json.dumps(report, indent=2) + "\n"
     else:
-        from aiscan.report.text_report import render_text
+        from aiscan.report.text_report import join_text
 
-        text = render_text(results, default_model=arguments.model, placement=placement)
+        text = join_text([p["output"] for p in payloads])
     _emit(text, arguments.output)
     if arguments.format == "json" or arguments.output:
-        for result in results:
-            if result.analysis is None:
-                for diagnostic in result.diagnostics:
-                    print(diagnostic.format(), file=sys.stderr)
-    return EXIT_ERROR if any(r.analysis is None for r in results) else EXIT_OK
+        for payload in payloads:
+            for error in payload.get("errors", []):
+                print(error, file=sys.stderr)
+    return EXIT_OK if all(p["ok"] for p in payloads) else EXIT_ERROR
+
+
+def _cache(arguments: argparse.Namespace, config: Config) -> ResultCache:
+    """`--no-cache` or AISCAN_NO_CACHE turn it off; `--cache-dir`, AISCAN_CACHE_DIR, the
+    config's `cache-dir`, else `.aiscan_cache` in the working directory."""
+    from aiscan.cache import ResultCache
+
+    if arguments.no_cache or os.environ.get("AISCAN_NO_CACHE"):
+        return ResultCache(None)
+    directory = (
+        arguments.cache_dir
+        or os.environ.get("AISCAN_CACHE_DIR")
+        or config.raw.get("cache-dir")
+        or ".aiscan_cache"
+    )
+    return ResultCache(Path(directory))
+
+
+def _add_scan_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes (default: all cores)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="per-file time limit; a file over it gets an 'analysis timed "
+        "out' error and the scan goes on (default 60)",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="analyze every file even if an unchanged result is cached",
+    )
+    parser.add_argument(
+        "--cache-dir", metavar="DIR", help="where cached results live (default .aiscan_cache)"
+    )
 
 
 def _run_graph(arguments: argparse.Namespace) -> int:

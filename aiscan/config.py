@@ -19,6 +19,7 @@ from aiscan.errors import UsageError
 __all__ = ["Config", "find_config", "load_config"]
 
 _KEYS = {
+    "cache-dir",
     "devices",
     "device-files",
     "sizes",

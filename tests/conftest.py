@@ -17,3 +17,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tests never write a result cache into the repository."""
+    monkeypatch.setenv("AISCAN_CACHE_DIR", str(tmp_path_factory.mktemp("aiscan-cache")))

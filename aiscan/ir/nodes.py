@@ -196,3 +196,5 @@ class Module:
     size_defaults: tuple[tuple[str, int], ...] = ()
     """Sizes the source itself fixes (`#define N 1024`), used when the user gives none."""
     diagnostics: tuple[Diagnostic, ...] = field(default=())
+    dependencies: tuple[str, ...] = ()
+    """Other files the result depends on (included headers), for cache validation."""

@@ -24,7 +24,14 @@ from aiscan.report.placement_format import placement_json
 from aiscan.roofline.devices import Device
 from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devices
 
-__all__ = ["SCHEMA_VERSION", "build_report", "load_schema", "render_json"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "assemble_report",
+    "build_report",
+    "file_entry",
+    "load_schema",
+    "render_json",
+]
 
 SCHEMA_VERSION = "1.1"
 SCHEMA_ID = "https://aiscan.dev/schema/report-1.json"
@@ -53,7 +60,12 @@ def build_report(
     options: Mapping[str, Any],
     placement: PlacementOptions | None = None,
 ) -> dict[str, Any]:
-    files = [_file(result, placement) for result in results]
+    return assemble_report([file_entry(result, placement) for result in results], options)
+
+
+def assemble_report(files: Sequence[dict[str, Any]], options: Mapping[str, Any]) -> dict[str, Any]:
+    """The whole report from per-file entries (as parallel workers or the cache give them)."""
+    files = list(files)
     analyzed = sum(1 for f in files if f["status"] == "analyzed")
     return {
         "schema": SCHEMA_ID,
@@ -65,7 +77,7 @@ def build_report(
     }
 
 
-def _file(result: FileResult, placement: PlacementOptions | None) -> dict[str, Any]:
+def file_entry(result: FileResult, placement: PlacementOptions | None) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "path": result.path,
         "status": "analyzed" if result.analysis is not None else "error",

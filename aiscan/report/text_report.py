@@ -16,7 +16,7 @@ from aiscan.report.placement_format import placement_lines
 from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devices
 from aiscan.span import Span
 
-__all__ = ["render_text"]
+__all__ = ["file_text", "join_text", "render_text"]
 
 _LABEL = 12
 
@@ -27,11 +27,15 @@ def render_text(
     default_model: str = "compulsory",
     placement: PlacementOptions | None = None,
 ) -> str:
-    blocks = [_file(result, default_model, placement) for result in results]
+    return join_text([file_text(result, default_model, placement) for result in results])
+
+
+def join_text(blocks: Sequence[str]) -> str:
     return "\n".join(b for b in blocks if b)
 
 
-def _file(result: FileResult, default_model: str, placement: PlacementOptions | None) -> str:
+def file_text(result: FileResult, default_model: str, placement: PlacementOptions | None) -> str:
+    """One file's part of the text report."""
     lines: list[str] = []
     if result.analysis is None:
         return "\n".join(d.format() for d in result.diagnostics) + "\n"

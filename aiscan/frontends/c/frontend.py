@@ -58,6 +58,7 @@ def lower_c_source(text: str, path: str, options: CFrontendOptions | None = None
         functions=functions,
         size_defaults=tuple(sorted(source.size_defaults.items())),
         diagnostics=source.diagnostics,
+        dependencies=source.dependencies,
     )
 
 

@@ -73,6 +73,8 @@ class PreprocessedSource:
     diagnostics: tuple[Diagnostic, ...] = ()
     used_fast_path: bool = False
     fatal: bool = False
+    dependencies: tuple[str, ...] = ()
+    """Files read besides the source (user headers), so a cache can tell when to re-analyze."""
 
 
 @dataclass
@@ -205,6 +207,7 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
         *(d.resolve() for d in options.include_dirs),
     ]
     refused: set[str] = set()
+    read_files: list[str] = []
 
     def diagnose(file: str | None, line: int | None, message: str) -> None:
         if file is None or os.path.abspath(file) == os.path.abspath(path):
@@ -224,6 +227,8 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
             if len(self.temp_path) > MAX_INCLUDE_DEPTH:
                 raise OSError("include nested too deeply")
             data = resolved.read_bytes()
+            if not resolved.is_relative_to(STUB_DIR):
+                read_files.append(str(resolved))
             if b"\0" in data:
                 raise OSError("binary file")
             try:
@@ -288,6 +293,7 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
         text=f"{_PRELUDE_TYPES}\n{out.getvalue()}",
         size_defaults=size_defaults,
         diagnostics=tuple(diagnostics),
+        dependencies=tuple(dict.fromkeys(read_files)),
     )
 
 

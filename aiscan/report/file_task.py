@@ -1,0 +1,67 @@
+"""`aiscan analyze` as a per-file task: analyze one file and render its report part.
+
+The payload holds the rendered part (a text block, or the file's JSON entry), so workers
+return plain data and the cache stores exactly what is printed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from aiscan.cache import fingerprint
+from aiscan.errors import Diagnostic
+from aiscan.pipeline import FileResult, PipelineOptions, analyze_path
+from aiscan.roofline.kernels import PlacementOptions
+from aiscan.scan import Payload, Task
+
+__all__ = ["AnalyzeOptions", "analyze_task"]
+
+
+@dataclass(frozen=True)
+class AnalyzeOptions:
+    pipeline: PipelineOptions
+    placement: PlacementOptions | None
+    format: str
+    model: str
+
+
+def analyze_task(options: AnalyzeOptions) -> Task:
+    return Task(
+        kind=f"analyze-{options.format}",
+        run=_analyze_file,
+        failed=_failed_file,
+        options=options,
+        fingerprint=fingerprint(repr(options)),
+    )
+
+
+def _render(result: FileResult, options: AnalyzeOptions) -> Any:
+    if options.format == "json":
+        from aiscan.report.json_report import file_entry
+
+        return file_entry(result, options.placement)
+    from aiscan.report.text_report import file_text
+
+    return file_text(result, options.model, options.placement)
+
+
+def _analyze_file(path: str, options: AnalyzeOptions) -> Payload:
+    result = analyze_path(path, options.pipeline)
+    dependencies = list(result.analysis.module.dependencies) if result.analysis else []
+    return {
+        "ok": result.analysis is not None,
+        "output": _render(result, options),
+        "errors": [d.format() for d in result.diagnostics] if result.analysis is None else [],
+        "dependencies": dependencies,
+    }
+
+
+def _failed_file(path: str, diagnostic: Diagnostic, options: AnalyzeOptions) -> Payload:
+    result = FileResult(path, None, (diagnostic,))
+    return {
+        "ok": False,
+        "output": _render(result, options),
+        "errors": [diagnostic.format()],
+        "dependencies": [],
+    }

@@ -1,0 +1,158 @@
+"""Running one per-file task over many files: in parallel, cached, time-limited, in order.
+
+Each file is handled by a module-level task function that returns a JSON-able payload
+(`{"ok": bool, "output": ..., "dependencies": [...]}`), so payloads travel cheaply between
+processes and can be cached as they are. Output order is the input order whatever the
+parallelism; a file over the time limit becomes a located "analysis timed out" error.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from aiscan.cache import ResultCache
+from aiscan.errors import Diagnostic, Severity
+from aiscan.span import Span
+
+__all__ = ["Payload", "Task", "default_jobs", "run_task"]
+
+Payload = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Task:
+    """What to do with each file. `run` and `failed` must be module-level (picklable)."""
+
+    kind: str
+    run: Callable[[str, Any], Payload]
+    failed: Callable[[str, Diagnostic, Any], Payload]
+    options: Any
+    fingerprint: str
+
+
+class _TimedOut(Exception):
+    pass
+
+
+def default_jobs() -> int:
+    return max(
+        1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )
+
+
+def run_task(
+    files: Sequence[str],
+    task: Task,
+    *,
+    jobs: int | None = None,
+    cache: ResultCache | None = None,
+    timeout_s: float | None = None,
+    progress: TextIO | None = None,
+) -> list[Payload]:
+    """The task's payload for every file, in the order given."""
+    cache = cache or ResultCache(None)
+    keys = [cache.key(task.kind, task.fingerprint, path) for path in files]
+    results: list[Payload | None] = [cache.get(key) for key in keys]
+    missing = [i for i, result in enumerate(results) if result is None]
+    bar = _Progress(progress, len(files), len(files) - len(missing))
+    jobs = min(jobs or default_jobs(), max(1, len(missing)))
+    for index, payload in zip(
+        missing, _execute([files[i] for i in missing], task, jobs, timeout_s), strict=True
+    ):
+        results[index] = payload
+        if payload.get("ok"):
+            cache.put(keys[index], payload, payload.get("dependencies", ()))
+        bar.advance(files[index])
+    bar.close()
+    return [r for r in results if r is not None]
+
+
+def _execute(
+    files: Sequence[str], task: Task, jobs: int, timeout_s: float | None
+) -> Iterator[Payload]:
+    if jobs <= 1 or len(files) <= 1:
+        for path in files:
+            yield _guarded(path, task, timeout_s)
+        return
+    context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+    chunk = max(1, min(16, len(files) // (jobs * 8)))
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        yield from pool.map(
+            _guarded, files, [task] * len(files), [timeout_s] * len(files), chunksize=chunk
+        )
+
+
+def _guarded(path: str, task: Task, timeout_s: float | None) -> Payload:
+    """Run the task on one file; a time-out or a crash becomes that file's located error."""
+    armed = _arm(timeout_s)
+    try:
+        return task.run(path, task.options)
+    except _TimedOut:
+        message = f"analysis timed out after {timeout_s:g} s (--timeout)"
+        return task.failed(
+            path, Diagnostic(Span(path, 1, 1), Severity.ERROR, message), task.options
+        )
+    except RecursionError:
+        message = "input nested too deeply to analyze"
+        return task.failed(
+            path, Diagnostic(Span(path, 1, 1), Severity.ERROR, message), task.options
+        )
+    except Exception as error:  # one bad file must not stop the scan
+        message = f"internal error while analyzing: {type(error).__name__}: {error}"
+        return task.failed(
+            path, Diagnostic(Span(path, 1, 1), Severity.ERROR, message), task.options
+        )
+    finally:
+        if armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _arm(timeout_s: float | None) -> bool:
+    """Interrupt the analysis after `timeout_s` (main thread of a POSIX process only)."""
+    if not timeout_s or not hasattr(signal, "setitimer"):
+        return False
+    if threading.current_thread() is not threading.main_thread():
+        return False
+
+    def expire(signum: int, frame: object) -> None:
+        raise _TimedOut
+
+    signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, timeout_s)
+    return True
+
+
+class _Progress:
+    """A one-line progress bar on a terminal; silent when piped or under CI."""
+
+    def __init__(self, stream: TextIO | None, total: int, done: int) -> None:
+        self.enabled = bool(
+            stream is not None and stream.isatty() and total >= 20 and not os.environ.get("CI")
+        )
+        self.stream = stream
+        self.total = total
+        self.done = done
+        self.started = time.monotonic()
+
+    def advance(self, path: str) -> None:
+        self.done += 1
+        if self.enabled and self.stream is not None:
+            width = len(str(self.total))
+            name = path if len(path) <= 50 else "..." + path[-47:]
+            self.stream.write(f"\r\033[K[{self.done:>{width}}/{self.total}] {name}")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled and self.stream is not None:
+            elapsed = time.monotonic() - self.started
+            self.stream.write(f"\r\033[K{self.total} files in {elapsed:.1f} s\n")
+            self.stream.flush()

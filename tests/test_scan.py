@@ -1,0 +1,165 @@
+"""Whole trees: discovery, parallel workers, deterministic order, the cache, time limits."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from aiscan.cli import main
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def analyze_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, object]]:
+    code = main(["analyze", *argv, "--format", "json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / "kernels" / "deep").mkdir(parents=True)
+    for name in ("daxpy.c", "triad.c", "dgemm_ijk.c", "stencil_cross9.c"):
+        shutil.copy(FIXTURES / "c" / name, root / "kernels" / name)
+    shutil.copy(FIXTURES / "c" / "sum_squares.c", root / "kernels" / "deep" / "sum.c")
+    shutil.copy(FIXTURES / "python" / "loops.py", root / "kernels" / "loops.py")
+    (root / "README.txt").write_text("not source\n")
+    os.symlink("..", root / "kernels" / "deep" / "up")  # a link loop must not trap the walk
+    return root
+
+
+def paths(report: dict[str, object]) -> list[str]:
+    files = report["files"]
+    assert isinstance(files, list)
+    return [Path(f["path"]).name for f in files]
+
+
+def test_directories_are_scanned_in_a_stable_order(
+    capsys: pytest.CaptureFixture[str], tree: Path
+) -> None:
+    code, serial = analyze_json(capsys, str(tree), "--jobs", "1", "--no-cache")
+    assert code == 0
+    assert paths(serial) == [
+        "daxpy.c",
+        "sum.c",
+        "dgemm_ijk.c",
+        "loops.py",
+        "stencil_cross9.c",
+        "triad.c",
+    ]
+    code, parallel = analyze_json(capsys, str(tree), "--jobs", "2", "--no-cache")
+    assert code == 0
+    assert parallel == serial
+
+
+def test_gitignore_is_respected(capsys: pytest.CaptureFixture[str], tree: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    (tree / ".gitignore").write_text("kernels/deep/\n*.py\n")
+    code, report = analyze_json(capsys, str(tree), "--no-cache")
+    assert code == 0
+    assert paths(report) == ["daxpy.c", "dgemm_ijk.c", "stencil_cross9.c", "triad.c"]
+
+
+def test_cache_serves_unchanged_files_and_never_stale_ones(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    source = tmp_path / "k.c"
+    header = tmp_path / "k.h"
+    header.write_text("#define SCALE 2.0\n")
+    source.write_text(
+        '#include "k.h"\nvoid f(int n, double *restrict y, const double *'
+        "restrict x) { for (int i = 0; i < n; i++) y[i] = SCALE * x[i]; }\n"
+    )
+    common = ("--cache-dir", str(cache), "--jobs", "1")
+
+    def flops(*extra: str) -> str:
+        code, report = analyze_json(capsys, str(source), *common, *extra)
+        assert code == 0
+        files = report["files"]
+        assert isinstance(files, list)
+        return str(files[0]["functions"][0]["flops"]["total"])
+
+    assert flops() == "n"
+    entries = list(cache.rglob("*.json"))
+    assert len(entries) == 1
+    # A hit is served from the entry: tamper with it to prove the entry is what is read.
+    entry = json.loads(entries[0].read_text())
+    entry["payload"]["output"]["functions"][0]["flops"]["total"] = "from-cache"
+    entries[0].write_text(json.dumps(entry))
+    assert flops() == "from-cache"
+    # Changing the file, an option, or an included header is a miss.
+    source.write_text(source.read_text().replace("SCALE * x[i]", "SCALE * x[i] + 1.0"))
+    assert flops() == "2*n"
+    assert flops("--special-weight", "3") == "2*n"
+    assert len(list(cache.rglob("*.json"))) == 3
+    header.write_text("#define SCALE 2.0 * 3.0\n")
+    assert flops() == "3*n"
+
+
+def test_cache_key_includes_device_data(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    device = tmp_path / "lab.toml"
+
+    def write_device(bandwidth: float) -> None:
+        device.write_text(
+            'schema = 1\nname = "Lab"\naliases = ["lab"]\nkind = "cpu"\nwrite_allocate = false\n'
+            '[peaks.fp64]\ndense_flops_per_s = 1e12\nsource = "ERT"\n'
+            f'[[memory]]\nname = "DRAM"\nlevel = "dram"\nbandwidth_bytes_per_s = {bandwidth}\n'
+            'capacity_bytes = 1e11\nsource = "STREAM"\n'
+        )
+
+    def attainable() -> float:
+        code, report = analyze_json(
+            capsys,
+            str(FIXTURES / "c" / "daxpy.c"),
+            "--device",
+            "lab",
+            "--device-file",
+            str(device),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        )
+        assert code == 0
+        files = report["files"]
+        assert isinstance(files, list)
+        return float(files[0]["functions"][0]["nests"][0]["placement"][0]["attainable_flops_per_s"])
+
+    write_device(1.2e11)
+    assert attainable() == pytest.approx(1e10)
+    write_device(2.4e11)
+    assert attainable() == pytest.approx(2e10)
+
+
+def test_time_limit_gives_a_located_error_and_the_scan_goes_on(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    slow = tmp_path / "slow.c"
+    slow.write_text((FIXTURES / "c" / "stencil_cross9.c").read_text())
+    code = main(
+        [
+            "analyze",
+            str(slow),
+            str(FIXTURES / "c" / "daxpy.c"),
+            "--timeout",
+            "0.001",
+            "--no-cache",
+            "--jobs",
+            "1",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 2
+    assert f"{slow}:1:1: error: analysis timed out after 0.001 s (--timeout)" in out
+
+
+def test_no_sources_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x")
+    assert main(["analyze", str(tmp_path)]) == 2
+    assert "no C or Python source files" in capsys.readouterr().err
