@@ -10,8 +10,6 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-pytestmark = pytest.mark.asyncio
-
 DAXPY = """\
 #include <stddef.h>
 
@@ -59,6 +57,7 @@ async def _change(client: LanguageClient, uri: str, text: str, version: int) -> 
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
 
 
+@pytest.mark.asyncio
 async def test_diagnostics_hover_lens_and_broken_edits(
     client: LanguageClient, tmp_path: Path
 ) -> None:
@@ -115,6 +114,7 @@ async def test_diagnostics_hover_lens_and_broken_edits(
     assert {(d.code, d.range.start.line) for d in client.diagnostics[uri]} == {("AIS001", 4)}
 
 
+@pytest.mark.asyncio
 async def test_python_file_gets_numpy_findings(client: LanguageClient, tmp_path: Path) -> None:
     uri = (tmp_path / "axpy.py").as_uri()
     source = (
@@ -133,3 +133,15 @@ async def test_python_file_gets_numpy_findings(client: LanguageClient, tmp_path:
     assert codes == {("AIS001", 5), ("AIS003", 5)}
     temporaries = next(d for d in client.diagnostics[uri] if d.code == "AIS003")
     assert "40*n bytes instead of 24*n bytes fused" in temporaries.message
+
+
+def test_settings_take_devices_from_the_client_and_survive_broken_text(tmp_path: Path) -> None:
+    from aiscan.lsp.document import analyze_document, settings_for
+
+    path = str(tmp_path / "k.c")
+    settings = settings_for(path, ("l4",))
+    assert [d.key for d in settings.devices] == ["l4"]
+    result = analyze_document("void f(int n) { for (", path, settings)
+    assert result.analysis is None and result.findings == ()
+    (error,) = result.errors
+    assert error.severity.value == "error"
