@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from aiscan.lint.rule import Rule
 from aiscan.lint.settings import LintSettings
 from aiscan.lint.suppression import find_suppressions
 
-__all__ = ["LintRun", "check_analysis", "files_with_findings"]
+__all__ = ["LintRun", "check_analysis"]
 
 
 @dataclass(frozen=True)
@@ -69,7 +68,3 @@ def check_analysis(context: LintContext, settings: LintSettings) -> list[Finding
                 )
             )
     return sorted(kept, key=Finding.sort_key)
-
-
-def files_with_findings(findings: Sequence[Finding]) -> int:
-    return len({f.span.file for f in findings})

@@ -12,7 +12,9 @@ from aiscan.analysis.kernel import (
     RegionAnalysis,
 )
 from aiscan.analysis.walk import Placed, placed_statements
+from aiscan.errors import UsageError
 from aiscan.roofline.devices import Device
+from aiscan.roofline.placement import Placement, place
 
 __all__ = ["LintContext"]
 
@@ -55,3 +57,23 @@ class LintContext:
             for placed in placed_statements(region.region.body):
                 if placed.loops:
                     yield region, placed
+
+    def write_allocate_on(self, device: Device) -> bool:
+        """The store policy for `device`: the user's override, else the device's own."""
+        return device.write_allocate if self.write_allocate is None else self.write_allocate
+
+    def place(self, region: RegionAnalysis, device: Device, precision: str) -> Placement | None:
+        """The nest on `device` under the compulsory model; None when the device has no
+        peak for `precision` (nothing certain to say then)."""
+        traffic = region.traffic["compulsory"]
+        try:
+            return place(
+                region.flops.total,
+                traffic.total(self.write_allocate_on(device)),
+                precision,
+                device,
+                sizes=self.sizes or None,
+                sparse=self.sparse,
+            )
+        except UsageError:
+            return None

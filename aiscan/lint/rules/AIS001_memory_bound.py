@@ -7,12 +7,12 @@ from typing import ClassVar
 
 import sympy
 
-from aiscan.errors import Severity, UsageError
+from aiscan.errors import Severity
 from aiscan.lint.context import LintContext
 from aiscan.lint.figures import flops_rate, intensity_text
 from aiscan.lint.finding import Finding
 from aiscan.lint.rule import Rule
-from aiscan.roofline.placement import CrossoverKind, Placement, growing_symbols, place
+from aiscan.roofline.placement import CrossoverKind, Placement, growing_symbols
 from aiscan.roofline.units import format_si
 
 __all__ = ["MemoryBound"]
@@ -64,29 +64,17 @@ class MemoryBound(Rule):
         for _, region in context.nests():
             if region.flops.total == 0 or region.unknowns:
                 continue
-            traffic = region.traffic["compulsory"]
             for device in context.devices:
-                write_allocate = context.write_allocate
-                if write_allocate is None:
-                    write_allocate = device.write_allocate
-                try:
-                    placement = place(
-                        region.flops.total,
-                        traffic.total(write_allocate),
-                        region.precision or "fp64",
-                        device,
-                        sizes=context.sizes or None,
-                        sparse=context.sparse,
-                    )
-                except UsageError:
-                    continue  # no peak for this precision: nothing certain to say
+                placement = context.place(region, device, region.precision or "fp64")
+                if placement is None:
+                    continue
                 verdict = _below(placement, factor)
                 if verdict is None:
                     continue
                 yield self.finding(
                     region.region.span,
                     _message(placement, factor, verdict, dict(context.sizes)),
-                    _details(placement, write_allocate),
+                    _details(placement, context.write_allocate_on(device)),
                 )
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import ClassVar
 
-from aiscan.errors import Severity, UsageError
+from aiscan.errors import Severity
 from aiscan.lint.context import LintContext
 from aiscan.lint.figures import flops_rate, ratio_text
 from aiscan.lint.finding import Finding
 from aiscan.lint.rule import Rule
-from aiscan.roofline.placement import Bound, CrossoverKind, Placement, place
+from aiscan.roofline.placement import Bound, CrossoverKind, Placement
 
 __all__ = ["WeakFp64"]
 
@@ -61,18 +61,8 @@ class WeakFp64(Rule):
                 ratio = fp64.dense_flops_per_s / fp32.dense_flops_per_s
                 if ratio >= options["max-fp64-ratio"]:
                     continue
-                write_allocate = context.write_allocate
-                if write_allocate is None:
-                    write_allocate = device.write_allocate
-                try:
-                    placement = place(
-                        region.flops.total,
-                        region.traffic["compulsory"].total(write_allocate),
-                        "fp64",
-                        device,
-                        sizes=context.sizes or None,
-                    )
-                except UsageError:
+                placement = context.place(region, device, "fp64")
+                if placement is None:
                     continue
                 when = _compute_bound(placement)
                 if when is None:
