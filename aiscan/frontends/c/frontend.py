@@ -46,6 +46,15 @@ def lower_c_source(text: str, path: str, options: CFrontendOptions | None = None
         raise InputError(
             Diagnostic(Span(path, 1, 1), Severity.ERROR, "nesting too deep for the C parser")
         ) from None
+    except (AssertionError, IndexError, KeyError, AttributeError, TypeError) as error:
+        # pycparser's own invariants fail on some malformed input instead of a ParseError.
+        raise InputError(
+            Diagnostic(
+                _next_token_span(parser, path),
+                Severity.ERROR,
+                f"C syntax error (the parser could not recover: {type(error).__name__})",
+            )
+        ) from None
     try:
         functions = lower_file(ast, path)
     except RecursionError:
@@ -89,7 +98,7 @@ def _next_token_span(parser: Any, path: str) -> Span:
     try:
         token = parser._peek()
         coord = parser._tok_coord(token) if token is not None else None
-    except (AttributeError, TypeError):  # pycparser's internals differ between versions
+    except Exception:  # pycparser's internals differ between versions and may be broken here
         coord = None
     if coord is None or not getattr(coord, "line", None):
         return Span(path, 1, 1)

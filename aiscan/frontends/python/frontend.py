@@ -7,6 +7,8 @@ integer constants (`N = 1024`) are sizes with a default, as `#define N 1024` is 
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
@@ -24,6 +26,7 @@ __all__ = ["lower_python_source"]
 
 def lower_python_source(text: str, path: str) -> Module:
     """Parse and lower one Python file; raises `InputError` when it does not parse."""
+    _check_with_cpython_parser(text, path)
     try:
         tree = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -48,6 +51,26 @@ def lower_python_source(text: str, path: str) -> Module:
         if pseudo.regions:
             functions.append(pseudo)
     return Module(path, "python", tuple(functions), size_defaults)
+
+
+def _check_with_cpython_parser(text: str, path: str) -> None:
+    """Let CPython's parser (which only parses, never runs) reject input first.
+
+    It bounds nesting safely ("too many nested parentheses"), where libcst's native parser
+    can exhaust the C stack and take the whole process down.
+    """
+    try:
+        ast.parse(text, filename=path)
+    except SyntaxError as error:
+        line = error.lineno or 1
+        column = error.offset or 1
+        message = f"Python syntax error: {error.msg}"
+        raise InputError(
+            Diagnostic(Span(path, line, max(column, 1)), Severity.ERROR, message)
+        ) from None
+    except (RecursionError, MemoryError, ValueError) as error:
+        message = f"Python input too deeply nested or too large to parse ({type(error).__name__})"
+        raise InputError(Diagnostic(Span(path, 1, 1), Severity.ERROR, message)) from None
 
 
 def _size_defaults(module: cst.Module) -> tuple[tuple[str, int], ...]:

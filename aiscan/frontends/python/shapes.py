@@ -7,6 +7,8 @@ bounds are in range (`a[1:-1]` of `n` elements has `n - 2`).
 
 from __future__ import annotations
 
+import ast
+import operator
 import re
 
 import sympy
@@ -29,12 +31,43 @@ def parse_dimensions(text: str) -> Shape | str:
         word = word.split("=", 1)[-1]
         if _DIMENSION.match(word):
             dims.append(sympy.Integer(int(word)) if word.isdigit() else size_symbol(word))
-        elif _EXPRESSION.match(word):
-            names = {n: size_symbol(n) for n in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", word)}
-            dims.append(sympy.expand(sympy.sympify(word, locals=names)))
+        elif _EXPRESSION.match(word) and (extent := _extent_expression(word)) is not None:
+            dims.append(extent)
         else:
             return f'cannot read dimension `{word}` in "{text}"'
     return tuple(dims)
+
+
+_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
+
+
+def _extent_expression(text: str) -> sympy.Expr | None:
+    """`n+1`, `2*n`, `(m-1)*k`: parsed, never evaluated (no sympify/eval of user text)."""
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    try:
+        return sympy.expand(_build(tree))
+    except (_NotAnExtent, RecursionError):
+        return None
+
+
+class _NotAnExtent(Exception):
+    pass
+
+
+def _build(node: ast.expr) -> sympy.Expr:
+    if isinstance(node, ast.Name):
+        return size_symbol(node.id)
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return sympy.Integer(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_build(node.operand)
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        result: sympy.Expr = _OPERATORS[type(node.op)](_build(node.left), _build(node.right))
+        return result
+    raise _NotAnExtent
 
 
 def same_extent(a: sympy.Expr, b: sympy.Expr) -> bool:
