@@ -35,6 +35,7 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=20.0)
+    parser.add_argument("--save", type=Path, help="keep each input that broke it here")
     arguments = parser.parse_args()
     rng = random.Random(arguments.seed)
     seeds = sorted((ROOT / "fixtures").rglob("*.c")) + sorted((ROOT / "fixtures").rglob("*.py"))
@@ -64,6 +65,10 @@ def main() -> None:
                 key = f"{frame.filename}:{frame.lineno}: {traceback.format_exc().splitlines()[-1]}"
                 failures[key] += 1
                 examples.setdefault(key, path.read_text(errors="replace"))
+                if arguments.save is not None:
+                    arguments.save.mkdir(parents=True, exist_ok=True)
+                    kept = arguments.save / f"broke{number}{path.suffix}"
+                    kept.write_bytes(path.read_bytes())
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
     elapsed = time.monotonic() - started

@@ -407,7 +407,9 @@ def _same_rank(boxes: Sequence[Box]) -> bool:
 def _inclusion_exclusion(boxes: Sequence[Box]) -> sympy.Expr:
     shifted = _as_shifts(boxes)
     if shifted is not None:
-        return _union_of_shifts(*shifted)
+        union = _union_of_shifts(*shifted)
+        if union is not None:
+            return union
     total = sympy.Integer(0)
     for size in range(1, len(boxes) + 1):
         sign = 1 if size % 2 else -1
@@ -417,6 +419,11 @@ def _inclusion_exclusion(boxes: Sequence[Box]) -> sympy.Expr:
                 common = common.intersect(box)
             total += sign * common.size()
     return sympy.expand(total)
+
+
+def _shift_union(boxes: Sequence[Box]) -> sympy.Expr | None:
+    shifted = _as_shifts(boxes)
+    return None if shifted is None else _union_of_shifts(*shifted)
 
 
 def _as_shifts(boxes: Sequence[Box]) -> tuple[list[sympy.Expr], list[tuple[int, ...]]] | None:
@@ -436,39 +443,57 @@ def _as_shifts(boxes: Sequence[Box]) -> tuple[list[sympy.Expr], list[tuple[int, 
     return lengths, offsets
 
 
-def _union_of_shifts(lengths: list[sympy.Expr], offsets: list[tuple[int, ...]]) -> sympy.Expr:
+_MAX_POINTS = 200_000
+
+
+def _union_of_shifts(
+    lengths: list[sympy.Expr], offsets: list[tuple[int, ...]]
+) -> sympy.Expr | None:
     """|union of a box of side lengths `lengths` shifted by each integer offset|.
 
-    Once every side is at least the offsets' spread in its dimension, the union's size is a
-    multilinear polynomial in the side lengths (inclusion-exclusion gives products of
-    `length - spread`). So it is counted exactly on the 2^D smallest such boxes, point by
-    point, and interpolated: exact, and linear in the number of references instead of
-    exponential. Numeric sides smaller than the spread are counted directly.
+    Once a side is at least the offsets' spread in its dimension, the union's size is
+    linear in that side (inclusion-exclusion gives products of `length - spread`). So it is
+    counted exactly, point by point, on boxes whose sides are just past the spread, and
+    interpolated in those dimensions: exact, linear in the number of references instead of
+    exponential, and small even when the sizes are numbers like 4096. A numeric side
+    shorter than the spread is counted at its own value. None when the offsets are too far
+    apart for that (the caller falls back to symbolic inclusion-exclusion).
     """
     dimensions = len(lengths)
     offsets = sorted(set(offsets))
     spreads = [max(c[d] for c in offsets) - min(c[d] for c in offsets) for d in range(dimensions)]
-    if all(length.is_Integer for length in lengths):
-        return sympy.Integer(_count_union([int(x) for x in lengths], offsets))
     base = [spread + 1 for spread in spreads]
+    fixed = {
+        d: int(length)
+        for d, length in enumerate(lengths)
+        if length.is_Integer and int(length) < base[d]
+    }
+    varying = [d for d in range(dimensions) if d not in fixed]
+    points = len(offsets)
+    for d in range(dimensions):
+        points *= fixed.get(d, base[d] + 1)
+    if points > _MAX_POINTS:
+        return None  # offsets too far apart to count point by point
     values: dict[tuple[int, ...], int] = {}
-    for corner in _corners(dimensions):
-        sides = [b + e for b, e in zip(base, corner, strict=True)]
+    for corner in _corners(len(varying)):
+        sides = [fixed.get(d, 0) for d in range(dimensions)]
+        for position, d in enumerate(varying):
+            sides[d] = base[d] + corner[position]
         values[corner] = _count_union(sides, offsets)
-    shifted = [sympy.expand(length - b) for length, b in zip(lengths, base, strict=True)]
+    shifted = [sympy.expand(lengths[d] - base[d]) for d in varying]
     total = sympy.Integer(0)
-    for subset in _corners(dimensions):
-        # Mobius inversion over the subsets of dimensions.
+    for subset in _corners(len(varying)):
+        # Mobius inversion over the subsets of the interpolated dimensions.
         coefficient = sum(
             (-1) ** (sum(subset) - sum(inner)) * values[inner]
-            for inner in _corners(dimensions)
+            for inner in _corners(len(varying))
             if all(i <= s for i, s in zip(inner, subset, strict=True))
         )
         if coefficient:
             term = sympy.Integer(coefficient)
-            for d in range(dimensions):
-                if subset[d]:
-                    term *= shifted[d]
+            for position in range(len(varying)):
+                if subset[position]:
+                    term *= shifted[position]
             total += term
     return sympy.expand(total)
 

@@ -94,7 +94,11 @@ class _FunctionLowering:
 
     def run(self) -> Function:
         declaration = self.definition.decl
-        parameters = declaration.type.args.params if declaration.type.args else []
+        signature = declaration.type
+        arguments = (
+            getattr(signature, "args", None) if isinstance(signature, c_ast.FuncDecl) else None
+        )
+        parameters = arguments.params if arguments is not None else []
         pointer_parameters = []
         for parameter in parameters:
             if isinstance(parameter, c_ast.Decl) and parameter.name:

@@ -8,6 +8,7 @@ integer constants (`N = 1024`) are sizes with a default, as `#define N 1024` is 
 from __future__ import annotations
 
 import ast
+import warnings
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
@@ -60,7 +61,9 @@ def _check_with_cpython_parser(text: str, path: str) -> None:
     can exhaust the C stack and take the whole process down.
     """
     try:
-        ast.parse(text, filename=path)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. SyntaxWarning: not ours to print
+            ast.parse(text, filename=path)
     except SyntaxError as error:
         line = error.lineno or 1
         column = error.offset or 1

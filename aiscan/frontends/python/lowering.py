@@ -23,7 +23,7 @@ from aiscan.frontends.python.expressions import (
     leaf_for,
 )
 from aiscan.frontends.python.names import SourceNames
-from aiscan.frontends.python.nests import Namer, NestBuilder, Target
+from aiscan.frontends.python.nests import Namer, NestBuilder, ShapeMismatch, Target
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -125,7 +125,13 @@ class FunctionLowering:
         if isinstance(node, cst.SimpleStatementLine):
             lowered = _Lowered()
             for small in node.body:
-                part = self._small(small)
+                try:
+                    part = self._small(small)
+                except ShapeMismatch as error:
+                    message = f"shapes do not broadcast ({error}); statement not counted"
+                    span = self.names.span(small)
+                    self.function_unknowns.append(Unknown(UnknownKind.UNKNOWN_SHAPE, message, span))
+                    continue
                 lowered.nodes += part.nodes
                 lowered.conventions += part.conventions
                 lowered.eager = _merge(lowered.eager, part.eager)
@@ -301,6 +307,12 @@ class FunctionLowering:
         if value is None:
             return _Lowered()
         span = self.names.span(node)
+        if value.shape:
+            # An array expression whose result is dropped (`a + b` alone): nothing to
+            # assign it to, so say it is not counted rather than guess a destination.
+            message = "array expression whose result is discarded: not counted"
+            self.function_unknowns.append(Unknown(UnknownKind.UNSUPPORTED, message, span))
+            return _Lowered()
         nodes = NestBuilder(self.namer, span).assign(Target(None), value, self.names.text(node))
         return _Lowered(nodes)
 

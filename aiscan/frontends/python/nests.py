@@ -80,11 +80,19 @@ class _Hoist:
     nodes: tuple[Node, ...]
 
 
+class ShapeMismatch(Exception):
+    """A value whose shape cannot broadcast to where it is stored (NumPy would raise)."""
+
+
 def broadcast_coordinates(
     coords: Sequence[sympy.Expr], out_shape: Shape, shape: Shape
 ) -> tuple[sympy.Expr, ...]:
     """The coordinates of an operand of `shape` broadcast to `out_shape` (NumPy rules)."""
     offset = len(out_shape) - len(shape)
+    if offset < 0 or len(coords) < len(out_shape):
+        raise ShapeMismatch(
+            f"a value of rank {len(shape)} cannot be stored into rank {len(out_shape)}"
+        )
     return tuple(
         sympy.Integer(0) if extent == 1 and out_shape[offset + d] != 1 else coords[offset + d]
         for d, extent in enumerate(shape)
