@@ -449,6 +449,7 @@ def _add_lint_commands(commands: Any) -> None:
     check.add_argument("-o", "--output", metavar="PATH", help="write the report here")
     check.add_argument("--exit-zero", action="store_true",
                        help="exit 0 even when there are findings")  # fmt: skip
+    _add_scan_options(check)
     check.set_defaults(handler=_run_check, dtype=None, model="compulsory")
 
     rule = commands.add_parser("rule", help="print a rule's documentation")
@@ -487,6 +488,10 @@ def _run_check(arguments: argparse.Namespace) -> int:
         write_allocate=arguments.write_allocate
         if arguments.write_allocate is not None
         else config.write_allocate,
+        jobs=arguments.jobs,
+        cache=_cache(arguments, config),
+        timeout_s=arguments.timeout,
+        progress=sys.stderr,
     )
     _emit(_lint_report(run, arguments.output_format), arguments.output)
     if arguments.output_format in ("concise", "github"):

@@ -48,9 +48,11 @@ def discover(paths: Sequence[str]) -> list[str]:
 
 def _walk(root: str) -> Iterable[str]:
     for directory, subdirectories, files in os.walk(root, followlinks=False):
-        subdirectories[:] = sorted(d for d in subdirectories if d not in _SKIPPED_DIRECTORIES)
+        subdirectories[:] = sorted(
+            d for d in subdirectories if d not in _SKIPPED_DIRECTORIES and not d.startswith(".")
+        )
         for name in sorted(files):
-            path = os.path.join(directory, name)
+            path = os.path.normpath(os.path.join(directory, name))
             if Path(name).suffix.lower() in LANGUAGES and not os.path.islink(path):
                 yield path
 

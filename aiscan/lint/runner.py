@@ -1,21 +1,41 @@
-"""`aiscan check` without the command line: files in, a `LintRun` out."""
+"""`aiscan check` without the command line: files in, a `LintRun` out.
+
+Files are found by `aiscan.discovery` and checked by `aiscan.scan` like `analyze` does:
+in worker processes, cached by content and options, each under the time limit. A file's
+findings travel (and are cached) as plain data and are rebuilt here.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TextIO
 
-from aiscan.errors import Diagnostic, InputError
+from aiscan.cache import ResultCache, fingerprint
+from aiscan.discovery import discover
+from aiscan.errors import Diagnostic, InputError, Severity, UsageError
 from aiscan.lint.checker import LintRun, check_analysis
 from aiscan.lint.context import LintContext
-from aiscan.lint.files import discover_files, repository_root
+from aiscan.lint.files import repository_root
 from aiscan.lint.finding import Finding
 from aiscan.lint.settings import LintSettings
 from aiscan.pipeline import PipelineOptions, analyze_path
 from aiscan.roofline.devices import Device
+from aiscan.scan import Payload, Task, run_task
 from aiscan.sources import read_source
+from aiscan.span import Span
 
-__all__ = ["check_paths"]
+__all__ = ["CheckOptions", "check_paths"]
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    pipeline: PipelineOptions
+    settings: LintSettings
+    devices: tuple[Device, ...] = ()
+    sparse: bool = False
+    write_allocate: bool | None = None
 
 
 def check_paths(
@@ -26,29 +46,105 @@ def check_paths(
     *,
     sparse: bool = False,
     write_allocate: bool | None = None,
+    jobs: int | None = 1,
+    cache: ResultCache | None = None,
+    timeout_s: float | None = None,
+    progress: TextIO | None = None,
 ) -> LintRun:
+    files = discover(paths)
+    if not files:
+        raise UsageError("no C or Python source files found in the given paths")
+    check = CheckOptions(options, settings, devices, sparse, write_allocate)
+    task = Task("check", _check_file, _failed_file, check, fingerprint(repr(check)))
+    payloads = run_task(files, task, jobs=jobs, cache=cache, timeout_s=timeout_s, progress=progress)
     findings: list[Finding] = []
     errors: list[Diagnostic] = []
     sources: dict[str, str] = {}
-    for path in discover_files(paths):
-        result = analyze_path(path, options)
-        if result.analysis is None:
-            errors += result.diagnostics
-            continue
-        try:
-            source = read_source(path)
-        except InputError as error:  # changed under our feet
-            errors.append(error.diagnostic)
-            continue
-        sources[path] = source
-        context = LintContext(
-            result.analysis,
-            source,
-            devices,
-            options.analysis,
-            sparse=sparse,
-            write_allocate=write_allocate,
-        )
-        findings += check_analysis(context, settings)
+    for path, payload in zip(files, payloads, strict=True):
+        errors += [_diagnostic(d) for d in payload["errors"]]
+        found = [_finding(f) for f in payload["findings"]]
+        if found:
+            try:
+                sources[path] = read_source(path)
+            except InputError as error:  # changed under our feet
+                errors.append(error.diagnostic)
+                continue
+        findings += found
     root = repository_root(Path.cwd()) or Path.cwd()
     return LintRun(tuple(findings), sources, settings.enabled(), tuple(errors), root)
+
+
+def _check_file(path: str, options: CheckOptions) -> Payload:
+    result = analyze_path(path, options.pipeline)
+    if result.analysis is None:
+        return _failed(result.diagnostics)
+    try:
+        source = read_source(path)
+    except InputError as error:
+        return _failed((error.diagnostic,))
+    context = LintContext(
+        result.analysis,
+        source,
+        options.devices,
+        options.pipeline.analysis,
+        sparse=options.sparse,
+        write_allocate=options.write_allocate,
+    )
+    findings = check_analysis(context, options.settings)
+    return {
+        "ok": True,
+        "findings": [_finding_data(f) for f in findings],
+        "errors": [],
+        "dependencies": list(result.analysis.module.dependencies),
+    }
+
+
+def _failed_file(path: str, diagnostic: Diagnostic, options: CheckOptions) -> Payload:
+    return _failed((diagnostic,))
+
+
+def _failed(diagnostics: Sequence[Diagnostic]) -> Payload:
+    return {
+        "ok": False,
+        "findings": [],
+        "errors": [_diagnostic_data(d) for d in diagnostics],
+        "dependencies": [],
+    }
+
+
+def _span_data(span: Span) -> list[Any]:
+    return [span.file, span.line, span.column, span.end_line, span.end_column]
+
+
+def _diagnostic_data(diagnostic: Diagnostic) -> dict[str, Any]:
+    return {
+        "span": _span_data(diagnostic.span),
+        "severity": diagnostic.severity.value,
+        "message": diagnostic.message,
+    }
+
+
+def _diagnostic(data: dict[str, Any]) -> Diagnostic:
+    return Diagnostic(Span(*data["span"]), Severity(data["severity"]), data["message"])
+
+
+def _finding_data(finding: Finding) -> dict[str, Any]:
+    return {
+        "code": finding.code,
+        "name": finding.name,
+        "severity": finding.severity.value,
+        "span": _span_data(finding.span),
+        "message": finding.message,
+        "details": [list(pair) for pair in finding.details],
+    }
+
+
+def _finding(data: dict[str, Any]) -> Finding:
+    return Finding(
+        data["code"],
+        data["name"],
+        Severity(data["severity"]),
+        Span(*data["span"]),
+        data["message"],
+        tuple((label, value) for label, value in data["details"]),
+    )
