@@ -7,7 +7,6 @@ errors. Heavy modules are imported inside the subcommands so `--help` stays inst
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import traceback
@@ -21,8 +20,7 @@ from aiscan.errors import UsageError
 if TYPE_CHECKING:
     from aiscan.cache import ResultCache
     from aiscan.config import Config
-    from aiscan.pipeline import PipelineOptions
-    from aiscan.roofline.kernels import PlacementOptions
+    from aiscan.options import PipelineOptions, PlacementOptions
 
 __all__ = ["main"]
 
@@ -205,8 +203,7 @@ def _config(arguments: argparse.Namespace) -> Config:
 
 
 def _pipeline_options(arguments: argparse.Namespace, config: Config) -> PipelineOptions:
-    from aiscan.analysis.kernel import AnalysisOptions
-    from aiscan.pipeline import PipelineOptions
+    from aiscan.options import AnalysisOptions, PipelineOptions
 
     defines = dict(config.defines)
     for item in arguments.defines:
@@ -246,8 +243,8 @@ def _placement_options(arguments: argparse.Namespace, config: Config) -> Placeme
         if arguments.dtype or arguments.sparse:
             raise UsageError("--dtype and --sparse need at least one --device")
         return None
+    from aiscan.options import PlacementOptions
     from aiscan.roofline.devices import load_devices
-    from aiscan.roofline.kernels import PlacementOptions
     from aiscan.roofline.precision import normalize_precision
 
     catalog = load_devices([*config.device_files, *arguments.device_file])
@@ -284,7 +281,7 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
         progress=sys.stderr,
     )
     if arguments.format == "json":
-        from aiscan.report.json_report import assemble_report
+        from aiscan.report.json_report import join_report
 
         report_options: dict[str, Any] = {
             "write_allocate": options.analysis.write_allocate,
@@ -293,8 +290,8 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
             "model": arguments.model,
             "devices": [d.key for d in placement.devices] if placement else [],
         }
-        report = assemble_report([p["output"] for p in payloads], report_options)
-        text = json.dumps(report, indent=2) + "\n"
+        analyzed = sum(1 for p in payloads if p["ok"])
+        text = join_report([p["output"] for p in payloads], analyzed, report_options)
     else:
         from aiscan.report.text_report import join_text
 

@@ -5,23 +5,16 @@ Every failure of one file becomes its located diagnostic; callers go on with the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from aiscan.analysis.kernel import AnalysisOptions, ModuleAnalysis, analyze_module
+from aiscan.analysis.kernel import ModuleAnalysis, analyze_module
 from aiscan.errors import Diagnostic, InputError, Severity
 from aiscan.ir.nodes import Module
+from aiscan.options import PipelineOptions
 from aiscan.sources import language_of, read_source
 from aiscan.span import Span
 
 __all__ = ["FileResult", "PipelineOptions", "analyze_path", "lower_source"]
-
-
-@dataclass(frozen=True)
-class PipelineOptions:
-    include_dirs: tuple[str, ...] = ()
-    defines: Mapping[str, str] = field(default_factory=dict)
-    analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,15 +3,20 @@
 Prints:
 1. wall time of one `aiscan analyze` of a small kernel in a fresh process (startup included);
 2. throughput on a generated C file of about 10,000 lines of varied kernels, side by side
-   with pycparser's bare parse of the same file (the floor any C analysis pays).
+   with pycparser's bare parse of the same file (the floor any C analysis pays);
+3. a generated tree of 1,000 files (C and Python, about 100,000 lines) scanned cold and
+   warm with `aiscan analyze DIR`, side by side with pycparser's and libcst's bare parse
+   of the same tree on the same number of worker processes.
 
-Usage: python scripts/benchmark.py [--lines 10000] [--repeat 3]
+Usage: python scripts/benchmark.py [--lines 10000] [--files 1000] [--repeat 3] [--skip-tree]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -106,6 +111,135 @@ def generate(lines: int, seed: int = 1) -> str:
     return "\n".join(parts)
 
 
+def _python_kernel(rng: random.Random, k: int) -> str:
+    dtype = rng.choice(["Float64", "Float32"])
+    kind = rng.randrange(4)
+    if kind == 0:
+        scale = rng.randint(2, 9)
+        return (
+            f'def axpy{k}(a: float, x: {dtype}[np.ndarray, "n"], '
+            f'y: {dtype}[np.ndarray, "n"]):\n'
+            f"    z = a * x + {scale}.0 * y\n    return z\n"
+        )
+    if kind == 1:
+        return (
+            f'def loops{k}(A: {dtype}[np.ndarray, "n m"], x: {dtype}[np.ndarray, "m"],'
+            f' y: {dtype}[np.ndarray, "n"]):\n'
+            "    for i in range(A.shape[0]):\n        s = 0.0\n"
+            "        for j in range(A.shape[1]):\n            s += A[i, j] * x[j]\n"
+            f"        y[i] = s / {rng.randint(2, 9)}.0\n"
+        )
+    if kind == 2:
+        return (
+            f'def softmax{k}(x: {dtype}[np.ndarray, "b n"]):\n'
+            "    e = np.exp(x - x.max(axis=1, keepdims=True))\n"
+            "    return e / e.sum(axis=1, keepdims=True)\n"
+        )
+    return (
+        f'def matmul{k}(A: {dtype}[np.ndarray, "m k"], B: {dtype}[np.ndarray, "k n"]):\n'
+        f"    return A @ B + {rng.randint(1, 9)}.0\n"
+    )
+
+
+def generate_tree(root: Path, files: int, seed: int = 2) -> int:
+    """`files` source files, 70% C and 30% Python, about 100 lines each; returns lines."""
+    rng = random.Random(seed)
+    lines = 0
+    for number in range(files):
+        folder = root / f"pkg{number % 20}"
+        folder.mkdir(parents=True, exist_ok=True)
+        if number % 10 < 7:
+            text = generate(100, seed=seed * 100_000 + number)
+            path = folder / f"kernels{number}.c"
+        else:
+            parts = ["import numpy as np", "from jaxtyping import Float32, Float64", ""]
+            k = 0
+            while sum(p.count("\n") + 1 for p in parts) < 100:
+                parts.append(_python_kernel(rng, k))
+                k += 1
+            text = "\n".join(parts)
+            path = folder / f"kernels{number}.py"
+        path.write_text(text)
+        lines += text.count("\n") + 1
+    return lines
+
+
+_BARE_TREE = (
+    "import sys, time, os\nfrom concurrent.futures import ProcessPoolExecutor\n"
+    "def parse(path):\n"
+    "    text = open(path).read()\n"
+    "    if path.endswith('.c'):\n"
+    "        from pycparser import c_parser\n"
+    "        c_parser.CParser().parse(text, path)\n"
+    "    else:\n"
+    "        import libcst\n"
+    "        libcst.parse_module(text)\n"
+    "    return 1\n"
+    "if __name__ == '__main__':\n"
+    "    files = sorted(os.path.join(d, f) for d, _, fs in os.walk(sys.argv[1]) for f in fs)\n"
+    "    start = time.perf_counter()\n"
+    "    with ProcessPoolExecutor(int(sys.argv[2])) as pool:\n"
+    "        sum(pool.map(parse, files, chunksize=8))\n"
+    "    print(time.perf_counter() - start)\n"
+)
+
+
+def tree_figures(files: int, repeat: int) -> None:
+    jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory) / "tree"
+        lines = generate_tree(root, files)
+        cache = Path(directory) / "cache"
+        bare = []
+        for _ in range(repeat):
+            result = subprocess.run(
+                [sys.executable, "-c", _BARE_TREE, str(root), str(jobs)],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            bare.append(float(result.stdout.strip()))
+        command = [
+            sys.executable,
+            "-m",
+            "aiscan",
+            "analyze",
+            str(root),
+            "--format",
+            "json",
+            "-o",
+            os.devnull,
+            "--jobs",
+            str(jobs),
+            "--cache-dir",
+            str(cache),
+        ]
+        cold = []
+        for _ in range(repeat):
+            shutil.rmtree(cache, ignore_errors=True)
+            start = time.perf_counter()
+            subprocess.run(command, capture_output=True, check=False)
+            cold.append(time.perf_counter() - start)
+        warm = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            subprocess.run(command, capture_output=True, check=False)
+            warm.append(time.perf_counter() - start)
+    print(f"generated tree: {files} files, {lines} lines, {jobs} worker processes")
+    print(
+        f"  bare parse (pycparser + libcst, same workers): {_best(bare):.2f} s  "
+        f"({files / _best(bare):,.0f} files/s)"
+    )
+    print(
+        f"  aiscan analyze, cold cache: {_best(cold):.2f} s  ({files / _best(cold):,.0f} files/s)"
+        f"   ratio to bare parse {_best(cold) / _best(bare):.2f} (aim: <= 1.5)"
+    )
+    print(
+        f"  aiscan analyze, warm cache: {_best(warm):.2f} s  ({files / _best(warm):,.0f} files/s)"
+        f"   (aim: < 2 s)"
+    )
+
+
 def _best(samples: list[float]) -> float:
     return min(samples)
 
@@ -163,6 +297,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--skip-tree", action="store_true")
     arguments = parser.parse_args()
 
     single = single_kernel_seconds(arguments.repeat)
@@ -179,6 +315,8 @@ def main() -> None:
     print(f"  pycparser bare parse: {_best(bare):.3f} s  ({lines / _best(bare):,.0f} lines/s)")
     print(f"  aiscan analyze (JSON): {_best(full):.3f} s  ({lines / _best(full):,.0f} lines/s)")
     print(f"  ratio analyze / bare parse: {_best(full) / _best(bare):.2f}   (aim: <= 1.5)")
+    if not arguments.skip_tree:
+        tree_figures(arguments.files, arguments.repeat)
 
 
 if __name__ == "__main__":

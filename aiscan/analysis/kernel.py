@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import sympy
 
@@ -22,6 +22,7 @@ from aiscan.analysis.traffic import (
 )
 from aiscan.analysis.walk import placed_statements
 from aiscan.ir.nodes import Branch, Function, Loop, Module, Node, Region, Unknown
+from aiscan.options import AnalysisOptions
 
 __all__ = [
     "AnalysisOptions",
@@ -31,16 +32,6 @@ __all__ = [
     "RegionAnalysis",
     "analyze_module",
 ]
-
-
-@dataclass(frozen=True)
-class AnalysisOptions:
-    """Knobs of the counting contract that MODEL.md leaves to the user."""
-
-    write_allocate: bool = False
-    special_weight: int = 0
-    """FLOPs a special function (sqrt, exp, ...) adds to the total; reported apart always."""
-    sizes: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,14 +6,17 @@ return plain data and the cache stores exactly what is printed.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiscan.cache import fingerprint
 from aiscan.errors import Diagnostic
-from aiscan.pipeline import FileResult, PipelineOptions, analyze_path
-from aiscan.roofline.kernels import PlacementOptions
+from aiscan.options import PipelineOptions, PlacementOptions
 from aiscan.scan import Payload, Task
+
+if TYPE_CHECKING:  # the analysis is imported only when a file is really analyzed
+    from aiscan.pipeline import FileResult
 
 __all__ = ["AnalyzeOptions", "analyze_task"]
 
@@ -37,16 +40,20 @@ def analyze_task(options: AnalyzeOptions) -> Task:
 
 
 def _render(result: FileResult, options: AnalyzeOptions) -> Any:
+    """The file's part of the report, as text: JSON entries are serialized here, once, so
+    a cached scan joins strings instead of parsing and re-encoding every entry."""
     if options.format == "json":
         from aiscan.report.json_report import file_entry
 
-        return file_entry(result, options.placement)
+        return json.dumps(file_entry(result, options.placement))
     from aiscan.report.text_report import file_text
 
     return file_text(result, options.model, options.placement)
 
 
 def _analyze_file(path: str, options: AnalyzeOptions) -> Payload:
+    from aiscan.pipeline import analyze_path
+
     result = analyze_path(path, options.pipeline)
     dependencies = list(result.analysis.module.dependencies) if result.analysis else []
     return {
@@ -58,6 +65,8 @@ def _analyze_file(path: str, options: AnalyzeOptions) -> Payload:
 
 
 def _failed_file(path: str, diagnostic: Diagnostic, options: AnalyzeOptions) -> Payload:
+    from aiscan.pipeline import FileResult
+
     result = FileResult(path, None, (diagnostic,))
     return {
         "ok": False,

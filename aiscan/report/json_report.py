@@ -29,6 +29,7 @@ __all__ = [
     "assemble_report",
     "build_report",
     "file_entry",
+    "join_report",
     "load_schema",
     "render_json",
 ]
@@ -52,7 +53,7 @@ def render_json(
     options: Mapping[str, Any],
     placement: PlacementOptions | None = None,
 ) -> str:
-    return json.dumps(build_report(results, options, placement), indent=2) + "\n"
+    return json.dumps(build_report(results, options, placement)) + "\n"
 
 
 def build_report(
@@ -64,7 +65,7 @@ def build_report(
 
 
 def assemble_report(files: Sequence[dict[str, Any]], options: Mapping[str, Any]) -> dict[str, Any]:
-    """The whole report from per-file entries (as parallel workers or the cache give them)."""
+    """The whole report from per-file entries."""
     files = list(files)
     analyzed = sum(1 for f in files if f["status"] == "analyzed")
     return {
@@ -75,6 +76,21 @@ def assemble_report(files: Sequence[dict[str, Any]], options: Mapping[str, Any])
         "files": files,
         "summary": {"files": len(files), "analyzed": analyzed, "errors": len(files) - analyzed},
     }
+
+
+def join_report(entries: Sequence[str], analyzed: int, options: Mapping[str, Any]) -> str:
+    """The report's JSON text from per-file entries already serialized (by parallel workers,
+    or straight from the cache): the same document as `render_json`, without re-encoding."""
+    head = assemble_report([], options)
+    head["summary"] = {
+        "files": len(entries),
+        "analyzed": analyzed,
+        "errors": len(entries) - analyzed,
+    }
+    head_text = json.dumps(head)
+    marker = '"files": []'
+    assert marker in head_text
+    return head_text.replace(marker, '"files": [' + ", ".join(entries) + "]", 1) + "\n"
 
 
 def file_entry(result: FileResult, placement: PlacementOptions | None) -> dict[str, Any]:

@@ -8,26 +8,14 @@ type unless the user overrides it with `--dtype`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from aiscan.analysis.kernel import FunctionAnalysis, ModuleAnalysis, RegionAnalysis
 from aiscan.errors import UsageError
-from aiscan.roofline.devices import Device
+from aiscan.options import PlacementOptions
 from aiscan.roofline.placement import Placement, place
 from aiscan.roofline.plot import KernelSpec
 
 __all__ = ["PlacementOptions", "kernel_spec", "module_kernels", "place_on_devices"]
-
-
-@dataclass(frozen=True)
-class PlacementOptions:
-    devices: tuple[Device, ...] = ()
-    model: str = "compulsory"
-    dtype: str | None = None
-    """Precision override (normalized key); None takes the kernel's element type."""
-    sparse: bool = False
-    write_allocate: bool | None = None
-    """None follows each device's store policy."""
 
 
 def kernel_spec(

@@ -1,0 +1,42 @@
+"""The options every layer passes along, in a module that imports nothing heavy.
+
+Defined here (and re-exported where they are used) so that a fully cached scan can build
+its cache keys without importing sympy, pycparser or libcst.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from aiscan.roofline.devices import Device
+
+__all__ = ["AnalysisOptions", "PipelineOptions", "PlacementOptions"]
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """Knobs of the counting contract that MODEL.md leaves to the user."""
+
+    write_allocate: bool = False
+    special_weight: int = 0
+    """FLOPs a special function (sqrt, exp, ...) adds to the total; reported apart always."""
+    sizes: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    include_dirs: tuple[str, ...] = ()
+    defines: Mapping[str, str] = field(default_factory=dict)
+    analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
+
+
+@dataclass(frozen=True)
+class PlacementOptions:
+    devices: tuple[Device, ...] = ()
+    model: str = "compulsory"
+    dtype: str | None = None
+    """Precision override (normalized key); None takes the kernel's element type."""
+    sparse: bool = False
+    write_allocate: bool | None = None
+    """None follows each device's store policy."""
