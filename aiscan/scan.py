@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -23,7 +24,14 @@ from aiscan.cache import ResultCache
 from aiscan.errors import Diagnostic, Severity
 from aiscan.span import Span
 
-__all__ = ["Payload", "Task", "default_jobs", "run_task"]
+__all__ = [
+    "AnalysisTimedOut",
+    "Payload",
+    "Task",
+    "default_jobs",
+    "run_task",
+    "time_limit",
+]
 
 Payload = dict[str, Any]
 
@@ -39,8 +47,20 @@ class Task:
     fingerprint: str
 
 
-class _TimedOut(Exception):
-    pass
+class AnalysisTimedOut(Exception):
+    """Raised inside `time_limit` when the time is up."""
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Interrupt the body after `seconds` with `AnalysisTimedOut` (POSIX main thread only;
+    elsewhere, or with no limit, the body simply runs)."""
+    armed = _arm(seconds)
+    try:
+        yield
+    finally:
+        if armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def default_jobs() -> int:
@@ -93,10 +113,10 @@ def _execute(
 
 def _guarded(path: str, task: Task, timeout_s: float | None) -> Payload:
     """Run the task on one file; a time-out or a crash becomes that file's located error."""
-    armed = _arm(timeout_s)
     try:
-        return task.run(path, task.options)
-    except _TimedOut:
+        with time_limit(timeout_s):
+            return task.run(path, task.options)
+    except AnalysisTimedOut:
         message = f"analysis timed out after {timeout_s:g} s (--timeout)"
         return task.failed(
             path, Diagnostic(Span(path, 1, 1), Severity.ERROR, message), task.options
@@ -111,9 +131,6 @@ def _guarded(path: str, task: Task, timeout_s: float | None) -> Payload:
         return task.failed(
             path, Diagnostic(Span(path, 1, 1), Severity.ERROR, message), task.options
         )
-    finally:
-        if armed:
-            signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def _arm(timeout_s: float | None) -> bool:
@@ -124,7 +141,7 @@ def _arm(timeout_s: float | None) -> bool:
         return False
 
     def expire(signum: int, frame: object) -> None:
-        raise _TimedOut
+        raise AnalysisTimedOut
 
     signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, timeout_s)

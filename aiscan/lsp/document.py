@@ -18,6 +18,7 @@ from aiscan.lint.finding import Finding
 from aiscan.lint.settings import LintSettings
 from aiscan.pipeline import PipelineOptions, lower_source
 from aiscan.roofline.devices import Device, load_devices
+from aiscan.scan import AnalysisTimedOut, time_limit
 from aiscan.span import Span
 
 __all__ = ["DocumentAnalysis", "ServerSettings", "analyze_document", "settings_for"]
@@ -89,12 +90,20 @@ def settings_for(path: str, devices: tuple[str, ...] = ()) -> ServerSettings:
     return ServerSettings(pipeline, lint, chosen)
 
 
+EDIT_TIME_LIMIT_S = 10.0
+"""A document whose analysis takes longer gets an error instead of freezing the editor."""
+
+
 def analyze_document(text: str, path: str, settings: ServerSettings) -> DocumentAnalysis:
     try:
-        module = lower_source(text, path, settings.pipeline)
-        analysis = analyze_module(module, settings.pipeline.analysis)
+        with time_limit(EDIT_TIME_LIMIT_S):
+            module = lower_source(text, path, settings.pipeline)
+            analysis = analyze_module(module, settings.pipeline.analysis)
     except InputError as error:
         return DocumentAnalysis(None, (), (error.diagnostic,))
+    except AnalysisTimedOut:
+        message = f"analysis timed out after {EDIT_TIME_LIMIT_S:g} s; the editor stays responsive"
+        return DocumentAnalysis(None, (), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),))
     except Exception as error:  # a half-typed edit must never take the server down
         message = f"aiscan could not analyze this text ({type(error).__name__}: {error})"
         return DocumentAnalysis(None, (), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),))
