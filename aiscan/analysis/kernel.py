@@ -20,7 +20,7 @@ from aiscan.analysis.traffic import (
     compulsory_traffic,
     streaming_traffic,
 )
-from aiscan.analysis.walk import placed_statements
+from aiscan.analysis.walk import Placed, placed_statements
 from aiscan.ir.nodes import Branch, Function, Loop, Module, Node, Region, Unknown
 from aiscan.options import AnalysisOptions
 
@@ -116,6 +116,102 @@ def _analyze_region(
     region: Region, options: AnalysisOptions, sizes: Mapping[str, int]
 ) -> RegionAnalysis:
     statements = placed_statements(region.body)
+    counts = _region_counts(region, statements, options, sizes)
+    unknowns = [*_structural_unknowns(region.body)]
+    unknowns += [u for p in statements for u in p.statement.unknowns]
+    unknowns += counts.footprint_unknowns
+    elements = Counter(
+        a.element.precision for p in statements for a in p.statement.accesses if a.element.is_float
+    )
+    return RegionAnalysis(
+        region,
+        tuple(_loop_summaries(region.body, 0)),
+        counts.flops,
+        counts.traffic,
+        counts.intensity,
+        elements.most_common(1)[0][0] if elements else "",
+        tuple(_unique(unknowns)),
+        tuple(sorted({c for p in statements for c in p.statement.special_calls})),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Counts:
+    flops: FlopCounts
+    traffic: Mapping[str, Traffic]
+    intensity: Mapping[str, Intensity]
+    footprint_unknowns: list[Unknown]
+
+
+_MEMO_LIMIT = 4096
+_memo: dict[object, _Counts] = {}
+
+
+def _region_counts(
+    region: Region,
+    statements: list[Placed],
+    options: AnalysisOptions,
+    sizes: Mapping[str, int],
+) -> _Counts:
+    """FLOPs, traffic and intensity of a region, memoized on its structure.
+
+    The counts depend only on the loops, the statements' operations and the accesses (names,
+    indices, widths), never on where the region sits in the file, so a loop nest that
+    recurs (the same daxpy in ten files) is counted once per process. Regions whose
+    footprints raised unknowns are not memoized: those messages name source text.
+    """
+    key = (
+        _structure(region.body),
+        tuple(_structure(call.body) for call in region.eager_calls),
+        options.special_weight,
+        options.write_allocate,
+        tuple(sorted(sizes.items())),
+    )
+    found = _memo.get(key)
+    if found is not None:
+        return found
+    counts = _count_region(region, statements, options, sizes)
+    if not counts.footprint_unknowns:
+        if len(_memo) >= _MEMO_LIMIT:
+            _memo.clear()
+        _memo[key] = counts
+    return counts
+
+
+def _structure(body: tuple[Node, ...]) -> tuple[object, ...]:
+    """A region body with its source positions left out (see `_region_counts`)."""
+    parts: list[object] = []
+    for node in body:
+        if isinstance(node, Loop):
+            parts.append(("L", node.var, node.start, node.step, node.trip, _structure(node.body)))
+        elif isinstance(node, Branch):
+            parts.append(
+                (
+                    "B",
+                    _structure((node.condition,)),
+                    node.taken_fraction,
+                    _structure(node.then_body),
+                    _structure(node.else_body),
+                )
+            )
+        else:
+            parts.append(
+                (
+                    "S",
+                    node.flops,
+                    node.special_calls,
+                    tuple((a.array, a.index, a.element, a.is_write) for a in node.accesses),
+                )
+            )
+    return tuple(parts)
+
+
+def _count_region(
+    region: Region,
+    statements: list[Placed],
+    options: AnalysisOptions,
+    sizes: Mapping[str, int],
+) -> _Counts:
     flops = count_flops(statements, options.special_weight)
     compulsory, footprint_unknowns = compulsory_traffic(statements)
     traffic = {"compulsory": compulsory, "streaming": streaming_traffic(region.body)}
@@ -133,22 +229,8 @@ def _analyze_region(
             eager = eager + call_traffic
             footprint_unknowns += call_unknowns
         traffic["eager"] = eager
-    unknowns = [*_structural_unknowns(region.body)]
-    unknowns += [u for p in statements for u in p.statement.unknowns]
-    unknowns += footprint_unknowns
-    elements = Counter(
-        a.element.precision for p in statements for a in p.statement.accesses if a.element.is_float
-    )
-    return RegionAnalysis(
-        region,
-        tuple(_loop_summaries(region.body, 0)),
-        flops,
-        traffic,
-        _intensities(flops, traffic, options, sizes),
-        elements.most_common(1)[0][0] if elements else "",
-        tuple(_unique(unknowns)),
-        tuple(sorted({c for p in statements for c in p.statement.special_calls})),
-    )
+    intensities = _intensities(flops, traffic, options, sizes)
+    return _Counts(flops, traffic, intensities, footprint_unknowns)
 
 
 def _intensities(
