@@ -15,6 +15,7 @@ import sympy
 from pycparser import c_ast, c_generator
 
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
+from aiscan.ir.arithmetic import operator_flops
 from aiscan.ir.nodes import Access, ElementType, FlopTally, Unknown, UnknownKind
 from aiscan.ir.symbols import loop_symbol, size_symbol
 from aiscan.span import Span
@@ -595,15 +596,6 @@ def _promote(a: ElementType | None, b: ElementType | None) -> ElementType | None
 
 
 def _operator_flops(op: str, a: ElementType | None, b: ElementType | None) -> FlopTally:
-    """One arithmetic operator; complex operands follow the textbook real-operation counts."""
     a_complex = a is not None and a.is_complex
     b_complex = b is not None and b.is_complex
-    if not (a_complex or b_complex):
-        return FlopTally(**{_ARITHMETIC[op]: 1})
-    both = a_complex and b_complex
-    if op in "+-":
-        return FlopTally(**{_ARITHMETIC[op]: 2 if both else 1})
-    if op == "*":
-        return FlopTally(mul=4, add=1, sub=1) if both else FlopTally(mul=2)
-    # (a+bi)/(c+di): |d|^2 (2 mul, 1 add), two numerators (4 mul, 1 add, 1 sub), 2 div.
-    return FlopTally(mul=6, add=2, sub=1, div=2) if both else FlopTally(div=2)
+    return operator_flops(_ARITHMETIC[op], a_complex or b_complex, a_complex and b_complex)

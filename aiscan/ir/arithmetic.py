@@ -1,0 +1,23 @@
+"""FLOPs of one arithmetic operator, as both frontends must count them (MODEL.md).
+
+Real operands: 1 of its kind. Complex operands follow the textbook real-operation counts:
+`+`/`-` are 2 (1 when only one side is complex), complex×complex is 4 mul + 1 add + 1 sub,
+complex×real 2 mul, complex÷complex 6 mul + 2 add + 1 sub + 2 div, complex÷real 2 div.
+"""
+
+from __future__ import annotations
+
+from aiscan.ir.nodes import FlopTally
+
+__all__ = ["operator_flops"]
+
+
+def operator_flops(kind: str, element_complex: bool, both_complex: bool) -> FlopTally:
+    """`kind` is add, sub, mul or div; `element_complex` when either operand is complex."""
+    if not element_complex:
+        return FlopTally(**{kind: 1})
+    if kind in ("add", "sub"):
+        return FlopTally(**{kind: 2 if both_complex else 1})
+    if kind == "mul":
+        return FlopTally(mul=4, add=1, sub=1) if both_complex else FlopTally(mul=2)
+    return FlopTally(mul=6, add=2, sub=1, div=2) if both_complex else FlopTally(div=2)
