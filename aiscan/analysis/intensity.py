@@ -59,6 +59,11 @@ def _cancelled(numerator: sympy.Expr, denominator: sympy.Expr) -> tuple[sympy.Ex
     if not symbols:
         top, bottom = sympy.fraction(sympy.nsimplify(numerator / denominator))
         return top, bottom
+    if not numerator.is_Add and not denominator.is_Add:
+        # Monomials (2*n over 24*n, 2*n**3 over 32*n**2): sympy's own product rules
+        # already cancel them exactly, without building polynomials.
+        top, bottom = sympy.fraction(numerator / denominator)
+        return top, bottom
     try:
         top = sympy.Poly(numerator, *symbols, domain="QQ")
         bottom = sympy.Poly(denominator, *symbols, domain="QQ")
