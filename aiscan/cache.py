@@ -1,7 +1,7 @@
 """A content-hash result cache, like ruff's: an unchanged file is not analyzed twice.
 
-The key hashes the aiscan version, the kind of result, the options (device data
-included), and the file's bytes. An entry also records the files the result depended on
+The key hashes the aiscan version and its own code files' state, the kind of result, the
+options (device data included), and the file's bytes. An entry also records the files the result depended on
 (included headers) with their hashes; a changed dependency makes the entry a miss. Entries
 are JSON files written atomically, so concurrent workers never read half an entry.
 """
@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import tempfile
+from functools import lru_cache
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,21 @@ def fingerprint(value: Any) -> str:
     """A stable hash of JSON-able options (sorted keys)."""
     text = json.dumps(value, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _code_identity() -> str:
+    """The aiscan version and the state of its own files (size and modification time of
+    every module and data file), so that a changed aiscan never serves old results, even
+    from a source checkout whose version number did not move."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256(__version__.encode())
+    for path in sorted(package.rglob("*")):
+        if path.suffix in (".py", ".json", ".toml", ".h") and path.is_file():
+            stat = path.stat()
+            digest.update(f"{path.relative_to(package)}\0{stat.st_size}\0{stat.st_mtime_ns}\0"
+                          .encode())
+    return digest.hexdigest()
 
 
 def _file_hash(path: str) -> str | None:
@@ -46,7 +62,7 @@ class ResultCache:
         content = _file_hash(path)
         if content is None:
             return None
-        parts = f"{__version__}\0{kind}\0{options_fingerprint}\0{content}"
+        parts = f"{_code_identity()}\0{kind}\0{options_fingerprint}\0{content}"
         return hashlib.sha256(parts.encode()).hexdigest()
 
     def get(self, key: str | None) -> dict[str, Any] | None:

@@ -26,7 +26,7 @@ class Intensity:
     expr: sympy.Expr | None
     limit: sympy.Expr | None
     value: sympy.Expr | None
-    """At the given sizes; None when no sizes were given or no traffic."""
+    """At the given sizes; None when none of them appears, or there is no traffic."""
 
     @property
     def finite(self) -> bool:
@@ -46,7 +46,7 @@ def intensity(
     else:
         ratio = numerator / denominator
     value = None
-    if sizes:
+    if sizes and any(s.name in sizes for s in ratio.free_symbols):
         value = sympy.nsimplify(substitute_sizes(ratio, sizes))
     return Intensity(ratio, _limit_of_ratio(numerator, denominator), value)
 
