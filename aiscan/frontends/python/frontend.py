@@ -11,7 +11,6 @@ import ast
 import warnings
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper
 
 from aiscan.errors import Diagnostic, InputError, Severity
 from aiscan.frontends.python.expressions import Scope
@@ -27,43 +26,43 @@ __all__ = ["lower_python_source"]
 
 def lower_python_source(text: str, path: str) -> Module:
     """Parse and lower one Python file; raises `InputError` when it does not parse."""
-    _check_with_cpython_parser(text, path)
+    syntax = _check_with_cpython_parser(text, path)
     try:
-        tree = cst.parse_module(text)
+        module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
         span = Span(path, error.editor_line, error.editor_column)
         message = f"Python syntax error: {error.message}"
         raise InputError(Diagnostic(span, Severity.ERROR, message)) from None
-    wrapper = MetadataWrapper(tree)
-    names = SourceNames(wrapper, path, text)
-    module = wrapper.module
+    names = SourceNames(module, syntax, path)
     size_defaults = _size_defaults(module)
     globals_ = Scope({name: Integer(size_symbol(name), name) for name, _ in size_defaults})
     functions: list[Function] = []
     top_level: list[cst.CSTNode] = []
     for statement in module.body:
         if isinstance(statement, cst.FunctionDef):
-            functions.append(FunctionLowering(names, globals_.copy()).function(statement))
+            lowering = FunctionLowering(names.within(statement), globals_.copy())
+            functions.append(lowering.function(statement))
         elif _is_module_work(statement):
             top_level.append(statement)
     if top_level:
-        lowering = FunctionLowering(names, globals_.copy())
+        lowering = FunctionLowering(names.within(None), globals_.copy())
         pseudo = lowering.build("<module>", names.span(top_level[0]), top_level)
         if pseudo.regions:
             functions.append(pseudo)
     return Module(path, "python", tuple(functions), size_defaults)
 
 
-def _check_with_cpython_parser(text: str, path: str) -> None:
+def _check_with_cpython_parser(text: str, path: str) -> ast.Module:
     """Let CPython's parser (which only parses, never runs) reject input first.
 
     It bounds nesting safely ("too many nested parentheses"), where libcst's native parser
-    can exhaust the C stack and take the whole process down.
+    can exhaust the C stack and take the whole process down. Its tree also tells
+    `SourceNames` what each scope binds.
     """
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. SyntaxWarning: not ours to print
-            ast.parse(text, filename=path)
+            return ast.parse(text, filename=path)
     except SyntaxError as error:
         line = error.lineno or 1
         column = error.offset or 1
