@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import libcst as cst
 import sympy
@@ -26,6 +27,7 @@ from aiscan.frontends.python.values import (
     Scalar,
     Shape,
     coordinate,
+    substituted,
 )
 from aiscan.ir.nodes import ElementType, Unknown, UnknownKind
 from aiscan.span import Span
@@ -464,7 +466,7 @@ class ExpressionReader:
                 substitutions[placeholder] = position
             base_dim += 1
         # Base placeholders are renamed all at once so view and base coordinates never mix.
-        index = tuple(sympy.expand(e.subs(substitutions, simultaneous=True)) for e in base.index)
+        index = tuple(substituted(e, substitutions, simultaneous=True) for e in base.index)
         return Leaf(
             base.array, base.element, tuple(shape), index, self.names.text(node), self.span(node)
         )
@@ -632,12 +634,17 @@ def _is_newaxis(item: cst.BaseSlice) -> bool:
 def number_literal(node: cst.BaseExpression) -> int | float | None:
     """The number a literal (possibly negated) spells, read without evaluating code."""
     if isinstance(node, (cst.Integer, cst.Float, cst.UnaryOperation)):
-        try:
-            value = ast.literal_eval(cst.Module([]).code_for_node(node).strip())
-        except (ValueError, SyntaxError):
-            return None
-        return value if isinstance(value, (int, float)) else None
+        return _literal(cst.Module([]).code_for_node(node).strip())
     return None
+
+
+@lru_cache(maxsize=4096)
+def _literal(text: str) -> int | float | None:
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return None
+    return value if isinstance(value, (int, float)) else None
 
 
 def _integer_operator(operator: str, left: Integer, right: Integer, text: str) -> Integer:

@@ -8,7 +8,8 @@ between them form one region. A region of vectorized statements also carries its
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cache
 
 import libcst as cst
 import sympy
@@ -456,19 +457,33 @@ class FunctionLowering:
 
 
 def _assigned_names(body: cst.CSTNode) -> set[str]:
+    """Names assigned (`x = ...`, `x += ...`) anywhere in `body`, nested blocks included.
+
+    Only statements hold assignments, so expressions are not searched (a libcst visitor
+    over every node cost a tenth of the frontend's time).
+    """
     found: set[str] = set()
-
-    class _Visitor(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Assign):
+            found.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+        elif isinstance(node, cst.AugAssign):
             if isinstance(node.target, cst.Name):
                 found.add(node.target.value)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            if isinstance(node.target, cst.Name):
-                found.add(node.target.value)
-
-    body.visit(_Visitor())
+        elif not isinstance(node, cst.BaseExpression):
+            for name in _node_fields(type(node)):
+                child = getattr(node, name)
+                if isinstance(child, cst.CSTNode):
+                    stack.append(child)
+                elif isinstance(child, (tuple, list)):
+                    stack.extend(c for c in child if isinstance(c, cst.CSTNode))
     return found
+
+
+@cache
+def _node_fields(kind: type[cst.CSTNode]) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(kind))
 
 
 def _conventions(value: ArrayValue) -> list[tuple[str, sympy.Expr]]:

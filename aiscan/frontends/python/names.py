@@ -25,7 +25,6 @@ import builtins
 import re
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum, auto
 from itertools import combinations
@@ -192,24 +191,42 @@ class _OffsetRecordingState(CodegenState):
     def pop_trailing_newline(self) -> None:
         """Keep it: offsets were counted with it, as libcst's lines and columns were."""
 
-    @contextmanager
-    def record_syntactic_position(
+    def record_syntactic_position(  # type: ignore[override]
         self,
         node: cst.CSTNode,
         *,
         start_node: cst.CSTNode | None = None,
         end_node: cst.CSTNode | None = None,
-    ) -> Iterator[None]:
-        start = self.offset
-        try:
-            yield
-        finally:
-            end = self.offset
-            if start_node is not None:
-                start = self.syntactic[start_node][0]
-            if end_node is not None:
-                end = self.syntactic[end_node][1]
-            self.syntactic[node] = (start, end)
+    ) -> _SyntacticRecord:
+        # A plain context manager: libcst calls this for most nodes, and a generator-based
+        # one cost more than the rest of this pass.
+        return _SyntacticRecord(self, node, start_node, end_node)
+
+
+class _SyntacticRecord:
+    __slots__ = ("end_node", "node", "start", "start_node", "state")
+
+    def __init__(
+        self,
+        state: _OffsetRecordingState,
+        node: cst.CSTNode,
+        start_node: cst.CSTNode | None,
+        end_node: cst.CSTNode | None,
+    ) -> None:
+        self.state = state
+        self.node = node
+        self.start_node = start_node
+        self.end_node = end_node
+        self.start = state.offset
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exception: object) -> None:
+        syntactic = self.state.syntactic
+        start = self.start if self.start_node is None else syntactic[self.start_node][0]
+        end = self.state.offset if self.end_node is None else syntactic[self.end_node][1]
+        syntactic[self.node] = (start, end)
 
 
 # ---- bindings -------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from aiscan.frontends.python.values import (
     Scalar,
     Shape,
     coordinate,
+    substituted,
 )
 from aiscan.ir.nodes import Access, FlopTally, Loop, Node, Statement
 from aiscan.ir.symbols import loop_symbol
@@ -215,7 +216,7 @@ class NestBuilder:
 
     def _read(self, leaf: Leaf, coords: Sequence[sympy.Expr]) -> _Evaluation:
         bindings = {coordinate(d): c for d, c in enumerate(coords)}
-        index = tuple(sympy.expand(e.subs(bindings)) for e in leaf.index)
+        index = tuple(substituted(e, bindings) for e in leaf.index)
         access = Access(leaf.array, index, leaf.element, False, self.span, leaf.text)
         return _Evaluation(accesses=[access])
 
@@ -306,7 +307,7 @@ class NestBuilder:
             accesses = [
                 Access(
                     a.array,
-                    tuple(sympy.expand(e.subs(fixed)) for e in a.index or ()),
+                    tuple(substituted(e, fixed) for e in a.index or ()),
                     a.element,
                     a.is_write,
                     a.span,

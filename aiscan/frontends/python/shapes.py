@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
+from functools import lru_cache
 
 import sympy
 
@@ -22,6 +23,7 @@ _DIMENSION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$|^\d+$")
 _EXPRESSION = re.compile(r"^[A-Za-z0-9_+\-* ()]+$")
 
 
+@lru_cache(maxsize=4096)
 def parse_dimensions(text: str) -> Shape | str:
     """`"m k"` -> (m, k); a message saying why when the string has no fixed shape."""
     dims: list[sympy.Expr] = []

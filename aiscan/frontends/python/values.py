@@ -7,7 +7,9 @@ tree; a rank-0 tree is scalar code. `nests.py` turns a tree into IR loops (fused
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy
 
@@ -25,6 +27,7 @@ __all__ = [
     "Scalar",
     "Shape",
     "coordinate",
+    "substituted",
 ]
 
 Shape = tuple[sympy.Expr, ...]
@@ -33,6 +36,25 @@ Shape = tuple[sympy.Expr, ...]
 def coordinate(dim: int) -> sympy.Symbol:
     """Placeholder for a view's `dim`-th coordinate inside `Leaf.index`; never reaches the IR."""
     return loop_symbol(f"_aiscan_c{dim}")
+
+
+def substituted(
+    expression: sympy.Expr,
+    bindings: Mapping[sympy.Symbol, sympy.Expr],
+    *,
+    simultaneous: bool = False,
+) -> sympy.Expr:
+    """`expand(expression.subs(bindings))`, remembered: index expressions repeat a lot."""
+    return _substituted(expression, tuple(bindings.items()), simultaneous)
+
+
+@lru_cache(maxsize=1 << 16)
+def _substituted(
+    expression: sympy.Expr,
+    bindings: tuple[tuple[sympy.Symbol, sympy.Expr], ...],
+    simultaneous: bool,
+) -> sympy.Expr:
+    return sympy.expand(expression.subs(dict(bindings), simultaneous=simultaneous))
 
 
 @dataclass(frozen=True, slots=True)
