@@ -59,7 +59,6 @@ _TORCH_ALIASES = {
     "numpy.amin": "numpy.min",
 }
 _NEWLINE = re.compile(r"\r\n?|\n")
-# libcst parses some strings (annotations, `cast("T", x)`) as code and records what they bind.
 _BINDING_WORDS = re.compile(rb"\b(import|def|class|lambda|global|nonlocal)\b")
 _MAX_ORDERINGS = 4
 _NEW_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -292,7 +291,6 @@ class _Bindings:
     _fallback: Mapping[cst.CSTNode, object] | None = None
 
     def __post_init__(self) -> None:
-        self.everything_unmodeled = _parses_strings_as_code(self.tree)
         module_level = _Where(self.globals_, self.unmodeled_globally)
         for statement in self.tree.body:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -342,6 +340,17 @@ class _Bindings:
             self._walk(statement, inside)
 
     def _walk(self, node: ast.AST, where: _Where) -> None:
+        if isinstance(node, ast.Constant):
+            # libcst parses some strings (annotations, `cast("T", x)`) as code and records
+            # what they bind; a statement's own string (a docstring) is never one of them.
+            value = node.value
+            if isinstance(value, str):
+                value = value.encode("utf-8", "surrogatepass")
+            if isinstance(value, bytes) and _BINDING_WORDS.search(value):
+                self.everything_unmodeled = True
+            return
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            return
         nested = _Where(None, where.unmodeled)
         if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Store):
@@ -492,21 +501,3 @@ def _names_of(bindings: Sequence[_Binding], scope_prefix: str, full_name: str) -
 
 def _builtin_names(key: str) -> frozenset[str]:
     return frozenset({f"builtins.{key}"}) if hasattr(builtins, key) else frozenset()
-
-
-def _parses_strings_as_code(tree: ast.Module) -> bool:
-    """Whether some string could, parsed as code by libcst, bind a name."""
-    docstrings = {
-        id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)
-    }  # libcst never reads a statement's string as an annotation
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Constant)
-            and isinstance(node.value, (str, bytes))
-            and id(node) not in docstrings
-        ):
-            value = node.value
-            raw = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else value
-            if _BINDING_WORDS.search(raw):
-                return True
-    return False

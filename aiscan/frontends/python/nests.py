@@ -364,7 +364,11 @@ def _as_write(access: Access) -> Access:
 
 def _needed(coords: Sequence[sympy.Expr]) -> frozenset[sympy.Symbol]:
     """The builder's loop variables an element at `coords` depends on."""
-    return frozenset(s for c in coords for s in sympy.sympify(c).free_symbols)
+    return frozenset(
+        s
+        for c in coords
+        for s in (c if isinstance(c, sympy.Basic) else sympy.sympify(c)).free_symbols
+    )
 
 
 def _computes(value: Apply) -> bool:
