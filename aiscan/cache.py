@@ -12,8 +12,8 @@ import hashlib
 import json
 import os
 import tempfile
-from functools import lru_cache
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +38,9 @@ def _code_identity() -> str:
     for path in sorted(package.rglob("*")):
         if path.suffix in (".py", ".json", ".toml", ".h") and path.is_file():
             stat = path.stat()
-            digest.update(f"{path.relative_to(package)}\0{stat.st_size}\0{stat.st_mtime_ns}\0"
-                          .encode())
+            digest.update(
+                f"{path.relative_to(package)}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode()
+            )
     return digest.hexdigest()
 
 

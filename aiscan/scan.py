@@ -47,8 +47,12 @@ class Task:
     fingerprint: str
 
 
-class AnalysisTimedOut(Exception):
-    """Raised inside `time_limit` when the time is up."""
+class AnalysisTimedOut(BaseException):
+    """Raised inside `time_limit` when the time is up.
+
+    A BaseException, like KeyboardInterrupt, so that the `except Exception` guards which
+    turn a library's failure on bad input into a diagnostic cannot swallow it.
+    """
 
 
 @contextmanager

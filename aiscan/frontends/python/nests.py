@@ -27,6 +27,7 @@ from aiscan.frontends.python.values import (
     coordinate,
     substituted,
 )
+from aiscan.ir.arithmetic import operator_flops as arithmetic_flops
 from aiscan.ir.nodes import Access, FlopTally, Loop, Node, Statement
 from aiscan.ir.symbols import loop_symbol
 from aiscan.span import Span
@@ -101,18 +102,13 @@ def broadcast_coordinates(
 
 
 def operator_flops(op: str, element_complex: bool, both_complex: bool) -> FlopTally:
-    """One arithmetic operator; complex operands use the textbook real-operation counts."""
+    """One operator of a NumPy expression: arithmetic by the shared rules, `special` for
+    math functions, anything else (comparisons, conversions) free."""
     if op == "special":
         return FlopTally(special=1)
     if op not in ("add", "sub", "mul", "div"):
         return FlopTally()
-    if not element_complex:
-        return FlopTally(**{op: 1})
-    if op in ("add", "sub"):
-        return FlopTally(**{op: 2 if both_complex else 1})
-    if op == "mul":
-        return FlopTally(mul=4, add=1, sub=1) if both_complex else FlopTally(mul=2)
-    return FlopTally(mul=6, add=2, sub=1, div=2) if both_complex else FlopTally(div=2)
+    return arithmetic_flops(op, element_complex, both_complex)
 
 
 class NestBuilder:
