@@ -1,9 +1,10 @@
 """A content-hash result cache, like ruff's: an unchanged file is not analyzed twice.
 
 The key hashes the aiscan version and its own code files' state, the kind of result, the
-options (device data included), and the file's bytes. An entry also records the files the result depended on
-(included headers) with their hashes; a changed dependency makes the entry a miss. Entries
-are JSON files written atomically, so concurrent workers never read half an entry.
+options (device data included), and the file's bytes. An entry also records the files the
+result depended on (included headers) with their hashes; a changed dependency makes the
+entry a miss. Entries are JSON files written atomically, so concurrent workers never read
+half an entry.
 """
 
 from __future__ import annotations
