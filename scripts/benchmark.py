@@ -273,7 +273,7 @@ def analysis_seconds(text: str, repeat: int) -> list[float]:
         "import sys, time, io, contextlib\nfrom aiscan.cli import main\n"
         "start = time.perf_counter()\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    main(['analyze', sys.argv[1], '--format', 'json'])\n"
+        "    main(['analyze', sys.argv[1], '--format', 'json', '--no-cache', '-o', '/dev/null'])\n"
         "print(time.perf_counter() - start)\n"
     )
     return _timed_in_process(code, text, repeat)

@@ -50,8 +50,10 @@ _TRIP = sympy.Symbol("_aiscan_trip", integer=True, nonnegative=True)
 
 @cache
 def _power_sum(power: int) -> sympy.Expr:
-    """sum_{t=0}^{trip-1} t**power as a polynomial in `_TRIP`."""
-    return sympy.expand(sympy.summation(_T**power, (_T, 0, _TRIP - 1)))
+    """sum_{t=0}^{trip-1} t**power as a polynomial in `_TRIP` (Faulhaber, via Bernoulli
+    polynomials: exact, and much cheaper on first use than `sympy.summation`)."""
+    bernoulli = sympy.bernoulli(power + 1, _TRIP) - sympy.bernoulli(power + 1, 0)
+    return sympy.expand(bernoulli / (power + 1))
 
 
 def sum_over_loop(expr: sympy.Expr, loop: LoopLike) -> sympy.Expr:
