@@ -382,15 +382,19 @@ def union_size(footprints: Sequence[Footprint]) -> Footprint:
     if len(parts) == 1:
         return parts[0]
     boxes = [p.box for p in parts if p.box is not None]
-    if (
-        len(boxes) == len(parts)
-        and _same_rank(boxes)
-        and (len(boxes) <= MAX_UNION_BOXES or _as_shifts(boxes) is not None)
-    ):
-        count = _inclusion_exclusion(boxes)
-        return Footprint(count, _hull_if_exact(boxes, count), tuple(boxes), True)
+    if len(boxes) == len(parts) and _same_rank(boxes):
+        count = _shift_union(boxes)
+        if count is None and len(boxes) <= MAX_UNION_BOXES:
+            count = _inclusion_exclusion(boxes)
+        if count is not None:
+            return Footprint(count, _hull_if_exact(boxes, count), tuple(boxes), True)
     reasons = [p.reason for p in parts if p.reason]
-    reason = reasons[0] if reasons else "references with different access patterns"
+    if reasons:
+        reason = reasons[0]
+    elif len(boxes) == len(parts):
+        reason = "too many references, too far apart, to count their union exactly"
+    else:
+        reason = "references with different access patterns"
     return Footprint(
         sympy.expand(sum((p.count for p in parts), sympy.Integer(0))),
         None,
@@ -405,11 +409,7 @@ def _same_rank(boxes: Sequence[Box]) -> bool:
 
 
 def _inclusion_exclusion(boxes: Sequence[Box]) -> sympy.Expr:
-    shifted = _as_shifts(boxes)
-    if shifted is not None:
-        union = _union_of_shifts(*shifted)
-        if union is not None:
-            return union
+    """|union of boxes| over all subsets, with symbolic Max/Min bounds (2^k terms)."""
     total = sympy.Integer(0)
     for size in range(1, len(boxes) + 1):
         sign = 1 if size % 2 else -1
@@ -422,6 +422,7 @@ def _inclusion_exclusion(boxes: Sequence[Box]) -> sympy.Expr:
 
 
 def _shift_union(boxes: Sequence[Box]) -> sympy.Expr | None:
+    """The union's size when the boxes are shifts of one box and close enough together."""
     shifted = _as_shifts(boxes)
     return None if shifted is None else _union_of_shifts(*shifted)
 
