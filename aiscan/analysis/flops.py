@@ -8,9 +8,8 @@ from functools import lru_cache
 
 import sympy
 
-from aiscan.analysis.domain import Bounds, bounds_of, sum_over_loops
+from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
 from aiscan.analysis.walk import Placed
-from aiscan.ir.nodes import Loop
 
 __all__ = ["FlopCounts", "count_flops", "executions", "executions_over"]
 
@@ -42,7 +41,7 @@ def executions(placed: Placed) -> sympy.Expr:
     return executions_over(placed.weight, placed.loops)
 
 
-def executions_over(weight: sympy.Expr, loops: Sequence[Loop]) -> sympy.Expr:
+def executions_over(weight: sympy.Expr, loops: Sequence[LoopLike]) -> sympy.Expr:
     return _expanded_sum(weight, bounds_of(loops))
 
 

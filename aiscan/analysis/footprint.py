@@ -21,6 +21,7 @@ from typing import Any
 import sympy
 
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
+from aiscan.analysis.flops import executions_over
 from aiscan.ir.nodes import Access
 from aiscan.ir.symbols import loop_symbol
 
@@ -153,7 +154,8 @@ def _trip(r: _Range) -> sympy.Expr:
 
 
 def executions_bound(loops: Sequence[LoopLike]) -> sympy.Expr:
-    return sympy.expand(sum_over_loops(sympy.Integer(1), loops))
+    """How often a reference runs: an upper bound on the elements it can touch."""
+    return executions_over(sympy.Integer(1), loops)
 
 
 def footprint_of(access: Access, loops: Sequence[LoopLike]) -> Footprint:

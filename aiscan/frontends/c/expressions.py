@@ -347,13 +347,8 @@ class ExpressionReader:
         """The initializer of a new local `name`, and what it tells about integers/pointers."""
         result = self.value(init)
         variable = self.scope.lookup(name)
-        if variable is None or init is None:
-            return result
-        element = variable.ctype.element
-        if variable.ctype.is_scalar and element is not None and not element.is_float:
-            variable.integer_value = self.affine(init)
-        elif not variable.ctype.is_scalar:
-            variable.pointer_base = self._pointer_target(init)
+        if variable is not None and init is not None:
+            self._remember(variable, init)
         return result
 
     def assign_integer_or_pointer(self, node: c_ast.Assignment) -> None:
@@ -361,13 +356,16 @@ class ExpressionReader:
         if node.op != "=" or not isinstance(node.lvalue, c_ast.ID):
             return
         variable = self.scope.lookup(node.lvalue.name)
-        if variable is None or variable.is_loop_var:
-            return
+        if variable is not None and not variable.is_loop_var:
+            self._remember(variable, node.rvalue)
+
+    def _remember(self, variable: Variable, value: c_ast.Node) -> None:
+        """An integer's affine value, or where a pointer points, for later indices."""
         element = variable.ctype.element
         if variable.ctype.is_scalar and element is not None and not element.is_float:
-            variable.integer_value = self.affine(node.rvalue)
+            variable.integer_value = self.affine(value)
         elif not variable.ctype.is_scalar:
-            variable.pointer_base = self._pointer_target(node.rvalue)
+            variable.pointer_base = self._pointer_target(value)
 
     def _pointer_target(self, node: c_ast.Node) -> tuple[str, sympy.Expr] | None:
         if isinstance(node, c_ast.Cast):

@@ -295,10 +295,7 @@ class _FunctionLowering:
         entry, as compilers hoist it; an unrecognised condition is counted every iteration.
         """
         span = self.span(node)
-        start, trip, unknowns = self._trip(header, span, at_least_once)
-        recognised = not unknowns or (
-            unknowns[0].symbol is not None and unknowns[0].symbol.startswith("nnz_")
-        )
+        start, trip, unknowns, recognised = self._trip(header, span, at_least_once)
         comparison = _comparison(header.condition, header.var) if header.var else None
         per_iteration: list[Node] = []
         if header.condition is not None:
@@ -343,13 +340,14 @@ class _FunctionLowering:
 
     def _trip(
         self, header: _Header, span: Span, at_least_once: bool
-    ) -> tuple[sympy.Expr, sympy.Expr, tuple[Unknown, ...]]:
+    ) -> tuple[sympy.Expr, sympy.Expr, tuple[Unknown, ...], bool]:
+        """Start, trip count, unknowns, and whether the header's bound was recognised."""
         exact = self._exact_trip(header)
         if exact is not None:
             start, trip = exact
             if at_least_once:
                 trip = sympy.Max(trip, 1)
-            return start, trip, ()
+            return start, trip, (), True
         csr = self._csr_trip(header)
         if csr is not None:
             start, trip, name = csr
@@ -360,7 +358,7 @@ class _FunctionLowering:
                 span,
                 f"nnz_{name}",
             )
-            return start, trip, (unknown,)
+            return start, trip, (unknown,), True
         symbol = trip_symbol(f"trip_L{span.line}")
         condition = _one_line(source_text(header.condition)) if header.condition else "?"
         unknown = Unknown(
@@ -370,7 +368,7 @@ class _FunctionLowering:
             str(symbol),
         )
         start = header.start if header.start is not None else sympy.Integer(0)
-        return start, symbol, (unknown,)
+        return start, symbol, (unknown,), False
 
     def _exact_trip(self, header: _Header) -> tuple[sympy.Expr, sympy.Expr] | None:
         if header.var is None or header.step in (None, 0) or header.start is None:
