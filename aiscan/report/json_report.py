@@ -26,12 +26,9 @@ from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devi
 
 __all__ = [
     "SCHEMA_VERSION",
-    "assemble_report",
-    "build_report",
     "file_entry",
     "join_report",
     "load_schema",
-    "render_json",
 ]
 
 SCHEMA_VERSION = "1.1"
@@ -48,49 +45,24 @@ def load_schema() -> dict[str, Any]:
     return schema
 
 
-def render_json(
-    results: Sequence[FileResult],
-    options: Mapping[str, Any],
-    placement: PlacementOptions | None = None,
-) -> str:
-    return json.dumps(build_report(results, options, placement)) + "\n"
-
-
-def build_report(
-    results: Sequence[FileResult],
-    options: Mapping[str, Any],
-    placement: PlacementOptions | None = None,
-) -> dict[str, Any]:
-    return assemble_report([file_entry(result, placement) for result in results], options)
-
-
-def assemble_report(files: Sequence[dict[str, Any]], options: Mapping[str, Any]) -> dict[str, Any]:
-    """The whole report from per-file entries."""
-    files = list(files)
-    analyzed = sum(1 for f in files if f["status"] == "analyzed")
-    return {
+def join_report(entries: Sequence[str], analyzed: int, options: Mapping[str, Any]) -> str:
+    """The report's JSON text from per-file entries already serialized (by parallel workers,
+    or straight from the cache), so no entry is parsed or encoded twice."""
+    head = {
         "schema": SCHEMA_ID,
         "schema_version": SCHEMA_VERSION,
         "aiscan_version": __version__,
         "options": dict(options),
-        "files": files,
-        "summary": {"files": len(files), "analyzed": analyzed, "errors": len(files) - analyzed},
     }
-
-
-def join_report(entries: Sequence[str], analyzed: int, options: Mapping[str, Any]) -> str:
-    """The report's JSON text from per-file entries already serialized (by parallel workers,
-    or straight from the cache): the same document as `render_json`, without re-encoding."""
-    head = assemble_report([], options)
-    head["summary"] = {
-        "files": len(entries),
-        "analyzed": analyzed,
-        "errors": len(entries) - analyzed,
-    }
-    head_text = json.dumps(head)
-    marker = '"files": []'
-    assert marker in head_text
-    return head_text.replace(marker, '"files": [' + ", ".join(entries) + "]", 1) + "\n"
+    summary = {"files": len(entries), "analyzed": analyzed, "errors": len(entries) - analyzed}
+    return (
+        json.dumps(head)[:-1]
+        + ', "files": ['
+        + ", ".join(entries)
+        + '], "summary": '
+        + json.dumps(summary)
+        + "}\n"
+    )
 
 
 def file_entry(result: FileResult, placement: PlacementOptions | None) -> dict[str, Any]:

@@ -16,18 +16,9 @@ from aiscan.report.placement_format import placement_lines
 from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devices
 from aiscan.span import Span
 
-__all__ = ["file_text", "join_text", "render_text"]
+__all__ = ["file_text", "join_text"]
 
 _LABEL = 12
-
-
-def render_text(
-    results: Sequence[FileResult],
-    *,
-    default_model: str = "compulsory",
-    placement: PlacementOptions | None = None,
-) -> str:
-    return join_text([file_text(result, default_model, placement) for result in results])
 
 
 def join_text(blocks: Sequence[str]) -> str:
