@@ -14,7 +14,7 @@ from aiscan.options import PipelineOptions
 from aiscan.sources import language_of, read_source
 from aiscan.span import Span
 
-__all__ = ["FileResult", "PipelineOptions", "analyze_path", "lower_source"]
+__all__ = ["FileResult", "PipelineOptions", "analyze_path", "analyze_text", "lower_source"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +46,16 @@ def lower_source(text: str, path: str, options: PipelineOptions) -> Module:
 
 def analyze_path(path: str, options: PipelineOptions) -> FileResult:
     try:
-        module = lower_source(read_source(path), path, options)
+        text = read_source(path)
+    except InputError as error:
+        return FileResult(path, None, (error.diagnostic,))
+    return analyze_text(text, path, options)
+
+
+def analyze_text(text: str, path: str, options: PipelineOptions) -> FileResult:
+    """`analyze_path` for text already read (callers that need the source too)."""
+    try:
+        module = lower_source(text, path, options)
         analysis = analyze_module(module, options.analysis)
     except InputError as error:
         return FileResult(path, None, (error.diagnostic,))

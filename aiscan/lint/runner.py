@@ -20,7 +20,7 @@ from aiscan.lint.context import LintContext
 from aiscan.lint.files import repository_root
 from aiscan.lint.finding import Finding
 from aiscan.lint.settings import LintSettings
-from aiscan.pipeline import PipelineOptions, analyze_path
+from aiscan.pipeline import PipelineOptions, analyze_text
 from aiscan.roofline.devices import Device
 from aiscan.scan import Payload, Task, run_task
 from aiscan.sources import read_source
@@ -75,13 +75,13 @@ def check_paths(
 
 
 def _check_file(path: str, options: CheckOptions) -> Payload:
-    result = analyze_path(path, options.pipeline)
-    if result.analysis is None:
-        return _failed(result.diagnostics)
     try:
         source = read_source(path)
     except InputError as error:
         return _failed((error.diagnostic,))
+    result = analyze_text(source, path, options.pipeline)
+    if result.analysis is None:
+        return _failed(result.diagnostics)
     context = LintContext(
         result.analysis,
         source,
