@@ -18,7 +18,8 @@ def expression_text(expr: sympy.Expr | None) -> str | None:
 
 @lru_cache(maxsize=16384)
 def _text(expr: sympy.Expr) -> str:
-    return str(expr)
+    fast = _polynomial_text(expr)
+    return fast if fast is not None else str(expr)
 
 
 def numeric_value(expr: sympy.Expr | None) -> float | None:
@@ -39,3 +40,141 @@ def decimal(expr: sympy.Expr | None) -> str:
         return "inf"
     value = numeric_value(expr)
     return "" if value is None else f"{value:.4g}"
+
+
+# Most report expressions are polynomials with rational coefficients in plain symbols
+# (`2*m*n*q`, `n**2/4 - 3*n/2 + 1/3`). sympy's printer sorts their terms through generic
+# machinery that costs about half a millisecond each; `_polynomial_text` writes the very
+# same string directly and returns None for anything else, which sympy prints.
+# tests/test_expression_text.py holds it to `str()` on random polynomials.
+
+_Monomial = dict[str, int]
+
+
+def _polynomial_text(expr: sympy.Expr) -> str | None:
+    if isinstance(expr, sympy.Rational):
+        return _rational_text(expr)
+    if isinstance(expr, sympy.Add):
+        return _sum_text(expr)
+    if isinstance(expr, sympy.Mul):
+        quotient = _quotient_text(expr)
+        if quotient is not None:
+            return quotient
+    term = _term(expr)
+    if term is None:
+        return None
+    return _term_text(*term)
+
+
+def _rational_text(value: sympy.Rational) -> str:
+    return str(value.p) if value.q == 1 else f"{value.p}/{value.q}"
+
+
+def _term(expr: sympy.Expr) -> tuple[sympy.Rational, _Monomial] | None:
+    """`expr` as coefficient and plain-symbol monomial, or None when it is not one."""
+    if isinstance(expr, sympy.Rational):
+        return expr, {}
+    factors = expr.args if isinstance(expr, sympy.Mul) else (expr,)
+    coefficient: sympy.Rational = sympy.Integer(1)
+    monomial: _Monomial = {}
+    for factor in factors:
+        if isinstance(factor, sympy.Rational):
+            coefficient = factor
+        elif type(factor) is sympy.Symbol:
+            monomial[factor.name] = 1
+        elif (
+            isinstance(factor, sympy.Pow)
+            and type(factor.base) is sympy.Symbol
+            and isinstance(factor.exp, sympy.Integer)
+            and factor.exp > 1
+        ):
+            monomial[factor.base.name] = int(factor.exp)
+        else:
+            return None
+    return coefficient, monomial
+
+
+def _term_text(coefficient: sympy.Rational, monomial: _Monomial) -> str:
+    """As sympy's `_print_Mul` writes it: sign, numerator factors, then `/denominator`."""
+    if not monomial:
+        return _rational_text(coefficient)
+    sign = "-" if coefficient < 0 else ""
+    numerator, denominator = abs(coefficient.p), coefficient.q
+    factors = [
+        name if power == 1 else f"{name}**{power}" for name, power in sorted(monomial.items())
+    ]
+    if numerator != 1:
+        factors.insert(0, str(numerator))
+    text = sign + "*".join(factors)
+    return text if denominator == 1 else f"{text}/{denominator}"
+
+
+def _sum_text(expr: sympy.Add) -> str | None:
+    terms = []
+    for argument in expr.args:
+        term = _term(argument)
+        if term is None:
+            return None
+        terms.append(term)
+    names = sorted({name for _, monomial in terms for name in monomial})
+    if _number_minus_term(terms):
+        ordered = sorted(terms, key=lambda t: bool(t[1]))  # sympy's `1 - n` special case
+    else:
+        # sympy's default order: lexicographic in the sorted symbols, highest first.
+        ordered = sorted(terms, key=lambda t: tuple(t[1].get(n, 0) for n in names), reverse=True)
+    text = ""
+    for coefficient, monomial in ordered:
+        part = _term_text(coefficient, monomial)
+        negative = part.startswith("-")
+        if not text:
+            text = part
+        else:
+            text += (" - " if negative else " + ") + (part[1:] if negative else part)
+    return text
+
+
+def _quotient_text(expr: sympy.Mul) -> str | None:
+    """An intensity as `_cancelled` builds it: `(p + 1)/20`, `(n + 3)/(4*n + 20)`,
+    `n/(4*n + 20)`; None for other products."""
+    inverses = [
+        a
+        for a in expr.args
+        if isinstance(a, sympy.Pow)
+        and a.exp == -1
+        and isinstance(a.base, (sympy.Add, sympy.Integer))
+    ]
+    if len(inverses) != 1:
+        return None
+    (inverse,) = inverses
+    rest = [a for a in expr.args if a is not inverse]
+    if isinstance(inverse.base, sympy.Add):
+        below = _sum_text(inverse.base)
+        if below is None:
+            return None
+        below = f"({below})"
+    else:
+        below = str(inverse.base)
+    if len(rest) == 1 and isinstance(rest[0], sympy.Add):
+        above = _sum_text(rest[0])
+        return None if above is None else f"({above})/{below}"
+    if any(isinstance(a, sympy.Mul) for a in rest):
+        return None  # an unevaluated product nested in another: sympy adds parentheses
+    term = _term(sympy.Mul(*rest, evaluate=False) if len(rest) > 1 else rest[0])
+    if term is None or not term[1] or term[0].q != 1:
+        return None
+    return f"{_term_text(*term)}/{below}"
+
+
+def _number_minus_term(terms: list[tuple[sympy.Rational, _Monomial]]) -> bool:
+    """A positive number plus one negative multiple of one factor, printed number first."""
+    if len(terms) != 2:
+        return False
+    number = next((c for c, m in terms if not m), None)
+    other = next(((c, m) for c, m in terms if m), None)
+    return (
+        number is not None
+        and other is not None
+        and number > 0
+        and other[0] < 0
+        and len(other[1]) == 1
+    )
