@@ -6,12 +6,18 @@ and unnamed trip counts stay symbolic. No traffic means no finite intensity, sai
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 import sympy
+from sympy.polys.domains import ZZ
+from sympy.polys.orderings import lex
+from sympy.polys.rings import PolyElement, PolyRing
 
+from aiscan.analysis.polynomials import Term, terms_of
 from aiscan.ir.symbols import is_size_symbol
 
 __all__ = ["Intensity", "intensity", "leading_limit", "substitute_sizes"]
@@ -64,6 +70,13 @@ def _cancelled(numerator: sympy.Expr, denominator: sympy.Expr) -> tuple[sympy.Ex
         # already cancel them exactly, without building polynomials.
         top, bottom = sympy.fraction(numerator / denominator)
         return top, bottom
+    fast = _cancelled_polynomials(numerator, denominator, symbols)
+    return fast if fast is not None else _cancelled_with_poly(numerator, denominator, symbols)
+
+
+def _cancelled_with_poly(
+    numerator: sympy.Expr, denominator: sympy.Expr, symbols: list[sympy.Symbol]
+) -> tuple[sympy.Expr, sympy.Expr]:
     try:
         top = sympy.Poly(numerator, *symbols, domain="QQ")
         bottom = sympy.Poly(denominator, *symbols, domain="QQ")
@@ -82,6 +95,59 @@ def _cancelled(numerator: sympy.Expr, denominator: sympy.Expr) -> tuple[sympy.Ex
         sympy.expand(scale.p * top.as_expr()),
         sympy.expand(scale.q * bottom.as_expr()),
     )
+
+
+def _cancelled_polynomials(
+    numerator: sympy.Expr, denominator: sympy.Expr, symbols: list[sympy.Symbol]
+) -> tuple[sympy.Expr, sympy.Expr] | None:
+    """`_cancelled` for polynomials in plain symbols, through sympy's sparse integer
+    polynomials (about a tenth of the cost of building `Poly`s); None for anything else.
+
+    The result is the one normal form `_cancelled` promises: the bottom is `q` times a
+    primitive polynomial whose leading coefficient (lex order in `symbols`) is positive,
+    and the top is `p` times a primitive polynomial, with `p/q` in lowest terms.
+    """
+    top_terms, bottom_terms = terms_of(numerator), terms_of(denominator)
+    if top_terms is None or bottom_terms is None or len(set(map(str, symbols))) != len(symbols):
+        return None
+    ring = PolyRing(symbols, ZZ, lex)
+    scale = math.lcm(*(c.q for c, _ in (*top_terms, *bottom_terms)))
+    top = ring.from_dict(_integer_dict(top_terms, symbols, scale))
+    bottom = ring.from_dict(_integer_dict(bottom_terms, symbols, scale))
+    if not top:
+        return None
+    _, top, bottom = top.cofactors(bottom)
+    if bottom.LC < 0:
+        top, bottom = -top, -bottom
+    top_content, bottom_content = top.content(), bottom.content()
+    ratio = Fraction(int(top_content), int(bottom_content))
+    return (
+        _as_expr(top, symbols, Fraction(ratio.numerator, int(top_content))),
+        _as_expr(bottom, symbols, Fraction(ratio.denominator, int(bottom_content))),
+    )
+
+
+def _integer_dict(
+    terms: list[Term], symbols: list[sympy.Symbol], scale: int
+) -> dict[tuple[int, ...], int]:
+    return {
+        tuple(monomial.get(s, 0) for s in symbols): int(coefficient * scale)
+        for coefficient, monomial in terms
+    }
+
+
+def _as_expr(poly: PolyElement, symbols: list[sympy.Symbol], factor: Fraction) -> sympy.Expr:
+    """`factor * poly` as an expanded sympy expression (`factor` makes it integral)."""
+    terms = []
+    for exponents, coefficient in poly.terms():
+        value = Fraction(int(coefficient)) * factor
+        assert value.denominator == 1
+        term: sympy.Expr = sympy.Integer(value.numerator)
+        for symbol, power in zip(symbols, exponents, strict=True):
+            if power:
+                term *= symbol**power
+        terms.append(term)
+    return sympy.Add(*terms)
 
 
 def substitute_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:

@@ -6,6 +6,8 @@ from functools import lru_cache
 
 import sympy
 
+from aiscan.analysis.polynomials import Monomial, Term, term_of, terms_of
+
 __all__ = ["decimal", "expression_text", "numeric_value"]
 
 
@@ -48,8 +50,6 @@ def decimal(expr: sympy.Expr | None) -> str:
 # same string directly and returns None for anything else, which sympy prints.
 # tests/test_expression_text.py holds it to `str()` on random polynomials.
 
-_Monomial = dict[str, int]
-
 
 def _polynomial_text(expr: sympy.Expr) -> str | None:
     if isinstance(expr, sympy.Rational):
@@ -60,7 +60,7 @@ def _polynomial_text(expr: sympy.Expr) -> str | None:
         quotient = _quotient_text(expr)
         if quotient is not None:
             return quotient
-    term = _term(expr)
+    term = term_of(expr)
     if term is None:
         return None
     return _term_text(*term)
@@ -70,38 +70,15 @@ def _rational_text(value: sympy.Rational) -> str:
     return str(value.p) if value.q == 1 else f"{value.p}/{value.q}"
 
 
-def _term(expr: sympy.Expr) -> tuple[sympy.Rational, _Monomial] | None:
-    """`expr` as coefficient and plain-symbol monomial, or None when it is not one."""
-    if isinstance(expr, sympy.Rational):
-        return expr, {}
-    factors = expr.args if isinstance(expr, sympy.Mul) else (expr,)
-    coefficient: sympy.Rational = sympy.Integer(1)
-    monomial: _Monomial = {}
-    for factor in factors:
-        if isinstance(factor, sympy.Rational):
-            coefficient = factor
-        elif type(factor) is sympy.Symbol:
-            monomial[factor.name] = 1
-        elif (
-            isinstance(factor, sympy.Pow)
-            and type(factor.base) is sympy.Symbol
-            and isinstance(factor.exp, sympy.Integer)
-            and factor.exp > 1
-        ):
-            monomial[factor.base.name] = int(factor.exp)
-        else:
-            return None
-    return coefficient, monomial
-
-
-def _term_text(coefficient: sympy.Rational, monomial: _Monomial) -> str:
+def _term_text(coefficient: sympy.Rational, monomial: Monomial) -> str:
     """As sympy's `_print_Mul` writes it: sign, numerator factors, then `/denominator`."""
     if not monomial:
         return _rational_text(coefficient)
     sign = "-" if coefficient < 0 else ""
     numerator, denominator = abs(coefficient.p), coefficient.q
     factors = [
-        name if power == 1 else f"{name}**{power}" for name, power in sorted(monomial.items())
+        name if power == 1 else f"{name}**{power}"
+        for name, power in sorted((symbol.name, power) for symbol, power in monomial.items())
     ]
     if numerator != 1:
         factors.insert(0, str(numerator))
@@ -110,18 +87,17 @@ def _term_text(coefficient: sympy.Rational, monomial: _Monomial) -> str:
 
 
 def _sum_text(expr: sympy.Add) -> str | None:
-    terms = []
-    for argument in expr.args:
-        term = _term(argument)
-        if term is None:
-            return None
-        terms.append(term)
-    names = sorted({name for _, monomial in terms for name in monomial})
+    terms = terms_of(expr)
+    if terms is None:
+        return None
+    symbols = sorted({s for _, monomial in terms for s in monomial}, key=lambda s: s.name)
+    if len({s.name for s in symbols}) != len(symbols):
+        return None  # one name, two sets of assumptions: leave the order to sympy
     if _number_minus_term(terms):
         ordered = sorted(terms, key=lambda t: bool(t[1]))  # sympy's `1 - n` special case
     else:
         # sympy's default order: lexicographic in the sorted symbols, highest first.
-        ordered = sorted(terms, key=lambda t: tuple(t[1].get(n, 0) for n in names), reverse=True)
+        ordered = sorted(terms, key=lambda t: tuple(t[1].get(s, 0) for s in symbols), reverse=True)
     text = ""
     for coefficient, monomial in ordered:
         part = _term_text(coefficient, monomial)
@@ -159,13 +135,13 @@ def _quotient_text(expr: sympy.Mul) -> str | None:
         return None if above is None else f"({above})/{below}"
     if any(isinstance(a, sympy.Mul) for a in rest):
         return None  # an unevaluated product nested in another: sympy adds parentheses
-    term = _term(sympy.Mul(*rest, evaluate=False) if len(rest) > 1 else rest[0])
+    term = term_of(sympy.Mul(*rest, evaluate=False) if len(rest) > 1 else rest[0])
     if term is None or not term[1] or term[0].q != 1:
         return None
     return f"{_term_text(*term)}/{below}"
 
 
-def _number_minus_term(terms: list[tuple[sympy.Rational, _Monomial]]) -> bool:
+def _number_minus_term(terms: list[Term]) -> bool:
     """A positive number plus one negative multiple of one factor, printed number first."""
     if len(terms) != 2:
         return False
