@@ -20,6 +20,7 @@ from aiscan.frontends.c.expressions import (
     Variable,
     source_text,
 )
+from aiscan.frontends.c.subtree import SubtreeFacts, subtree_facts
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
 from aiscan.ir.nodes import (
     Access,
@@ -37,8 +38,6 @@ from aiscan.ir.symbols import fraction_symbol, loop_symbol, size_symbol, trip_sy
 from aiscan.span import Span
 
 __all__ = ["lower_file"]
-
-_LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
 
 
 def lower_file(ast: c_ast.FileAST, path: str) -> tuple[Function, ...]:
@@ -84,6 +83,7 @@ class _FunctionLowering:
         self.scope = globals_.copy()
         self.reader = ExpressionReader(self.scope, types, self.span, known_functions)
         self.function_unknowns: list[Unknown] = []
+        self.subtrees = subtree_facts(definition)
         self.enclosing_loops: list[tuple[str, sympy.Expr, sympy.Expr]] = []
 
     def span(self, node: c_ast.Node) -> Span:
@@ -153,7 +153,7 @@ class _FunctionLowering:
             nodes = list(self._lower(item))
             if not nodes:
                 continue
-            if _contains_loop(item):
+            if self._subtree(item).has_loop:
                 yield from flush()
                 work = [n for n in nodes if _has_work(n) or isinstance(n, Loop)]
                 if work:
@@ -165,8 +165,15 @@ class _FunctionLowering:
     def _extent(self, node: c_ast.Node) -> Span:
         """The lines a statement spans: from its start to its last coordinate."""
         start = self.span(node)
-        last = max((c.coord.line for c in _walk(node) if c.coord is not None), default=start.line)
-        return Span(start.file, start.line, start.column, last)
+        last = self._subtree(node).last_line
+        return Span(start.file, start.line, start.column, start.line if last is None else last)
+
+    def _subtree(self, node: c_ast.Node) -> SubtreeFacts:
+        found = self.subtrees.get(id(node))
+        if found is None:  # a node built during lowering, not part of the definition
+            self.subtrees.update(subtree_facts(node))
+            found = self.subtrees[id(node)]
+        return found
 
     # ---- statements ---------------------------------------------------------------------
 
@@ -328,13 +335,8 @@ class _FunctionLowering:
 
     def _forget_assigned(self, body: c_ast.Node) -> None:
         """Integers assigned anywhere in a loop body vary from one iteration to the next."""
-        for child in _walk(body):
-            target = None
-            if isinstance(child, c_ast.Assignment):
-                target = child.lvalue
-            elif isinstance(child, c_ast.UnaryOp) and child.op in ("++", "--", "p++", "p--"):
-                target = child.expr
-            if isinstance(target, c_ast.ID) and (v := self.scope.lookup(target.name)) is not None:
+        for name in self._subtree(body).assigned:
+            if (v := self.scope.lookup(name)) is not None:
                 v.integer_value = None
                 v.pointer_base = None
 
@@ -516,10 +518,6 @@ def _items(node: c_ast.Node | None) -> list[c_ast.Node]:
     if isinstance(node, c_ast.Compound):
         return list(node.block_items or [])
     return [node]
-
-
-def _contains_loop(node: c_ast.Node) -> bool:
-    return any(isinstance(n, _LOOPS) for n in _walk(node))
 
 
 def _has_work(node: Node) -> bool:
