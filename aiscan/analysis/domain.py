@@ -12,7 +12,10 @@ from functools import cache, lru_cache
 from typing import NamedTuple, Protocol
 
 import sympy
+from sympy.polys.domains import QQ
+from sympy.polys.rings import PolyElement
 
+from aiscan.analysis.polynomials import from_ring, ring_over, terms_of, to_ring
 from aiscan.ir.symbols import loop_symbol
 
 __all__ = ["Bounds", "LoopLike", "bounds_of", "sum_over_loop", "sum_over_loops"]
@@ -85,6 +88,57 @@ def sum_over_loops(expr: sympy.Expr, loops: Sequence[LoopLike]) -> sympy.Expr:
 
 @lru_cache(maxsize=8192)
 def _sum_over_bounds(expr: sympy.Expr, bounds: tuple[Bounds, ...]) -> sympy.Expr:
+    fast = _polynomial_sum(expr, bounds)
+    if fast is not None:
+        return fast
     for loop in reversed(bounds):
         expr = sum_over_loop(expr, loop)
     return expr
+
+
+def _polynomial_sum(expr: sympy.Expr, bounds: tuple[Bounds, ...]) -> sympy.Expr | None:
+    """The sum, expanded, when the summand and every start and trip count are polynomials
+    in plain symbols (rectangular and triangular nests): the same Faulhaber sums done in
+    sympy's sparse polynomial ring, several times cheaper than on expressions. None
+    otherwise (`floor`, `ceiling`, unknown functions), for `sum_over_loop` to handle."""
+    parts = []
+    for part in (expr, *(b.start for b in bounds), *(b.trip for b in bounds)):
+        terms = terms_of(part)
+        if terms is None:
+            return None
+        parts.append(terms)
+    variables = [loop_symbol(b.var) for b in bounds]
+    found = {s for terms in parts for _, m in terms for s in m}
+    ring = ring_over([*sorted(found | set(variables), key=lambda s: s.name), _T])
+    if ring is None:
+        return None
+    summand, *rest = (to_ring(ring, terms) for terms in parts)
+    starts, trips = rest[: len(bounds)], rest[len(bounds) :]
+    t = ring.gens[-1]
+    for position in reversed(range(len(bounds))):
+        var = ring.gens[ring.symbols.index(variables[position])]
+        if summand.degree(var) <= 0:
+            summand = summand * trips[position]
+            continue
+        shifted = summand.compose(var, starts[position] + bounds[position].step * t)
+        total = ring.zero
+        for power in range(shifted.degree(t) + 1):
+            coefficient = shifted.coeff_wrt(t, power)
+            if coefficient:
+                total += coefficient * _power_sum_at(power, trips[position])
+        summand = total
+    return from_ring(summand)
+
+
+def _power_sum_at(power: int, trip: PolyElement) -> PolyElement:
+    """`_power_sum(power)` with `trip` for the trip count, by Horner's rule."""
+    value = trip.ring.zero
+    for coefficient in _power_sum_coefficients(power):
+        value = value * trip + QQ(coefficient.p, coefficient.q)
+    return value
+
+
+@cache
+def _power_sum_coefficients(power: int) -> tuple[sympy.Rational, ...]:
+    """The coefficients of `_power_sum(power)` in `_TRIP`, highest power first."""
+    return tuple(sympy.Poly(_power_sum(power), _TRIP).all_coeffs())

@@ -16,12 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, product
+from operator import attrgetter
 from typing import Any
 
 import sympy
 
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
 from aiscan.analysis.flops import executions_over
+from aiscan.analysis.polynomials import linear_coefficient
 from aiscan.ir.nodes import Access
 from aiscan.ir.symbols import loop_symbol
 
@@ -115,7 +117,7 @@ def _extreme(
     expr: sympy.Expr, var: sympy.Symbol, low: sympy.Expr, high: sympy.Expr, want_max: bool
 ) -> sympy.Expr | None:
     """Max or min over `var` in [low, high] of an expression affine in `var`."""
-    coefficient = sympy.expand(expr).coeff(var)
+    coefficient = linear_coefficient(expr, var)
     if coefficient == 0:
         return expr
     if var in coefficient.free_symbols or coefficient.is_positive is None:
@@ -210,7 +212,7 @@ def _linear_parts(
         coefficients = {}
         constant = expr
         for var in used:
-            coefficient = sympy.expand(expr).coeff(var)
+            coefficient = linear_coefficient(expr, var)
             if coefficient.free_symbols & used:
                 return None
             if coefficient != 0:
@@ -235,7 +237,7 @@ def _image_box(
             dims.append((None, sympy.Integer(1), constant))
             continue
         if len(coefficients) > 1 and all(c in (1, -1) for c in coefficients.values()):
-            variables = tuple(sorted(coefficients, key=str))
+            variables = tuple(sorted(coefficients, key=attrgetter("name")))
             dims.append((variables, tuple(coefficients[v] for v in variables), constant))
             continue
         split = _delinearize(coefficients, constant, ranges)
@@ -363,7 +365,7 @@ def _injective(
     used: set[sympy.Symbol],
     projected: list[_Range],
 ) -> bool:
-    variables = sorted(used, key=str)
+    variables = sorted(used, key=attrgetter("name"))
     if not variables:
         return True
     if len(linear) == 1 and len(variables) > 1:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from operator import attrgetter
 
 import sympy
 from sympy.polys.domains import ZZ
@@ -61,7 +62,7 @@ def intensity(
 def _cancelled(numerator: sympy.Expr, denominator: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
     """numerator/denominator in lowest terms with coprime integer coefficients and a
     positive leading denominator coefficient: `n/12`, `(n + 1)/48`, `(2*N - 1)/(4*N + 2)`."""
-    symbols = sorted(numerator.free_symbols | denominator.free_symbols, key=str)
+    symbols = sorted(numerator.free_symbols | denominator.free_symbols, key=attrgetter("name"))
     if not symbols:
         top, bottom = sympy.fraction(sympy.nsimplify(numerator / denominator))
         return top, bottom
@@ -165,7 +166,8 @@ def leading_limit(expr: sympy.Expr) -> sympy.Expr | None:
 def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Expr | None:
     symbols = numerator.free_symbols | denominator.free_symbols
     sizes = sorted(
-        (s for s in symbols if isinstance(s, sympy.Symbol) and is_size_symbol(s)), key=str
+        (s for s in symbols if isinstance(s, sympy.Symbol) and is_size_symbol(s)),
+        key=attrgetter("name"),
     )
     if not sizes:
         return numerator / denominator  # already in lowest terms (see _cancelled)

@@ -19,6 +19,7 @@ import sympy
 
 from aiscan.analysis.flops import executions_over
 from aiscan.analysis.footprint import Footprint, footprint_of, union_size
+from aiscan.analysis.polynomials import linear_coefficient
 from aiscan.analysis.walk import Placed
 from aiscan.ir.nodes import Access, Branch, Loop, Node, Statement, Unknown, UnknownKind
 from aiscan.ir.symbols import loop_symbol
@@ -180,7 +181,7 @@ def _iteration_distance(
                 return None
             continue
         (var,) = used
-        coefficient = sympy.expand(r).coeff(var)
+        coefficient = linear_coefficient(r, var)
         if coefficient not in (1, -1) or var in distance_by_var:
             return None
         distance_by_var[var] = difference / coefficient

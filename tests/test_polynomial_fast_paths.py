@@ -1,0 +1,57 @@
+"""The analysis's fast paths for polynomials agree exactly with the sympy they replace."""
+
+from __future__ import annotations
+
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from polynomial_strategies import SYMBOLS, polynomials
+
+from aiscan.analysis.domain import Bounds, _polynomial_sum, sum_over_loop
+from aiscan.analysis.polynomials import linear_coefficient
+from aiscan.ir.symbols import loop_symbol
+
+
+@settings(max_examples=200, deadline=None)
+@given(polynomials(), st.sampled_from(SYMBOLS))
+def test_linear_coefficient_is_expand_then_coeff(expr: sympy.Expr, var: sympy.Symbol) -> None:
+    assert linear_coefficient(expr, var) == sympy.expand(expr).coeff(var)
+
+
+LOOP_I, LOOP_J = loop_symbol("i"), loop_symbol("j")
+N, M = SYMBOLS[:2]
+affine = st.builds(
+    lambda a, b, c: a * N + b * M + c, st.integers(0, 2), st.integers(0, 1), st.integers(-3, 3)
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    summand=st.sampled_from(
+        [sympy.Integer(1), LOOP_I, LOOP_I * LOOP_J + N, LOOP_J**2 - 3 * LOOP_I, SYMBOLS[5] * LOOP_J]
+    ),
+    outer_trip=affine,
+    inner_start=st.sampled_from([sympy.Integer(0), LOOP_I, LOOP_I + 1, 2 * LOOP_I - 1]),
+    inner_trip=st.sampled_from([N, N - LOOP_I, LOOP_I + 1, M - 2, sympy.Integer(7)]),
+    steps=st.tuples(st.sampled_from([1, 2, -1]), st.sampled_from([1, 3, -2])),
+)
+def test_ring_sum_is_the_expression_sum(
+    summand: sympy.Expr,
+    outer_trip: sympy.Expr,
+    inner_start: sympy.Expr,
+    inner_trip: sympy.Expr,
+    steps: tuple[int, int],
+) -> None:
+    bounds = (
+        Bounds("i", sympy.Integer(1), steps[0], outer_trip),
+        Bounds("j", inner_start, steps[1], inner_trip),
+    )
+    expected = summand
+    for loop in reversed(bounds):
+        expected = sum_over_loop(expected, loop)
+    assert _polynomial_sum(summand, bounds) == sympy.expand(expected)
+
+
+def test_non_polynomial_bounds_are_left_to_sympy() -> None:
+    bounds = (Bounds("i", sympy.Integer(0), 2, sympy.ceiling(N / 2)),)
+    assert _polynomial_sum(sympy.Integer(1), bounds) is None
