@@ -484,7 +484,7 @@ def _union_of_shifts(
         sides = [fixed.get(d, 0) for d in range(dimensions)]
         for position, d in enumerate(varying):
             sides[d] = base[d] + corner[position]
-        values[corner] = _count_union(sides, offsets)
+        values[corner] = _count_union(tuple(sides), tuple(offsets))
     shifted = [sympy.expand(lengths[d] - base[d]) for d in varying]
     total = sympy.Integer(0)
     for subset in _corners(len(varying)):
@@ -507,8 +507,10 @@ def _corners(dimensions: int) -> list[tuple[int, ...]]:
     return [tuple((k >> d) & 1 for d in range(dimensions)) for k in range(1 << dimensions)]
 
 
-def _count_union(sides: list[int], offsets: list[tuple[int, ...]]) -> int:
-    """Points in the union of boxes [c, c + side - 1] per dimension, counted exactly."""
+@lru_cache(maxsize=1024)
+def _count_union(sides: tuple[int, ...], offsets: tuple[tuple[int, ...], ...]) -> int:
+    """Points in the union of boxes [c, c + side - 1] per dimension, counted exactly
+    (memoized: the same stencil shapes recur across a code base)."""
     if any(side <= 0 for side in sides):
         return 0
     points: set[tuple[int, ...]] = set()
