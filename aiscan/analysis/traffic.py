@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import sympy
 
@@ -27,6 +28,7 @@ from aiscan.ir.symbols import loop_symbol
 __all__ = ["MODELS", "NUMPY_VIEWS", "Traffic", "compulsory_traffic", "streaming_traffic"]
 
 MODELS = ("compulsory", "streaming")
+_ZERO = sympy.Integer(0)
 NUMPY_VIEWS = ("fused", "eager")
 
 
@@ -41,17 +43,17 @@ class Traffic:
     exact: bool = True
 
     def reads(self, write_allocate: bool) -> sympy.Expr:
-        return sympy.expand(self.read_bytes + (self.allocate_bytes if write_allocate else 0))
+        return _expanded_sum(self.read_bytes, self.allocate_bytes if write_allocate else _ZERO)
 
     def total(self, write_allocate: bool) -> sympy.Expr:
-        return sympy.expand(self.reads(write_allocate) + self.write_bytes)
+        return _expanded_sum(self.reads(write_allocate), self.write_bytes)
 
     def __add__(self, other: Traffic) -> Traffic:
         return Traffic(
             self.model,
-            sympy.expand(self.read_bytes + other.read_bytes),
-            sympy.expand(self.write_bytes + other.write_bytes),
-            sympy.expand(self.allocate_bytes + other.allocate_bytes),
+            _expanded_sum(self.read_bytes, other.read_bytes),
+            _expanded_sum(self.write_bytes, other.write_bytes),
+            _expanded_sum(self.allocate_bytes, other.allocate_bytes),
             self.exact and other.exact,
         )
 
@@ -59,6 +61,12 @@ class Traffic:
     def zero(model: str) -> Traffic:
         zero = sympy.Integer(0)
         return Traffic(model, zero, zero, zero)
+
+
+@lru_cache(maxsize=16384)
+def _expanded_sum(first: sympy.Expr, second: sympy.Expr) -> sympy.Expr:
+    """Memoized: intensities, reports and function totals ask for the same sums."""
+    return sympy.expand(first + second)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,9 +208,6 @@ def streaming_traffic(body: tuple[Node, ...]) -> Traffic:
         sympy.expand(totals.write),
         sympy.expand(totals.allocate),
     )
-
-
-_ZERO = sympy.Integer(0)
 
 
 @dataclass

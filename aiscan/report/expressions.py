@@ -26,7 +26,14 @@ def _text(expr: sympy.Expr) -> str:
 
 def numeric_value(expr: sympy.Expr | None) -> float | None:
     """The float value of a closed expression, None if it still has symbols or is infinite."""
-    if expr is None or expr.free_symbols:
+    if expr is None:
+        return None
+    return _numeric_value(expr)
+
+
+@lru_cache(maxsize=16384)
+def _numeric_value(expr: sympy.Expr) -> float | None:
+    if expr.free_symbols:
         return None
     value = complex(sympy.N(expr))
     if value.imag or value.real in (float("inf"), float("-inf")) or value.real != value.real:
