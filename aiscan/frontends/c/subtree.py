@@ -7,7 +7,7 @@ depth and was a third of the C frontend's time; one post-order walk answers for 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from pycparser import c_ast
 
@@ -16,8 +16,7 @@ __all__ = ["LOOPS", "SubtreeFacts", "subtree_facts"]
 LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
 
 
-@dataclass(frozen=True, slots=True)
-class SubtreeFacts:
+class SubtreeFacts(NamedTuple):
     last_line: int | None
     """The last source line any node of the subtree has a coordinate on."""
     has_loop: bool
@@ -27,28 +26,31 @@ class SubtreeFacts:
 
 def subtree_facts(root: c_ast.Node) -> dict[int, SubtreeFacts]:
     """Facts for `root` and each node below it, keyed by `id(node)` (the tree must live)."""
+    preorder: list[tuple[c_ast.Node, list[c_ast.Node]]] = []
+    stack = [root]
+    while stack:  # iterative: deep nesting must not exhaust the Python stack
+        node = stack.pop()
+        children = list(node)
+        preorder.append((node, children))
+        stack.extend(children)
     facts: dict[int, SubtreeFacts] = {}
-    stack: list[tuple[c_ast.Node, list[c_ast.Node] | None]] = [(root, None)]
-    while stack:  # iterative post-order: deep nesting must not exhaust the Python stack
-        node, children = stack.pop()
-        if children is None:
-            children = [child for _, child in node.children()]
-            stack.append((node, children))
-            stack.extend((child, None) for child in children)
-            continue
-        last = node.coord.line if node.coord is not None else None
+    for node, children in reversed(preorder):  # every child before its parent
+        coord = node.coord
+        last = coord.line if coord is not None else None
         has_loop = isinstance(node, LOOPS)
         assigned = _NOTHING
         for child in children:
-            below = facts[id(child)]
-            if below.last_line is not None and (last is None or below.last_line > last):
-                last = below.last_line
-            has_loop = has_loop or below.has_loop
-            if below.assigned:
-                assigned = assigned | below.assigned if assigned else below.assigned
-        target = _assigned_name(node)
-        if target is not None:
-            assigned = assigned | {target}
+            below_last, below_loop, below_assigned = facts[id(child)]
+            if below_last is not None and (last is None or below_last > last):
+                last = below_last
+            if below_loop:
+                has_loop = True
+            if below_assigned:
+                assigned = assigned | below_assigned if assigned else below_assigned
+        if isinstance(node, (c_ast.Assignment, c_ast.UnaryOp)):
+            target = _assigned_name(node)
+            if target is not None:
+                assigned = assigned | {target}
         facts[id(node)] = SubtreeFacts(last, has_loop, assigned)
     return facts
 
