@@ -269,6 +269,10 @@ def _einsum(
     else:
         letters = "".join(labels)
         out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    inputs = set("".join(labels))
+    if any(letter not in inputs or out.count(letter) > 1 for letter in out):
+        # NumPy raises on these: each output index must be an input index, once.
+        return reader.unsupported(node, f'einsum subscripts "{text}" (invalid output)')
     values = _arrays(reader, arguments[1:])
     if values is None or len(values) != len(labels):
         return None

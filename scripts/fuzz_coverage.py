@@ -1,0 +1,69 @@
+"""Coverage-guided fuzzing of the whole analysis with atheris (libFuzzer for Python).
+
+`scripts/fuzz.py` mutates the fixtures blindly; this lets libFuzzer steer the mutations
+towards inputs that reach new branches of aiscan, pycparser and pcpp. Each input is one
+source file: its first byte picks C or Python, the rest is the file's bytes. An input
+breaks aiscan when analysing and reporting it raises (libFuzzer saves it as `crash-*`)
+or when it runs past `-timeout` seconds (`timeout-*`); a located diagnostic is a pass.
+
+Needs `pip install atheris` (Linux and macOS wheels). Usage, libFuzzer's flags as is:
+
+    python scripts/fuzz_coverage.py -max_total_time=600 -timeout=20 [CORPUS_DIR]
+
+Without a corpus directory the fixtures seed a temporary one. libFuzzer's last line says
+how many inputs ran (`Done N runs in S second(s)`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import atheris
+
+with atheris.instrument_imports(include=["aiscan", "pycparser", "pcpp"]):
+    from aiscan.pipeline import PipelineOptions, analyze_path
+    from aiscan.report.json_report import file_entry
+
+ROOT = Path(__file__).resolve().parent.parent
+SUFFIXES = (".c", ".py")
+_WORKDIR = tempfile.mkdtemp(prefix="aiscan-fuzz-")
+
+
+def analyze_one(data: bytes) -> None:
+    """Analyze and report one input; anything raised is a crash for libFuzzer."""
+    if not data:
+        return
+    suffix = SUFFIXES[data[0] % len(SUFFIXES)]
+    path = os.path.join(_WORKDIR, f"input{suffix}")
+    with open(path, "wb") as file:
+        file.write(data[1:])
+    result = analyze_path(path, PipelineOptions())
+    entry = file_entry(result, None)
+    json.dumps(entry)
+    if result.analysis is None:
+        assert result.diagnostics, "a file that was not analyzed must say why"
+
+
+def _seed_corpus() -> str:
+    corpus = tempfile.mkdtemp(prefix="aiscan-corpus-")
+    fixtures = sorted((ROOT / "fixtures").rglob("*.c")) + sorted((ROOT / "fixtures").rglob("*.py"))
+    for number, fixture in enumerate(fixtures):
+        marker = bytes([SUFFIXES.index(fixture.suffix)])
+        Path(corpus, f"seed{number}").write_bytes(marker + fixture.read_bytes())
+    return corpus
+
+
+def main() -> None:
+    arguments = sys.argv[:]
+    if not any(not a.startswith("-") for a in arguments[1:]):
+        arguments.append(_seed_corpus())
+    atheris.Setup(arguments, analyze_one)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
