@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import sympy
 from pycparser import c_ast, c_generator
 
+from aiscan.frontends.c.literals import integer_literal
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
 from aiscan.ir.arithmetic import operator_flops
 from aiscan.ir.nodes import Access, ElementType, FlopTally, Unknown, UnknownKind
@@ -506,7 +507,8 @@ class ExpressionReader:
             return None
         if isinstance(node, c_ast.Constant):
             if node.type in ("int", "long", "unsigned int", "unsigned long"):
-                return sympy.Integer(int(node.value.rstrip("uUlL"), 0))
+                value = integer_literal(node.value)
+                return None if value is None else sympy.Integer(value)
             if node.type == "char":
                 return None
             return None

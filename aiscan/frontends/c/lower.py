@@ -20,6 +20,7 @@ from aiscan.frontends.c.expressions import (
     Variable,
     source_text,
 )
+from aiscan.frontends.c.literals import integer_literal
 from aiscan.frontends.c.subtree import SubtreeFacts, subtree_facts
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
 from aiscan.ir.nodes import (
@@ -455,7 +456,9 @@ def _induction_step(node: c_ast.Node | None) -> tuple[str | None, int | None]:
         name = node.lvalue.name
         value = node.rvalue
         if node.op in ("+=", "-=") and isinstance(value, c_ast.Constant) and value.type == "int":
-            step = int(value.value.rstrip("uUlL"), 0)
+            step = integer_literal(value.value)
+            if step is None:
+                return None, None
             return name, step if node.op == "+=" else -step
         if (
             node.op == "="
@@ -466,7 +469,9 @@ def _induction_step(node: c_ast.Node | None) -> tuple[str | None, int | None]:
             and isinstance(value.right, c_ast.Constant)
             and value.right.type == "int"
         ):
-            step = int(value.right.value.rstrip("uUlL"), 0)
+            step = integer_literal(value.right.value)
+            if step is None:
+                return None, None
             return name, step if value.op == "+" else -step
     if isinstance(node, c_ast.ExprList) and len(node.exprs) == 1:
         return _induction_step(node.exprs[0])

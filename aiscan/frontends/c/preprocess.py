@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from aiscan.errors import Diagnostic, Severity
+from aiscan.frontends.c.literals import integer_literal
 from aiscan.span import Span
 
 __all__ = ["PreprocessedSource", "preprocess"]
@@ -54,7 +55,7 @@ _PRELUDE_MACROS = {
     "__builtin_expect(x, y)": "(x)",
     "__builtin_assume_aligned(p, ...)": "(p)",
 }
-_INTEGER_MACRO = re.compile(r"\(?\s*(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?")
+_INTEGER_MACRO = re.compile(r"\(?\s*(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*\s*\)?")
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w*)[ \t]*(.*)$", re.MULTILINE)
 _SYSTEM_INCLUDE = re.compile(r"<\s*([\w./]+)\s*>")
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -113,7 +114,7 @@ def preprocess(
 
 def _integer_value(text: str) -> int | None:
     match = _INTEGER_MACRO.fullmatch(text.strip())
-    return int(match.group(1), 0) if match else None
+    return integer_literal(match.group(1)) if match else None
 
 
 @cache
