@@ -10,8 +10,8 @@ Needs `pip install atheris` (Linux and macOS wheels). Usage, libFuzzer's flags a
 
     python scripts/fuzz_coverage.py -max_total_time=600 -timeout=20 [CORPUS_DIR]
 
-Without a corpus directory the fixtures seed a temporary one. libFuzzer's last line says
-how many inputs ran (`Done N runs in S second(s)`).
+An empty or missing corpus directory is seeded from the fixtures (without one, a temporary
+directory is). libFuzzer's final stats say how many inputs ran.
 """
 
 from __future__ import annotations
@@ -48,19 +48,24 @@ def analyze_one(data: bytes) -> None:
         assert result.diagnostics, "a file that was not analyzed must say why"
 
 
-def _seed_corpus() -> str:
-    corpus = tempfile.mkdtemp(prefix="aiscan-corpus-")
+def _seed(corpus: Path) -> None:
+    """Start an empty corpus from the fixtures (first byte: the language)."""
     fixtures = sorted((ROOT / "fixtures").rglob("*.c")) + sorted((ROOT / "fixtures").rglob("*.py"))
     for number, fixture in enumerate(fixtures):
         marker = bytes([SUFFIXES.index(fixture.suffix)])
-        Path(corpus, f"seed{number}").write_bytes(marker + fixture.read_bytes())
-    return corpus
+        (corpus / f"seed{number}").write_bytes(marker + fixture.read_bytes())
 
 
 def main() -> None:
     arguments = sys.argv[:]
-    if not any(not a.startswith("-") for a in arguments[1:]):
-        arguments.append(_seed_corpus())
+    corpora = [Path(a) for a in arguments[1:] if not a.startswith("-")]
+    if not corpora:
+        corpora = [Path(tempfile.mkdtemp(prefix="aiscan-corpus-"))]
+        arguments.append(str(corpora[0]))
+    for corpus in corpora:
+        corpus.mkdir(parents=True, exist_ok=True)
+        if not any(corpus.iterdir()):
+            _seed(corpus)
     atheris.Setup(arguments, analyze_one)
     atheris.Fuzz()
 
