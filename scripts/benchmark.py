@@ -279,6 +279,47 @@ def analysis_seconds(text: str, repeat: int) -> list[float]:
     return _timed_in_process(code, text, repeat)
 
 
+_PHASES = (
+    "import sys, time, json, gc\n"
+    "gc.freeze(); gc.set_threshold(200_000, 30, 30)\n"
+    "from aiscan.frontends.c.preprocess import preprocess\n"
+    "from aiscan.frontends.c.lower import lower_file\n"
+    "from aiscan.analysis.kernel import analyze_module\n"
+    "from aiscan.ir.nodes import Module\n"
+    "from aiscan.pipeline import FileResult\n"
+    "from aiscan.report.json_report import file_entry\n"
+    "from pycparser import c_parser\n"
+    "path = sys.argv[1]\n"
+    "text = open(path).read()\n"
+    "t0 = time.perf_counter(); source = preprocess(text, path)\n"
+    "t1 = time.perf_counter(); ast = c_parser.CParser().parse(source.text, path)\n"
+    "t2 = time.perf_counter(); functions = lower_file(ast, path)\n"
+    "t3 = time.perf_counter()\n"
+    "module = Module(path, 'c', functions, (), (), ())\n"
+    "analysis = analyze_module(module)\n"
+    "t4 = time.perf_counter(); json.dumps(file_entry(FileResult(path, analysis, ()), None))\n"
+    "t5 = time.perf_counter()\n"
+    "print(t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)\n"
+)
+
+
+def phase_seconds(text: str, repeat: int) -> list[float]:
+    """Best time of each phase of one analysis: preprocess, parse, lower, analyze, report."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "generated.c"
+        path.write_text(text)
+        rows = []
+        for _ in range(repeat):
+            result = subprocess.run(
+                [sys.executable, "-c", _PHASES, str(path)],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            rows.append([float(x) for x in result.stdout.split()])
+        return [min(row[i] for row in rows) for i in range(5)]
+
+
 def _timed_in_process(code: str, text: str, repeat: int) -> list[float]:
     """Time inside a fresh interpreter, imports excluded (they are measured by step 1)."""
     with tempfile.TemporaryDirectory() as directory:
@@ -315,6 +356,10 @@ def main() -> None:
     print(f"  pycparser bare parse: {_best(bare):.3f} s  ({lines / _best(bare):,.0f} lines/s)")
     print(f"  aiscan analyze (JSON): {_best(full):.3f} s  ({lines / _best(full):,.0f} lines/s)")
     print(f"  ratio analyze / bare parse: {_best(full) / _best(bare):.2f}   (aim: <= 1.5)")
+    phases = phase_seconds(text, arguments.repeat)
+    names = ("preprocess", "parse", "lower", "analyze", "report")
+    split = ", ".join(f"{n} {t:.2f} s" for n, t in zip(names, phases, strict=True))
+    print(f"  where the time goes: {split}")
     if not arguments.skip_tree:
         tree_figures(arguments.files, arguments.repeat)
 
