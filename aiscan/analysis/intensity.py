@@ -109,7 +109,7 @@ def _cancelled_polynomials(
     and the top is `p` times a primitive polynomial, with `p/q` in lowest terms.
     """
     top_terms, bottom_terms = terms_of(numerator), terms_of(denominator)
-    if top_terms is None or bottom_terms is None or len(set(map(str, symbols))) != len(symbols):
+    if top_terms is None or bottom_terms is None or len({s.name for s in symbols}) != len(symbols):
         return None
     ring = PolyRing(symbols, ZZ, lex)
     scale = math.lcm(*(c.q for c, _ in (*top_terms, *bottom_terms)))
@@ -117,7 +117,13 @@ def _cancelled_polynomials(
     bottom = ring.from_dict(_integer_dict(bottom_terms, symbols, scale))
     if not top:
         return None
-    _, top, bottom = top.cofactors(bottom)
+    if len(top) == 1 or len(bottom) == 1:
+        # A monomial's common factor with anything is a monomial: no polynomial gcd needed
+        # (numeric contents are normalized below either way).
+        common = tuple(map(min, *top.monoms(), *bottom.monoms()))
+        top, bottom = _divided(top, common), _divided(bottom, common)
+    else:
+        _, top, bottom = top.cofactors(bottom)
     if bottom.LC < 0:
         top, bottom = -top, -bottom
     top_content, bottom_content = top.content(), bottom.content()
@@ -125,6 +131,15 @@ def _cancelled_polynomials(
     return (
         _as_expr(top, symbols, Fraction(ratio.numerator, int(top_content))),
         _as_expr(bottom, symbols, Fraction(ratio.denominator, int(bottom_content))),
+    )
+
+
+def _divided(poly: PolyElement, monomial: tuple[int, ...]) -> PolyElement:
+    return poly.ring.from_dict(
+        {
+            tuple(e - m for e, m in zip(exponents, monomial, strict=True)): coefficient
+            for exponents, coefficient in poly.terms()
+        }
     )
 
 
