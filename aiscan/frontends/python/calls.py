@@ -119,6 +119,8 @@ def _numpy(reader: ExpressionReader, node: cst.Call, function: str, canonical: s
         values = _arrays(reader, arguments)
         if values is None:
             return None
+        if not values:  # NumPy raises a TypeError on `np.exp()`
+            return reader.unsupported(node, f"`{function}` called without operands")
         op = ARITHMETIC.get(function) or ("special" if function in SPECIAL else "free")
         return reader.elementwise(op, function, values, node)
     if canonical.startswith("numpy.") and function in dtypes_by_name():
