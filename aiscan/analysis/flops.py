@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -11,7 +12,7 @@ import sympy
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
 from aiscan.analysis.walk import Placed
 
-__all__ = ["FlopCounts", "count_flops", "executions", "executions_over"]
+__all__ = ["FlopCounts", "count_flops", "executions", "executions_over", "weighted_sum"]
 
 _KINDS = ("add", "sub", "mul", "div", "special")
 
@@ -52,7 +53,7 @@ def _expanded_sum(weight: sympy.Expr, bounds: tuple[Bounds, ...]) -> sympy.Expr:
 
 def count_flops(statements: Sequence[Placed], special_weight: int = 0) -> FlopCounts:
     """Sum FLOPs over a region. Statements with equal context share one domain sum."""
-    per_kind = {kind: sympy.Integer(0) for kind in _KINDS}
+    per_kind: dict[str, Counter[sympy.Expr]] = {kind: Counter() for kind in _KINDS}
     for placed in statements:
         tally = placed.statement.flops
         if tally.is_zero():
@@ -61,10 +62,15 @@ def count_flops(statements: Sequence[Placed], special_weight: int = 0) -> FlopCo
         for kind in _KINDS:
             count = getattr(tally, kind)
             if count:
-                per_kind[kind] += count * runs
-    expanded = {kind: sympy.expand(value) for kind, value in per_kind.items()}
+                per_kind[kind][runs] += count
+    expanded = {kind: weighted_sum(counts) for kind, counts in per_kind.items()}
     total = (
         sum((expanded[k] for k in ("add", "sub", "mul", "div")), sympy.Integer(0))
         + special_weight * expanded["special"]
     )
     return FlopCounts(total=sympy.expand(total), **expanded)
+
+
+def weighted_sum(counts: Counter[sympy.Expr]) -> sympy.Expr:
+    """`sum(weight * expr)`, expanded: statements that run equally often share one product."""
+    return sympy.expand(sympy.Add(*(weight * expr for expr, weight in counts.items() if weight)))

@@ -11,14 +11,14 @@ read of an element the body already wrote is served from that register.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import sympy
 
-from aiscan.analysis.flops import executions_over
+from aiscan.analysis.flops import executions_over, weighted_sum
 from aiscan.analysis.footprint import Footprint, footprint_of, union_size
 from aiscan.analysis.polynomials import linear_coefficient
 from aiscan.analysis.walk import Placed
@@ -204,17 +204,20 @@ def streaming_traffic(body: tuple[Node, ...]) -> Traffic:
     _stream_body(body, (), sympy.Integer(1), _Registers(), totals)
     return Traffic(
         "streaming",
-        sympy.expand(totals.read),
-        sympy.expand(totals.write),
-        sympy.expand(totals.allocate),
+        weighted_sum(totals.read),
+        weighted_sum(totals.write),
+        weighted_sum(totals.allocate),
     )
 
 
 @dataclass
 class _StreamingTotals:
-    read: sympy.Expr = _ZERO
-    write: sympy.Expr = _ZERO
-    allocate: sympy.Expr = _ZERO
+    """Bytes per execution count: the widths of all references that run equally often
+    add up as integers, leaving one sympy product per distinct count."""
+
+    read: Counter[sympy.Expr] = field(default_factory=Counter)
+    write: Counter[sympy.Expr] = field(default_factory=Counter)
+    allocate: Counter[sympy.Expr] = field(default_factory=Counter)
 
 
 @dataclass
@@ -267,9 +270,9 @@ def _stream_statement(
         if access.is_write:
             if key not in registers.writes:
                 registers.writes.add(key)
-                totals.write += width * runs
+                totals.write[runs] += width
                 if key not in registers.reads:
-                    totals.allocate += width * runs
+                    totals.allocate[runs] += width
         elif key not in registers.reads and key not in registers.writes:
             registers.reads.add(key)
-            totals.read += width * runs
+            totals.read[runs] += width
