@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polynomial_strategies import SYMBOLS, polynomials
 
 from aiscan.analysis.domain import Bounds, _polynomial_sum, sum_over_loop
-from aiscan.analysis.polynomials import linear_coefficient
-from aiscan.ir.symbols import loop_symbol
+from aiscan.analysis.intensity import _leading_of_terms, _leading_with_poly
+from aiscan.analysis.polynomials import linear_coefficient, terms_of
+from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
 
 @settings(max_examples=200, deadline=None)
@@ -55,3 +58,14 @@ def test_ring_sum_is_the_expression_sum(
 def test_non_polynomial_bounds_are_left_to_sympy() -> None:
     bounds = (Bounds("i", sympy.Integer(0), 2, sympy.ceiling(N / 2)),)
     assert _polynomial_sum(sympy.Integer(1), bounds) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(polynomials())
+def test_leading_terms_match_poly(expr: sympy.Expr) -> None:
+    sizes = sorted((s for s in expr.free_symbols if is_size_symbol(s)), key=attrgetter("name"))
+    if not sizes:
+        return
+    terms = terms_of(expr)
+    assert terms is not None
+    assert _leading_of_terms(terms, set(sizes)) == _leading_with_poly(expr, sizes)

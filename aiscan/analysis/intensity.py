@@ -211,6 +211,15 @@ def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Exp
 
 def _leading(expr: sympy.Expr, sizes: list[sympy.Symbol]) -> tuple[int, sympy.Expr] | None:
     """Total degree in the sizes and the coefficient of that degree with all sizes equal."""
+    terms = terms_of(expr)
+    if terms is not None:
+        return _leading_of_terms(terms, set(sizes))
+    return _leading_with_poly(expr, sizes)
+
+
+def _leading_with_poly(
+    expr: sympy.Expr, sizes: list[sympy.Symbol]
+) -> tuple[int, sympy.Expr] | None:
     try:
         poly = sympy.Poly(expr, *sizes)
     except sympy.PolynomialError:
@@ -223,6 +232,22 @@ def _leading(expr: sympy.Expr, sizes: list[sympy.Symbol]) -> tuple[int, sympy.Ex
     if coefficient == 0:
         return None  # leading terms cancel when sizes are equal: let sympy decide
     return degree, sympy.sympify(coefficient)
+
+
+def _leading_of_terms(terms: list[Term], sizes: set[sympy.Symbol]) -> tuple[int, sympy.Expr] | None:
+    """`_leading` read off the terms of a polynomial in plain symbols."""
+    degrees = [sum(p for s, p in monomial.items() if s in sizes) for _, monomial in terms]
+    degree = max(degrees)
+    coefficient = sympy.Add(
+        *(
+            sympy.Mul(c, *(s**p for s, p in monomial.items() if s not in sizes))
+            for (c, monomial), d in zip(terms, degrees, strict=True)
+            if d == degree
+        )
+    )
+    if coefficient == 0:
+        return None
+    return degree, coefficient
 
 
 def _sympy_limit(expr: sympy.Expr) -> sympy.Expr | None:
