@@ -86,9 +86,14 @@ def linear_coefficient(expr: sympy.Expr, var: sympy.Symbol) -> sympy.Expr:
 def ring_over(symbols: Sequence[sympy.Symbol]) -> PolyRing | None:
     """sympy's sparse rational polynomials in `symbols` (lex in the given order); None when
     two symbols share a name, which would make term order and printing ambiguous."""
+    return _ring(tuple(symbols))
+
+
+@lru_cache(maxsize=1024)
+def _ring(symbols: tuple[sympy.Symbol, ...]) -> PolyRing | None:
     if len({s.name for s in symbols}) != len(symbols):
         return None
-    return PolyRing(tuple(symbols), QQ, lex)
+    return PolyRing(symbols, QQ, lex)
 
 
 def to_ring(ring: PolyRing, terms: list[Term]) -> PolyElement:
