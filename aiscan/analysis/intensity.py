@@ -14,11 +14,9 @@ from functools import lru_cache
 from operator import attrgetter
 
 import sympy
-from sympy.polys.domains import ZZ
-from sympy.polys.orderings import lex
-from sympy.polys.rings import PolyElement, PolyRing
+from sympy.polys.rings import PolyElement
 
-from aiscan.analysis.polynomials import Term, terms_of
+from aiscan.analysis.polynomials import Term, from_ring, ring_over, terms_of
 from aiscan.ir.symbols import is_size_symbol
 
 __all__ = ["Intensity", "intensity", "leading_limit", "substitute_sizes"]
@@ -109,9 +107,9 @@ def _cancelled_polynomials(
     and the top is `p` times a primitive polynomial, with `p/q` in lowest terms.
     """
     top_terms, bottom_terms = terms_of(numerator), terms_of(denominator)
-    if top_terms is None or bottom_terms is None or len({s.name for s in symbols}) != len(symbols):
+    ring = ring_over(symbols, integers=True)
+    if top_terms is None or bottom_terms is None or ring is None:
         return None
-    ring = PolyRing(symbols, ZZ, lex)
     scale = math.lcm(*(c.q for c, _ in (*top_terms, *bottom_terms)))
     top = ring.from_dict(_integer_dict(top_terms, symbols, scale))
     bottom = ring.from_dict(_integer_dict(bottom_terms, symbols, scale))
@@ -129,8 +127,8 @@ def _cancelled_polynomials(
     top_content, bottom_content = top.content(), bottom.content()
     ratio = Fraction(int(top_content), int(bottom_content))
     return (
-        _as_expr(top, symbols, Fraction(ratio.numerator, int(top_content))),
-        _as_expr(bottom, symbols, Fraction(ratio.denominator, int(bottom_content))),
+        from_ring(top, Fraction(ratio.numerator, int(top_content))),
+        from_ring(bottom, Fraction(ratio.denominator, int(bottom_content))),
     )
 
 
@@ -150,20 +148,6 @@ def _integer_dict(
         tuple(monomial.get(s, 0) for s in symbols): int(coefficient * scale)
         for coefficient, monomial in terms
     }
-
-
-def _as_expr(poly: PolyElement, symbols: list[sympy.Symbol], factor: Fraction) -> sympy.Expr:
-    """`factor * poly` as an expanded sympy expression (`factor` makes it integral)."""
-    terms = []
-    for exponents, coefficient in poly.terms():
-        value = Fraction(int(coefficient)) * factor
-        assert value.denominator == 1
-        term: sympy.Expr = sympy.Integer(value.numerator)
-        for symbol, power in zip(symbols, exponents, strict=True):
-            if power:
-                term *= symbol**power
-        terms.append(term)
-    return sympy.Add(*terms)
 
 
 def substitute_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:

@@ -10,10 +10,11 @@ for these shapes, and callers fall back to sympy whenever this returns None.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from functools import lru_cache
 
 import sympy
-from sympy.polys.domains import QQ
+from sympy.polys.domains import QQ, ZZ
 from sympy.polys.orderings import lex
 from sympy.polys.rings import PolyElement, PolyRing
 
@@ -83,17 +84,18 @@ def linear_coefficient(expr: sympy.Expr, var: sympy.Symbol) -> sympy.Expr:
     return sympy.Add(*parts)
 
 
-def ring_over(symbols: Sequence[sympy.Symbol]) -> PolyRing | None:
-    """sympy's sparse rational polynomials in `symbols` (lex in the given order); None when
-    two symbols share a name, which would make term order and printing ambiguous."""
-    return _ring(tuple(symbols))
+def ring_over(symbols: Sequence[sympy.Symbol], integers: bool = False) -> PolyRing | None:
+    """sympy's sparse polynomials in `symbols` (lex in the given order), with rational or
+    integer coefficients; None when two symbols share a name, which would make term order
+    and printing ambiguous."""
+    return _ring(tuple(symbols), integers)
 
 
 @lru_cache(maxsize=1024)
-def _ring(symbols: tuple[sympy.Symbol, ...]) -> PolyRing | None:
+def _ring(symbols: tuple[sympy.Symbol, ...], integers: bool) -> PolyRing | None:
     if len({s.name for s in symbols}) != len(symbols):
         return None
-    return PolyRing(symbols, QQ, lex)
+    return PolyRing(symbols, ZZ if integers else QQ, lex)
 
 
 def to_ring(ring: PolyRing, terms: list[Term]) -> PolyElement:
@@ -103,12 +105,13 @@ def to_ring(ring: PolyRing, terms: list[Term]) -> PolyElement:
     )
 
 
-def from_ring(poly: PolyElement) -> sympy.Expr:
-    """The expanded sympy expression of a ring element."""
+def from_ring(poly: PolyElement, factor: Fraction = Fraction(1)) -> sympy.Expr:
+    """`factor` times a ring element, as an expanded sympy expression."""
     symbols = poly.ring.symbols
     terms = []
     for exponents, coefficient in poly.terms():
-        factors: list[sympy.Expr] = [sympy.Rational(coefficient.numerator, coefficient.denominator)]
+        value = Fraction(int(coefficient.numerator), int(coefficient.denominator)) * factor
+        factors: list[sympy.Expr] = [sympy.Rational(value.numerator, value.denominator)]
         factors += [s**power for s, power in zip(symbols, exponents, strict=True) if power]
         terms.append(sympy.Mul(*factors))
     return sympy.Add(*terms)
