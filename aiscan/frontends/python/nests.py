@@ -95,8 +95,9 @@ def broadcast_coordinates(
         raise ShapeMismatch(
             f"a value of rank {len(shape)} cannot be stored into rank {len(out_shape)}"
         )
+    one = sympy.S.One  # extents are canonical sympy expressions: 1 is this singleton
     return tuple(
-        sympy.Integer(0) if extent == 1 and out_shape[offset + d] != 1 else coords[offset + d]
+        sympy.S.Zero if extent is one and out_shape[offset + d] is not one else coords[offset + d]
         for d, extent in enumerate(shape)
     )
 

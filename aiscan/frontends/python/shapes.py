@@ -73,7 +73,7 @@ def _build(node: ast.expr) -> sympy.Expr:
 
 
 def same_extent(a: sympy.Expr, b: sympy.Expr) -> bool:
-    return bool(sympy.expand(a - b) == 0)
+    return a == b or bool(sympy.expand(a - b) == 0)
 
 
 def broadcast_shapes(a: Shape, b: Shape) -> Shape | None:
