@@ -144,7 +144,7 @@ class NestBuilder:
         body: list[Node] = levels[-1]
         for depth in range(len(variables) - 1, -1, -1):
             loop = Loop(
-                str(variables[depth]), sympy.Integer(0), 1, shape[depth], tuple(body), self.span
+                variables[depth].name, sympy.Integer(0), 1, shape[depth], tuple(body), self.span
             )
             body = [*levels[depth], loop]
         return [*self.before, *(n for n in body if _has_work(n))]
