@@ -633,7 +633,9 @@ def _is_newaxis(item: cst.BaseSlice) -> bool:
 
 def number_literal(node: cst.BaseExpression) -> int | float | None:
     """The number a literal (possibly negated) spells, read without evaluating code."""
-    if isinstance(node, (cst.Integer, cst.Float, cst.UnaryOperation)):
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return _literal(node.value)  # the literal's own text, parentheses aside
+    if isinstance(node, cst.UnaryOperation):
         return _literal(cst.Module([]).code_for_node(node).strip())
     return None
 
