@@ -154,7 +154,7 @@ class _FunctionLowering:
             nodes = list(self._lower(item))
             if not nodes:
                 continue
-            if self._subtree(item).has_loop:
+            if self._subtree(item)[1]:  # holds a loop
                 yield from flush()
                 work = [n for n in nodes if _has_work(n) or isinstance(n, Loop)]
                 if work:
@@ -166,8 +166,8 @@ class _FunctionLowering:
     def _extent(self, node: c_ast.Node) -> Span:
         """The lines a statement spans: from its start to its last coordinate."""
         start = self.span(node)
-        last = self._subtree(node).last_line
-        return Span(start.file, start.line, start.column, start.line if last is None else last)
+        last_line, _, _ = self._subtree(node)
+        return Span(start.file, start.line, start.column, last_line or start.line)
 
     def _subtree(self, node: c_ast.Node) -> SubtreeFacts:
         found = self.subtrees.get(id(node))
@@ -336,7 +336,8 @@ class _FunctionLowering:
 
     def _forget_assigned(self, body: c_ast.Node) -> None:
         """Integers assigned anywhere in a loop body vary from one iteration to the next."""
-        for name in self._subtree(body).assigned:
+        _, _, assigned = self._subtree(body)
+        for name in assigned:
             if (v := self.scope.lookup(name)) is not None:
                 v.integer_value = None
                 v.pointer_base = None
