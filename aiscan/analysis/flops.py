@@ -72,5 +72,7 @@ def count_flops(statements: Sequence[Placed], special_weight: int = 0) -> FlopCo
 
 
 def weighted_sum(counts: Counter[sympy.Expr]) -> sympy.Expr:
-    """`sum(weight * expr)`, expanded: statements that run equally often share one product."""
-    return sympy.expand(sympy.Add(*(weight * expr for expr, weight in counts.items() if weight)))
+    """`sum(weight * expr)` for integer weights and expanded `expr`s (execution counts are
+    expanded): statements that run equally often share one product. A number times an
+    expanded sum distributes, so the total is expanded without another `expand` pass."""
+    return sympy.Add(*(weight * expr for expr, weight in counts.items() if weight))
