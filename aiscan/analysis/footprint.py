@@ -387,11 +387,10 @@ def union_size(footprints: Sequence[Footprint]) -> Footprint:
         return parts[0]
     boxes = [p.box for p in parts if p.box is not None]
     if len(boxes) == len(parts) and _same_rank(boxes):
-        count = _shift_union(boxes)
-        if count is None and len(boxes) <= MAX_UNION_BOXES:
-            count = _inclusion_exclusion(boxes)
-        if count is not None:
-            return Footprint(count, _hull_if_exact(boxes, count), tuple(boxes), True)
+        union = _box_union(tuple(boxes))
+        if union is not None:
+            count, hull = union
+            return Footprint(count, hull, tuple(boxes), True)
     reasons = [p.reason for p in parts if p.reason]
     if reasons:
         reason = reasons[0]
@@ -406,6 +405,16 @@ def union_size(footprints: Sequence[Footprint]) -> Footprint:
         False,
         f"union of {len(parts)} footprints bounded by their sum ({reason})",
     )
+
+
+@lru_cache(maxsize=4096)
+def _box_union(boxes: tuple[Box, ...]) -> tuple[sympy.Expr, Box | None] | None:
+    """The exact size of a union of boxes and, when it is one, the union as a box
+    (memoized on the boxes: the same references recur in every model and function)."""
+    count = _shift_union(boxes)
+    if count is None and len(boxes) <= MAX_UNION_BOXES:
+        count = _inclusion_exclusion(boxes)
+    return None if count is None else (count, _hull_if_exact(boxes, count))
 
 
 def _same_rank(boxes: Sequence[Box]) -> bool:
