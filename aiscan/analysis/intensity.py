@@ -41,6 +41,15 @@ class Intensity:
 def intensity(
     flops: sympy.Expr, bytes_moved: sympy.Expr, sizes: Mapping[str, int] | None = None
 ) -> Intensity:
+    return _intensity(flops, bytes_moved, tuple(sorted((sizes or {}).items())))
+
+
+@lru_cache(maxsize=8192)
+def _intensity(
+    flops: sympy.Expr, bytes_moved: sympy.Expr, size_items: tuple[tuple[str, int], ...]
+) -> Intensity:
+    """Memoized: a function of one nest has that nest's counts, and kernels recur."""
+    sizes = dict(size_items)
     if sympy.expand(bytes_moved) == 0:
         return Intensity(None, None, None)
     numerator, denominator = _cancelled(sympy.expand(flops), sympy.expand(bytes_moved))
