@@ -292,7 +292,7 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
         progress=sys.stderr,
     )
     if arguments.format == "json":
-        from aiscan.report.json_report import join_report
+        from aiscan.report.assembly import join_report
 
         report_options: dict[str, Any] = {
             "write_allocate": options.analysis.write_allocate,
@@ -304,7 +304,7 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
         analyzed = sum(1 for p in payloads if p["ok"])
         text = join_report([p["output"] for p in payloads], analyzed, report_options)
     else:
-        from aiscan.report.text_report import join_text
+        from aiscan.report.assembly import join_text
 
         text = join_text([p["output"] for p in payloads])
     _emit(text, arguments.output)

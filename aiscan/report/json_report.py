@@ -6,12 +6,9 @@ to the shape bumps `SCHEMA_VERSION` and is recorded in CHANGELOG.md.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
-from importlib import resources
+from collections.abc import Mapping
 from typing import Any
 
-from aiscan import __version__
 from aiscan.analysis.flops import FlopCounts
 from aiscan.analysis.intensity import Intensity
 from aiscan.analysis.kernel import FunctionAnalysis, RegionAnalysis
@@ -19,50 +16,13 @@ from aiscan.analysis.traffic import Traffic
 from aiscan.errors import Diagnostic
 from aiscan.ir.nodes import Unknown
 from aiscan.pipeline import FileResult
+from aiscan.report.assembly import SCHEMA_VERSION, join_report, load_schema
 from aiscan.report.expressions import expression_text, numeric_value
 from aiscan.report.placement_format import placement_json
 from aiscan.roofline.devices import Device
 from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devices
 
-__all__ = [
-    "SCHEMA_VERSION",
-    "file_entry",
-    "join_report",
-    "load_schema",
-]
-
-SCHEMA_VERSION = "1.1"
-SCHEMA_ID = "https://aiscan.dev/schema/report-1.json"
-
-
-def load_schema() -> dict[str, Any]:
-    text = (
-        resources.files("aiscan.report")
-        .joinpath("schema/report.schema.json")
-        .read_text(encoding="utf-8")
-    )
-    schema: dict[str, Any] = json.loads(text)
-    return schema
-
-
-def join_report(entries: Sequence[str], analyzed: int, options: Mapping[str, Any]) -> str:
-    """The report's JSON text from per-file entries already serialized (by parallel workers,
-    or straight from the cache), so no entry is parsed or encoded twice."""
-    head = {
-        "schema": SCHEMA_ID,
-        "schema_version": SCHEMA_VERSION,
-        "aiscan_version": __version__,
-        "options": dict(options),
-    }
-    summary = {"files": len(entries), "analyzed": analyzed, "errors": len(entries) - analyzed}
-    return (
-        json.dumps(head)[:-1]
-        + ', "files": ['
-        + ", ".join(entries)
-        + '], "summary": '
-        + json.dumps(summary)
-        + "}\n"
-    )
+__all__ = ["SCHEMA_VERSION", "file_entry", "join_report", "load_schema"]
 
 
 def file_entry(result: FileResult, placement: PlacementOptions | None) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import sympy
 
@@ -11,6 +11,7 @@ from aiscan.analysis.kernel import FunctionAnalysis, RegionAnalysis
 from aiscan.analysis.traffic import Traffic
 from aiscan.ir.nodes import Unknown, UnknownKind
 from aiscan.pipeline import FileResult
+from aiscan.report.assembly import join_text
 from aiscan.report.expressions import decimal
 from aiscan.report.placement_format import placement_lines
 from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devices
@@ -19,10 +20,6 @@ from aiscan.span import Span
 __all__ = ["file_text", "join_text"]
 
 _LABEL = 12
-
-
-def join_text(blocks: Sequence[str]) -> str:
-    return "\n".join(b for b in blocks if b)
 
 
 def file_text(result: FileResult, default_model: str, placement: PlacementOptions | None) -> str:
