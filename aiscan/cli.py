@@ -31,12 +31,13 @@ EXIT_ERROR = 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    _tune_garbage_collector()
     parser = _parser()
     arguments = parser.parse_args(_split_joined_flags(list(sys.argv[1:] if argv is None else argv)))
     if not getattr(arguments, "command", None):
         parser.print_help()
         return EXIT_ERROR
+    if arguments.command != "lsp":
+        _tune_garbage_collector()
     try:
         code: int = arguments.handler(arguments)
         return code
