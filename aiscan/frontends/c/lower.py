@@ -154,7 +154,8 @@ class _FunctionLowering:
             nodes = list(self._lower(item))
             if not nodes:
                 continue
-            if self._subtree(item)[1]:  # holds a loop
+            _, holds_loop, _ = self._subtree(item)
+            if holds_loop:
                 yield from flush()
                 work = [n for n in nodes if _has_work(n) or isinstance(n, Loop)]
                 if work:
