@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,29 @@ def test_no_sources_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_pat
     (tmp_path / "notes.txt").write_text("x")
     assert main(["analyze", str(tmp_path)]) == 2
     assert "no C or Python source files" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("output_format", ["json", "text"])
+def test_a_scan_served_from_the_cache_never_imports_sympy(
+    tree: Path, tmp_path: Path, output_format: str
+) -> None:
+    """Warm scans (pre-commit, editors re-running CI) must not pay for the analysis."""
+    cache = tmp_path / "cache"
+    command = ["analyze", str(tree), "--format", output_format, "--cache-dir", str(cache)]
+    command += ["--jobs", "1"]  # in this process, so that the cold run does import sympy
+    script = (
+        "import sys, io, contextlib\n"
+        "from aiscan.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    code = main({command!r})\n"
+        "print(code, 'sympy' in sys.modules, len(out.getvalue()))\n"
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+        for _ in range(2)
+    ]
+    cold_code, cold_sympy, cold_length = runs[0].stdout.split()
+    warm_code, warm_sympy, warm_length = runs[1].stdout.split()
+    assert (cold_code, cold_sympy) == ("0", "True")
+    assert (warm_code, warm_sympy) == ("0", "False")
+    assert warm_length == cold_length  # the same report, straight from the cache
