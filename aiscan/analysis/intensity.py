@@ -120,8 +120,8 @@ def _cancelled_polynomials(
     if top_terms is None or bottom_terms is None or ring is None:
         return None
     scale = math.lcm(*(c.q for c, _ in (*top_terms, *bottom_terms)))
-    top = ring.from_dict(_integer_dict(top_terms, symbols, scale))
-    bottom = ring.from_dict(_integer_dict(bottom_terms, symbols, scale))
+    top = ring.dtype(_integer_dict(top_terms, symbols, scale))
+    bottom = ring.dtype(_integer_dict(bottom_terms, symbols, scale))
     if not top:
         return None
     if len(top) == 1 or len(bottom) == 1:
@@ -142,7 +142,7 @@ def _cancelled_polynomials(
 
 
 def _divided(poly: PolyElement, monomial: tuple[int, ...]) -> PolyElement:
-    return poly.ring.from_dict(
+    return poly.ring.dtype(
         {
             tuple(e - m for e, m in zip(exponents, monomial, strict=True)): coefficient
             for exponents, coefficient in poly.terms()
@@ -156,6 +156,7 @@ def _integer_dict(
     return {
         tuple(monomial.get(s, 0) for s in symbols): int(coefficient * scale)
         for coefficient, monomial in terms
+        if coefficient
     }
 
 

@@ -99,10 +99,10 @@ def _ring(symbols: tuple[sympy.Symbol, ...], integers: bool) -> PolyRing | None:
 
 
 def to_ring(ring: PolyRing, terms: list[Term]) -> PolyElement:
+    """The ring element of `terms`, built directly (`from_dict` re-converts every
+    coefficient, a visible cost at thousands of sums)."""
     symbols = ring.symbols
-    return ring.from_dict(
-        {tuple(m.get(s, 0) for s in symbols): QQ(c.p, c.q) for c, m in terms if c}
-    )
+    return ring.dtype({tuple(m.get(s, 0) for s in symbols): QQ(c.p, c.q) for c, m in terms if c})
 
 
 def from_ring(poly: PolyElement, factor: Fraction = Fraction(1)) -> sympy.Expr:
