@@ -11,7 +11,7 @@ from polynomial_strategies import SYMBOLS, polynomials
 
 from aiscan.analysis.domain import Bounds, _polynomial_sum, sum_over_loop
 from aiscan.analysis.intensity import _leading_of_terms, _leading_with_poly
-from aiscan.analysis.polynomials import linear_coefficient, terms_of
+from aiscan.analysis.polynomials import expanded, linear_coefficient, terms_of
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
 
@@ -69,3 +69,10 @@ def test_leading_terms_match_poly(expr: sympy.Expr) -> None:
     terms = terms_of(expr)
     assert terms is not None
     assert _leading_of_terms(terms, set(sizes)) == _leading_with_poly(expr, sizes)
+
+
+@settings(max_examples=200, deadline=None)
+@given(polynomials(), polynomials(), st.integers(-3, 3))
+def test_expanded_is_expand(first: sympy.Expr, second: sympy.Expr, weight: int) -> None:
+    for expr in (first + second, weight * first, first * second, (first + 1) * weight):
+        assert expanded(expr) == sympy.expand(expr)

@@ -10,6 +10,7 @@ from functools import lru_cache
 import sympy
 
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
+from aiscan.analysis.polynomials import expanded
 from aiscan.analysis.walk import Placed
 
 __all__ = ["FlopCounts", "count_flops", "executions", "executions_over", "weighted_sum"]
@@ -48,7 +49,7 @@ def executions_over(weight: sympy.Expr, loops: Sequence[LoopLike]) -> sympy.Expr
 
 @lru_cache(maxsize=8192)
 def _expanded_sum(weight: sympy.Expr, bounds: tuple[Bounds, ...]) -> sympy.Expr:
-    return sympy.expand(sum_over_loops(weight, bounds))
+    return expanded(sum_over_loops(weight, bounds))
 
 
 def count_flops(statements: Sequence[Placed], special_weight: int = 0) -> FlopCounts:

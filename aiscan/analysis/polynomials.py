@@ -21,6 +21,7 @@ from sympy.polys.rings import PolyElement, PolyRing
 __all__ = [
     "Monomial",
     "Term",
+    "expanded",
     "from_ring",
     "linear_coefficient",
     "ring_over",
@@ -67,6 +68,12 @@ def terms_of(expr: sympy.Expr) -> list[Term] | None:
             return None
         terms.append(term)
     return terms
+
+
+def expanded(expr: sympy.Expr) -> sympy.Expr:
+    """`sympy.expand(expr)`, skipped when `expr` is already a sum of monomials in plain
+    symbols (sums of counts usually are; `expand` would walk them for nothing)."""
+    return expr if terms_of(expr) is not None else sympy.expand(expr)
 
 
 @lru_cache(maxsize=8192)

@@ -20,7 +20,7 @@ import sympy
 
 from aiscan.analysis.flops import executions_over, weighted_sum
 from aiscan.analysis.footprint import Footprint, footprint_of, union_size
-from aiscan.analysis.polynomials import linear_coefficient
+from aiscan.analysis.polynomials import expanded, linear_coefficient
 from aiscan.analysis.walk import Placed
 from aiscan.ir.nodes import Access, Branch, Loop, Node, Statement, Unknown, UnknownKind
 from aiscan.ir.symbols import loop_symbol
@@ -66,7 +66,7 @@ class Traffic:
 @lru_cache(maxsize=16384)
 def _expanded_sum(first: sympy.Expr, second: sympy.Expr) -> sympy.Expr:
     """Memoized: intensities, reports and function totals ask for the same sums."""
-    return sympy.expand(first + second)
+    return expanded(first + second)
 
 
 @dataclass(frozen=True, slots=True)
