@@ -141,3 +141,14 @@ def test_element_indexing_styles_agree() -> None:
 def _analyze_text(text: str) -> dict[str, FunctionAnalysis]:
     module = lower_source(text, "inline.py", PipelineOptions())
     return {f.function.name: f for f in analyze_module(module).functions}
+
+
+def test_code_only_the_compiler_rejects_is_a_located_error() -> None:
+    """CPython's parser accepts `return*x + y`, libcst refuses to build it, and CPython's
+    compiler rejects it: the error is the compiler's, at its line (found by fuzzing)."""
+    text = "import numpy as np\n\n\ndef f(x, y):\n    return*x + y\n"
+    with pytest.raises(InputError) as caught:
+        lower_source(text, "starred.py", PipelineOptions())
+    diagnostic = caught.value.diagnostic
+    assert diagnostic.span.line == 5
+    assert "starred" in diagnostic.message

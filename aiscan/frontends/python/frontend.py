@@ -33,6 +33,8 @@ def lower_python_source(text: str, path: str) -> Module:
         span = Span(path, error.editor_line, error.editor_column)
         message = f"Python syntax error: {error.message}"
         raise InputError(Diagnostic(span, Severity.ERROR, message)) from None
+    except cst.CSTValidationError as error:
+        raise InputError(_unrepresentable(text, path, str(error))) from None
     names = SourceNames(module, syntax, path)
     size_defaults = _size_defaults(module)
     globals_ = Scope({name: Integer(size_symbol(name), name) for name, _ in size_defaults})
@@ -50,6 +52,20 @@ def lower_python_source(text: str, path: str) -> Module:
         if pseudo.regions:
             functions.append(pseudo)
     return Module(path, "python", tuple(functions), size_defaults)
+
+
+def _unrepresentable(text: str, path: str, reason: str) -> Diagnostic:
+    """libcst refuses a tree CPython's parser accepted (`return*x`): code that CPython's
+    compiler rejects too, in which case its located message is the better one. Compiling
+    only translates; nothing is run."""
+    try:
+        compile(text, path, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        span = Span(path, error.lineno or 1, error.offset or 1)
+        return Diagnostic(span, Severity.ERROR, f"Python syntax error: {error.msg}")
+    return Diagnostic(
+        Span(path, 1, 1), Severity.ERROR, f"Python code libcst cannot represent: {reason}"
+    )
 
 
 def _check_with_cpython_parser(text: str, path: str) -> ast.Module:
