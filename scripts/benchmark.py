@@ -309,33 +309,28 @@ _PHASES = (
 
 def phase_seconds(text: str, repeat: int) -> list[float]:
     """Best time of each phase of one analysis: preprocess, parse, lower, analyze, report."""
+    rows = _timed_rows(_PHASES, text, repeat)
+    return [min(row[i] for row in rows) for i in range(5)]
+
+
+def _timed_in_process(code: str, text: str, repeat: int) -> list[float]:
+    """Time inside a fresh interpreter, imports excluded (they are measured by step 1)."""
+    return [row[0] for row in _timed_rows(code, text, repeat)]
+
+
+def _timed_rows(code: str, text: str, repeat: int) -> list[list[float]]:
+    """The numbers `code` prints on its last line, once per fresh interpreter, given
+    `text` as a C file."""
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "generated.c"
         path.write_text(text)
         rows = []
         for _ in range(repeat):
             result = subprocess.run(
-                [sys.executable, "-c", _PHASES, str(path)],
-                check=True,
-                capture_output=True,
-                text=True,
-            )
-            rows.append([float(x) for x in result.stdout.split()])
-        return [min(row[i] for row in rows) for i in range(5)]
-
-
-def _timed_in_process(code: str, text: str, repeat: int) -> list[float]:
-    """Time inside a fresh interpreter, imports excluded (they are measured by step 1)."""
-    with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "generated.c"
-        path.write_text(text)
-        samples = []
-        for _ in range(repeat):
-            result = subprocess.run(
                 [sys.executable, "-c", code, str(path)], check=True, capture_output=True, text=True
             )
-            samples.append(float(result.stdout.strip().splitlines()[-1]))
-        return samples
+            rows.append([float(x) for x in result.stdout.strip().splitlines()[-1].split()])
+        return rows
 
 
 def main() -> None:
