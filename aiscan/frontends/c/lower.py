@@ -172,9 +172,11 @@ class _FunctionLowering:
 
     def _subtree(self, node: c_ast.Node) -> SubtreeFacts:
         found = self.subtrees.get(id(node))
-        if found is None:  # a node built during lowering, not part of the definition
-            self.subtrees.update(subtree_facts(node))
-            found = self.subtrees[id(node)]
+        if found is None:
+            # A node built during lowering (a while loop's body without its counter
+            # update): computed afresh and not kept, since its id may be reused once it
+            # is freed.
+            found = subtree_facts(node)[id(node)]
         return found
 
     # ---- statements ---------------------------------------------------------------------
