@@ -12,9 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import sympy
-from pycparser import c_ast, c_generator
+from pycparser import c_ast
 
 from aiscan.frontends.c.literals import integer_literal
+from aiscan.frontends.c.text import source_text
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
 from aiscan.ir.arithmetic import operator_flops
 from aiscan.ir.nodes import Access, ElementType, FlopTally, Unknown, UnknownKind
@@ -83,16 +84,11 @@ FREE_FUNCTIONS = frozenset(
 _FMA = frozenset({"fma", "fmaf", "fmal"})
 _ARITHMETIC = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
 _COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!=", "&&", "||"})
-_GENERATOR = c_generator.CGenerator()
 _WORD = re.compile(r"\w+")
 
 _INT = element_type_named(["int"])
 _DOUBLE = element_type_named(["double"])
 _FLOAT = element_type_named(["float"])
-
-
-def source_text(node: c_ast.Node) -> str:
-    return str(_GENERATOR.visit(node))
 
 
 @dataclass
@@ -107,6 +103,7 @@ class Variable:
     """For an integer local: its current affine value, or None once it varies."""
     pointer_base: tuple[str, sympy.Expr] | None = None
     """For a local pointer set to `X + e`: the array it points into and the offset."""
+
 
 
 @dataclass

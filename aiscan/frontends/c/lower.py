@@ -18,10 +18,10 @@ from aiscan.frontends.c.expressions import (
     ExpressionReader,
     Scope,
     Variable,
-    source_text,
 )
 from aiscan.frontends.c.literals import integer_literal
 from aiscan.frontends.c.subtree import SubtreeFacts, subtree_facts
+from aiscan.frontends.c.text import source_text
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
 from aiscan.ir.nodes import (
     Access,
