@@ -8,6 +8,8 @@ one per node of the file, and building anything richer was a visible share of th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from pycparser import c_ast
 
 __all__ = ["LOOPS", "SubtreeFacts", "subtree_facts"]
@@ -23,7 +25,8 @@ _STEPS = ("++", "--", "p++", "p--")
 
 
 def subtree_facts(root: c_ast.Node) -> dict[int, SubtreeFacts]:
-    """Facts for `root` and each node below it, keyed by `id(node)` (the tree must live).
+    """Facts for `root` and each node below it but the leaves, keyed by `id(node)` (the
+    tree must live).
 
     Recursive: a tree pycparser managed to parse nests far less deeply than the parser's
     own recursion went, and a RecursionError is a located error for the caller anyway."""
@@ -32,9 +35,20 @@ def subtree_facts(root: c_ast.Node) -> dict[int, SubtreeFacts]:
     def visit(node: c_ast.Node) -> SubtreeFacts:
         coord = node.coord
         last = coord.line if coord is not None else 0
+        kind = type(node)
+        if kind is c_ast.ID or kind is c_ast.Constant:
+            # Leaves are most of a tree: their facts are not kept (asked for, they are
+            # computed again), and pycparser's generator-based iteration is skipped.
+            return (last, False, _NOTHING)
+        if kind is c_ast.BinaryOp:
+            children: Iterable[c_ast.Node] = (node.left, node.right)
+        elif kind is c_ast.ArrayRef:
+            children = (node.name, node.subscript)
+        else:
+            children = node
         has_loop = isinstance(node, LOOPS)
         assigned = _NOTHING
-        for child in node:
+        for child in children:
             child_last, child_loop, child_assigned = visit(child)
             if child_last > last:
                 last = child_last
@@ -53,5 +67,5 @@ def subtree_facts(root: c_ast.Node) -> dict[int, SubtreeFacts]:
         facts[id(node)] = result
         return result
 
-    visit(root)
+    facts[id(root)] = visit(root)
     return facts
