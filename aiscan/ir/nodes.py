@@ -81,6 +81,11 @@ class FlopTally:
     special: int = 0
 
     def __add__(self, other: FlopTally) -> FlopTally:
+        # Most sums in lowering add nothing (a name, a subscript): skip building a tally.
+        if other.is_zero():
+            return self
+        if self.is_zero():
+            return other
         return FlopTally(
             self.add + other.add,
             self.sub + other.sub,

@@ -91,7 +91,7 @@ _DOUBLE = element_type_named(["double"])
 _FLOAT = element_type_named(["float"])
 
 
-@dataclass
+@dataclass(slots=True)
 class Variable:
     """A name in scope; scalars live in registers, arrays and pointers in memory."""
 
@@ -104,6 +104,15 @@ class Variable:
     pointer_base: tuple[str, sympy.Expr] | None = None
     """For a local pointer set to `X + e`: the array it points into and the offset."""
 
+    def copy(self) -> Variable:
+        return Variable(
+            self.name,
+            self.ctype,
+            self.is_loop_var,
+            self.is_parameter,
+            self.integer_value,
+            self.pointer_base,
+        )
 
 
 @dataclass
@@ -114,7 +123,7 @@ class Scope:
         return self.variables.get(name)
 
     def copy(self) -> Scope:
-        return Scope({k: Variable(**vars(v)) for k, v in self.variables.items()})
+        return Scope({name: v.copy() for name, v in self.variables.items()})
 
 
 @dataclass
