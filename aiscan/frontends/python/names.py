@@ -99,7 +99,7 @@ class SourceNames:
 
     def span(self, node: cst.CSTNode) -> Span:
         """libcst's 0-based columns become our 1-based ones, here and only here."""
-        where = self._positions.syntactic.get(node)
+        where = self._positions.syntactic.get(id(node))
         if where is None:
             return Span(self.path, 1, 1)
         line, column = self._positions.line_column(where[0])
@@ -107,7 +107,7 @@ class SourceNames:
         return Span(self.path, line, column + 1, end_line, end_column + 1)
 
     def text(self, node: cst.CSTNode) -> str:
-        where = self._positions.inclusive.get(node)
+        where = self._positions.inclusive.get(id(node))
         code = (
             self.module.code_for_node(node)
             if where is None
@@ -165,8 +165,10 @@ class _OffsetRecordingState(CodegenState):
     def __init__(self, default_indent: str, default_newline: str) -> None:
         super().__init__(default_indent, default_newline)
         self.offset = 0
-        self.syntactic: dict[cst.CSTNode, tuple[int, int]] = {}
-        self.inclusive: dict[cst.CSTNode, tuple[int, int]] = {}
+        # Keyed by `id(node)` (the module outlives these tables): a libcst node's own
+        # `__hash__` is a Python call, and this pass hashes every node of the file.
+        self.syntactic: dict[int, tuple[int, int]] = {}
+        self.inclusive: dict[int, tuple[int, int]] = {}
         self._starts: list[int] = []
 
     def add_indent_tokens(self) -> None:
@@ -183,9 +185,9 @@ class _OffsetRecordingState(CodegenState):
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         where = (self._starts.pop(), self.offset)
-        self.inclusive[node] = where
-        if node not in self.syntactic:
-            self.syntactic[node] = where
+        key = id(node)
+        self.inclusive[key] = where
+        self.syntactic.setdefault(key, where)
 
     def pop_trailing_newline(self) -> None:
         """Keep it: offsets were counted with it, as libcst's lines and columns were."""
@@ -223,9 +225,9 @@ class _SyntacticRecord:
 
     def __exit__(self, *exception: object) -> None:
         syntactic = self.state.syntactic
-        start = self.start if self.start_node is None else syntactic[self.start_node][0]
-        end = self.state.offset if self.end_node is None else syntactic[self.end_node][1]
-        syntactic[self.node] = (start, end)
+        start = self.start if self.start_node is None else syntactic[id(self.start_node)][0]
+        end = self.state.offset if self.end_node is None else syntactic[id(self.end_node)][1]
+        syntactic[id(self.node)] = (start, end)
 
 
 # ---- bindings -------------------------------------------------------------------------
