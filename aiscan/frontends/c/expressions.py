@@ -126,12 +126,17 @@ class Scope:
         return Scope({name: v.copy() for name, v in self.variables.items()})
 
 
-@dataclass
+_NO_FLOPS = FlopTally()
+
+
+@dataclass(slots=True)
 class Evaluation:
-    """What evaluating one expression costs, and its value's element type."""
+    """What evaluating one expression costs, and its value's element type.
+
+    One is built for every node read; slots and a shared zero tally keep that cheap."""
 
     element: ElementType | None = None
-    flops: FlopTally = field(default_factory=FlopTally)
+    flops: FlopTally = _NO_FLOPS
     accesses: list[Access] = field(default_factory=list)
     special_calls: list[str] = field(default_factory=list)
     unknowns: list[Unknown] = field(default_factory=list)
