@@ -95,6 +95,8 @@ def broadcast_coordinates(
         raise ShapeMismatch(
             f"a value of rank {len(shape)} cannot be stored into rank {len(out_shape)}"
         )
+    if shape == out_shape:
+        return tuple(coords[: len(shape)])  # no dimension is broadcast: the common case
     one = sympy.S.One  # extents are canonical sympy expressions: 1 is this singleton
     return tuple(
         sympy.S.Zero if extent is one and out_shape[offset + d] is not one else coords[offset + d]

@@ -82,8 +82,10 @@ def broadcast_shapes(a: Shape, b: Shape) -> Shape | None:
     padded_a = (sympy.Integer(1),) * (rank - len(a)) + tuple(a)
     padded_b = (sympy.Integer(1),) * (rank - len(b)) + tuple(b)
     out: list[sympy.Expr] = []
+    one = sympy.S.One
     for x, y in zip(padded_a, padded_b, strict=True):
-        if x == 1:
+        # Identity first: it decides most extents without a sympy comparison.
+        if x is one or x is y or x == 1:
             out.append(y)
         elif y == 1 or same_extent(x, y):
             out.append(x)

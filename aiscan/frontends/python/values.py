@@ -45,6 +45,11 @@ def substituted(
     simultaneous: bool = False,
 ) -> sympy.Expr:
     """`expand(expression.subs(bindings))`, remembered: index expressions repeat a lot."""
+    if expression.is_Symbol:
+        # Most indices are one coordinate: substituting it is a lookup.
+        value = bindings.get(expression, expression)
+        if value.is_Symbol or value.is_Integer:
+            return value
     return _substituted(expression, tuple(bindings.items()), simultaneous)
 
 
