@@ -7,7 +7,6 @@ errors. Heavy modules are imported inside the subcommands so `--help` stays inst
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 import traceback
@@ -37,7 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_ERROR
     if arguments.command != "lsp":
-        _tune_garbage_collector()
+        from aiscan.collector import tune_collector_for_batch
+
+        tune_collector_for_batch()
     try:
         code: int = arguments.handler(arguments)
         return code
@@ -58,15 +59,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
-
-
-def _tune_garbage_collector() -> None:
-    """An analysis allocates millions of short-lived sympy objects, and at the default
-    threshold (700) the cyclic collector rescans them about every millisecond, some 5 to
-    10% of a run. A run is short, so collect far less often, with mypy's setting; the
-    long-lived language server keeps the defaults."""
-    gc.freeze()
-    gc.set_threshold(200_000, 30, 30)
 
 
 def _split_joined_flags(argv: list[str]) -> list[str]:

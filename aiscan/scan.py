@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from aiscan.cache import ResultCache
+from aiscan.collector import retire_file_garbage
 from aiscan.errors import Diagnostic, Severity
 from aiscan.span import Span
 
@@ -117,6 +118,13 @@ def _execute(
 
 def _guarded(path: str, task: Task, timeout_s: float | None) -> Payload:
     """Run the task on one file; a time-out or a crash becomes that file's located error."""
+    try:
+        return _run_guarded(path, task, timeout_s)
+    finally:
+        retire_file_garbage()
+
+
+def _run_guarded(path: str, task: Task, timeout_s: float | None) -> Payload:
     try:
         with time_limit(timeout_s):
             return task.run(path, task.options)

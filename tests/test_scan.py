@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 
 import pytest
 
+from aiscan import collector
 from aiscan.cli import main
+from aiscan.scan import Payload, Task, run_task
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -192,3 +196,37 @@ def test_a_scan_served_from_the_cache_never_imports_sympy(
     assert (cold_code, cold_sympy) == ("0", "True")
     assert (warm_code, warm_sympy) == ("0", "False")
     assert warm_length == cold_length  # the same report, straight from the cache
+
+
+class _Cyclic:
+    """An object in a reference cycle: only the cyclic collector frees it."""
+
+    def __init__(self) -> None:
+        self.itself = self
+
+
+def _leave_a_cycle(path: str, refs: list[weakref.ref[_Cyclic]]) -> Payload:
+    refs.append(weakref.ref(_Cyclic()))
+    return {"ok": True, "output": path}
+
+
+@pytest.mark.parametrize("batch", [True, False])
+def test_batch_runs_collect_each_files_cycles_after_it(
+    monkeypatch: pytest.MonkeyPatch, batch: bool
+) -> None:
+    monkeypatch.setattr(collector, "_retire_each_file", batch)
+    refs: list[weakref.ref[_Cyclic]] = []
+    task = Task("cycles", _leave_a_cycle, lambda *a: {}, refs, "")
+    frozen = gc.get_freeze_count()
+    gc.disable()  # so that only the per-file retirement can collect
+    try:
+        run_task(["a.c", "b.c"], task, jobs=1)
+        alive = [ref() is not None for ref in refs]
+    finally:
+        gc.enable()
+    assert len(alive) == 2
+    if batch:
+        assert alive == [False, False]
+        assert gc.get_freeze_count() > frozen  # the survivors are out of later scans
+    else:
+        assert alive == [True, True]
