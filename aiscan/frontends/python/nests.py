@@ -11,6 +11,7 @@ Reductions peel their first element, so `n` elements cost exactly `n - 1` combin
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -95,7 +96,7 @@ def broadcast_coordinates(
         raise ShapeMismatch(
             f"a value of rank {len(shape)} cannot be stored into rank {len(out_shape)}"
         )
-    if shape == out_shape:
+    if len(shape) == len(out_shape) and all(map(operator.is_, shape, out_shape)):
         return tuple(coords[: len(shape)])  # no dimension is broadcast: the common case
     one = sympy.S.One  # extents are canonical sympy expressions: 1 is this singleton
     return tuple(

@@ -46,9 +46,10 @@ def substituted(
 ) -> sympy.Expr:
     """`expand(expression.subs(bindings))`, remembered: index expressions repeat a lot."""
     if expression.is_Symbol:
-        # Most indices are one coordinate: substituting it is a lookup.
+        # Most indices are one coordinate: substituting it is a lookup (when the result
+        # is not itself substituted further, as `subs` does one binding after another).
         value = bindings.get(expression, expression)
-        if value.is_Symbol or value.is_Integer:
+        if value.is_Integer or (value.is_Symbol and (value is expression or value not in bindings)):
             return value
     return _substituted(expression, tuple(bindings.items()), simultaneous)
 

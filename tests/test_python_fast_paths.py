@@ -1,0 +1,85 @@
+"""The Python frontend's shortcuts give exactly what the general sympy code gives."""
+
+from __future__ import annotations
+
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aiscan.frontends.python.nests import broadcast_coordinates
+from aiscan.frontends.python.shapes import broadcast_shapes, same_extent
+from aiscan.frontends.python.values import coordinate, substituted
+from aiscan.ir.symbols import loop_symbol, size_symbol
+
+_SYMBOLS = [coordinate(0), coordinate(1), loop_symbol("i"), loop_symbol("j"), size_symbol("n")]
+_symbols = st.sampled_from(_SYMBOLS)
+_values = st.one_of(
+    _symbols,
+    st.integers(-3, 3).map(sympy.Integer),
+    st.tuples(_symbols, st.integers(-2, 2), st.integers(1, 3)).map(lambda t: t[2] * t[0] + t[1]),
+)
+_bindings = st.dictionaries(_symbols, _values, max_size=3)
+_extents = st.sampled_from([sympy.Integer(1), sympy.Integer(4), size_symbol("n"), size_symbol("m")])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_symbols, _values), _bindings, st.booleans())
+def test_substituted_is_expand_of_subs(
+    expression: sympy.Expr, bindings: dict[sympy.Symbol, sympy.Expr], simultaneous: bool
+) -> None:
+    expected = sympy.expand(expression.subs(bindings, simultaneous=simultaneous))
+    assert substituted(expression, bindings, simultaneous=simultaneous) == expected
+
+
+def test_a_substituted_coordinate_is_substituted_further_as_subs_does() -> None:
+    c0, c1 = coordinate(0), coordinate(1)
+    assert substituted(c0, {c0: c1, c1: sympy.Integer(5)}) == c0.subs({c0: c1, c1: 5})
+
+
+def _broadcast_reference(
+    coords: tuple[sympy.Expr, ...], out_shape: tuple[sympy.Expr, ...], shape: tuple[sympy.Expr, ...]
+) -> tuple[sympy.Expr, ...]:
+    offset = len(out_shape) - len(shape)
+    one = sympy.S.One
+    return tuple(
+        sympy.S.Zero if extent is one and out_shape[offset + d] is not one else coords[offset + d]
+        for d, extent in enumerate(shape)
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_extents, min_size=1, max_size=3), st.data())
+def test_broadcast_coordinates_of_the_same_shape_and_of_others(
+    out: list[sympy.Expr], data: st.DataObject
+) -> None:
+    out_shape = tuple(out)
+    coords = tuple(loop_symbol(f"_i{d}") for d in range(len(out_shape)))
+    same = data.draw(st.booleans())
+    shape = out_shape if same else tuple(data.draw(st.lists(_extents, max_size=len(out_shape))))
+    expected = _broadcast_reference(coords, out_shape, shape)
+    assert broadcast_coordinates(coords, out_shape, shape) == expected
+
+
+def _shapes_reference(
+    a: tuple[sympy.Expr, ...], b: tuple[sympy.Expr, ...]
+) -> tuple[sympy.Expr, ...] | None:
+    rank = max(len(a), len(b))
+    padded_a = (sympy.Integer(1),) * (rank - len(a)) + a
+    padded_b = (sympy.Integer(1),) * (rank - len(b)) + b
+    out: list[sympy.Expr] = []
+    for x, y in zip(padded_a, padded_b, strict=True):
+        if x == 1:
+            out.append(y)
+        elif y == 1 or same_extent(x, y):
+            out.append(x)
+        else:
+            return None
+    return tuple(out)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_extents, max_size=3), st.lists(_extents, max_size=3))
+def test_broadcast_shapes_matches_numpy_rules_by_comparison(
+    a: list[sympy.Expr], b: list[sympy.Expr]
+) -> None:
+    assert broadcast_shapes(tuple(a), tuple(b)) == _shapes_reference(tuple(a), tuple(b))
