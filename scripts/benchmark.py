@@ -7,7 +7,8 @@ Prints:
    with pycparser's bare parse of the same file (the floor any C analysis pays);
 3. a generated tree of 1,000 files (C and Python, about 100,000 lines) scanned cold and
    warm with `aiscan analyze DIR`, side by side with pycparser's and libcst's bare parse
-   of the same tree on the same number of worker processes.
+   of the same tree on the same number of worker processes, then each language's files
+   alone in one process, analyzed as a worker does and parsed bare (which frontend to work on).
 
 Usage: python scripts/benchmark.py [--lines 10000] [--files 1000] [--repeat 3] [--skip-tree]
 """
@@ -185,6 +186,51 @@ _BARE_TREE = (
 )
 
 
+_LANGUAGE_SPLIT = (
+    "import sys, time, os\n"
+    "from aiscan.collector import retire_file_garbage, tune_collector_for_batch\n"
+    "from aiscan.options import PipelineOptions\n"
+    "from aiscan.report.file_task import AnalyzeOptions, analyze_task\n"
+    "import libcst\nfrom pycparser import c_parser\n"
+    "tune_collector_for_batch()\n"
+    "task = analyze_task(AnalyzeOptions(PipelineOptions(), None, 'json', 'compulsory'))\n"
+    "files = sorted(os.path.join(d, f) for d, _, fs in os.walk(sys.argv[1]) for f in fs)\n"
+    "for suffix in ('.c', '.py'):\n"
+    "    chosen = [f for f in files if f.endswith(suffix)]\n"
+    "    task.run(chosen[0], task.options)  # first-use imports and caches, as a worker's\n"
+    "    start = time.perf_counter()\n"
+    "    for path in chosen:\n"
+    "        text = open(path).read()\n"
+    "        if suffix == '.c':\n"
+    "            c_parser.CParser().parse(text, path)\n"
+    "        else:\n"
+    "            libcst.parse_module(text)\n"
+    "    bare = time.perf_counter() - start\n"
+    "    start = time.perf_counter()\n"
+    "    for path in chosen:\n"
+    "        task.run(path, task.options)\n"
+    "        retire_file_garbage()\n"
+    "    print(suffix, len(chosen), bare, time.perf_counter() - start)\n"
+)
+
+
+def language_split(root: Path) -> None:
+    """Each language's files alone, in one process: bare parse against the analysis."""
+    result = subprocess.run(
+        [sys.executable, "-c", _LANGUAGE_SPLIT, str(root)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    print("  each language alone, one process (bare parse -> analyzed, as a worker does):")
+    for line in result.stdout.strip().splitlines():
+        suffix, count, bare, analyzed = line.split()
+        print(
+            f"    {count} {suffix} files: {float(bare):.2f} s -> {float(analyzed):.2f} s"
+            f"   ratio {float(analyzed) / float(bare):.2f}"
+        )
+
+
 def tree_figures(files: int, repeat: int) -> None:
     jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     with tempfile.TemporaryDirectory() as directory:
@@ -226,6 +272,13 @@ def tree_figures(files: int, repeat: int) -> None:
             start = time.perf_counter()
             subprocess.run(command, capture_output=True, check=False)
             warm.append(time.perf_counter() - start)
+        _print_tree_figures(files, lines, jobs, bare, cold, warm)
+        language_split(root)
+
+
+def _print_tree_figures(
+    files: int, lines: int, jobs: int, bare: list[float], cold: list[float], warm: list[float]
+) -> None:
     print(f"generated tree: {files} files, {lines} lines, {jobs} worker processes")
     print(
         f"  bare parse (pycparser + libcst, same workers): {_best(bare):.2f} s  "
