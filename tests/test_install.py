@@ -32,6 +32,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_wheel_carries_data_files(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "aiscan/report/schema/report.schema.json" in names
+    assert "aiscan/report/schema/lint.schema.json" in names
     assert "aiscan/frontends/c/include/math.h" in names
     assert "aiscan/_data/rules/devices/h100-sxm.toml" in names
 

@@ -20,10 +20,11 @@ SCHEMA_VERSION = "1.1"
 SCHEMA_ID = "https://aiscan.dev/schema/report-1.json"
 
 
-def load_schema() -> dict[str, Any]:
+def load_schema(name: str = "report") -> dict[str, Any]:
+    """A shipped JSON Schema: `report` (`aiscan analyze`) or `lint` (`aiscan check`)."""
     text = (
         resources.files("aiscan.report")
-        .joinpath("schema/report.schema.json")
+        .joinpath(f"schema/{name}.schema.json")
         .read_text(encoding="utf-8")
     )
     schema: dict[str, Any] = json.loads(text)

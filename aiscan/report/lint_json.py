@@ -1,4 +1,8 @@
-"""Lint findings as JSON: one object per finding, its figures as a `details` object."""
+"""Lint findings as JSON: one object per finding, its figures as a `details` object.
+
+The schema ships in the package (`aiscan/report/schema/lint.schema.json`, `$id`
+`LINT_SCHEMA_ID`); a change to this output bumps `LINT_JSON_VERSION` and the CHANGELOG.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,10 @@ from typing import Any
 from aiscan.lint.checker import LintRun
 from aiscan.lint.finding import Finding
 
-__all__ = ["LINT_JSON_VERSION", "render_lint_json"]
+__all__ = ["LINT_JSON_VERSION", "LINT_SCHEMA_ID", "render_lint_json"]
 
 LINT_JSON_VERSION = "1.0"
+LINT_SCHEMA_ID = "https://aiscan.dev/schema/lint-1.json"
 
 
 def render_lint_json(run: LintRun) -> str:
