@@ -40,6 +40,7 @@ def lower_c_source(text: str, path: str, options: CFrontendOptions | None = None
     parser = c_parser.CParser()
     try:
         ast = parser.parse(source.text, path)
+        _release(parser)
     except ParseError as error:
         raise InputError(_parse_diagnostic(str(error), path, parser)) from None
     except RecursionError:
@@ -69,6 +70,13 @@ def lower_c_source(text: str, path: str, options: CFrontendOptions | None = None
         diagnostics=source.diagnostics,
         dependencies=source.dependencies,
     )
+
+
+def _release(parser: Any) -> None:
+    """Drop a used parser's state now: its lexer calls back into it through bound methods,
+    a reference cycle that would keep every token and coordinate of the file alive until
+    the garbage collector's next full pass."""
+    vars(parser).clear()
 
 
 def _parse_diagnostic(message: str, path: str, parser: Any) -> Diagnostic:

@@ -69,6 +69,26 @@ def lower_file(ast: c_ast.FileAST, path: str) -> tuple[Function, ...]:
     return tuple(functions)
 
 
+class _NodeSpans:
+    """A pycparser node's span; one without a coordinate gets its function's line.
+
+    An object rather than a bound method of the lowering that hands it to its expression
+    reader: that would be a reference cycle holding the function's tree until the garbage
+    collector's next full pass."""
+
+    __slots__ = ("fallback_line", "path")
+
+    def __init__(self, path: str, fallback_line: int) -> None:
+        self.path = path
+        self.fallback_line = fallback_line
+
+    def __call__(self, node: c_ast.Node) -> Span:
+        coord = node.coord
+        if coord is None:
+            return Span(self.path, self.fallback_line, 1)
+        return Span(self.path, coord.line, coord.column or 1)
+
+
 class _FunctionLowering:
     def __init__(
         self,
@@ -82,16 +102,11 @@ class _FunctionLowering:
         self.path = path
         self.types = types
         self.scope = globals_.copy()
+        self.span = _NodeSpans(path, definition.coord.line if definition.coord else 1)
         self.reader = ExpressionReader(self.scope, types, self.span, known_functions)
         self.function_unknowns: list[Unknown] = []
         self.subtrees = subtree_facts(definition)
         self.enclosing_loops: list[tuple[str, sympy.Expr, sympy.Expr]] = []
-
-    def span(self, node: c_ast.Node) -> Span:
-        coord = node.coord
-        if coord is None:
-            return Span(self.path, self.definition.coord.line, 1)
-        return Span(self.path, coord.line, coord.column or 1)
 
     def run(self) -> Function:
         declaration = self.definition.decl

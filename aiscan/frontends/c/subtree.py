@@ -31,41 +31,42 @@ def subtree_facts(root: c_ast.Node) -> dict[int, SubtreeFacts]:
     Recursive: a tree pycparser managed to parse nests far less deeply than the parser's
     own recursion went, and a RecursionError is a located error for the caller anyway."""
     facts: dict[int, SubtreeFacts] = {}
-
-    def visit(node: c_ast.Node) -> SubtreeFacts:
-        coord = node.coord
-        last = coord.line if coord is not None else 0
-        kind = type(node)
-        if kind is c_ast.ID or kind is c_ast.Constant:
-            # Leaves are most of a tree: their facts are not kept (asked for, they are
-            # computed again), and pycparser's generator-based iteration is skipped.
-            return (last, False, _NOTHING)
-        if kind is c_ast.BinaryOp:
-            children: Iterable[c_ast.Node] = (node.left, node.right)
-        elif kind is c_ast.ArrayRef:
-            children = (node.name, node.subscript)
-        else:
-            children = node
-        has_loop = isinstance(node, LOOPS)
-        assigned = _NOTHING
-        for child in children:
-            child_last, child_loop, child_assigned = visit(child)
-            if child_last > last:
-                last = child_last
-            if child_loop:
-                has_loop = True
-            if child_assigned:
-                assigned = assigned | child_assigned if assigned else child_assigned
-        target = None
-        if isinstance(node, c_ast.Assignment):
-            target = node.lvalue
-        elif isinstance(node, c_ast.UnaryOp) and node.op in _STEPS:
-            target = node.expr
-        if isinstance(target, c_ast.ID):
-            assigned = assigned | {target.name}
-        result = (last, has_loop, assigned)
-        facts[id(node)] = result
-        return result
-
-    facts[id(root)] = visit(root)
+    facts[id(root)] = _visit(root, facts)
     return facts
+
+
+def _visit(node: c_ast.Node, facts: dict[int, SubtreeFacts]) -> SubtreeFacts:
+    """A module-level function, not a closure: a recursive closure is a reference cycle."""
+    coord = node.coord
+    last = coord.line if coord is not None else 0
+    kind = type(node)
+    if kind is c_ast.ID or kind is c_ast.Constant:
+        # Leaves are most of a tree: their facts are not kept (asked for, they are
+        # computed again), and pycparser's generator-based iteration is skipped.
+        return (last, False, _NOTHING)
+    if kind is c_ast.BinaryOp:
+        children: Iterable[c_ast.Node] = (node.left, node.right)
+    elif kind is c_ast.ArrayRef:
+        children = (node.name, node.subscript)
+    else:
+        children = node
+    has_loop = isinstance(node, LOOPS)
+    assigned = _NOTHING
+    for child in children:
+        child_last, child_loop, child_assigned = _visit(child, facts)
+        if child_last > last:
+            last = child_last
+        if child_loop:
+            has_loop = True
+        if child_assigned:
+            assigned = assigned | child_assigned if assigned else child_assigned
+    target = None
+    if isinstance(node, c_ast.Assignment):
+        target = node.lvalue
+    elif isinstance(node, c_ast.UnaryOp) and node.op in _STEPS:
+        target = node.expr
+    if isinstance(target, c_ast.ID):
+        assigned = assigned | {target.name}
+    result = (last, has_loop, assigned)
+    facts[id(node)] = result
+    return result
