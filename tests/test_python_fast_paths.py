@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+
+import libcst as cst
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from aiscan.frontends.python.expressions import number_literal
 from aiscan.frontends.python.nests import broadcast_coordinates
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent
 from aiscan.frontends.python.values import coordinate, substituted
@@ -83,3 +87,43 @@ def test_broadcast_shapes_matches_numpy_rules_by_comparison(
     a: list[sympy.Expr], b: list[sympy.Expr]
 ) -> None:
     assert broadcast_shapes(tuple(a), tuple(b)) == _shapes_reference(tuple(a), tuple(b))
+
+
+def _with_underscores(digits: str, cuts: list[int]) -> str:
+    """`digits` with single underscores between some digits, as PEP 515 allows."""
+    out = list(digits)
+    for cut in sorted({c % len(digits) for c in cuts if c % len(digits) > 0}, reverse=True):
+        out.insert(cut, "_")
+    return "".join(out)
+
+
+_digits = st.text("0123456789", min_size=1, max_size=40)
+_cuts = st.lists(st.integers(1, 60), max_size=4)
+_integer_literals = st.one_of(
+    st.builds(lambda d, c: _with_underscores(d.lstrip("0") or "0", c), _digits, _cuts),
+    st.builds(
+        lambda prefix, n: (
+            f"{prefix}{format(n, {'0x': 'x', '0X': 'X', '0o': 'o', '0b': 'b'}[prefix])}"
+        ),
+        st.sampled_from(["0x", "0X", "0o", "0b"]),
+        st.integers(0, 2**200),
+    ),
+)
+_float_literals = st.builds(
+    lambda whole, fraction, exponent: f"{whole}.{fraction}{exponent}",
+    st.one_of(st.just(""), _digits),
+    _digits,
+    st.one_of(
+        st.just(""), st.builds(lambda s, e: f"e{s}{e}", st.sampled_from(["", "-", "+"]), _digits)
+    ),
+) | st.builds(lambda d, e: f"{d}e{e}", _digits, st.integers(-400, 400))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_integer_literals, _float_literals))
+def test_number_literals_read_as_python_reads_them(text: str) -> None:
+    node = cst.parse_expression(text)
+    value = number_literal(node)
+    expected = ast.literal_eval(text)
+    assert type(value) is type(expected)
+    assert value == expected

@@ -38,43 +38,9 @@ def eager_calls(
     target: Target, value: ArrayValue, namer: Namer, span: Span, rebinds: bool
 ) -> EagerCalls:
     """The calls of `target = value` (or `target op= value`); `rebinds` is `name = value`."""
-    calls: list[tuple[Leaf, ArrayValue]] = []
-    emitted: set[str] = set()
-    result = EagerCalls()
-
-    def emit(call: ArrayValue) -> Leaf:
-        name = namer.fresh("_t")
-        leaf = Leaf(
-            name,
-            call.element,
-            call.shape,
-            tuple(coordinate(d) for d in range(len(call.shape))),
-            name,
-            span,
-        )
-        calls.append((leaf, call))
-        emitted.add(name)
-        elements = sympy.Mul(*call.shape) if call.shape else sympy.Integer(1)
-        result.temporaries.append(Temporary(name, call.text, span, elements, call.element))
-        return leaf
-
-    def visit(node: ArrayValue) -> ArrayValue:
-        if isinstance(node, (Leaf, Scalar)):
-            return node
-        if isinstance(node, Apply):
-            applied = replace(node, operands=tuple(visit(o) for o in node.operands))
-            if not any(
-                is_array(o) or (isinstance(o, Leaf) and o.array in emitted)
-                for o in applied.operands
-            ):
-                return applied  # Python scalar arithmetic: no NumPy call
-            return emit(applied)
-        if isinstance(node, Reduce):
-            return emit(replace(node, operand=visit(node.operand)))
-        assert isinstance(node, Contract)
-        return emit(replace(node, operands=tuple(visit(o) for o in node.operands)))
-
-    root = visit(value)
+    calls = _Calls(namer, span)
+    result = calls.result
+    root = calls.visit(value)
     assert target.leaf is not None, "eager calls are for array targets"
     if target.compound:
         compound = Apply(
@@ -86,14 +52,14 @@ def eager_calls(
             f"in-place {target.compound}",
             span,
         )
-        calls.append((target.leaf, compound))
+        calls.found.append((target.leaf, compound))
     elif rebinds:
-        if calls and root is calls[-1][0]:
+        if calls.found and root is calls.found[-1][0]:
             # `z = expr`: the last call's result is `z` itself, not a temporary.
-            calls[-1] = (target.leaf, calls[-1][1])
+            calls.found[-1] = (target.leaf, calls.found[-1][1])
             result.temporaries.pop()
     else:
-        calls.append(
+        calls.found.append(
             (
                 target.leaf,
                 Apply(
@@ -101,11 +67,59 @@ def eager_calls(
                 ),
             )
         )
-    for leaf, call in calls:
+    for leaf, call in calls.found:
         nodes = NestBuilder(namer, span).assign(Target(leaf), call, f"{leaf.array} = {call.text}")
         kind = "nest" if any(isinstance(n, Loop) for n in nodes) else "straight"
         result.regions.append(Region(kind, tuple(nodes), span))
     return result
+
+
+class _Calls:
+    """The NumPy calls of one statement's value, innermost first, each into a temporary.
+
+    A class, not nested functions: a recursive closure is a reference cycle, which keeps
+    everything it reached alive until the garbage collector's next full pass."""
+
+    def __init__(self, namer: Namer, span: Span) -> None:
+        self.namer = namer
+        self.span = span
+        self.found: list[tuple[Leaf, ArrayValue]] = []
+        self.emitted: set[str] = set()
+        self.result = EagerCalls()
+
+    def emit(self, call: ArrayValue) -> Leaf:
+        name = self.namer.fresh("_t")
+        leaf = Leaf(
+            name,
+            call.element,
+            call.shape,
+            tuple(coordinate(d) for d in range(len(call.shape))),
+            name,
+            self.span,
+        )
+        self.found.append((leaf, call))
+        self.emitted.add(name)
+        elements = sympy.Mul(*call.shape) if call.shape else sympy.Integer(1)
+        self.result.temporaries.append(
+            Temporary(name, call.text, self.span, elements, call.element)
+        )
+        return leaf
+
+    def visit(self, node: ArrayValue) -> ArrayValue:
+        if isinstance(node, (Leaf, Scalar)):
+            return node
+        if isinstance(node, Apply):
+            applied = replace(node, operands=tuple(self.visit(o) for o in node.operands))
+            if not any(
+                is_array(o) or (isinstance(o, Leaf) and o.array in self.emitted)
+                for o in applied.operands
+            ):
+                return applied  # Python scalar arithmetic: no NumPy call
+            return self.emit(applied)
+        if isinstance(node, Reduce):
+            return self.emit(replace(node, operand=self.visit(node.operand)))
+        assert isinstance(node, Contract)
+        return self.emit(replace(node, operands=tuple(self.visit(o) for o in node.operands)))
 
 
 def is_array(value: ArrayValue) -> bool:

@@ -632,9 +632,15 @@ def _is_newaxis(item: cst.BaseSlice) -> bool:
 
 
 def number_literal(node: cst.BaseExpression) -> int | float | None:
-    """The number a literal (possibly negated) spells, read without evaluating code."""
+    """The number a literal (possibly negated) spells, read without evaluating code.
+
+    A plain literal's text is read by `int` and `float`, which read what CPython's parser
+    accepted as Python does, and spare `ast.literal_eval`'s closures (cyclic garbage)."""
     if isinstance(node, (cst.Integer, cst.Float)):
-        return _literal(node.value)  # the literal's own text, parentheses aside
+        try:  # `1_000`, `0x1F`, `0o17`; `1e-3`, `.5`, `1_0.5`
+            return int(node.value, 0) if isinstance(node, cst.Integer) else float(node.value)
+        except ValueError:  # e.g. over Python's limit on decimal digits
+            return _literal(node.value)
     if isinstance(node, cst.UnaryOperation):
         return _literal(cst.Module([]).code_for_node(node).strip())
     return None

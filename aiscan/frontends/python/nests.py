@@ -302,51 +302,63 @@ class NestBuilder:
         combined = _Evaluation(element.flops, list(element.accesses), list(element.special_calls))
         if combine:
             combined.flops = combined.flops + FlopTally(**{combine: 1})
+        return self._peeled(element, combined, axes, {}, text)
 
-        def statement(evaluation: _Evaluation, fixed: dict[sympy.Symbol, sympy.Expr]) -> Node:
-            accesses = [
-                Access(
-                    a.array,
-                    tuple(substituted(e, fixed) for e in a.index or ()),
-                    a.element,
-                    a.is_write,
-                    a.span,
-                    a.text,
-                )
-                for a in evaluation.accesses
-            ]
-            return self._statement(
-                text, _Evaluation(evaluation.flops, accesses, evaluation.special_calls)
+    def _peeled(
+        self,
+        element: _Evaluation,
+        combined: _Evaluation,
+        rest: list[tuple[sympy.Symbol, sympy.Expr]],
+        fixed: dict[sympy.Symbol, sympy.Expr],
+        text: str,
+    ) -> list[Node]:
+        """The first element along each of `rest` on its own, then the others combined."""
+        if not rest:
+            return [self._fixed_statement(text, element, fixed)]
+        (var, extent), *inner = rest
+        first = self._peeled(element, combined, inner, {**fixed, var: sympy.Integer(0)}, text)
+        others = Loop(
+            str(var),
+            sympy.Integer(1),
+            1,
+            sympy.expand(extent - 1),
+            tuple(self._combined(combined, inner, fixed, text)),
+            self.span,
+        )
+        return [*first, others]
+
+    def _combined(
+        self,
+        combined: _Evaluation,
+        rest: list[tuple[sympy.Symbol, sympy.Expr]],
+        fixed: dict[sympy.Symbol, sympy.Expr],
+        text: str,
+    ) -> list[Node]:
+        """Every element along all of `rest`, each combined into the register."""
+        if not rest:
+            return [self._fixed_statement(text, combined, fixed)]
+        (var, extent), *inner = rest
+        body = tuple(self._combined(combined, inner, fixed, text))
+        return [Loop(str(var), sympy.Integer(0), 1, extent, body, self.span)]
+
+    def _fixed_statement(
+        self, text: str, evaluation: _Evaluation, fixed: dict[sympy.Symbol, sympy.Expr]
+    ) -> Statement:
+        """`evaluation`'s statement with the peeled loop variables fixed (to 0)."""
+        accesses = [
+            Access(
+                a.array,
+                tuple(substituted(e, fixed) for e in a.index or ()),
+                a.element,
+                a.is_write,
+                a.span,
+                a.text,
             )
-
-        def full(
-            rest: list[tuple[sympy.Symbol, sympy.Expr]], fixed: dict[sympy.Symbol, sympy.Expr]
-        ) -> list[Node]:
-            if not rest:
-                return [statement(combined, fixed)]
-            (var, extent), *inner = rest
-            return [
-                Loop(str(var), sympy.Integer(0), 1, extent, tuple(full(inner, fixed)), self.span)
-            ]
-
-        def peel(
-            rest: list[tuple[sympy.Symbol, sympy.Expr]], fixed: dict[sympy.Symbol, sympy.Expr]
-        ) -> list[Node]:
-            if not rest:
-                return [statement(element, fixed)]
-            (var, extent), *inner = rest
-            first = peel(inner, {**fixed, var: sympy.Integer(0)})
-            others = Loop(
-                str(var),
-                sympy.Integer(1),
-                1,
-                sympy.expand(extent - 1),
-                tuple(full(inner, fixed)),
-                self.span,
-            )
-            return [*first, others]
-
-        return peel(axes, {})
+            for a in evaluation.accesses
+        ]
+        return self._statement(
+            text, _Evaluation(evaluation.flops, accesses, evaluation.special_calls)
+        )
 
     def _statement(self, text: str, evaluation: _Evaluation) -> Statement:
         return Statement(
