@@ -574,10 +574,10 @@ def _integer_operator(op: str, left: sympy.Expr, right: sympy.Expr) -> sympy.Exp
         return sympy.floor(left / right)
     if op == "%" and right != 0:
         return sympy.Mod(left, right)
-    if op == ">>" and right.is_Integer:
-        return sympy.floor(left / 2 ** int(right))
-    if op == "<<" and right.is_Integer:
-        return left * 2 ** int(right)
+    if op in ("<<", ">>") and right.is_Integer and 0 <= int(right) < 64:
+        # A shift by 64 or more (or a negative one) is undefined for every C integer type.
+        scale = sympy.Integer(2 ** int(right))
+        return left * scale if op == "<<" else sympy.floor(left / scale)
     return None
 
 

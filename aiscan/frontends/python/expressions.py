@@ -178,7 +178,7 @@ class ExpressionReader:
             self.note(
                 UnknownKind.DATA_DEPENDENT_BOUND,
                 node,
-                f"`{self.names.text(node)}` is an integer whose value varies",
+                f"`{self.names.text(node)}` {result.unknown_because}",
             )
         elif result is not None:
             self.note(
@@ -202,7 +202,10 @@ class ExpressionReader:
     # ---- atoms --------------------------------------------------------------------------
 
     def _Integer(self, node: cst.Integer) -> Value:
-        return Integer(sympy.Integer(int(str(node.evaluated_value))), node.value)
+        value = int(node.value, 0)  # CPython's parser accepted it: `1_000`, `0x1F`, `0o17`
+        if abs(value) >= MAX_INTEGER:
+            return Integer(None, node.value, _TOO_LARGE)
+        return Integer(sympy.Integer(value), node.value)
 
     def _Float(self, node: cst.Float) -> Value:
         return Scalar(dtypes.PYTHON_FLOAT, True, node.value, constant=True)
@@ -655,23 +658,55 @@ def _literal(text: str) -> int | float | None:
     return value if isinstance(value, (int, float)) else None
 
 
+MAX_INTEGER = 2**64
+"""No size, index or trip count is this large (C has no integer type that holds it); a
+larger integer is unknown, so that no input can make the analysis compute with, or print,
+numbers of unbounded size (`10**10**10`)."""
+_TOO_LARGE = "is 2**64 or more: larger than any size or index"
+
+
 def _integer_operator(operator: str, left: Integer, right: Integer, text: str) -> Integer:
     a, b = left.value, right.value
     if a is None or b is None:
+        return Integer(None, text, (left if a is None else right).unknown_because)
+    if operator == "Power":
+        return _integer_power(a, b, text)
+    result = _integer_arithmetic(operator, a, b)
+    return Integer(None, text) if result is None else _bounded(result, text)
+
+
+def _integer_power(base: sympy.Expr, exponent: sympy.Expr, text: str) -> Integer:
+    """`base ** exponent` for a non-negative literal exponent, bounded before it is computed."""
+    if not exponent.is_Integer or int(exponent) < 0:
         return Integer(None, text)
+    power = int(exponent)
+    if base.is_Integer:
+        magnitude = abs(int(base))
+        if magnitude > 1 and (magnitude.bit_length() - 1) * power >= 64:
+            return Integer(None, text, _TOO_LARGE)
+    elif power > 64:
+        return Integer(None, text, "has a degree over 64")
+    return _bounded(base**power, text)
+
+
+def _bounded(value: sympy.Expr, text: str) -> Integer:
+    if any(abs(number) >= MAX_INTEGER for number in value.atoms(sympy.Integer)):
+        return Integer(None, text, _TOO_LARGE)
+    return Integer(value, text)
+
+
+def _integer_arithmetic(operator: str, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None:
     if operator == "Add":
-        return Integer(a + b, text)
+        return a + b
     if operator == "Subtract":
-        return Integer(a - b, text)
+        return a - b
     if operator == "Multiply":
-        return Integer(a * b, text)
+        return a * b
     if operator == "FloorDivide" and b != 0:
-        return Integer(sympy.floor(a / b), text)
+        return sympy.floor(a / b)
     if operator == "Modulo" and b != 0:
-        return Integer(sympy.Mod(a, b), text)
-    if operator == "Power" and b.is_Integer and int(b) >= 0:
-        return Integer(a ** int(b), text)
-    return Integer(None, text)
+        return sympy.Mod(a, b)
+    return None
 
 
 def _shape_text(shape: Shape) -> str:

@@ -159,6 +159,8 @@ class Integer:
 
     value: sympy.Expr | None
     text: str
+    unknown_because: str = "is an integer whose value varies"
+    """Why `value` is None, said after the integer's text where a value is needed."""
 
     @property
     def shape(self) -> Shape:

@@ -1,0 +1,114 @@
+"""Integers too large for any size or index (2**64 or more) are unknown, never computed.
+
+Without the bound `10**10**10` in a loop header made the analysis build a number of ten
+billion digits, and a long literal made Python refuse to print it ("internal error").
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import sympy
+
+from aiscan.analysis.kernel import AnalysisOptions, FunctionAnalysis, analyze_module
+from aiscan.frontends.c.literals import integer_literal
+from aiscan.frontends.python.expressions import _integer_operator
+from aiscan.frontends.python.values import Integer
+from aiscan.pipeline import PipelineOptions, lower_source
+
+HUGE_HEX = "0x" + "f" * 5000
+PYTHON_HEAD = (
+    'import numpy as np\nfrom jaxtyping import Float64\n\ndef f(y: Float64[np.ndarray, "n"]):\n'
+)
+
+
+def analyze(text: str, path: str) -> FunctionAnalysis:
+    module = lower_source(text, path, PipelineOptions())
+    (function,) = analyze_module(module, AnalysisOptions()).functions
+    return function
+
+
+def c_loop(bound: str) -> FunctionAnalysis:
+    text = f"void f(double *a) {{ for (int i = 0; i < {bound}; i++) a[i] = 2.0 * a[i]; }}\n"
+    return analyze(text, "k.c")
+
+
+def python_loop(bound: str) -> FunctionAnalysis:
+    return analyze(
+        PYTHON_HEAD + f"    for i in range({bound}):\n        y[0] = y[0] * 2.0\n", "k.py"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("18446744073709551615", 2**64 - 1),
+        ("0xFFFFFFFFFFFFFFFFull", 2**64 - 1),
+        ("18446744073709551616", None),
+        ("0x10000000000000000", None),
+        ("9" * 5000, None),
+        (HUGE_HEX, None),
+        ("0" + "7" * 30, None),
+    ],
+)
+def test_c_literals_stop_at_2_to_the_64(text: str, value: int | None) -> None:
+    assert integer_literal(text) == value
+
+
+@pytest.mark.parametrize(
+    ("bound", "flops"), [("(1 << 10)", 1024), ("(4096 >> 2)", 1024), ("1000", 1000)]
+)
+def test_c_bounds_within_the_limit_are_exact(bound: str, flops: int) -> None:
+    result = c_loop(bound)
+    assert result.flops.total == flops
+    assert not result.unknowns
+
+
+@pytest.mark.parametrize("bound", ["(1 << 64)", "(1 << 4000000000)", "(8 >> -1)", HUGE_HEX])
+def test_c_bounds_over_the_limit_are_a_located_unknown(bound: str) -> None:
+    start = time.monotonic()
+    result = c_loop(bound)
+    assert time.monotonic() - start < 10, "the bound must not be computed"
+    assert result.flops.total == sympy.Symbol("trip_L1", integer=True, nonnegative=True)
+    (unknown,) = result.unknowns
+    assert unknown.span.line == 1
+    assert "cannot derive the trip count" in unknown.message
+
+
+@pytest.mark.parametrize(("bound", "flops"), [("2**10", 1024), ("4**31 - 4**31 + 7", 7)])
+def test_python_bounds_within_the_limit_are_exact(bound: str, flops: int) -> None:
+    result = python_loop(bound)
+    assert result.flops.total == flops
+    assert not result.unknowns
+
+
+@pytest.mark.parametrize("bound", ["10**10**10", "2**64", "2**70 - 2**69", HUGE_HEX])
+def test_python_bounds_over_the_limit_are_a_located_unknown(bound: str) -> None:
+    start = time.monotonic()
+    result = python_loop(bound)
+    assert time.monotonic() - start < 10, "the bound must not be computed"
+    assert result.flops.total == sympy.Symbol("trip_L5", integer=True, nonnegative=True)
+    (unknown,) = result.unknowns
+    assert (unknown.span.line, unknown.symbol) == (5, "trip_L5")
+
+
+def test_python_integer_arithmetic_says_why_a_value_is_unknown() -> None:
+    n = sympy.Symbol("n", integer=True, positive=True)
+    ten = Integer(sympy.Integer(10), "10")
+    assert _integer_operator("Power", ten, Integer(sympy.Integer(19), "19"), "t").value == 10**19
+    too_large = _integer_operator("Power", ten, Integer(sympy.Integer(10**10), "e"), "t")
+    assert too_large.value is None
+    assert too_large.unknown_because == "is 2**64 or more: larger than any size or index"
+    product = _integer_operator(
+        "Multiply", Integer(2**40 * n, "a"), Integer(sympy.Integer(2**30), "b"), "a * b"
+    )
+    assert (product.value, product.unknown_because) == (None, too_large.unknown_because)
+    degree = _integer_operator("Power", Integer(n, "n"), Integer(sympy.Integer(65), "65"), "t")
+    assert (degree.value, degree.unknown_because) == (None, "has a degree over 64")
+    assert (
+        _integer_operator("Power", Integer(n, "n"), Integer(sympy.Integer(3), "3"), "t").value
+        == n**3
+    )
+    summed = _integer_operator("Add", too_large, Integer(sympy.Integer(1), "1"), "t + 1")
+    assert summed.unknown_because == too_large.unknown_because
