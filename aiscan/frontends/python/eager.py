@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 import sympy
 
-from aiscan.frontends.python.nests import Namer, NestBuilder, Target
+from aiscan.frontends.python.nests import Namer, NestBuilder, Target, array_named
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -20,7 +20,6 @@ from aiscan.frontends.python.values import (
     Leaf,
     Reduce,
     Scalar,
-    coordinate,
 )
 from aiscan.ir.nodes import Loop, Region, Temporary
 from aiscan.span import Span
@@ -89,14 +88,7 @@ class _Calls:
 
     def emit(self, call: ArrayValue) -> Leaf:
         name = self.namer.fresh("_t")
-        leaf = Leaf(
-            name,
-            call.element,
-            call.shape,
-            tuple(coordinate(d) for d in range(len(call.shape))),
-            name,
-            self.span,
-        )
+        leaf = array_named(name, call, self.span)
         self.found.append((leaf, call))
         self.emitted.add(name)
         elements = sympy.Mul(*call.shape) if call.shape else sympy.Integer(1)

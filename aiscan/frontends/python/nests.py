@@ -33,7 +33,14 @@ from aiscan.ir.nodes import Access, FlopTally, Loop, Node, Statement
 from aiscan.ir.symbols import loop_symbol
 from aiscan.span import Span
 
-__all__ = ["Namer", "NestBuilder", "Target", "broadcast_coordinates", "operator_flops"]
+__all__ = [
+    "Namer",
+    "NestBuilder",
+    "Target",
+    "array_named",
+    "broadcast_coordinates",
+    "operator_flops",
+]
 
 _COMBINE = {"sum": "add", "prod": "mul", "max": "", "min": ""}
 
@@ -103,6 +110,12 @@ def broadcast_coordinates(
         sympy.S.Zero if extent is one and out_shape[offset + d] is not one else coords[offset + d]
         for d, extent in enumerate(shape)
     )
+
+
+def array_named(name: str, value: ArrayValue, span: Span) -> Leaf:
+    """A new whole array `name` to hold `value`, read at the standard coordinates."""
+    coordinates = tuple(coordinate(d) for d in range(len(value.shape)))
+    return Leaf(name, value.element, value.shape, coordinates, name, span)
 
 
 def operator_flops(op: str, element_complex: bool, both_complex: bool) -> FlopTally:
@@ -177,14 +190,7 @@ class NestBuilder:
     ) -> tuple[_Evaluation, list[_Hoist]]:
         """Compute `value` into a new array first; this statement then reads it."""
         name = self.namer.fresh("_f")
-        leaf = Leaf(
-            name,
-            value.element,
-            value.shape,
-            tuple(coordinate(d) for d in range(len(value.shape))),
-            name,
-            self.span,
-        )
+        leaf = array_named(name, value, self.span)
         inner = NestBuilder(self.namer, self.span)
         self.before += inner.assign(Target(leaf), value, f"{name} = {_text(value)}")
         return self._inline(leaf, coords, order)
