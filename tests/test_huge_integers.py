@@ -119,3 +119,24 @@ def test_python_integer_arithmetic_says_why_a_value_is_unknown() -> None:
     )
     summed = _integer_operator("Add", too_large, Integer(sympy.Integer(1), "1"), "t + 1")
     assert summed.unknown_because == too_large.unknown_because
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        (
+            "    for i in range(10**10**10):\n        y[0] = y[0] * 2.0\n",
+            "(`10**10**10` is 2**64 or more: larger than any size or index)",
+        ),
+        (
+            "    k = 3\n    for j in range(4):\n        k = k + j\n"
+            "    for i in range(k):\n        y[0] = y[0] * 2.0\n",
+            "(`k` is an integer whose value varies)",
+        ),
+        ("    for x in y:\n        y[0] = y[0] * 2.0\n", "`y`; named"),
+    ],
+)
+def test_python_loop_message_says_why_the_bound_is_unknown(body: str, why: str) -> None:
+    (unknown,) = analyze(PYTHON_HEAD + body, "k.py").unknowns
+    assert unknown.message.startswith("cannot derive the trip count of the loop over `")
+    assert why in unknown.message

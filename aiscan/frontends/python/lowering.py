@@ -322,12 +322,17 @@ class FunctionLowering:
     def _for(self, node: cst.For) -> list[Node]:
         header = self._range(node)
         if header is None:
-            return [self._loop_with_unknown_trip(node, node.body, node.target)]
+            # What the reader noted of the bounds (`m` varies, `10**30` is too large) is why.
+            why = self.reader.unknowns[0].message if self.reader.unknowns else ""
+            return [self._loop_with_unknown_trip(node, node.body, node.target, why)]
         var, start, step, trip = header
         span = self.names.span(node)
         return [self._loop(var, start, step, trip, node.body, span, ())]
 
     def _range(self, node: cst.For) -> tuple[str, sympy.Expr, int, sympy.Expr] | None:
+        """`(var, start, step, trip)` of `for var in range(...)`; None, with the reader's
+        notes on the bounds (if any) in `self.reader.unknowns`, when it is not one."""
+        self.reader.unknowns = []
         iterator = node.iter
         if not (
             isinstance(node.target, cst.Name)
@@ -335,7 +340,6 @@ class FunctionLowering:
             and self.names.canonical(iterator.func) == "builtins.range"
         ):
             return None
-        self.reader.unknowns = []
         arguments = [a.value for a in iterator.args]
         bounds = [self.reader.integer(a) for a in arguments[:2]]
         step = 1
@@ -377,13 +381,15 @@ class FunctionLowering:
         node: cst.For | cst.While,
         body: cst.BaseSuite,
         target: cst.BaseAssignTargetExpression | None,
+        why: str = "",
     ) -> Loop:
         span = self.names.span(node)
         symbol = trip_symbol(f"trip_L{span.line}")
         header = self.names.text(node.iter if isinstance(node, cst.For) else node.test)
+        because = f" ({why})" if why else ""
         unknown = Unknown(
             UnknownKind.DATA_DEPENDENT_BOUND,
-            f"cannot derive the trip count of the loop over `{header}`; named {symbol}",
+            f"cannot derive the trip count of the loop over `{header}`{because}; named {symbol}",
             span,
             str(symbol),
         )
