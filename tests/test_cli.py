@@ -148,6 +148,25 @@ def test_bad_c_input_gives_one_located_line(
     assert code == 2
     assert expected in out
     assert "Traceback" not in out + err
+
+
+@pytest.mark.parametrize("relative", [True, False])
+def test_an_error_in_a_header_names_it_as_the_user_named_the_file(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    relative: bool,
+) -> None:
+    """As compilers do: `sub/bad.h:1:13` for `kernel.c`, absolute for an absolute path."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "bad.h").write_text("int broken( {\n")
+    (tmp_path / "kernel.c").write_text('#include "sub/bad.h"\nint x;\n')
+    monkeypatch.chdir(tmp_path)
+    path = "kernel.c" if relative else str(tmp_path / "kernel.c")
+    code, out, _ = run(capsys, "analyze", path, "--no-cache")
+    header = "sub/bad.h" if relative else str(tmp_path / "sub" / "bad.h")
+    assert code == 2
+    assert out == f"{header}:1:13: error: C syntax error before `{{`\n"
     assert len([line for line in out.splitlines() if ": error: " in line]) == 1
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiscan.errors import Diagnostic, InputError, Severity
-from aiscan.frontends.c.preprocess import preprocess
+from aiscan.frontends.c.preprocess import named_as_user, preprocess
 from aiscan.ir.nodes import Module
 from aiscan.span import Span
 
@@ -90,9 +89,7 @@ def _parse_diagnostic(message: str, path: str, parser: Any) -> Diagnostic:
         )
     line = int(match.group("line"))
     column = int(match.group("column") or 1)
-    file = match.group("file") or path
-    if os.path.abspath(file) == os.path.abspath(path):
-        file = path
+    file = named_as_user(match.group("file") or path, path)
     detail = match.group("message").strip()
     if detail.startswith("before:"):
         detail = f"C syntax error before `{detail.removeprefix('before:').strip()}`"
@@ -110,7 +107,5 @@ def _next_token_span(parser: Any, path: str) -> Span:
         coord = None
     if coord is None or not getattr(coord, "line", None):
         return Span(path, 1, 1)
-    file = (
-        coord.file if coord.file and os.path.abspath(coord.file) != os.path.abspath(path) else path
-    )
+    file = named_as_user(coord.file, path) if coord.file else path
     return Span(file, coord.line, coord.column or 1)

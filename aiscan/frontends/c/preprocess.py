@@ -24,7 +24,7 @@ from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.c.literals import integer_literal
 from aiscan.span import Span
 
-__all__ = ["PreprocessedSource", "preprocess"]
+__all__ = ["PreprocessedSource", "named_as_user", "preprocess"]
 
 STUB_DIR = Path(__file__).resolve().parent / "include"
 MAX_INCLUDE_DEPTH = 40
@@ -197,6 +197,23 @@ def _quoted(path: str) -> str:
     return path.replace("\\", "\\\\").replace('"', '\\"')
 
 
+def named_as_user(file: str, path: str) -> str:
+    """`file` (the analyzed file or a header it includes) named as the user named `path`:
+    a header of a relative `path` relative to the working directory, as compilers print it,
+    unless that climbs out of it where `path` did not."""
+    if os.path.abspath(file) == os.path.abspath(path):
+        return path
+    if os.path.isabs(path) or not os.path.isabs(file):
+        return file
+    try:
+        relative = os.path.relpath(file)
+    except ValueError:  # another drive
+        return file
+    if relative.startswith(os.pardir) and not path.startswith(os.pardir):
+        return file
+    return relative
+
+
 def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
     from pcpp.preprocessor import Action, OutputDirective, Preprocessor
 
@@ -211,9 +228,7 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
     read_files: list[str] = []
 
     def diagnose(file: str | None, line: int | None, message: str) -> None:
-        if file is None or os.path.abspath(file) == os.path.abspath(path):
-            file = path  # name the file as the user did
-        where = Span(file, line or 1, 1)
+        where = Span(path if file is None else named_as_user(file, path), line or 1, 1)
         diagnostics.append(Diagnostic(where, Severity.ERROR, message))
 
     class _Preprocessor(Preprocessor):  # type: ignore[misc]
