@@ -140,3 +140,22 @@ def test_python_loop_message_says_why_the_bound_is_unknown(body: str, why: str) 
     (unknown,) = analyze(PYTHON_HEAD + body, "k.py").unknowns
     assert unknown.message.startswith("cannot derive the trip count of the loop over `")
     assert why in unknown.message
+
+
+def test_python_literals_over_the_limit_are_not_read_as_steps_axes_or_exponents() -> None:
+    """Every reader of a literal gets the bound: a slice step, a reduction axis, a power."""
+    source = (
+        PYTHON_HEAD
+        + f"    y[::{HUGE_HEX}] = y[::{HUGE_HEX}] * 2.0\n\n"
+        + 'def g(x: Float64[np.ndarray, "n m"]):\n'
+        + f"    return x.sum(axis={HUGE_HEX})\n\n"
+        + 'def h(x: Float64[np.ndarray, "n"], y: Float64[np.ndarray, "n"]):\n'
+        + f"    y[:] = x ** {HUGE_HEX}\n"
+    )
+    module = lower_source(source, "k.py", PipelineOptions())
+    functions = {f.function.name: f for f in analyze_module(module, AnalysisOptions()).functions}
+    steps = [u.message for u in functions["f"].unknowns]
+    assert steps == ["slice step must be a nonzero integer literal"] * 2
+    (axis,) = functions["g"].unknowns
+    assert axis.span.line == 8
+    assert functions["h"].flops.special == sympy.Symbol("n", integer=True, positive=True)

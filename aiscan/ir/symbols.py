@@ -11,7 +11,21 @@ from functools import cache
 
 import sympy
 
-__all__ = ["fraction_symbol", "is_size_symbol", "loop_symbol", "size_symbol", "trip_symbol"]
+__all__ = [
+    "MAX_INTEGER",
+    "MAX_INTEGER_BITS",
+    "fraction_symbol",
+    "is_size_symbol",
+    "loop_symbol",
+    "size_symbol",
+    "trip_symbol",
+]
+
+MAX_INTEGER_BITS = 64
+MAX_INTEGER = 2**MAX_INTEGER_BITS
+"""No size, index or trip count is this large (no C integer type holds it). Both frontends
+read a larger integer as an unknown value, so that no input can make the analysis compute
+with, or print, numbers of unbounded size (`10**10**10`, `1 << 4000000000`)."""
 
 
 @cache

@@ -19,7 +19,7 @@ from aiscan.frontends.c.text import source_text
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
 from aiscan.ir.arithmetic import operator_flops
 from aiscan.ir.nodes import Access, ElementType, FlopTally, Unknown, UnknownKind
-from aiscan.ir.symbols import loop_symbol, size_symbol
+from aiscan.ir.symbols import MAX_INTEGER_BITS, loop_symbol, size_symbol
 from aiscan.span import Span
 
 __all__ = ["Evaluation", "ExpressionReader", "Scope", "Variable"]
@@ -574,8 +574,8 @@ def _integer_operator(op: str, left: sympy.Expr, right: sympy.Expr) -> sympy.Exp
         return sympy.floor(left / right)
     if op == "%" and right != 0:
         return sympy.Mod(left, right)
-    if op in ("<<", ">>") and right.is_Integer and 0 <= int(right) < 64:
-        # A shift by 64 or more (or a negative one) is undefined for every C integer type.
+    if op in ("<<", ">>") and right.is_Integer and 0 <= int(right) < MAX_INTEGER_BITS:
+        # A wider shift (or a negative one) is undefined for every C integer type.
         scale = sympy.Integer(2 ** int(right))
         return left * scale if op == "<<" else sympy.floor(left / scale)
     return None

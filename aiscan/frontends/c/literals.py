@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import re
 
+from aiscan.ir.symbols import MAX_INTEGER
+
 __all__ = ["integer_literal"]
 
 _LITERAL = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uUlL]*")
-
-
-_LIMIT = 2**64
 
 
 def integer_literal(text: str) -> int | None:
@@ -35,4 +34,4 @@ def integer_literal(text: str) -> int | None:
         return None
     else:
         value = int(digits)
-    return value if value < _LIMIT else None
+    return value if value < MAX_INTEGER else None

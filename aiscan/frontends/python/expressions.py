@@ -30,6 +30,7 @@ from aiscan.frontends.python.values import (
     substituted,
 )
 from aiscan.ir.nodes import ElementType, Unknown, UnknownKind
+from aiscan.ir.symbols import MAX_INTEGER, MAX_INTEGER_BITS
 from aiscan.span import Span
 
 __all__ = [
@@ -202,8 +203,8 @@ class ExpressionReader:
     # ---- atoms --------------------------------------------------------------------------
 
     def _Integer(self, node: cst.Integer) -> Value:
-        value = int(node.value, 0)  # CPython's parser accepted it: `1_000`, `0x1F`, `0o17`
-        if abs(value) >= MAX_INTEGER:
+        value = number_literal(node)
+        if value is None:
             return Integer(None, node.value, _TOO_LARGE)
         return Integer(sympy.Integer(value), node.value)
 
@@ -635,18 +636,24 @@ def _is_newaxis(item: cst.BaseSlice) -> bool:
 
 
 def number_literal(node: cst.BaseExpression) -> int | float | None:
-    """The number a literal (possibly negated) spells, read without evaluating code.
+    """The number a literal (possibly negated) spells, read without evaluating code; None
+    for anything else, and for an integer of `MAX_INTEGER` or more.
 
     A plain literal's text is read by `int` and `float`, which read what CPython's parser
     accepted as Python does, and spare `ast.literal_eval`'s closures (cyclic garbage)."""
+    value: int | float | None
     if isinstance(node, (cst.Integer, cst.Float)):
         try:  # `1_000`, `0x1F`, `0o17`; `1e-3`, `.5`, `1_0.5`
-            return int(node.value, 0) if isinstance(node, cst.Integer) else float(node.value)
+            value = int(node.value, 0) if isinstance(node, cst.Integer) else float(node.value)
         except ValueError:  # e.g. over Python's limit on decimal digits
-            return _literal(node.value)
-    if isinstance(node, cst.UnaryOperation):
-        return _literal(cst.Module([]).code_for_node(node).strip())
-    return None
+            value = _literal(node.value)
+    elif isinstance(node, cst.UnaryOperation):
+        value = _literal(cst.Module([]).code_for_node(node).strip())
+    else:
+        return None
+    if isinstance(value, int) and abs(value) >= MAX_INTEGER:
+        return None
+    return value
 
 
 @lru_cache(maxsize=4096)
@@ -658,11 +665,8 @@ def _literal(text: str) -> int | float | None:
     return value if isinstance(value, (int, float)) else None
 
 
-MAX_INTEGER = 2**64
-"""No size, index or trip count is this large (C has no integer type that holds it); a
-larger integer is unknown, so that no input can make the analysis compute with, or print,
-numbers of unbounded size (`10**10**10`)."""
-_TOO_LARGE = "is 2**64 or more: larger than any size or index"
+_TOO_LARGE = f"is 2**{MAX_INTEGER_BITS} or more: larger than any size or index"
+_MAX_DEGREE = 64
 
 
 def _integer_operator(operator: str, left: Integer, right: Integer, text: str) -> Integer:
@@ -682,10 +686,10 @@ def _integer_power(base: sympy.Expr, exponent: sympy.Expr, text: str) -> Integer
     power = int(exponent)
     if base.is_Integer:
         magnitude = abs(int(base))
-        if magnitude > 1 and (magnitude.bit_length() - 1) * power >= 64:
+        if magnitude > 1 and (magnitude.bit_length() - 1) * power >= MAX_INTEGER_BITS:
             return Integer(None, text, _TOO_LARGE)
-    elif power > 64:
-        return Integer(None, text, "has a degree over 64")
+    elif power > _MAX_DEGREE:
+        return Integer(None, text, f"has a degree over {_MAX_DEGREE}")
     return _bounded(base**power, text)
 
 
