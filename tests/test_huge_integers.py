@@ -159,3 +159,18 @@ def test_python_literals_over_the_limit_are_not_read_as_steps_axes_or_exponents(
     (axis,) = functions["g"].unknowns
     assert axis.span.line == 8
     assert functions["h"].flops.special == sympy.Symbol("n", integer=True, positive=True)
+
+
+def test_python_module_constant_over_the_limit_is_an_unknown_value_not_a_size() -> None:
+    """`N = 0xfff...f` at module level was an internal error (Python refuses to print it)."""
+    source = (
+        f"import numpy as np\nN = {HUGE_HEX}\nM = 0x10\n\n"
+        "def f(y: \"Float64[np.ndarray, 'n']\"):\n"
+        "    for i in range(N):\n        y[0] = y[0] * 2.0\n"
+    )
+    module = lower_source(source, "k.py", PipelineOptions())
+    assert module.size_defaults == (("M", 16),)
+    (function,) = analyze_module(module, AnalysisOptions()).functions
+    (unknown,) = function.unknowns
+    assert (unknown.span.line, unknown.symbol) == (6, "trip_L6")
+    assert "(`N` is 2**64 or more: larger than any size or index)" in unknown.message

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import ast
+import warnings
 
 import libcst as cst
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aiscan.frontends.python.expressions import number_literal
+from aiscan.frontends.python.expressions import number_literal, string_literal
 from aiscan.frontends.python.nests import broadcast_coordinates
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent
 from aiscan.frontends.python.values import coordinate, substituted
@@ -131,3 +132,42 @@ def test_number_literals_read_as_python_reads_them(text: str) -> None:
         return
     assert type(value) is type(expected)
     assert value == expected
+
+
+_string_bodies = st.text(
+    alphabet=st.sampled_from([*"abn m_'\"\\\r\ntx0{}", "\u00e9", "\u2211"]), max_size=12
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    _string_bodies,
+    st.sampled_from(["", "u", "U", "r", "R", "b", "rb", "Br"]),
+    st.sampled_from(["'", '"', "'''", '"""']),
+)
+def test_string_literal_is_the_evaluated_value(body: str, prefix: str, quote: str) -> None:
+    """Any one literal libcst parses: the shortcut gives `str(evaluated_value)` exactly, and
+    lets none of Python's warnings about the user's escapes out."""
+    try:
+        node = cst.parse_expression(f"{prefix}{quote}{body}{quote}")
+    except (cst.ParserSyntaxError, cst.CSTValidationError):
+        return  # unbalanced quotes, a string beside bytes, and the like
+    if not isinstance(node, cst.SimpleString):
+        return  # e.g. two literals side by side
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            expected = str(node.evaluated_value)
+        except (SyntaxError, ValueError):
+            return  # a bad escape: no value to compare
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert string_literal(node) == expected
+
+
+def test_string_literal_shortcut_and_fallback_examples() -> None:
+    cases = {'"n m"': "n m", "r'a\\b'": "a\\b", '"a\\tb"': "a\tb", '"""a\r\nb"""': "a\nb"}
+    for source, value in cases.items():
+        node = cst.parse_expression(source)
+        assert isinstance(node, cst.SimpleString)
+        assert string_literal(node) == value

@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from aiscan.frontends.python import dtypes
-from aiscan.frontends.python.expressions import Binding, Opaque, leaf_for
+from aiscan.frontends.python.expressions import Binding, Opaque, leaf_for, string_literal
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.shapes import parse_dimensions
 from aiscan.frontends.python.values import Integer, Scalar
@@ -51,7 +51,7 @@ def parameter_binding(name: str, annotation: cst.Annotation | None, names: Sourc
 def _read(name: str, node: cst.BaseExpression, names: SourceNames) -> Binding:
     if isinstance(node, cst.SimpleString):
         try:
-            inner = cst.parse_expression(str(node.evaluated_value))
+            inner = cst.parse_expression(string_literal(node))
         except cst.ParserSyntaxError:
             return Opaque(name, "its string annotation does not parse", True)
         return _read_detached(name, inner, names)
@@ -95,7 +95,7 @@ def _jaxtyping(name: str, node: cst.Subscript, names: SourceNames, text: str) ->
     dims_node = node.slice[1].slice.value
     if not isinstance(dims_node, cst.SimpleString):
         return Opaque(name, f"annotation `{text}`: the dimensions are not a string", True)
-    shape = parse_dimensions(str(dims_node.evaluated_value))
+    shape = parse_dimensions(string_literal(dims_node))
     if isinstance(shape, str):
         return Opaque(name, f"annotation `{text}`: {shape}", True)
     span = names.span(node)

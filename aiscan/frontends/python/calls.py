@@ -24,6 +24,7 @@ from aiscan.frontends.python.expressions import (
     Allocation,
     Value,
     number_literal,
+    string_literal,
 )
 from aiscan.frontends.python.values import ArrayValue, Integer, Leaf, Scalar, Shape
 from aiscan.ir.nodes import ElementType, UnknownKind
@@ -261,7 +262,7 @@ def _einsum(
     spec = arguments[0] if arguments else None
     if not isinstance(spec, cst.SimpleString):
         return reader.unsupported(node, "einsum without a literal subscript string")
-    text = str(spec.evaluated_value).replace(" ", "")
+    text = string_literal(spec).replace(" ", "")
     match = _EINSUM.match(text)
     if match is None or "." in text:
         return reader.unsupported(node, f'einsum subscripts "{text}"')
@@ -330,7 +331,7 @@ def _dtype_argument(reader: ExpressionReader, node: cst.Call) -> ElementType | N
 def _dtype_node(reader: ExpressionReader, node: cst.BaseExpression) -> ElementType | None:
     """`np.float32`, `jnp.bfloat16`, `torch.float16`, `"float32"`, `float`."""
     if isinstance(node, cst.SimpleString):
-        return dtypes.dtype_named(str(node.evaluated_value))
+        return dtypes.dtype_named(string_literal(node))
     canonical = reader.names.canonical(node)
     if canonical is not None:
         return dtypes.dtype_named(canonical.rpartition(".")[2])

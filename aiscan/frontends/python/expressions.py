@@ -7,6 +7,7 @@ and the expression's value is None: its work is then not counted, never guessed.
 from __future__ import annotations
 
 import ast
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -39,6 +40,7 @@ __all__ = [
     "FREE",
     "REDUCTIONS",
     "SPECIAL",
+    "TOO_LARGE",
     "Allocation",
     "ExpressionReader",
     "Opaque",
@@ -46,6 +48,7 @@ __all__ = [
     "Value",
     "leaf_for",
     "number_literal",
+    "string_literal",
 ]
 
 
@@ -205,7 +208,7 @@ class ExpressionReader:
     def _Integer(self, node: cst.Integer) -> Value:
         value = number_literal(node)
         if value is None:
-            return Integer(None, node.value, _TOO_LARGE)
+            return Integer(None, node.value, TOO_LARGE)
         return Integer(sympy.Integer(value), node.value)
 
     def _Float(self, node: cst.Float) -> Value:
@@ -656,6 +659,22 @@ def number_literal(node: cst.BaseExpression) -> int | float | None:
     return value
 
 
+def string_literal(node: cst.SimpleString) -> str:
+    """The text a string literal spells, as `str(node.evaluated_value)` gives it.
+
+    A plain, `u` or `r` string without a backslash or a carriage return spells exactly
+    the text between its quotes; only the others need libcst's `ast.literal_eval`, a parse
+    and a compile each (jaxtyping dimension strings alone are one per parameter)."""
+    raw = node.raw_value
+    prefix = node.prefix.lower()
+    escapes = prefix != "r" and "\\" in raw
+    if prefix in ("", "u", "r") and not escapes and "\r" not in raw:
+        return raw
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an invalid escape in the user's code: not ours
+        return str(node.evaluated_value)
+
+
 @lru_cache(maxsize=4096)
 def _literal(text: str) -> int | float | None:
     try:
@@ -665,7 +684,7 @@ def _literal(text: str) -> int | float | None:
     return value if isinstance(value, (int, float)) else None
 
 
-_TOO_LARGE = f"is 2**{MAX_INTEGER_BITS} or more: larger than any size or index"
+TOO_LARGE = f"is 2**{MAX_INTEGER_BITS} or more: larger than any size or index"
 _MAX_DEGREE = 64
 
 
@@ -687,7 +706,7 @@ def _integer_power(base: sympy.Expr, exponent: sympy.Expr, text: str) -> Integer
     if base.is_Integer:
         magnitude = abs(int(base))
         if magnitude > 1 and (magnitude.bit_length() - 1) * power >= MAX_INTEGER_BITS:
-            return Integer(None, text, _TOO_LARGE)
+            return Integer(None, text, TOO_LARGE)
     elif power > _MAX_DEGREE:
         return Integer(None, text, f"has a degree over {_MAX_DEGREE}")
     return _bounded(base**power, text)
@@ -695,7 +714,7 @@ def _integer_power(base: sympy.Expr, exponent: sympy.Expr, text: str) -> Integer
 
 def _bounded(value: sympy.Expr, text: str) -> Integer:
     if any(abs(number) >= MAX_INTEGER for number in value.atoms(sympy.Integer)):
-        return Integer(None, text, _TOO_LARGE)
+        return Integer(None, text, TOO_LARGE)
     return Integer(value, text)
 
 

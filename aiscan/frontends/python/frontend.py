@@ -13,7 +13,7 @@ import warnings
 import libcst as cst
 
 from aiscan.errors import Diagnostic, InputError, Severity
-from aiscan.frontends.python.expressions import Scope
+from aiscan.frontends.python.expressions import TOO_LARGE, Scope, number_literal
 from aiscan.frontends.python.lowering import FunctionLowering
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.values import Integer
@@ -36,8 +36,16 @@ def lower_python_source(text: str, path: str) -> Module:
     except cst.CSTValidationError as error:
         raise InputError(_unrepresentable(text, path, str(error))) from None
     names = SourceNames(module, syntax, path)
-    size_defaults = _size_defaults(module)
-    globals_ = Scope({name: Integer(size_symbol(name), name) for name, _ in size_defaults})
+    constants = _module_integers(module)
+    size_defaults = tuple(sorted((n, v) for n, v in constants.items() if v is not None))
+    globals_ = Scope(
+        {
+            name: Integer(size_symbol(name), name)
+            if value is not None
+            else Integer(None, name, TOO_LARGE)
+            for name, value in constants.items()
+        }
+    )
     functions: list[Function] = []
     top_level: list[cst.CSTNode] = []
     for statement in module.body:
@@ -91,8 +99,10 @@ def _check_with_cpython_parser(text: str, path: str) -> ast.Module:
         raise InputError(Diagnostic(Span(path, 1, 1), Severity.ERROR, message)) from None
 
 
-def _size_defaults(module: cst.Module) -> tuple[tuple[str, int], ...]:
-    found: dict[str, int] = {}
+def _module_integers(module: cst.Module) -> dict[str, int | None]:
+    """Module-level `NAME = <integer literal>`: sizes with a default, or None for a value
+    of 2**64 or more, which is no size (an unknown value, as everywhere)."""
+    found: dict[str, int | None] = {}
     for statement in module.body:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
@@ -103,8 +113,9 @@ def _size_defaults(module: cst.Module) -> tuple[tuple[str, int], ...]:
                 and isinstance(small.targets[0].target, cst.Name)
                 and isinstance(small.value, cst.Integer)
             ):
-                found[small.targets[0].target.value] = int(str(small.value.evaluated_value))
-    return tuple(sorted(found.items()))
+                value = number_literal(small.value)
+                found[small.targets[0].target.value] = value if isinstance(value, int) else None
+    return found
 
 
 def _is_module_work(statement: cst.CSTNode) -> bool:
