@@ -1,14 +1,69 @@
-"""Mutations of source text for robustness testing (the fuzz tests and `scripts/fuzz.py`).
+"""Robustness testing: mutations of source text, and everything a user can ask of a file.
 
-Kept in the package so the test suite and the long-running fuzz script mutate inputs the
-same way; nothing in aiscan's analysis path imports it.
+Kept in the package so the test suite and the fuzz scripts (`scripts/fuzz.py`,
+`scripts/fuzz_coverage.py`) mutate inputs and exercise the analysis the same way; nothing
+in aiscan's analysis path imports it.
 """
 
 from __future__ import annotations
 
+import json
 import random
+from functools import cache
 
-__all__ = ["mutate"]
+from aiscan.options import AnalysisOptions, PipelineOptions, PlacementOptions
+from aiscan.roofline.devices import Device
+
+__all__ = ["exercise", "mutate"]
+
+_SIZES = {"n": 4096, "N": 1024, "m": 512, "k": 64}
+
+
+@cache
+def _devices() -> tuple[Device, ...]:
+    """A GPU and a CPU (no write-allocate, and write-allocate)."""
+    from aiscan.roofline.devices import load_devices
+
+    catalog = load_devices()
+    return (catalog.get("h100"), catalog.get("epyc"))
+
+
+def exercise(path: str) -> bool:
+    """Everything a user can ask of one file: its analysis at given sizes, the JSON and
+    text reports with placement on two devices, every lint rule, and the loop-nest graph
+    in each format. True when the file was analyzed; an exception is a bug (bad input
+    must end as located diagnostics, which this asserts)."""
+    from aiscan.errors import InputError
+    from aiscan.ir.dump import dump_module
+    from aiscan.ir.graph import module_graph, to_dot, to_json
+    from aiscan.lint.checker import check_analysis
+    from aiscan.lint.context import LintContext
+    from aiscan.lint.settings import LintSettings
+    from aiscan.pipeline import analyze_text
+    from aiscan.report.json_report import file_entry
+    from aiscan.report.text_report import file_text
+    from aiscan.sources import read_source
+
+    try:
+        source = read_source(path)
+    except InputError:
+        return False
+    options = PipelineOptions(analysis=AnalysisOptions(sizes=_SIZES))
+    result = analyze_text(source, path, options)
+    placement = PlacementOptions(devices=_devices())
+    json.dumps(file_entry(result, placement))
+    file_text(result, "compulsory", placement)
+    if result.analysis is None:
+        assert result.diagnostics, "a file that was not analyzed must say why"
+        return False
+    context = LintContext(result.analysis, source, _devices(), options.analysis)
+    check_analysis(context, LintSettings())
+    graph = module_graph(result.analysis.module)
+    to_dot(graph)
+    to_json(graph)
+    dump_module(result.analysis.module)
+    return True
+
 
 _TOKENS = (
     "(",

@@ -1,5 +1,6 @@
-"""Long-running robustness fuzzing: mutate the fixtures and random bytes, run the analysis
-on each, and report how many inputs were tried and any that broke it (a traceback, or no
+"""Long-running robustness fuzzing: mutate the fixtures and random bytes, exercise each
+as a user can (`aiscan.robustness.exercise`: analysis, both reports with placement, lint,
+graph), and report how many inputs were tried and any that broke it (a traceback, or no
 answer within the time limit).
 
 Usage: python scripts/fuzz.py [--count 5000] [--seed 0] [--timeout 20]
@@ -16,8 +17,7 @@ import time
 import traceback
 from pathlib import Path
 
-from aiscan.pipeline import PipelineOptions, analyze_path
-from aiscan.robustness import mutate
+from aiscan.robustness import exercise, mutate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,8 +55,7 @@ def main() -> None:
                 path.write_bytes(text.encode("utf-8", errors="surrogatepass"))
             signal.setitimer(signal.ITIMER_REAL, arguments.timeout)
             try:
-                result = analyze_path(str(path), PipelineOptions())
-                outcomes["analyzed" if result.analysis is not None else "diagnosed"] += 1
+                outcomes["analyzed" if exercise(str(path)) else "diagnosed"] += 1
             except _Timeout:
                 failures["timeout"] += 1
                 examples.setdefault("timeout", path.read_text(errors="replace"))

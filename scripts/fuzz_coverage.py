@@ -3,7 +3,8 @@
 `scripts/fuzz.py` mutates the fixtures blindly; this lets libFuzzer steer the mutations
 towards inputs that reach new branches of aiscan, pycparser and pcpp. Each input is one
 source file: its first byte picks C or Python, the rest is the file's bytes. An input
-breaks aiscan when analysing and reporting it raises (libFuzzer saves it as `crash-*`)
+breaks aiscan when exercising it as a user can (`aiscan.robustness.exercise`: analysis,
+both reports with placement, lint, graph) raises (libFuzzer saves it as `crash-*`)
 or when it runs past `-timeout` seconds (`timeout-*`); a located diagnostic is a pass.
 
 Needs `pip install atheris` (Linux and macOS wheels). Usage, libFuzzer's flags as is:
@@ -16,7 +17,6 @@ directory is). libFuzzer's final stats say how many inputs ran.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
@@ -24,28 +24,29 @@ from pathlib import Path
 
 import atheris
 
-with atheris.instrument_imports(include=["aiscan", "pycparser", "pcpp"]):
-    from aiscan.pipeline import PipelineOptions, analyze_path
-    from aiscan.report.json_report import file_entry
-
 ROOT = Path(__file__).resolve().parent.parent
+
+with atheris.instrument_imports(include=["aiscan", "pycparser", "pcpp"]):
+    from aiscan.robustness import exercise
+
+    # aiscan imports its frontends, lint rules and reports on first use: use them here,
+    # so that they are imported, and instrumented, inside this block.
+    exercise(str(ROOT / "fixtures" / "c" / "branches.c"))
+    exercise(str(ROOT / "fixtures" / "python" / "vectorized.py"))
 SUFFIXES = (".c", ".py")
 _WORKDIR = tempfile.mkdtemp(prefix="aiscan-fuzz-")
 
 
 def analyze_one(data: bytes) -> None:
-    """Analyze and report one input; anything raised is a crash for libFuzzer."""
+    """Exercise one input as a user can (analysis, reports, lint, graph); anything raised
+    is a crash for libFuzzer."""
     if not data:
         return
     suffix = SUFFIXES[data[0] % len(SUFFIXES)]
     path = os.path.join(_WORKDIR, f"input{suffix}")
     with open(path, "wb") as file:
         file.write(data[1:])
-    result = analyze_path(path, PipelineOptions())
-    entry = file_entry(result, None)
-    json.dumps(entry)
-    if result.analysis is None:
-        assert result.diagnostics, "a file that was not analyzed must say why"
+    exercise(path)
 
 
 def _seed(corpus: Path) -> None:

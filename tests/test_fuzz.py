@@ -1,7 +1,8 @@
 """Never break: random and mutated sources, random bytes, pathological input.
 
 For every input the analysis must end (within its time limit) in either a result or
-located diagnostics in the `file:line:col: error: ...` form, never an exception. The long
+located diagnostics in the `file:line:col: error: ...` form, never an exception, and so
+must everything else a user can ask of the file (`aiscan.robustness.exercise`). The long
 run is `scripts/fuzz.py`; these keep a few hundred cases in every CI run.
 """
 
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from aiscan.pipeline import PipelineOptions
 from aiscan.report.file_task import AnalyzeOptions, analyze_task
-from aiscan.robustness import mutate
+from aiscan.robustness import exercise, mutate
 from aiscan.scan import run_task
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -31,6 +32,8 @@ TASK = analyze_task(AnalyzeOptions(PipelineOptions(), None, "json", "compulsory"
 
 
 def check_never_breaks(path: Path) -> None:
+    """Through the scan (a time limit, errors as located lines), then directly through
+    everything else a user can ask of the file (reports with placement, lint, graph)."""
     (payload,) = run_task([str(path)], TASK, jobs=1, timeout_s=20)
     assert set(payload) >= {"ok", "output", "errors"}
     if payload["ok"]:
@@ -40,6 +43,7 @@ def check_never_breaks(path: Path) -> None:
         for error in payload["errors"]:
             assert LOCATED.match(error), error
             assert "internal error" not in error, error
+    assert exercise(str(path)) == payload["ok"]
 
 
 settings.register_profile(
