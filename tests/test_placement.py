@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aiscan.ir.symbols import fraction_symbol, size_symbol
 from aiscan.roofline.devices import Device, load_devices
-from aiscan.roofline.placement import Bound, CrossoverKind, place, select_bytes
+from aiscan.roofline.placement import Bound, CrossoverKind, _isolated_roots, place, select_bytes
 
 n, N, M, K = (size_symbol(name) for name in ("n", "N", "M", "K"))
 
@@ -177,3 +179,44 @@ def test_cache_level_placement_uses_its_bandwidth() -> None:
     placed = place(2 * n, 32 * n, "fp64", device("haswell"), memory_level="L2")
     assert placed.bandwidth_bytes_per_s == 597.01e9
     assert placed.attainable_flops_per_s == pytest.approx(597.01e9 / 16)
+
+
+def test_deep_nest_crossover_is_isolated_not_factored() -> None:
+    """Degree 7: no closed form, so the root is isolated and bisected (a 200-deep nest
+    took seconds to factor); its value, and the first integer past it, stay exact."""
+    ridge = sympy.Rational(64, 9)  # Blue Gene/Q, fp64
+    placed = place(n**7, 8 * n, "fp64", device("bluegene-q"))
+    crossing = placed.crossover
+    assert crossing.kind is CrossoverKind.AT
+    assert crossing.size_exact is None
+    root = float((8 * ridge) ** sympy.Rational(1, 6))  # AI = n**6/8
+    assert crossing.size == pytest.approx(root, rel=1e-14)
+    assert crossing.first_integer_size == 2  # root 1.9...: compute-bound from n = 2 on
+    assert crossing.compute_bound_above
+
+
+def test_deep_nest_with_a_rational_crossover_keeps_it_exact() -> None:
+    """AI = (n**6 + n)/(n**5 + 1) = n: the gap (n - ridge)(n**5 + 1) has degree 6, so its
+    root is isolated, and being rational it still comes out exact: the ridge itself."""
+    placed = place(n**6 + n, n**5 + 1, "fp64", device("bluegene-q"))
+    assert placed.crossover.size_exact == sympy.Rational(64, 9)
+    assert placed.crossover.size == 64 / 9
+    assert placed.crossover.first_integer_size == 8
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(-50, 50), min_size=2, max_size=5).filter(lambda c: c[0] != 0))
+def test_isolated_roots_agree_with_exact_roots(coefficients: list[int]) -> None:
+    """Where both are cheap (degree <= 4), isolation gives sympy's positive real roots,
+    the rational ones exactly."""
+    x = sympy.Symbol("x", positive=True)
+    poly = sympy.Poly(coefficients, x)
+    exact = sorted({r for r in poly.real_roots() if r.is_positive}, key=float)
+    isolated = _isolated_roots(poly)
+    assert len(isolated) == len(exact)
+    for root, value in zip(isolated, exact, strict=True):
+        assert root.value == pytest.approx(float(value), rel=1e-14, abs=1e-300)
+        if root.exact is not None or value.is_rational:
+            assert root.exact == value  # a rational root is always found exactly
+        assert root.floor <= value <= root.ceiling
+        assert root.ceiling - root.floor == (0 if value.is_integer else 1)

@@ -141,9 +141,9 @@ def _crossover_text(p: Placement) -> str:
     names = " = ".join(crossing.size_names) or "size"
     if crossing.kind is CrossoverKind.AT:
         side = "compute" if crossing.compute_bound_above else "memory"
+        exact = "" if crossing.size_exact is None else f" = {crossing.size_exact}"
         return (
-            f"{names} = {crossing.size_exact} ≈ {crossing.size:.6g}; "
-            f"{side}-bound from {crossing.first_integer_size}"
+            f"{names}{exact} ≈ {crossing.size:.6g}; {side}-bound from {crossing.first_integer_size}"
         )
     return {
         CrossoverKind.NEVER: "never (memory-bound at every size)",

@@ -53,8 +53,9 @@ class CrossoverKind(StrEnum):
 class Crossover:
     """Where AI(size) meets the ridge, all growing sizes set equal to one size.
 
-    `size_exact` is the exact root, `first_integer_size` the first integer size on the far
-    side (compute-bound when `compute_bound_above`, else memory-bound).
+    `size_exact` is the exact root (None above degree 4, where only its value is computed),
+    `first_integer_size` the first integer size on the far side (compute-bound when
+    `compute_bound_above`, else memory-bound).
     """
 
     kind: CrossoverKind
@@ -263,36 +264,121 @@ def _crossover(flops: sympy.Expr, bytes_moved: sympy.Expr, ridge: sympy.Rational
     if roots is None:
         return Crossover(CrossoverKind.UNKNOWN, names)
     crossing = _last_sign_change(gap, x, roots, above)
-    if crossing is None or float(crossing) < 1:
+    if crossing is None or crossing.value < 1:
         return _constant(compute=above, names=names)
-    size = float(crossing)
-    if above:  # compute-bound from AI >= ridge on
-        first = int(crossing) if crossing.is_integer is True else math.ceil(size)
-    else:  # memory-bound from AI < ridge on
-        first = math.floor(size) + 1
-    return Crossover(CrossoverKind.AT, names, crossing, size, first, above)
+    # Compute-bound from AI >= ridge on; memory-bound from AI < ridge on.
+    first = crossing.ceiling if above else crossing.floor + 1
+    return Crossover(CrossoverKind.AT, names, crossing.exact, crossing.value, first, above)
 
 
-def _positive_roots(gap: sympy.Expr, x: sympy.Symbol) -> list[sympy.Expr] | None:
+_MAX_EXACT_DEGREE = 4
+"""Roots have closed forms in radicals up to degree 4 (Abel-Ruffini). Above, sympy's exact
+root is a `CRootOf` that costs a factorization of the whole polynomial (seconds at the
+degrees a deep loop nest gives) and says no more than its value, so roots are isolated
+in exact rational intervals instead."""
+_RELATIVE_WIDTH = sympy.Rational(1, 2**53)
+"""Isolated roots are narrowed to double precision (relative to the root)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Root:
+    """A positive real root: its value, its exact form when it has one, and the integers
+    just above and below it (the root itself when it is an integer)."""
+
+    value: float
+    exact: sympy.Expr | None
+    ceiling: int
+    floor: int
+
+
+def _positive_roots(gap: sympy.Expr, x: sympy.Symbol) -> list[_Root] | None:
     numerator = sympy.numer(sympy.together(gap))
     if numerator.is_polynomial(x):
-        roots = sympy.Poly(numerator, x).real_roots()
+        _, poly = sympy.Poly(numerator, x).terms_gcd()  # roots at 0 do not matter
+        if poly.degree() > _MAX_EXACT_DEGREE:
+            return _isolated_roots(poly)
+        roots = poly.real_roots()
     else:
         solved = sympy.solveset(numerator, x, domain=sympy.Interval.open(0, sympy.oo))
         if not isinstance(solved, sympy.FiniteSet):
             return None
         roots = list(solved)
-    return sorted({r for r in roots if r.is_positive}, key=float)
+    return [_exact_root(r) for r in sorted({r for r in roots if r.is_positive}, key=float)]
+
+
+def _exact_root(root: sympy.Expr) -> _Root:
+    value = float(root)
+    if root.is_integer is True:
+        return _Root(value, root, int(root), int(root))
+    return _Root(value, root, math.ceil(value), math.floor(value))
+
+
+def _isolated_roots(poly: sympy.Poly) -> list[_Root]:
+    """The positive real roots of `poly`, each isolated in an exact rational interval, then
+    bisected until its value is known to double precision and no integer lies inside (or
+    the integer is the root): the integers around it are then exact. A rational root comes
+    out exact: it is the simplest rational of its interval, checked."""
+    poly = poly.sqf_part()  # the same roots, each simple: the sign changes across each
+    roots = []
+    for (low, high), _ in poly.intervals():
+        low, high = _narrowed(poly, sympy.Rational(low), sympy.Rational(high))
+        if high <= 0:
+            continue
+        simplest = _simplest_rational(low, high)
+        if low < simplest < high and poly.eval(simplest) == 0:
+            low = high = simplest  # a rational root: n/8 crosses at 8 times the ridge
+        if low == high:
+            roots.append(_exact_root(low))
+        else:  # no integer strictly between low and high: the root's neighbours are exact
+            below = int(sympy.floor(low))
+            roots.append(_Root(float((low + high) / 2), None, below + 1, below))
+    return roots
+
+
+def _simplest_rational(low: sympy.Rational, high: sympy.Rational) -> sympy.Rational:
+    """The rational of smallest denominator in [low, high] (0 <= low <= high), by
+    continued fractions: the only rational a crossing between them can be, if any is."""
+    whole = sympy.floor(low)
+    if whole == low or whole + 1 <= high:
+        return sympy.ceiling(low)
+    inverse = _simplest_rational(1 / (high - whole), 1 / (low - whole))
+    return whole + 1 / inverse
+
+
+def _narrowed(
+    poly: sympy.Poly, low: sympy.Rational, high: sympy.Rational
+) -> tuple[sympy.Rational, sympy.Rational]:
+    """Bisect an isolating interval: one simple root lies strictly between `low` and `high`
+    (either end may be another root) unless they are equal, when it is the root."""
+    if low == high:
+        return low, high
+    value = poly.eval(low)
+    rising = (value if value != 0 else poly.diff().eval(low)) < 0  # the sign just past low
+    while True:
+        integer = sympy.floor(low) + 1
+        holds_integer = integer < high
+        if holds_integer and poly.eval(integer) == 0:
+            return integer, integer
+        if not holds_integer and high - low <= max(abs(low), 1) * _RELATIVE_WIDTH:
+            return low, high
+        middle = (low + high) / 2
+        value = poly.eval(middle)
+        if value == 0:
+            return middle, middle
+        if (value < 0) == rising:
+            low = middle
+        else:
+            high = middle
 
 
 def _last_sign_change(
-    gap: sympy.Expr, x: sympy.Symbol, roots: list[sympy.Expr], above: bool
-) -> sympy.Expr | None:
+    gap: sympy.Expr, x: sympy.Symbol, roots: list[_Root], above: bool
+) -> _Root | None:
     """The largest root where the sign really changes (a double root only touches)."""
     sign_right = 1.0 if above else -1.0
     for index in range(len(roots) - 1, -1, -1):
-        left_end = float(roots[index - 1]) if index else 0.0
-        probe = (left_end + float(roots[index])) / 2
+        left_end = roots[index - 1].value if index else 0.0
+        probe = (left_end + roots[index].value) / 2
         sign_left = math.copysign(1.0, float(gap.subs(x, probe)))
         if sign_left != sign_right:
             return roots[index]
