@@ -105,6 +105,11 @@ PATHOLOGICAL = {
     "crlf.c": "void f(int n, double *x)\r\n{\r\n for (int i = 0; i < n; i++) x[i] = 1.0;\r\n}\r\n",
     "bom.py": "\ufeffdef f(x):\n    return x\n",
     "only-comment.c": "/* nothing */\n",
+    # Found by the coverage-guided fuzzer: placement at given sizes raised in sympy.limit.
+    "unknown-trip-at-sizes.c": "void f(int T, int n, double *restrict a, double *restrict b)\n"
+    "{\n    for (int t = 5; t < T; t++) {\n        for (int i = 1; i < n - 1; i++)\n"
+    "            b[i] = (a[i - 1] + a[i] + a[i + 1]) / 3.0;\n"
+    "        for (int i = 1; !i < n - 1; i++)\n            a[i] = b[i];\n    }\n}\n",
     "empty.py": "",
 }
 

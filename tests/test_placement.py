@@ -7,7 +7,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aiscan.ir.symbols import fraction_symbol, size_symbol
+from aiscan.ir.symbols import fraction_symbol, size_symbol, trip_symbol
 from aiscan.roofline.devices import Device, load_devices
 from aiscan.roofline.placement import Bound, CrossoverKind, _isolated_roots, place, select_bytes
 
@@ -220,3 +220,14 @@ def test_isolated_roots_agree_with_exact_roots(coefficients: list[int]) -> None:
             assert root.exact == value  # a rational root is always found exactly
         assert root.floor <= value <= root.ceiling
         assert root.ceiling - root.floor == (0 if value.is_integer else 1)
+
+
+def test_a_limit_sympy_cannot_take_makes_the_crossover_unknown() -> None:
+    """Found by the coverage-guided fuzzer: with `n` given, a footprint bound `Min(trip, n)`
+    of an unknown trip count left an expression whose limit sympy raises on."""
+    T, trip = size_symbol("T"), trip_symbol("trip_L7")
+    flops = 3 * T * n - 6 * T - 15 * n + 30
+    traffic = 16 * n + 16 * trip - 8 * sympy.Min(trip, n - 2) - 8 * sympy.Min(trip, n - 1) - 16
+    placed = place(flops, traffic, "fp64", device("h100"), sizes={"n": 4096})
+    assert placed.bound is Bound.DEPENDS_ON_SIZE
+    assert placed.times is None

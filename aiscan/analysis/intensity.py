@@ -19,7 +19,7 @@ from sympy.polys.rings import PolyElement
 from aiscan.analysis.polynomials import Term, from_ring, ring_over, terms_of
 from aiscan.ir.symbols import is_size_symbol
 
-__all__ = ["Intensity", "intensity", "leading_limit", "substitute_sizes"]
+__all__ = ["Intensity", "intensity", "leading_limit", "limit_at_infinity", "substitute_sizes"]
 
 _GROWTH = sympy.Symbol("_aiscan_growth", positive=True)
 
@@ -190,7 +190,7 @@ def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Exp
     bottom = _leading(denominator, sizes)
     if top is None or bottom is None:
         growth = {s: _GROWTH for s in sizes}
-        return _sympy_limit(numerator.subs(growth) / denominator.subs(growth))
+        return limit_at_infinity(numerator.subs(growth) / denominator.subs(growth), _GROWTH)
     (top_degree, top_coefficient), (bottom_degree, bottom_coefficient) = top, bottom
     if top_degree < bottom_degree:
         return sympy.Integer(0)
@@ -244,9 +244,11 @@ def _leading_of_terms(terms: list[Term], sizes: set[sympy.Symbol]) -> tuple[int,
     return degree, coefficient
 
 
-def _sympy_limit(expr: sympy.Expr) -> sympy.Expr | None:
+def limit_at_infinity(expr: sympy.Expr, variable: sympy.Symbol) -> sympy.Expr | None:
+    """sympy's limit as `variable` grows, or None where sympy cannot take it (it raises
+    on some expressions, such as `Min` of a size and an unknown trip count)."""
     try:
-        result = sympy.limit(expr, _GROWTH, sympy.oo)
+        result = sympy.limit(expr, variable, sympy.oo)
     except (NotImplementedError, ValueError, TypeError):
         return None
     return result if not result.has(sympy.Limit) else None

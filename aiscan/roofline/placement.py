@@ -16,6 +16,7 @@ from enum import StrEnum
 
 import sympy
 
+from aiscan.analysis.intensity import limit_at_infinity
 from aiscan.errors import UsageError
 from aiscan.roofline.devices import Device
 
@@ -237,11 +238,11 @@ def _one_size(expr: sympy.Expr) -> tuple[sympy.Expr, sympy.Symbol, tuple[str, ..
     return expr.subs({s: x for s in growing}), x, tuple(s.name for s in growing)
 
 
-def _limit(intensity: sympy.Expr) -> sympy.Expr:
+def _limit(intensity: sympy.Expr) -> sympy.Expr | None:
     together, x, names = _one_size(intensity)
     if not names:
         return intensity
-    return sympy.limit(together, x, sympy.oo)
+    return limit_at_infinity(together, x)
 
 
 def _constant(*, compute: bool, names: tuple[str, ...] = ()) -> Crossover:
@@ -256,8 +257,8 @@ def _crossover(flops: sympy.Expr, bytes_moved: sympy.Expr, ridge: sympy.Rational
         return Crossover(CrossoverKind.UNKNOWN, names)
     if x not in gap.free_symbols:
         return _constant(compute=bool(gap >= 0), names=names)
-    at_infinity = sympy.limit(gap, x, sympy.oo)
-    if at_infinity == 0:
+    at_infinity = limit_at_infinity(gap, x)
+    if at_infinity is None or at_infinity == 0:
         return Crossover(CrossoverKind.UNKNOWN, names)
     above = bool(at_infinity > 0)
     roots = _positive_roots(gap, x)
@@ -386,7 +387,7 @@ def _last_sign_change(
     return None
 
 
-def _attainable_limit(limit: sympy.Expr, peak: float, bandwidth: float) -> float | None:
+def _attainable_limit(limit: sympy.Expr | None, peak: float, bandwidth: float) -> float | None:
     """Attainable FLOP/s as the sizes grow; an unbounded AI reaches the peak."""
     if limit == sympy.oo:
         return peak
