@@ -8,7 +8,9 @@ Prints:
 3. a generated tree of 1,000 files (C and Python, about 100,000 lines) scanned cold and
    warm with `aiscan analyze DIR`, side by side with pycparser's and libcst's bare parse
    of the same tree on the same number of worker processes, then each language's files
-   alone in one process, analyzed as a worker does and parsed bare (which frontend to work on).
+   alone in one process, analyzed as a worker does and parsed bare (which frontend to work on),
+   beside the floor of any analysis built this way: one walk of each parsed tree, as many
+   IR objects as the analysis builds, and the JSON report serialized.
 
 Usage: python scripts/benchmark.py [--lines 10000] [--files 1000] [--repeat 3] [--skip-tree]
 """
@@ -16,6 +18,7 @@ Usage: python scripts/benchmark.py [--lines 10000] [--files 1000] [--repeat 3] [
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import random
 import shutil
@@ -25,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -186,49 +190,115 @@ _BARE_TREE = (
 )
 
 
-_LANGUAGE_SPLIT = (
-    "import sys, time, os\n"
-    "from aiscan.collector import retire_file_garbage, tune_collector_for_batch\n"
-    "from aiscan.options import PipelineOptions\n"
-    "from aiscan.report.file_task import AnalyzeOptions, analyze_task\n"
-    "import libcst\nfrom pycparser import c_parser\n"
-    "tune_collector_for_batch()\n"
-    "task = analyze_task(AnalyzeOptions(PipelineOptions(), None, 'json', 'compulsory'))\n"
-    "files = sorted(os.path.join(d, f) for d, _, fs in os.walk(sys.argv[1]) for f in fs)\n"
-    "for suffix in ('.c', '.py'):\n"
-    "    chosen = [f for f in files if f.endswith(suffix)]\n"
-    "    task.run(chosen[0], task.options)  # first-use imports and caches, as a worker's\n"
-    "    start = time.perf_counter()\n"
-    "    for path in chosen:\n"
-    "        text = open(path).read()\n"
-    "        if suffix == '.c':\n"
-    "            c_parser.CParser().parse(text, path)\n"
-    "        else:\n"
-    "            libcst.parse_module(text)\n"
-    "    bare = time.perf_counter() - start\n"
-    "    start = time.perf_counter()\n"
-    "    for path in chosen:\n"
-    "        task.run(path, task.options)\n"
-    "        retire_file_garbage()\n"
-    "    print(suffix, len(chosen), bare, time.perf_counter() - start)\n"
-)
-
-
 def language_split(root: Path) -> None:
-    """Each language's files alone, in one process: bare parse against the analysis."""
+    """Each language's files alone, in one fresh process (`_language_split_worker`)."""
     result = subprocess.run(
-        [sys.executable, "-c", _LANGUAGE_SPLIT, str(root)],
+        [sys.executable, __file__, "--language-split", str(root)],
         check=True,
         capture_output=True,
         text=True,
     )
     print("  each language alone, one process (bare parse -> analyzed, as a worker does):")
     for line in result.stdout.strip().splitlines():
-        suffix, count, bare, analyzed = line.split()
+        suffix, count, bare, analyzed, floor = line.split()
+        bare_s, analyzed_s, floor_s = float(bare), float(analyzed), float(floor)
         print(
-            f"    {count} {suffix} files: {float(bare):.2f} s -> {float(analyzed):.2f} s"
-            f"   ratio {float(analyzed) / float(bare):.2f}"
+            f"    {count} {suffix} files: {bare_s:.2f} s -> {analyzed_s:.2f} s"
+            f"   ratio {analyzed_s / bare_s:.2f}; floor (walk, IR objects, JSON) "
+            f"{floor_s:.2f} s = {floor_s / bare_s:.2f} x the parse"
         )
+
+
+def _language_split_worker(root: str) -> None:
+    """Per language: the bare parse, the analysis as a worker runs it, and the floor of any
+    analysis built this way (one walk of each parsed tree, as many IR objects as the
+    analysis builds, the JSON report serialized), printed as one line each."""
+    import json
+
+    import libcst
+    from pycparser import c_parser
+
+    from aiscan.analysis.kernel import analyze_module
+    from aiscan.collector import retire_file_garbage, tune_collector_for_batch
+    from aiscan.options import PipelineOptions
+    from aiscan.pipeline import FileResult, lower_source
+    from aiscan.report.file_task import AnalyzeOptions, analyze_task
+    from aiscan.report.json_report import file_entry
+
+    tune_collector_for_batch()
+    task = analyze_task(AnalyzeOptions(PipelineOptions(), None, "json", "compulsory"))
+    files = sorted(os.path.join(d, f) for d, _, names in os.walk(root) for f in names)
+    for suffix in (".c", ".py"):
+        chosen = [f for f in files if f.endswith(suffix)]
+        task.run(chosen[0], task.options)  # first-use imports and caches, as a worker's
+        texts = [Path(path).read_text() for path in chosen]
+        start = time.perf_counter()
+        trees = [
+            c_parser.CParser().parse(text, path) if suffix == ".c" else libcst.parse_module(text)
+            for text, path in zip(texts, chosen, strict=True)
+        ]
+        bare = time.perf_counter() - start
+        start = time.perf_counter()
+        for path in chosen:
+            task.run(path, task.options)
+            retire_file_garbage()
+        analyzed = time.perf_counter() - start
+        pairs = zip(texts, chosen, strict=True)
+        modules = [lower_source(text, path, PipelineOptions()) for text, path in pairs]
+        entries = [file_entry(FileResult(m.path, analyze_module(m), ()), None) for m in modules]
+        objects = [o for m in modules for o in _ir_objects(m)]
+        start = time.perf_counter()
+        for tree in trees:
+            _walk_c(tree) if suffix == ".c" else _walk_cst(tree)
+        for kind, arguments in ((type(o), _init_arguments(o)) for o in objects):
+            kind(*arguments)
+        for entry in entries:
+            json.dumps(entry)
+        floor = time.perf_counter() - start
+        print(suffix, len(chosen), bare, analyzed, floor)
+
+
+def _walk_c(node: Any) -> None:
+    for child in node:
+        _walk_c(child)
+
+
+_CST_FIELDS: dict[type, list[str]] = {}
+
+
+def _walk_cst(node: Any) -> None:
+    import libcst
+
+    kind = type(node)
+    if kind not in _CST_FIELDS:
+        _CST_FIELDS[kind] = [f.name for f in dataclasses.fields(kind)]
+    for name in _CST_FIELDS[kind]:
+        value = getattr(node, name)
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, libcst.CSTNode):
+                _walk_cst(item)
+
+
+def _ir_objects(value: Any) -> list[Any]:
+    """Every distinct IR dataclass instance reachable from `value`."""
+    found = []
+    seen: set[int] = set()
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if dataclasses.is_dataclass(current) and not isinstance(current, type):
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            found.append(current)
+            for field in dataclasses.fields(current):
+                part = getattr(current, field.name)
+                stack += part if isinstance(part, tuple) else [part]
+    return found
+
+
+def _init_arguments(value: Any) -> list[Any]:
+    return [getattr(value, f.name) for f in dataclasses.fields(value) if f.init]
 
 
 def tree_figures(files: int, repeat: int) -> None:
@@ -387,6 +457,9 @@ def _timed_rows(code: str, text: str, repeat: int) -> list[list[float]]:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--language-split"]:  # the fresh process of `language_split`
+        _language_split_worker(sys.argv[2])
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
