@@ -86,6 +86,19 @@ def _analyze_function(
     function: Function, options: AnalysisOptions, sizes: Mapping[str, int]
 ) -> FunctionAnalysis:
     regions = tuple(_analyze_region(r, options, sizes) for r in function.regions)
+    unknowns = [*function.unknowns, *(u for r in regions for u in r.unknowns)]
+    if len(regions) == 1:
+        # Most functions are one loop nest: its counts are the function's, as they are.
+        (only,) = regions
+        return FunctionAnalysis(
+            function,
+            regions,
+            only.flops,
+            only.traffic,
+            only.intensity,
+            only.precision,
+            tuple(unknowns),
+        )
     flops = FlopCounts.zero()
     traffic = {model: Traffic.zero(model) for model in MODELS}
     for region in regions:
@@ -100,7 +113,6 @@ def _analyze_function(
                 traffic[view] = traffic[view] + region.traffic.get(
                     view, region.traffic["compulsory"]
                 )
-    unknowns = [*function.unknowns, *(u for r in regions for u in r.unknowns)]
     return FunctionAnalysis(
         function,
         regions,
