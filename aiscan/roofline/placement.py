@@ -54,9 +54,9 @@ class CrossoverKind(StrEnum):
 class Crossover:
     """Where AI(size) meets the ridge, all growing sizes set equal to one size.
 
-    `size_exact` is the exact root (None above degree 4, where only its value is computed),
-    `first_integer_size` the first integer size on the far side (compute-bound when
-    `compute_bound_above`, else memory-bound).
+    `size_exact` is the exact root (None for an irrational root of a polynomial of degree 5
+    or more, of which only the value is computed), `first_integer_size` the first integer
+    size on the far side (compute-bound when `compute_bound_above`, else memory-bound).
     """
 
     kind: CrossoverKind
