@@ -110,6 +110,10 @@ PATHOLOGICAL = {
     "{\n    for (int t = 5; t < T; t++) {\n        for (int i = 1; i < n - 1; i++)\n"
     "            b[i] = (a[i - 1] + a[i] + a[i + 1]) / 3.0;\n"
     "        for (int i = 1; !i < n - 1; i++)\n            a[i] = b[i];\n    }\n}\n",
+    # A count with no closed form (a Sum): nothing may try to turn it into a number.
+    "triangular-strided.c": "void f(int n, double *restrict a, double *restrict b) {\n"
+    "  for (int i = 0; i < n; i += 3)\n    for (int j = 0; j <= i; j++)\n"
+    "      for (int k = j; k < n; k += 2)\n        a[i] += b[k] * 2.0;\n}\n",
     "empty.py": "",
 }
 

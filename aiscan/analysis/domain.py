@@ -59,26 +59,37 @@ def _power_sum(power: int) -> sympy.Expr:
     return sympy.expand(bernoulli / (power + 1))
 
 
-def sum_over_loop(expr: sympy.Expr, loop: LoopLike) -> sympy.Expr:
-    """`expr` summed over every iteration of `loop` (its variable bound by the loop)."""
+@cache
+def _iteration(level: int) -> sympy.Symbol:
+    """The summation variable of the loop at `level` (0 outermost) of a nest. One per
+    level: a sum with no closed form stays a `Sum` over its variable, and an outer loop's
+    substitution into that sum's bounds must not capture it (with one variable for all,
+    `Sum(f, (t, 0, 3*t))` came out of `j <= i` under `i += 3`, a wrong count)."""
+    return sympy.Symbol(f"_aiscan_t{level}", integer=True, nonnegative=True)
+
+
+def sum_over_loop(expr: sympy.Expr, loop: LoopLike, level: int = 0) -> sympy.Expr:
+    """`expr` summed over every iteration of `loop` (its variable bound by the loop), the
+    loop being at `level` of its nest."""
     var = loop_symbol(loop.var)
     if var not in expr.free_symbols:
         return expr * loop.trip
-    shifted = sympy.expand(expr.subs(var, loop.start + loop.step * _T))
+    t = _iteration(level)
+    shifted = sympy.expand(expr.subs(var, loop.start + loop.step * t))
     try:
-        poly = sympy.Poly(shifted, _T)
+        poly = sympy.Poly(shifted, t)
     except sympy.PolynomialError:
         poly = None
-    if poly is None or not poly.domain.is_Exact or _has_t_inside_function(shifted):
-        return sympy.summation(shifted, (_T, 0, loop.trip - 1))
+    if poly is None or not poly.domain.is_Exact or _inside_a_function(t, shifted):
+        return sympy.summation(shifted, (t, 0, loop.trip - 1))
     total = sympy.Integer(0)
     for (power,), coefficient in poly.terms():
         total += coefficient * _power_sum(power).subs(_TRIP, loop.trip)
     return sympy.expand(total)
 
 
-def _has_t_inside_function(expr: sympy.Expr) -> bool:
-    return any(_T in f.free_symbols for f in expr.atoms(sympy.Function))
+def _inside_a_function(symbol: sympy.Symbol, expr: sympy.Expr) -> bool:
+    return any(symbol in f.free_symbols for f in expr.atoms(sympy.Function))
 
 
 def sum_over_loops(expr: sympy.Expr, loops: Sequence[LoopLike]) -> sympy.Expr:
@@ -91,8 +102,8 @@ def _sum_over_bounds(expr: sympy.Expr, bounds: tuple[Bounds, ...]) -> sympy.Expr
     fast = _polynomial_sum(expr, bounds)
     if fast is not None:
         return fast
-    for loop in reversed(bounds):
-        expr = sum_over_loop(expr, loop)
+    for level in reversed(range(len(bounds))):
+        expr = sum_over_loop(expr, bounds[level], level)
     return expr
 
 

@@ -25,7 +25,8 @@ def _text(expr: sympy.Expr) -> str:
 
 
 def numeric_value(expr: sympy.Expr | None) -> float | None:
-    """The float value of a closed expression, None if it still has symbols or is infinite."""
+    """The float value of a closed expression; None if it still has symbols, is infinite,
+    or is something sympy cannot evaluate."""
     if expr is None:
         return None
     return _numeric_value(expr)
@@ -35,7 +36,10 @@ def numeric_value(expr: sympy.Expr | None) -> float | None:
 def _numeric_value(expr: sympy.Expr) -> float | None:
     if expr.free_symbols:
         return None
-    value = complex(sympy.N(expr))
+    try:
+        value = complex(sympy.N(expr))
+    except TypeError:  # sympy cannot evaluate it, e.g. a sum with no closed form
+        return None
     if value.imag or value.real in (float("inf"), float("-inf")) or value.real != value.real:
         return None
     return value.real

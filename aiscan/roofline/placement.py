@@ -222,10 +222,14 @@ def _substitute(expr: sympy.Expr, sizes: Mapping[str, int] | None) -> sympy.Expr
 
 
 def _number(expr: sympy.Expr | None) -> float | None:
-    """A float when `expr` is a finite number, else None."""
+    """A float when `expr` is a finite number, else None (also when sympy cannot evaluate
+    it, e.g. a sum with no closed form)."""
     if expr is None or expr.free_symbols:
         return None
-    value = complex(sympy.N(expr))
+    try:
+        value = complex(sympy.N(expr))
+    except TypeError:
+        return None
     if value.imag or not math.isfinite(value.real):
         return None
     return value.real
@@ -256,7 +260,10 @@ def _crossover(flops: sympy.Expr, bytes_moved: sympy.Expr, ridge: sympy.Rational
     if gap.free_symbols - {x}:
         return Crossover(CrossoverKind.UNKNOWN, names)
     if x not in gap.free_symbols:
-        return _constant(compute=bool(gap >= 0), names=names)
+        at_or_above = gap >= 0
+        if not isinstance(at_or_above, sympy.logic.boolalg.BooleanAtom):
+            return Crossover(CrossoverKind.UNKNOWN, names)  # e.g. a sum with no closed form
+        return _constant(compute=bool(at_or_above), names=names)
     at_infinity = limit_at_infinity(gap, x)
     if at_infinity is None or at_infinity == 0:
         return Crossover(CrossoverKind.UNKNOWN, names)
