@@ -1,0 +1,84 @@
+"""Property: the FLOP count of any loop nest aiscan accepts equals brute-force iteration.
+
+Random C nests of up to three loops, each starting at 0 or at an enclosing loop's
+variable, running to `n` or to an enclosing variable (`<` or `<=`), with steps of 1 to 3:
+triangular and strided domains and their mixtures, some of whose counts have no closed
+form and stay exact `Sum`s. Every loop runs at least once for every `n >= 1`, as the
+counting contract assumes (docs/model.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_domain_sums import evaluated
+
+from aiscan.ir.symbols import size_symbol
+from aiscan.pipeline import PipelineOptions, analyze_text
+
+NAMES = ("i", "j", "k")
+
+
+@dataclass(frozen=True)
+class Loop:
+    start: str | None
+    """None for 0, else the enclosing loop variable it starts at."""
+    end: str | None
+    """None for `n`, else the enclosing loop variable it runs to."""
+    inclusive: bool
+    step: int
+
+
+@st.composite
+def nests(draw: st.DrawFn) -> list[Loop]:
+    loops: list[Loop] = []
+    for depth in range(draw(st.integers(1, 3))):
+        outer = list(NAMES[:depth])
+        start = draw(st.sampled_from([None, *outer]))
+        # Every loop runs: from an outer variable v, run to n (v < n); from 0, run to n or
+        # to an outer variable inclusively (v >= 0).
+        end = None if start is not None else draw(st.sampled_from([None, *outer]))
+        inclusive = end is not None or draw(st.booleans())
+        loops.append(Loop(start, end, inclusive, draw(st.integers(1, 3))))
+    return loops
+
+
+def source(loops: list[Loop]) -> str:
+    lines = ["void f(int n, double *restrict a, double *restrict b) {"]
+    for depth, loop in enumerate(loops):
+        var = NAMES[depth]
+        relation = "<=" if loop.inclusive else "<"
+        bound = loop.end or ("n - 1" if loop.inclusive else "n")
+        step = f"{var}++" if loop.step == 1 else f"{var} += {loop.step}"
+        lines.append(f"  for (int {var} = {loop.start or 0}; {var} {relation} {bound}; {step})")
+    lines.append("    a[0] += 2.0 * b[0];\n}\n")
+    return "\n".join(lines)
+
+
+def iterations(loops: list[Loop], n: int) -> int:
+    def run(depth: int, values: dict[str, int]) -> int:
+        if depth == len(loops):
+            return 1
+        loop = loops[depth]
+        start = values[loop.start] if loop.start else 0
+        last = values[loop.end] if loop.end else n - 1
+        return sum(
+            run(depth + 1, {**values, NAMES[depth]: v}) for v in range(start, last + 1, loop.step)
+        )
+
+    return run(0, {})
+
+
+@settings(max_examples=60, deadline=None)
+@given(nests())
+def test_flop_count_is_brute_force_iteration(loops: list[Loop]) -> None:
+    analysis = analyze_text(source(loops), "k.c", PipelineOptions()).analysis
+    assert analysis is not None
+    (function,) = analysis.functions
+    assert not function.unknowns, [u.message for u in function.unknowns]
+    additions = function.flops.add  # one add (and one multiply) per iteration
+    assert function.flops.mul == additions
+    for n in range(1, 9):
+        assert evaluated(additions.subs(size_symbol("n"), n)) == iterations(loops, n), n
