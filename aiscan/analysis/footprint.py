@@ -39,6 +39,10 @@ class Box:
     """Per dimension an inclusive interval of indices; the footprint is exactly this set."""
 
     intervals: tuple[Interval, ...]
+    strides: tuple[sympy.Expr, ...] = ()
+    """For a box over a linearized subscript (`i*n + j` is rows i of stride n, columns j of
+    stride 1), each dimension's stride in it, a genuine dimension's being 1; empty when all
+    are. Two boxes with other strides are other addresses, whatever their intervals."""
 
     def size(self) -> sympy.Expr:
         size = sympy.Integer(1)
@@ -232,18 +236,22 @@ def _image_box(
 ) -> Box | None:
     ranges = {r.var: r for r in projected}
     dims: list[tuple[Any, Any, sympy.Expr]] = []
+    strides: list[sympy.Expr] = []
     for coefficients, constant in linear:
         if not coefficients:
             dims.append((None, sympy.Integer(1), constant))
+            strides.append(sympy.Integer(1))
             continue
         if len(coefficients) > 1 and all(c in (1, -1) for c in coefficients.values()):
             variables = tuple(sorted(coefficients, key=attrgetter("name")))
             dims.append((variables, tuple(coefficients[v] for v in variables), constant))
+            strides.append(sympy.Integer(1))
             continue
         split = _delinearize(coefficients, constant, ranges)
         if split is None:
             return None
         dims.extend(split)
+        strides.extend(sympy.Abs(coefficients[var]) for var, _, _ in split)
     seen: set[sympy.Symbol] = set()
     intervals: list[Interval] = []
     for var, coefficient, constant in dims:
@@ -280,7 +288,8 @@ def _image_box(
             intervals.append((constant - r.high, constant - r.low))
     if len(seen) != len(projected) or any(r.step != 1 for r in projected):
         return None
-    return Box(tuple((sympy.expand(a), sympy.expand(b)) for a, b in intervals))
+    linearized = tuple(strides) if any(stride != 1 for stride in strides) else ()
+    return Box(tuple((sympy.expand(a), sympy.expand(b)) for a, b in intervals), linearized)
 
 
 def _delinearize(
@@ -390,7 +399,10 @@ def union_size(footprints: Sequence[Footprint]) -> Footprint:
         union = _box_union(tuple(boxes))
         if union is not None:
             count, hull = union
-            return Footprint(count, hull, tuple(boxes), True)
+            overlap = _rows_overlap(boxes)
+            if overlap is None:
+                return Footprint(count, hull, tuple(boxes), True)
+            return Footprint(count, None, tuple(boxes), False, overlap)
     reasons = [p.reason for p in parts if p.reason]
     if reasons:
         reason = reasons[0]
@@ -405,6 +417,33 @@ def union_size(footprints: Sequence[Footprint]) -> Footprint:
         False,
         f"union of {len(parts)} footprints bounded by their sum ({reason})",
     )
+
+
+def _rows_overlap(boxes: Sequence[Box]) -> str | None:
+    """Why the union of boxes over linearized subscripts may count an address twice, or
+    None. Its count is of (row, column) points; they are distinct addresses while in each
+    subscript every stride exceeds the span its finer dimensions cover over the union (as
+    `_delinearize` checks for one reference). `a[i*n + j]` and `a[i*n + j + 1]` for
+    `j < n` cover columns 0 to n: the last of each row is the next row's first."""
+    strides = boxes[0].strides
+    if not strides and all(not box.strides for box in boxes):
+        return None
+    if any(box.strides != strides for box in boxes):
+        return "references linearized with other strides; counted as rows and columns"
+    covered = sympy.Integer(0)
+    for d in reversed(range(len(strides))):
+        stride = strides[d]
+        if stride == 1:
+            covered = sympy.Integer(0)  # the finest dimension of a subscript
+        elif not _provably_nonnegative(stride - covered - 1):
+            return (
+                "shifted references cross from one row of a linearized index into the "
+                "next; counted as rows and columns"
+            )
+        low = sympy.Min(*(box.intervals[d][0] for box in boxes))
+        high = sympy.Max(*(box.intervals[d][1] for box in boxes))
+        covered = sympy.expand(covered + stride * (high - low))
+    return None
 
 
 @lru_cache(maxsize=4096)
@@ -537,6 +576,7 @@ def _hull_if_exact(boxes: Sequence[Box], union_count: sympy.Expr) -> Box | None:
                 sympy.Max(*(b.intervals[d][1] for b in boxes)),
             )
             for d in range(len(boxes[0].intervals))
-        )
+        ),
+        boxes[0].strides,
     )
     return hull if sympy.expand(hull.size() - union_count) == 0 else None
