@@ -120,8 +120,12 @@ def _ranges(loops: Sequence[LoopLike]) -> list[_Range]:
 def _extreme(
     expr: sympy.Expr, var: sympy.Symbol, low: sympy.Expr, high: sympy.Expr, want_max: bool
 ) -> sympy.Expr | None:
-    """Max or min over `var` in [low, high] of an expression affine in `var`."""
+    """Max or min over `var` in [low, high] of an expression affine in `var`; None when it
+    is not (`ceiling(var/2)`, `var**2`: its coefficient of `var` says nothing then, and
+    taking it for 0 let `var` escape its loop into the counts)."""
     coefficient = linear_coefficient(expr, var)
+    if var in sympy.expand(expr - coefficient * var).free_symbols:
+        return None
     if coefficient == 0:
         return expr
     if var in coefficient.free_symbols or coefficient.is_positive is None:

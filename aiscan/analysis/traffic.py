@@ -170,11 +170,15 @@ def _iteration_distance(
 ) -> list[sympy.Expr] | None:
     """Iterations from the write to the read touching the same element, per loop, in order.
 
-    Defined when both indices have the same linear part, each dimension `±var + c` with
-    distinct variables; loop variables no index uses get distance 0.
+    Defined when both indices are the same, or have the same linear part with each
+    dimension `±var + c` of distinct variables; loop variables no index uses get distance 0.
     """
     if len(read_index) != len(write_index):
         return None
+    if read_index == write_index:
+        # The same element at the same iteration, whatever the index's shape (`i*n + j`
+        # too): the order within the body decides for every element.
+        return [sympy.Integer(0)] * len(loops)
     loop_vars = {loop_symbol(loop.var) for loop in loops}
     distance_by_var: dict[sympy.Symbol, sympy.Expr] = {}
     for r, w in zip(read_index, write_index, strict=True):
