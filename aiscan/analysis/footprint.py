@@ -135,22 +135,39 @@ def _extreme(
 
 
 def _project(loops: Sequence[LoopLike], keep: set[sympy.Symbol]) -> list[_Range] | None:
-    """The loop ranges of the kept variables once the others are eliminated (unioned over)."""
-    eliminated: dict[sympy.Symbol, tuple[sympy.Expr, sympy.Expr]] = {}
+    """The loop ranges of the kept variables once the others are eliminated (unioned over);
+    None when a kept range depends on one that cannot be eliminated."""
+    eliminated: dict[sympy.Symbol, tuple[sympy.Expr, sympy.Expr] | None] = {}
     kept: list[_Range] = []
     for current in _ranges(loops):
-        low, high = current.low, current.high
-        for var, (var_low, var_high) in reversed(list(eliminated.items())):
-            new_low = _extreme(low, var, var_low, var_high, want_max=False)
-            new_high = _extreme(high, var, var_low, var_high, want_max=True)
-            if new_low is None or new_high is None:
-                return None
-            low, high = new_low, new_high
+        bounds = _eliminated(current.low, current.high, eliminated)
         if current.var in keep:
-            kept.append(_Range(current.var, low, high, current.step))
+            if bounds is None:
+                return None
+            kept.append(_Range(current.var, *bounds, current.step))
         else:
-            eliminated[current.var] = (low, high)
+            eliminated[current.var] = bounds  # None: unknown, unless nothing kept needs it
     return kept
+
+
+def _eliminated(
+    low: sympy.Expr,
+    high: sympy.Expr,
+    eliminated: dict[sympy.Symbol, tuple[sympy.Expr, sympy.Expr] | None],
+) -> tuple[sympy.Expr, sympy.Expr] | None:
+    """`low` and `high` over every value of the eliminated variables, innermost first."""
+    for var, var_range in reversed(list(eliminated.items())):
+        if var not in low.free_symbols and var not in high.free_symbols:
+            continue
+        if var_range is None:
+            return None
+        var_low, var_high = var_range
+        new_low = _extreme(low, var, var_low, var_high, want_max=False)
+        new_high = _extreme(high, var, var_low, var_high, want_max=True)
+        if new_low is None or new_high is None:
+            return None
+        low, high = new_low, new_high
+    return low, high
 
 
 def _count(ranges: Sequence[_Range]) -> sympy.Expr:
