@@ -1,15 +1,19 @@
-"""Property: the FLOP count of any loop nest aiscan accepts equals brute-force iteration.
+"""Property: counts of random loop nests equal brute-force iteration.
 
 Random C nests of up to three loops, each starting at 0 or at an enclosing loop's
 variable, running to `n` or to an enclosing variable (`<` or `<=`), with steps of 1 to 3:
 triangular and strided domains and their mixtures, some of whose counts have no closed
 form and stay exact `Sum`s. Every loop runs at least once for every `n >= 1`, as the
-counting contract assumes (docs/model.md).
+counting contract assumes (docs/model.md). FLOPs must equal the iterations; compulsory
+bytes with write-allocate (every distinct element touched, plus every distinct element
+written back) must equal the brute-force footprints where aiscan says they are exact,
+and may only exceed them where it says they are an upper bound.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -82,3 +86,81 @@ def test_flop_count_is_brute_force_iteration(loops: list[Loop]) -> None:
     assert function.flops.mul == additions
     for n in range(1, 9):
         assert evaluated(additions.subs(size_symbol("n"), n)) == iterations(loops, n), n
+
+
+Index = tuple[str | None, str | None, int]
+"""`row*n + column + offset`, each of the first two a loop variable or absent."""
+
+
+@st.composite
+def indices(draw: st.DrawFn, depth: int) -> Index:
+    names = list(NAMES[:depth])
+    offset = draw(st.integers(-1, 2))
+    kind = draw(st.sampled_from(["shift", "shift", "linear", "constant"][: 4 if depth > 1 else 2]))
+    if kind == "constant" or not names:
+        return (None, None, offset)
+    column = draw(st.sampled_from(names))
+    if kind == "shift":
+        return (None, column, offset)
+    return (draw(st.sampled_from([v for v in names if v != column])), column, offset)
+
+
+@st.composite
+def statements(draw: st.DrawFn) -> tuple[list[Loop], list[tuple[str, Index]]]:
+    """A nest and its one statement `w[.] = r1[.] + r2[.]`: reads first, then the write."""
+    loops = draw(nests())
+    arrays = st.sampled_from("ab")
+    references = [(draw(arrays), draw(indices(len(loops)))) for _ in range(3)]
+    return loops, references
+
+
+def index_text(index: Index) -> str:
+    row, column, offset = index
+    parts = [f"{row} * n"] if row else []
+    parts += [column] if column else []
+    return " + ".join([*parts, str(offset)] if offset or not parts else parts)
+
+
+def footprint_bytes(loops: list[Loop], references: list[tuple[str, Index]], n: int) -> int:
+    touched: set[tuple[str, int]] = set()
+    written: set[tuple[str, int]] = set()
+
+    def run(depth: int, values: dict[str, Any]) -> None:
+        if depth == len(loops):
+            for position, (array, (row, column, offset)) in enumerate(references):
+                element = offset + (values[row] * n if row else 0)
+                element += values[column] if column else 0
+                touched.add((array, element))
+                if position == len(references) - 1:
+                    written.add((array, element))
+            return
+        loop = loops[depth]
+        start = values[loop.start] if loop.start else 0
+        last = values[loop.end] if loop.end else n - 1
+        for value in range(start, last + 1, loop.step):
+            run(depth + 1, {**values, NAMES[depth]: value})
+
+    run(0, {})
+    return 8 * (len(touched) + len(written))
+
+
+@settings(max_examples=40, deadline=None)
+@given(statements())
+def test_compulsory_footprints_are_brute_force_footprints(
+    program: tuple[list[Loop], list[tuple[str, Index]]],
+) -> None:
+    loops, references = program
+    (read1, index1), (read2, index2), (target, index0) = references
+    statement = (
+        f"    {target}[{index_text(index0)}] = "
+        f"{read1}[{index_text(index1)}] + {read2}[{index_text(index2)}];"
+    )
+    text = source(loops).replace("    a[0] += 2.0 * b[0];", statement)
+    analysis = analyze_text(text, "k.c", PipelineOptions()).analysis
+    assert analysis is not None
+    traffic = analysis.functions[0].traffic["compulsory"]
+    for n in (9, 12):
+        counted = evaluated(traffic.total(True).subs(size_symbol("n"), n))
+        actual = footprint_bytes(loops, references, n)
+        assert not counted.free_symbols, counted
+        assert counted == actual if traffic.exact else counted >= actual, (n, text)
