@@ -110,6 +110,8 @@ PATHOLOGICAL = {
     "{\n    for (int t = 5; t < T; t++) {\n        for (int i = 1; i < n - 1; i++)\n"
     "            b[i] = (a[i - 1] + a[i] + a[i + 1]) / 3.0;\n"
     "        for (int i = 1; !i < n - 1; i++)\n            a[i] = b[i];\n    }\n}\n",
+    # Found by the broadened blind fuzzer: a header name too long for the OS to look up.
+    "long-include.c": "#include <stdint" + "9" * 400 + "def.h>\nint x;\n",
     # A count with no closed form (a Sum): nothing may try to turn it into a number.
     "triangular-strided.c": "void f(int n, double *restrict a, double *restrict b) {\n"
     "  for (int i = 0; i < n; i += 3)\n    for (int j = 0; j <= i; j++)\n"

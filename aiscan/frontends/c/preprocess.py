@@ -174,7 +174,7 @@ def _fast_path(text: str, path: str, options: _Options) -> PreprocessedSource | 
         if directive != "include":
             return None
         system = _SYSTEM_INCLUDE.fullmatch(match.group(2).strip())
-        if system is None or not (STUB_DIR / system.group(1)).is_file():
+        if system is None or not _is_stub_header(system.group(1)):
             return None
         headers.append(system.group(1))
     if not _macro_words().isdisjoint(_WORD.findall(stripped)):
@@ -187,6 +187,15 @@ def _fast_path(text: str, path: str, options: _Options) -> PreprocessedSource | 
         size_defaults=dict(options.size_bindings),
         used_fast_path=True,
     )
+
+
+def _is_stub_header(name: str) -> bool:
+    """Is `<name>` one of the stub system headers? A name the OS cannot even look up (too
+    long for a file name) is not."""
+    try:
+        return (STUB_DIR / name).is_file()
+    except OSError:
+        return False
 
 
 def _keep_pragma(match: re.Match[str]) -> str:
