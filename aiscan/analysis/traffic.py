@@ -98,8 +98,7 @@ def compulsory_traffic(statements: Sequence[Placed]) -> tuple[Traffic, list[Unkn
         everything = union_size([footprints[id(r)] for r in references])
         writes = [r for r in references if r.access.is_write]
         written = union_size([footprints[id(r)] for r in writes])
-        uncovered = [w for w in writes if not _read_first(w, references, footprints)]
-        write_first = union_size([footprints[id(r)] for r in uncovered])
+        write_first = _first_written(writes, references, footprints)
         read += (everything.count - write_first.count) * width
         write += written.count * width
         allocate += write_first.count * width
@@ -119,6 +118,32 @@ def compulsory_traffic(statements: Sequence[Placed]) -> tuple[Traffic, list[Unkn
     ), unknowns
 
 
+def _first_written(
+    writes: Sequence[_Reference],
+    references: Sequence[_Reference],
+    footprints: dict[int, Footprint],
+) -> Footprint:
+    """The elements whose first touch is a write.
+
+    For one write reference, element by element: its footprint less those of the reads
+    that touch every element they share with it first (`a[i] = a[i-1] + a[i+1]` for `i`
+    in `1 .. n-2` writes `a[1]` first, and only it). Otherwise, or when those unions are
+    not exact, whole references: the footprints of the writes no read covers entirely."""
+    if len(writes) == 1:
+        (write,) = writes
+        earlier = [
+            footprints[id(r)] for r in references if not r.access.is_write and _precedes(r, write)
+        ]
+        if earlier:
+            with_write = union_size([footprints[id(write)], *earlier])
+            reads_alone = union_size(earlier)
+            if with_write.exact and reads_alone.exact:
+                count = sympy.expand(with_write.count - reads_alone.count)
+                return Footprint(count, None, ("first-written", id(write)), True)
+    uncovered = [w for w in writes if not _read_first(w, references, footprints)]
+    return union_size([footprints[id(r)] for r in uncovered])
+
+
 def _read_first(
     write: _Reference, references: Sequence[_Reference], footprints: dict[int, Footprint]
 ) -> bool:
@@ -128,13 +153,29 @@ def _read_first(
 
 
 def _covers(read: _Reference, write: _Reference, footprints: dict[int, Footprint]) -> bool:
-    same_loops = len(read.placed.loops) == len(write.placed.loops) and all(
-        a is b for a, b in zip(read.placed.loops, write.placed.loops, strict=True)
-    )
+    """Does `read` touch every element `write` stores, before it stores it?"""
+    if not _precedes(read, write):
+        return False
+    if _same_loops(read, write):
+        return True
+    # Different sub-loops: a read nest that runs entirely before the write nest covers
+    # the write when the read's footprint contains it.
+    read_box, write_box = footprints[id(read)].box, footprints[id(write)].box
+    return read_box is not None and write_box is not None and read_box.contains(write_box)
+
+
+def _precedes(read: _Reference, write: _Reference) -> bool:
+    """Does `read` touch every element it shares with `write` before `write` stores it?
+    In the same loops when it does so a fixed number of iterations earlier (or in the same
+    iteration, earlier in the body); in sibling loops when its nest runs first and no loop
+    around both moves the indices."""
     r_index, w_index = read.access.index, write.access.index
     if r_index is None or w_index is None:
         return False
-    if same_loops:
+    if _same_loops(read, write):
+        loop_vars = {loop_symbol(loop.var) for loop in read.placed.loops}
+        if read.position < write.position and not any(e.free_symbols & loop_vars for e in r_index):
+            return True  # one element (`x[0]`), read in the first iteration, before any write
         distance = _iteration_distance(r_index, w_index, read.placed.loops)
         if distance is None:
             return False
@@ -142,16 +183,17 @@ def _covers(read: _Reference, write: _Reference, footprints: dict[int, Footprint
             if step != 0:
                 return bool(step < 0)
         return read.position < write.position
-    # Different sub-loops: a read nest that runs entirely before the write nest covers
-    # the write when the read's footprint contains it.
     if read.position > write.position:
         return False
     common = _common_prefix(read.placed.loops, write.placed.loops)
     index_vars = {s for e in (*r_index, *w_index) for s in e.free_symbols}
-    if any(loop_symbol(loop.var) in index_vars for loop in common):
-        return False
-    read_box, write_box = footprints[id(read)].box, footprints[id(write)].box
-    return read_box is not None and write_box is not None and read_box.contains(write_box)
+    return not any(loop_symbol(loop.var) in index_vars for loop in common)
+
+
+def _same_loops(read: _Reference, write: _Reference) -> bool:
+    return len(read.placed.loops) == len(write.placed.loops) and all(
+        a is b for a, b in zip(read.placed.loops, write.placed.loops, strict=True)
+    )
 
 
 def _common_prefix(a: Sequence[Loop], b: Sequence[Loop]) -> list[Loop]:

@@ -272,11 +272,26 @@ def _crossover(flops: sympy.Expr, bytes_moved: sympy.Expr, ridge: sympy.Rational
     if roots is None:
         return Crossover(CrossoverKind.UNKNOWN, names)
     crossing = _last_sign_change(gap, x, roots, above)
-    if crossing is None or crossing.value < 1:
+    if crossing is None or crossing.value < 1 or not _counts_hold(flops, bytes_moved, crossing):
         return _constant(compute=above, names=names)
     # Compute-bound from AI >= ridge on; memory-bound from AI < ridge on.
     first = crossing.ceiling if above else crossing.floor + 1
     return Crossover(CrossoverKind.AT, names, crossing.exact, crossing.value, first, above)
+
+
+def _counts_hold(flops: sympy.Expr, bytes_moved: sympy.Expr, crossing: _Root) -> bool:
+    """Are the counts meaningful at the crossing (FLOPs not negative, bytes positive)?
+    Below the sizes where the loops run they are not, and a crossing there is an artefact
+    of the formula: `(n - 2)/(8*n - 12)` has a pole at 1.5 and meets any ridge just below
+    it. Past the last such point the verdict is the one at infinity."""
+    values = []
+    for expr in (flops, bytes_moved):
+        one_size, x, _ = _one_size(expr)
+        value = _number(one_size.subs(x, crossing.value))
+        if value is None:
+            return True  # cannot tell: keep the crossing
+        values.append(value)
+    return values[0] >= 0 and values[1] > 0
 
 
 _MAX_EXACT_DEGREE = 4
