@@ -22,8 +22,6 @@ def _function_checks(function: Any, expected: dict[str, Any], write_allocate: bo
             failures.append(f"{key}: got {actual}, expected {expected[key]}")
 
     check("flops", function.flops.total)
-    if not write_allocate:
-        failures += _still_defective(function, expected.get("known_defect", {}))
     for model in ("compulsory", "streaming"):
         if write_allocate and f"{model}_write_allocate" not in expected:
             continue
@@ -60,17 +58,6 @@ def _function_checks(function: Any, expected: dict[str, Any], write_allocate: bo
                         f"nest {nest_expected['line']} {key}: {region.traffic[key].total(False)}"
                     )
     return failures
-
-
-def _still_defective(function: Any, defect: dict[str, Any]) -> list[str]:
-    """A `known_defect` table gives the true value of a count aiscan still gets wrong, with
-    the reason: the check fails once aiscan gets it right, so that it becomes an
-    expectation (and the defect's note in docs/model.md goes)."""
-    fixed = []
-    for model in ("compulsory", "streaming"):
-        if model in defect and same(function.traffic[model].total(False), str(defect[model])):
-            fixed.append(f"known defect fixed ({defect['reason']}): {model} is {defect[model]}")
-    return fixed
 
 
 @pytest.mark.parametrize("source", C_FIXTURES, ids=lambda p: p.stem)

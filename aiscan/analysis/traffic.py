@@ -128,20 +128,86 @@ def _first_written(
     For one write reference, element by element: its footprint less those of the reads
     that touch every element they share with it first (`a[i] = a[i-1] + a[i+1]` for `i`
     in `1 .. n-2` writes `a[1]` first, and only it). Otherwise, or when those unions are
-    not exact, whole references: the footprints of the writes no read covers entirely."""
+    not exact, whole references: the footprints of the writes no read covers entirely.
+    A read that may come first though nothing shows it (see `_undecided`) is counted as
+    first, which makes the reads an upper bound, flagged."""
+    reads = [r for r in references if not r.access.is_write]
     if len(writes) == 1:
         (write,) = writes
-        earlier = [
-            footprints[id(r)] for r in references if not r.access.is_write and _precedes(r, write)
-        ]
-        if earlier:
-            with_write = union_size([footprints[id(write)], *earlier])
-            reads_alone = union_size(earlier)
-            if with_write.exact and reads_alone.exact:
-                count = sympy.expand(with_write.count - reads_alone.count)
-                return Footprint(count, None, ("first-written", id(write)), True)
-    uncovered = [w for w in writes if not _read_first(w, references, footprints)]
-    return union_size([footprints[id(r)] for r in uncovered])
+        earlier = [r for r in reads if _precedes(r, write)]
+        maybe = [r for r in reads if r not in earlier and _undecided(r, write, footprints)]
+        if earlier or maybe:
+            lowest = _first_written_by(write, [*earlier, *maybe], footprints)
+            if lowest is not None:
+                if not maybe:
+                    return Footprint(lowest, None, ("first-written", id(write)), True)
+                highest = _first_written_by(write, earlier, footprints)
+                certain = highest is not None and sympy.expand(highest - lowest) == 0
+                first = Footprint(lowest, None, ("first-written", id(write)), True)
+                return first if certain else _flagged(first, maybe)
+    uncovered, maybe = [], []
+    for write in writes:
+        if _read_first(write, references, footprints):
+            continue
+        undecided = [r for r in reads if _undecided(r, write, footprints)]
+        if undecided:
+            maybe += undecided  # counted as read first
+        else:
+            uncovered.append(write)
+    return _flagged(union_size([footprints[id(r)] for r in uncovered]), maybe)
+
+
+def _first_written_by(
+    write: _Reference, earlier: Sequence[_Reference], footprints: dict[int, Footprint]
+) -> sympy.Expr | None:
+    """How many elements `write` stores before any of `earlier` reads them: its footprint
+    less theirs, |w ∪ R| - |R|; None when those unions are not exact."""
+    if not earlier:
+        own = footprints[id(write)]
+        return own.count if own.exact else None
+    others = [footprints[id(r)] for r in earlier]
+    with_write = union_size([footprints[id(write)], *others])
+    reads_alone = union_size(others)
+    if not (with_write.exact and reads_alone.exact):
+        return None
+    return sympy.expand(with_write.count - reads_alone.count)
+
+
+def _flagged(first_written: Footprint, undecided_reads: Sequence[_Reference]) -> Footprint:
+    if not undecided_reads:
+        return first_written
+    texts = ", ".join(dict.fromkeys(f"`{r.access.text}`" for r in undecided_reads))
+    reason = (
+        f"whether {texts} first reads what this array's stores write could not be decided "
+        "(other index variables); counted as read first"
+    )
+    return Footprint(first_written.count, None, first_written.key, False, reason)
+
+
+def _undecided(read: _Reference, write: _Reference, footprints: dict[int, Footprint]) -> bool:
+    """May `read` touch an element `write` stores before it does, though `_precedes` cannot
+    show it? When their indices use other loop variables in the same loops (`b[j-1]` and
+    `b[i-1]`), or a loop around both moves the indices; not when the footprints are
+    disjoint, nor for an indirect index (its footprint is already a bound)."""
+    r_index, w_index = read.access.index, write.access.index
+    if r_index is None or w_index is None or _precedes(read, write):
+        return False
+    if _disjoint(footprints[id(read)], footprints[id(write)]):
+        return False
+    if _same_loops(read, write):
+        return _iteration_distance(r_index, w_index, read.placed.loops) is None
+    common = _common_prefix(read.placed.loops, write.placed.loops)
+    index_vars = {s for e in (*r_index, *w_index) for s in e.free_symbols}
+    return any(loop_symbol(loop.var) in index_vars for loop in common)
+
+
+def _disjoint(a: Footprint, b: Footprint) -> bool:
+    """Provably no element in common (two boxes whose intersection is empty)."""
+    if a.box is None or b.box is None or a.box.strides != b.box.strides:
+        return False
+    if len(a.box.intervals) != len(b.box.intervals):
+        return False
+    return bool(a.box.intersect(b.box).size() == 0)
 
 
 def _read_first(
