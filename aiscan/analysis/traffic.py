@@ -149,9 +149,11 @@ def _first_written(
     for write in writes:
         if _read_first(write, references, footprints):
             continue
-        undecided = [r for r in reads if _undecided(r, write, footprints)]
+        # A read that comes first for part of the write (or may) makes a whole-reference
+        # decision uncertain: counted as read first.
+        undecided = [r for r in reads if _undecided(r, write, footprints) or _precedes(r, write)]
         if undecided:
-            maybe += undecided  # counted as read first
+            maybe += undecided
         else:
             uncovered.append(write)
     return _flagged(union_size([footprints[id(r)] for r in uncovered]), maybe)
@@ -179,7 +181,7 @@ def _flagged(first_written: Footprint, undecided_reads: Sequence[_Reference]) ->
     texts = ", ".join(dict.fromkeys(f"`{r.access.text}`" for r in undecided_reads))
     reason = (
         f"whether {texts} first reads what this array's stores write could not be decided "
-        "(other index variables); counted as read first"
+        "element by element; counted as read first"
     )
     return Footprint(first_written.count, None, first_written.key, False, reason)
 
@@ -222,10 +224,13 @@ def _covers(read: _Reference, write: _Reference, footprints: dict[int, Footprint
     """Does `read` touch every element `write` stores, before it stores it?"""
     if not _precedes(read, write):
         return False
-    if _same_loops(read, write):
-        return True
-    # Different sub-loops: a read nest that runs entirely before the write nest covers
-    # the write when the read's footprint contains it.
+    r_index, w_index = read.access.index, write.access.index
+    assert r_index is not None and w_index is not None  # `_precedes` said so
+    same_pattern = _iteration_distance(r_index, w_index, read.placed.loops) is not None
+    if same_pattern and _same_loops(read, write):
+        return True  # a fixed number of iterations earlier, for every element
+    # Otherwise (a sibling nest that runs first, a constant index read first) the read
+    # covers the write when its footprint contains it.
     read_box, write_box = footprints[id(read)].box, footprints[id(write)].box
     return read_box is not None and write_box is not None and read_box.contains(write_box)
 
