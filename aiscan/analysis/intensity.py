@@ -19,7 +19,14 @@ from sympy.polys.rings import PolyElement
 from aiscan.analysis.polynomials import Term, from_ring, ring_over, terms_of
 from aiscan.ir.symbols import is_size_symbol
 
-__all__ = ["Intensity", "intensity", "leading_limit", "limit_at_infinity", "substitute_sizes"]
+__all__ = [
+    "Intensity",
+    "finite_value",
+    "intensity",
+    "leading_limit",
+    "limit_at_infinity",
+    "substitute_sizes",
+]
 
 _GROWTH = sympy.Symbol("_aiscan_growth", positive=True)
 
@@ -242,6 +249,20 @@ def _leading_of_terms(terms: list[Term], sizes: set[sympy.Symbol]) -> tuple[int,
     if coefficient == 0:
         return None
     return degree, coefficient
+
+
+def finite_value(expr: sympy.Expr | None) -> float | None:
+    """The float value of a closed expression; None if it still has symbols, is infinite
+    or not real, or is something sympy cannot evaluate (a sum with no closed form)."""
+    if expr is None or expr.free_symbols:
+        return None
+    try:
+        value = complex(sympy.N(expr))
+    except TypeError:
+        return None
+    if value.imag or not math.isfinite(value.real):
+        return None
+    return value.real
 
 
 def limit_at_infinity(expr: sympy.Expr, variable: sympy.Symbol) -> sympy.Expr | None:

@@ -134,8 +134,13 @@ def _first_written(
     reads = [r for r in references if not r.access.is_write]
     if len(writes) == 1:
         (write,) = writes
-        earlier = [r for r in reads if _precedes(r, write)]
-        maybe = [r for r in reads if r not in earlier and _undecided(r, write, footprints)]
+        earlier: list[_Reference] = []
+        maybe: list[_Reference] = []
+        for read in reads:
+            if _precedes(read, write):
+                earlier.append(read)
+            elif _undecided(read, write, footprints):
+                maybe.append(read)
         if earlier or maybe:
             lowest = _first_written_by(write, [*earlier, *maybe], footprints)
             if lowest is not None:
@@ -145,18 +150,21 @@ def _first_written(
                 certain = highest is not None and sympy.expand(highest - lowest) == 0
                 first = Footprint(lowest, None, ("first-written", id(write)), True)
                 return first if certain else _flagged(first, maybe)
-    uncovered, maybe = [], []
+    uncovered: list[_Reference] = []
+    uncertain: list[_Reference] = []
     for write in writes:
         if _read_first(write, references, footprints):
             continue
         # A read that comes first for part of the write (or may) makes a whole-reference
         # decision uncertain: counted as read first.
-        undecided = [r for r in reads if _undecided(r, write, footprints) or _precedes(r, write)]
-        if undecided:
-            maybe += undecided
+        first_for_part = [
+            r for r in reads if _precedes(r, write) or _undecided(r, write, footprints)
+        ]
+        if first_for_part:
+            uncertain += first_for_part
         else:
             uncovered.append(write)
-    return _flagged(union_size([footprints[id(r)] for r in uncovered]), maybe)
+    return _flagged(union_size([footprints[id(r)] for r in uncovered]), uncertain)
 
 
 def _first_written_by(
@@ -187,12 +195,12 @@ def _flagged(first_written: Footprint, undecided_reads: Sequence[_Reference]) ->
 
 
 def _undecided(read: _Reference, write: _Reference, footprints: dict[int, Footprint]) -> bool:
-    """May `read` touch an element `write` stores before it does, though `_precedes` cannot
-    show it? When their indices use other loop variables in the same loops (`b[j-1]` and
-    `b[i-1]`), or a loop around both moves the indices; not when the footprints are
-    disjoint, nor for an indirect index (its footprint is already a bound)."""
+    """For a read `_precedes` does not show to come first: may it still touch an element
+    `write` stores before it does? When their indices use other loop variables in the same
+    loops (`b[j-1]` and `b[i-1]`), or a loop around both moves the indices; not when the
+    footprints are disjoint, nor for an indirect index (its footprint is already a bound)."""
     r_index, w_index = read.access.index, write.access.index
-    if r_index is None or w_index is None or _precedes(read, write):
+    if r_index is None or w_index is None:
         return False
     if _disjoint(footprints[id(read)], footprints[id(write)]):
         return False

@@ -6,6 +6,7 @@ from functools import lru_cache
 
 import sympy
 
+from aiscan.analysis.intensity import finite_value
 from aiscan.analysis.polynomials import Monomial, Term, term_of, terms_of
 
 __all__ = ["decimal", "expression_text", "numeric_value"]
@@ -34,15 +35,7 @@ def numeric_value(expr: sympy.Expr | None) -> float | None:
 
 @lru_cache(maxsize=16384)
 def _numeric_value(expr: sympy.Expr) -> float | None:
-    if expr.free_symbols:
-        return None
-    try:
-        value = complex(sympy.N(expr))
-    except TypeError:  # sympy cannot evaluate it, e.g. a sum with no closed form
-        return None
-    if value.imag or value.real in (float("inf"), float("-inf")) or value.real != value.real:
-        return None
-    return value.real
+    return finite_value(expr)
 
 
 def decimal(expr: sympy.Expr | None) -> str:

@@ -16,7 +16,7 @@ from enum import StrEnum
 
 import sympy
 
-from aiscan.analysis.intensity import limit_at_infinity
+from aiscan.analysis.intensity import finite_value, limit_at_infinity
 from aiscan.errors import UsageError
 from aiscan.roofline.devices import Device
 
@@ -174,7 +174,7 @@ def place(
         limit = _limit(intensity)
         crossover = _crossover(flops_expr, bytes_expr, ridge)
         exact_value = at_flops / at_bytes
-        value = _number(exact_value)
+        value = finite_value(exact_value)
         if value is not None:
             bound = Bound.MEMORY if bool(exact_value < ridge) else Bound.COMPUTE
             attainable = min(peak, value * bandwidth)
@@ -219,20 +219,6 @@ def _substitute(expr: sympy.Expr, sizes: Mapping[str, int] | None) -> sympy.Expr
         return expr
     values = {s: sizes[s.name] for s in expr.free_symbols if s.name in sizes}
     return expr.subs(values)
-
-
-def _number(expr: sympy.Expr | None) -> float | None:
-    """A float when `expr` is a finite number, else None (also when sympy cannot evaluate
-    it, e.g. a sum with no closed form)."""
-    if expr is None or expr.free_symbols:
-        return None
-    try:
-        value = complex(sympy.N(expr))
-    except TypeError:
-        return None
-    if value.imag or not math.isfinite(value.real):
-        return None
-    return value.real
 
 
 def _one_size(expr: sympy.Expr) -> tuple[sympy.Expr, sympy.Symbol, tuple[str, ...]]:
@@ -287,7 +273,7 @@ def _counts_hold(flops: sympy.Expr, bytes_moved: sympy.Expr, crossing: _Root) ->
     values = []
     for expr in (flops, bytes_moved):
         one_size, x, _ = _one_size(expr)
-        value = _number(one_size.subs(x, crossing.value))
+        value = finite_value(one_size.subs(x, crossing.value))
         if value is None:
             return True  # cannot tell: keep the crossing
         values.append(value)
@@ -413,7 +399,7 @@ def _attainable_limit(limit: sympy.Expr | None, peak: float, bandwidth: float) -
     """Attainable FLOP/s as the sizes grow; an unbounded AI reaches the peak."""
     if limit == sympy.oo:
         return peak
-    value = _number(limit)
+    value = finite_value(limit)
     return None if value is None else min(peak, value * bandwidth)
 
 
@@ -427,7 +413,7 @@ def _size_free_verdict(crossover: Crossover, peak: float) -> tuple[Bound, float 
 
 
 def _times(flops: sympy.Expr, bytes_moved: sympy.Expr, peak: float, bw: float) -> Times | None:
-    flop_count, byte_count = _number(flops), _number(bytes_moved)
+    flop_count, byte_count = finite_value(flops), finite_value(bytes_moved)
     if flop_count is None or byte_count is None:
         return None
     math_s, comms_s = flop_count / peak, byte_count / bw
