@@ -150,8 +150,8 @@ def test_string_literal_is_the_evaluated_value(body: str, prefix: str, quote: st
     lets none of Python's warnings about the user's escapes out."""
     try:
         node = cst.parse_expression(f"{prefix}{quote}{body}{quote}")
-    except (cst.ParserSyntaxError, cst.CSTValidationError):
-        return  # unbalanced quotes, a string beside bytes, and the like
+    except (cst.ParserSyntaxError, cst.CSTValidationError, cst.CSTLogicError):
+        return  # unbalanced quotes, a string beside bytes, `t""` (a t-string), and the like
     if not isinstance(node, cst.SimpleString):
         return  # e.g. two literals side by side
     with warnings.catch_warnings():
