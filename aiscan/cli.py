@@ -7,10 +7,12 @@ errors. Heavy modules are imported inside the subcommands so `--help` stays inst
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import traceback
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -433,7 +435,11 @@ def _add_lint_commands(commands: Any) -> None:
     check = commands.add_parser(
         "check", help="report performance findings (rules AIS...); exit 1 when there are any"
     )
-    check.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
+    check.add_argument("paths", nargs="+", metavar="PATH",
+                       help="files or directories; `-` reads a source from stdin")  # fmt: skip
+    check.add_argument("--stdin-filename", metavar="NAME",
+                       help="the name (and, by its extension, the language) of the source "
+                       "read from `-`")  # fmt: skip
     _add_source_options(check)
     check.add_argument("--device", dest="devices", action="append", default=[],
                        metavar="NAME", help="target device for the rules that need one "
@@ -450,6 +456,11 @@ def _add_lint_commands(commands: Any) -> None:
     check.add_argument("-o", "--output", metavar="PATH", help="write the report here")
     check.add_argument("--exit-zero", action="store_true",
                        help="exit 0 even when there are findings")  # fmt: skip
+    check.add_argument("--fail-on-notes", action="store_true", default=None,
+                       help="informational findings (notes, e.g. AIS008) fail the run too "
+                       "(`fail-on-notes` in the configuration)")  # fmt: skip
+    check.add_argument("--statistics", action="store_true",
+                       help="print the number of findings per rule, not the findings")  # fmt: skip
     _add_scan_options(check)
     check.set_defaults(handler=_run_check, dtype=None, model="compulsory")
 
@@ -493,21 +504,53 @@ def _run_check(arguments: argparse.Namespace) -> int:
         cache=_cache(arguments, config),
         timeout_s=arguments.timeout,
         progress=sys.stderr,
+        stdin=_stdin_source(arguments),
     )
-    _emit(_lint_report(run, arguments.output_format), arguments.output)
-    if arguments.output_format in ("concise", "github"):
-        for error in run.errors:
-            print(error.format(), file=sys.stderr)
+    run = replace(run, help_url=config.help_url or run.help_url)
+    _emit(_lint_report(run, arguments), arguments.output)
+    if run.errors and arguments.output_format in ("concise", "full"):
+        from aiscan.report.lint_concise import input_errors
+        from aiscan.report.lint_summary import palette_for
+
+        sys.stderr.write(input_errors(run, palette_for(sys.stderr)))
     if run.errors:
         return EXIT_ERROR
-    return EXIT_FINDINGS if run.findings and not arguments.exit_zero else EXIT_OK
+    fail_on_notes = (
+        arguments.fail_on_notes if arguments.fail_on_notes is not None else config.fail_on_notes
+    )
+    failing = run.findings if fail_on_notes else run.failures
+    return EXIT_FINDINGS if failing and not arguments.exit_zero else EXIT_OK
 
 
-def _lint_report(run: Any, output_format: str) -> str:
+def _stdin_source(arguments: argparse.Namespace) -> tuple[str, str] | None:
+    """The source read from `-`, named by `--stdin-filename` (whose extension picks the
+    language); None when no path is `-`."""
+    from aiscan.sources import language_of
+
+    if "-" not in arguments.paths:
+        if arguments.stdin_filename:
+            raise UsageError("--stdin-filename needs `-` among the paths")
+        return None
+    name = arguments.stdin_filename
+    if not name or language_of(name) is None:
+        raise UsageError(
+            "check: reading `-` needs --stdin-filename NAME.c or NAME.py "
+            "(its extension picks the language)"
+        )
+    return name, sys.stdin.read()
+
+
+def _lint_report(run: Any, arguments: argparse.Namespace) -> str:
+    from aiscan.report.lint_summary import palette_for, statistics, summary_line
+
+    output_format = arguments.output_format
+    palette = palette_for(sys.stdout if not arguments.output else io.StringIO())
+    if arguments.statistics and output_format in ("concise", "full"):
+        return statistics(run) + summary_line(run) + "\n"
     if output_format == "full":
         from aiscan.report.lint_full import render_full
 
-        return render_full(run)
+        return render_full(run, palette)
     if output_format == "json":
         from aiscan.report.lint_json import render_lint_json
 
@@ -522,7 +565,7 @@ def _lint_report(run: Any, output_format: str) -> str:
         return render_github(run)
     from aiscan.report.lint_concise import render_concise
 
-    return render_concise(run)
+    return render_concise(run, palette)
 
 
 def _run_rule(arguments: argparse.Namespace) -> int:

@@ -3,7 +3,9 @@
 Found by walking up from the working directory; command-line flags win over it. Keys are
 kebab-case as in ruff: `devices`, `device-files`, `sizes`, `write-allocate`,
 `special-weight`, `include-dirs`, `defines`, and for `aiscan check`: `select`, `ignore`,
-`per-file-ignores` (glob -> codes) and `thresholds` (rule code or name -> option -> number).
+`per-file-ignores` (glob -> codes), `thresholds` (rule code or name -> option -> number),
+`fail-on-notes` (informational findings fail the run too) and `help-url` (a template for the
+rules' documentation pages: `{code}`, `{code_lower}`, `{name}`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ _KEYS = {
     "ignore",
     "per-file-ignores",
     "thresholds",
+    "fail-on-notes",
+    "help-url",
 }
 
 
@@ -50,6 +54,8 @@ class Config:
     ignore: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     thresholds: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    fail_on_notes: bool = False
+    help_url: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -95,6 +101,8 @@ def load_config(path: Path | None) -> Config:
         ignore=tuple(_strings(table, "ignore", path)),
         per_file_ignores=_per_file_ignores(table, path),
         thresholds=_thresholds(table, path),
+        fail_on_notes=bool(_optional_bool(table, "fail-on-notes", path)),
+        help_url=_help_url(table, path),
         raw=table,
     )
 
@@ -159,3 +167,18 @@ def _thresholds(table: Mapping[str, Any], path: Path) -> dict[str, dict[str, flo
             raise UsageError(f"{path}: thresholds.{rule} must map option names to numbers")
         thresholds[str(rule)] = {str(k): float(v) for k, v in options.items()}
     return thresholds
+
+
+def _help_url(table: Mapping[str, Any], path: Path) -> str | None:
+    value = table.get("help-url")
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise UsageError(f"{path}: help-url must be a string")
+    try:
+        value.format(code="AIS001", code_lower="ais001", name="memory-bound")
+    except (KeyError, IndexError, ValueError) as error:
+        raise UsageError(
+            f"{path}: help-url: bad template ({error}); use {{code}}, {{code_lower}}, {{name}}"
+        ) from None
+    return value
