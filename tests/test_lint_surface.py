@@ -273,3 +273,54 @@ def test_colour_on_a_terminal_only_and_never_with_no_color() -> None:
         env=environ,
     )
     assert piped.returncode == 1 and "AIS006" in piped.stdout and "\033[" not in piped.stdout
+
+
+COLUMN_WALKS = """\
+#define N 128
+void vla(int m, int n, const float a[m][n], float *restrict s)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++)
+            s[j] += a[i][j];
+}
+
+void fixed(double a[N][64], double *restrict s)
+{
+    for (int j = 0; j < 64; j++)
+        for (int i = 0; i < N; i += 2)
+            s[j] += a[i][j];
+}
+
+void rows(int m, int n, double (*a)[n], double *restrict s)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++)
+            s[j] += a[i][j];
+}
+
+void unknown(int m, double **a, double *restrict s)
+{
+    for (int j = 0; j < 8; j++)
+        for (int i = 0; i < m; i++)
+            s[j] += a[i][j];
+}
+"""
+
+
+def test_strided_access_prints_the_declared_row_length(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "columns.c"
+    path.write_text(COLUMN_WALKS)
+    code, out, _ = check(capsys, str(path), "--select", "AIS004", "--output-format", "json")
+    strides = {
+        f["line"]: (f["details"]["stride (elements)"], f["details"]["stride (bytes)"])
+        for f in json.loads(out)["findings"]
+    }
+    assert strides == {
+        6: ("n", "4*n"),
+        13: ("128", "1024"),  # two rows of 64 doubles per step of i += 2
+        20: ("n", "8*n"),
+        27: ("one row (its length is not declared)", "8 × one row (its length is not declared)"),
+    }
+    assert code == 1
