@@ -182,7 +182,7 @@ def test_notes_inform_without_failing_unless_asked(
 
 
 def test_one_finding_per_rule_and_place(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = check(
+    _, out, _ = check(
         capsys, str(ROOT / "fixtures" / "c" / "indirect.c"), "--output-format", "json"
     )
     findings = json.loads(out)["findings"]

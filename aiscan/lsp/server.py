@@ -126,9 +126,8 @@ def build_server() -> AiscanServer:
         return lenses
 
     @server.command(NEST_COMMAND)
-    def show_nest(ls: AiscanServer, arguments: list[Any]) -> str | None:
+    def show_nest(ls: AiscanServer, uri: str, line: int) -> str | None:
         """The lens's action: the nest's hover text, shown as a message and returned."""
-        uri, line = [*arguments, None, None][:2]
         result = ls.results.get(str(uri))
         if result is None or not isinstance(line, int):
             return None
