@@ -303,11 +303,33 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
 
         text = join_text([p["output"] for p in payloads])
     _emit(text, arguments.output)
-    if arguments.format == "json" or arguments.output:
-        for payload in payloads:
-            for error in payload.get("errors", []):
-                print(error, file=sys.stderr)
+    for payload in payloads:
+        for error in payload.get("errors", []):
+            print(error, file=sys.stderr)
+    _warn_unused_sizes(arguments, payloads)
     return EXIT_OK if all(p["ok"] for p in payloads) else EXIT_ERROR
+
+
+def _warn_unused_sizes(arguments: argparse.Namespace, payloads: Sequence[Any]) -> None:
+    """`--size nn=4096` that no analyzed file uses: a warning with the closest name."""
+    from aiscan.report.sizes import unused_size_warnings
+
+    given = _given_sizes(arguments.sizes)
+    analyzed = [p for p in payloads if p["ok"]]
+    if not given or not analyzed or any("sizes_used" not in p for p in analyzed):
+        return
+    used = {name for p in analyzed for name in p["sizes_used"]}
+    for warning in unused_size_warnings(given, used):
+        print(f"aiscan: warning: {warning}", file=sys.stderr)
+
+
+def _given_sizes(groups: Sequence[str]) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for group in groups:
+        for item in filter(None, (part.strip() for part in group.split(","))):
+            name, _, value = item.partition("=")
+            sizes[name] = int(value)
+    return sizes
 
 
 def _cache(arguments: argparse.Namespace, config: Config) -> ResultCache:

@@ -19,6 +19,7 @@ from aiscan.pipeline import FileResult
 from aiscan.report.assembly import SCHEMA_VERSION, join_report, load_schema
 from aiscan.report.expressions import expression_text, json_count, numeric_value
 from aiscan.report.placement_format import placement_json
+from aiscan.report.sizes import file_sizes
 from aiscan.roofline.devices import Device
 from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devices
 
@@ -35,7 +36,7 @@ def file_entry(result: FileResult, placement: PlacementOptions | None) -> dict[s
         return entry
     analysis = result.analysis
     entry["language"] = analysis.module.language
-    entry["sizes"] = dict(analysis.sizes)
+    entry["sizes"] = file_sizes(analysis)
     entry["functions"] = [
         _function(f, analysis.write_allocate, placement, analysis.sizes) for f in analysis.functions
     ]

@@ -14,6 +14,7 @@ from aiscan.pipeline import FileResult
 from aiscan.report.assembly import join_text
 from aiscan.report.expressions import count_text, decimal
 from aiscan.report.placement_format import placement_lines
+from aiscan.report.sizes import file_sizes
 from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devices
 from aiscan.span import Span
 
@@ -23,14 +24,15 @@ _LABEL = 12
 
 
 def file_text(result: FileResult, default_model: str, placement: PlacementOptions | None) -> str:
-    """One file's part of the text report."""
+    """One file's part of the text report; empty for a file that could not be analyzed
+    (its errors go to stderr, as in every command)."""
     lines: list[str] = []
     if result.analysis is None:
-        return "\n".join(d.format() for d in result.diagnostics) + "\n"
+        return ""
     analysis = result.analysis
     header = f"{result.path}"
-    if analysis.sizes:
-        header += "  [" + ", ".join(f"{k}={v}" for k, v in sorted(analysis.sizes.items())) + "]"
+    if sizes := file_sizes(analysis):
+        header += "  [" + ", ".join(f"{k}={v}" for k, v in sizes.items()) + "]"
     if analysis.write_allocate:
         header += "  (write-allocate)"
     lines.append(header)
