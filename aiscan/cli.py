@@ -106,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     analyze.set_defaults(handler=_run_analyze)
 
     graph = commands.add_parser("graph", help="print the loop-nest graph aiscan understood")
-    graph.add_argument("file", metavar="FILE")
+    graph.add_argument("file", metavar="FILE", help="one C or Python source file")
     _add_source_options(graph)
     graph.add_argument("--format", choices=("dot", "json", "text"), default="dot")
     graph.set_defaults(handler=_run_graph)
@@ -127,7 +127,8 @@ def _parser() -> argparse.ArgumentParser:
     roofline = commands.add_parser(
         "roofline", help="plot every loop nest on the chosen devices' rooflines"
     )
-    roofline.add_argument("files", nargs="+", metavar="FILE")
+    roofline.add_argument("files", nargs="+", metavar="PATH",
+                          help="C or Python files, or directories to scan for them")  # fmt: skip
     _add_source_options(roofline)
     _add_device_options(roofline)
     roofline.add_argument(
@@ -382,6 +383,11 @@ def _run_graph(arguments: argparse.Namespace) -> int:
     from aiscan.pipeline import lower_source
     from aiscan.sources import read_source
 
+    if os.path.isdir(arguments.file):
+        raise UsageError(
+            f"graph: takes one source file, and {arguments.file} is a directory "
+            "(`analyze` and `roofline` take directories)"
+        )
     options = _pipeline_options(arguments, _config(arguments))
     try:
         module = lower_source(read_source(arguments.file), arguments.file, options)
@@ -423,7 +429,12 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
     low, _, high = arguments.size_range.partition(":")
     if not (low.isdigit() and high.isdigit() and 0 < int(low) < int(high)):
         raise UsageError(f"--size-range {arguments.size_range}: expected LOW:HIGH integers")
-    results = [analyze_path(path, options) for path in arguments.files]
+    from aiscan.discovery import discover
+
+    files = discover(arguments.files)
+    if not files:
+        raise UsageError("no C or Python source files found in the given paths")
+    results = [analyze_path(path, options) for path in files]
     for result in results:
         for diagnostic in result.diagnostics:
             print(diagnostic.format(), file=sys.stderr)

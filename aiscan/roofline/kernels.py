@@ -8,7 +8,9 @@ type unless the user overrides it with `--dtype`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
+from aiscan.analysis.intensity import substitute_sizes
 from aiscan.analysis.kernel import FunctionAnalysis, ModuleAnalysis, RegionAnalysis
 from aiscan.errors import UsageError
 from aiscan.options import PlacementOptions
@@ -57,7 +59,9 @@ def place_on_devices(
 def module_kernels(
     analyses: Sequence[ModuleAnalysis], options: PlacementOptions
 ) -> list[KernelSpec]:
-    """Every loop nest with FLOPs, labelled `function:line` (with the file when several)."""
+    """Every loop nest with FLOPs, labelled `function:line` (with the file when several),
+    its counts evaluated at the module's sizes (`#define` defaults, `-D`, `--size`), as
+    `analyze` evaluates them; symbols without a size stay and are drawn as a path."""
     several = len(analyses) > 1
     specs = []
     for analysis in analyses:
@@ -67,5 +71,18 @@ def module_kernels(
                 if region.region.kind != "nest" or region.flops.total == 0:
                     continue
                 label = f"{function.function.name}:{region.region.span.line}"
-                specs.append(kernel_spec(f"{stem}:{label}" if several else label, region, options))
+                spec = kernel_spec(f"{stem}:{label}" if several else label, region, options)
+                specs.append(_at_sizes(spec, analysis.sizes))
     return specs
+
+
+def _at_sizes(spec: KernelSpec, sizes: Mapping[str, int]) -> KernelSpec:
+    if not sizes:
+        return spec
+    allocate = spec.bytes_write_allocate
+    return replace(
+        spec,
+        flops=substitute_sizes(spec.flops, sizes),
+        bytes_moved=substitute_sizes(spec.bytes_moved, sizes),
+        bytes_write_allocate=None if allocate is None else substitute_sizes(allocate, sizes),
+    )

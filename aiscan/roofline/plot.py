@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import sympy
 
@@ -167,7 +167,8 @@ def save_figure(figure: Figure, path: Path) -> Path:
     suffix = path.suffix.lower().lstrip(".")
     if suffix not in ("png", "svg"):
         raise UsageError(f"{path}: roofline output must end in .png or .svg")
-    figure.savefig(path, format=suffix, dpi=150)
+    with _text_as_text():
+        figure.savefig(path, format=suffix, dpi=150)
     return path
 
 
@@ -188,8 +189,16 @@ def render_roofline(
 def figure_svg(figure: Figure) -> str:
     """The figure as an SVG document, for embedding in HTML."""
     buffer = io.StringIO()
-    figure.savefig(buffer, format="svg")
+    with _text_as_text():
+        figure.savefig(buffer, format="svg")
     return buffer.getvalue()
+
+
+def _text_as_text() -> Any:
+    """SVG text stays `<text>` (searchable, selectable, small), not glyph outlines."""
+    import matplotlib
+
+    return matplotlib.rc_context({"svg.fonttype": "none"})
 
 
 def _draw_device(
