@@ -72,3 +72,24 @@ def test_svg_keeps_text_as_text(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert code == 0
     svg = output.read_text()
     assert "<text" in svg and "Arithmetic intensity" in svg
+
+
+def test_html_tables_fit_markers_have_tooltips_and_crossovers_are_decimals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "report.html"
+    code, _, _ = run(
+        capsys, "roofline", str(C / "time_stencil.c"), str(C / "daxpy.c"), "--device", "h100",
+        "-o", str(output),
+    )  # fmt: skip
+    assert code == 0
+    page = output.read_text()
+    assert "width: 100%" in page and '<div class="table"><table>' in page
+    assert (
+        '<g id="kernel:daxpy.c:daxpy:6:h100-sxm"><title>daxpy.c:daxpy:6 on h100-sxm (fp64), '
+        "AI 0.08333 F/B, memory-bound, 279.2 GFLOP/s</title>" in page
+    )
+    assert '<g id="path:time_stencil.c:jacobi_1d:4:h100-sxm"><title>' in page
+    table = page[page.index("<h2>Placement</h2>") :]
+    assert "sqrt" not in table  # the jacobi crossover's exact root is a surd
+    assert "T = n ≈ 81.87" in table
