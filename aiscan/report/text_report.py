@@ -125,10 +125,8 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
             )
         )
     for index, (model, intensity) in enumerate(region.intensity.items()):
-        traffic = region.traffic.get(model)
-        bound = (
-            "" if traffic is None or traffic.exact else "  (lower bound: bytes are an upper bound)"
-        )
+        moved = region.traffic.get(model)
+        bound = "" if moved is None or moved.exact else "  (lower bound: bytes are an upper bound)"
         text = f"{model:<10} {_intensity_text(intensity)}{bound}"
         lines.append(_row("AI" if index == 0 else "", text))
     for temporary in region.region.temporaries:
