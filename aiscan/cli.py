@@ -313,12 +313,12 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
 
 def _warn_unused_sizes(arguments: argparse.Namespace, payloads: Sequence[Any]) -> None:
     """`--size nn=4096` that no analyzed file uses: a warning with the closest name."""
-    from aiscan.report.sizes import unused_size_warnings
-
     given = _given_sizes(arguments.sizes)
     analyzed = [p for p in payloads if p["ok"]]
     if not given or not analyzed or any("sizes_used" not in p for p in analyzed):
         return
+    from aiscan.report.sizes import unused_size_warnings
+
     used = {name for p in analyzed for name in p["sizes_used"]}
     for warning in unused_size_warnings(given, used):
         print(f"aiscan: warning: {warning}", file=sys.stderr)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
-import sympy
+if TYPE_CHECKING:  # the CLI's warning runs on cached scans, which never import sympy
+    import sympy
 
-from aiscan.analysis.kernel import ModuleAnalysis
+    from aiscan.analysis.kernel import ModuleAnalysis
 
 __all__ = ["file_sizes", "size_names", "unused_size_warnings"]
 
