@@ -137,3 +137,40 @@ def test_stub_macros_are_not_sizes() -> None:
     """`EXIT_FAILURE`, `CLOCKS_PER_SEC` are the library's constants, not the user's sizes."""
     text = "#include <stdlib.h>\n#include <time.h>\n#define N 64\n" + KERNEL
     assert _defaults(text) == {"N": 64}
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "c"
+
+
+@pytest.mark.parametrize(
+    ("defines", "expected"),
+    [
+        ({}, {"N": 250, "TSTEPS": 100}),
+        ({"SMALL_DATASET": ""}, {"N": 90, "TSTEPS": 40}),
+        ({"LARGE_DATASET": "1"}, {"N": 1300, "TSTEPS": 500}),
+        ({"N": "64"}, {"N": 64, "TSTEPS": 100}),  # -D N=64 wins over the dataset's N
+    ],
+)
+def test_polybench_dataset_macros_pick_the_default_sizes(
+    defines: dict[str, str], expected: dict[str, int]
+) -> None:
+    path = FIXTURES / "polybench_jacobi_2d.c"
+    options = PipelineOptions(include_dirs=(str(FIXTURES / "polybench"),), defines=defines)
+    result = analyze_text(path.read_text(), str(path), options)
+    assert result.analysis is not None, result.diagnostics
+    defaults = dict(result.analysis.module.size_defaults)
+    defaults.pop("POLYBENCH_PADDING_FACTOR")
+    assert defaults == expected
+
+
+def test_polybench_scalar_loop_bounds_count_in_the_macro_sizes() -> None:
+    """With POLYBENCH_USE_SCALAR_LB the loops run to the macros (`N`), not to `n`."""
+    path = FIXTURES / "polybench_jacobi_2d.c"
+    options = PipelineOptions(
+        include_dirs=(str(FIXTURES / "polybench"),), defines={"POLYBENCH_USE_SCALAR_LB": "1"}
+    )
+    result = analyze_text(path.read_text(), str(path), options)
+    assert result.analysis is not None, result.diagnostics
+    (function,) = result.analysis.functions
+    n, steps = size_symbol("N"), size_symbol("TSTEPS")
+    assert (function.flops.total - 10 * steps * (n - 2) ** 2).expand() == 0

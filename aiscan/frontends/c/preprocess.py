@@ -351,9 +351,12 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
     except Exception as error:  # pcpp raises plain exceptions on malformed input
         diagnose(path, 1, f"preprocessor failed: {type(error).__name__}: {error}")
         return PreprocessedSource("", {}, tuple(diagnostics), fatal=True)
-    size_defaults.update(options.size_bindings)
+    text = out.getvalue()
+    # A -D that only switched `#ifdef`s (`-D LARGE_DATASET`) is no size of the code.
+    used = set(_WORD.findall(text))
+    size_defaults.update((k, v) for k, v in options.size_bindings.items() if k in used)
     return PreprocessedSource(
-        text=f"{_PRELUDE_TYPES}\n{out.getvalue()}",
+        text=f"{_PRELUDE_TYPES}\n{text}",
         size_defaults=size_defaults,
         diagnostics=tuple(diagnostics),
         dependencies=tuple(dict.fromkeys(read_files)),
