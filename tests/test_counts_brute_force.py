@@ -173,3 +173,67 @@ def test_compulsory_bytes_are_brute_force_first_touches(
             actual = footprint_bytes(loops, references, n, write_allocate)
             assert not counted.free_symbols, counted
             assert counted == actual if traffic.exact else counted >= actual, (n, text)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """`scale*i + offset OP n + shift`, written with the counter on the `side` given."""
+
+    scale: int
+    offset: int
+    operator: str
+    shift: int
+    counter_left: bool
+    step: int
+
+    def text(self) -> str:
+        counter = "i" if self.scale == 1 else f"{self.scale}*i"
+        counter += f" + {self.offset}" if self.offset else ""
+        bound = "n" + (f" + {self.shift}" if self.shift > 0 else "")
+        bound += f" - {-self.shift}" if self.shift < 0 else ""
+        if self.counter_left:
+            return f"{counter} {self.operator} {bound}"
+        flipped = {"<": ">", "<=": ">=", "!=": "!="}[self.operator]
+        return f"{bound} {flipped} {counter}"
+
+    def holds(self, i: int, n: int) -> bool:
+        left, right = self.scale * i + self.offset, n + self.shift
+        return {"<": left < right, "<=": left <= right, "!=": left != right}[self.operator]
+
+
+@st.composite
+def conditions(draw: st.DrawFn) -> Condition:
+    operator = draw(st.sampled_from(["<", "<=", "!="]))
+    if operator == "!=":  # `!=` stops only on an exact hit: unit scale and step
+        return Condition(1, draw(st.integers(0, 2)), "!=", draw(st.integers(0, 2)), True, 1)
+    return Condition(
+        draw(st.integers(1, 3)),
+        draw(st.integers(0, 2)),
+        operator,
+        draw(st.integers(-2, 2)),
+        draw(st.booleans()),
+        draw(st.integers(1, 3)),
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(conditions(), st.booleans())
+def test_affine_loop_conditions_count_as_brute_force(condition: Condition, nested: bool) -> None:
+    """`i + 1 < n`, `n - 2 >= 2*i`, `i + 2 != n + 1`...: the trip count in closed form equals
+    running the loop, wherever the loop runs at all (bounds in order, docs/model.md)."""
+    step = "i++" if condition.step == 1 else f"i += {condition.step}"
+    loop = f"  for (int i = 0; {condition.text()}; {step})\n    a[i] += 2.0 * b[i];\n"
+    outer = "  for (int j = 0; j < n; j++)\n" if nested else ""
+    text = f"void f(int n, double *restrict a, double *restrict b) {{\n{outer}{loop}}}\n"
+    analysis = analyze_text(text, "k.c", PipelineOptions()).analysis
+    assert analysis is not None
+    (function,) = analysis.functions
+    assert not function.unknowns, [u.message for u in function.unknowns]
+    for n in range(1, 13):
+        trips, i = 0, 0
+        while condition.holds(i, n) and trips < 100:
+            trips, i = trips + 1, i + condition.step
+        if trips == 0 or trips == 100:
+            continue  # the loop does not run (or `!=` overshoots): outside the contract
+        counted = evaluated(function.flops.add.subs(size_symbol("n"), n))
+        assert counted == trips * (n if nested else 1), (n, text)

@@ -20,6 +20,7 @@ from aiscan.frontends.c.expressions import (
     Variable,
 )
 from aiscan.frontends.c.literals import integer_literal
+from aiscan.frontends.c.loop_conditions import counter_bound, unsigned_wrap
 from aiscan.frontends.c.subtree import SubtreeFacts, subtree_facts
 from aiscan.frontends.c.text import source_text
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
@@ -325,8 +326,9 @@ class _FunctionLowering:
         comparison = _comparison(header.condition, header.var) if header.var else None
         per_iteration: list[Node] = []
         if header.condition is not None:
-            if recognised and comparison is not None:
-                bound = self._statement(comparison[1], self.reader.value(comparison[1]))
+            if recognised:
+                hoisted = comparison[1] if comparison is not None else header.condition
+                bound = self._statement(hoisted, self.reader.value(hoisted))
                 if _has_work(bound):
                     yield bound
             else:
@@ -336,7 +338,9 @@ class _FunctionLowering:
         var = header.var or f"_loop_L{span.line}"
         before = self.scope.copy()
         self._forget_assigned(body)
-        self.scope.variables[var] = Variable(var, _INT_CTYPE, is_loop_var=True)
+        declared = before.lookup(var)
+        ctype = declared.ctype if declared is not None and declared.ctype.is_scalar else None
+        self.scope.variables[var] = Variable(var, ctype or _INT_CTYPE, is_loop_var=True)
         self.enclosing_loops.append((var, start, trip))
         lowered = (*per_iteration, *self._lower(body))
         self.enclosing_loops.pop()
@@ -369,7 +373,16 @@ class _FunctionLowering:
             start, trip = exact
             if at_least_once:
                 trip = sympy.Max(trip, 1)
-            return start, trip, (), True
+            wrap = unsigned_wrap(self.reader, header.condition)
+            if wrap is None:
+                return start, trip, (), True
+            unknown = Unknown(
+                UnknownKind.DATA_DEPENDENT_BOUND,
+                f"unsigned `{wrap}` wraps around where it would go below zero, and the loop "
+                f"then runs about 2**64 times: the trip count {trip} assumes it does not",
+                span,
+            )
+            return start, trip, (unknown,), True
         csr = self._csr_trip(header)
         if csr is not None:
             start, trip, name = csr
@@ -395,13 +408,10 @@ class _FunctionLowering:
     def _exact_trip(self, header: _Header) -> tuple[sympy.Expr, sympy.Expr] | None:
         if header.var is None or header.step in (None, 0) or header.start is None:
             return None
-        comparison = _comparison(header.condition, header.var)
-        if comparison is None:
+        found = counter_bound(self.reader, header.condition, header.var)
+        if found is None:
             return None
-        operator, bound_node = comparison
-        bound = self.reader.affine(bound_node)
-        if bound is None or loop_symbol(header.var) in bound.free_symbols:
-            return None
+        operator, bound = found
         start, step = header.start, header.step
         assert step is not None
         if step > 0 and operator in ("<", "<=", "!="):
