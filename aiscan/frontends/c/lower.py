@@ -21,6 +21,7 @@ from aiscan.frontends.c.expressions import (
 )
 from aiscan.frontends.c.literals import integer_literal
 from aiscan.frontends.c.loop_conditions import counter_bound, unsigned_wrap
+from aiscan.frontends.c.pointer_walks import pointer_steps
 from aiscan.frontends.c.subtree import SubtreeFacts, subtree_facts
 from aiscan.frontends.c.text import source_text
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
@@ -280,6 +281,8 @@ class _FunctionLowering:
             if old is None or old.integer_value != variable.integer_value:
                 variable.integer_value = None
             if old is None or old.pointer_base != variable.pointer_base:
+                if old is not None and not variable.ctype.is_scalar:
+                    variable.pointer_varies = True  # moved on some paths only
                 variable.pointer_base = None
 
     # ---- loops --------------------------------------------------------------------------
@@ -289,7 +292,8 @@ class _FunctionLowering:
         for init in init_nodes:
             yield from (n for n in self._lower(init) if _has_work(n))
         var, step = _induction_step(node.next)
-        header = _Header(var, step, node.cond, self._initial_value(var), _init_of(node.init, var))
+        start, alias = self._counter_start(var)
+        header = _Header(var, step, node.cond, start, _init_of(node.init, var), alias)
         yield from self._loop(node, header, node.stmt, at_least_once=False)
 
     def _while(self, node: c_ast.While | c_ast.DoWhile, *, at_least_once: bool) -> Iterator[Node]:
@@ -300,18 +304,34 @@ class _FunctionLowering:
             if candidate is not None and _mentions(node.cond, candidate):
                 var, step, position = candidate, candidate_step, index
         body = [item for index, item in enumerate(body_items) if index != position]
-        header = _Header(var, step, node.cond, self._initial_value(var), None)
+        start, alias = self._counter_start(var)
+        header = _Header(var, step, node.cond, start, None, alias)
         if position != len(body_items) - 1 and var is not None:
             # The counter moves mid-body: uses after the update see start + step.
             header = _Header(None, None, node.cond, None, None)
             body = body_items
         yield from self._loop(node, header, c_ast.Compound(body, node.coord), at_least_once)
 
-    def _initial_value(self, var: str | None) -> sympy.Expr | None:
-        if var is None:
-            return None
-        variable = self.scope.lookup(var)
-        return variable.integer_value if variable is not None else None
+    def _counter_start(self, var: str | None) -> tuple[sympy.Expr | None, bool]:
+        """The counter's value on entry, and whether it is a size parameter counted down
+        or up in place (`while (n > 0) { ...; n--; }`): its entry value is then the size
+        `n`, and the loop gets a counter of its own, `t_L<line>`, from 0."""
+        variable = self.scope.lookup(var) if var is not None else None
+        if variable is None:
+            return None, False
+        if variable.integer_value is not None:
+            return variable.integer_value, False
+        element = variable.ctype.element
+        if (
+            variable.is_parameter
+            and not variable.is_loop_var
+            and variable.ctype.is_scalar
+            and element is not None
+            and not element.is_float
+        ):
+            assert var is not None
+            return size_symbol(var), True
+        return None, False
 
     def _loop(
         self, node: c_ast.Node, header: _Header, body: c_ast.Node, at_least_once: bool
@@ -336,15 +356,24 @@ class _FunctionLowering:
                 if _has_work(condition):
                     per_iteration.append(condition)
         var = header.var or f"_loop_L{span.line}"
+        step: sympy.Expr = sympy.Integer(header.step or 1)
+        if header.alias:
+            var, step = f"t_L{span.line}", sympy.Integer(1)
+            counter_entry, start = start, sympy.Integer(0)
         before = self.scope.copy()
         self._forget_assigned(body)
         declared = before.lookup(var)
         ctype = declared.ctype if declared is not None and declared.ctype.is_scalar else None
         self.scope.variables[var] = Variable(var, ctype or _INT_CTYPE, is_loop_var=True)
+        iteration = (loop_symbol(var) - start) / step
+        if header.alias and (counter := self.scope.lookup(header.var or "")) is not None:
+            counter.integer_value = counter_entry + (header.step or 1) * loop_symbol(var)
+        walks = self._walk_pointers(body, before, iteration)
         self.enclosing_loops.append((var, start, trip))
         lowered = (*per_iteration, *self._lower(body))
         self.enclosing_loops.pop()
         self._forget_changes(before)
+        self._after_walks(walks, trip)
         if header.var is not None and (variable := self.scope.lookup(header.var)) is not None:
             variable.is_loop_var = (
                 before.variables[header.var].is_loop_var
@@ -354,7 +383,45 @@ class _FunctionLowering:
             variable.integer_value = None
         if header.var not in before.variables:
             self.scope.variables.pop(var, None)
-        yield Loop(var, start, header.step or 1, trip, lowered, self._extent(node), unknowns)
+        yield Loop(var, start, int(step), trip, lowered, self._extent(node), unknowns)
+
+    def _walk_pointers(
+        self, body: c_ast.Node, before: Scope, iteration: sympy.Expr
+    ) -> dict[str, tuple[str, sympy.Expr, int] | None]:
+        """Pointers the body moves by a constant each pass point, at iteration `t`, `t`
+        steps past where they started; any other moved pointer varies (indirect)."""
+        walks: dict[str, tuple[str, sympy.Expr, int] | None] = {}
+
+        def is_pointer(name: str) -> bool:
+            variable = self.scope.lookup(name)
+            return variable is not None and not variable.ctype.is_scalar
+
+        for name, step in pointer_steps(body, is_pointer).items():
+            variable, entry = self.scope.lookup(name), before.lookup(name)
+            assert variable is not None
+            if step is None or entry is None or entry.pointer_varies:
+                variable.pointer_base, variable.pointer_varies = None, True
+                walks[name] = None
+                continue
+            base, offset = entry.pointer_base or (name, sympy.Integer(0))
+            variable.pointer_base = (base, sympy.expand(offset + step * iteration))
+            walks[name] = (base, offset, step)
+        return walks
+
+    def _after_walks(
+        self, walks: dict[str, tuple[str, sympy.Expr, int] | None], trip: sympy.Expr
+    ) -> None:
+        """After the loop, a walked pointer is `trip` steps on; a varying one stays unknown."""
+        for name, walk in walks.items():
+            variable = self.scope.lookup(name)
+            if variable is None:
+                continue
+            if walk is None:
+                variable.pointer_base, variable.pointer_varies = None, True
+            else:
+                base, offset, step = walk
+                variable.pointer_base = (base, sympy.expand(offset + step * trip))
+                variable.pointer_varies = False
 
     def _forget_assigned(self, body: c_ast.Node) -> None:
         """Integers assigned anywhere in a loop body vary from one iteration to the next."""
@@ -463,7 +530,9 @@ class _Header:
         condition: c_ast.Node | None,
         start: sympy.Expr | None,
         start_node: c_ast.Node | None,
+        alias: bool = False,
     ) -> None:
+        self.alias = alias
         self.var = var
         self.step = step
         self.condition = condition
