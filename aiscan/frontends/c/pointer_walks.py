@@ -32,8 +32,10 @@ def pointer_steps(body: c_ast.Node, is_pointer: Callable[[str], bool]) -> dict[s
             continue
         if move.is_reset:
             reset.add(move.name)
-        elif move.step is None or not move.always or (
-            move.name in steps and steps[move.name] is None
+        elif (
+            move.step is None
+            or not move.always
+            or (move.name in steps and steps[move.name] is None)
         ):
             steps[move.name] = None
         else:
