@@ -257,7 +257,9 @@ class Walk:
             f"a[{self.write_offset}] = a[{self.read_offset}] + 2.0 * b[{self.b_offset}];"
             f" a += {self.a_step}; b += {self.b_step};"
         )
-        if self.as_while:
+        if self.as_while and self.count_step == 1:
+            loop = f"  while (n--) {{ {body} }}\n"  # the counter moved in the test
+        elif self.as_while:
             loop = f"  while (n > 0) {{ {body} n -= {self.count_step}; }}\n"
         else:
             loop = f"  for (int i = 0; i < n; i++) {{ {body} }}\n"

@@ -310,7 +310,24 @@ class _FunctionLowering:
             # The counter moves mid-body: uses after the update see start + step.
             header = _Header(None, None, node.cond, None, None)
             body = body_items
+        if var is None and not at_least_once:
+            header = self._condition_counter(node.cond) or header
         yield from self._loop(node, header, c_ast.Compound(body, node.coord), at_least_once)
+
+    def _condition_counter(self, condition: c_ast.Node | None) -> _Header | None:
+        """`while (n--)`, `while (n-- > 0)`, `while (--n >= 0)`: the counter moves in the
+        test itself, so the body sees it already moved; it gets a counter `t_L<line>`."""
+        found = _updated_in_condition(condition)
+        if found is None:
+            return None
+        var, step, is_prefix, plain = found
+        entry, _ = self._counter_start(var)
+        if entry is None:
+            return None
+        start = entry + step if is_prefix else entry
+        return _Header(
+            var, step, plain, start, None, alias=True, seen_offset=0 if is_prefix else step
+        )
 
     def _counter_start(self, var: str | None) -> tuple[sympy.Expr | None, bool]:
         """The counter's value on entry, and whether it is a size parameter counted down
@@ -367,7 +384,8 @@ class _FunctionLowering:
         self.scope.variables[var] = Variable(var, ctype or _INT_CTYPE, is_loop_var=True)
         iteration = (loop_symbol(var) - start) / step
         if header.alias and (counter := self.scope.lookup(header.var or "")) is not None:
-            counter.integer_value = counter_entry + (header.step or 1) * loop_symbol(var)
+            moved = counter_entry + (header.step or 1) * loop_symbol(var)
+            counter.integer_value = moved + header.seen_offset
         walks = self._walk_pointers(body, before, iteration)
         self.enclosing_loops.append((var, start, trip))
         lowered = (*per_iteration, *self._lower(body))
@@ -531,8 +549,11 @@ class _Header:
         start: sympy.Expr | None,
         start_node: c_ast.Node | None,
         alias: bool = False,
+        seen_offset: int = 0,
     ) -> None:
         self.alias = alias
+        self.seen_offset = seen_offset
+        """How far the body sees the counter past the value the condition tested."""
         self.var = var
         self.step = step
         self.condition = condition
@@ -574,6 +595,29 @@ def _induction_step(node: c_ast.Node | None) -> tuple[str | None, int | None]:
     if isinstance(node, c_ast.ExprList) and len(node.exprs) == 1:
         return _induction_step(node.exprs[0])
     return None, None
+
+
+def _updated_in_condition(
+    condition: c_ast.Node | None,
+) -> tuple[str, int, bool, c_ast.Node] | None:
+    """`n--` -> ('n', -1, postfix, `n != 0`); `--n > 0` -> ('n', -1, prefix, `n > 0`)."""
+    compared: c_ast.Node = c_ast.Constant("int", "0")
+    operator = "!="
+    update = condition
+    if isinstance(condition, c_ast.BinaryOp) and condition.op in _FLIPPED:
+        update, compared, operator = condition.left, condition.right, condition.op
+    if not (
+        isinstance(update, c_ast.UnaryOp)
+        and update.op in ("++", "--", "p++", "p--")
+        and isinstance(update.expr, c_ast.ID)
+    ):
+        return None
+    name = update.expr.name
+    if _mentions(compared, name):
+        return None
+    step = 1 if "+" in update.op else -1
+    plain = c_ast.BinaryOp(operator, update.expr, compared, condition.coord if condition else None)
+    return name, step, not update.op.startswith("p"), plain
 
 
 def _same_file(a: str | None, b: str) -> bool:
