@@ -294,6 +294,8 @@ class _FunctionLowering:
         var, step = _induction_step(node.next)
         start, alias = self._counter_start(var)
         header = _Header(var, step, node.cond, start, _init_of(node.init, var), alias)
+        if node.next is None:  # `for (size_t i = n; i-- > 0;)`: moved in the test
+            header = self._condition_counter(node.cond) or header
         yield from self._loop(node, header, node.stmt, at_least_once=False)
 
     def _while(self, node: c_ast.While | c_ast.DoWhile, *, at_least_once: bool) -> Iterator[Node]:
@@ -459,6 +461,14 @@ class _FunctionLowering:
             if at_least_once:
                 trip = sympy.Max(trip, 1)
             wrap = unsigned_wrap(self.reader, header.condition)
+            if self._never_ends(header):
+                unknown = Unknown(
+                    UnknownKind.DATA_DEPENDENT_BOUND,
+                    f"unsigned `{_one_line(source_text(header.condition))}` is always true: "
+                    f"the loop never ends (it wraps past zero); counted as {trip} iterations",
+                    span,
+                )
+                return start, trip, (unknown,), True
             if wrap is None:
                 return start, trip, (), True
             unknown = Unknown(
@@ -508,6 +518,17 @@ class _FunctionLowering:
         magnitude = abs(step)
         trip = distance if magnitude == 1 else sympy.ceiling(distance / magnitude)
         return start, sympy.expand(trip)
+
+    def _never_ends(self, header: _Header) -> bool:
+        """`for (size_t i = n - 1; i >= 0; i--)`: an unsigned counter is never below 0."""
+        if header.var is None or header.alias or (header.step or 0) >= 0:
+            return False
+        variable = self.scope.lookup(header.var)
+        element = variable.ctype.element if variable is not None else None
+        if element is None or "unsigned" not in element.name:
+            return False
+        found = counter_bound(self.reader, header.condition, header.var)
+        return found is not None and found[0] == ">=" and bool(found[1] <= 0)
 
     def _csr_trip(self, header: _Header) -> tuple[sympy.Expr, sympy.Expr, str] | None:
         """`for (j = ptr[i]; j < ptr[i+1]; j++)`: a compressed-row loop over nnz entries."""
