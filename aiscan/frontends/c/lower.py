@@ -291,19 +291,39 @@ class _FunctionLowering:
         init_nodes = [node.init] if node.init is not None else []
         for init in init_nodes:
             yield from (n for n in self._lower(init) if _has_work(n))
-        var, step = _induction_step(node.next)
+        updates = node.next.exprs if isinstance(node.next, c_ast.ExprList) else [node.next]
+        counters = [
+            (index, *_induction_step(update))
+            for index, update in enumerate(updates)
+            if update is not None and self._is_integer(_induction_step(update)[0])
+        ]
+        mentioned = [c for c in counters if _mentions(node.cond, c[1])]
+        position, var, step = (mentioned or counters or [(-1, None, None)])[0]
+        # Other updates (`p++` in `i++, p++`) run at the end of every pass, after the body.
+        rest = [u for index, u in enumerate(updates) if index != position and u is not None]
+        body = c_ast.Compound([node.stmt, *rest], node.coord) if rest else node.stmt
         start, alias = self._counter_start(var)
         header = _Header(var, step, node.cond, start, _init_of(node.init, var), alias)
         if node.next is None:  # `for (size_t i = n; i-- > 0;)`: moved in the test
             header = self._condition_counter(node.cond) or header
-        yield from self._loop(node, header, node.stmt, at_least_once=False)
+        yield from self._loop(node, header, body, at_least_once=False)
+
+    def _is_integer(self, name: str | None) -> bool:
+        """Can `name` count a loop? Not a pointer (that one walks) nor a float."""
+        if name is None:
+            return False
+        variable = self.scope.lookup(name)
+        if variable is None:
+            return True
+        element = variable.ctype.element
+        return variable.ctype.is_scalar and element is not None and not element.is_float
 
     def _while(self, node: c_ast.While | c_ast.DoWhile, *, at_least_once: bool) -> Iterator[Node]:
         body_items = list(_items(node.stmt))
         var, step, position = None, None, -1
         for index, item in enumerate(body_items):
             candidate, candidate_step = _induction_step(item)
-            if candidate is not None and _mentions(node.cond, candidate):
+            if self._is_integer(candidate) and _mentions(node.cond, candidate):
                 var, step, position = candidate, candidate_step, index
         body = [item for index, item in enumerate(body_items) if index != position]
         start, alias = self._counter_start(var)
@@ -363,7 +383,7 @@ class _FunctionLowering:
         span = self.span(node)
         start, trip, unknowns, recognised = self._trip(header, span, at_least_once)
         comparison = _comparison(header.condition, header.var) if header.var else None
-        per_iteration: list[Node] = []
+        tested = None  # a condition evaluated on every pass, with the body
         if header.condition is not None:
             if recognised:
                 hoisted = comparison[1] if comparison is not None else header.condition
@@ -371,16 +391,15 @@ class _FunctionLowering:
                 if _has_work(bound):
                     yield bound
             else:
-                condition = self._statement(header.condition, self.reader.value(header.condition))
-                if _has_work(condition):
-                    per_iteration.append(condition)
+                tested = header.condition
+        each_pass = body if tested is None else c_ast.Compound([tested, body], body.coord)
         var = header.var or f"_loop_L{span.line}"
         step: sympy.Expr = sympy.Integer(header.step or 1)
         if header.alias:
             var, step = f"t_L{span.line}", sympy.Integer(1)
             counter_entry, start = start, sympy.Integer(0)
         before = self.scope.copy()
-        self._forget_assigned(body)
+        self._forget_assigned(each_pass)
         declared = before.lookup(var)
         ctype = declared.ctype if declared is not None and declared.ctype.is_scalar else None
         self.scope.variables[var] = Variable(var, ctype or _INT_CTYPE, is_loop_var=True)
@@ -388,8 +407,13 @@ class _FunctionLowering:
         if header.alias and (counter := self.scope.lookup(header.var or "")) is not None:
             moved = counter_entry + (header.step or 1) * loop_symbol(var)
             counter.integer_value = moved + header.seen_offset
-        walks = self._walk_pointers(body, before, iteration)
+        walks = self._walk_pointers(each_pass, before, iteration)
         self.enclosing_loops.append((var, start, trip))
+        per_iteration: list[Node] = []
+        if tested is not None:
+            condition = self._statement(tested, self.reader.value(tested))
+            if _has_work(condition):
+                per_iteration.append(condition)
         lowered = (*per_iteration, *self._lower(body))
         self.enclosing_loops.pop()
         self._forget_changes(before)
@@ -668,8 +692,12 @@ def _comparison(condition: c_ast.Node | None, var: str) -> tuple[str, c_ast.Node
     return None
 
 
-def _mentions(node: c_ast.Node | None, name: str) -> bool:
-    return node is not None and any(isinstance(n, c_ast.ID) and n.name == name for n in _walk(node))
+def _mentions(node: c_ast.Node | None, name: str | None) -> bool:
+    return (
+        node is not None
+        and name is not None
+        and any(isinstance(n, c_ast.ID) and n.name == name for n in _walk(node))
+    )
 
 
 def _walk(node: c_ast.Node) -> Iterator[c_ast.Node]:
