@@ -187,14 +187,15 @@ def _fast_path(text: str, path: str, options: _Options) -> PreprocessedSource | 
         if system is None or not _is_stub_header(system.group(1)):
             return None
         headers.append(system.group(1))
-    if not _macro_words().isdisjoint(_WORD.findall(stripped)):
+    words = set(_WORD.findall(stripped))
+    if not _macro_words().isdisjoint(words):
         return None
     body = _DIRECTIVE.sub(_keep_pragma, stripped)
     declarations = dict.fromkeys(d for h in headers for d in _stub_declarations(h))
     prelude = "\n".join([_PRELUDE_TYPES, *declarations])
     return PreprocessedSource(
         text=f'{prelude}\n#line 1 "{_quoted(path)}"\n{body}',
-        size_defaults=dict(options.size_bindings),
+        size_defaults={k: v for k, v in options.size_bindings.items() if k in words},
         used_fast_path=True,
     )
 
