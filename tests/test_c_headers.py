@@ -174,3 +174,22 @@ def test_polybench_scalar_loop_bounds_count_in_the_macro_sizes() -> None:
     (function,) = result.analysis.functions
     n, steps = size_symbol("N"), size_symbol("TSTEPS")
     assert (function.flops.total - 10 * steps * (n - 2) ** 2).expand() == 0
+
+
+def test_a_polybench_style_file_analyzes_with_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's criterion: <unistd.h> and <sys/time.h> included, exit 0, no warning."""
+    source = FIXTURES / "polybench_gemm.c"
+    code = main(["analyze", str(source), "-I", str(FIXTURES / "polybench"), "--no-cache"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "warning" not in out
+    assert "FLOPs       3*ni*nj*nk + ni*nj" in out
+
+
+def test_not_equal_with_a_larger_step_is_a_named_trip() -> None:
+    """`i != n; i += 2` ends only when it lands on n: no closed form, never a guess."""
+    text = "void f(int n, double *x) { for (int i = 0; i != n; i += 2) x[i] = 2.0 * x[i]; }\n"
+    analysis, _ = _analyze(text)
+    assert analysis is not None
+    (function,) = analysis.functions  # type: ignore[attr-defined]
+    assert [u.kind.value for u in function.unknowns] == ["data-dependent-bound"]

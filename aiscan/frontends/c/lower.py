@@ -533,6 +533,8 @@ class _FunctionLowering:
         operator, bound = found
         start, step = header.start, header.step
         assert step is not None
+        if operator == "!=" and abs(step) != 1:
+            return None  # `i != n; i += 2` ends only if it lands on n: no closed form
         if step > 0 and operator in ("<", "<=", "!="):
             distance = bound - start + (1 if operator == "<=" else 0)
         elif step < 0 and operator in (">", ">=", "!="):
