@@ -193,3 +193,18 @@ def test_not_equal_with_a_larger_step_is_a_named_trip() -> None:
     assert analysis is not None
     (function,) = analysis.functions  # type: ignore[attr-defined]
     assert [u.kind.value for u in function.unknowns] == ["data-dependent-bound"]
+
+
+def test_polybench_c99_prototypes_give_the_same_counts() -> None:
+    """With POLYBENCH_USE_C99_PROTO the array parameters are VLAs in the run-time sizes."""
+    path = FIXTURES / "polybench_gemm.c"
+    options = PipelineOptions(
+        include_dirs=(str(FIXTURES / "polybench"),), defines={"POLYBENCH_USE_C99_PROTO": ""}
+    )
+    result = analyze_text(path.read_text(), str(path), options)
+    assert result.analysis is not None, result.diagnostics
+    gemm = next(f for f in result.analysis.functions if f.function.name == "kernel_gemm")
+    ni, nj, nk = (size_symbol(s) for s in ("ni", "nj", "nk"))
+    assert (gemm.flops.total - (3 * ni * nj * nk + ni * nj)).expand() == 0
+    expected = 16 * ni * nj + 8 * ni * nk + 8 * nj * nk
+    assert (gemm.traffic["compulsory"].total(False) - expected).expand() == 0

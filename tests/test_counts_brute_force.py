@@ -312,3 +312,40 @@ def test_pointer_walks_count_as_brute_force(walk: Walk) -> None:
             actual = 8 * (read + len(written))
             counted = evaluated(traffic.total(write_allocate).subs(size_symbol("n"), n))
             assert counted == actual if traffic.exact else counted >= actual, (n, walk)
+
+
+@settings(max_examples=40, deadline=None)
+@given(conditions())
+def test_affine_conditions_on_an_outer_counter_sum_as_brute_force(condition: Condition) -> None:
+    """The same conditions with the bound on an enclosing counter (`i + 1 < j + 2`): a
+    triangular domain, summed exactly; the shift keeps every inner trip count >= 0."""
+    shift = max(condition.shift, condition.offset)
+    condition = Condition(
+        condition.scale,
+        condition.offset,
+        condition.operator,
+        shift,
+        condition.counter_left,
+        condition.step,
+    )
+    step = "i++" if condition.step == 1 else f"i += {condition.step}"
+    inner = condition.text().replace("n", "j")
+    text = (
+        "void f(int n, double *restrict a, double *restrict b) {\n"
+        f"  for (int j = 0; j < n; j++)\n    for (int i = 0; {inner}; {step})\n"
+        "      a[i] += 2.0 * b[j];\n}\n"
+    )
+    analysis = analyze_text(text, "k.c", PipelineOptions()).analysis
+    assert analysis is not None
+    (function,) = analysis.functions
+    # Footprints over such domains may be flagged bounds; the trip counts may not.
+    trips = [u.message for u in function.unknowns if u.kind.value == "data-dependent-bound"]
+    assert not trips, trips
+    for n in range(1, 10):
+        total = 0
+        for j in range(n):
+            i = 0
+            while condition.holds(i, j) and i < 100:
+                total, i = total + 1, i + condition.step
+        counted = evaluated(function.flops.add.subs(size_symbol("n"), n))
+        assert counted == total, (n, text)
