@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
 
 import sympy
 
@@ -24,6 +25,9 @@ from aiscan.analysis.polynomials import expanded, linear_coefficient
 from aiscan.analysis.walk import Placed
 from aiscan.ir.nodes import Access, Branch, Loop, Node, Statement, Unknown, UnknownKind
 from aiscan.ir.symbols import loop_symbol
+
+if TYPE_CHECKING:
+    from aiscan.analysis.polyhedral import ExactCounts
 
 __all__ = ["MODELS", "NUMPY_VIEWS", "Traffic", "compulsory_traffic", "streaming_traffic"]
 
@@ -92,6 +96,7 @@ def compulsory_traffic(statements: Sequence[Placed]) -> tuple[Traffic, list[Unkn
     read = write = allocate = sympy.Integer(0)
     exact = True
     unknowns: list[Unknown] = []
+    first_positions = _first_positions(statements)
     for array, references in by_array.items():
         width = references[0].access.element.width_bytes
         footprints = {id(r): footprint_of(r.access, r.placed.loops) for r in references}
@@ -99,23 +104,91 @@ def compulsory_traffic(statements: Sequence[Placed]) -> tuple[Traffic, list[Unkn
         writes = [r for r in references if r.access.is_write]
         written = union_size([footprints[id(r)] for r in writes])
         write_first = _first_written(writes, references, footprints)
+        bounded = next((f for f in (everything, written, write_first) if not f.exact), None)
+        zero_trip = _zero_trip_loop(references)
+        if bounded is not None or zero_trip is not None:
+            counts = _exact_by_sets(references, first_positions)
+            if counts is not None:
+                read += counts.read_first * width
+                write += counts.written * width
+                allocate += (counts.touched - counts.read_first) * width
+                continue
         read += (everything.count - write_first.count) * width
         write += written.count * width
         allocate += write_first.count * width
-        for footprint in (everything, written, write_first):
-            if not footprint.exact:
-                exact = False
-                unknowns.append(
-                    Unknown(
-                        UnknownKind.FOOTPRINT_BOUND,
-                        f"{array}: {footprint.reason}; compulsory bytes are an upper bound",
-                        references[0].access.span,
-                    )
+        if bounded is None and zero_trip is not None:
+            reason = (
+                f"`{zero_trip.text}` runs zero times for some iterations around it, where "
+                "references outside its index touch nothing"
+            )
+            bounded = Footprint(everything.count, None, (), False, reason)
+        if bounded is not None:
+            exact = False
+            unknowns.append(
+                Unknown(
+                    UnknownKind.FOOTPRINT_BOUND,
+                    f"{array}: {bounded.reason}; compulsory bytes are an upper bound",
+                    references[0].access.span,
                 )
-                break
+            )
     return Traffic(
         "compulsory", sympy.expand(read), sympy.expand(write), sympy.expand(allocate), exact
     ), unknowns
+
+
+def _first_positions(statements: Sequence[Placed]) -> dict[int, int]:
+    """Each loop's first program position (the order of its first statement), by id."""
+    first: dict[int, int] = {}
+    for placed in statements:
+        for loop in placed.loops:
+            first.setdefault(id(loop), placed.order)
+    return first
+
+
+class _ZeroTrip(NamedTuple):
+    text: str
+
+
+def _zero_trip_loop(references: Sequence[_Reference]) -> _ZeroTrip | None:
+    """A loop whose variable a reference's index does not use and whose trip count
+    depends on an enclosing loop (`for k < i` around `A[i][j]`): for `i = 0` it runs no
+    times, so the box of the other variables overcounts what the reference touches."""
+    for reference in references:
+        index = reference.access.index
+        if index is None:
+            continue
+        used = {s for e in index for s in e.free_symbols}
+        outer: set[sympy.Symbol] = set()
+        for loop in reference.placed.loops:
+            var = loop_symbol(loop.var)
+            if var not in used and loop.trip.free_symbols & outer:
+                return _ZeroTrip(f"loop {loop.var} (trip {loop.trip})")
+            outer.add(var)
+    return None
+
+
+def _exact_by_sets(
+    references: Sequence[_Reference], first_positions: dict[int, int]
+) -> ExactCounts | None:
+    """One array's exact counts by integer sets (see `polyhedral`); None when a statement
+    sits under a branch, or the sets cannot say."""
+    if any(r.placed.weight != 1 for r in references):
+        return None
+    from aiscan.analysis.polyhedral import PolyReference, exact_counts
+
+    poly = []
+    for reference in references:
+        placed = reference.placed
+        poly.append(
+            PolyReference(
+                reference.access,
+                placed.loops,
+                tuple(first_positions[id(loop)] for loop in placed.loops),
+                placed.order,
+                reference.position - placed.order * 10_000,
+            )
+        )
+    return exact_counts(poly)
 
 
 def _first_written(

@@ -1,0 +1,303 @@
+"""Exact compulsory footprints of one array by integer sets (islpy), for the cases the
+box-based code in `footprint.py` can only bound.
+
+Every reference becomes, at fixed sizes, an isl map from its statement's instances to the
+elements it touches. The instances are placed in one time space, the classic `2d + 1`
+schedule (per loop level: which sibling, then the iteration number), followed by the
+statement's program order and the reference's position in it, so that the lexicographic
+order of two instances is the order they run in. Then, exactly:
+
+- touched: the union of every reference's image;
+- written: the union of the stores' images;
+- read first: the elements some read touches at an instance no store to that element
+  precedes (their first touch is that read, or an earlier one).
+
+isl counts those sets at fixed sizes only (the PyPI wheel has no symbolic counting), so
+each count is taken on a grid of sizes, interpolated exactly (a polynomial of degree at
+most the loop depth in each size), and checked at held-out sizes, some in other orders
+(`m > n` and `m < n`). A count that is not one polynomial there (`min(m, n)`), or a nest
+isl cannot express (non-affine index, branch, unknown trip), gives None: the caller keeps
+its flagged bound. islpy is imported only here, and only when the fast path is not exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import product
+from math import lcm
+from typing import Any
+
+import sympy
+
+from aiscan.ir.nodes import Access, Loop
+from aiscan.ir.symbols import is_size_symbol, loop_symbol
+
+__all__ = ["ExactCounts", "PolyReference", "exact_counts"]
+
+BASE_SIZE = 9
+"""The smallest size interpolated from: past the small sizes where a stencil's shifted
+copies or a triangle's corner still change the shape of the count."""
+MAX_GRID_POINTS = 160
+"""More sizes and a deeper nest than this many grid points is not worth the time here."""
+
+
+@dataclass(frozen=True, slots=True)
+class PolyReference:
+    """One array reference with what places it in time: its loops, outermost first, the
+    first program position inside each of them, and its own statement's position."""
+
+    access: Access
+    loops: tuple[Loop, ...]
+    loop_positions: tuple[int, ...]
+    order: int
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class ExactCounts:
+    """Distinct elements of one array: touched, written, and first touched by a read."""
+
+    touched: sympy.Expr
+    written: sympy.Expr
+    read_first: sympy.Expr
+
+
+class _NotAffine(Exception):
+    """The nest cannot be written as an isl set at these sizes."""
+
+
+def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
+    """The exact counts of one array's references, or None (see the module docstring)."""
+    try:
+        import islpy  # noqa: F401  (optional: without it the caller keeps its bound)
+    except ImportError:  # pragma: no cover - islpy is a declared dependency
+        return None
+    sizes = _sizes(references)
+    if sizes is None:
+        return None
+    depth = max((len(r.loops) for r in references), default=0)
+    grid_axis = list(range(depth + 1))
+    if (depth + 1) ** len(sizes) > MAX_GRID_POINTS:
+        return None
+    samples: dict[tuple[int, ...], tuple[int, int, int]] = {}
+    try:
+        for corner in product(grid_axis, repeat=len(sizes)):
+            point = _grid_point(corner, len(sizes))
+            samples[point] = _counts_at(references, dict(zip(sizes, point, strict=True)))
+        polynomials = [
+            _interpolate(sizes, {p: v[which] for p, v in samples.items()}, depth)
+            for which in range(3)
+        ]
+        for point in _held_out(len(sizes), depth):
+            values = _counts_at(references, dict(zip(sizes, point, strict=True)))
+            substitution = dict(zip(sizes, point, strict=True))
+            if any(
+                polynomial.subs(substitution) != value
+                for polynomial, value in zip(polynomials, values, strict=True)
+            ):
+                return None
+    except _NotAffine:
+        return None
+    return ExactCounts(*polynomials)
+
+
+def _sizes(references: Sequence[PolyReference]) -> list[sympy.Symbol] | None:
+    """The sizes the nest depends on; None when it depends on anything else (a named trip
+    count, a fraction) or an access is indirect."""
+    found: set[sympy.Symbol] = set()
+    for reference in references:
+        if reference.access.index is None:
+            return None
+        loop_vars = {loop_symbol(loop.var) for loop in reference.loops}
+        for loop in reference.loops:
+            if loop.unknowns:
+                return None
+        exprs = [*reference.access.index]
+        exprs += [e for loop in reference.loops for e in (loop.start, loop.trip)]
+        for expr in exprs:
+            for symbol in expr.free_symbols:
+                if symbol in loop_vars:
+                    continue
+                if not isinstance(symbol, sympy.Symbol) or not is_size_symbol(symbol):
+                    return None
+                found.add(symbol)
+    return sorted(found, key=lambda s: s.name)
+
+
+def _grid_point(corner: tuple[int, ...], count: int) -> tuple[int, ...]:
+    """Sizes a few apart from each other, so no two are equal by accident."""
+    return tuple(BASE_SIZE + 2 * position + step for position, step in enumerate(corner))
+
+
+def _held_out(count: int, depth: int) -> list[tuple[int, ...]]:
+    """Sizes beyond the grid, in increasing, decreasing and mixed order."""
+    top = BASE_SIZE + 2 * count + depth + 1
+    increasing = tuple(top + 2 * k for k in range(count))
+    decreasing = tuple(reversed(increasing))
+    mixed = tuple(top + 1 + (3 * k) % (count + 1) for k in range(count))
+    return list(dict.fromkeys([increasing, decreasing, mixed]))
+
+
+def _interpolate(
+    sizes: list[sympy.Symbol], values: dict[tuple[int, ...], int], depth: int
+) -> sympy.Expr:
+    """The polynomial of degree at most `depth` in each size through `values` (tensor
+    Lagrange interpolation on the grid, exact in rationals)."""
+    if not sizes:
+        return sympy.Integer(values[()])
+    nodes = [sorted({p[k] for p in values}) for k in range(len(sizes))]
+    total = sympy.Integer(0)
+    for point, value in values.items():
+        if value == 0:
+            continue
+        term: sympy.Expr = sympy.Integer(value)
+        for k, size in enumerate(sizes):
+            for other in nodes[k]:
+                if other != point[k]:
+                    term *= (size - other) / sympy.Integer(point[k] - other)
+        total += term
+    return sympy.expand(total)
+
+
+def _counts_at(references: Sequence[PolyReference], sizes: dict[sympy.Symbol, int]) -> tuple[int, int, int]:
+    return _counts_cached(tuple(references), tuple(sorted(sizes.items(), key=lambda kv: kv[0].name)))
+
+
+@lru_cache(maxsize=2048)
+def _counts_cached(
+    references: tuple[PolyReference, ...], sizes: tuple[tuple[sympy.Symbol, int], ...]
+) -> tuple[int, int, int]:
+    import islpy as isl
+
+    values = dict(sizes)
+    width = 2 * max(len(r.loops) for r in references) + 2
+    maps = [(r, isl.Map(_map_text(r, values, width))) for r in references]
+    ranks = {m.dim(isl.dim_type.out) for _, m in maps}
+    if len(ranks) != 1:
+        raise _NotAffine
+    touched = _union_range([m for _, m in maps])
+    writes = [m for r, m in maps if r.access.is_write]
+    written = _union_range(writes)
+    read_first = None
+    if writes:
+        store_times = writes[0]
+        for m in writes[1:]:
+            store_times = store_times.union(m)
+        earlier = isl.Map.lex_gt(isl.Space.set_alloc(isl.DEFAULT_CONTEXT, 0, width))
+        inverse = store_times.reverse()
+    for reference, m in maps:
+        if reference.access.is_write:
+            continue
+        if writes:
+            preceded = m.apply_range(inverse).intersect(earlier).domain()
+            first = m.intersect_domain(m.domain().subtract(preceded)).range()
+        else:
+            first = m.range()
+        read_first = first if read_first is None else read_first.union(first)
+    return (
+        _count(touched),
+        _count(written),
+        _count(read_first),
+    )
+
+
+def _union_range(maps: Sequence[Any]) -> Any:
+    result = None
+    for m in maps:
+        result = m.range() if result is None else result.union(m.range())
+    return result
+
+
+def _count(points: Any) -> int:
+    if points is None:
+        return 0
+    return int(points.coalesce().count_val().to_python())
+
+
+def _map_text(reference: PolyReference, sizes: dict[sympy.Symbol, int], width: int) -> str:
+    """`{ [T...] -> A[e...] : constraints }` of one reference at fixed sizes."""
+    times = [f"T{k}" for k in range(width)]
+    constraints: list[str] = []
+    substitution: dict[sympy.Symbol, sympy.Expr] = dict(sizes)
+    for level, loop in enumerate(reference.loops):
+        t = sympy.Symbol(f"T{2 * level + 1}", integer=True)
+        constraints.append(f"T{2 * level} = {reference.loop_positions[level]}")
+        start = _affine(loop.start, substitution)
+        trip = _affine(loop.trip, substitution)
+        constraints.append(f"0 <= {t} <= ({trip}) - 1")
+        substitution[loop_symbol(loop.var)] = _Var(start, loop.step, t)
+    depth = len(reference.loops)
+    constraints.append(f"T{2 * depth} = {reference.order}")
+    constraints.append(f"T{2 * depth + 1} = {reference.offset}")
+    for k in range(2 * depth + 2, width):
+        constraints.append(f"T{k} = 0")
+    index = reference.access.index
+    assert index is not None
+    elements = [f"E{k}" for k in range(len(index))]
+    for name, expr in zip(elements, index, strict=True):
+        constraints.append(f"{name} = {_affine(expr, substitution)}")
+    return (
+        f"{{ [{', '.join(times)}] -> {reference.access.array}[{', '.join(elements)}] : "
+        + " and ".join(constraints)
+        + " }"
+    )
+
+
+@dataclass(frozen=True)
+class _Var:
+    """A loop variable at iteration `t`: `start + step*t`, start already in isl text."""
+
+    start: str
+    step: int
+    t: sympy.Symbol
+
+
+def _affine(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
+    """`expr` as isl affine text, sizes replaced by numbers and loop variables by their
+    iteration expressions; _NotAffine when it is not (quasi-)affine there."""
+    numbers = {s: v for s, v in substitution.items() if isinstance(v, int)}
+    expr = sympy.expand(expr.subs(numbers)) if numbers else expr
+    return _text(expr, substitution)
+
+
+def _text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
+    if expr.is_Integer:
+        return str(int(expr))
+    if expr.is_Symbol:
+        value = substitution.get(expr)
+        if isinstance(value, _Var):
+            return f"(({value.start}) + {value.step}*{value.t})"
+        raise _NotAffine
+    if expr.is_Add:
+        return "(" + " + ".join(_text(a, substitution) for a in expr.args) + ")"
+    if expr.is_Mul:
+        coefficient, rest = expr.as_coeff_Mul()
+        if not coefficient.is_Integer or rest.is_Mul:
+            raise _NotAffine  # a fraction of a variable, or a product of two
+        return f"{int(coefficient)}*{_text(rest, substitution)}"
+    if isinstance(expr, (sympy.floor, sympy.ceiling)):
+        (argument,) = expr.args
+        denominator = _denominator(argument)
+        name = "floor" if isinstance(expr, sympy.floor) else "ceil"
+        inner = sympy.expand(argument * denominator)
+        return f"{name}(({_text(inner, substitution)})/{denominator})"
+    if isinstance(expr, (sympy.Max, sympy.Min)):
+        name = "max" if isinstance(expr, sympy.Max) else "min"
+        parts = [_text(a, substitution) for a in expr.args]
+        text = parts[0]
+        for part in parts[1:]:
+            text = f"{name}({text}, {part})"
+        return text
+    raise _NotAffine
+
+
+def _denominator(expr: sympy.Expr) -> int:
+    """The least common denominator of `expr`'s rational coefficients."""
+    denominator = 1
+    for term in sympy.Add.make_args(sympy.expand(expr)):
+        coefficient, _ = term.as_coeff_Mul()
+        if coefficient.is_Rational:
+            denominator = lcm(denominator, int(coefficient.q))
+    return denominator
