@@ -307,11 +307,13 @@ def _covers(read: _Reference, write: _Reference, footprints: dict[int, Footprint
         return False
     r_index, w_index = read.access.index, write.access.index
     assert r_index is not None and w_index is not None  # `_precedes` said so
-    same_pattern = _iteration_distance(r_index, w_index, read.placed.loops) is not None
-    if same_pattern and _same_loops(read, write):
-        return True  # a fixed number of iterations earlier, for every element
-    # Otherwise (a sibling nest that runs first, a constant index read first) the read
-    # covers the write when its footprint contains it.
+    distance = _iteration_distance(r_index, w_index, read.placed.loops)
+    if distance is not None and _same_loops(read, write) and not any(distance):
+        return True  # in the same iteration, for every element
+    # A fixed number of iterations earlier covers all but what the first iterations
+    # store (`a[i]` read, `a[i-1]` stored: `a[-1]` is stored first): then, as for a
+    # sibling nest that runs first or a constant index read first, the read covers the
+    # write when its footprint contains it.
     read_box, write_box = footprints[id(read)].box, footprints[id(write)].box
     return read_box is not None and write_box is not None and read_box.contains(write_box)
 
