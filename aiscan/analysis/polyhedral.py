@@ -22,7 +22,7 @@ its flagged bound. islpy is imported only here, and only when the fast path is n
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
@@ -31,10 +31,11 @@ from typing import Any
 
 import sympy
 
+from aiscan.analysis.domain import Bounds, LoopLike, bounds_of
 from aiscan.ir.nodes import Access, Loop
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
-__all__ = ["ExactCounts", "PolyReference", "exact_counts"]
+__all__ = ["ExactCounts", "PolyReference", "exact_counts", "guarded_runs"]
 
 BASE_SIZE = 9
 """The smallest size interpolated from: past the small sizes where a stencil's shifted
@@ -53,6 +54,8 @@ class PolyReference:
     loop_positions: tuple[int, ...]
     order: int
     offset: int
+    guards: tuple[sympy.Basic, ...] = ()
+    """Affine conditions of the branches around it (`i < j - 1`), negated on else sides."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,28 +81,17 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
     if sizes is None:
         return None
     depth = max((len(r.loops) for r in references), default=0)
-    grid_axis = list(range(depth + 1))
-    if (depth + 1) ** len(sizes) > MAX_GRID_POINTS:
-        return None
-    samples: dict[tuple[int, ...], tuple[int, int, int]] = {}
-    try:
-        for corner in product(grid_axis, repeat=len(sizes)):
-            point = _grid_point(corner, len(sizes))
-            samples[point] = _counts_at(references, dict(zip(sizes, point, strict=True)))
-        polynomials = [
-            _interpolate(sizes, {p: v[which] for p, v in samples.items()}, depth)
-            for which in range(3)
-        ]
-        for point in _held_out(len(sizes), depth):
-            values = _counts_at(references, dict(zip(sizes, point, strict=True)))
-            substitution = dict(zip(sizes, point, strict=True))
-            if any(
-                polynomial.subs(substitution) != value
-                for polynomial, value in zip(polynomials, values, strict=True)
-            ):
-                return None
-    except _NotAffine:
-        return None
+    polynomials = []
+    for which in range(3):
+
+        def count(point: tuple[int, ...], which: int = which) -> int:
+            assert sizes is not None
+            return _counts_at(references, dict(zip(sizes, point, strict=True)))[which]
+
+        polynomial = _fitted(sizes, depth, count)
+        if polynomial is None:
+            return None
+        polynomials.append(polynomial)
     return ExactCounts(*polynomials)
 
 
@@ -114,16 +106,28 @@ def _sizes(references: Sequence[PolyReference]) -> list[sympy.Symbol] | None:
         for loop in reference.loops:
             if loop.unknowns:
                 return None
-        exprs = [*reference.access.index]
+        exprs = [*reference.access.index, *reference.guards]
         exprs += [e for loop in reference.loops for e in (loop.start, loop.trip)]
-        for expr in exprs:
-            for symbol in expr.free_symbols:
-                if symbol in loop_vars:
-                    continue
-                if not isinstance(symbol, sympy.Symbol) or not is_size_symbol(symbol):
-                    return None
-                found.add(symbol)
+        sizes = _size_symbols(exprs, loop_vars)
+        if sizes is None:
+            return None
+        found |= sizes
     return sorted(found, key=lambda s: s.name)
+
+
+def _size_symbols(
+    exprs: Sequence[sympy.Basic], loop_vars: set[sympy.Symbol]
+) -> set[sympy.Symbol] | None:
+    """The sizes among `exprs`' symbols; None when one is neither a size nor a loop's."""
+    found: set[sympy.Symbol] = set()
+    for expr in exprs:
+        for symbol in expr.free_symbols:
+            if symbol in loop_vars:
+                continue
+            if not isinstance(symbol, sympy.Symbol) or not is_size_symbol(symbol):
+                return None
+            found.add(symbol)
+    return found
 
 
 def _grid_point(corner: tuple[int, ...], count: int) -> tuple[int, ...]:
@@ -173,7 +177,10 @@ def _counts_cached(
 
     values = dict(sizes)
     width = 2 * max(len(r.loops) for r in references) + 2
-    maps = [(r, isl.Map(_map_text(r, values, width))) for r in references]
+    try:
+        maps = [(r, isl.Map(_map_text(r, values, width))) for r in references]
+    except isl.Error as error:
+        raise _NotAffine from error
     ranks = {m.dim(isl.dim_type.out) for _, m in maps}
     if len(ranks) != 1:
         raise _NotAffine
@@ -219,15 +226,10 @@ def _count(points: Any) -> int:
 def _map_text(reference: PolyReference, sizes: dict[sympy.Symbol, int], width: int) -> str:
     """`{ [T...] -> A[e...] : constraints }` of one reference at fixed sizes."""
     times = [f"T{k}" for k in range(width)]
-    constraints: list[str] = []
-    substitution: dict[sympy.Symbol, sympy.Expr] = dict(sizes)
-    for level, loop in enumerate(reference.loops):
-        t = sympy.Symbol(f"T{2 * level + 1}", integer=True)
-        constraints.append(f"T{2 * level} = {reference.loop_positions[level]}")
-        start = _affine(loop.start, substitution)
-        trip = _affine(loop.trip, substitution)
-        constraints.append(f"0 <= {t} <= ({trip}) - 1")
-        substitution[loop_symbol(loop.var)] = _Var(start, loop.step, t)
+    constraints, substitution = _loop_constraints(reference.loops, sizes)
+    for level, position in enumerate(reference.loop_positions):
+        constraints.append(f"T{2 * level} = {position}")
+    constraints += [_condition(guard, substitution) for guard in reference.guards]
     depth = len(reference.loops)
     constraints.append(f"T{2 * depth} = {reference.order}")
     constraints.append(f"T{2 * depth + 1} = {reference.offset}")
@@ -243,6 +245,108 @@ def _map_text(reference: PolyReference, sizes: dict[sympy.Symbol, int], width: i
         + " and ".join(constraints)
         + " }"
     )
+
+
+def _loop_constraints(
+    loops: Sequence[LoopLike], sizes: dict[sympy.Symbol, int]
+) -> tuple[list[str], dict[sympy.Symbol, Any]]:
+    """Iteration `T(2l + 1)` of the loop at level `l` runs; and the substitution of the
+    sizes by numbers and of each loop variable by `start + step*T(2l + 1)`."""
+    constraints: list[str] = []
+    substitution: dict[sympy.Symbol, Any] = dict(sizes)
+    for level, loop in enumerate(loops):
+        t = sympy.Symbol(f"T{2 * level + 1}", integer=True)
+        start = _affine(loop.start, substitution)
+        trip = _affine(loop.trip, substitution)
+        constraints.append(f"0 <= {t} <= ({trip}) - 1")
+        substitution[loop_symbol(loop.var)] = _Var(start, loop.step, t)
+    return constraints, substitution
+
+
+def _condition(guard: sympy.Basic, substitution: dict[sympy.Symbol, Any]) -> str:
+    """An affine condition as isl text (relations joined by and, or)."""
+    guard = sympy.to_nnf(guard)
+    if guard is sympy.true:
+        return "0 = 0"
+    if guard is sympy.false:
+        return "1 = 0"
+    if isinstance(guard, sympy.And):
+        return "(" + " and ".join(_condition(g, substitution) for g in guard.args) + ")"
+    if isinstance(guard, sympy.Or):
+        return "(" + " or ".join(_condition(g, substitution) for g in guard.args) + ")"
+    operators = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=", "!=": "!="}
+    if isinstance(guard, sympy.core.relational.Relational) and guard.rel_op in operators:
+        left = _affine(guard.lhs, substitution)
+        right = _affine(guard.rhs, substitution)
+        return f"({left}) {operators[guard.rel_op]} ({right})"
+    raise _NotAffine
+
+
+def guarded_runs(loops: Sequence[LoopLike], guards: tuple[sympy.Basic, ...]) -> sympy.Expr | None:
+    """How many iterations of `loops` satisfy every guard: exact, by counting at fixed
+    sizes and interpolating (see the module docstring), or None."""
+    return _guarded_runs(bounds_of(loops), guards)
+
+
+@lru_cache(maxsize=4096)
+def _guarded_runs(loops: tuple[Bounds, ...], guards: tuple[sympy.Basic, ...]) -> sympy.Expr | None:
+    try:
+        import islpy  # noqa: F401
+    except ImportError:  # pragma: no cover - islpy is a declared dependency
+        return None
+    loop_vars = {loop_symbol(loop.var) for loop in loops}
+    exprs = [*guards, *(e for loop in loops for e in (loop.start, loop.trip))]
+    found = _size_symbols(exprs, loop_vars)
+    if found is None:
+        return None
+    sizes = sorted(found, key=lambda s: s.name)
+
+    def count(point: tuple[int, ...]) -> int:
+        return _domain_count(loops, guards, tuple(zip(sizes, point, strict=True)))
+
+    return _fitted(sizes, len(loops), count)
+
+
+@lru_cache(maxsize=4096)
+def _domain_count(
+    loops: tuple[Bounds, ...],
+    guards: tuple[sympy.Basic, ...],
+    sizes: tuple[tuple[sympy.Symbol, int], ...],
+) -> int:
+    import islpy as isl
+
+    constraints, substitution = _loop_constraints(loops, dict(sizes))
+    constraints += [_condition(guard, substitution) for guard in guards]
+    times = ", ".join(f"T{2 * level + 1}" for level in range(len(loops)))
+    text = f"{{ [{times}] : " + " and ".join(constraints or ["0 = 0"]) + " }"
+    try:
+        return int(isl.Set(text).count_val().to_python())
+    except isl.Error as error:
+        raise _NotAffine from error
+
+
+def _fitted(
+    sizes: list[sympy.Symbol], depth: int, count: Callable[[tuple[int, ...]], int]
+) -> sympy.Expr | None:
+    """The polynomial through `count` on the grid, verified at held-out sizes; None when
+    the count is not one polynomial there or cannot be written as isl sets."""
+    if (depth + 1) ** len(sizes) > MAX_GRID_POINTS:
+        return None
+    try:
+        values = {
+            point: count(point)
+            for point in (
+                _grid_point(corner, len(sizes))
+                for corner in product(range(depth + 1), repeat=len(sizes))
+            )
+        }
+        polynomial = _interpolate(sizes, values, depth)
+        for point in _held_out(len(sizes), depth):
+            if polynomial.subs(dict(zip(sizes, point, strict=True))) != count(point):
+                return None
+    except _NotAffine:
+        return None
+    return polynomial
 
 
 @dataclass(frozen=True)

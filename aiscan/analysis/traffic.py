@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import sympy
 
-from aiscan.analysis.flops import executions_over, weighted_sum
+from aiscan.analysis.flops import guarded_executions, weighted_sum
 from aiscan.analysis.footprint import Footprint, footprint_of, union_size
 from aiscan.analysis.polynomials import expanded, linear_coefficient
-from aiscan.analysis.walk import Placed
+from aiscan.analysis.walk import Placed, guards_of
 from aiscan.ir.nodes import Access, Branch, Loop, Node, Statement, Unknown, UnknownKind
 from aiscan.ir.symbols import loop_symbol
 
@@ -106,7 +106,8 @@ def compulsory_traffic(statements: Sequence[Placed]) -> tuple[Traffic, list[Unkn
         write_first = _first_written(writes, references, footprints)
         bounded = next((f for f in (everything, written, write_first) if not f.exact), None)
         zero_trip = _zero_trip_loop(references)
-        if bounded is not None or zero_trip is not None:
+        guarded = next((r for r in references if r.placed.guards), None)
+        if bounded is not None or zero_trip is not None or guarded is not None:
             counts = _exact_by_sets(references, first_positions)
             if counts is not None:
                 read += counts.read_first * width
@@ -116,6 +117,12 @@ def compulsory_traffic(statements: Sequence[Placed]) -> tuple[Traffic, list[Unkn
         read += (everything.count - write_first.count) * width
         write += written.count * width
         allocate += write_first.count * width
+        if bounded is None and guarded is not None:
+            reason = (
+                f"`{guarded.access.text}` runs under a condition on the loop indices the "
+                "integer sets could not count; counted as if it always ran"
+            )
+            bounded = Footprint(everything.count, None, (), False, reason)
         if bounded is None and zero_trip is not None:
             reason = (
                 f"`{zero_trip.text}` runs zero times for some iterations around it, where "
@@ -171,8 +178,8 @@ def _exact_by_sets(
     references: Sequence[_Reference], first_positions: dict[int, int]
 ) -> ExactCounts | None:
     """One array's exact counts by integer sets (see `polyhedral`); None when a statement
-    sits under a branch, or the sets cannot say."""
-    if any(r.placed.weight != 1 for r in references):
+    sits under a data-dependent branch, or the sets cannot say."""
+    if any(r.placed.guards is None for r in references):
         return None
     from aiscan.analysis.polyhedral import PolyReference, exact_counts
 
@@ -186,6 +193,7 @@ def _exact_by_sets(
                 tuple(first_positions[id(loop)] for loop in placed.loops),
                 placed.order,
                 reference.position - placed.order * 10_000,
+                placed.guards or (),
             )
         )
     return exact_counts(poly)
@@ -437,21 +445,25 @@ def _stream_body(
     weight: sympy.Expr,
     registers: _Registers,
     totals: _StreamingTotals,
+    branches: tuple[tuple[Branch, bool], ...] = (),
 ) -> None:
     for node in body:
         if isinstance(node, Loop):
-            _stream_body(node.body, (*loops, node), weight, _Registers(), totals)
+            _stream_body(node.body, (*loops, node), weight, _Registers(), totals, branches)
         elif isinstance(node, Branch):
-            _stream_statement(node.condition, loops, weight, registers, totals)
+            _stream_statement(node.condition, loops, weight, registers, totals, branches)
             p = node.taken_fraction
             then_registers, else_registers = registers.copy(), registers.copy()
-            _stream_body(node.then_body, loops, weight * p, then_registers, totals)
-            _stream_body(node.else_body, loops, weight * (1 - p), else_registers, totals)
+            then_side, else_side = (*branches, (node, True)), (*branches, (node, False))
+            _stream_body(node.then_body, loops, weight * p, then_registers, totals, then_side)
+            _stream_body(
+                node.else_body, loops, weight * (1 - p), else_registers, totals, else_side
+            )
             # What both arms loaded or stored is in a register after the branch.
             registers.reads |= then_registers.reads & else_registers.reads
             registers.writes |= then_registers.writes & else_registers.writes
         else:
-            _stream_statement(node, loops, weight, registers, totals)
+            _stream_statement(node, loops, weight, registers, totals, branches)
 
 
 def _stream_statement(
@@ -460,10 +472,11 @@ def _stream_statement(
     weight: sympy.Expr,
     registers: _Registers,
     totals: _StreamingTotals,
+    branches: tuple[tuple[Branch, bool], ...],
 ) -> None:
     if not statement.accesses:
         return
-    runs = executions_over(weight, loops)
+    runs = guarded_executions(weight, loops, guards_of(branches))
     for access in statement.accesses:
         key = (access.array, access.index if access.index is not None else access.span)
         width = access.element.width_bytes
