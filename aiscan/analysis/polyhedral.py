@@ -165,8 +165,12 @@ def _interpolate(
     return sympy.expand(total)
 
 
-def _counts_at(references: Sequence[PolyReference], sizes: dict[sympy.Symbol, int]) -> tuple[int, int, int]:
-    return _counts_cached(tuple(references), tuple(sorted(sizes.items(), key=lambda kv: kv[0].name)))
+def _counts_at(
+    references: Sequence[PolyReference], sizes: dict[sympy.Symbol, int]
+) -> tuple[int, int, int]:
+    return _counts_cached(
+        tuple(references), tuple(sorted(sizes.items(), key=lambda kv: kv[0].name))
+    )
 
 
 @lru_cache(maxsize=2048)
@@ -387,6 +391,8 @@ def _text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
         name = "floor" if isinstance(expr, sympy.floor) else "ceil"
         inner = sympy.expand(argument * denominator)
         return f"{name}(({_text(inner, substitution)})/{denominator})"
+    if isinstance(expr, sympy.Mod) and expr.args[1].is_Integer and expr.args[1] > 0:
+        return f"(({_text(expr.args[0], substitution)}) mod {int(expr.args[1])})"
     if isinstance(expr, (sympy.Max, sympy.Min)):
         name = "max" if isinstance(expr, sympy.Max) else "min"
         parts = [_text(a, substitution) for a in expr.args]

@@ -124,11 +124,7 @@ def compulsory_traffic(statements: Sequence[Placed]) -> tuple[Traffic, list[Unkn
             )
             bounded = Footprint(everything.count, None, (), False, reason)
         if bounded is None and zero_trip is not None:
-            reason = (
-                f"`{zero_trip.text}` runs zero times for some iterations around it, where "
-                "references outside its index touch nothing"
-            )
-            bounded = Footprint(everything.count, None, (), False, reason)
+            bounded = Footprint(everything.count, None, (), False, zero_trip.reason)
         if bounded is not None:
             exact = False
             unknowns.append(
@@ -152,25 +148,44 @@ def _first_positions(statements: Sequence[Placed]) -> dict[int, int]:
     return first
 
 
-class _ZeroTrip(NamedTuple):
-    text: str
+class _Projection(NamedTuple):
+    reason: str
 
 
-def _zero_trip_loop(references: Sequence[_Reference]) -> _ZeroTrip | None:
-    """A loop whose variable a reference's index does not use and whose trip count
-    depends on an enclosing loop (`for k < i` around `A[i][j]`): for `i = 0` it runs no
-    times, so the box of the other variables overcounts what the reference touches."""
+def _zero_trip_loop(references: Sequence[_Reference]) -> _Projection | None:
+    """Why the box-based projection of a reference's domain may be too large, or None:
+    a loop whose variable the index does not use and whose trip count depends on an
+    enclosing loop (`for k < i` around `A[i][j]`: for `i = 0` it runs no times, so the
+    box of the other variables overcounts what the reference touches); or an unused
+    variable two used loops depend on (`l < i <= j` around `b[l*n + j]` touches only
+    `l < j`, not every `l` with every `j`)."""
     for reference in references:
         index = reference.access.index
         if index is None:
             continue
         used = {s for e in index for s in e.free_symbols}
         outer: set[sympy.Symbol] = set()
+        dependents: dict[sympy.Symbol, int] = {}
         for loop in reference.placed.loops:
             var = loop_symbol(loop.var)
-            if var not in used and loop.trip.free_symbols & outer:
-                return _ZeroTrip(f"loop {loop.var} (trip {loop.trip})")
+            depends = (loop.start.free_symbols | loop.trip.free_symbols) & outer
+            if var not in used and depends:
+                return _Projection(
+                    f"loop {loop.var} runs zero times for some iterations around it, where "
+                    "references outside its index touch nothing"
+                )
+            if var in used:
+                for other in depends & dependents.keys():
+                    dependents[other] += 1
+            else:
+                dependents[var] = 0
             outer.add(var)
+        coupled = [var for var, count in dependents.items() if count > 1]
+        if coupled:
+            return _Projection(
+                f"`{reference.access.text}`: loops over its indices depend on each other "
+                f"through {coupled[0]}, which it does not use; bounded by their box"
+            )
     return None
 
 
@@ -456,9 +471,7 @@ def _stream_body(
             then_registers, else_registers = registers.copy(), registers.copy()
             then_side, else_side = (*branches, (node, True)), (*branches, (node, False))
             _stream_body(node.then_body, loops, weight * p, then_registers, totals, then_side)
-            _stream_body(
-                node.else_body, loops, weight * (1 - p), else_registers, totals, else_side
-            )
+            _stream_body(node.else_body, loops, weight * (1 - p), else_registers, totals, else_side)
             # What both arms loaded or stored is in a register after the branch.
             registers.reads |= then_registers.reads & else_registers.reads
             registers.writes |= then_registers.writes & else_registers.writes

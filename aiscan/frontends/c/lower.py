@@ -275,11 +275,12 @@ class _FunctionLowering:
 
     def _guard(self, node: c_ast.Node) -> sympy.Basic | None:
         """The condition as a relation of loop variables and sizes (`i < j - 1`, `k > 0
-        && i != j`), or None when it reads data or calls something. It must use a loop
-        variable: a condition on sizes alone (`n > 64`) keeps its named fraction."""
+        && i != j`), or None when it reads data or calls something. A relation of sizes
+        alone (`n > 64`) keeps its named fraction; one that is always true or false
+        (`i != i`, `n > 0`: sizes are positive) is that constant."""
         guard = self._relation(node)
         if guard is None or isinstance(guard, sympy.logic.boolalg.BooleanAtom):
-            return None
+            return guard  # `i != i` is false, `n > 0` true: sizes are positive
         loop_vars = {s for s in guard.free_symbols if self._is_loop_symbol(s)}
         return guard if loop_vars else None
 
@@ -299,8 +300,6 @@ class _FunctionLowering:
         if isinstance(node, c_ast.BinaryOp) and node.op in _RELATIONS:
             left, right = self.reader.affine(node.left), self.reader.affine(node.right)
             if left is None or right is None:
-                return None
-            if any(isinstance(part, sympy.Mod) for part in (*left.atoms(sympy.Mod), *right.atoms(sympy.Mod))):
                 return None
             return sympy.Rel(left, right, _RELATIONS[node.op])
         return None
