@@ -13,11 +13,14 @@ order of two instances is the order they run in. Then, exactly:
   precedes (their first touch is that read, or an earlier one).
 
 isl counts those sets at fixed sizes only (the PyPI wheel has no symbolic counting), so
-each count is taken on a grid of sizes, interpolated exactly (a polynomial of degree at
-most the loop depth in each size), and checked at held-out sizes, some in other orders
-(`m > n` and `m < n`). A count that is not one polynomial there (`min(m, n)`), or a nest
-isl cannot express (non-affine index, branch, unknown trip), gives None: the caller keeps
-its flagged bound. islpy is imported only here, and only when the fast path is not exact.
+each count is taken on a grid of sizes, interpolated exactly (in each size a polynomial
+of degree at most the number of loops whose range depends on it), and checked at held-out
+sizes, some in other orders (`m > n` and `m < n`). A count that is not one polynomial
+there (`min(m, n)`, `ceiling(n/2)`), or a nest isl cannot express (non-affine index,
+data-dependent branch, unknown trip), gives None: the caller keeps its flagged bound.
+Branch conditions on loop indices (`i < j - 1`) are constraints like the loop bounds, and
+`guarded_runs` counts the iterations that satisfy them the same way. islpy is imported
+only here, and only where the fast paths are not exact.
 """
 
 from __future__ import annotations
@@ -80,7 +83,9 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
     sizes = _sizes(references)
     if sizes is None:
         return None
-    depth = max((len(r.loops) for r in references), default=0)
+    degrees = _degrees(
+        sizes, [(r.loops, (*r.access.index, *r.guards)) for r in references if r.access.index]
+    )
     polynomials = []
     for which in range(3):
 
@@ -88,7 +93,7 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
             assert sizes is not None
             return _counts_at(references, dict(zip(sizes, point, strict=True)))[which]
 
-        polynomial = _fitted(sizes, depth, count)
+        polynomial = _fitted(sizes, degrees, count)
         if polynomial is None:
             return None
         polynomials.append(polynomial)
@@ -145,10 +150,10 @@ def _held_out(count: int, depth: int) -> list[tuple[int, ...]]:
 
 
 def _interpolate(
-    sizes: list[sympy.Symbol], values: dict[tuple[int, ...], int], depth: int
+    sizes: list[sympy.Symbol], values: dict[tuple[int, ...], int]
 ) -> sympy.Expr:
-    """The polynomial of degree at most `depth` in each size through `values` (tensor
-    Lagrange interpolation on the grid, exact in rationals)."""
+    """The polynomial through `values` on their grid, of degree one less than the grid's
+    points in each size (tensor Lagrange interpolation, exact in rationals)."""
     if not sizes:
         return sympy.Integer(values[()])
     nodes = [sorted({p[k] for p in values}) for k in range(len(sizes))]
@@ -308,7 +313,7 @@ def _guarded_runs(loops: tuple[Bounds, ...], guards: tuple[sympy.Basic, ...]) ->
     def count(point: tuple[int, ...]) -> int:
         return _domain_count(loops, guards, tuple(zip(sizes, point, strict=True)))
 
-    return _fitted(sizes, len(loops), count)
+    return _fitted(sizes, _degrees(sizes, [(loops, guards)]), count)
 
 
 @lru_cache(maxsize=4096)
@@ -329,22 +334,48 @@ def _domain_count(
         raise _NotAffine from error
 
 
+def _degrees(
+    sizes: list[sympy.Symbol],
+    nests: Sequence[tuple[Sequence[LoopLike], Sequence[sympy.Basic]]],
+) -> list[int]:
+    """Per size, the highest degree a count can have in it: the number of loops whose
+    range depends on it (directly, or through an enclosing loop that does), or the whole
+    depth when an index or a condition uses it (`i*n + j`)."""
+    degrees = [0] * len(sizes)
+    for loops, uses in nests:
+        used = set().union(*(u.free_symbols for u in uses)) if uses else set()
+        for position, size in enumerate(sizes):
+            if size in used:
+                degrees[position] = max(degrees[position], len(loops))
+                continue
+            dependent = {size}
+            for loop in loops:
+                if (loop.start.free_symbols | loop.trip.free_symbols) & dependent:
+                    dependent.add(loop_symbol(loop.var))
+            degrees[position] = max(degrees[position], len(dependent) - 1)
+    return degrees
+
+
 def _fitted(
-    sizes: list[sympy.Symbol], depth: int, count: Callable[[tuple[int, ...]], int]
+    sizes: list[sympy.Symbol], degrees: list[int], count: Callable[[tuple[int, ...]], int]
 ) -> sympy.Expr | None:
     """The polynomial through `count` on the grid, verified at held-out sizes; None when
     the count is not one polynomial there or cannot be written as isl sets."""
-    if (depth + 1) ** len(sizes) > MAX_GRID_POINTS:
+    points = 1
+    for degree in degrees:
+        points *= degree + 1
+    if points > MAX_GRID_POINTS:
         return None
+    depth = max(degrees, default=0)
     try:
         values = {
             point: count(point)
             for point in (
                 _grid_point(corner, len(sizes))
-                for corner in product(range(depth + 1), repeat=len(sizes))
+                for corner in product(*(range(degree + 1) for degree in degrees))
             )
         }
-        polynomial = _interpolate(sizes, values, depth)
+        polynomial = _interpolate(sizes, values)
         for point in _held_out(len(sizes), depth):
             if polynomial.subs(dict(zip(sizes, point, strict=True))) != count(point):
                 return None

@@ -105,7 +105,7 @@ def compulsory_traffic(statements: Sequence[Placed]) -> tuple[Traffic, list[Unkn
         written = union_size([footprints[id(r)] for r in writes])
         write_first = _first_written(writes, references, footprints)
         bounded = next((f for f in (everything, written, write_first) if not f.exact), None)
-        zero_trip = _zero_trip_loop(references)
+        zero_trip = _zero_trip_loop(references) or _ordered_over_triangle(references, writes)
         guarded = next((r for r in references if r.placed.guards), None)
         if bounded is not None or zero_trip is not None or guarded is not None:
             counts = _exact_by_sets(references, first_positions)
@@ -185,6 +185,26 @@ def _zero_trip_loop(references: Sequence[_Reference]) -> _Projection | None:
             return _Projection(
                 f"`{reference.access.text}`: loops over its indices depend on each other "
                 f"through {coupled[0]}, which it does not use; bounded by their box"
+            )
+    return None
+
+
+def _ordered_over_triangle(
+    references: Sequence[_Reference], writes: Sequence[_Reference]
+) -> _Projection | None:
+    """Reads and stores of one array in loops whose ranges depend on enclosing loops: the
+    order `_precedes` derives (a sibling nest runs first) assumes every loop runs, and an
+    inner loop that runs zero times for some outer iteration breaks it (`b[l]` stored for
+    `l < i`, read for `l >= i`: at `i = 0` the read comes first)."""
+    if not writes or len(writes) == len(references):
+        return None
+    for reference in references:
+        loops = reference.placed.loops
+        outer = {loop_symbol(loop.var) for loop in loops}
+        if any((loop.start.free_symbols | loop.trip.free_symbols) & outer for loop in loops):
+            return _Projection(
+                "reads and stores over loops whose ranges depend on each other; the order "
+                "of first touch assumes every loop runs"
             )
     return None
 
