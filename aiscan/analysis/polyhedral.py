@@ -149,9 +149,7 @@ def _held_out(count: int, depth: int) -> list[tuple[int, ...]]:
     return list(dict.fromkeys([increasing, decreasing, mixed]))
 
 
-def _interpolate(
-    sizes: list[sympy.Symbol], values: dict[tuple[int, ...], int]
-) -> sympy.Expr:
+def _interpolate(sizes: list[sympy.Symbol], values: dict[tuple[int, ...], int]) -> sympy.Expr:
     """The polynomial through `values` on their grid, of degree one less than the grid's
     points in each size (tensor Lagrange interpolation, exact in rationals)."""
     if not sizes:
