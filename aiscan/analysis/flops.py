@@ -39,8 +39,23 @@ class FlopCounts:
 
 
 def executions(placed: Placed) -> sympy.Expr:
-    """How many times the statement runs: its weight summed over its loops."""
-    return executions_over(placed.weight, placed.loops)
+    """How many times the statement runs: its weight summed over its loops; under
+    branches with affine conditions, the iterations that satisfy them, counted exactly."""
+    return guarded_executions(placed.weight, placed.loops, placed.guards)
+
+
+def guarded_executions(
+    weight: sympy.Expr, loops: Sequence[LoopLike], guards: tuple[sympy.Basic, ...] | None
+) -> sympy.Expr:
+    """`executions_over`, or with `guards` (affine branch conditions) the exact number of
+    iterations satisfying them, when integer sets can count it."""
+    if guards:
+        from aiscan.analysis.polyhedral import guarded_runs
+
+        runs = guarded_runs(loops, guards)
+        if runs is not None:
+            return runs
+    return executions_over(weight, loops)
 
 
 def executions_over(weight: sympy.Expr, loops: Sequence[LoopLike]) -> sympy.Expr:

@@ -21,7 +21,7 @@ from aiscan.analysis.traffic import (
     streaming_traffic,
 )
 from aiscan.analysis.walk import Placed, placed_statements
-from aiscan.ir.nodes import Branch, Function, Loop, Module, Node, Region, Unknown
+from aiscan.ir.nodes import Branch, Function, Loop, Module, Node, Region, Unknown, UnknownKind
 from aiscan.options import AnalysisOptions
 
 __all__ = [
@@ -129,7 +129,7 @@ def _analyze_region(
 ) -> RegionAnalysis:
     statements = placed_statements(region.body)
     counts = _region_counts(region, statements, options, sizes)
-    unknowns = [*_structural_unknowns(region.body)]
+    unknowns = [*_structural_unknowns(region.body, _counted_branches(statements))]
     unknowns += [u for p in statements for u in p.statement.unknowns]
     unknowns += counts.footprint_unknowns
     elements = Counter(
@@ -202,6 +202,7 @@ def _structure(body: tuple[Node, ...]) -> tuple[object, ...]:
                     "B",
                     _structure((node.condition,)),
                     node.taken_fraction,
+                    node.guard,
                     _structure(node.then_body),
                     _structure(node.else_body),
                 )
@@ -271,17 +272,39 @@ def _loop_summaries(body: tuple[Node, ...], depth: int) -> list[LoopSummary]:
     return summaries
 
 
-def _structural_unknowns(body: tuple[Node, ...]) -> list[Unknown]:
+def _structural_unknowns(body: tuple[Node, ...], counted: set[int]) -> list[Unknown]:
+    """The loops' and branches' unknowns, less the fraction of a branch in `counted`."""
     found: list[Unknown] = []
     for node in body:
         if isinstance(node, Loop):
             found += node.unknowns
-            found += _structural_unknowns(node.body)
+            found += _structural_unknowns(node.body, counted)
         elif isinstance(node, Branch):
-            found += node.unknowns
-            found += _structural_unknowns(node.then_body)
-            found += _structural_unknowns(node.else_body)
+            found += [
+                u
+                for u in node.unknowns
+                if not (id(node) in counted and u.kind is UnknownKind.BRANCH_FRACTION)
+            ]
+            found += _structural_unknowns(node.then_body, counted)
+            found += _structural_unknowns(node.else_body, counted)
     return found
+
+
+def _counted_branches(statements: list[Placed]) -> set[int]:
+    """The branches (by id) with affine conditions under which every statement's runs
+    are counted exactly: their fractions appear in no count."""
+    from aiscan.analysis.polyhedral import guarded_runs
+
+    counted: set[int] = set()
+    failed: set[int] = set()
+    for placed in statements:
+        if not placed.branches:
+            continue
+        guards = placed.guards
+        exact = guards is not None and guarded_runs(placed.loops, guards) is not None
+        for branch, _ in placed.branches:
+            (counted if exact else failed).add(id(branch))
+    return counted - failed
 
 
 def _unique(unknowns: list[Unknown]) -> list[Unknown]:

@@ -15,15 +15,19 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
 
 import sympy
 
-from aiscan.analysis.flops import executions_over, weighted_sum
+from aiscan.analysis.flops import guarded_executions, weighted_sum
 from aiscan.analysis.footprint import Footprint, footprint_of, union_size
 from aiscan.analysis.polynomials import expanded, linear_coefficient
-from aiscan.analysis.walk import Placed
+from aiscan.analysis.walk import Placed, guards_of
 from aiscan.ir.nodes import Access, Branch, Loop, Node, Statement, Unknown, UnknownKind
 from aiscan.ir.symbols import loop_symbol
+
+if TYPE_CHECKING:
+    from aiscan.analysis.polyhedral import ExactCounts
 
 __all__ = ["MODELS", "NUMPY_VIEWS", "Traffic", "compulsory_traffic", "streaming_traffic"]
 
@@ -92,6 +96,7 @@ def compulsory_traffic(statements: Sequence[Placed]) -> tuple[Traffic, list[Unkn
     read = write = allocate = sympy.Integer(0)
     exact = True
     unknowns: list[Unknown] = []
+    first_positions = _first_positions(statements)
     for array, references in by_array.items():
         width = references[0].access.element.width_bytes
         footprints = {id(r): footprint_of(r.access, r.placed.loops) for r in references}
@@ -99,23 +104,134 @@ def compulsory_traffic(statements: Sequence[Placed]) -> tuple[Traffic, list[Unkn
         writes = [r for r in references if r.access.is_write]
         written = union_size([footprints[id(r)] for r in writes])
         write_first = _first_written(writes, references, footprints)
+        bounded = next((f for f in (everything, written, write_first) if not f.exact), None)
+        zero_trip = _zero_trip_loop(references) or _ordered_over_triangle(references, writes)
+        guarded = next((r for r in references if r.placed.guards), None)
+        if bounded is not None or zero_trip is not None or guarded is not None:
+            counts = _exact_by_sets(references, first_positions)
+            if counts is not None:
+                read += counts.read_first * width
+                write += counts.written * width
+                allocate += (counts.touched - counts.read_first) * width
+                continue
         read += (everything.count - write_first.count) * width
         write += written.count * width
         allocate += write_first.count * width
-        for footprint in (everything, written, write_first):
-            if not footprint.exact:
-                exact = False
-                unknowns.append(
-                    Unknown(
-                        UnknownKind.FOOTPRINT_BOUND,
-                        f"{array}: {footprint.reason}; compulsory bytes are an upper bound",
-                        references[0].access.span,
-                    )
+        if bounded is None and guarded is not None:
+            reason = (
+                f"`{guarded.access.text}` runs under a condition on the loop indices the "
+                "integer sets could not count; counted as if it always ran"
+            )
+            bounded = Footprint(everything.count, None, (), False, reason)
+        if bounded is None and zero_trip is not None:
+            bounded = Footprint(everything.count, None, (), False, zero_trip.reason)
+        if bounded is not None:
+            exact = False
+            unknowns.append(
+                Unknown(
+                    UnknownKind.FOOTPRINT_BOUND,
+                    f"{array}: {bounded.reason}; compulsory bytes are an upper bound",
+                    references[0].access.span,
                 )
-                break
+            )
     return Traffic(
         "compulsory", sympy.expand(read), sympy.expand(write), sympy.expand(allocate), exact
     ), unknowns
+
+
+def _first_positions(statements: Sequence[Placed]) -> dict[int, int]:
+    """Each loop's first program position (the order of its first statement), by id."""
+    first: dict[int, int] = {}
+    for placed in statements:
+        for loop in placed.loops:
+            first.setdefault(id(loop), placed.order)
+    return first
+
+
+class _Projection(NamedTuple):
+    reason: str
+
+
+def _zero_trip_loop(references: Sequence[_Reference]) -> _Projection | None:
+    """Why the box-based projection of a reference's domain may be too large, or None:
+    a loop whose variable the index does not use and whose trip count depends on an
+    enclosing loop (`for k < i` around `A[i][j]`: for `i = 0` it runs no times, so the
+    box of the other variables overcounts what the reference touches); or an unused
+    variable two used loops depend on (`l < i <= j` around `b[l*n + j]` touches only
+    `l < j`, not every `l` with every `j`)."""
+    for reference in references:
+        index = reference.access.index
+        if index is None:
+            continue
+        used = {s for e in index for s in e.free_symbols}
+        outer: set[sympy.Symbol] = set()
+        dependents: dict[sympy.Symbol, int] = {}
+        for loop in reference.placed.loops:
+            var = loop_symbol(loop.var)
+            depends = (loop.start.free_symbols | loop.trip.free_symbols) & outer
+            if var not in used and depends:
+                return _Projection(
+                    f"loop {loop.var} runs zero times for some iterations around it, where "
+                    "references outside its index touch nothing"
+                )
+            if var in used:
+                for other in depends & dependents.keys():
+                    dependents[other] += 1
+            else:
+                dependents[var] = 0
+            outer.add(var)
+        coupled = [var for var, count in dependents.items() if count > 1]
+        if coupled:
+            return _Projection(
+                f"`{reference.access.text}`: loops over its indices depend on each other "
+                f"through {coupled[0]}, which it does not use; bounded by their box"
+            )
+    return None
+
+
+def _ordered_over_triangle(
+    references: Sequence[_Reference], writes: Sequence[_Reference]
+) -> _Projection | None:
+    """Reads and stores of one array in loops whose ranges depend on enclosing loops: the
+    order `_precedes` derives (a sibling nest runs first) assumes every loop runs, and an
+    inner loop that runs zero times for some outer iteration breaks it (`b[l]` stored for
+    `l < i`, read for `l >= i`: at `i = 0` the read comes first)."""
+    if not writes or len(writes) == len(references):
+        return None
+    for reference in references:
+        loops = reference.placed.loops
+        outer = {loop_symbol(loop.var) for loop in loops}
+        if any((loop.start.free_symbols | loop.trip.free_symbols) & outer for loop in loops):
+            return _Projection(
+                "reads and stores over loops whose ranges depend on each other; the order "
+                "of first touch assumes every loop runs"
+            )
+    return None
+
+
+def _exact_by_sets(
+    references: Sequence[_Reference], first_positions: dict[int, int]
+) -> ExactCounts | None:
+    """One array's exact counts by integer sets (see `polyhedral`); None when a statement
+    sits under a data-dependent branch, or the sets cannot say."""
+    if any(r.placed.guards is None for r in references):
+        return None
+    from aiscan.analysis.polyhedral import PolyReference, exact_counts
+
+    poly = []
+    for reference in references:
+        placed = reference.placed
+        poly.append(
+            PolyReference(
+                reference.access,
+                placed.loops,
+                tuple(first_positions[id(loop)] for loop in placed.loops),
+                placed.order,
+                reference.position - placed.order * 10_000,
+                placed.guards or (),
+            )
+        )
+    return exact_counts(poly)
 
 
 def _first_written(
@@ -234,11 +350,13 @@ def _covers(read: _Reference, write: _Reference, footprints: dict[int, Footprint
         return False
     r_index, w_index = read.access.index, write.access.index
     assert r_index is not None and w_index is not None  # `_precedes` said so
-    same_pattern = _iteration_distance(r_index, w_index, read.placed.loops) is not None
-    if same_pattern and _same_loops(read, write):
-        return True  # a fixed number of iterations earlier, for every element
-    # Otherwise (a sibling nest that runs first, a constant index read first) the read
-    # covers the write when its footprint contains it.
+    distance = _iteration_distance(r_index, w_index, read.placed.loops)
+    if distance is not None and _same_loops(read, write) and not any(distance):
+        return True  # in the same iteration, for every element
+    # A fixed number of iterations earlier covers all but what the first iterations
+    # store (`a[i]` read, `a[i-1]` stored: `a[-1]` is stored first): then, as for a
+    # sibling nest that runs first or a constant index read first, the read covers the
+    # write when its footprint contains it.
     read_box, write_box = footprints[id(read)].box, footprints[id(write)].box
     return read_box is not None and write_box is not None and read_box.contains(write_box)
 
@@ -362,21 +480,23 @@ def _stream_body(
     weight: sympy.Expr,
     registers: _Registers,
     totals: _StreamingTotals,
+    branches: tuple[tuple[Branch, bool], ...] = (),
 ) -> None:
     for node in body:
         if isinstance(node, Loop):
-            _stream_body(node.body, (*loops, node), weight, _Registers(), totals)
+            _stream_body(node.body, (*loops, node), weight, _Registers(), totals, branches)
         elif isinstance(node, Branch):
-            _stream_statement(node.condition, loops, weight, registers, totals)
+            _stream_statement(node.condition, loops, weight, registers, totals, branches)
             p = node.taken_fraction
             then_registers, else_registers = registers.copy(), registers.copy()
-            _stream_body(node.then_body, loops, weight * p, then_registers, totals)
-            _stream_body(node.else_body, loops, weight * (1 - p), else_registers, totals)
+            then_side, else_side = (*branches, (node, True)), (*branches, (node, False))
+            _stream_body(node.then_body, loops, weight * p, then_registers, totals, then_side)
+            _stream_body(node.else_body, loops, weight * (1 - p), else_registers, totals, else_side)
             # What both arms loaded or stored is in a register after the branch.
             registers.reads |= then_registers.reads & else_registers.reads
             registers.writes |= then_registers.writes & else_registers.writes
         else:
-            _stream_statement(node, loops, weight, registers, totals)
+            _stream_statement(node, loops, weight, registers, totals, branches)
 
 
 def _stream_statement(
@@ -385,10 +505,11 @@ def _stream_statement(
     weight: sympy.Expr,
     registers: _Registers,
     totals: _StreamingTotals,
+    branches: tuple[tuple[Branch, bool], ...],
 ) -> None:
     if not statement.accesses:
         return
-    runs = executions_over(weight, loops)
+    runs = guarded_executions(weight, loops, guards_of(branches))
     for access in statement.accesses:
         key = (access.array, access.index if access.index is not None else access.span)
         width = access.element.width_bytes

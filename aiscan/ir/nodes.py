@@ -149,6 +149,10 @@ class Branch:
     then_body: tuple[Node, ...]
     else_body: tuple[Node, ...]
     unknowns: tuple[Unknown, ...] = ()
+    guard: sympy.Basic | None = None
+    """The condition, when it is affine in loop variables and sizes (`i < j - 1`): the
+    analysis then counts the iterations that take each side exactly and drops the
+    fraction's unknown; it keeps both where it cannot (docs/model.md)."""
 
 
 Node = Statement | Loop | Branch

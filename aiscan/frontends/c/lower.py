@@ -260,6 +260,7 @@ class _FunctionLowering:
         condition = self._statement(node.cond, self.reader.value(node.cond))
         span = self.span(node)
         fraction = fraction_symbol(f"p_L{span.line}")
+        guard = self._guard(node.cond)
         before = self.scope.copy()
         then_body = tuple(self._lower(node.iftrue)) if node.iftrue is not None else ()
         self._forget_changes(before)
@@ -272,7 +273,38 @@ class _FunctionLowering:
             span,
             str(fraction),
         )
-        return Branch(span, condition, fraction, then_body, else_body, (unknown,))
+        return Branch(span, condition, fraction, then_body, else_body, (unknown,), guard)
+
+    def _guard(self, node: c_ast.Node) -> sympy.Basic | None:
+        """The condition as a relation of loop variables and sizes (`i < j - 1`, `k > 0
+        && i != j`), or None when it reads data or calls something. A relation of sizes
+        alone (`n > 64`) keeps its named fraction; one that is always true or false
+        (`i != i`, `n > 0`: sizes are positive) is that constant."""
+        guard = self._relation(node)
+        if guard is None or isinstance(guard, sympy.logic.boolalg.BooleanAtom):
+            return guard  # `i != i` is false, `n > 0` true: sizes are positive
+        loop_vars = {s for s in guard.free_symbols if self._is_loop_symbol(s)}
+        return guard if loop_vars else None
+
+    def _is_loop_symbol(self, symbol: sympy.Basic) -> bool:
+        variable = self.scope.lookup(str(symbol))
+        return variable is not None and variable.is_loop_var and symbol == loop_symbol(str(symbol))
+
+    def _relation(self, node: c_ast.Node) -> sympy.Basic | None:
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
+            left, right = self._relation(node.left), self._relation(node.right)
+            if left is None or right is None:
+                return None
+            return sympy.And(left, right) if node.op == "&&" else sympy.Or(left, right)
+        if isinstance(node, c_ast.UnaryOp) and node.op == "!":
+            inner = self._relation(node.expr)
+            return None if inner is None else sympy.Not(inner)
+        if isinstance(node, c_ast.BinaryOp) and node.op in _RELATIONS:
+            left, right = self.reader.affine(node.left), self.reader.affine(node.right)
+            if left is None or right is None:
+                return None
+            return sympy.Rel(left, right, _RELATIONS[node.op])
+        return None
 
     def _forget_changes(self, before: Scope) -> None:
         """After a branch or loop body, integers it may have changed are no longer known."""
@@ -609,6 +641,9 @@ class _Header:
 
 
 _INT_CTYPE = CType(element_type_named(["int"]))
+
+
+_RELATIONS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!="}
 
 
 def _induction_step(node: c_ast.Node | None) -> tuple[str | None, int | None]:

@@ -1,0 +1,442 @@
+"""Exact compulsory footprints of one array by integer sets (islpy), for the cases the
+box-based code in `footprint.py` can only bound.
+
+Every reference becomes, at fixed sizes, an isl map from its statement's instances to the
+elements it touches. The instances are placed in one time space, the classic `2d + 1`
+schedule (per loop level: which sibling, then the iteration number), followed by the
+statement's program order and the reference's position in it, so that the lexicographic
+order of two instances is the order they run in. Then, exactly:
+
+- touched: the union of every reference's image;
+- written: the union of the stores' images;
+- read first: the elements some read touches at an instance no store to that element
+  precedes (their first touch is that read, or an earlier one).
+
+isl counts those sets at fixed sizes only (the PyPI wheel has no symbolic counting), so
+each count is taken on a grid of sizes, interpolated exactly (in each size a polynomial
+of degree at most the number of loops whose range depends on it), and checked at held-out
+sizes, some in other orders (`m > n` and `m < n`). A count that is not one polynomial
+there (`min(m, n)`, `ceiling(n/2)`), or a nest isl cannot express (non-affine index,
+data-dependent branch, unknown trip), gives None: the caller keeps its flagged bound.
+Branch conditions on loop indices (`i < j - 1`) are constraints like the loop bounds, and
+`guarded_runs` counts the iterations that satisfy them the same way. islpy is imported
+only here, and only where the fast paths are not exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import product
+from math import lcm
+from typing import Any
+
+import sympy
+
+from aiscan.analysis.domain import Bounds, LoopLike, bounds_of
+from aiscan.ir.nodes import Access, Loop
+from aiscan.ir.symbols import is_size_symbol, loop_symbol
+
+__all__ = ["ExactCounts", "PolyReference", "exact_counts", "guarded_runs"]
+
+BASE_SIZE = 9
+"""The smallest size interpolated from: past the small sizes where a stencil's shifted
+copies or a triangle's corner still change the shape of the count."""
+MAX_GRID_POINTS = 160
+"""More sizes and a deeper nest than this many grid points is not worth the time here."""
+
+
+@dataclass(frozen=True, slots=True)
+class PolyReference:
+    """One array reference with what places it in time: its loops, outermost first, the
+    first program position inside each of them, and its own statement's position."""
+
+    access: Access
+    loops: tuple[Loop, ...]
+    loop_positions: tuple[int, ...]
+    order: int
+    offset: int
+    guards: tuple[sympy.Basic, ...] = ()
+    """Affine conditions of the branches around it (`i < j - 1`), negated on else sides."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExactCounts:
+    """Distinct elements of one array: touched, written, and first touched by a read."""
+
+    touched: sympy.Expr
+    written: sympy.Expr
+    read_first: sympy.Expr
+
+
+class _NotAffine(Exception):
+    """The nest cannot be written as an isl set at these sizes."""
+
+
+def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
+    """The exact counts of one array's references, or None (see the module docstring)."""
+    try:
+        import islpy  # noqa: F401  (optional: without it the caller keeps its bound)
+    except ImportError:  # pragma: no cover - islpy is a declared dependency
+        return None
+    sizes = _sizes(references)
+    if sizes is None:
+        return None
+    degrees = _degrees(
+        sizes, [(r.loops, (*r.access.index, *r.guards)) for r in references if r.access.index]
+    )
+    polynomials = []
+    for which in range(3):
+
+        def count(point: tuple[int, ...], which: int = which) -> int:
+            assert sizes is not None
+            return _counts_at(references, dict(zip(sizes, point, strict=True)))[which]
+
+        polynomial = _fitted(sizes, degrees, count)
+        if polynomial is None:
+            return None
+        polynomials.append(polynomial)
+    return ExactCounts(*polynomials)
+
+
+def _sizes(references: Sequence[PolyReference]) -> list[sympy.Symbol] | None:
+    """The sizes the nest depends on; None when it depends on anything else (a named trip
+    count, a fraction) or an access is indirect."""
+    found: set[sympy.Symbol] = set()
+    for reference in references:
+        if reference.access.index is None:
+            return None
+        loop_vars = {loop_symbol(loop.var) for loop in reference.loops}
+        for loop in reference.loops:
+            if loop.unknowns:
+                return None
+        exprs = [*reference.access.index, *reference.guards]
+        exprs += [e for loop in reference.loops for e in (loop.start, loop.trip)]
+        sizes = _size_symbols(exprs, loop_vars)
+        if sizes is None:
+            return None
+        found |= sizes
+    return sorted(found, key=lambda s: s.name)
+
+
+def _size_symbols(
+    exprs: Sequence[sympy.Basic], loop_vars: set[sympy.Symbol]
+) -> set[sympy.Symbol] | None:
+    """The sizes among `exprs`' symbols; None when one is neither a size nor a loop's."""
+    found: set[sympy.Symbol] = set()
+    for expr in exprs:
+        for symbol in expr.free_symbols:
+            if symbol in loop_vars:
+                continue
+            if not isinstance(symbol, sympy.Symbol) or not is_size_symbol(symbol):
+                return None
+            found.add(symbol)
+    return found
+
+
+def _grid_point(corner: tuple[int, ...], count: int) -> tuple[int, ...]:
+    """Sizes a few apart from each other, so no two are equal by accident."""
+    return tuple(BASE_SIZE + 2 * position + step for position, step in enumerate(corner))
+
+
+def _held_out(count: int, depth: int) -> list[tuple[int, ...]]:
+    """Sizes beyond the grid, in increasing, decreasing and mixed order."""
+    top = BASE_SIZE + 2 * count + depth + 1
+    increasing = tuple(top + 2 * k for k in range(count))
+    decreasing = tuple(reversed(increasing))
+    mixed = tuple(top + 1 + (3 * k) % (count + 1) for k in range(count))
+    return list(dict.fromkeys([increasing, decreasing, mixed]))
+
+
+def _interpolate(sizes: list[sympy.Symbol], values: dict[tuple[int, ...], int]) -> sympy.Expr:
+    """The polynomial through `values` on their grid, of degree one less than the grid's
+    points in each size (tensor Lagrange interpolation, exact in rationals)."""
+    if not sizes:
+        return sympy.Integer(values[()])
+    nodes = [sorted({p[k] for p in values}) for k in range(len(sizes))]
+    total = sympy.Integer(0)
+    for point, value in values.items():
+        if value == 0:
+            continue
+        term: sympy.Expr = sympy.Integer(value)
+        for k, size in enumerate(sizes):
+            for other in nodes[k]:
+                if other != point[k]:
+                    term *= (size - other) / sympy.Integer(point[k] - other)
+        total += term
+    return sympy.expand(total)
+
+
+def _counts_at(
+    references: Sequence[PolyReference], sizes: dict[sympy.Symbol, int]
+) -> tuple[int, int, int]:
+    return _counts_cached(
+        tuple(references), tuple(sorted(sizes.items(), key=lambda kv: kv[0].name))
+    )
+
+
+@lru_cache(maxsize=2048)
+def _counts_cached(
+    references: tuple[PolyReference, ...], sizes: tuple[tuple[sympy.Symbol, int], ...]
+) -> tuple[int, int, int]:
+    import islpy as isl
+
+    values = dict(sizes)
+    width = 2 * max(len(r.loops) for r in references) + 2
+    try:
+        maps = [(r, isl.Map(_map_text(r, values, width))) for r in references]
+    except isl.Error as error:
+        raise _NotAffine from error
+    ranks = {m.dim(isl.dim_type.out) for _, m in maps}
+    if len(ranks) != 1:
+        raise _NotAffine
+    touched = _union_range([m for _, m in maps])
+    writes = [m for r, m in maps if r.access.is_write]
+    written = _union_range(writes)
+    read_first = None
+    if writes:
+        store_times = writes[0]
+        for m in writes[1:]:
+            store_times = store_times.union(m)
+        earlier = isl.Map.lex_gt(isl.Space.set_alloc(isl.DEFAULT_CONTEXT, 0, width))
+        inverse = store_times.reverse()
+    for reference, m in maps:
+        if reference.access.is_write:
+            continue
+        if writes:
+            preceded = m.apply_range(inverse).intersect(earlier).domain()
+            first = m.intersect_domain(m.domain().subtract(preceded)).range()
+        else:
+            first = m.range()
+        read_first = first if read_first is None else read_first.union(first)
+    return (
+        _count(touched),
+        _count(written),
+        _count(read_first),
+    )
+
+
+def _union_range(maps: Sequence[Any]) -> Any:
+    result = None
+    for m in maps:
+        result = m.range() if result is None else result.union(m.range())
+    return result
+
+
+def _count(points: Any) -> int:
+    if points is None:
+        return 0
+    return int(points.coalesce().count_val().to_python())
+
+
+def _map_text(reference: PolyReference, sizes: dict[sympy.Symbol, int], width: int) -> str:
+    """`{ [T...] -> A[e...] : constraints }` of one reference at fixed sizes."""
+    times = [f"T{k}" for k in range(width)]
+    constraints, substitution = _loop_constraints(reference.loops, sizes)
+    for level, position in enumerate(reference.loop_positions):
+        constraints.append(f"T{2 * level} = {position}")
+    constraints += [_condition(guard, substitution) for guard in reference.guards]
+    depth = len(reference.loops)
+    constraints.append(f"T{2 * depth} = {reference.order}")
+    constraints.append(f"T{2 * depth + 1} = {reference.offset}")
+    for k in range(2 * depth + 2, width):
+        constraints.append(f"T{k} = 0")
+    index = reference.access.index
+    assert index is not None
+    elements = [f"E{k}" for k in range(len(index))]
+    for name, expr in zip(elements, index, strict=True):
+        constraints.append(f"{name} = {_affine(expr, substitution)}")
+    return (
+        f"{{ [{', '.join(times)}] -> {reference.access.array}[{', '.join(elements)}] : "
+        + " and ".join(constraints)
+        + " }"
+    )
+
+
+def _loop_constraints(
+    loops: Sequence[LoopLike], sizes: dict[sympy.Symbol, int]
+) -> tuple[list[str], dict[sympy.Symbol, Any]]:
+    """Iteration `T(2l + 1)` of the loop at level `l` runs; and the substitution of the
+    sizes by numbers and of each loop variable by `start + step*T(2l + 1)`."""
+    constraints: list[str] = []
+    substitution: dict[sympy.Symbol, Any] = dict(sizes)
+    for level, loop in enumerate(loops):
+        t = sympy.Symbol(f"T{2 * level + 1}", integer=True)
+        start = _affine(loop.start, substitution)
+        trip = _affine(loop.trip, substitution)
+        constraints.append(f"0 <= {t} <= ({trip}) - 1")
+        substitution[loop_symbol(loop.var)] = _Var(start, loop.step, t)
+    return constraints, substitution
+
+
+def _condition(guard: sympy.Basic, substitution: dict[sympy.Symbol, Any]) -> str:
+    """An affine condition as isl text (relations joined by and, or)."""
+    guard = sympy.to_nnf(guard)
+    if guard is sympy.true:
+        return "0 = 0"
+    if guard is sympy.false:
+        return "1 = 0"
+    if isinstance(guard, sympy.And):
+        return "(" + " and ".join(_condition(g, substitution) for g in guard.args) + ")"
+    if isinstance(guard, sympy.Or):
+        return "(" + " or ".join(_condition(g, substitution) for g in guard.args) + ")"
+    operators = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=", "!=": "!="}
+    if isinstance(guard, sympy.core.relational.Relational) and guard.rel_op in operators:
+        left = _affine(guard.lhs, substitution)
+        right = _affine(guard.rhs, substitution)
+        return f"({left}) {operators[guard.rel_op]} ({right})"
+    raise _NotAffine
+
+
+def guarded_runs(loops: Sequence[LoopLike], guards: tuple[sympy.Basic, ...]) -> sympy.Expr | None:
+    """How many iterations of `loops` satisfy every guard: exact, by counting at fixed
+    sizes and interpolating (see the module docstring), or None."""
+    return _guarded_runs(bounds_of(loops), guards)
+
+
+@lru_cache(maxsize=4096)
+def _guarded_runs(loops: tuple[Bounds, ...], guards: tuple[sympy.Basic, ...]) -> sympy.Expr | None:
+    try:
+        import islpy  # noqa: F401
+    except ImportError:  # pragma: no cover - islpy is a declared dependency
+        return None
+    loop_vars = {loop_symbol(loop.var) for loop in loops}
+    exprs = [*guards, *(e for loop in loops for e in (loop.start, loop.trip))]
+    found = _size_symbols(exprs, loop_vars)
+    if found is None:
+        return None
+    sizes = sorted(found, key=lambda s: s.name)
+
+    def count(point: tuple[int, ...]) -> int:
+        return _domain_count(loops, guards, tuple(zip(sizes, point, strict=True)))
+
+    return _fitted(sizes, _degrees(sizes, [(loops, guards)]), count)
+
+
+@lru_cache(maxsize=4096)
+def _domain_count(
+    loops: tuple[Bounds, ...],
+    guards: tuple[sympy.Basic, ...],
+    sizes: tuple[tuple[sympy.Symbol, int], ...],
+) -> int:
+    import islpy as isl
+
+    constraints, substitution = _loop_constraints(loops, dict(sizes))
+    constraints += [_condition(guard, substitution) for guard in guards]
+    times = ", ".join(f"T{2 * level + 1}" for level in range(len(loops)))
+    text = f"{{ [{times}] : " + " and ".join(constraints or ["0 = 0"]) + " }"
+    try:
+        return int(isl.Set(text).count_val().to_python())
+    except isl.Error as error:
+        raise _NotAffine from error
+
+
+def _degrees(
+    sizes: list[sympy.Symbol],
+    nests: Sequence[tuple[Sequence[LoopLike], Sequence[sympy.Basic]]],
+) -> list[int]:
+    """Per size, the highest degree a count can have in it: the number of loops whose
+    range depends on it (directly, or through an enclosing loop that does), or the whole
+    depth when an index or a condition uses it (`i*n + j`)."""
+    degrees = [0] * len(sizes)
+    for loops, uses in nests:
+        used = set().union(*(u.free_symbols for u in uses)) if uses else set()
+        for position, size in enumerate(sizes):
+            if size in used:
+                degrees[position] = max(degrees[position], len(loops))
+                continue
+            dependent = {size}
+            for loop in loops:
+                if (loop.start.free_symbols | loop.trip.free_symbols) & dependent:
+                    dependent.add(loop_symbol(loop.var))
+            degrees[position] = max(degrees[position], len(dependent) - 1)
+    return degrees
+
+
+def _fitted(
+    sizes: list[sympy.Symbol], degrees: list[int], count: Callable[[tuple[int, ...]], int]
+) -> sympy.Expr | None:
+    """The polynomial through `count` on the grid, verified at held-out sizes; None when
+    the count is not one polynomial there or cannot be written as isl sets."""
+    points = 1
+    for degree in degrees:
+        points *= degree + 1
+    if points > MAX_GRID_POINTS:
+        return None
+    depth = max(degrees, default=0)
+    try:
+        values = {
+            point: count(point)
+            for point in (
+                _grid_point(corner, len(sizes))
+                for corner in product(*(range(degree + 1) for degree in degrees))
+            )
+        }
+        polynomial = _interpolate(sizes, values)
+        for point in _held_out(len(sizes), depth):
+            if polynomial.subs(dict(zip(sizes, point, strict=True))) != count(point):
+                return None
+    except _NotAffine:
+        return None
+    return polynomial
+
+
+@dataclass(frozen=True)
+class _Var:
+    """A loop variable at iteration `t`: `start + step*t`, start already in isl text."""
+
+    start: str
+    step: int
+    t: sympy.Symbol
+
+
+def _affine(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
+    """`expr` as isl affine text, sizes replaced by numbers and loop variables by their
+    iteration expressions; _NotAffine when it is not (quasi-)affine there."""
+    numbers = {s: v for s, v in substitution.items() if isinstance(v, int)}
+    expr = sympy.expand(expr.subs(numbers)) if numbers else expr
+    return _text(expr, substitution)
+
+
+def _text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
+    if expr.is_Integer:
+        return str(int(expr))
+    if expr.is_Symbol:
+        value = substitution.get(expr)
+        if isinstance(value, _Var):
+            return f"(({value.start}) + {value.step}*{value.t})"
+        raise _NotAffine
+    if expr.is_Add:
+        return "(" + " + ".join(_text(a, substitution) for a in expr.args) + ")"
+    if expr.is_Mul:
+        coefficient, rest = expr.as_coeff_Mul()
+        if not coefficient.is_Integer or rest.is_Mul:
+            raise _NotAffine  # a fraction of a variable, or a product of two
+        return f"{int(coefficient)}*{_text(rest, substitution)}"
+    if isinstance(expr, (sympy.floor, sympy.ceiling)):
+        (argument,) = expr.args
+        denominator = _denominator(argument)
+        name = "floor" if isinstance(expr, sympy.floor) else "ceil"
+        inner = sympy.expand(argument * denominator)
+        return f"{name}(({_text(inner, substitution)})/{denominator})"
+    if isinstance(expr, sympy.Mod) and expr.args[1].is_Integer and expr.args[1] > 0:
+        return f"(({_text(expr.args[0], substitution)}) mod {int(expr.args[1])})"
+    if isinstance(expr, (sympy.Max, sympy.Min)):
+        name = "max" if isinstance(expr, sympy.Max) else "min"
+        parts = [_text(a, substitution) for a in expr.args]
+        text = parts[0]
+        for part in parts[1:]:
+            text = f"{name}({text}, {part})"
+        return text
+    raise _NotAffine
+
+
+def _denominator(expr: sympy.Expr) -> int:
+    """The least common denominator of `expr`'s rational coefficients."""
+    denominator = 1
+    for term in sympy.Add.make_args(sympy.expand(expr)):
+        coefficient, _ = term.as_coeff_Mul()
+        if coefficient.is_Rational:
+            denominator = lcm(denominator, int(coefficient.q))
+    return denominator
