@@ -39,6 +39,13 @@ _EINSUM = re.compile(r"^([a-zA-Z,]*)(->([a-zA-Z]*))?$")
 
 
 def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    func = node.func
+    if (
+        isinstance(func, cst.Attribute)
+        and func.attr.value in _METHODS
+        and not isinstance(func.value, (cst.Name, cst.Attribute))
+    ):
+        return _method(reader, node, func)  # `(x - mu).mean(axis=-1)`: any expression's method
     canonical = reader.names.canonical(node.func)
     if (
         canonical is None

@@ -281,9 +281,18 @@ class FunctionLowering:
     def _small(self, node: cst.BaseSmallStatement) -> _Lowered:
         self.reader.unknowns = []
         if isinstance(node, cst.Assign):
-            lowered = self._assign(
-                node.targets[0].target if len(node.targets) == 1 else None, node.value, node
-            )
+            lowered = self._assign(node.targets[-1].target, node.value, node)
+            # `a = b = expr`: computed once (into the last target), the others name it.
+            last = _bound_name(node.targets[-1].target)
+            for other in node.targets[:-1]:
+                name = _bound_name(other.target)
+                binding = self.scope.names.get(last) if last is not None else None
+                if name is None or binding is None:
+                    self.reader.unsupported(
+                        node, f"chained assignment to `{self.names.text(other.target)}`"
+                    )
+                    continue
+                self.scope.names[name] = binding
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             lowered = self._assign(node.target, node.value, node)
         elif isinstance(node, cst.AugAssign):
