@@ -5,7 +5,8 @@ kebab-case as in ruff: `devices`, `device-files`, `sizes`, `write-allocate`,
 `special-weight`, `include-dirs`, `defines`, and for `aiscan check`: `select`, `ignore`,
 `per-file-ignores` (glob -> codes), `thresholds` (rule code or name -> option -> number),
 `fail-on-notes` (informational findings fail the run too) and `help-url` (a template for the
-rules' documentation pages: `{code}`, `{code_lower}`, `{name}`).
+rules' documentation pages: `{code}`, `{code_lower}`, `{name}`); `python-dtype` types
+un-annotated Python arrays.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from aiscan.errors import UsageError
 
-__all__ = ["Config", "find_config", "load_config"]
+__all__ = ["PYTHON_DTYPES", "Config", "find_config", "load_config"]
 
 _KEYS = {
     "cache-dir",
@@ -35,7 +36,11 @@ _KEYS = {
     "thresholds",
     "fail-on-notes",
     "help-url",
+    "python-dtype",
 }
+
+PYTHON_DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
+"""What `python-dtype` / `--python-dtype` accept: the dtype of un-typed Python arrays."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,7 @@ class Config:
     thresholds: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     fail_on_notes: bool = False
     help_url: str | None = None
+    python_dtype: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -103,8 +109,18 @@ def load_config(path: Path | None) -> Config:
         thresholds=_thresholds(table, path),
         fail_on_notes=bool(_optional_bool(table, "fail-on-notes", path)),
         help_url=_help_url(table, path),
+        python_dtype=_python_dtype(table, path),
         raw=table,
     )
+
+
+def _python_dtype(table: Mapping[str, Any], path: Path) -> str | None:
+    value = table.get("python-dtype")
+    if value is None:
+        return None
+    if value not in PYTHON_DTYPES:
+        raise UsageError(f"{path}: python-dtype must be one of {', '.join(PYTHON_DTYPES)}")
+    return str(value)
 
 
 def _strings(table: Mapping[str, Any], key: str, path: Path) -> list[str]:

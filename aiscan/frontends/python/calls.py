@@ -39,6 +39,13 @@ _EINSUM = re.compile(r"^([a-zA-Z,]*)(->([a-zA-Z]*))?$")
 
 
 def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    func = node.func
+    if (
+        isinstance(func, cst.Attribute)
+        and func.attr.value in _METHODS
+        and not isinstance(func.value, (cst.Name, cst.Attribute))
+    ):
+        return _method(reader, node, func)  # `(x - mu).mean(axis=-1)`: any expression's method
     canonical = reader.names.canonical(node.func)
     if (
         canonical is None
@@ -46,6 +53,10 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
         and (node.func.attr.value in _METHODS)
     ):
         return _method(reader, node, node.func)
+    if canonical is None and isinstance(node.func, cst.Name):
+        helper = reader.scope.helpers.get(node.func.value)
+        if helper is not None and node.func.value not in reader.scope.names:
+            return reader.inline(node, helper)
     if canonical is None:
         name = reader.names.text(node.func)
         reader.note(
@@ -115,7 +126,7 @@ def _numpy(reader: ExpressionReader, node: cst.Call, function: str, canonical: s
         return _cast(copied, element)
     if function == "square":
         values = _arrays(reader, arguments[:1])
-        return reader.elementwise("mul", "square", values * 2, node) if values else None
+        return reader.elementwise("mul", "square", values, node) if values else None
     if function in ARITHMETIC or function in SPECIAL or function in FREE:
         values = _arrays(reader, arguments)
         if values is None:
@@ -123,7 +134,11 @@ def _numpy(reader: ExpressionReader, node: cst.Call, function: str, canonical: s
         if not values:  # NumPy raises a TypeError on `np.exp()`
             return reader.unsupported(node, f"`{function}` called without operands")
         op = ARITHMETIC.get(function) or ("special" if function in SPECIAL else "free")
-        return reader.elementwise(op, function, values, node)
+        result = reader.elementwise(op, function, values, node)
+        if isinstance(result, Scalar) and canonical.startswith("numpy."):
+            # NEP 50: `np.sqrt(n)` is a NumPy scalar, strongly typed (`math.sqrt` is not).
+            return replace(result, weak=False)
+        return result
     if canonical.startswith("numpy.") and function in dtypes_by_name():
         values = _arrays(reader, arguments[:1])
         if not values:
@@ -287,6 +302,17 @@ def _allocation(
 ) -> Value | None:
     fills = ALLOCATIONS[function]
     element = _dtype_argument(reader, node)
+    # The dtype may be positional: `np.empty((n, m), np.int32)`, `np.full(s, v, np.int32)`.
+    position = 2 if function in ("full", "full_like") else 1
+    if element is None and len(arguments) > position:
+        element = _dtype_node(reader, arguments[position])
+        if element is None:
+            reader.note(
+                UnknownKind.UNKNOWN_SHAPE,
+                arguments[position],
+                f"`{reader.names.text(arguments[position])}` is not a known NumPy dtype",
+            )
+            return None
     if function.endswith("_like"):
         prototype = _arrays(reader, arguments[:1])
         if not prototype:
