@@ -170,6 +170,10 @@ class Region:
     conventions: tuple[tuple[str, sympy.Expr], ...] = ()
     """Other FLOP figures people quote for the same work, e.g. ("2*m*k*n", 2*m*k*n) for a
     matmul whose exact count is m*n*(2k - 1)."""
+    contraction: bool = False
+    """NumPy eager calls only: this call is a contraction (`@`, `matmul`, `dot`, `einsum`,
+    `tensordot`, `linalg.*`) that the library hands to BLAS, so it runs on the matrix
+    (tensor-core) roof of its dtype where the device has one (`aiscan.roofline.roofs`)."""
 
 
 @dataclass(frozen=True, slots=True)

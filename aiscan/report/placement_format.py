@@ -22,6 +22,7 @@ def placement_json(placement: Placement | str, write_allocate: bool | None) -> d
         "device_name": placement.device_name,
         "precision": placement.precision,
         "precision_requested": placement.precision_requested,
+        "roof": placement.roof,
         "sparse": placement.sparse,
         "write_allocate": write_allocate,
         "memory_level": placement.memory_level,
@@ -71,7 +72,7 @@ def placement_lines(placement: Placement | str) -> list[str]:
         share = f" ({100 * p.fraction_of_peak:.3g}% of peak)" if p.fraction_of_peak else ""
         head += f", attainable {format_si(p.attainable_flops_per_s, 'FLOP/s')}{share}"
     lines = [head]
-    details = []
+    details = [f"roof {p.roof}"] if p.roof else []
     if p.times is not None:
         t = p.times
         details.append(

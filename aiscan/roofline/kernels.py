@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import sympy
+
 from aiscan.analysis.kernel import FunctionAnalysis, ModuleAnalysis, RegionAnalysis
 from aiscan.errors import UsageError
 from aiscan.options import PlacementOptions
-from aiscan.roofline.placement import Placement, place
+from aiscan.roofline.placement import Placement
 from aiscan.roofline.plot import KernelSpec
+from aiscan.roofline.roofs import LOOPS, VECTOR
 
 __all__ = ["PlacementOptions", "kernel_spec", "module_kernels", "place_on_devices"]
 
@@ -29,7 +32,22 @@ def kernel_spec(
         precision=options.dtype or result.precision or "fp64",
         bytes_write_allocate=traffic.total(True),
         write_allocate=options.write_allocate,
+        contraction_flops=_contraction_flops(result),
+        vector_reason=VECTOR if _has_calls(result) else LOOPS,
     )
+
+
+def _regions(result: RegionAnalysis | FunctionAnalysis) -> tuple[RegionAnalysis, ...]:
+    return (result,) if isinstance(result, RegionAnalysis) else result.regions
+
+
+def _contraction_flops(result: RegionAnalysis | FunctionAnalysis) -> sympy.Expr:
+    return sympy.expand(sum((r.contraction_flops for r in _regions(result)), sympy.Integer(0)))
+
+
+def _has_calls(result: RegionAnalysis | FunctionAnalysis) -> bool:
+    """NumPy-style code (array calls) rather than explicit loops."""
+    return any(r.region.eager_calls for r in _regions(result))
 
 
 def place_on_devices(
@@ -39,16 +57,7 @@ def place_on_devices(
     placed: list[Placement | str] = []
     for device in options.devices:
         try:
-            placed.append(
-                place(
-                    spec.flops,
-                    spec.bytes_on(device),
-                    spec.precision,
-                    device,
-                    sizes=sizes,
-                    sparse=options.sparse,
-                )
-            )
+            placed.append(spec.place_on(device, sizes=sizes, sparse=options.sparse))
         except UsageError as error:
             placed.append(f"{device.key}: {error}")
     return placed

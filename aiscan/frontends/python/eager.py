@@ -69,7 +69,9 @@ def eager_calls(
     for leaf, call in calls.found:
         nodes = NestBuilder(namer, span).assign(Target(leaf), call, f"{leaf.array} = {call.text}")
         kind = "nest" if any(isinstance(n, Loop) for n in nodes) else "straight"
-        result.regions.append(Region(kind, tuple(nodes), span))
+        result.regions.append(
+            Region(kind, tuple(nodes), span, contraction=isinstance(call, Contract))
+        )
     return result
 
 
