@@ -54,7 +54,7 @@ class RegionAnalysis:
     precision: str
     unknowns: tuple[Unknown, ...]
     special_calls: tuple[str, ...]
-    contraction_flops: sympy.Expr = sympy.Integer(0)
+    contraction_flops: sympy.Expr = sympy.S.Zero
     """The part of `flops.total` done by library contractions (NumPy eager calls marked
     `contraction`); the rest runs on the vector units."""
 

@@ -246,10 +246,11 @@ def _combined_roof(
     """One roof for FLOPs on several units: total FLOPs over the summed math times where
     the sizes give numbers, else the fastest part's peak (a roof no part exceeds)."""
     choices = [device.choose_peak(p.precision, sparse=sparse) for p in parts]
-    words = [f"{roof_label(c.precision, device)} ({p.reason})" for c, p in zip(choices, parts)]
-    notes = [
-        f"{_words(p.flops)} FLOPs on {w}" for p, w in zip(parts, words, strict=True)
+    words = [
+        f"{roof_label(c.precision, device)} ({p.reason})"
+        for c, p in zip(choices, parts, strict=True)
     ]
+    notes = [f"{_words(p.flops)} FLOPs on {w}" for p, w in zip(parts, words, strict=True)]
     notes += [c.note for c in choices if c.note]
     counts = [finite_value(_substitute(sympy.sympify(p.flops), sizes)) for p in parts]
     fastest = max(choices, key=lambda c: c.flops_per_s)

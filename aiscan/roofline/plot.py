@@ -66,7 +66,7 @@ class KernelSpec:
     """Bytes when stores allocate (CPUs); placed on devices that write-allocate."""
     write_allocate: bool | None = None
     """Override of the devices' store policy; None follows each device."""
-    contraction_flops: sympy.Expr = sympy.Integer(0)
+    contraction_flops: sympy.Expr = sympy.S.Zero
     """The FLOPs of library contractions (tensor-core roof); the rest are vector FLOPs."""
     tf32: str | None = None
     """Why fp32 contractions run in TF32 (a framework's policy), or None for full FP32."""
