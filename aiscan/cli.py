@@ -97,8 +97,9 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument(
         "--model",
         choices=("compulsory", "streaming"),
-        default="compulsory",
-        help="traffic model for function totals and roofline placement (default: compulsory)",
+        default=None,
+        help="traffic model for function totals and roofline placement (default: compulsory; "
+        "roofline placement of array code: its framework's view, jit or eager)",
     )
     _add_scan_options(analyze)
     analyze.set_defaults(handler=_run_analyze)
@@ -257,7 +258,7 @@ def _placement_options(arguments: argparse.Namespace, config: Config) -> Placeme
         write_allocate = config.write_allocate
     return PlacementOptions(
         devices=tuple(catalog.get(name) for name in names),
-        model=arguments.model,
+        model=arguments.model or "auto",
         dtype=normalize_precision(arguments.dtype) if arguments.dtype else None,
         sparse=arguments.sparse,
         write_allocate=write_allocate,
@@ -275,7 +276,9 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
     files = discover(arguments.files)
     if not files:
         raise UsageError("no C or Python source files found in the given paths")
-    task = analyze_task(AnalyzeOptions(options, placement, arguments.format, arguments.model))
+    task = analyze_task(
+        AnalyzeOptions(options, placement, arguments.format, arguments.model or "compulsory")
+    )
     payloads = run_task(
         files,
         task,
@@ -291,7 +294,7 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
             "write_allocate": options.analysis.write_allocate,
             "special_weight": options.analysis.special_weight,
             "sizes": dict(options.analysis.sizes),
-            "model": arguments.model,
+            "model": arguments.model or "compulsory",
             "devices": [d.key for d in placement.devices] if placement else [],
         }
         analyzed = sum(1 for p in payloads if p["ok"])

@@ -29,6 +29,11 @@ class PipelineOptions:
     include_dirs: tuple[str, ...] = ()
     defines: Mapping[str, str] = field(default_factory=dict)
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
+    jax_enable_x64: bool | None = None
+    """Setting that overrides what a JAX module says about x64 (None: the code decides)."""
+    fp32_matmul_tf32: bool | None = None
+    """Setting: float32 contractions in TF32 (True) or full FP32 (False); None: the
+    framework's policy as the code states it."""
 
 
 @dataclass(frozen=True)

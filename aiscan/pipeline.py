@@ -36,7 +36,9 @@ def lower_source(text: str, path: str, options: PipelineOptions) -> Module:
     if language == "python":
         from aiscan.frontends.python import lower_python_source
 
-        return lower_python_source(text, path)
+        return lower_python_source(
+            text, path, x64=options.jax_enable_x64, tf32=options.fp32_matmul_tf32
+        )
     raise InputError(
         Diagnostic(
             Span(path, 1, 1), Severity.ERROR, "unknown language (expected a .c, .h or .py file)"

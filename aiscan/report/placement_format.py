@@ -23,6 +23,7 @@ def placement_json(placement: Placement | str, write_allocate: bool | None) -> d
         "precision": placement.precision,
         "precision_requested": placement.precision_requested,
         "roof": placement.roof,
+        "traffic_view": placement.traffic_view or None,
         "sparse": placement.sparse,
         "write_allocate": write_allocate,
         "memory_level": placement.memory_level,
@@ -73,6 +74,8 @@ def placement_lines(placement: Placement | str) -> list[str]:
         head += f", attainable {format_si(p.attainable_flops_per_s, 'FLOP/s')}{share}"
     lines = [head]
     details = [f"roof {p.roof}"] if p.roof else []
+    if p.traffic_view:
+        details.append(f"{p.traffic_view} bytes {p.bytes_moved}")
     if p.times is not None:
         t = p.times
         details.append(

@@ -24,7 +24,8 @@ __all__ = ["PlacementOptions", "kernel_spec", "module_kernels", "place_on_device
 def kernel_spec(
     label: str, result: RegionAnalysis | FunctionAnalysis, options: PlacementOptions
 ) -> KernelSpec:
-    traffic = result.traffic.get(options.model, result.traffic["compulsory"])
+    model, view_note = _traffic_view(result, options.model)
+    traffic = result.traffic.get(model, result.traffic["compulsory"])
     return KernelSpec(
         label=label,
         flops=result.flops.total,
@@ -34,7 +35,34 @@ def kernel_spec(
         write_allocate=options.write_allocate,
         contraction_flops=_contraction_flops(result),
         vector_reason=VECTOR if _has_calls(result) else LOOPS,
+        tf32=_tf32(result),
+        traffic_view=model,
+        view_note=view_note,
     )
+
+
+def _traffic_view(result: RegionAnalysis | FunctionAnalysis, model: str) -> tuple[str, str | None]:
+    """The traffic to place. `auto` (the default) follows the code: a compiled function
+    (jax.jit, torch.compile, numba.njit) the jit view, other array code the eager view (each
+    call its own kernel, temporaries included), loops the compulsory model."""
+    if model != "auto":
+        return model, None
+    regions = _regions(result)
+    if any(r.region.view == "jit" for r in regions):
+        if "jit" in result.traffic:
+            return "jit", "jit view: a compiled function reads its inputs once, writes once"
+        return "compulsory", (
+            "compiled function, but this build has no jit traffic view: placed with the "
+            "compulsory per-statement traffic, which stores named intermediates"
+        )
+    if "eager" in result.traffic:
+        return "eager", None
+    return "compulsory", None
+
+
+def _tf32(result: RegionAnalysis | FunctionAnalysis) -> str | None:
+    """The TF32 policy of the regions' framework (the first region that states one)."""
+    return next((r.region.tf32 for r in _regions(result) if r.region.tf32), None)
 
 
 def _regions(result: RegionAnalysis | FunctionAnalysis) -> tuple[RegionAnalysis, ...]:

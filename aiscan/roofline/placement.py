@@ -120,6 +120,8 @@ class Placement:
     notes: tuple[str, ...]
     roof: str = ""
     """The compute roof in words and why: "FP64 tensor core (BLAS contraction)"."""
+    traffic_view: str = ""
+    """Which bytes were placed: a traffic model (`compulsory`) or view (`eager`, `jit`)."""
 
 
 def select_bytes(

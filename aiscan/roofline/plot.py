@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -71,6 +71,9 @@ class KernelSpec:
     tf32: str | None = None
     """Why fp32 contractions run in TF32 (a framework's policy), or None for full FP32."""
     vector_reason: str = VECTOR
+    traffic_view: str = ""
+    """The traffic model or view the bytes come from (`eager`, `jit`, `compulsory`...)."""
+    view_note: str | None = None
 
     def roofs_on(
         self, device: Device, *, sparse: bool = False
@@ -106,10 +109,12 @@ class KernelSpec:
     ) -> Placement:
         """This kernel on `device`'s roofline, on the roof its kind of work runs on."""
         precision, reason, parts = self.roofs_on(device, sparse=sparse)
-        return place(
+        placed = place(
             self.flops, self.bytes_on(device), precision, device,
             sizes=sizes, sparse=sparse, roof_reason=reason, parts=parts,
         )  # fmt: skip
+        notes = (*placed.notes, self.view_note) if self.view_note else placed.notes
+        return replace(placed, traffic_view=self.traffic_view, notes=notes)
 
     def bytes_on(self, device: Device) -> sympy.Expr:
         if self.bytes_write_allocate is None:

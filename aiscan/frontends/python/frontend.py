@@ -14,8 +14,10 @@ import libcst as cst
 
 from aiscan.errors import Diagnostic, InputError, Severity
 from aiscan.frontends.python.expressions import TOO_LARGE, Scope, number_literal
+from aiscan.frontends.python.frameworks import read_frameworks
 from aiscan.frontends.python.lowering import FunctionLowering
 from aiscan.frontends.python.names import SourceNames
+from aiscan.frontends.python.precision_rules import apply_rules
 from aiscan.frontends.python.values import Integer
 from aiscan.ir.nodes import Function, Module
 from aiscan.ir.symbols import size_symbol
@@ -24,8 +26,13 @@ from aiscan.span import Span
 __all__ = ["lower_python_source"]
 
 
-def lower_python_source(text: str, path: str) -> Module:
-    """Parse and lower one Python file; raises `InputError` when it does not parse."""
+def lower_python_source(
+    text: str, path: str, *, x64: bool | None = None, tf32: bool | None = None
+) -> Module:
+    """Parse and lower one Python file; raises `InputError` when it does not parse.
+
+    `x64` and `tf32` are settings that override what the code says about its framework's
+    precision (see `frameworks.py`)."""
     syntax = _check_with_cpython_parser(text, path)
     try:
         module = cst.parse_module(text)
@@ -59,7 +66,13 @@ def lower_python_source(text: str, path: str) -> Module:
         pseudo = lowering.build("<module>", names.span(top_level[0]), top_level)
         if pseudo.regions:
             functions.append(pseudo)
-    return Module(path, "python", tuple(functions), size_defaults)
+    rules = read_frameworks(syntax, x64_setting=x64, tf32_setting=tf32)
+    if rules.frameworks:
+        functions = [apply_rules(f, rules) for f in functions]
+    notes = tuple(
+        Diagnostic(Span(path, line, 1), Severity.NOTE, text) for line, text in rules.notes
+    )
+    return Module(path, "python", tuple(functions), size_defaults, diagnostics=notes)
 
 
 def _unrepresentable(text: str, path: str, reason: str) -> Diagnostic:
