@@ -56,6 +56,10 @@ class FrameworkRules:
     jit_functions: set[str] = field(default_factory=set)
     notes: list[tuple[int, str]] = field(default_factory=list)
     """(line, text) for each rule applied, on the import's line."""
+    imported: set[str] = field(default_factory=set)
+    """Top-level modules imported (`numpy` among them or not)."""
+    mixed: bool = False
+    """Several array libraries: the framework rules are not applied."""
 
     @property
     def demotes_float64(self) -> bool:
@@ -77,6 +81,20 @@ def read_frameworks(
     rules = FrameworkRules()
     aliases = _aliases(tree, rules)
     if not rules.frameworks:
+        return rules
+    arrays = sorted(set(rules.frameworks) & {"jax", "torch", "cupy"})
+    if len(arrays) > 1 or (arrays and "numpy" in rules.imported):
+        # Which library holds an array is not visible: no dtype or precision rule applies.
+        names = ", ".join(_ROOTS[a] for a in arrays)
+        line = min(rules.frameworks[a] for a in arrays)
+        rules.notes.append(
+            (line, f"{names} imported beside NumPy or each other: dtypes and matmul precision "
+             "as written (no framework rule applied)")
+        )  # fmt: skip
+        rules.jit_functions = _jit_functions(tree, aliases)
+        rules.frameworks = {k: v for k, v in rules.frameworks.items() if k == "numba"}
+        rules.mixed = True
+        _notes(rules)
         return rules
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     jax_x64 = _jax_x64(tree, calls, aliases)
@@ -117,6 +135,7 @@ def _aliases(tree: ast.Module, rules: FrameworkRules) -> dict[str, str]:
 
 def _seen(rules: FrameworkRules, module: str, line: int) -> None:
     root = module.split(".")[0]
+    rules.imported.add(root)
     if root in _ROOTS and root not in rules.frameworks:
         rules.frameworks[root] = line
 
@@ -295,7 +314,7 @@ def _notes(rules: FrameworkRules) -> None:
         rules.notes.append(
             (line, f"CuPy: NumPy's promotion rules (NEP 50); float32 matmul in {text}")
         )
-    if rules.jit_functions:
+    if rules.jit_functions and frameworks:
         line = min(frameworks.values())
         names = ", ".join(sorted(rules.jit_functions))
         rules.notes.append((line, f"compiled (jit view): {names}; other array code: eager view"))

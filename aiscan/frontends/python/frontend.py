@@ -67,7 +67,7 @@ def lower_python_source(
         if pseudo.regions:
             functions.append(pseudo)
     rules = read_frameworks(syntax, x64_setting=x64, tf32_setting=tf32)
-    if rules.frameworks:
+    if rules.frameworks or rules.jit_functions:
         functions = [apply_rules(f, rules) for f in functions]
     notes = tuple(
         Diagnostic(Span(path, line, 1), Severity.NOTE, text) for line, text in rules.notes
