@@ -82,7 +82,8 @@ class Row:
 
 @functools.cache
 def analyses(run: str) -> dict[str, FunctionAnalysis]:
-    result = analyze_path(str(FIXTURES / RUN_FILES[run]), PipelineOptions(analysis=AnalysisOptions()))
+    options = PipelineOptions(analysis=AnalysisOptions())
+    result = analyze_path(str(FIXTURES / RUN_FILES[run]), options)
     assert result.analysis is not None, result.diagnostics
     return {f.function.name: f for f in result.analysis.functions}
 
