@@ -239,7 +239,13 @@ def _pipeline_options(arguments: argparse.Namespace, config: Config) -> Pipeline
         write_allocate=bool(write_allocate), special_weight=special_weight, sizes=sizes
     )
     # An integer -D value binds a size in the preprocessor (see frontends/c/preprocess.py).
-    return PipelineOptions(tuple(include_dirs), defines, analysis)
+    return PipelineOptions(
+        tuple(include_dirs),
+        defines,
+        analysis,
+        jax_enable_x64=config.jax_enable_x64,
+        fp32_matmul_tf32=config.fp32_matmul_tf32,
+    )
 
 
 def _placement_options(arguments: argparse.Namespace, config: Config) -> PlacementOptions | None:

@@ -2,7 +2,8 @@
 
 Found by walking up from the working directory; command-line flags win over it. Keys are
 kebab-case as in ruff: `devices`, `device-files`, `sizes`, `write-allocate`,
-`special-weight`, `include-dirs`, `defines`, and for `aiscan check`: `select`, `ignore`,
+`special-weight`, `include-dirs`, `defines`, `jax-enable-x64` and `fp32-matmul`
+(framework precision settings that override the code), and for `aiscan check`: `select`, `ignore`,
 `per-file-ignores` (glob -> codes) and `thresholds` (rule code or name -> option -> number).
 """
 
@@ -31,6 +32,8 @@ _KEYS = {
     "ignore",
     "per-file-ignores",
     "thresholds",
+    "jax-enable-x64",
+    "fp32-matmul",
 }
 
 
@@ -50,6 +53,10 @@ class Config:
     ignore: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     thresholds: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    jax_enable_x64: bool | None = None
+    """Overrides what a JAX module says about x64 (None: the code decides)."""
+    fp32_matmul_tf32: bool | None = None
+    """`fp32-matmul = "tf32"` or `"fp32"`: overrides the framework's precision policy."""
     raw: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -95,6 +102,8 @@ def load_config(path: Path | None) -> Config:
         ignore=tuple(_strings(table, "ignore", path)),
         per_file_ignores=_per_file_ignores(table, path),
         thresholds=_thresholds(table, path),
+        jax_enable_x64=_optional_bool(table, "jax-enable-x64", path),
+        fp32_matmul_tf32=_fp32_matmul(table, path),
         raw=table,
     )
 
@@ -159,3 +168,12 @@ def _thresholds(table: Mapping[str, Any], path: Path) -> dict[str, dict[str, flo
             raise UsageError(f"{path}: thresholds.{rule} must map option names to numbers")
         thresholds[str(rule)] = {str(k): float(v) for k, v in options.items()}
     return thresholds
+
+
+def _fp32_matmul(table: Mapping[str, Any], path: Path) -> bool | None:
+    value = table.get("fp32-matmul")
+    if value is None:
+        return None
+    if value not in ("tf32", "fp32"):
+        raise UsageError(f'{path}: fp32-matmul must be "tf32" or "fp32"')
+    return value == "tf32"

@@ -67,7 +67,11 @@ def settings_for(path: str, devices: tuple[str, ...] = ()) -> ServerSettings:
         sizes=dict(config.sizes),
     )
     pipeline = PipelineOptions(
-        tuple(str(d) for d in config.include_dirs), dict(config.defines), analysis
+        tuple(str(d) for d in config.include_dirs),
+        dict(config.defines),
+        analysis,
+        jax_enable_x64=config.jax_enable_x64,
+        fp32_matmul_tf32=config.fp32_matmul_tf32,
     )
     try:
         lint = LintSettings(
