@@ -176,4 +176,4 @@ def _fp32_matmul(table: Mapping[str, Any], path: Path) -> bool | None:
         return None
     if value not in ("tf32", "fp32"):
         raise UsageError(f'{path}: fp32-matmul must be "tf32" or "fp32"')
-    return value == "tf32"
+    return bool(value == "tf32")
