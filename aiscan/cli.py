@@ -196,6 +196,13 @@ def _add_device_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="use 2:4 structured-sparsity peaks instead of dense ones",
     )
+    parser.add_argument(
+        "--roof",
+        choices=("datasheet", "attainable"),
+        default="datasheet",
+        help="place against the datasheet peaks or the measured, attainable figures a device "
+        "file carries (`aiscan calibrate` writes them); JSON gives both times when both exist",
+    )
 
 
 def _config(arguments: argparse.Namespace) -> Config:
@@ -268,6 +275,7 @@ def _placement_options(arguments: argparse.Namespace, config: Config) -> Placeme
         dtype=normalize_precision(arguments.dtype) if arguments.dtype else None,
         sparse=arguments.sparse,
         write_allocate=write_allocate,
+        roof=arguments.roof,
     )
 
 

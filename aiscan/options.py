@@ -45,3 +45,5 @@ class PlacementOptions:
     sparse: bool = False
     write_allocate: bool | None = None
     """None follows each device's store policy."""
+    roof: str = "datasheet"
+    """`attainable`: the device files' measured figures where they have them."""

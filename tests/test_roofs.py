@@ -72,3 +72,25 @@ def test_mixed_kinds_sum_their_math_times() -> None:
     unsized = spec.place_on(h100)
     assert unsized.peak_flops_per_s == 67e12  # the fastest part: still a lower bound
     assert sympy.sympify(unsized.flops) == flops
+
+
+def test_attainable_roofs_and_both_times_in_json(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import json
+    from pathlib import Path
+
+    from aiscan.cli import main
+
+    path = Path(__file__).resolve().parent.parent / "fixtures" / "gpu" / "cupy_kernels.py"
+    argv = ["analyze", str(path), "--device", "h100", "--size", "n=8192", "--format", "json"]
+    assert main([*argv, "--roof", "attainable", "--no-cache"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    functions = {f["name"]: f for f in report["files"][0]["functions"]}
+    (dgemm,) = functions["gemm_f64"]["nests"][0]["placement"]
+    assert dgemm["peak_flops_per_s"] == 56.94e12
+    assert dgemm["bandwidth_bytes_per_s"] == 3.031e12
+    assert "measured: DGEMM" in dgemm["peak_source"]
+    both = dgemm["times_by_roof"]
+    assert both["attainable"]["math_s"] == pytest.approx((2 * 8192**3 - 8192**2) / 56.94e12)
+    assert both["datasheet"]["math_s"] == pytest.approx((2 * 8192**3 - 8192**2) / 67e12)

@@ -8,12 +8,14 @@ type unless the user overrides it with `--dtype`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import sympy
 
 from aiscan.analysis.kernel import FunctionAnalysis, ModuleAnalysis, RegionAnalysis
 from aiscan.errors import UsageError
 from aiscan.options import PlacementOptions
+from aiscan.roofline.devices import Device
 from aiscan.roofline.placement import Placement
 from aiscan.roofline.plot import KernelSpec
 from aiscan.roofline.roofs import LOOPS, VECTOR
@@ -85,7 +87,7 @@ def place_on_devices(
     placed: list[Placement | str] = []
     for device in options.devices:
         try:
-            placed.append(spec.place_on(device, sizes=sizes, sparse=options.sparse))
+            placed.append(_placed(spec, device, options, sizes))
         except UsageError as error:
             placed.append(f"{device.key}: {error}")
     return placed
@@ -106,3 +108,24 @@ def module_kernels(
                 label = f"{function.function.name}:{region.region.span.line}"
                 specs.append(kernel_spec(f"{stem}:{label}" if several else label, region, options))
     return specs
+
+
+def _placed(
+    spec: KernelSpec, device: Device, options: PlacementOptions, sizes: Mapping[str, int]
+) -> Placement:
+    """On the roofs `--roof` asks for; with the other roofs' times beside when the device
+    file has measured figures."""
+    attainable = options.roof == "attainable"
+    used = device.attainable() if attainable else device
+    placed = spec.place_on(used, sizes=sizes, sparse=options.sparse)
+    if not device.has_attainable:
+        if attainable:
+            note = f"{device.key} has no attainable figures: datasheet roofs"
+            return replace(placed, notes=(*placed.notes, note))
+        return placed
+    other = spec.place_on(device if attainable else device.attainable(), sizes=sizes,
+                          sparse=options.sparse)  # fmt: skip
+    times = {"attainable": placed.times, "datasheet": other.times}
+    if not attainable:
+        times = {"datasheet": placed.times, "attainable": other.times}
+    return replace(placed, times_by_roof=tuple(times.items()))

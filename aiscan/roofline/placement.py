@@ -122,6 +122,8 @@ class Placement:
     """The compute roof in words and why: "FP64 tensor core (BLAS contraction)"."""
     traffic_view: str = ""
     """Which bytes were placed: a traffic model (`compulsory`) or view (`eager`, `jit`)."""
+    times_by_roof: tuple[tuple[str, Times | None], ...] = ()
+    """`datasheet` and `attainable` times when the device file has measured figures."""
 
 
 def select_bytes(
