@@ -144,6 +144,22 @@ def _parser() -> argparse.ArgumentParser:
         help="sizes swept for size-dependent intensities (default 8:65536)",
     )
     roofline.set_defaults(handler=_run_roofline)
+
+    calibrate = commands.add_parser(
+        "calibrate",
+        help="measure this machine's bandwidth and GEMM rates; write a device file",
+    )
+    calibrate.add_argument("-o", "--output", default="calibrated.toml", metavar="TOML",
+                           help="device file to write (default: calibrated.toml; its "
+                           "name without .toml is the device key)")  # fmt: skip
+    calibrate.add_argument("--gpu", action="store_true",
+                           help="measure the GPU through CuPy or PyTorch")  # fmt: skip
+    calibrate.add_argument("--array-mib", type=int, default=128, metavar="MIB",
+                           help="size of each bandwidth array (default 128 MiB: far past "
+                           "the caches)")  # fmt: skip
+    calibrate.add_argument("--gemm-n", type=int, default=2048, metavar="N",
+                           help="GEMM size n (n x n times n x n; default 2048)")  # fmt: skip
+    calibrate.set_defaults(handler=_run_calibrate)
     _add_lint_commands(commands)
     return parser
 
@@ -442,6 +458,24 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
     return EXIT_ERROR if any(r.analysis is None for r in results) else EXIT_OK
 
 
+def _run_calibrate(arguments: argparse.Namespace) -> int:
+    from aiscan.calibrate import calibrate, write_device_file
+    from aiscan.roofline.devices import load_device_file
+
+    if arguments.array_mib <= 0 or arguments.gemm_n <= 0:
+        raise UsageError("calibrate: --array-mib and --gemm-n are positive")
+    output = Path(arguments.output)
+    if output.suffix != ".toml":
+        raise UsageError(f"calibrate -o {output}: a device file ends in .toml")
+    result = calibrate(
+        array_bytes=arguments.array_mib * 2**20, gemm_n=arguments.gemm_n, gpu=arguments.gpu
+    )
+    write_device_file(output, result)
+    device = load_device_file(output)  # what --device-file will read
+    print(f"wrote {output}: use --device-file {output} --device {device.key}")
+    return EXIT_OK
+
+
 LINT_FORMATS = ("concise", "full", "json", "sarif", "github")
 
 
@@ -468,7 +502,7 @@ def _add_lint_commands(commands: Any) -> None:
     check.add_argument("--exit-zero", action="store_true",
                        help="exit 0 even when there are findings")  # fmt: skip
     _add_scan_options(check)
-    check.set_defaults(handler=_run_check, dtype=None, model="compulsory")
+    check.set_defaults(handler=_run_check, dtype=None, model="compulsory", roof="datasheet")
 
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", nargs="?", metavar="CODE", help="rule code or name")
