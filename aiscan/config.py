@@ -3,7 +3,8 @@
 Found by walking up from the working directory; command-line flags win over it. Keys are
 kebab-case as in ruff: `devices`, `device-files`, `sizes`, `write-allocate`,
 `special-weight`, `include-dirs`, `defines`, and for `aiscan check`: `select`, `ignore`,
-`per-file-ignores` (glob -> codes) and `thresholds` (rule code or name -> option -> number).
+`per-file-ignores` (glob -> codes) and `thresholds` (rule code or name -> option -> number);
+`python-dtype` types un-annotated Python arrays.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from aiscan.errors import UsageError
 
-__all__ = ["Config", "find_config", "load_config"]
+__all__ = ["PYTHON_DTYPES", "Config", "find_config", "load_config"]
 
 _KEYS = {
     "cache-dir",
@@ -31,7 +32,11 @@ _KEYS = {
     "ignore",
     "per-file-ignores",
     "thresholds",
+    "python-dtype",
 }
+
+PYTHON_DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
+"""What `python-dtype` / `--python-dtype` accept: the dtype of un-typed Python arrays."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,7 @@ class Config:
     ignore: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     thresholds: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    python_dtype: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -95,8 +101,18 @@ def load_config(path: Path | None) -> Config:
         ignore=tuple(_strings(table, "ignore", path)),
         per_file_ignores=_per_file_ignores(table, path),
         thresholds=_thresholds(table, path),
+        python_dtype=_python_dtype(table, path),
         raw=table,
     )
+
+
+def _python_dtype(table: Mapping[str, Any], path: Path) -> str | None:
+    value = table.get("python-dtype")
+    if value is None:
+        return None
+    if value not in PYTHON_DTYPES:
+        raise UsageError(f"{path}: python-dtype must be one of {', '.join(PYTHON_DTYPES)}")
+    return str(value)
 
 
 def _strings(table: Mapping[str, Any], key: str, path: Path) -> list[str]:

@@ -36,7 +36,7 @@ def lower_source(text: str, path: str, options: PipelineOptions) -> Module:
     if language == "python":
         from aiscan.frontends.python import lower_python_source
 
-        return lower_python_source(text, path)
+        return lower_python_source(text, path, options.python_dtype)
     raise InputError(
         Diagnostic(
             Span(path, 1, 1), Severity.ERROR, "unknown language (expected a .c, .h or .py file)"

@@ -54,6 +54,9 @@ class UnknownKind(StrEnum):
     UNSUPPORTED = "unsupported"
     UNKNOWN_SHAPE = "unknown-shape"
     ALIASING = "aliasing"
+    ASSUMPTION = "assumption"
+    """A choice made where the code says nothing (an un-annotated parameter's shape or
+    dtype): the counts hold under it, and the report says so with its line."""
 
 
 @dataclass(frozen=True, slots=True)

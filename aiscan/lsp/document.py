@@ -67,7 +67,10 @@ def settings_for(path: str, devices: tuple[str, ...] = ()) -> ServerSettings:
         sizes=dict(config.sizes),
     )
     pipeline = PipelineOptions(
-        tuple(str(d) for d in config.include_dirs), dict(config.defines), analysis
+        tuple(str(d) for d in config.include_dirs),
+        dict(config.defines),
+        analysis,
+        config.python_dtype or "float64",
     )
     try:
         lint = LintSettings(

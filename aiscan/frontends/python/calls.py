@@ -287,6 +287,17 @@ def _allocation(
 ) -> Value | None:
     fills = ALLOCATIONS[function]
     element = _dtype_argument(reader, node)
+    # The dtype may be positional: `np.empty((n, m), np.int32)`, `np.full(s, v, np.int32)`.
+    position = 2 if function in ("full", "full_like") else 1
+    if element is None and len(arguments) > position:
+        element = _dtype_node(reader, arguments[position])
+        if element is None:
+            reader.note(
+                UnknownKind.UNKNOWN_SHAPE,
+                arguments[position],
+                f"`{reader.names.text(arguments[position])}` is not a known NumPy dtype",
+            )
+            return None
     if function.endswith("_like"):
         prototype = _arrays(reader, arguments[:1])
         if not prototype:

@@ -131,6 +131,14 @@ class Opaque:
     name: str
     reason: str
     is_parameter: bool = False
+    infer: bool = False
+    """A parameter whose shape (or dtype) the body's evidence may supply (`inference.py`)."""
+    element: ElementType | None = None
+    """The dtype the annotation gives (`npt.NDArray[np.float32]`), if any."""
+    shape: Shape | None = None
+    """The shape the annotation gives (`Float[Array, "n"]`), if any."""
+    annotated_array: bool = False
+    """The annotation says it is an array (`np.ndarray`): at least one axis."""
 
 
 Value = ArrayValue | Integer | Allocation
@@ -152,6 +160,40 @@ class ExpressionReader:
         self.names = names
         self.scope = scope
         self.unknowns: list[Unknown] = []
+        self.free: dict[sympy.Symbol, str] = {}
+        """Extents named by us (`A_d0`, of array `A`), which another operand may determine."""
+        self.equations: dict[sympy.Symbol, sympy.Expr] = {}
+        """What a mismatch says a free extent must be, for `FunctionLowering` to retry."""
+        self.rank_hints: dict[str, int] = {}
+        """Inferred arrays a mismatch says have more axes than their evidence gave."""
+
+    def unify(self, a: Shape, b: Shape) -> None:
+        """Two shapes that should agree (broadcast or contract): record free extents.
+
+        Shapes of different ranks are compared only when the shorter is all extents we
+        named for one array: that array then has as many axes as the longer shape."""
+        if len(a) != len(b):
+            short, long = (a, b) if len(a) < len(b) else (b, a)
+            owners = {self.free.get(e) for e in short}
+            if len(owners) == 1 and None not in owners:
+                (owner,) = owners
+                assert owner is not None
+                self.rank_hints[owner] = max(self.rank_hints.get(owner, 0), len(long))
+            return
+        for x, y in zip(a, b, strict=True):
+            if x == y or x == 1 or y == 1:
+                continue
+            for side in (x, y):
+                # `B_d0 - 2` against `n - 2`: the free extent is what makes them equal.
+                unknowns = [s for s in side.free_symbols if s in self.free]
+                if len(unknowns) != 1 or unknowns[0] in self.equations:
+                    continue
+                symbol = unknowns[0]
+                solved = sympy.expand(symbol - (x - y) / sympy.diff(x - y, symbol))
+                linear = (x - y).is_polynomial(symbol) and sympy.degree(x - y, symbol) == 1
+                if linear and symbol not in solved.free_symbols:
+                    self.equations[symbol] = solved
+                    break
 
     # ---- entry points -------------------------------------------------------------------
 
@@ -370,6 +412,7 @@ class ExpressionReader:
         for operand in operands:
             merged = broadcast_shapes(shape, operand.shape)
             if merged is None:
+                self.unify(shape, operand.shape)
                 shapes = " and ".join(_shape_text(o.shape) for o in operands)
                 self.note(
                     UnknownKind.UNKNOWN_SHAPE,
@@ -545,6 +588,7 @@ class ExpressionReader:
             for letter, extent in zip(letters, operand.shape, strict=True):
                 known = extents.setdefault(letter, extent)
                 if not same_extent(known, extent):
+                    self.unify((known,), (extent,))
                     self.note(
                         UnknownKind.UNKNOWN_SHAPE,
                         node,

@@ -13,6 +13,7 @@ import warnings
 import libcst as cst
 
 from aiscan.errors import Diagnostic, InputError, Severity
+from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.expressions import TOO_LARGE, Scope, number_literal
 from aiscan.frontends.python.lowering import FunctionLowering
 from aiscan.frontends.python.names import SourceNames
@@ -24,8 +25,11 @@ from aiscan.span import Span
 __all__ = ["lower_python_source"]
 
 
-def lower_python_source(text: str, path: str) -> Module:
-    """Parse and lower one Python file; raises `InputError` when it does not parse."""
+def lower_python_source(text: str, path: str, default_dtype: str = "float64") -> Module:
+    """Parse and lower one Python file; raises `InputError` when it does not parse.
+
+    `default_dtype` types what nothing in the code types (un-annotated parameters)."""
+    default_element = dtypes.dtype_named(default_dtype) or dtypes.FLOAT64
     syntax = _check_with_cpython_parser(text, path)
     try:
         module = cst.parse_module(text)
@@ -50,7 +54,7 @@ def lower_python_source(text: str, path: str) -> Module:
     top_level: list[cst.CSTNode] = []
     for statement in module.body:
         if isinstance(statement, cst.FunctionDef):
-            lowering = FunctionLowering(names.within(statement), globals_.copy())
+            lowering = FunctionLowering(names.within(statement), globals_.copy(), default_element)
             functions.append(lowering.function(statement))
         elif _is_module_work(statement):
             top_level.append(statement)

@@ -14,6 +14,7 @@ from functools import cache
 import libcst as cst
 import sympy
 
+from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.annotations import parameter_binding
 from aiscan.frontends.python.eager import EagerCalls, eager_calls, is_array
 from aiscan.frontends.python.expressions import (
@@ -23,6 +24,7 @@ from aiscan.frontends.python.expressions import (
     Scope,
     leaf_for,
 )
+from aiscan.frontends.python.inference import gather_evidence
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.nests import Namer, NestBuilder, ShapeMismatch, Target
 from aiscan.frontends.python.values import (
@@ -36,6 +38,7 @@ from aiscan.frontends.python.values import (
 )
 from aiscan.ir.nodes import (
     Branch,
+    ElementType,
     FlopTally,
     Function,
     Loop,
@@ -46,7 +49,7 @@ from aiscan.ir.nodes import (
     Unknown,
     UnknownKind,
 )
-from aiscan.ir.symbols import fraction_symbol, loop_symbol, trip_symbol
+from aiscan.ir.symbols import fraction_symbol, loop_symbol, size_symbol, trip_symbol
 from aiscan.span import Span
 
 __all__ = ["FunctionLowering"]
@@ -71,15 +74,27 @@ class _Lowered:
 class FunctionLowering:
     """Lowers one function (or the module's own code) to an IR `Function`."""
 
-    def __init__(self, names: SourceNames, scope: Scope) -> None:
+    def __init__(
+        self,
+        names: SourceNames,
+        scope: Scope,
+        default_element: ElementType = dtypes.FLOAT64,
+        hints: _Hints | None = None,
+    ) -> None:
         self.names = names
         self.scope = scope
+        self.initial_scope = scope.copy()
+        self.default_element = default_element
+        self.hints = hints or _Hints()
+        self.candidates: set[str] = set()
         self.reader = ExpressionReader(names, scope)
         self.namer = Namer()
         self.loop_depth = 0
         self.function_unknowns: list[Unknown] = []
+        self.rank_hints: dict[str, int] = {}
 
     def function(self, node: cst.FunctionDef) -> Function:
+        parameters = {}
         for parameter in (
             *node.params.posonly_params,
             *node.params.params,
@@ -88,9 +103,83 @@ class FunctionLowering:
             name = parameter.name.value
             if name in ("self", "cls"):
                 continue
-            self.scope.names[name] = parameter_binding(name, parameter.annotation, self.names)
+            binding = parameter_binding(name, parameter.annotation, self.names)
+            self.scope.names[name] = binding
+            parameters[name] = parameter
+        self._infer_parameters(node, parameters)
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-        return self.build(node.name.value, self.names.span(node), list(body))
+        function = self.build(node.name.value, self.names.span(node), list(body))
+        if self.hints.learn(self.reader.equations, {**self.reader.rank_hints, **self.rank_hints}):
+            # A store or a broadcast told us more about an inferred shape: lower again.
+            again = FunctionLowering(
+                self.names, self.initial_scope, self.default_element, self.hints
+            )
+            return again.function(node)
+        return function
+
+    def _infer_parameters(self, node: cst.FunctionDef, parameters: dict[str, cst.Param]) -> None:
+        """Parameters without a usable annotation get shapes from the body's evidence and
+        the default dtype, each with one assumption line (see `inference.py`)."""
+        candidates = {
+            name
+            for name in parameters
+            if isinstance(b := self.scope.names[name], Opaque) and b.infer
+        }
+        if not candidates:
+            return
+        module_sizes = {n for n, b in self.scope.names.items() if isinstance(b, Integer)}
+        evidence = gather_evidence(node.body, candidates, module_sizes)
+        for name, rank in self.hints.ranks.items():
+            evidence.weak_rank[name] = max(evidence.weak_rank.get(name, 0), rank)
+        for name in candidates:
+            binding = self.scope.names[name]
+            if isinstance(binding, Opaque) and binding.annotated_array:
+                evidence.weak_rank[name] = max(evidence.weak_rank.get(name, 0), 1)
+        self.candidates = candidates
+        width = self.default_element.name
+        for name in sorted(candidates, key=list(parameters).index):
+            binding = self.scope.names[name]
+            assert isinstance(binding, Opaque)
+            span = self.names.span(parameters[name])
+            element = binding.element or self.default_element
+            dtype_note = (
+                "" if binding.element is not None else f"; dtype assumed {width} (--python-dtype)"
+            )
+            unannotated = (
+                "has no annotation"
+                if parameters[name].annotation is None
+                else ("has no shape in its annotation")
+            )
+            if binding.shape is not None:
+                self.scope.names[name] = leaf_for(name, binding.shape, element, span)
+                message = f"`{name}`: its annotation gives no width{dtype_note}"
+            elif evidence.rank_of(name) > 0:
+                dims = dims0 = evidence.dimension_names(name)
+                self.reader.free |= {size_symbol(d): name for d, named in dims if not named}
+                shape = tuple(self.hints.resolve(size_symbol(d)) for d, _ in dims)
+                self.scope.names[name] = leaf_for(name, shape, element, span)
+                dims = tuple((str(e), named) for e, (_, named) in zip(shape, dims, strict=True))
+                invented = [d for d, named in dims if not named and d.startswith(f"{name}_d")]
+                said = ", ".join(d for d, _ in dims)
+                how = (
+                    f" ({', '.join(invented)} named here: nothing in the code gives "
+                    f"{'that extent' if len(invented) == 1 else 'those extents'})"
+                    if invented
+                    else ""
+                )
+                if any(e != size_symbol(d) for e, (d, _) in zip(shape, dims0, strict=True)):
+                    how += " (extents matched to the arrays it is combined with)"
+                message = f"`{name}` {unannotated}: taken as an array of shape ({said}){how}"
+                message += dtype_note
+            elif name in evidence.sizes:
+                self.scope.names[name] = Integer(size_symbol(name), name)
+                continue  # an `int` size: nothing assumed beyond what the code says
+            else:
+                self.scope.names[name] = Scalar(element, binding.element is None, name)
+                message = (
+                    f"`{name}` {unannotated} and is never indexed: taken as a scalar{dtype_note}"
+                )
+            self.function_unknowns.append(Unknown(UnknownKind.ASSUMPTION, message, span))
 
     def build(self, name: str, span: Span, body: Sequence[cst.CSTNode]) -> Function:
         regions = tuple(self._regions(body))
@@ -288,6 +377,19 @@ class FunctionLowering:
     def _array_statement(
         self, target: Target, value: ArrayValue, text: str, span: Span, rebinds: bool
     ) -> _Lowered:
+        leaf = target.leaf
+        if (
+            leaf is not None
+            and leaf.array in self.candidates
+            and len(target.shape) < len(value.shape)
+        ):
+            # `C[:] = A @ B` with `C` inferred of rank 1: the store says it has more axes.
+            base = self.scope.names.get(leaf.array)
+            if isinstance(base, Leaf):
+                missing = len(value.shape) - len(target.shape)
+                self.rank_hints[leaf.array] = len(base.shape) + missing
+        elif len(target.shape) == len(value.shape):
+            self.reader.unify(target.shape, value.shape)
         nodes = NestBuilder(self.namer, span).assign(target, value, text)
         lowered = _Lowered(nodes, conventions=_conventions(value))
         is_call = target.shape or is_array(value)
@@ -460,6 +562,41 @@ class FunctionLowering:
             str(fraction),
         )
         return Branch(span, condition, fraction, then_body, else_body, (unknown,))
+
+
+@dataclass(slots=True)
+class _Hints:
+    """What earlier lowerings of a function learned about its inferred parameter shapes."""
+
+    equations: dict[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
+    ranks: dict[str, int] = field(default_factory=dict)
+    rounds: int = 0
+
+    def learn(self, equations: dict[sympy.Symbol, sympy.Expr], ranks: dict[str, int]) -> bool:
+        """Take what is new; True when there was some and another round is allowed."""
+        new_ranks = {k: v for k, v in ranks.items() if self.ranks.get(k, 0) < v}
+        # With a rank still wrong, axes were compared out of line: learn the ranks first.
+        new = {} if new_ranks else {k: v for k, v in equations.items() if k not in self.equations}
+        learned = False
+        for symbol, value in new.items():
+            resolved = self.resolve(value)
+            if symbol not in resolved.free_symbols:  # `A_d0 -> B_d0 -> A_d0` is no news
+                self.equations[symbol] = resolved
+                learned = True
+        if not (learned or new_ranks) or self.rounds >= 4:
+            return False
+        self.rounds += 1
+        self.ranks.update(new_ranks)
+        return True
+
+    def resolve(self, extent: sympy.Expr) -> sympy.Expr:
+        """`extent` with what is known substituted (chains `A_d0 -> B_d1 -> n` included)."""
+        for _ in range(8):
+            following = sympy.expand(extent.subs(self.equations))
+            if following == extent:
+                break
+            extent = following
+        return extent
 
 
 def _assigned_names(body: cst.CSTNode) -> set[str]:
