@@ -30,6 +30,7 @@ from aiscan.frontends.python.values import (
     coordinate,
     substituted,
 )
+from aiscan.ir.arithmetic import literal_power_multiplies
 from aiscan.ir.nodes import ElementType, Unknown, UnknownKind
 from aiscan.ir.symbols import MAX_INTEGER, MAX_INTEGER_BITS
 from aiscan.span import Span
@@ -326,10 +327,15 @@ class ExpressionReader:
     def _power(
         self, base: ArrayValue, exponent: cst.BaseExpression, text: str, node: cst.CSTNode
     ) -> ArrayValue | None:
-        """`x**2` is one multiply (NumPy's square), `x**0.5` a sqrt, `x**-1` a divide."""
+        """`x**p` for a literal integer 2 <= p <= 16 is `p - 1` multiplies of one evaluated
+        base (`(a - b)**2` subtracts once), as compilers and XLA expand it; NumPy itself
+        calls `square` or `power` (the eager view's temporary says so). `x**0.5` is a sqrt,
+        `x**-1` a divide, any other exponent a special `power`."""
         literal = number_literal(exponent)
-        if literal == 2:
-            return self.elementwise("mul", "square", (base, base), node, text)
+        multiplies = literal_power_multiplies(literal)
+        if multiplies is not None and multiplies >= 1:
+            name = "square" if multiplies == 1 else "power"
+            return self.elementwise("mul", name, (base,), node, text, repeat=multiplies)
         if literal == 0.5:
             return self.elementwise("special", "sqrt", (base,), node, text)
         if literal == -1:
@@ -406,6 +412,7 @@ class ExpressionReader:
         operands: Sequence[ArrayValue],
         node: cst.CSTNode,
         text: str | None = None,
+        repeat: int = 1,
     ) -> ArrayValue | None:
         """A ufunc: broadcast the shapes, promote the dtypes, fold constant scalars."""
         shape: Shape = ()
@@ -430,7 +437,7 @@ class ExpressionReader:
         text = text or self.names.text(node)
         if all(isinstance(o, Scalar) and o.constant for o in operands):
             return Scalar(element, weak, text, constant=True)
-        return Apply(op, name, tuple(operands), element, shape, text, self.span(node), weak)
+        return Apply(op, name, tuple(operands), element, shape, text, self.span(node), weak, repeat)
 
     # ---- subscripts ---------------------------------------------------------------------
 

@@ -259,6 +259,8 @@ class FunctionLowering:
             node.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
         ):
             lowered = _Lowered()  # a docstring
+        elif isinstance(node, cst.Expr) and _out_argument(node.value) is not None:
+            lowered = self._into_out(node.value, node)
         elif isinstance(node, cst.Expr):
             value = self.reader.value(node.value)
             lowered = self._scalar_statement(
@@ -288,6 +290,13 @@ class FunctionLowering:
         text = self.names.text(node)
         if isinstance(target, cst.Tuple):
             return self._unpack(target, value_node)
+        if isinstance(target, cst.Name) and _out_argument(value_node) is not None:
+            # `z = np.add(a, b, out=c)`: computed into c; z names c.
+            lowered = self._into_out(value_node, node)
+            out = self.reader.value(_out_argument(value_node))  # type: ignore[arg-type]
+            if isinstance(out, Leaf):
+                self.scope.names[target.value] = out
+            return lowered
         if target is None:
             self.reader.unsupported(node, "chained assignment")
             return _Lowered()
@@ -333,6 +342,22 @@ class FunctionLowering:
         self.reader.unsupported(node, f"assignment to `{self.names.text(target)}`")
         return _Lowered()
 
+    def _into_out(self, call: cst.BaseExpression, node: cst.CSTNode) -> _Lowered:
+        """`np.multiply(x, 2.0, out=y)`: the call's value written into `y` itself (no
+        temporary and no copy: NumPy writes its result there)."""
+        assert isinstance(call, cst.Call)
+        out_node = _out_argument(call)
+        assert out_node is not None
+        view = self.reader.value(out_node)
+        value = self.reader.value(call)  # calls read positional arguments: `out=` is ours
+        if view is None or value is None:
+            return _Lowered()
+        if not isinstance(view, Leaf) or isinstance(value, (Integer, Allocation)):
+            self.reader.unsupported(node, f"`out=` in `{self.names.text(node)}`")
+            return _Lowered()
+        span = self.names.span(node)
+        return self._array_statement(Target(view), value, self.names.text(node), span, rebinds=True)
+
     def _unpack(self, target: cst.Tuple, value_node: cst.BaseExpression) -> _Lowered:
         """`n, m = A.shape`: bind each size; anything else is not understood."""
         if isinstance(value_node, cst.Attribute) and value_node.attr.value == "shape":
@@ -356,8 +381,21 @@ class FunctionLowering:
         text = self.names.text(node)
         current = self.reader.value(node.target)
         if isinstance(current, Integer) and isinstance(node.target, cst.Name):
-            self.scope.names[node.target.value] = Integer(None, node.target.value)
-            return _Lowered()
+            name = node.target.value
+            value_now = self.reader.value(node.value)
+            if isinstance(value_now, Integer) or value_now is None or operator is None:
+                self.scope.names[name] = Integer(None, name)
+                return _Lowered()
+            if isinstance(value_now, Allocation):
+                return _Lowered()
+            # `s = 0` then `s += x[i] * y[i]`: Python makes `s` a float (or an array).
+            element = dtypes.promote(dtypes.PYTHON_INT, True, value_now.element, value_now.weak)
+            if is_array(value_now):
+                self.reader.unsupported(node, f"`{text}`: an integer grown into an array")
+                return _Lowered()
+            self.scope.names[name] = Scalar(element, value_now.weak, name)
+            nodes = NestBuilder(self.namer, span).assign(Target(None, operator), value_now, text)
+            return _Lowered(nodes)
         value = self.reader.array(node.value)
         if operator is None:
             self.reader.unsupported(node, f"operator in `{text}`")
@@ -597,6 +635,13 @@ class _Hints:
                 break
             extent = following
         return extent
+
+
+def _out_argument(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The `out=` argument of a call, if any."""
+    if not isinstance(node, cst.Call):
+        return None
+    return next((a.value for a in node.args if a.keyword and a.keyword.value == "out"), None)
 
 
 def _assigned_names(body: cst.CSTNode) -> set[str]:
