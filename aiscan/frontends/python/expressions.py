@@ -260,6 +260,27 @@ class ExpressionReader:
     def _Imaginary(self, node: cst.Imaginary) -> Value:
         return Scalar(dtypes.COMPLEX128, True, node.value, constant=True)
 
+    def _self_attribute(self, node: cst.Attribute) -> Value | None:
+        """`self.N`, `self.A`: bound like names (`self.N` a size, `self.A` an array)."""
+        key = f"self.{node.attr.value}"
+        binding = self.scope.names.get(key)
+        if binding is None:
+            self.note(
+                UnknownKind.UNKNOWN_SHAPE,
+                node,
+                f"`{key}` is not set where this method can see it: its shape and dtype "
+                "are unknown; its work is not counted",
+            )
+            return None
+        if isinstance(binding, Opaque):
+            self.note(
+                UnknownKind.UNKNOWN_SHAPE,
+                node,
+                f"`{binding.name}`: {binding.reason}; its work is not counted",
+            )
+            return None
+        return binding
+
     def _Name(self, node: cst.Name) -> Value | None:
         if node.value in ("True", "False"):
             return Scalar(dtypes.BOOL, True, node.value, constant=True)
@@ -285,6 +306,8 @@ class ExpressionReader:
         return binding
 
     def _Attribute(self, node: cst.Attribute) -> Value | None:
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            return self._self_attribute(node)
         canonical = self.names.canonical(node)
         if canonical in _CONSTANTS:
             return Scalar(dtypes.PYTHON_FLOAT, True, self.names.text(node), constant=True)

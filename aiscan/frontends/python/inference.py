@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-__all__ = ["Evidence", "gather_evidence"]
+__all__ = ["Evidence", "class_sizes", "gather_evidence", "plain_name", "self_attributes"]
+
+
+def plain_name(name: str) -> str:
+    """`self.N` is the size `N`; `self.A`'s extents are `A_d0`, ..."""
+    return name.removeprefix("self.")
+
 
 _ARRAY_METHODS = frozenset(
     [
@@ -97,6 +103,8 @@ class Evidence:
     """Per parameter and axis: (priority, size name); a lower priority number wins."""
     sizes: set[str] = field(default_factory=set)
     """Parameters used as integer sizes (range bounds, slice bounds, shapes)."""
+    stored_as: dict[str, str] = field(default_factory=dict)
+    """`self.N = n`: candidate `n` stored as attribute `N`."""
     weak_rank: dict[str, int] = field(default_factory=dict)
     """Ranks taken only where nothing else says: 2 for `@` operands, and the ranks a first
     lowering found stores and broadcasts needed (`FunctionLowering`)."""
@@ -107,7 +115,7 @@ class Evidence:
     def name_dim(self, name: str, axis: int, size: str, priority: int) -> None:
         known = self.dims.setdefault(name, {}).get(axis)
         if known is None or priority < known[0]:
-            self.dims[name][axis] = (priority, size)
+            self.dims[name][axis] = (priority, plain_name(size))
 
     def rank_of(self, name: str) -> int:
         named = self.dims.get(name, {})
@@ -123,7 +131,7 @@ class Evidence:
             if axis in named:
                 out.append((named[axis][1], True))
             else:
-                out.append((f"{name}_d{axis}", False))
+                out.append((f"{plain_name(name)}_d{axis}", False))
         return tuple(out)
 
 
@@ -158,14 +166,13 @@ class _Walker(cst.CSTVisitor):
         return False
 
     def _candidate(self, node: cst.BaseExpression) -> str | None:
-        if isinstance(node, cst.Name) and node.value in self.candidates:
-            return node.value
-        return None
+        name = _simple_name(node)
+        return name if name is not None and name in self.candidates else None
 
     def _size_name(self, node: cst.BaseExpression) -> str | None:
-        if not isinstance(node, cst.Name):
+        name = _simple_name(node)
+        if name is None:
             return None
-        name = node.value
         if name in self.candidates or name in self.module_sizes or name in self.shape_names:
             return name
         return None
@@ -182,6 +189,10 @@ class _Walker(cst.CSTVisitor):
         value = node.value
         for target in node.targets:
             target_node = target.target
+            stored = self._candidate(value)
+            attribute = _simple_name(target_node)
+            if stored is not None and attribute is not None and attribute.startswith("self."):
+                self.evidence.stored_as[stored] = plain_name(attribute)
             if isinstance(target_node, cst.Tuple) and _is_shape_of(value) is not None:
                 array = self._candidate(_is_shape_of(value))  # type: ignore[arg-type]
                 names = [e.value for e in target_node.elements]
@@ -291,6 +302,50 @@ class _Walker(cst.CSTVisitor):
 _ALLOCATORS = frozenset({"empty", "zeros", "ones", "full", "arange", "linspace", "eye"})
 
 
+def _simple_name(node: cst.CSTNode) -> str | None:
+    """`A` or `self.A`: the name a candidate goes by."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+    ):
+        return f"self.{node.attr.value}"
+    return None
+
+
+def self_attributes(body: cst.CSTNode, include_bound: bool = False) -> dict[str, cst.Attribute]:
+    """`self.X` used in `body` and not bound there (`self.X = ...`): each one's first use."""
+    found: dict[str, cst.Attribute] = {}
+    bound: set[str] = set()
+
+    class _Uses(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            name = _simple_name(node)
+            if name is not None and name.startswith("self."):
+                found.setdefault(name, node)
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            name = _simple_name(node.target)
+            if name is not None and name.startswith("self."):
+                bound.add(name)
+
+    body.visit(_Uses())
+    return {n: use for n, use in found.items() if include_bound or n not in bound}
+
+
+def class_sizes(node: cst.ClassDef) -> set[str]:
+    """Attributes `self.N` any method uses as a size (a `range` or slice bound, an
+    allocation extent): `N` is then a size symbol in every method."""
+    attributes = set(self_attributes(node, include_bound=True))
+    walker = _Walker(attributes, set())
+    for statement in node.body.body:
+        if isinstance(statement, cst.FunctionDef):
+            statement.body.visit(walker)
+    return {plain_name(n) for n in walker.evidence.sizes}
+
+
 def _callee(node: cst.Call) -> str:
     func = node.func
     if isinstance(func, cst.Name):
@@ -303,8 +358,9 @@ def _callee(node: cst.Call) -> str:
 def _arithmetic_names(node: cst.BaseExpression, candidates: set[str]) -> list[str]:
     """Leaves reached from `node` through `+ - * /` and parentheses only (in order; names
     that are no candidates are kept as empty strings, so the leaf next to `@` is known)."""
-    if isinstance(node, cst.Name):
-        return [node.value if node.value in candidates else ""]
+    name = _simple_name(node)
+    if name is not None:
+        return [name if name in candidates else ""]
     if isinstance(node, cst.BinaryOperation) and isinstance(
         node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
     ):
@@ -320,6 +376,9 @@ def _names_in(node: cst.CSTNode) -> list[str]:
             found.append(name.value)
 
         def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            name = _simple_name(attribute)
+            if name is not None and name.startswith("self."):
+                found.append(name)  # `range(self.N)`: the attribute is a size
             return False  # `A.shape[0]`: A is not a size
 
         def visit_Subscript(self, subscript: cst.Subscript) -> bool:

@@ -24,7 +24,7 @@ from aiscan.frontends.python.expressions import (
     Scope,
     leaf_for,
 )
-from aiscan.frontends.python.inference import gather_evidence
+from aiscan.frontends.python.inference import gather_evidence, plain_name, self_attributes
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.nests import Namer, NestBuilder, ShapeMismatch, Target
 from aiscan.frontends.python.values import (
@@ -80,8 +80,11 @@ class FunctionLowering:
         scope: Scope,
         default_element: ElementType = dtypes.FLOAT64,
         hints: _Hints | None = None,
+        class_sizes: frozenset[str] = frozenset(),
     ) -> None:
         self.names = names
+        self.class_sizes = class_sizes
+        """In a method: the attributes `self.N` some method uses as a size."""
         self.scope = scope
         self.initial_scope = scope.copy()
         self.default_element = default_element
@@ -93,8 +96,10 @@ class FunctionLowering:
         self.function_unknowns: list[Unknown] = []
         self.rank_hints: dict[str, int] = {}
 
-    def function(self, node: cst.FunctionDef) -> Function:
-        parameters = {}
+    def function(self, node: cst.FunctionDef, qualified: str | None = None) -> Function:
+        """Lower `node` (named `qualified`, e.g. `Class.method`); `self.scope` then holds what
+        the body bound, `self.*` attributes included (see `final_scope`)."""
+        parameters: dict[str, cst.CSTNode] = {}
         for parameter in (
             *node.params.posonly_params,
             *node.params.params,
@@ -106,18 +111,34 @@ class FunctionLowering:
             binding = parameter_binding(name, parameter.annotation, self.names)
             self.scope.names[name] = binding
             parameters[name] = parameter
+        for attribute, use in self_attributes(node.body).items():
+            if attribute in self.scope.names or not self._is_method(node):
+                continue
+            plain = attribute.removeprefix("self.")
+            if plain in self.class_sizes:
+                self.scope.names[attribute] = Integer(size_symbol(plain), attribute)
+                continue
+            reason = "is not set where this method can see it"
+            self.scope.names[attribute] = Opaque(attribute, reason, True, True)
+            parameters[attribute] = use
         self._infer_parameters(node, parameters)
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-        function = self.build(node.name.value, self.names.span(node), list(body))
+        function = self.build(qualified or node.name.value, self.names.span(node), list(body))
         if self.hints.learn(self.reader.equations, {**self.reader.rank_hints, **self.rank_hints}):
             # A store or a broadcast told us more about an inferred shape: lower again.
             again = FunctionLowering(
-                self.names, self.initial_scope, self.default_element, self.hints
+                self.names, self.initial_scope, self.default_element, self.hints, self.class_sizes
             )
-            return again.function(node)
+            function = again.function(node, qualified)
+            self.scope = again.scope
         return function
 
-    def _infer_parameters(self, node: cst.FunctionDef, parameters: dict[str, cst.Param]) -> None:
+    @staticmethod
+    def _is_method(node: cst.FunctionDef) -> bool:
+        params = (*node.params.posonly_params, *node.params.params)
+        return bool(params) and params[0].name.value == "self"
+
+    def _infer_parameters(self, node: cst.FunctionDef, parameters: dict[str, cst.CSTNode]) -> None:
         """Parameters without a usable annotation get shapes from the body's evidence and
         the default dtype, each with one assumption line (see `inference.py`)."""
         candidates = {
@@ -145,10 +166,13 @@ class FunctionLowering:
             dtype_note = (
                 "" if binding.element is not None else f"; dtype assumed {width} (--python-dtype)"
             )
+            where = parameters[name]
             unannotated = (
-                "has no annotation"
-                if parameters[name].annotation is None
-                else ("has no shape in its annotation")
+                "has no shape in its annotation"
+                if isinstance(where, cst.Param) and where.annotation is not None
+                else "has no annotation"
+                if isinstance(where, cst.Param)
+                else "is not set in a method seen before this one"
             )
             if binding.shape is not None:
                 self.scope.names[name] = leaf_for(name, binding.shape, element, span)
@@ -159,7 +183,9 @@ class FunctionLowering:
                 shape = tuple(self.hints.resolve(size_symbol(d)) for d, _ in dims)
                 self.scope.names[name] = leaf_for(name, shape, element, span)
                 dims = tuple((str(e), named) for e, (_, named) in zip(shape, dims, strict=True))
-                invented = [d for d, named in dims if not named and d.startswith(f"{name}_d")]
+                invented = [
+                    d for d, named in dims if not named and d.startswith(f"{plain_name(name)}_d")
+                ]
                 said = ", ".join(d for d, _ in dims)
                 how = (
                     f" ({', '.join(invented)} named here: nothing in the code gives "
@@ -172,8 +198,13 @@ class FunctionLowering:
                 message = f"`{name}` {unannotated}: taken as an array of shape ({said}){how}"
                 message += dtype_note
             elif name in evidence.sizes:
-                self.scope.names[name] = Integer(size_symbol(name), name)
+                self.scope.names[name] = Integer(size_symbol(plain_name(name)), name)
                 continue  # an `int` size: nothing assumed beyond what the code says
+            elif evidence.stored_as.get(name) in self.class_sizes:
+                # `self.N = N` in `__init__`, where a method uses `self.N` as a size.
+                size = evidence.stored_as[name]
+                self.scope.names[name] = Integer(size_symbol(size), name)
+                continue
             else:
                 self.scope.names[name] = Scalar(element, binding.element is None, name)
                 message = (
@@ -290,19 +321,20 @@ class FunctionLowering:
         text = self.names.text(node)
         if isinstance(target, cst.Tuple):
             return self._unpack(target, value_node)
-        if isinstance(target, cst.Name) and _out_argument(value_node) is not None:
+        bound = _bound_name(target)  # `x` or `self.x`
+        if bound is not None and _out_argument(value_node) is not None:
             # `z = np.add(a, b, out=c)`: computed into c; z names c.
             lowered = self._into_out(value_node, node)
             out = self.reader.value(_out_argument(value_node))  # type: ignore[arg-type]
             if isinstance(out, Leaf):
-                self.scope.names[target.value] = out
+                self.scope.names[bound] = out
             return lowered
         if target is None:
             self.reader.unsupported(node, "chained assignment")
             return _Lowered()
         value = self.reader.value(value_node)
-        if isinstance(target, cst.Name):
-            name = target.value
+        if bound is not None:
+            name = bound
             if value is None:
                 self.scope.names[name] = Opaque(
                     name, f"its value `{self.names.text(value_node)}` could not be analyzed"
@@ -635,6 +667,19 @@ class _Hints:
                 break
             extent = following
         return extent
+
+
+def _bound_name(target: cst.BaseExpression | None) -> str | None:
+    """The name an assignment binds: `x`, or `self.x` for an attribute of `self`."""
+    if isinstance(target, cst.Name):
+        return target.value
+    if (
+        isinstance(target, cst.Attribute)
+        and isinstance(target.value, cst.Name)
+        and target.value.value == "self"
+    ):
+        return f"self.{target.attr.value}"
+    return None
 
 
 def _out_argument(node: cst.BaseExpression) -> cst.BaseExpression | None:
