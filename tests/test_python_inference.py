@@ -78,3 +78,33 @@ def test_python_dtype_rejects_unknown_names() -> None:
     )
     assert result.returncode == 2
     assert "--python-dtype float8" in result.stderr
+
+
+def test_a_range_loop_of_unknown_trip_still_counts_its_body() -> None:
+    text = "def f(x, n):\n    m = int(n)\n    for i in range(m):\n        x[i] = x[i] * 2.0\n"
+    (f,) = _functions(text).values()
+    assert _same(f.flops.total, "trip_L3")  # type: ignore[attr-defined]
+    messages = [u.message for u in f.unknowns]  # type: ignore[attr-defined]
+    assert not any("something other than" in m for m in messages), messages
+
+
+def test_only_a_non_range_loop_is_said_to_iterate_over_something_else() -> None:
+    text = "def f(x, items):\n    for i in items:\n        x[i] = 1.0\n"
+    (f,) = _functions(text).values()
+    messages = [u.message for u in f.unknowns]  # type: ignore[attr-defined]
+    assert any("iterates over something other than `range(...)`" in m for m in messages)
+
+
+def test_function_level_unknowns_appear_in_the_text_report(tmp_path: Path) -> None:
+    source = tmp_path / "k.py"
+    source.write_text(
+        "import numpy as np\ndef f(x):\n    for i in range(len(x)):\n        x[1:] = x[1:] * 2.0\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "aiscan", "analyze", str(source)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert "  unknown: line 4: vectorized statements inside an explicit loop" in result.stdout

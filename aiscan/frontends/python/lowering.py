@@ -567,9 +567,21 @@ class FunctionLowering:
         )
         var = target.value if isinstance(target, cst.Name) else f"_loop_L{span.line}"
         if isinstance(target, cst.Name):
-            self.scope.names[var] = Opaque(
-                var, "it iterates over something other than `range(...)`"
+            ranged = (
+                isinstance(node, cst.For)
+                and isinstance(node.iter, cst.Call)
+                and self.names.canonical(node.iter.func) == "builtins.range"
             )
+            reason = (
+                f"it counts over `{header}`, whose bounds are not known sizes"
+                if ranged
+                else "it iterates over something other than `range(...)`"
+            )
+            self.scope.names[var] = Opaque(var, reason)
+            if ranged and isinstance(node.iter, cst.Call) and len(node.iter.args) == 1:
+                # `range(m)` with `m` unknown still counts 0, 1, ...: the loop variable
+                # of a loop of `trip_L<line>` iterations.
+                self.scope.names[var] = Integer(loop_symbol(var), var)
         before = self.scope.copy()
         self.loop_depth += 1
         nodes = self._block(body)
