@@ -578,7 +578,8 @@ class FunctionLowering:
                 else "it iterates over something other than `range(...)`"
             )
             self.scope.names[var] = Opaque(var, reason)
-            if ranged and isinstance(node.iter, cst.Call) and len(node.iter.args) == 1:
+            iterator = node.iter if isinstance(node, cst.For) else None
+            if ranged and isinstance(iterator, cst.Call) and len(iterator.args) == 1:
                 # `range(m)` with `m` unknown still counts 0, 1, ...: the loop variable
                 # of a loop of `trip_L<line>` iterations.
                 self.scope.names[var] = Integer(loop_symbol(var), var)
