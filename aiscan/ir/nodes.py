@@ -173,6 +173,10 @@ class Region:
     conventions: tuple[tuple[str, sympy.Expr], ...] = ()
     """Other FLOP figures people quote for the same work, e.g. ("2*m*k*n", 2*m*k*n) for a
     matmul whose exact count is m*n*(2k - 1)."""
+    local_arrays: frozenset[str] = frozenset()
+    """NumPy code only: arrays that do not escape the function (not a parameter, not
+    returned, not on `self`). The `jit` traffic view (whole-function fusion, as `jax.jit`
+    or XLA run it) does not materialize them: their reads and writes move no bytes."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ between them form one region. A region of vectorized statements also carries its
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import cache
 
 import libcst as cst
@@ -95,6 +95,10 @@ class FunctionLowering:
         self.loop_depth = 0
         self.function_unknowns: list[Unknown] = []
         self.rank_hints: dict[str, int] = {}
+        self.parameters: set[str] | None = None
+        """A function's parameters (None for module code, where every array escapes)."""
+        self.escaping: set[str] = set()
+        """Arrays a `return` hands back: they escape, the jit view keeps their traffic."""
 
     def function(self, node: cst.FunctionDef, qualified: str | None = None) -> Function:
         """Lower `node` (named `qualified`, e.g. `Class.method`); `self.scope` then holds what
@@ -122,6 +126,7 @@ class FunctionLowering:
             self.scope.names[attribute] = Opaque(attribute, reason, True, True)
             parameters[attribute] = use
         self._infer_parameters(node, parameters)
+        self.parameters = set(parameters)
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
         function = self.build(qualified or node.name.value, self.names.span(node), list(body))
         if self.hints.learn(self.reader.equations, {**self.reader.rank_hints, **self.rank_hints}):
@@ -214,6 +219,12 @@ class FunctionLowering:
 
     def build(self, name: str, span: Span, body: Sequence[cst.CSTNode]) -> Function:
         regions = tuple(self._regions(body))
+        if self.parameters is not None:
+            local = _local_arrays(regions, self.parameters | self.escaping)
+            regions = tuple(
+                replace(r, local_arrays=local & _arrays_of(r.body)) if r.eager_calls else r
+                for r in regions
+            )
         return Function(name, span, regions, tuple(self.function_unknowns))
 
     # ---- regions ------------------------------------------------------------------------
@@ -333,6 +344,8 @@ class FunctionLowering:
             self.reader.unsupported(node, "chained assignment")
             return _Lowered()
         value = self.reader.value(value_node)
+        if bound is not None and bound.startswith("return") and isinstance(value, Leaf):
+            self.escaping.add(value.array)  # `return y`: y is handed back
         if bound is not None:
             name = bound
             if value is None:
@@ -680,6 +693,29 @@ class _Hints:
                 break
             extent = following
         return extent
+
+
+def _arrays_of(body: Sequence[Node]) -> frozenset[str]:
+    found: set[str] = set()
+    for node in body:
+        if isinstance(node, Loop):
+            found |= _arrays_of(node.body)
+        elif isinstance(node, Branch):
+            found |= _arrays_of((node.condition, *node.then_body, *node.else_body))
+        elif isinstance(node, Statement):
+            found.update(a.array for a in node.accesses)
+    return frozenset(found)
+
+
+def _local_arrays(regions: Sequence[Region], escaping: set[str]) -> frozenset[str]:
+    """Arrays of the function that do not escape: not parameters (nor `self.*`), not
+    returned (`return` / `return0`... are the returned values themselves)."""
+    arrays: set[str] = set()
+    for region in regions:
+        arrays |= _arrays_of(region.body)
+    return frozenset(
+        a for a in arrays if a not in escaping and not a.startswith(("self.", "return"))
+    )
 
 
 def _bound_name(target: cst.BaseExpression | None) -> str | None:
