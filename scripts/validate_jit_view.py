@@ -40,7 +40,7 @@ def _jax_namespace(source: str) -> dict[str, Any]:
     ]
     namespace: dict[str, Any] = {}
     code = "from __future__ import annotations\n" + "\n".join(lines)
-    exec(compile(code, "fixture", "exec"), namespace)  # noqa: S102
+    exec(compile(code, "fixture", "exec"), namespace)
     return namespace
 
 
