@@ -173,6 +173,12 @@ def _add_source_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
                         help="add an include directory")  # fmt: skip
     parser.add_argument(
+        "--python-dtype", default=None, metavar="DTYPE",
+        help="dtype of Python arrays nothing in the code types, e.g. un-annotated "
+        "parameters: float16, bfloat16, float32, float64 (default, NumPy's), complex64, "
+        "complex128; each use is listed as an assumption",
+    )  # fmt: skip
+    parser.add_argument(
         "--size", dest="sizes", action="append", default=[], metavar="NAME=VALUE",
         help="evaluate the intensity at this size (repeatable, or comma-separated)",
     )  # fmt: skip
@@ -261,11 +267,17 @@ def _pipeline_options(arguments: argparse.Namespace, config: Config) -> Pipeline
     analysis = AnalysisOptions(
         write_allocate=bool(write_allocate), special_weight=special_weight, sizes=sizes
     )
+    from aiscan.config import PYTHON_DTYPES
+
+    python_dtype = getattr(arguments, "python_dtype", None) or config.python_dtype or "float64"
+    if python_dtype not in PYTHON_DTYPES:
+        raise UsageError(f"--python-dtype {python_dtype}: one of {', '.join(PYTHON_DTYPES)}")
     # An integer -D value binds a size in the preprocessor (see frontends/c/preprocess.py).
     return PipelineOptions(
         tuple(include_dirs),
         defines,
         analysis,
+        python_dtype,
         jax_enable_x64=config.jax_enable_x64,
         fp32_matmul_tf32=config.fp32_matmul_tf32,
     )

@@ -3,8 +3,9 @@
 Found by walking up from the working directory; command-line flags win over it. Keys are
 kebab-case as in ruff: `devices`, `device-files`, `sizes`, `write-allocate`,
 `special-weight`, `include-dirs`, `defines`, `jax-enable-x64` and `fp32-matmul`
-(framework precision settings that override the code), and for `aiscan check`: `select`, `ignore`,
-`per-file-ignores` (glob -> codes) and `thresholds` (rule code or name -> option -> number).
+(framework precision settings that override the code), and for `aiscan check`: `select`,
+`ignore`, `per-file-ignores` (glob -> codes) and `thresholds` (rule code or name -> option ->
+number); `python-dtype` types un-annotated Python arrays.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from aiscan.errors import UsageError
 
-__all__ = ["Config", "find_config", "load_config"]
+__all__ = ["PYTHON_DTYPES", "Config", "find_config", "load_config"]
 
 _KEYS = {
     "cache-dir",
@@ -34,7 +35,11 @@ _KEYS = {
     "thresholds",
     "jax-enable-x64",
     "fp32-matmul",
+    "python-dtype",
 }
+
+PYTHON_DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
+"""What `python-dtype` / `--python-dtype` accept: the dtype of un-typed Python arrays."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,7 @@ class Config:
     """Overrides what a JAX module says about x64 (None: the code decides)."""
     fp32_matmul_tf32: bool | None = None
     """`fp32-matmul = "tf32"` or `"fp32"`: overrides the framework's precision policy."""
+    python_dtype: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -104,8 +110,18 @@ def load_config(path: Path | None) -> Config:
         thresholds=_thresholds(table, path),
         jax_enable_x64=_optional_bool(table, "jax-enable-x64", path),
         fp32_matmul_tf32=_fp32_matmul(table, path),
+        python_dtype=_python_dtype(table, path),
         raw=table,
     )
+
+
+def _python_dtype(table: Mapping[str, Any], path: Path) -> str | None:
+    value = table.get("python-dtype")
+    if value is None:
+        return None
+    if value not in PYTHON_DTYPES:
+        raise UsageError(f"{path}: python-dtype must be one of {', '.join(PYTHON_DTYPES)}")
+    return str(value)
 
 
 def _strings(table: Mapping[str, Any], key: str, path: Path) -> list[str]:

@@ -37,7 +37,11 @@ def lower_source(text: str, path: str, options: PipelineOptions) -> Module:
         from aiscan.frontends.python import lower_python_source
 
         return lower_python_source(
-            text, path, x64=options.jax_enable_x64, tf32=options.fp32_matmul_tf32
+            text,
+            path,
+            options.python_dtype,
+            x64=options.jax_enable_x64,
+            tf32=options.fp32_matmul_tf32,
         )
     raise InputError(
         Diagnostic(

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from aiscan.analysis.kernel import FunctionAnalysis
+from aiscan.ir.symbols import size_symbol
 from aiscan.options import AnalysisOptions, PipelineOptions, PlacementOptions
 from aiscan.pipeline import analyze_path
 from aiscan.roofline.devices import load_devices
@@ -45,8 +46,6 @@ XLA_GEMV_SPLIT = "gemv_f32"
 memory-bound time at base clocks: just past the 1.25x bar."""
 NOT_MODELED = {"outer_f32"}
 """`np.outer` is an unknown call to the Python frontend today (reported, never guessed)."""
-NEEDS_JIT_VIEW = {"mse_f32"}
-"""Without the jit traffic view the per-statement view stores `d` (12n, not XLA's 8n)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,10 +73,6 @@ class Row:
         times = [self.measured.get(k) for k in ("kernel_time_s", "wall_time_s_min")]
         found = [float(t) for t in times if isinstance(t, float)]
         return min(found) if found else float(str(self.measured["wall_time_s_median"]))
-
-    @property
-    def without_jit_view(self) -> bool:
-        return any("no jit traffic view" in note for note in self.placement.notes)
 
 
 @functools.cache
@@ -128,22 +123,12 @@ def test_memory_bound_bytes_match_the_counters(row: Row) -> None:
             low, high = 4.0, 6.0  # float32 copies in and out, SIMT SGEMM
         assert low <= ratio <= high, ratio
         return
-    expected_view = "jit" if row.run == "jax" else "eager"
-    if row.without_jit_view and row.run == "jax":
-        expected_view = "compulsory"
-    assert row.placement.traffic_view == expected_view
-    if row.without_jit_view and row.kernel in NEEDS_JIT_VIEW:
-        assert ratio == pytest.approx(2 / 3, rel=0.02)  # d stored: 12n against XLA's 8n
-        return
+    assert row.placement.traffic_view == ("jit" if row.run == "jax" else "eager")
     assert ratio == pytest.approx(1, rel=0.05)
 
 
 @pytest.mark.parametrize("row", rows(), ids=lambda r: f"{r.kernel}-{r.run}")
 def test_no_measured_time_beats_the_lower_bound(row: Row) -> None:
-    if row.without_jit_view and row.kernel in NEEDS_JIT_VIEW and row.run == "jax":
-        # Visible until the jit view lands: XLA never stores d, so it beats 12n / bandwidth.
-        assert row.fastest_s < 0.95 * row.lower_bound_s
-        return
     assert row.fastest_s >= 0.95 * row.lower_bound_s, (row.fastest_s, row.lower_bound_s)
 
 
@@ -169,6 +154,9 @@ def test_dgemm_and_jax_sgemm_are_on_tensor_cores() -> None:
     assert by_run["gemm_f64", "jax_x64_off"].precision == "tf32"  # float64 as float32
     assert by_run["fma_f16", "cupy"].precision == "fp16_vector"
     assert by_run["gemm_bf16", "jax"].roof == "BF16 tensor core (BLAS contraction)"
+    # The jit view: mean((a - b)**2) under jax.jit moves 8n (+4 B: the result), d never stored.
+    assert by_run["mse_f32", "jax"].bytes_moved == 8 * size_symbol("n") + 4  # + the scalar
+    assert by_run["mse_f32", "jax"].traffic_view == "jit"
 
 
 def table() -> str:

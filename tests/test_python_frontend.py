@@ -57,7 +57,7 @@ def _check_function(result: FunctionAnalysis, want: dict[str, Any], where: str) 
         assert_same(flops.total, want["flops"], f"{where} flops")
     if "special" in want:
         assert_same(flops.special, want["special"], f"{where} special")
-    for model in ("compulsory", "streaming", "fused", "eager"):
+    for model in ("compulsory", "streaming", "fused", "eager", "jit"):
         if model in want:
             assert_same(result.traffic[model].total(False), want[model], f"{where} {model}")
     for key, model in (("ai_fused", "fused"), ("ai_eager", "eager")):

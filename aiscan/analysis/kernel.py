@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy
 
@@ -21,7 +21,7 @@ from aiscan.analysis.traffic import (
     streaming_traffic,
 )
 from aiscan.analysis.walk import Placed, placed_statements
-from aiscan.ir.nodes import Branch, Function, Loop, Module, Node, Region, Unknown
+from aiscan.ir.nodes import Branch, Function, Loop, Module, Node, Region, Statement, Unknown
 from aiscan.options import AnalysisOptions
 
 __all__ = [
@@ -188,6 +188,7 @@ def _region_counts(
     key = (
         _structure(region.body),
         tuple(_structure(call.body) for call in region.eager_calls),
+        tuple(sorted(region.local_arrays)) if region.eager_calls else (),
         options.special_weight,
         options.write_allocate,
         tuple(sorted(sizes.items())),
@@ -254,8 +255,43 @@ def _count_region(
             eager = eager + call_traffic
             footprint_unknowns += call_unknowns
         traffic["eager"] = eager
+        jit, jit_unknowns = compulsory_traffic(
+            placed_statements(_without_arrays(region.body, region.local_arrays))
+        )
+        traffic["jit"] = Traffic(
+            "jit", jit.read_bytes, jit.write_bytes, jit.allocate_bytes, jit.exact
+        )
+        footprint_unknowns += [u for u in jit_unknowns if u not in footprint_unknowns]
     intensities = _intensities(flops, traffic, options, sizes)
     return _Counts(flops, traffic, intensities, footprint_unknowns)
+
+
+def _without_arrays(body: tuple[Node, ...], arrays: frozenset[str]) -> tuple[Node, ...]:
+    """`body` with no access to `arrays`: the jit view, where intermediates that do not
+    escape the function stay in registers or fused loops (never in memory)."""
+    if not arrays:
+        return body
+    out: list[Node] = []
+    for node in body:
+        if isinstance(node, Loop):
+            out.append(replace(node, body=_without_arrays(node.body, arrays)))
+        elif isinstance(node, Branch):
+            (condition,) = _without_arrays((node.condition,), arrays)
+            assert isinstance(condition, Statement)
+            out.append(
+                replace(
+                    node,
+                    condition=condition,
+                    then_body=_without_arrays(node.then_body, arrays),
+                    else_body=_without_arrays(node.else_body, arrays),
+                )
+            )
+        elif isinstance(node, Statement):
+            kept = tuple(a for a in node.accesses if a.array not in arrays)
+            out.append(replace(node, accesses=kept) if len(kept) != len(node.accesses) else node)
+        else:
+            out.append(node)
+    return tuple(out)
 
 
 def _intensities(

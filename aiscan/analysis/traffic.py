@@ -29,7 +29,7 @@ __all__ = ["MODELS", "NUMPY_VIEWS", "Traffic", "compulsory_traffic", "streaming_
 
 MODELS = ("compulsory", "streaming")
 _ZERO = sympy.Integer(0)
-NUMPY_VIEWS = ("fused", "eager")
+NUMPY_VIEWS = ("fused", "eager", "jit")
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,21 @@ from __future__ import annotations
 
 from aiscan.ir.nodes import FlopTally
 
-__all__ = ["operator_flops"]
+__all__ = ["LARGEST_LITERAL_POWER", "literal_power_multiplies", "operator_flops"]
+
+LARGEST_LITERAL_POWER = 16
+"""`x**p` for a literal integer `p` up to this is `p - 1` multiplies (MODEL.md); larger or
+non-integer exponents stay a special `power` call."""
+
+
+def literal_power_multiplies(exponent: object) -> int | None:
+    """Multiplies of `x**exponent` for a literal 1 <= exponent <= 16 that is an integer
+    (`3` or `3.0`), as compilers and XLA expand it; None for any other exponent."""
+    if isinstance(exponent, bool) or not isinstance(exponent, (int, float)):
+        return None
+    if exponent != int(exponent) or not 1 <= exponent <= LARGEST_LITERAL_POWER:
+        return None
+    return int(exponent) - 1
 
 
 def operator_flops(kind: str, element_complex: bool, both_complex: bool) -> FlopTally:

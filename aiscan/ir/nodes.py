@@ -54,6 +54,9 @@ class UnknownKind(StrEnum):
     UNSUPPORTED = "unsupported"
     UNKNOWN_SHAPE = "unknown-shape"
     ALIASING = "aliasing"
+    ASSUMPTION = "assumption"
+    """A choice made where the code says nothing (an un-annotated parameter's shape or
+    dtype): the counts hold under it, and the report says so with its line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +173,10 @@ class Region:
     conventions: tuple[tuple[str, sympy.Expr], ...] = ()
     """Other FLOP figures people quote for the same work, e.g. ("2*m*k*n", 2*m*k*n) for a
     matmul whose exact count is m*n*(2k - 1)."""
+    local_arrays: frozenset[str] = frozenset()
+    """NumPy code only: arrays that do not escape the function (not a parameter, not
+    returned, not on `self`). The `jit` traffic view (whole-function fusion, as `jax.jit`
+    or XLA run it) does not materialize them: their reads and writes move no bytes."""
     contraction: bool = False
     """NumPy eager calls only: this call is a contraction (`@`, `matmul`, `dot`, `einsum`,
     `tensordot`, `linalg.*`) that the library hands to BLAS, so it runs on the matrix

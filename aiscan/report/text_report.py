@@ -75,9 +75,11 @@ def _function(function: FunctionAnalysis, write_allocate: bool, default_model: s
             f"  function total: FLOPs {function.flops.total}, bytes {traffic.total(write_allocate)}"
             f" ({default_model}), AI {_intensity_text(intensity)}"
         )
-    assumptions = [u for u in function.function.unknowns if u.kind is UnknownKind.ALIASING]
-    for unknown in assumptions:
-        lines.append(f"  assumption (line {unknown.span.line}): {unknown.message}")
+    for unknown in function.function.unknowns:
+        if unknown.kind in (UnknownKind.ALIASING, UnknownKind.ASSUMPTION):
+            lines.append(f"  assumption (line {unknown.span.line}): {unknown.message}")
+        else:
+            lines.append(f"  unknown: {_unknown_text(unknown)}")
     return lines
 
 

@@ -52,11 +52,13 @@ def _traffic_view(result: RegionAnalysis | FunctionAnalysis, model: str) -> tupl
     regions = _regions(result)
     if any(r.region.view == "jit" for r in regions):
         if "jit" in result.traffic:
-            return "jit", "jit view: a compiled function reads its inputs once, writes once"
-        return "compulsory", (
-            "compiled function, but this build has no jit traffic view: placed with the "
-            "compulsory per-statement traffic, which stores named intermediates"
-        )
+            return "jit", None
+        if _has_calls(result):
+            return "compulsory", (
+                "compiled function without a jit traffic view: placed with the compulsory "
+                "per-statement traffic, which stores named intermediates"
+            )
+        return "compulsory", None  # compiled loops (numba.njit): the compulsory model
     if "eager" in result.traffic:
         return "eager", None
     return "compulsory", None

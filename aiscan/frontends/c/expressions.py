@@ -17,12 +17,32 @@ from pycparser import c_ast
 from aiscan.frontends.c.literals import integer_literal
 from aiscan.frontends.c.text import source_text
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
-from aiscan.ir.arithmetic import operator_flops
+from aiscan.ir.arithmetic import literal_power_multiplies, operator_flops
 from aiscan.ir.nodes import Access, ElementType, FlopTally, Unknown, UnknownKind
 from aiscan.ir.symbols import MAX_INTEGER_BITS, loop_symbol, size_symbol
 from aiscan.span import Span
 
 __all__ = ["Evaluation", "ExpressionReader", "Scope", "Variable"]
+
+
+def _literal_power(name: str, arguments: list[c_ast.Node]) -> int | None:
+    """Multiplies of `pow(x, p)` for a literal integer exponent 1..16 (`3`, `3.0`)."""
+    if name not in ("pow", "powf", "powl") or len(arguments) != 2:
+        return None
+    exponent = arguments[1]
+    if not isinstance(exponent, c_ast.Constant) or exponent.type not in (
+        "int",
+        "double",
+        "float",
+    ):
+        return None
+    text = exponent.value.rstrip("fFlLuU")
+    try:
+        value: float = int(text, 0) if exponent.type == "int" else float(text)
+    except ValueError:
+        return None
+    return literal_power_multiplies(value)
+
 
 SPECIAL_FUNCTIONS = frozenset(
     name + suffix
@@ -257,7 +277,12 @@ class ExpressionReader:
             result.absorb(argument)
         name = node.name.name if isinstance(node.name, c_ast.ID) else source_text(node.name)
         element = next((a.element for a in evaluated if a.element is not None), _DOUBLE)
-        if name in SPECIAL_FUNCTIONS:
+        multiplies = _literal_power(name, arguments)
+        if multiplies is not None:
+            # `pow(x, 3)`: p - 1 multiplies, as compilers emit it (MODEL.md).
+            result.flops = result.flops + FlopTally(mul=multiplies)
+            result.element = _FLOAT if name == "powf" else element
+        elif name in SPECIAL_FUNCTIONS:
             result.flops = result.flops + FlopTally(special=1)
             result.special_calls.append(name)
             result.element = _FLOAT if name.endswith("f") and name != "erf" else element

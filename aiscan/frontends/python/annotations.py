@@ -44,8 +44,28 @@ def parameter_binding(name: str, annotation: cst.Annotation | None, names: Sourc
             "parameter has no annotation (write e.g. "
             '`Float64[np.ndarray, "n"]`), so its shape and dtype are unknown',
             is_parameter=True,
+            infer=True,
         )
     return _read(name, annotation.annotation, names)
+
+
+_NDARRAY = frozenset({"ndarray", "NDArray", "ArrayLike", "Array", "Tensor"})
+
+
+def _numpy_typing(name: str, node: cst.BaseExpression, text: str) -> Opaque | None:
+    """`np.ndarray`, `npt.NDArray[np.float32]`, `np.ndarray[Any, np.dtype[np.float32]]`: an
+    array whose shape the body tells (`inference.py`), with the dtype when one is given."""
+    head = node.value if isinstance(node, cst.Subscript) else node
+    last = cst.Module([]).code_for_node(head).rpartition(".")[2]
+    if last not in _NDARRAY:
+        return None
+    element = None
+    if isinstance(node, cst.Subscript):
+        for word in reversed(text.replace("]", " ").replace("[", " ").replace(",", " ").split()):
+            element = dtypes.dtype_named(word.rpartition(".")[2])
+            if element is not None:
+                break
+    return Opaque(name, f"annotation `{text}` gives no shape", True, True, element, None, True)
 
 
 def _read(name: str, node: cst.BaseExpression, names: SourceNames) -> Binding:
@@ -56,6 +76,9 @@ def _read(name: str, node: cst.BaseExpression, names: SourceNames) -> Binding:
             return Opaque(name, "its string annotation does not parse", True)
         return _read_detached(name, inner, names)
     text = names.text(node)
+    typed = _numpy_typing(name, node, text)
+    if typed is not None:
+        return typed
     if isinstance(node, cst.Subscript):
         return _jaxtyping(name, node, names, text)
     last = text.rpartition(".")[2]
@@ -74,9 +97,12 @@ def _read(name: str, node: cst.BaseExpression, names: SourceNames) -> Binding:
 
 def _read_detached(name: str, node: cst.BaseExpression, names: SourceNames) -> Binding:
     """A parsed string annotation has no metadata: read it by its spelling only."""
-    if isinstance(node, cst.Subscript):
-        return _jaxtyping(name, node, names, cst.Module([]).code_for_node(node))
     text = cst.Module([]).code_for_node(node)
+    typed = _numpy_typing(name, node, text)
+    if typed is not None:
+        return typed
+    if isinstance(node, cst.Subscript):
+        return _jaxtyping(name, node, names, text)
     if text == "int":
         return Integer(size_symbol(name), name)
     if text == "float":
@@ -87,9 +113,8 @@ def _read_detached(name: str, node: cst.BaseExpression, names: SourceNames) -> B
 def _jaxtyping(name: str, node: cst.Subscript, names: SourceNames, text: str) -> Binding:
     head = cst.Module([]).code_for_node(node.value).rpartition(".")[2]
     element = dtypes.dtype_named(head) if head[:1].isupper() else None
-    if element is None:
-        why = "has no fixed dtype" if head in _ANY_DTYPE else "is not a jaxtyping dtype"
-        return Opaque(name, f"annotation `{text}`: `{head}` {why}", True)
+    if element is None and head not in _ANY_DTYPE:
+        return Opaque(name, f"annotation `{text}`: `{head}` is not a jaxtyping dtype", True)
     if len(node.slice) != 2 or not isinstance(node.slice[1].slice, cst.Index):
         return Opaque(name, f'annotation `{text}` is not `{head}[ArrayType, "dims"]`', True)
     dims_node = node.slice[1].slice.value
@@ -97,7 +122,10 @@ def _jaxtyping(name: str, node: cst.Subscript, names: SourceNames, text: str) ->
         return Opaque(name, f"annotation `{text}`: the dimensions are not a string", True)
     shape = parse_dimensions(string_literal(dims_node))
     if isinstance(shape, str):
-        return Opaque(name, f"annotation `{text}`: {shape}", True)
+        return Opaque(name, f"annotation `{text}`: {shape}", True, element is None, element)
+    if element is None:
+        # `Float[Array, "n"]`, `Shaped[...]`: the shape is given, the width is not.
+        return Opaque(name, f"annotation `{text}` has no fixed dtype", True, True, None, shape)
     span = names.span(node)
     if not shape:
         return Scalar(element, False, name)

@@ -115,7 +115,7 @@ def _numpy(reader: ExpressionReader, node: cst.Call, function: str, canonical: s
         return _cast(copied, element)
     if function == "square":
         values = _arrays(reader, arguments[:1])
-        return reader.elementwise("mul", "square", values * 2, node) if values else None
+        return reader.elementwise("mul", "square", values, node) if values else None
     if function in ARITHMETIC or function in SPECIAL or function in FREE:
         values = _arrays(reader, arguments)
         if values is None:
@@ -123,7 +123,11 @@ def _numpy(reader: ExpressionReader, node: cst.Call, function: str, canonical: s
         if not values:  # NumPy raises a TypeError on `np.exp()`
             return reader.unsupported(node, f"`{function}` called without operands")
         op = ARITHMETIC.get(function) or ("special" if function in SPECIAL else "free")
-        return reader.elementwise(op, function, values, node)
+        result = reader.elementwise(op, function, values, node)
+        if isinstance(result, Scalar) and canonical.startswith("numpy."):
+            # NEP 50: `np.sqrt(n)` is a NumPy scalar, strongly typed (`math.sqrt` is not).
+            return replace(result, weak=False)
+        return result
     if canonical.startswith("numpy.") and function in dtypes_by_name():
         values = _arrays(reader, arguments[:1])
         if not values:
@@ -287,6 +291,17 @@ def _allocation(
 ) -> Value | None:
     fills = ALLOCATIONS[function]
     element = _dtype_argument(reader, node)
+    # The dtype may be positional: `np.empty((n, m), np.int32)`, `np.full(s, v, np.int32)`.
+    position = 2 if function in ("full", "full_like") else 1
+    if element is None and len(arguments) > position:
+        element = _dtype_node(reader, arguments[position])
+        if element is None:
+            reader.note(
+                UnknownKind.UNKNOWN_SHAPE,
+                arguments[position],
+                f"`{reader.names.text(arguments[position])}` is not a known NumPy dtype",
+            )
+            return None
     if function.endswith("_like"):
         prototype = _arrays(reader, arguments[:1])
         if not prototype:

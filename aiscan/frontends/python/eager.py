@@ -67,7 +67,8 @@ def eager_calls(
             )
         )
     for leaf, call in calls.found:
-        nodes = NestBuilder(namer, span).assign(Target(leaf), call, f"{leaf.array} = {call.text}")
+        text = f"{leaf.array} = {_call_text(call)}"
+        nodes = NestBuilder(namer, span).assign(Target(leaf), call, text)
         kind = "nest" if any(isinstance(n, Loop) for n in nodes) else "straight"
         result.regions.append(
             Region(kind, tuple(nodes), span, contraction=isinstance(call, Contract))
@@ -95,7 +96,7 @@ class _Calls:
         self.emitted.add(name)
         elements = sympy.Mul(*call.shape) if call.shape else sympy.Integer(1)
         self.result.temporaries.append(
-            Temporary(name, call.text, self.span, elements, call.element)
+            Temporary(name, _call_text(call), self.span, elements, call.element)
         )
         return leaf
 
@@ -114,6 +115,14 @@ class _Calls:
             return self.emit(replace(node, operand=self.visit(node.operand)))
         assert isinstance(node, Contract)
         return self.emit(replace(node, operands=tuple(self.visit(o) for o in node.operands)))
+
+
+def _call_text(call: ArrayValue) -> str:
+    """The call's source; `x**3` also says that NumPy calls `power` for it (counted, as
+    compilers and XLA expand it, as 2 multiplies)."""
+    if isinstance(call, Apply) and call.name == "power" and call.op == "mul":
+        return f"{call.text} (NumPy calls power)"
+    return call.text
 
 
 def is_array(value: ArrayValue) -> bool:

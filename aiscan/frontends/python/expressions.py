@@ -30,6 +30,7 @@ from aiscan.frontends.python.values import (
     coordinate,
     substituted,
 )
+from aiscan.ir.arithmetic import literal_power_multiplies
 from aiscan.ir.nodes import ElementType, Unknown, UnknownKind
 from aiscan.ir.symbols import MAX_INTEGER, MAX_INTEGER_BITS
 from aiscan.span import Span
@@ -131,6 +132,14 @@ class Opaque:
     name: str
     reason: str
     is_parameter: bool = False
+    infer: bool = False
+    """A parameter whose shape (or dtype) the body's evidence may supply (`inference.py`)."""
+    element: ElementType | None = None
+    """The dtype the annotation gives (`npt.NDArray[np.float32]`), if any."""
+    shape: Shape | None = None
+    """The shape the annotation gives (`Float[Array, "n"]`), if any."""
+    annotated_array: bool = False
+    """The annotation says it is an array (`np.ndarray`): at least one axis."""
 
 
 Value = ArrayValue | Integer | Allocation
@@ -152,6 +161,40 @@ class ExpressionReader:
         self.names = names
         self.scope = scope
         self.unknowns: list[Unknown] = []
+        self.free: dict[sympy.Symbol, str] = {}
+        """Extents named by us (`A_d0`, of array `A`), which another operand may determine."""
+        self.equations: dict[sympy.Symbol, sympy.Expr] = {}
+        """What a mismatch says a free extent must be, for `FunctionLowering` to retry."""
+        self.rank_hints: dict[str, int] = {}
+        """Inferred arrays a mismatch says have more axes than their evidence gave."""
+
+    def unify(self, a: Shape, b: Shape) -> None:
+        """Two shapes that should agree (broadcast or contract): record free extents.
+
+        Shapes of different ranks are compared only when the shorter is all extents we
+        named for one array: that array then has as many axes as the longer shape."""
+        if len(a) != len(b):
+            short, long = (a, b) if len(a) < len(b) else (b, a)
+            owners = {self.free.get(e) for e in short}
+            if len(owners) == 1 and None not in owners:
+                (owner,) = owners
+                assert owner is not None
+                self.rank_hints[owner] = max(self.rank_hints.get(owner, 0), len(long))
+            return
+        for x, y in zip(a, b, strict=True):
+            if x == y or x == 1 or y == 1:
+                continue
+            for side in (x, y):
+                # `B_d0 - 2` against `n - 2`: the free extent is what makes them equal.
+                unknowns = [s for s in side.free_symbols if s in self.free]
+                if len(unknowns) != 1 or unknowns[0] in self.equations:
+                    continue
+                symbol = unknowns[0]
+                solved = sympy.expand(symbol - (x - y) / sympy.diff(x - y, symbol))
+                linear = (x - y).is_polynomial(symbol) and sympy.degree(x - y, symbol) == 1
+                if linear and symbol not in solved.free_symbols:
+                    self.equations[symbol] = solved
+                    break
 
     # ---- entry points -------------------------------------------------------------------
 
@@ -217,6 +260,27 @@ class ExpressionReader:
     def _Imaginary(self, node: cst.Imaginary) -> Value:
         return Scalar(dtypes.COMPLEX128, True, node.value, constant=True)
 
+    def _self_attribute(self, node: cst.Attribute) -> Value | None:
+        """`self.N`, `self.A`: bound like names (`self.N` a size, `self.A` an array)."""
+        key = f"self.{node.attr.value}"
+        binding = self.scope.names.get(key)
+        if binding is None:
+            self.note(
+                UnknownKind.UNKNOWN_SHAPE,
+                node,
+                f"`{key}` is not set where this method can see it: its shape and dtype "
+                "are unknown; its work is not counted",
+            )
+            return None
+        if isinstance(binding, Opaque):
+            self.note(
+                UnknownKind.UNKNOWN_SHAPE,
+                node,
+                f"`{binding.name}`: {binding.reason}; its work is not counted",
+            )
+            return None
+        return binding
+
     def _Name(self, node: cst.Name) -> Value | None:
         if node.value in ("True", "False"):
             return Scalar(dtypes.BOOL, True, node.value, constant=True)
@@ -242,6 +306,8 @@ class ExpressionReader:
         return binding
 
     def _Attribute(self, node: cst.Attribute) -> Value | None:
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            return self._self_attribute(node)
         canonical = self.names.canonical(node)
         if canonical in _CONSTANTS:
             return Scalar(dtypes.PYTHON_FLOAT, True, self.names.text(node), constant=True)
@@ -284,10 +350,15 @@ class ExpressionReader:
     def _power(
         self, base: ArrayValue, exponent: cst.BaseExpression, text: str, node: cst.CSTNode
     ) -> ArrayValue | None:
-        """`x**2` is one multiply (NumPy's square), `x**0.5` a sqrt, `x**-1` a divide."""
+        """`x**p` for a literal integer 2 <= p <= 16 is `p - 1` multiplies of one evaluated
+        base (`(a - b)**2` subtracts once), as compilers and XLA expand it; NumPy itself
+        calls `square` or `power` (the eager view's temporary says so). `x**0.5` is a sqrt,
+        `x**-1` a divide, any other exponent a special `power`."""
         literal = number_literal(exponent)
-        if literal == 2:
-            return self.elementwise("mul", "square", (base, base), node, text)
+        multiplies = literal_power_multiplies(literal)
+        if multiplies is not None and multiplies >= 1:
+            name = "square" if multiplies == 1 else "power"
+            return self.elementwise("mul", name, (base,), node, text, repeat=multiplies)
         if literal == 0.5:
             return self.elementwise("special", "sqrt", (base,), node, text)
         if literal == -1:
@@ -364,12 +435,14 @@ class ExpressionReader:
         operands: Sequence[ArrayValue],
         node: cst.CSTNode,
         text: str | None = None,
+        repeat: int = 1,
     ) -> ArrayValue | None:
         """A ufunc: broadcast the shapes, promote the dtypes, fold constant scalars."""
         shape: Shape = ()
         for operand in operands:
             merged = broadcast_shapes(shape, operand.shape)
             if merged is None:
+                self.unify(shape, operand.shape)
                 shapes = " and ".join(_shape_text(o.shape) for o in operands)
                 self.note(
                     UnknownKind.UNKNOWN_SHAPE,
@@ -387,7 +460,7 @@ class ExpressionReader:
         text = text or self.names.text(node)
         if all(isinstance(o, Scalar) and o.constant for o in operands):
             return Scalar(element, weak, text, constant=True)
-        return Apply(op, name, tuple(operands), element, shape, text, self.span(node), weak)
+        return Apply(op, name, tuple(operands), element, shape, text, self.span(node), weak, repeat)
 
     # ---- subscripts ---------------------------------------------------------------------
 
@@ -545,6 +618,7 @@ class ExpressionReader:
             for letter, extent in zip(letters, operand.shape, strict=True):
                 known = extents.setdefault(letter, extent)
                 if not same_extent(known, extent):
+                    self.unify((known,), (extent,))
                     self.note(
                         UnknownKind.UNKNOWN_SHAPE,
                         node,

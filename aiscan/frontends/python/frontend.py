@@ -13,13 +13,15 @@ import warnings
 import libcst as cst
 
 from aiscan.errors import Diagnostic, InputError, Severity
-from aiscan.frontends.python.expressions import TOO_LARGE, Scope, number_literal
+from aiscan.frontends.python import dtypes
+from aiscan.frontends.python.expressions import TOO_LARGE, Opaque, Scope, number_literal
 from aiscan.frontends.python.frameworks import read_frameworks
+from aiscan.frontends.python.inference import class_sizes
 from aiscan.frontends.python.lowering import FunctionLowering
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.precision_rules import apply_rules
 from aiscan.frontends.python.values import Integer
-from aiscan.ir.nodes import Function, Module
+from aiscan.ir.nodes import ElementType, Function, Module
 from aiscan.ir.symbols import size_symbol
 from aiscan.span import Span
 
@@ -27,12 +29,19 @@ __all__ = ["lower_python_source"]
 
 
 def lower_python_source(
-    text: str, path: str, *, x64: bool | None = None, tf32: bool | None = None
+    text: str,
+    path: str,
+    default_dtype: str = "float64",
+    *,
+    x64: bool | None = None,
+    tf32: bool | None = None,
 ) -> Module:
     """Parse and lower one Python file; raises `InputError` when it does not parse.
 
-    `x64` and `tf32` are settings that override what the code says about its framework's
+    `default_dtype` types what nothing in the code types (un-annotated parameters). `x64`
+    and `tf32` are settings that override what the code says about its framework's
     precision (see `frameworks.py`)."""
+    default_element = dtypes.dtype_named(default_dtype) or dtypes.FLOAT64
     syntax = _check_with_cpython_parser(text, path)
     try:
         module = cst.parse_module(text)
@@ -57,8 +66,10 @@ def lower_python_source(
     top_level: list[cst.CSTNode] = []
     for statement in module.body:
         if isinstance(statement, cst.FunctionDef):
-            lowering = FunctionLowering(names.within(statement), globals_.copy())
+            lowering = FunctionLowering(names.within(statement), globals_.copy(), default_element)
             functions.append(lowering.function(statement))
+        elif isinstance(statement, cst.ClassDef):
+            functions += _methods(statement, names, globals_, default_element)
         elif _is_module_work(statement):
             top_level.append(statement)
     if top_level:
@@ -73,6 +84,32 @@ def lower_python_source(
         Diagnostic(Span(path, line, 1), Severity.NOTE, text) for line, text in rules.notes
     )
     return Module(path, "python", tuple(functions), size_defaults, diagnostics=notes)
+
+
+def _methods(
+    node: cst.ClassDef, names: SourceNames, globals_: Scope, default_element: ElementType
+) -> list[Function]:
+    """A class's methods, each a function `Class.method`, `__init__` first.
+
+    `self.N` that any method uses as a size is the size `N` everywhere (and `self.N = N`
+    in `__init__` makes the parameter that size); arrays a method binds on `self`
+    (`self.A = np.zeros((self.N, self.N))`) are seen, with their shapes, by the methods
+    lowered after it; others get shapes from the code like un-annotated parameters."""
+    methods = [s for s in node.body.body if isinstance(s, cst.FunctionDef)]
+    methods.sort(key=lambda m: m.name.value != "__init__")  # stable: the rest in order
+    sizes = frozenset(class_sizes(node))
+    state = globals_.copy()
+    found: list[tuple[int, Function]] = []
+    for method in methods:
+        lowering = FunctionLowering(
+            names.within(None), state.copy(), default_element, class_sizes=sizes
+        )
+        function = lowering.function(method, f"{node.name.value}.{method.name.value}")
+        for key, binding in lowering.scope.names.items():
+            if key.startswith("self.") and not isinstance(binding, Opaque):
+                state.names[key] = binding
+        found.append((function.span.line, function))
+    return [f for _, f in sorted(found, key=lambda pair: pair[0])]
 
 
 def _unrepresentable(text: str, path: str, reason: str) -> Diagnostic:

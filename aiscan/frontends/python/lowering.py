@@ -8,12 +8,13 @@ between them form one region. A region of vectorized statements also carries its
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import cache
 
 import libcst as cst
 import sympy
 
+from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.annotations import parameter_binding
 from aiscan.frontends.python.eager import EagerCalls, eager_calls, is_array
 from aiscan.frontends.python.expressions import (
@@ -23,6 +24,7 @@ from aiscan.frontends.python.expressions import (
     Scope,
     leaf_for,
 )
+from aiscan.frontends.python.inference import gather_evidence, plain_name, self_attributes
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.nests import Namer, NestBuilder, ShapeMismatch, Target
 from aiscan.frontends.python.values import (
@@ -36,6 +38,7 @@ from aiscan.frontends.python.values import (
 )
 from aiscan.ir.nodes import (
     Branch,
+    ElementType,
     FlopTally,
     Function,
     Loop,
@@ -46,7 +49,7 @@ from aiscan.ir.nodes import (
     Unknown,
     UnknownKind,
 )
-from aiscan.ir.symbols import fraction_symbol, loop_symbol, trip_symbol
+from aiscan.ir.symbols import fraction_symbol, loop_symbol, size_symbol, trip_symbol
 from aiscan.span import Span
 
 __all__ = ["FunctionLowering"]
@@ -71,15 +74,36 @@ class _Lowered:
 class FunctionLowering:
     """Lowers one function (or the module's own code) to an IR `Function`."""
 
-    def __init__(self, names: SourceNames, scope: Scope) -> None:
+    def __init__(
+        self,
+        names: SourceNames,
+        scope: Scope,
+        default_element: ElementType = dtypes.FLOAT64,
+        hints: _Hints | None = None,
+        class_sizes: frozenset[str] = frozenset(),
+    ) -> None:
         self.names = names
+        self.class_sizes = class_sizes
+        """In a method: the attributes `self.N` some method uses as a size."""
         self.scope = scope
+        self.initial_scope = scope.copy()
+        self.default_element = default_element
+        self.hints = hints or _Hints()
+        self.candidates: set[str] = set()
         self.reader = ExpressionReader(names, scope)
         self.namer = Namer()
         self.loop_depth = 0
         self.function_unknowns: list[Unknown] = []
+        self.rank_hints: dict[str, int] = {}
+        self.parameters: set[str] | None = None
+        """A function's parameters (None for module code, where every array escapes)."""
+        self.escaping: set[str] = set()
+        """Arrays a `return` hands back: they escape, the jit view keeps their traffic."""
 
-    def function(self, node: cst.FunctionDef) -> Function:
+    def function(self, node: cst.FunctionDef, qualified: str | None = None) -> Function:
+        """Lower `node` (named `qualified`, e.g. `Class.method`); `self.scope` then holds what
+        the body bound, `self.*` attributes included (see `final_scope`)."""
+        parameters: dict[str, cst.CSTNode] = {}
         for parameter in (
             *node.params.posonly_params,
             *node.params.params,
@@ -88,12 +112,119 @@ class FunctionLowering:
             name = parameter.name.value
             if name in ("self", "cls"):
                 continue
-            self.scope.names[name] = parameter_binding(name, parameter.annotation, self.names)
+            binding = parameter_binding(name, parameter.annotation, self.names)
+            self.scope.names[name] = binding
+            parameters[name] = parameter
+        for attribute, use in self_attributes(node.body).items():
+            if attribute in self.scope.names or not self._is_method(node):
+                continue
+            plain = attribute.removeprefix("self.")
+            if plain in self.class_sizes:
+                self.scope.names[attribute] = Integer(size_symbol(plain), attribute)
+                continue
+            reason = "is not set where this method can see it"
+            self.scope.names[attribute] = Opaque(attribute, reason, True, True)
+            parameters[attribute] = use
+        self._infer_parameters(node, parameters)
+        self.parameters = set(parameters)
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-        return self.build(node.name.value, self.names.span(node), list(body))
+        function = self.build(qualified or node.name.value, self.names.span(node), list(body))
+        if self.hints.learn(self.reader.equations, {**self.reader.rank_hints, **self.rank_hints}):
+            # A store or a broadcast told us more about an inferred shape: lower again.
+            again = FunctionLowering(
+                self.names, self.initial_scope, self.default_element, self.hints, self.class_sizes
+            )
+            function = again.function(node, qualified)
+            self.scope = again.scope
+        return function
+
+    @staticmethod
+    def _is_method(node: cst.FunctionDef) -> bool:
+        params = (*node.params.posonly_params, *node.params.params)
+        return bool(params) and params[0].name.value == "self"
+
+    def _infer_parameters(self, node: cst.FunctionDef, parameters: dict[str, cst.CSTNode]) -> None:
+        """Parameters without a usable annotation get shapes from the body's evidence and
+        the default dtype, each with one assumption line (see `inference.py`)."""
+        candidates = {
+            name
+            for name in parameters
+            if isinstance(b := self.scope.names[name], Opaque) and b.infer
+        }
+        if not candidates:
+            return
+        module_sizes = {n for n, b in self.scope.names.items() if isinstance(b, Integer)}
+        evidence = gather_evidence(node.body, candidates, module_sizes)
+        for name, rank in self.hints.ranks.items():
+            evidence.weak_rank[name] = max(evidence.weak_rank.get(name, 0), rank)
+        for name in candidates:
+            binding = self.scope.names[name]
+            if isinstance(binding, Opaque) and binding.annotated_array:
+                evidence.weak_rank[name] = max(evidence.weak_rank.get(name, 0), 1)
+        self.candidates = candidates
+        width = self.default_element.name
+        for name in sorted(candidates, key=list(parameters).index):
+            binding = self.scope.names[name]
+            assert isinstance(binding, Opaque)
+            span = self.names.span(parameters[name])
+            element = binding.element or self.default_element
+            dtype_note = (
+                "" if binding.element is not None else f"; dtype assumed {width} (--python-dtype)"
+            )
+            where = parameters[name]
+            unannotated = (
+                "has no shape in its annotation"
+                if isinstance(where, cst.Param) and where.annotation is not None
+                else "has no annotation"
+                if isinstance(where, cst.Param)
+                else "is not set in a method seen before this one"
+            )
+            if binding.shape is not None:
+                self.scope.names[name] = leaf_for(name, binding.shape, element, span)
+                message = f"`{name}`: its annotation gives no width{dtype_note}"
+            elif evidence.rank_of(name) > 0:
+                dims = dims0 = evidence.dimension_names(name)
+                self.reader.free |= {size_symbol(d): name for d, named in dims if not named}
+                shape = tuple(self.hints.resolve(size_symbol(d)) for d, _ in dims)
+                self.scope.names[name] = leaf_for(name, shape, element, span)
+                dims = tuple((str(e), named) for e, (_, named) in zip(shape, dims, strict=True))
+                invented = [
+                    d for d, named in dims if not named and d.startswith(f"{plain_name(name)}_d")
+                ]
+                said = ", ".join(d for d, _ in dims)
+                how = (
+                    f" ({', '.join(invented)} named here: nothing in the code gives "
+                    f"{'that extent' if len(invented) == 1 else 'those extents'})"
+                    if invented
+                    else ""
+                )
+                if any(e != size_symbol(d) for e, (d, _) in zip(shape, dims0, strict=True)):
+                    how += " (extents matched to the arrays it is combined with)"
+                message = f"`{name}` {unannotated}: taken as an array of shape ({said}){how}"
+                message += dtype_note
+            elif name in evidence.sizes:
+                self.scope.names[name] = Integer(size_symbol(plain_name(name)), name)
+                continue  # an `int` size: nothing assumed beyond what the code says
+            elif evidence.stored_as.get(name) in self.class_sizes:
+                # `self.N = N` in `__init__`, where a method uses `self.N` as a size.
+                size = evidence.stored_as[name]
+                self.scope.names[name] = Integer(size_symbol(size), name)
+                continue
+            else:
+                self.scope.names[name] = Scalar(element, binding.element is None, name)
+                message = (
+                    f"`{name}` {unannotated} and is never indexed: taken as a scalar{dtype_note}"
+                )
+            self.function_unknowns.append(Unknown(UnknownKind.ASSUMPTION, message, span))
 
     def build(self, name: str, span: Span, body: Sequence[cst.CSTNode]) -> Function:
         regions = tuple(self._regions(body))
+        if self.parameters is not None:
+            local = _local_arrays(regions, self.parameters | self.escaping)
+            regions = tuple(
+                replace(r, local_arrays=local & _arrays_of(r.body)) if r.eager_calls else r
+                for r in regions
+            )
         return Function(name, span, regions, tuple(self.function_unknowns))
 
     # ---- regions ------------------------------------------------------------------------
@@ -170,6 +301,8 @@ class FunctionLowering:
             node.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
         ):
             lowered = _Lowered()  # a docstring
+        elif isinstance(node, cst.Expr) and _out_argument(node.value) is not None:
+            lowered = self._into_out(node.value, node)
         elif isinstance(node, cst.Expr):
             value = self.reader.value(node.value)
             lowered = self._scalar_statement(
@@ -199,12 +332,22 @@ class FunctionLowering:
         text = self.names.text(node)
         if isinstance(target, cst.Tuple):
             return self._unpack(target, value_node)
+        bound = _bound_name(target)  # `x` or `self.x`
+        if bound is not None and _out_argument(value_node) is not None:
+            # `z = np.add(a, b, out=c)`: computed into c; z names c.
+            lowered = self._into_out(value_node, node)
+            out = self.reader.value(_out_argument(value_node))  # type: ignore[arg-type]
+            if isinstance(out, Leaf):
+                self.scope.names[bound] = out
+            return lowered
         if target is None:
             self.reader.unsupported(node, "chained assignment")
             return _Lowered()
         value = self.reader.value(value_node)
-        if isinstance(target, cst.Name):
-            name = target.value
+        if bound is not None and bound.startswith("return") and isinstance(value, Leaf):
+            self.escaping.add(value.array)  # `return y`: y is handed back
+        if bound is not None:
+            name = bound
             if value is None:
                 self.scope.names[name] = Opaque(
                     name, f"its value `{self.names.text(value_node)}` could not be analyzed"
@@ -244,6 +387,22 @@ class FunctionLowering:
         self.reader.unsupported(node, f"assignment to `{self.names.text(target)}`")
         return _Lowered()
 
+    def _into_out(self, call: cst.BaseExpression, node: cst.CSTNode) -> _Lowered:
+        """`np.multiply(x, 2.0, out=y)`: the call's value written into `y` itself (no
+        temporary and no copy: NumPy writes its result there)."""
+        assert isinstance(call, cst.Call)
+        out_node = _out_argument(call)
+        assert out_node is not None
+        view = self.reader.value(out_node)
+        value = self.reader.value(call)  # calls read positional arguments: `out=` is ours
+        if view is None or value is None:
+            return _Lowered()
+        if not isinstance(view, Leaf) or isinstance(value, (Integer, Allocation)):
+            self.reader.unsupported(node, f"`out=` in `{self.names.text(node)}`")
+            return _Lowered()
+        span = self.names.span(node)
+        return self._array_statement(Target(view), value, self.names.text(node), span, rebinds=True)
+
     def _unpack(self, target: cst.Tuple, value_node: cst.BaseExpression) -> _Lowered:
         """`n, m = A.shape`: bind each size; anything else is not understood."""
         if isinstance(value_node, cst.Attribute) and value_node.attr.value == "shape":
@@ -267,8 +426,21 @@ class FunctionLowering:
         text = self.names.text(node)
         current = self.reader.value(node.target)
         if isinstance(current, Integer) and isinstance(node.target, cst.Name):
-            self.scope.names[node.target.value] = Integer(None, node.target.value)
-            return _Lowered()
+            name = node.target.value
+            value_now = self.reader.value(node.value)
+            if isinstance(value_now, Integer) or value_now is None or operator is None:
+                self.scope.names[name] = Integer(None, name)
+                return _Lowered()
+            if isinstance(value_now, Allocation):
+                return _Lowered()
+            # `s = 0` then `s += x[i] * y[i]`: Python makes `s` a float (or an array).
+            element = dtypes.promote(dtypes.PYTHON_INT, True, value_now.element, value_now.weak)
+            if is_array(value_now):
+                self.reader.unsupported(node, f"`{text}`: an integer grown into an array")
+                return _Lowered()
+            self.scope.names[name] = Scalar(element, value_now.weak, name)
+            nodes = NestBuilder(self.namer, span).assign(Target(None, operator), value_now, text)
+            return _Lowered(nodes)
         value = self.reader.array(node.value)
         if operator is None:
             self.reader.unsupported(node, f"operator in `{text}`")
@@ -288,6 +460,19 @@ class FunctionLowering:
     def _array_statement(
         self, target: Target, value: ArrayValue, text: str, span: Span, rebinds: bool
     ) -> _Lowered:
+        leaf = target.leaf
+        if (
+            leaf is not None
+            and leaf.array in self.candidates
+            and len(target.shape) < len(value.shape)
+        ):
+            # `C[:] = A @ B` with `C` inferred of rank 1: the store says it has more axes.
+            base = self.scope.names.get(leaf.array)
+            if isinstance(base, Leaf):
+                missing = len(value.shape) - len(target.shape)
+                self.rank_hints[leaf.array] = len(base.shape) + missing
+        elif len(target.shape) == len(value.shape):
+            self.reader.unify(target.shape, value.shape)
         nodes = NestBuilder(self.namer, span).assign(target, value, text)
         lowered = _Lowered(nodes, conventions=_conventions(value))
         is_call = target.shape or is_array(value)
@@ -395,9 +580,22 @@ class FunctionLowering:
         )
         var = target.value if isinstance(target, cst.Name) else f"_loop_L{span.line}"
         if isinstance(target, cst.Name):
-            self.scope.names[var] = Opaque(
-                var, "it iterates over something other than `range(...)`"
+            ranged = (
+                isinstance(node, cst.For)
+                and isinstance(node.iter, cst.Call)
+                and self.names.canonical(node.iter.func) == "builtins.range"
             )
+            reason = (
+                f"it counts over `{header}`, whose bounds are not known sizes"
+                if ranged
+                else "it iterates over something other than `range(...)`"
+            )
+            self.scope.names[var] = Opaque(var, reason)
+            iterator = node.iter if isinstance(node, cst.For) else None
+            if ranged and isinstance(iterator, cst.Call) and len(iterator.args) == 1:
+                # `range(m)` with `m` unknown still counts 0, 1, ...: the loop variable
+                # of a loop of `trip_L<line>` iterations.
+                self.scope.names[var] = Integer(loop_symbol(var), var)
         before = self.scope.copy()
         self.loop_depth += 1
         nodes = self._block(body)
@@ -460,6 +658,84 @@ class FunctionLowering:
             str(fraction),
         )
         return Branch(span, condition, fraction, then_body, else_body, (unknown,))
+
+
+@dataclass(slots=True)
+class _Hints:
+    """What earlier lowerings of a function learned about its inferred parameter shapes."""
+
+    equations: dict[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
+    ranks: dict[str, int] = field(default_factory=dict)
+    rounds: int = 0
+
+    def learn(self, equations: dict[sympy.Symbol, sympy.Expr], ranks: dict[str, int]) -> bool:
+        """Take what is new; True when there was some and another round is allowed."""
+        new_ranks = {k: v for k, v in ranks.items() if self.ranks.get(k, 0) < v}
+        # With a rank still wrong, axes were compared out of line: learn the ranks first.
+        new = {} if new_ranks else {k: v for k, v in equations.items() if k not in self.equations}
+        learned = False
+        for symbol, value in new.items():
+            resolved = self.resolve(value)
+            if symbol not in resolved.free_symbols:  # `A_d0 -> B_d0 -> A_d0` is no news
+                self.equations[symbol] = resolved
+                learned = True
+        if not (learned or new_ranks) or self.rounds >= 4:
+            return False
+        self.rounds += 1
+        self.ranks.update(new_ranks)
+        return True
+
+    def resolve(self, extent: sympy.Expr) -> sympy.Expr:
+        """`extent` with what is known substituted (chains `A_d0 -> B_d1 -> n` included)."""
+        for _ in range(8):
+            following = sympy.expand(extent.subs(self.equations))
+            if following == extent:
+                break
+            extent = following
+        return extent
+
+
+def _arrays_of(body: Sequence[Node]) -> frozenset[str]:
+    found: set[str] = set()
+    for node in body:
+        if isinstance(node, Loop):
+            found |= _arrays_of(node.body)
+        elif isinstance(node, Branch):
+            found |= _arrays_of((node.condition, *node.then_body, *node.else_body))
+        elif isinstance(node, Statement):
+            found.update(a.array for a in node.accesses)
+    return frozenset(found)
+
+
+def _local_arrays(regions: Sequence[Region], escaping: set[str]) -> frozenset[str]:
+    """Arrays of the function that do not escape: not parameters (nor `self.*`), not
+    returned (`return` / `return0`... are the returned values themselves)."""
+    arrays: set[str] = set()
+    for region in regions:
+        arrays |= _arrays_of(region.body)
+    return frozenset(
+        a for a in arrays if a not in escaping and not a.startswith(("self.", "return"))
+    )
+
+
+def _bound_name(target: cst.BaseExpression | None) -> str | None:
+    """The name an assignment binds: `x`, or `self.x` for an attribute of `self`."""
+    if isinstance(target, cst.Name):
+        return target.value
+    if (
+        isinstance(target, cst.Attribute)
+        and isinstance(target.value, cst.Name)
+        and target.value.value == "self"
+    ):
+        return f"self.{target.attr.value}"
+    return None
+
+
+def _out_argument(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The `out=` argument of a call, if any."""
+    if not isinstance(node, cst.Call):
+        return None
+    return next((a.value for a in node.args if a.keyword and a.keyword.value == "out"), None)
 
 
 def _assigned_names(body: cst.CSTNode) -> set[str]:

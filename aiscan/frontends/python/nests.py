@@ -213,9 +213,9 @@ class NestBuilder:
             hoists += more
         if _computes(value):
             complex_operands = [o.element.is_complex for o in value.operands]
-            result.flops = result.flops + operator_flops(
-                value.op, value.element.is_complex, all(complex_operands)
-            )
+            one = operator_flops(value.op, value.element.is_complex, all(complex_operands))
+            for _ in range(value.repeat):
+                result.flops = result.flops + one
             if value.op == "special":
                 result.special_calls.append(value.name)
         return result, hoists

@@ -109,6 +109,8 @@ class Apply:
     text: str
     span: Span
     weak: bool = False
+    repeat: int = 1
+    """How many times `op` is applied per element: `x**3` is one operand, 2 multiplies."""
 
 
 @dataclass(frozen=True, slots=True)

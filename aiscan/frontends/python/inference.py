@@ -1,0 +1,459 @@
+"""Shapes of parameters without a usable annotation, from what the function's code says.
+
+Real NumPy kernels carry no annotations. Before a function is lowered, one pass over its
+body gathers, for each such parameter, the evidence the code gives:
+
+- its rank: the number of indices in `A[i, j]`, the names in `n, m = A.shape`, `A.shape[k]`,
+  `len(A)`, `.T`, array methods (`A.sum()`), `@` and NumPy reductions/contractions on it;
+- the names of its extents, best evidence first: `n, m = A.shape` and `n = A.shape[0]` /
+  `n = len(A)` name them `n` and `m`; `for i in range(n): ... A[i, ...]` names the first
+  extent `n` when `n` is a size (an `int`/un-annotated parameter, a module constant, or a
+  name bound from a shape); otherwise the extent is named `A_d0`, `A_d1`, ... (parameter
+  name, `_d`, the axis).
+
+A parameter used as a `range` bound, a slice bound or an allocation extent is an integer
+size. One with no array evidence at all is taken as a Python float scalar. Each choice made
+without an annotation becomes one assumption line, located at the parameter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+__all__ = ["Evidence", "class_sizes", "gather_evidence", "plain_name", "self_attributes"]
+
+
+def plain_name(name: str) -> str:
+    """`self.N` is the size `N`; `self.A`'s extents are `A_d0`, ..."""
+    return name.removeprefix("self.")
+
+
+_ARRAY_METHODS = frozenset(
+    [
+        "sum",
+        "prod",
+        "max",
+        "min",
+        "mean",
+        "std",
+        "var",
+        "dot",
+        "astype",
+        "copy",
+        "reshape",
+        "ravel",
+        "flatten",
+        "transpose",
+        "swapaxes",
+        "flip",
+        "cumsum",
+        "argmax",
+        "argmin",
+        "any",
+        "all",
+        "nonzero",
+        "fill",
+    ]
+)
+_ARRAY_FUNCTIONS = frozenset(
+    [
+        "sum",
+        "prod",
+        "max",
+        "min",
+        "amax",
+        "amin",
+        "mean",
+        "std",
+        "var",
+        "dot",
+        "matmul",
+        "inner",
+        "vdot",
+        "outer",
+        "einsum",
+        "linalg",
+        "transpose",
+        "reshape",
+        "ravel",
+        "copy",
+        "empty_like",
+        "zeros_like",
+        "ones_like",
+        "full_like",
+        "cumsum",
+        "tril",
+        "triu",
+        "diag",
+        "trace",
+        "argmax",
+        "argmin",
+    ]
+)
+
+
+@dataclass
+class Evidence:
+    """What the body says about each candidate parameter."""
+
+    rank: dict[str, int] = field(default_factory=dict)
+    dims: dict[str, dict[int, tuple[int, str]]] = field(default_factory=dict)
+    """Per parameter and axis: (priority, size name); a lower priority number wins."""
+    sizes: set[str] = field(default_factory=set)
+    """Parameters used as integer sizes (range bounds, slice bounds, shapes)."""
+    stored_as: dict[str, str] = field(default_factory=dict)
+    """`self.N = n`: candidate `n` stored as attribute `N`."""
+    weak_rank: dict[str, int] = field(default_factory=dict)
+    """Ranks taken only where nothing else says: 2 for `@` operands, and the ranks a first
+    lowering found stores and broadcasts needed (`FunctionLowering`)."""
+
+    def at_least(self, name: str, rank: int) -> None:
+        self.rank[name] = max(self.rank.get(name, 0), rank)
+
+    def name_dim(self, name: str, axis: int, size: str, priority: int) -> None:
+        known = self.dims.setdefault(name, {}).get(axis)
+        if known is None or priority < known[0]:
+            self.dims[name][axis] = (priority, plain_name(size))
+
+    def rank_of(self, name: str) -> int:
+        named = self.dims.get(name, {})
+        rank = max(self.rank.get(name, 0), max(named, default=-1) + 1)
+        return max(rank, self.weak_rank.get(name, 0))
+
+    def dimension_names(self, name: str) -> tuple[tuple[str, bool], ...]:
+        """Each axis's size name, and whether the code named it (False: `A_d0`)."""
+        named = self.dims.get(name, {})
+        rank = self.rank_of(name)
+        out = []
+        for axis in range(rank):
+            if axis in named:
+                out.append((named[axis][1], True))
+            else:
+                out.append((f"{plain_name(name)}_d{axis}", False))
+        return tuple(out)
+
+
+_SHAPE_NAME = 0
+_LOOP_BOUND = 1
+
+
+def gather_evidence(body: cst.CSTNode, candidates: set[str], module_sizes: set[str]) -> Evidence:
+    """One walk over `body` (nested functions and classes excluded)."""
+    walker = _Walker(candidates, module_sizes)
+    body.visit(walker)
+    return walker.evidence
+
+
+class _Walker(cst.CSTVisitor):
+    def __init__(self, candidates: set[str], module_sizes: set[str]) -> None:
+        self.candidates = candidates
+        self.module_sizes = module_sizes
+        self.shape_names: set[str] = set()
+        self.evidence = Evidence()
+        self.loops: list[tuple[str, str | None]] = []
+        """Enclosing `for v in range(...)`: the variable and its stop's size name."""
+
+    # Nested scopes are lowered (or not) on their own.
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def _candidate(self, node: cst.BaseExpression) -> str | None:
+        name = _simple_name(node)
+        return name if name is not None and name in self.candidates else None
+
+    def _size_name(self, node: cst.BaseExpression) -> str | None:
+        name = _simple_name(node)
+        if name is None:
+            return None
+        if name in self.candidates or name in self.module_sizes or name in self.shape_names:
+            return name
+        return None
+
+    def _mark_sizes(self, node: cst.CSTNode) -> None:
+        """Candidate names inside an integer position are sizes."""
+        for name in _names_in(node):
+            if name in self.candidates:
+                self.evidence.sizes.add(name)
+
+    # ---- assignments of shapes --------------------------------------------------------
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        for target in node.targets:
+            target_node = target.target
+            stored = self._candidate(value)
+            attribute = _simple_name(target_node)
+            if stored is not None and attribute is not None and attribute.startswith("self."):
+                self.evidence.stored_as[stored] = plain_name(attribute)
+            if isinstance(target_node, cst.Tuple) and _is_shape_of(value) is not None:
+                array = self._candidate(_is_shape_of(value))  # type: ignore[arg-type]
+                names = [e.value for e in target_node.elements]
+                if array is not None:
+                    self.evidence.at_least(array, len(names))
+                    for axis, element in enumerate(names):
+                        if isinstance(element, cst.Name) and element.value != "_":
+                            self.shape_names.add(element.value)
+                            self.evidence.name_dim(array, axis, element.value, _SHAPE_NAME)
+            elif isinstance(target_node, cst.Name):
+                found = _one_extent(value)
+                if found is not None:
+                    array_node, axis = found
+                    array = self._candidate(array_node)
+                    self.shape_names.add(target_node.value)
+                    if array is not None and axis >= 0:
+                        self.evidence.at_least(array, axis + 1)
+                        self.evidence.name_dim(array, axis, target_node.value, _SHAPE_NAME)
+
+    # ---- loops ------------------------------------------------------------------------
+
+    def visit_For(self, node: cst.For) -> None:
+        var = node.target.value if isinstance(node.target, cst.Name) else ""
+        bound: str | None = None
+        iterator = node.iter
+        if isinstance(iterator, cst.Call) and _callee(iterator) == "range":
+            arguments = [a.value for a in iterator.args]
+            for argument in arguments[:2]:
+                self._mark_sizes(argument)
+            if arguments and len(arguments) <= 2:
+                bound = self._size_name(_stop_name(arguments[-1]))
+        self.loops.append((var, bound))
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self.loops.pop()
+
+    # ---- uses -------------------------------------------------------------------------
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        base = node.value
+        if isinstance(base, cst.Attribute) and base.attr.value == "shape":
+            array = self._candidate(base.value)
+            index = _int_index(node)
+            if array is not None and index is not None and index >= 0:
+                self.evidence.at_least(array, index + 1)
+            return
+        array = self._candidate(base)
+        items = [e.slice for e in node.slice]
+        for item in items:
+            if isinstance(item, cst.Slice):
+                for bound in (item.lower, item.upper):
+                    if bound is not None:
+                        self._mark_sizes(bound)
+            elif isinstance(item, cst.Index):
+                self._mark_sizes(item.value)
+        if array is None:
+            return
+        if any(_is_ellipsis(i) for i in items):
+            self.evidence.at_least(array, sum(1 for i in items if not _is_newaxis(i)) - 1)
+            return
+        axes = [i for i in items if not _is_newaxis(i)]
+        self.evidence.at_least(array, len(axes))
+        loop_bounds = dict(self.loops)
+        for axis, item in enumerate(axes):
+            if isinstance(item, cst.Index):
+                var = _loop_variable(item.value)
+                if var is not None and loop_bounds.get(var):
+                    self.evidence.name_dim(array, axis, loop_bounds[var] or "", _LOOP_BOUND)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        array = self._candidate(node.value)
+        if array is None:
+            return
+        attribute = node.attr.value
+        if attribute in ("T", "mT"):
+            self.evidence.at_least(array, 2)
+        elif attribute in ("shape", "ndim", "size", "dtype") or attribute in _ARRAY_METHODS:
+            self.evidence.at_least(array, 1)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, cst.MatrixMultiply):
+            # `alpha * A @ B` is `(alpha * A) @ B`: the matrix is the leaf next to `@`.
+            for side, last in ((node.left, True), (node.right, False)):
+                names = _arithmetic_names(side, self.candidates)
+                array = (names[-1] if last else names[0]) if names else ""
+                if array:
+                    weak = self.evidence.weak_rank
+                    weak[array] = max(weak.get(array, 0), 2)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = _callee(node)
+        positional = [a.value for a in node.args if a.keyword is None]
+        if callee == "len" and positional:
+            array = self._candidate(positional[0])
+            if array is not None:
+                self.evidence.at_least(array, 1)
+        elif callee in _ALLOCATORS and positional:
+            self._mark_sizes(positional[0])
+        elif callee in _ARRAY_FUNCTIONS:
+            # `np.sum(x * x)`: an argument of one candidate only must be an array.
+            for argument in positional[:2]:
+                names = set(_arithmetic_names(argument, self.candidates))
+                if len(names) == 1 and "" not in names:
+                    self.evidence.at_least(names.pop(), 1)
+
+
+_ALLOCATORS = frozenset({"empty", "zeros", "ones", "full", "arange", "linspace", "eye"})
+
+
+def _simple_name(node: cst.CSTNode) -> str | None:
+    """`A` or `self.A`: the name a candidate goes by."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+    ):
+        return f"self.{node.attr.value}"
+    return None
+
+
+def self_attributes(body: cst.CSTNode, include_bound: bool = False) -> dict[str, cst.Attribute]:
+    """`self.X` used in `body` and not bound there (`self.X = ...`): each one's first use."""
+    found: dict[str, cst.Attribute] = {}
+    bound: set[str] = set()
+
+    class _Uses(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            name = _simple_name(node)
+            if name is not None and name.startswith("self."):
+                found.setdefault(name, node)
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            name = _simple_name(node.target)
+            if name is not None and name.startswith("self."):
+                bound.add(name)
+
+    body.visit(_Uses())
+    return {n: use for n, use in found.items() if include_bound or n not in bound}
+
+
+def class_sizes(node: cst.ClassDef) -> set[str]:
+    """Attributes `self.N` any method uses as a size (a `range` or slice bound, an
+    allocation extent): `N` is then a size symbol in every method."""
+    attributes = set(self_attributes(node, include_bound=True))
+    walker = _Walker(attributes, set())
+    for statement in node.body.body:
+        if isinstance(statement, cst.FunctionDef):
+            statement.body.visit(walker)
+    return {plain_name(n) for n in walker.evidence.sizes}
+
+
+def _callee(node: cst.Call) -> str:
+    func = node.func
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return ""
+
+
+def _arithmetic_names(node: cst.BaseExpression, candidates: set[str]) -> list[str]:
+    """Leaves reached from `node` through `+ - * /` and parentheses only (in order; names
+    that are no candidates are kept as empty strings, so the leaf next to `@` is known)."""
+    name = _simple_name(node)
+    if name is not None:
+        return [name if name in candidates else ""]
+    if isinstance(node, cst.BinaryOperation) and isinstance(
+        node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+    ):
+        return _arithmetic_names(node.left, candidates) + _arithmetic_names(node.right, candidates)
+    return [""]
+
+
+def _names_in(node: cst.CSTNode) -> list[str]:
+    found: list[str] = []
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name.value)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            name = _simple_name(attribute)
+            if name is not None and name.startswith("self."):
+                found.append(name)  # `range(self.N)`: the attribute is a size
+            return False  # `A.shape[0]`: A is not a size
+
+        def visit_Subscript(self, subscript: cst.Subscript) -> bool:
+            return False  # `x[i]` inside a bound: x is an array
+
+    node.visit(_Names())
+    return found
+
+
+def _is_shape_of(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    if isinstance(node, cst.Attribute) and node.attr.value == "shape":
+        return node.value
+    return None
+
+
+def _one_extent(node: cst.BaseExpression) -> tuple[cst.BaseExpression, int] | None:
+    """`A.shape[k]` or `len(A)`: the array and the axis."""
+    if isinstance(node, cst.Subscript):
+        base = _is_shape_of(node.value)
+        index = _int_index(node)
+        if base is not None and index is not None:
+            return base, index
+    if isinstance(node, cst.Call) and _callee(node) == "len" and node.args:
+        return node.args[0].value, 0
+    return None
+
+
+def _int_index(node: cst.Subscript) -> int | None:
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    value = node.slice[0].slice.value
+    if isinstance(value, cst.Integer):
+        return int(value.value, 0)
+    if (
+        isinstance(value, cst.UnaryOperation)
+        and isinstance(value.operator, cst.Minus)
+        and isinstance(value.expression, cst.Integer)
+    ):
+        return -int(value.expression.value, 0)
+    return None
+
+
+def _stop_name(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`n`, `n - 1`, `n + 1`: the size the stop is measured from."""
+    if (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, (cst.Add, cst.Subtract))
+        and isinstance(node.right, cst.Integer)
+    ):
+        return node.left
+    return node
+
+
+def _loop_variable(node: cst.BaseExpression) -> str | None:
+    """`i`, `i + 1`, `i - 1`: the loop variable an index follows."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, (cst.Add, cst.Subtract))
+        and isinstance(node.left, cst.Name)
+        and isinstance(node.right, cst.Integer)
+    ):
+        return node.left.value
+    return None
+
+
+def _is_ellipsis(item: cst.BaseSlice) -> bool:
+    return isinstance(item, cst.Index) and isinstance(item.value, cst.Ellipsis)
+
+
+def _is_newaxis(item: cst.BaseSlice) -> bool:
+    if not isinstance(item, cst.Index):
+        return False
+    value = item.value
+    if isinstance(value, cst.Name):
+        return value.value == "None"
+    return isinstance(value, cst.Attribute) and value.attr.value == "newaxis"
