@@ -94,3 +94,17 @@ def test_attainable_roofs_and_both_times_in_json(
     both = dgemm["times_by_roof"]
     assert both["attainable"]["math_s"] == pytest.approx((2 * 8192**3 - 8192**2) / 56.94e12)
     assert both["datasheet"]["math_s"] == pytest.approx((2 * 8192**3 - 8192**2) / 67e12)
+
+
+def test_the_plot_draws_and_names_each_compute_ceiling_it_uses() -> None:
+    from aiscan.roofline.plot import build_figure
+
+    h100 = load_devices().get("h100")
+    kernels = [
+        KernelSpec("fma", 2 * n, 8 * n, "fp16"),
+        KernelSpec("hgemm", 2 * n**3, 6 * n**2, "fp16", contraction_flops=2 * n**3),
+    ]
+    figure = build_figure(kernels, [h100], sizes={"n": 4096})
+    labels = {line.get_gid(): str(line.get_label()) for line in figure.axes[0].get_lines()}
+    assert "FP16 CUDA cores dense: 133.8 TFLOP/s" in labels["roof:h100-sxm:fp16_vector"]
+    assert "FP16 tensor core dense: 989.4 TFLOP/s" in labels["roof:h100-sxm:fp16"]

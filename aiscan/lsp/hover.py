@@ -43,7 +43,7 @@ def hover_markdown(
             text += f", {float(intensity.value):.4g} at the configured sizes"
         lines.append(text)
     if devices:
-        options = PlacementOptions(devices=devices)
+        options = PlacementOptions(devices=devices, model="auto")  # framework views
         spec = kernel_spec(f"line {span.line}", region, options)
         lines += ["", "**Roofline**", ""]
         for placement in place_on_devices(spec, options, sizes):
