@@ -136,7 +136,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PLOT",
         help="output file: .png, .svg, or .html (plot with tables)",
     )
-    roofline.add_argument("--model", choices=("compulsory", "streaming"), default="compulsory")
+    roofline.add_argument("--model", choices=("compulsory", "streaming"), default=None,
+                          help="traffic model (default: loops compulsory, array code its "
+                          "framework view, jit or eager)")  # fmt: skip
     roofline.add_argument(
         "--size-range",
         default="8:65536",
