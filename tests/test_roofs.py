@@ -108,3 +108,13 @@ def test_the_plot_draws_and_names_each_compute_ceiling_it_uses() -> None:
     labels = {line.get_gid(): str(line.get_label()) for line in figure.axes[0].get_lines()}
     assert "FP16 CUDA cores dense: 133.8 TFLOP/s" in labels["roof:h100-sxm:fp16_vector"]
     assert "FP16 tensor core dense: 989.4 TFLOP/s" in labels["roof:h100-sxm:fp16"]
+
+
+def test_a_mixed_kernel_draws_both_ceilings() -> None:
+    from aiscan.roofline.plot import build_figure
+
+    h100 = load_devices().get("h100")
+    spec = KernelSpec("mixed", 2 * n**3 + n**2, 32 * n**2, "fp64", contraction_flops=2 * n**3)
+    figure = build_figure([spec], [h100], sizes={"n": 1024})
+    gids = {line.get_gid() for line in figure.axes[0].get_lines()}
+    assert {"roof:h100-sxm:fp64_tensor", "roof:h100-sxm:fp64"} <= gids

@@ -122,6 +122,8 @@ class Placement:
     """The compute roof in words and why: "FP64 tensor core (BLAS contraction)"."""
     traffic_view: str = ""
     """Which bytes were placed: a traffic model (`compulsory`) or view (`eager`, `jit`)."""
+    part_roofs: tuple[tuple[str, float], ...] = ()
+    """For work split over several roofs: each part's (peak key, peak FLOP/s)."""
     times_by_roof: tuple[tuple[str, Times | None], ...] = ()
     """`datasheet` and `attainable` times when the device file has measured figures."""
 
@@ -238,6 +240,12 @@ def place(
         crossover=crossover,
         notes=tuple(notes),
         roof=roof,
+        part_roofs=tuple(
+            (c.precision, c.flops_per_s)
+            for c in (device.choose_peak(p.precision, sparse=sparse) for p in parts)
+        )
+        if len(parts) > 1
+        else (),
     )
 
 

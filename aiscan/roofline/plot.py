@@ -249,11 +249,14 @@ def _draw_device(
     x_high: float,
 ) -> None:
     """Roof per precision used on this device, ridge markers, dashed cache ceilings."""
-    roofs = {
-        d.placement.precision: (d.placement.peak_flops_per_s, d.placement.sparse)
-        for d in drawn
-        if d.placement.device == device.key
-    }
+    roofs: dict[str, tuple[float, bool]] = {}
+    for d in drawn:
+        if d.placement.device != device.key:
+            continue
+        # Work split over several roofs draws each part's ceiling, not the combined rate.
+        parts = d.placement.part_roofs or ((d.placement.precision, d.placement.peak_flops_per_s),)
+        for precision, peak in parts:
+            roofs.setdefault(precision, (peak, d.placement.sparse))
     if not roofs:  # no kernel placed here: show the widest precision's dense roof
         roofs = {device.peaks[0].precision: (device.peaks[0].dense_flops_per_s, False)}
     # Each compute ceiling a kernel uses is drawn and named (tensor core or vector units).
