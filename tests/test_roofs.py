@@ -118,3 +118,30 @@ def test_a_mixed_kernel_draws_both_ceilings() -> None:
     figure = build_figure([spec], [h100], sizes={"n": 1024})
     gids = {line.get_gid() for line in figure.axes[0].get_lines()}
     assert {"roof:h100-sxm:fp64_tensor", "roof:h100-sxm:fp64"} <= gids
+
+
+def test_python_matmul_then_elementwise_splits_its_flops(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+    from pathlib import Path
+
+    from aiscan.cli import main
+
+    assert isinstance(tmp_path, Path)
+    path = tmp_path / "layer.py"
+    path.write_text(
+        "import cupy as cp\nfrom jaxtyping import Float64\n\n\n"
+        'def layer(A: Float64[cp.ndarray, "n n"], B: Float64[cp.ndarray, "n n"]):\n'
+        "    C = A @ B\n    return C * 2.0 + 1.0\n"
+    )
+    argv = ["analyze", str(path), "--device", "h100", "--size", "n=1024", "--format", "json"]
+    assert main([*argv, "--no-cache"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    (placed,) = report["files"][0]["functions"][0]["nests"][0]["placement"]
+    assert placed["roof"] == (
+        "FP64 tensor core (BLAS contraction) + FP64 CUDA cores (element-wise/reduction)"
+    )
+    contraction, vector = 2 * 1024**3 - 1024**2, 2 * 1024**2
+    assert placed["times"]["math_s"] == pytest.approx(contraction / 67e12 + vector / 34e12)
+    assert placed["traffic_view"] == "eager" and placed["bytes"] == "56*n**2"
