@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 import sympy
 
+from aiscan.cli import main
 from aiscan.ir.symbols import size_symbol
 from aiscan.roofline.devices import load_devices
 from aiscan.roofline.plot import KernelSpec
@@ -77,11 +81,6 @@ def test_mixed_kinds_sum_their_math_times() -> None:
 def test_attainable_roofs_and_both_times_in_json(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    import json
-    from pathlib import Path
-
-    from aiscan.cli import main
-
     path = Path(__file__).resolve().parent.parent / "fixtures" / "gpu" / "cupy_kernels.py"
     argv = ["analyze", str(path), "--device", "h100", "--size", "n=8192", "--format", "json"]
     assert main([*argv, "--roof", "attainable", "--no-cache"]) == 0
@@ -121,14 +120,8 @@ def test_a_mixed_kernel_draws_both_ceilings() -> None:
 
 
 def test_python_matmul_then_elementwise_splits_its_flops(
-    tmp_path: object, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import json
-    from pathlib import Path
-
-    from aiscan.cli import main
-
-    assert isinstance(tmp_path, Path)
     path = tmp_path / "layer.py"
     path.write_text(
         "import cupy as cp\nfrom jaxtyping import Float64\n\n\n"
