@@ -7,10 +7,12 @@ errors. Heavy modules are imported inside the subcommands so `--help` stays inst
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import traceback
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -105,7 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     analyze.set_defaults(handler=_run_analyze)
 
     graph = commands.add_parser("graph", help="print the loop-nest graph aiscan understood")
-    graph.add_argument("file", metavar="FILE")
+    graph.add_argument("file", metavar="FILE", help="one C or Python source file")
     _add_source_options(graph)
     graph.add_argument("--format", choices=("dot", "json", "text"), default="dot")
     graph.set_defaults(handler=_run_graph)
@@ -126,7 +128,8 @@ def _parser() -> argparse.ArgumentParser:
     roofline = commands.add_parser(
         "roofline", help="plot every loop nest on the chosen devices' rooflines"
     )
-    roofline.add_argument("files", nargs="+", metavar="FILE")
+    roofline.add_argument("files", nargs="+", metavar="PATH",
+                          help="C or Python files, or directories to scan for them")  # fmt: skip
     _add_source_options(roofline)
     _add_device_options(roofline)
     roofline.add_argument(
@@ -348,11 +351,33 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
 
         text = join_text([p["output"] for p in payloads])
     _emit(text, arguments.output)
-    if arguments.format == "json" or arguments.output:
-        for payload in payloads:
-            for error in payload.get("errors", []):
-                print(error, file=sys.stderr)
+    for payload in payloads:
+        for error in payload.get("errors", []):
+            print(error, file=sys.stderr)
+    _warn_unused_sizes(arguments, payloads)
     return EXIT_OK if all(p["ok"] for p in payloads) else EXIT_ERROR
+
+
+def _warn_unused_sizes(arguments: argparse.Namespace, payloads: Sequence[Any]) -> None:
+    """`--size nn=4096` that no analyzed file uses: a warning with the closest name."""
+    given = _given_sizes(arguments.sizes)
+    analyzed = [p for p in payloads if p["ok"]]
+    if not given or not analyzed or any("sizes_used" not in p for p in analyzed):
+        return
+    from aiscan.report.sizes import unused_size_warnings
+
+    used = {name for p in analyzed for name in p["sizes_used"]}
+    for warning in unused_size_warnings(given, used):
+        print(f"aiscan: warning: {warning}", file=sys.stderr)
+
+
+def _given_sizes(groups: Sequence[str]) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for group in groups:
+        for item in filter(None, (part.strip() for part in group.split(","))):
+            name, _, value = item.partition("=")
+            sizes[name] = int(value)
+    return sizes
 
 
 def _cache(arguments: argparse.Namespace, config: Config) -> ResultCache:
@@ -405,6 +430,11 @@ def _run_graph(arguments: argparse.Namespace) -> int:
     from aiscan.pipeline import lower_source
     from aiscan.sources import read_source
 
+    if os.path.isdir(arguments.file):
+        raise UsageError(
+            f"graph: takes one source file, and {arguments.file} is a directory "
+            "(`analyze` and `roofline` take directories)"
+        )
     options = _pipeline_options(arguments, _config(arguments))
     try:
         module = lower_source(read_source(arguments.file), arguments.file, options)
@@ -446,7 +476,12 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
     low, _, high = arguments.size_range.partition(":")
     if not (low.isdigit() and high.isdigit() and 0 < int(low) < int(high)):
         raise UsageError(f"--size-range {arguments.size_range}: expected LOW:HIGH integers")
-    results = [analyze_path(path, options) for path in arguments.files]
+    from aiscan.discovery import discover
+
+    files = discover(arguments.files)
+    if not files:
+        raise UsageError("no C or Python source files found in the given paths")
+    results = [analyze_path(path, options) for path in files]
     for result in results:
         for diagnostic in result.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
@@ -498,7 +533,11 @@ def _add_lint_commands(commands: Any) -> None:
     check = commands.add_parser(
         "check", help="report performance findings (rules AIS...); exit 1 when there are any"
     )
-    check.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
+    check.add_argument("paths", nargs="+", metavar="PATH",
+                       help="files or directories; `-` reads a source from stdin")  # fmt: skip
+    check.add_argument("--stdin-filename", metavar="NAME",
+                       help="the name (and, by its extension, the language) of the source "
+                       "read from `-`")  # fmt: skip
     _add_source_options(check)
     check.add_argument("--device", dest="devices", action="append", default=[],
                        metavar="NAME", help="target device for the rules that need one "
@@ -515,6 +554,11 @@ def _add_lint_commands(commands: Any) -> None:
     check.add_argument("-o", "--output", metavar="PATH", help="write the report here")
     check.add_argument("--exit-zero", action="store_true",
                        help="exit 0 even when there are findings")  # fmt: skip
+    check.add_argument("--fail-on-notes", action="store_true", default=None,
+                       help="informational findings (notes, e.g. AIS008) fail the run too "
+                       "(`fail-on-notes` in the configuration)")  # fmt: skip
+    check.add_argument("--statistics", action="store_true",
+                       help="print the number of findings per rule, not the findings")  # fmt: skip
     _add_scan_options(check)
     check.set_defaults(handler=_run_check, dtype=None, model="compulsory", roof="datasheet")
 
@@ -558,21 +602,53 @@ def _run_check(arguments: argparse.Namespace) -> int:
         cache=_cache(arguments, config),
         timeout_s=arguments.timeout,
         progress=sys.stderr,
+        stdin=_stdin_source(arguments),
     )
-    _emit(_lint_report(run, arguments.output_format), arguments.output)
-    if arguments.output_format in ("concise", "github"):
-        for error in run.errors:
-            print(error.format(), file=sys.stderr)
+    run = replace(run, help_url=config.help_url or run.help_url)
+    _emit(_lint_report(run, arguments), arguments.output)
+    if run.errors and arguments.output_format in ("concise", "full"):
+        from aiscan.report.lint_concise import input_errors
+        from aiscan.report.lint_summary import palette_for
+
+        sys.stderr.write(input_errors(run, palette_for(sys.stderr)))
     if run.errors:
         return EXIT_ERROR
-    return EXIT_FINDINGS if run.findings and not arguments.exit_zero else EXIT_OK
+    fail_on_notes = (
+        arguments.fail_on_notes if arguments.fail_on_notes is not None else config.fail_on_notes
+    )
+    failing = run.findings if fail_on_notes else run.failures
+    return EXIT_FINDINGS if failing and not arguments.exit_zero else EXIT_OK
 
 
-def _lint_report(run: Any, output_format: str) -> str:
+def _stdin_source(arguments: argparse.Namespace) -> tuple[str, str] | None:
+    """The source read from `-`, named by `--stdin-filename` (whose extension picks the
+    language); None when no path is `-`."""
+    from aiscan.sources import language_of
+
+    if "-" not in arguments.paths:
+        if arguments.stdin_filename:
+            raise UsageError("--stdin-filename needs `-` among the paths")
+        return None
+    name = arguments.stdin_filename
+    if not name or language_of(name) is None:
+        raise UsageError(
+            "check: reading `-` needs --stdin-filename NAME.c or NAME.py "
+            "(its extension picks the language)"
+        )
+    return name, sys.stdin.read()
+
+
+def _lint_report(run: Any, arguments: argparse.Namespace) -> str:
+    from aiscan.report.lint_summary import palette_for, statistics, summary_line
+
+    output_format = arguments.output_format
+    palette = palette_for(sys.stdout if not arguments.output else io.StringIO())
+    if arguments.statistics and output_format in ("concise", "full"):
+        return statistics(run) + summary_line(run) + "\n"
     if output_format == "full":
         from aiscan.report.lint_full import render_full
 
-        return render_full(run)
+        return render_full(run, palette)
     if output_format == "json":
         from aiscan.report.lint_json import render_lint_json
 
@@ -587,7 +663,7 @@ def _lint_report(run: Any, output_format: str) -> str:
         return render_github(run)
     from aiscan.report.lint_concise import render_concise
 
-    return render_concise(run)
+    return render_concise(run, palette)
 
 
 def _run_rule(arguments: argparse.Namespace) -> int:

@@ -4,8 +4,10 @@ Found by walking up from the working directory; command-line flags win over it. 
 kebab-case as in ruff: `devices`, `device-files`, `sizes`, `write-allocate`,
 `special-weight`, `include-dirs`, `defines`, `jax-enable-x64` and `fp32-matmul`
 (framework precision settings that override the code), and for `aiscan check`: `select`,
-`ignore`, `per-file-ignores` (glob -> codes) and `thresholds` (rule code or name -> option ->
-number); `python-dtype` types un-annotated Python arrays.
+`ignore`, `per-file-ignores` (glob -> codes), `thresholds` (rule code or name -> option ->
+number), `fail-on-notes` (informational findings fail the run too) and `help-url` (a template
+for the rules' documentation pages: `{code}`, `{code_lower}`, `{name}`); `python-dtype` types
+un-annotated Python arrays.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ _KEYS = {
     "jax-enable-x64",
     "fp32-matmul",
     "python-dtype",
+    "fail-on-notes",
+    "help-url",
 }
 
 PYTHON_DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
@@ -63,6 +67,8 @@ class Config:
     fp32_matmul_tf32: bool | None = None
     """`fp32-matmul = "tf32"` or `"fp32"`: overrides the framework's precision policy."""
     python_dtype: str | None = None
+    fail_on_notes: bool = False
+    help_url: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -111,6 +117,8 @@ def load_config(path: Path | None) -> Config:
         jax_enable_x64=_optional_bool(table, "jax-enable-x64", path),
         fp32_matmul_tf32=_fp32_matmul(table, path),
         python_dtype=_python_dtype(table, path),
+        fail_on_notes=bool(_optional_bool(table, "fail-on-notes", path)),
+        help_url=_help_url(table, path),
         raw=table,
     )
 
@@ -193,3 +201,18 @@ def _fp32_matmul(table: Mapping[str, Any], path: Path) -> bool | None:
     if value not in ("tf32", "fp32"):
         raise UsageError(f'{path}: fp32-matmul must be "tf32" or "fp32"')
     return bool(value == "tf32")
+
+
+def _help_url(table: Mapping[str, Any], path: Path) -> str | None:
+    value = table.get("help-url")
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise UsageError(f"{path}: help-url must be a string")
+    try:
+        value.format(code="AIS001", code_lower="ais001", name="memory-bound")
+    except (KeyError, IndexError, ValueError) as error:
+        raise UsageError(
+            f"{path}: help-url: bad template ({error}); use {{code}}, {{code_lower}}, {{name}}"
+        ) from None
+    return value

@@ -106,7 +106,7 @@ def test_other_files_are_analyzed_after_an_error(
     binary.write_bytes(b"void f(void) {}\n\x00\x01\x02")
     latin1 = tmp_path / "latin1.c"
     latin1.write_bytes(b"void f(int n, double *x) { /* caf\xe9 */ }\n")
-    code, out, _ = run(
+    code, out, err = run(
         capsys,
         "analyze",
         str(binary),
@@ -115,9 +115,9 @@ def test_other_files_are_analyzed_after_an_error(
         str(FIXTURES / "daxpy.c"),
     )
     assert code == 2
-    assert f"{binary}:1:1: error: binary file (contains NUL bytes), not source code" in out
-    assert f"{latin1}:1:34: error: not valid UTF-8 (byte 0xe9)" in out
-    assert f"{tmp_path / 'missing.c'}:1:1: error: no such file" in out
+    assert f"{binary}:1:1: error: binary file (contains NUL bytes), not source code" in err
+    assert f"{latin1}:1:34: error: not valid UTF-8 (byte 0xe9)" in err
+    assert f"{tmp_path / 'missing.c'}:1:1: error: no such file" in err
     assert "function daxpy" in out
 
 
@@ -146,7 +146,7 @@ def test_bad_c_input_gives_one_located_line(
 ) -> None:
     code, out, err = run(capsys, "analyze", str(FIXTURES / "errors" / name))
     assert code == 2
-    assert expected in out
+    assert expected in err and out == ""  # errors go to stderr
     assert "Traceback" not in out + err
 
 
@@ -163,11 +163,11 @@ def test_an_error_in_a_header_names_it_as_the_user_named_the_file(
     (tmp_path / "kernel.c").write_text('#include "sub/bad.h"\nint x;\n')
     monkeypatch.chdir(tmp_path)
     path = "kernel.c" if relative else str(tmp_path / "kernel.c")
-    code, out, _ = run(capsys, "analyze", path, "--no-cache")
+    code, out, err = run(capsys, "analyze", path, "--no-cache")
     header = "sub/bad.h" if relative else str(tmp_path / "sub" / "bad.h")
     assert code == 2
-    assert out == f"{header}:1:13: error: C syntax error before `{{`\n"
-    assert len([line for line in out.splitlines() if ": error: " in line]) == 1
+    assert (out, err) == ("", f"{header}:1:13: error: C syntax error before `{{`\n")
+    assert len([line for line in err.splitlines() if ": error: " in line]) == 1
 
 
 @pytest.mark.parametrize(
@@ -188,7 +188,7 @@ def test_pathological_input(
     path.write_text(content)
     code, out, err = run(capsys, "analyze", str(path))
     assert code == 2
-    assert message in out
+    assert message in err
     assert "Traceback" not in out + err
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from aiscan.cli import main
+from aiscan.errors import Severity
 from aiscan.lint.registry import RULES
 
 LINT_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "lint"
@@ -47,6 +48,7 @@ def actual_findings(
     return code, dict(found)
 
 
+NOTE_CODES = {r.code for r in RULES if r.severity is Severity.NOTE}
 FIXTURES = sorted(p for p in LINT_FIXTURES.iterdir() if p.suffix in (".c", ".py"))
 
 
@@ -55,7 +57,8 @@ def test_fixture_findings_match_markers(fixture: Path, capsys: pytest.CaptureFix
     code, found = actual_findings(fixture, capsys)
     expected = expected_findings(fixture)
     assert found == expected
-    assert code == (1 if expected else 0)
+    failing = {c for codes in expected.values() for c in codes} - NOTE_CODES
+    assert code == (1 if failing else 0)  # notes (AIS008) inform; they do not fail the run
 
 
 def test_every_rule_has_a_fixture_that_triggers_it() -> None:

@@ -34,6 +34,7 @@ def test_concise(capsys: pytest.CaptureFixture[str]) -> None:
         "no AIS006 finding on this line",
         "fixtures/lint/AIS100.c:18:25: AIS100 unused suppression of AIS999: "
         "AIS999 is not a rule code",
+        "Found 3 warnings in 2 files.",
     ]
 
 
@@ -51,7 +52,7 @@ def test_full_shows_the_source_line_caret_and_numbers(capsys: pytest.CaptureFixt
     )
     assert " 12 |         y[i] = x[i] * 3.0; // aiscan: ignore[AIS006]  error: AIS100\n" in out
     assert "    | " + " " * 30 + "^\n" in out  # column 31: the suppression comment
-    assert out.endswith("Found 3 findings (3 warnings) in 2 file(s).\n")
+    assert out.endswith("Found 3 warnings in 2 files.\n")
 
 
 def test_json(capsys: pytest.CaptureFixture[str]) -> None:

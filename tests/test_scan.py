@@ -161,9 +161,9 @@ def test_time_limit_gives_a_located_error_and_the_scan_goes_on(
             "1",
         ]
     )
-    out = capsys.readouterr().out
+    err = capsys.readouterr().err
     assert code == 2
-    assert f"{slow}:1:1: error: analysis timed out after 0.001 s (--timeout)" in out
+    assert f"{slow}:1:1: error: analysis timed out after 0.001 s (--timeout)" in err
 
 
 def test_no_sources_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

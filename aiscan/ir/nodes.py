@@ -112,6 +112,9 @@ class Access:
     span: Span
     text: str
     """The reference as written in the source, e.g. `A[i*n + k]`."""
+    extents: tuple[sympy.Expr | None, ...] = ()
+    """Declared element counts of the indexed dimensions, outermost first, where the source
+    declares them (`float a[m][n]`: m, n); None where unknown, () when nothing is declared."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from aiscan.errors import Diagnostic
+from aiscan.errors import Diagnostic, Severity
 from aiscan.lint.context import LintContext
 from aiscan.lint.finding import Finding
 from aiscan.lint.registry import RULES, UNUSED_SUPPRESSION
@@ -13,7 +13,45 @@ from aiscan.lint.rule import Rule
 from aiscan.lint.settings import LintSettings
 from aiscan.lint.suppression import find_suppressions
 
-__all__ = ["LintRun", "check_analysis"]
+__all__ = ["DEFAULT_HELP_URL", "LintRun", "check_analysis", "help_url", "unique_findings"]
+
+DEFAULT_HELP_URL = "https://aiscan.dev/docs/lint#{code_lower}-{name}"
+"""Where a rule's page lives: `docs/lint.md`, one heading per rule (`### AIS001 memory-bound`,
+anchor `ais001-memory-bound`); the `help-url` setting points it at a copy of your own."""
+
+
+def help_url(template: str, code: str, name: str) -> str:
+    """The documentation page of one rule, from the `help-url` template."""
+    return template.format(code=code, code_lower=code.lower(), name=name)
+
+
+def unique_findings(findings: list[Finding]) -> list[Finding]:
+    """One finding per rule and place: identical ones are dropped, and several messages of
+    one rule at one position are joined, so a line is never reported twice for one cause."""
+    merged: dict[tuple[str, str, int, int], Finding] = {}
+    for finding in findings:
+        key = (finding.code, finding.span.file, finding.span.line, finding.span.column)
+        first = merged.get(key)
+        if first is None:
+            merged[key] = finding
+        elif finding.message not in first.message.split("; "):
+            merged[key] = replace(
+                first,
+                message=f"{first.message}; {finding.message}",
+                details=_merged_details(first.details, finding.details),
+            )
+    return list(merged.values())
+
+
+def _merged_details(
+    first: tuple[tuple[str, str], ...], second: tuple[tuple[str, str], ...]
+) -> tuple[tuple[str, str], ...]:
+    """One entry per label; a label both have keeps both values (`kind: a, b`)."""
+    values: dict[str, list[str]] = {}
+    for label, value in (*first, *second):
+        if value not in values.setdefault(label, []):
+            values[label].append(value)
+    return tuple((label, ", ".join(texts)) for label, texts in values.items())
 
 
 @dataclass(frozen=True)
@@ -27,6 +65,18 @@ class LintRun:
     """Files that could not be analyzed (exit code 2)."""
     root: Path = field(default_factory=Path.cwd)
     """Paths in SARIF are relative to it (the repository root when there is one)."""
+    help_url: str = DEFAULT_HELP_URL
+    """Template of a rule's documentation page: `{code}` and `{name}` are filled in."""
+
+    @property
+    def failures(self) -> tuple[Finding, ...]:
+        """Findings that fail the run by default: every severity but notes."""
+        return tuple(f for f in self.findings if f.severity is not Severity.NOTE)
+
+    @property
+    def notes(self) -> tuple[Finding, ...]:
+        """Informational findings (AIS008 analysis gaps): shown and counted, not failing."""
+        return tuple(f for f in self.findings if f.severity is Severity.NOTE)
 
 
 def check_analysis(context: LintContext, settings: LintSettings) -> list[Finding]:
@@ -37,7 +87,7 @@ def check_analysis(context: LintContext, settings: LintSettings) -> list[Finding
         if rule.needs_devices and not context.devices:
             continue
         findings += rule().check(context, settings.options_for(rule))
-    findings = list(dict.fromkeys(findings))
+    findings = unique_findings(findings)
     kept: list[Finding] = []
     used: set[tuple[int, str]] = set()
     suppressions = list(find_suppressions(context.source, context.path))

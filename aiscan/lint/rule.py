@@ -8,6 +8,7 @@ sections What it does / Why is this bad? / Example / Options / References, is th
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Iterator, Mapping
 from typing import ClassVar
 
@@ -61,3 +62,12 @@ class Rule:
         """The first sentence of What it does, for tables and SARIF's short description."""
         text = " ".join(cls.section("What it does").split())
         return text.split(". ")[0].rstrip(".") + "."
+
+    @classmethod
+    def title(cls) -> str:
+        """One short sentence from the rule module's first docstring line, for SARIF's
+        `shortDescription` and other one-line listings (`summary` can run to 300 characters)."""
+        module = sys.modules[cls.__module__].__doc__ or ""
+        head = module.strip().splitlines()[0] if module.strip() else ""
+        text = head.split(": ", 1)[1] if ": " in head else cls.summary()
+        return text[:1].upper() + text[1:]

@@ -50,9 +50,11 @@ def check_paths(
     cache: ResultCache | None = None,
     timeout_s: float | None = None,
     progress: TextIO | None = None,
+    stdin: tuple[str, str] | None = None,
 ) -> LintRun:
-    files = discover(paths)
-    if not files:
+    """`stdin` is (name, text): the source read from `-`, checked as if it were that file."""
+    files = discover([p for p in paths if p != "-"])
+    if not files and stdin is None:
         raise UsageError("no C or Python source files found in the given paths")
     check = CheckOptions(options, settings, devices, sparse, write_allocate)
     task = Task("check", _check_file, _failed_file, check, fingerprint(repr(check)))
@@ -60,7 +62,16 @@ def check_paths(
     findings: list[Finding] = []
     errors: list[Diagnostic] = []
     sources: dict[str, str] = {}
+    if stdin is not None:
+        name, text = stdin
+        files = [name, *files]
+        payloads = [_check_source(text, name, check), *payloads]
+        sources[name] = text
     for path, payload in zip(files, payloads, strict=True):
+        if path in sources:
+            findings += [_finding(f) for f in payload["findings"]]
+            errors += [_diagnostic(d) for d in payload["errors"]]
+            continue
         errors += [_diagnostic(d) for d in payload["errors"]]
         found = [_finding(f) for f in payload["findings"]]
         if found:
@@ -79,6 +90,10 @@ def _check_file(path: str, options: CheckOptions) -> Payload:
         source = read_source(path)
     except InputError as error:
         return _failed((error.diagnostic,))
+    return _check_source(source, path, options)
+
+
+def _check_source(source: str, path: str, options: CheckOptions) -> Payload:
     result = analyze_text(source, path, options.pipeline)
     if result.analysis is None:
         return _failed(result.diagnostics)

@@ -12,7 +12,7 @@ from pathlib import Path
 from aiscan.analysis.kernel import ModuleAnalysis, RegionAnalysis, analyze_module
 from aiscan.config import Config, find_config, load_config
 from aiscan.errors import AiscanError, Diagnostic, InputError, Severity
-from aiscan.lint.checker import check_analysis
+from aiscan.lint.checker import DEFAULT_HELP_URL, check_analysis
 from aiscan.lint.context import LintContext
 from aiscan.lint.finding import Finding
 from aiscan.lint.settings import LintSettings
@@ -31,6 +31,7 @@ class ServerSettings:
     pipeline: PipelineOptions
     lint: LintSettings
     devices: tuple[Device, ...]
+    help_url: str = DEFAULT_HELP_URL
 
 
 @dataclass(frozen=True)
@@ -89,10 +90,12 @@ def settings_for(path: str, devices: tuple[str, ...] = ()) -> ServerSettings:
     if names:
         try:
             catalog = load_devices(config.device_files)
-            chosen = tuple(catalog.get(name) for name in names)
+            found = (catalog.get(name) for name in names)
+            # a device named twice (an alias and its key) is one device, shown once
+            chosen = tuple({device.key: device for device in found}.values())
         except AiscanError:
             chosen = ()
-    return ServerSettings(pipeline, lint, chosen)
+    return ServerSettings(pipeline, lint, chosen, config.help_url or DEFAULT_HELP_URL)
 
 
 EDIT_TIME_LIMIT_S = 10.0

@@ -1,15 +1,37 @@
-"""What the editor shows for a loop nest: hover text and the code-lens title."""
+"""What the editor shows for a loop nest: hover text and the code-lens title.
+
+Both answer for every nest: a value that still has unresolved symbols at the configured
+sizes is said to depend on them (never `float()` of a symbolic expression), and a nest
+whose placement fails gets the reason in its own hover, leaving the other nests alone.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+
+import sympy
 
 from aiscan.analysis.kernel import RegionAnalysis
 from aiscan.report.placement_format import placement_lines
 from aiscan.roofline.devices import Device
 from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devices
 
-__all__ = ["hover_markdown", "lens_title"]
+__all__ = ["LENS_MAX_CHARS", "expression_text", "hover_markdown", "lens_title"]
+
+LENS_MAX_CHARS = 80
+"""Code-lens titles stay on one short line; the hover carries the detail."""
+
+_INFINITY = re.compile(r"(?<![A-Za-z_])oo(?![A-Za-z_0-9])")
+
+
+def expression_text(expr: sympy.Expr) -> str:
+    """sympy's text with `∞` for its `oo`."""
+    return _INFINITY.sub("∞", str(expr))
+
+
+def _unresolved(expr: sympy.Expr) -> str:
+    return ", ".join(sorted(str(s) for s in expr.free_symbols))
 
 
 def hover_markdown(
@@ -21,35 +43,44 @@ def hover_markdown(
     span = region.region.span
     flops = region.flops
     kinds = ", ".join(
-        f"{kind} {value}"
+        f"{kind} {expression_text(value)}"
         for kind in ("add", "sub", "mul", "div", "special")
         if (value := getattr(flops, kind)) != 0
     )
     lines = [
         f"**aiscan: loop nest, lines {span.lines()}** ({region.precision or 'no float data'})",
         "",
-        f"- FLOPs: `{flops.total}`" + (f" ({kinds})" if kinds else ""),
+        f"- FLOPs: `{expression_text(flops.total)}`" + (f" ({kinds})" if kinds else ""),
     ]
     for model, traffic in region.traffic.items():
-        lines.append(f"- bytes, {model}: `{traffic.total(write_allocate)}`")
+        lines.append(f"- bytes, {model}: `{expression_text(traffic.total(write_allocate))}`")
     for model, intensity in region.intensity.items():
         if intensity.expr is None:
             lines.append(f"- AI, {model}: no memory traffic")
             continue
-        text = f"- AI, {model}: `{intensity.expr}` F/B"
+        text = f"- AI, {model}: `{expression_text(intensity.expr)}` F/B"
         if intensity.limit is not None and intensity.expr.free_symbols:
-            text += f", → `{intensity.limit}` as sizes grow"
+            text += f", → `{expression_text(intensity.limit)}` as sizes grow"
         if intensity.value is not None:
-            text += f", {float(intensity.value):.4g} at the configured sizes"
+            if intensity.value.is_number:
+                text += f", {float(intensity.value):.4g} at the configured sizes"
+            else:
+                text += (
+                    f", `{expression_text(intensity.value)}` at the configured sizes "
+                    f"({_unresolved(intensity.value)} not set)"
+                )
         lines.append(text)
     if devices:
-        options = PlacementOptions(devices=devices, model="auto")  # framework views
-        spec = kernel_spec(f"line {span.line}", region, options)
         lines += ["", "**Roofline**", ""]
-        for placement in place_on_devices(spec, options, sizes):
-            first, *rest = placement_lines(placement)
-            lines.append(f"- {first}")
-            lines += [f"  - {line.strip()}" for line in rest if line.strip()]
+        try:
+            options = PlacementOptions(devices=devices, model="auto")  # framework views
+            spec = kernel_spec(f"line {span.line}", region, options)
+            for placement in place_on_devices(spec, options, sizes):
+                first, *rest = placement_lines(placement)
+                lines.append(f"- {first}")
+                lines += [f"  - {line.strip()}" for line in rest if line.strip()]
+        except Exception as error:  # one nest's failure stays in its own hover
+            lines.append(f"- no placement for this nest: {type(error).__name__}: {error}")
     else:
         lines += ["", "_No target device: set `devices` in `[tool.aiscan]` for a placement._"]
     for unknown in region.unknowns:
@@ -58,14 +89,33 @@ def hover_markdown(
 
 
 def lens_title(region: RegionAnalysis, write_allocate: bool) -> str:
-    """`AI 1/12 F/B · 2*n FLOPs · 24*n B` for the compulsory model."""
+    """`aiscan: AI 1/12 ≈ 0.0833 F/B · 2*n FLOPs · 24*n B`, shortened to fit
+    `LENS_MAX_CHARS` by dropping the counts, then the exact intensity."""
     intensity = region.intensity["compulsory"]
-    bytes_moved = region.traffic["compulsory"].total(write_allocate)
+    bytes_moved = expression_text(region.traffic["compulsory"].total(write_allocate))
+    flops = expression_text(region.flops.total)
     if intensity.expr is None:
-        return f"aiscan: {region.flops.total} FLOPs, no memory traffic"
+        return _fit([f"aiscan: {flops} FLOPs, no memory traffic", "aiscan: no memory traffic"])
+    exact = expression_text(intensity.expr)
     value = ""
     if intensity.expr.is_number:
-        value = f" ≈ {float(intensity.expr):.3g}"
+        value = f"≈ {float(intensity.expr):.3g}"
+    elif intensity.value is not None and intensity.value.is_number:
+        value = f"= {float(intensity.value):.3g} at the configured sizes"
     elif intensity.value is not None:
-        value = f" = {float(intensity.value):.3g} at the configured sizes"
-    return f"aiscan: AI {intensity.expr}{value} F/B · {region.flops.total} FLOPs · {bytes_moved} B"
+        value = f"(needs {_unresolved(intensity.value)})"
+    elif intensity.limit is not None and intensity.limit.is_number:
+        value = f"→ {expression_text(intensity.limit)} as sizes grow"
+    head = f"aiscan: AI {exact} {value}".rstrip()
+    return _fit(
+        [
+            f"{head} F/B · {flops} FLOPs · {bytes_moved} B",
+            f"{head} F/B",
+            f"aiscan: AI {value} F/B" if value else "aiscan: AI (see hover)",
+            "aiscan: AI (see hover)",
+        ]
+    )
+
+
+def _fit(candidates: list[str]) -> str:
+    return next((c for c in candidates if len(c) <= LENS_MAX_CHARS), candidates[-1])

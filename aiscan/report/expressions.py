@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 
 import sympy
 
-from aiscan.analysis.intensity import finite_value
+from aiscan.analysis.intensity import finite_value, substitute_sizes
 from aiscan.analysis.polynomials import Monomial, Term, term_of, terms_of
 
-__all__ = ["decimal", "expression_text", "numeric_value"]
+__all__ = ["count_text", "count_value", "decimal", "expression_text", "json_count", "numeric_value"]
 
 
 def expression_text(expr: sympy.Expr | None) -> str | None:
@@ -158,3 +159,32 @@ def _number_minus_term(terms: list[Term]) -> bool:
         and other[0] < 0
         and len(other[1]) == 1
     )
+
+
+def count_value(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr | None:
+    """A count (FLOPs, bytes) at the given sizes; None when none of its symbols is given.
+    The result keeps the symbols no size names (`2000*m` with only n=1000)."""
+    if not any(getattr(s, "name", None) in sizes for s in expr.free_symbols):
+        return None
+    return sympy.expand(substitute_sizes(expr, sizes))
+
+
+def json_count(expr: sympy.Expr, sizes: Mapping[str, int]) -> int | float | None:
+    """`count_value` for JSON: an exact integer, a float for fractional bounds, or None."""
+    value = count_value(expr, sizes)
+    if value is None or value.free_symbols:
+        return None
+    if value.is_Integer:
+        return int(value)
+    return numeric_value(value)
+
+
+def count_text(expr: sympy.Expr, sizes: Mapping[str, int]) -> str:
+    """` = 2,000,000` after a count with given sizes (digits grouped), `` without them."""
+    value = count_value(expr, sizes)
+    if value is None:
+        return ""
+    if value.is_Integer:
+        return f" = {int(value):,}"
+    shown = decimal(value)
+    return f" = {shown or expression_text(value)}"

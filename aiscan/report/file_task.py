@@ -53,11 +53,13 @@ def _render(result: FileResult, options: AnalyzeOptions) -> Any:
 
 def _analyze_file(path: str, options: AnalyzeOptions) -> Payload:
     from aiscan.pipeline import analyze_path
+    from aiscan.report.sizes import size_names
 
     result = analyze_path(path, options.pipeline)
     dependencies = list(result.analysis.module.dependencies) if result.analysis else []
     return {
         "ok": result.analysis is not None,
+        "sizes_used": sorted(size_names(result.analysis)) if result.analysis else [],
         "output": _render(result, options),
         "errors": [d.format() for d in result.diagnostics] if result.analysis is None else [],
         "dependencies": dependencies,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from aiscan.errors import Severity
 from aiscan.lint.checker import LintRun
+from aiscan.span import Span
 
 __all__ = ["render_github"]
 
@@ -16,21 +17,35 @@ _COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE
 
 
 def render_github(run: LintRun) -> str:
-    lines = []
-    for finding in run.findings:
-        span = finding.span
-        properties = ",".join(
-            f"{key}={_property(value)}"
-            for key, value in (
-                ("file", span.file),
-                ("line", str(span.line)),
-                ("col", str(span.column)),
-                ("title", f"{finding.code} {finding.name}"),
-            )
+    """One workflow command per input error and per finding; nothing else on stdout, so a
+    value can never start a command of its own (every CR and LF in it is escaped)."""
+    lines = [
+        _command(Severity.ERROR, error.span, "aiscan input error", error.message)
+        for error in run.errors
+    ]
+    lines += [
+        _command(
+            finding.severity,
+            finding.span,
+            f"{finding.code} {finding.name}",
+            f"{finding.code} {finding.message}",
         )
-        command = _COMMANDS[finding.severity]
-        lines.append(f"::{command} {properties}::{_data(f'{finding.code} {finding.message}')}\n")
+        for finding in run.findings
+    ]
     return "".join(lines)
+
+
+def _command(severity: Severity, span: Span, title: str, message: str) -> str:
+    properties = ",".join(
+        f"{key}={_property(value)}"
+        for key, value in (
+            ("file", span.file),
+            ("line", str(span.line)),
+            ("col", str(span.column)),
+            ("title", title),
+        )
+    )
+    return f"::{_COMMANDS[severity]} {properties}::{_data(message)}\n"
 
 
 def _data(text: str) -> str:

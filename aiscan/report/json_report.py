@@ -17,8 +17,9 @@ from aiscan.errors import Diagnostic
 from aiscan.ir.nodes import Unknown
 from aiscan.pipeline import FileResult
 from aiscan.report.assembly import SCHEMA_VERSION, join_report, load_schema
-from aiscan.report.expressions import expression_text, numeric_value
+from aiscan.report.expressions import expression_text, json_count, numeric_value
 from aiscan.report.placement_format import placement_json
+from aiscan.report.sizes import file_sizes
 from aiscan.roofline.devices import Device
 from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devices
 
@@ -35,7 +36,7 @@ def file_entry(result: FileResult, placement: PlacementOptions | None) -> dict[s
         return entry
     analysis = result.analysis
     entry["language"] = analysis.module.language
-    entry["sizes"] = dict(analysis.sizes)
+    entry["sizes"] = file_sizes(analysis)
     entry["functions"] = [
         _function(f, analysis.write_allocate, placement, analysis.sizes) for f in analysis.functions
     ]
@@ -77,8 +78,8 @@ def _function(
         "line": span.line,
         "end_line": span.end_line,
         "precision": function.precision or None,
-        "flops": _flops(function.flops),
-        "bytes": _bytes(function.traffic, write_allocate),
+        "flops": _flops(function.flops, sizes),
+        "bytes": _bytes(function.traffic, write_allocate, sizes),
         "intensity": _intensities(function.intensity),
         "unknowns": [_unknown(u) for u in function.unknowns],
         "nests": [_region(r, write_allocate, placement, sizes, name) for r in function.regions],
@@ -110,12 +111,12 @@ def _region(
             }
             for loop in region.loops
         ],
-        "flops": _flops(region.flops),
+        "flops": _flops(region.flops, sizes),
         "flop_conventions": {
             name: expression_text(expr) for name, expr in region.region.conventions
         },
         "special_calls": list(region.special_calls),
-        "bytes": _bytes(region.traffic, write_allocate),
+        "bytes": _bytes(region.traffic, write_allocate, sizes),
         "intensity": _intensities(region.intensity),
         "temporaries": [
             {
@@ -132,24 +133,35 @@ def _region(
     }
 
 
-def _flops(flops: FlopCounts) -> dict[str, str | None]:
-    return {
+def _flops(flops: FlopCounts, sizes: Mapping[str, int]) -> dict[str, Any]:
+    entry: dict[str, Any] = {
         kind: expression_text(getattr(flops, kind))
         for kind in ("total", "add", "sub", "mul", "div", "special")
     }
+    if sizes:  # schema 1.2: the count at the file's sizes (null where symbols remain)
+        entry["total_value"] = json_count(flops.total, sizes)
+    return entry
 
 
-def _bytes(traffic: Mapping[str, Traffic], write_allocate: bool) -> dict[str, Any]:
-    return {
-        model: {
-            "read": expression_text(t.reads(write_allocate)),
-            "write": expression_text(t.write_bytes),
-            "total": expression_text(t.total(write_allocate)),
-            "write_allocate_read": expression_text(t.allocate_bytes),
-            "exact": t.exact,
-        }
-        for model, t in traffic.items()
+def _bytes(
+    traffic: Mapping[str, Traffic], write_allocate: bool, sizes: Mapping[str, int]
+) -> dict[str, Any]:
+    return {model: _traffic(t, write_allocate, sizes) for model, t in traffic.items()}
+
+
+def _traffic(t: Traffic, write_allocate: bool, sizes: Mapping[str, int]) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "read": expression_text(t.reads(write_allocate)),
+        "write": expression_text(t.write_bytes),
+        "total": expression_text(t.total(write_allocate)),
+        "write_allocate_read": expression_text(t.allocate_bytes),
+        "exact": t.exact,
     }
+    if sizes:  # schema 1.2: the bytes at the file's sizes (null where symbols remain)
+        entry["read_value"] = json_count(t.reads(write_allocate), sizes)
+        entry["write_value"] = json_count(t.write_bytes, sizes)
+        entry["total_value"] = json_count(t.total(write_allocate), sizes)
+    return entry
 
 
 def _intensities(intensities: Mapping[str, Intensity]) -> dict[str, Any]:

@@ -1,14 +1,31 @@
 """Lint findings in the compilers' form, one a line: `file:line:col: CODE message`.
 
 Editors' problem matchers (VS Code's `$gcc`, Vim's errorformat) read this form as is.
+Files that could not be analyzed are not in it: the CLI prints those on stderr, in the same
+form (`input_errors`), and the summary line counts them.
 """
 
 from __future__ import annotations
 
 from aiscan.lint.checker import LintRun
+from aiscan.report.lint_summary import Palette, summary_line
 
-__all__ = ["render_concise"]
+__all__ = ["input_errors", "render_concise"]
 
 
-def render_concise(run: LintRun) -> str:
-    return "".join(f"{f.span.location()}: {f.code} {f.message}\n" for f in run.findings)
+def input_errors(run: LintRun, palette: Palette | None = None) -> str:
+    """Files that could not be analyzed, `file:line:col: error: message`, one a line."""
+    paint = (palette or Palette(False)).paint
+    return "".join(
+        f"{paint('bold', e.span.location())}: {paint('error', 'error')}: {e.message}\n"
+        for e in run.errors
+    )
+
+
+def render_concise(run: LintRun, palette: Palette | None = None) -> str:
+    paint = (palette or Palette(False)).paint
+    lines = [
+        f"{paint('bold', f.span.location())}: {paint(f.severity.value, f.code)} {f.message}\n"
+        for f in run.findings
+    ]
+    return "".join(lines) + summary_line(run) + "\n"

@@ -16,7 +16,7 @@ from typing import Any
 
 from aiscan import __version__
 from aiscan.errors import Severity
-from aiscan.lint.checker import LintRun
+from aiscan.lint.checker import LintRun, help_url
 from aiscan.lint.finding import Finding
 from aiscan.lint.rule import Rule
 
@@ -48,7 +48,7 @@ def render_sarif(run: LintRun) -> str:
                         "name": "aiscan",
                         "version": __version__,
                         "semanticVersion": __version__,
-                        "rules": [_rule(rule) for rule in rules],
+                        "rules": [_rule(rule, run.help_url) for rule in rules],
                     }
                 },
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": run.root.resolve().as_uri() + "/"}},
@@ -61,11 +61,12 @@ def render_sarif(run: LintRun) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def _rule(rule: type[Rule]) -> dict[str, Any]:
+def _rule(rule: type[Rule], template: str) -> dict[str, Any]:
     return {
         "id": rule.code,
         "name": rule.name,
-        "shortDescription": {"text": rule.summary()},
+        "helpUri": help_url(template, rule.code, rule.name),
+        "shortDescription": {"text": rule.title()},
         "fullDescription": {"text": " ".join(rule.section("What it does").split())},
         "help": {"text": rule.documentation(), "markdown": rule.documentation()},
         "defaultConfiguration": {"level": _LEVELS[rule.severity]},

@@ -12,8 +12,9 @@ from aiscan.analysis.traffic import Traffic
 from aiscan.ir.nodes import Unknown, UnknownKind
 from aiscan.pipeline import FileResult
 from aiscan.report.assembly import join_text
-from aiscan.report.expressions import decimal
+from aiscan.report.expressions import count_text, decimal
 from aiscan.report.placement_format import placement_lines
+from aiscan.report.sizes import file_sizes
 from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devices
 from aiscan.span import Span
 
@@ -23,14 +24,15 @@ _LABEL = 12
 
 
 def file_text(result: FileResult, default_model: str, placement: PlacementOptions | None) -> str:
-    """One file's part of the text report."""
+    """One file's part of the text report; empty for a file that could not be analyzed
+    (its errors go to stderr, as in every command)."""
     lines: list[str] = []
     if result.analysis is None:
-        return "\n".join(d.format() for d in result.diagnostics) + "\n"
+        return ""
     analysis = result.analysis
     header = f"{result.path}"
-    if analysis.sizes:
-        header += "  [" + ", ".join(f"{k}={v}" for k, v in sorted(analysis.sizes.items())) + "]"
+    if sizes := file_sizes(analysis):
+        header += "  [" + ", ".join(f"{k}={v}" for k, v in sizes.items()) + "]"
     if analysis.write_allocate:
         header += "  (write-allocate)"
     lines.append(header)
@@ -38,7 +40,7 @@ def file_text(result: FileResult, default_model: str, placement: PlacementOption
     if not analysis.functions:
         lines.append("  no functions with loops or arithmetic found")
     for function in analysis.functions:
-        lines += _function(function, analysis.write_allocate, default_model)
+        lines += _function(function, analysis.write_allocate, default_model, analysis.sizes)
         if placement is not None and placement.devices:
             lines += _placed(function, placement, analysis.sizes)
     return "\n".join(lines) + "\n"
@@ -62,18 +64,27 @@ def _placed(
     return lines
 
 
-def _function(function: FunctionAnalysis, write_allocate: bool, default_model: str) -> list[str]:
+def _function(
+    function: FunctionAnalysis,
+    write_allocate: bool,
+    default_model: str,
+    sizes: Mapping[str, int],
+) -> list[str]:
     span = function.function.span
     precision = f", {function.precision}" if function.precision else ""
     lines = ["", f"function {function.function.name} ({_lines(span)}{precision})"]
     for region in function.regions:
-        lines += _region(region, write_allocate)
+        lines += _region(region, write_allocate, sizes)
     if len(function.regions) > 1:
         traffic = function.traffic.get(default_model, function.traffic["compulsory"])
         intensity = function.intensity.get(default_model, function.intensity["compulsory"])
+        total = traffic.total(write_allocate)
+        bound = "" if traffic.exact else ", upper bound"
+        flops = function.flops.total
         lines.append(
-            f"  function total: FLOPs {function.flops.total}, bytes {traffic.total(write_allocate)}"
-            f" ({default_model}), AI {_intensity_text(intensity)}"
+            f"  function total: FLOPs {flops}{count_text(flops, sizes)}"
+            f", bytes {total}{count_text(total, sizes)} ({default_model}{bound}), "
+            f"AI {_intensity_text(intensity)}"
         )
     for unknown in function.function.unknowns:
         if unknown.kind in (UnknownKind.ALIASING, UnknownKind.ASSUMPTION):
@@ -83,7 +94,7 @@ def _function(function: FunctionAnalysis, write_allocate: bool, default_model: s
     return lines
 
 
-def _region(region: RegionAnalysis, write_allocate: bool) -> list[str]:
+def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, int]) -> list[str]:
     kind = "loop nest" if region.region.kind == "nest" else "straight-line code"
     lines = [f"  {kind}, {_lines(region.region.span)}"]
     if region.loops:
@@ -98,7 +109,7 @@ def _region(region: RegionAnalysis, write_allocate: bool) -> list[str]:
         if getattr(flops, k) != 0
     ]
     detail = f"   [{', '.join(kinds)}]" if kinds else ""
-    lines.append(_row("FLOPs", f"{flops.total}{detail}"))
+    lines.append(_row("FLOPs", f"{flops.total}{count_text(flops.total, sizes)}{detail}"))
     if region.special_calls:
         lines.append(
             _row(
@@ -110,10 +121,16 @@ def _region(region: RegionAnalysis, write_allocate: bool) -> list[str]:
         lines.append(_row("also quoted", f"{expr} ({name} convention)"))
     for index, (model, traffic) in enumerate(region.traffic.items()):
         lines.append(
-            _row("bytes" if index == 0 else "", _traffic_text(model, traffic, write_allocate))
+            _row(
+                "bytes" if index == 0 else "",
+                _traffic_text(model, traffic, write_allocate, sizes),
+            )
         )
     for index, (model, intensity) in enumerate(region.intensity.items()):
-        lines.append(_row("AI" if index == 0 else "", f"{model:<10} {_intensity_text(intensity)}"))
+        moved = region.traffic.get(model)
+        bound = "" if moved is None or moved.exact else "  (lower bound: bytes are an upper bound)"
+        text = f"{model:<10} {_intensity_text(intensity)}{bound}"
+        lines.append(_row("AI" if index == 0 else "", text))
     for temporary in region.region.temporaries:
         lines.append(
             _row(
@@ -135,10 +152,13 @@ def _row(label: str, text: str) -> str:
     return f"    {label:<{_LABEL}}{text}"
 
 
-def _traffic_text(model: str, traffic: Traffic, write_allocate: bool) -> str:
+def _traffic_text(
+    model: str, traffic: Traffic, write_allocate: bool, sizes: Mapping[str, int]
+) -> str:
     bound = "" if traffic.exact else "  (upper bound)"
+    total = traffic.total(write_allocate)
     return (
-        f"{model:<10} {traffic.total(write_allocate)}   read {traffic.reads(write_allocate)}"
+        f"{model:<10} {total}{count_text(total, sizes)}   read {traffic.reads(write_allocate)}"
         f", write {traffic.write_bytes}{bound}"
     )
 

@@ -8,6 +8,7 @@ This module imports only the standard library so that `aiscan devices` stays fas
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -185,7 +186,10 @@ class DeviceCatalog:
             if wanted in device.names:
                 return device
         known = ", ".join(d.key for d in self.devices)
-        raise UsageError(f"unknown device {name!r}; known: {known}")
+        names = sorted({n for d in self.devices for n in d.names})
+        close = difflib.get_close_matches(wanted, names, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise UsageError(f"unknown device {name!r}{hint} (known: {known})")
 
 
 def device_files() -> tuple[Path, ...]:

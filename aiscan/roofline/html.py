@@ -25,8 +25,10 @@ __all__ = ["render_html", "write_html"]
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
-th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; width: 100%; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.5em; text-align: left; vertical-align: top;
+         overflow-wrap: anywhere; }
+.table { max-width: 100%; overflow-x: auto; }
 th { background: #f3f3f3; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .plot svg { max-width: 100%; height: auto; }
@@ -46,6 +48,7 @@ def render_html(
     figure = build_figure(kernels, devices, sizes=sizes, sparse=sparse, size_range=size_range)
     svg = re.sub(r"^<\?xml[^>]*>\s*(<!DOCTYPE[^>]*>\s*)?", "", figure_svg(figure))
     placed, skipped = placements(kernels, devices, sizes=sizes, sparse=sparse)
+    svg = _with_tooltips(svg, placed)
     given = ", ".join(f"{k} = {v}" for k, v in sorted((sizes or {}).items())) or "none"
     parts = [
         "<!DOCTYPE html>",
@@ -121,7 +124,24 @@ def _placement_table(placed: Sequence[tuple[KernelSpec, Placement]]) -> str:
             "; ".join(p.notes),
         ]
         rows.append(_row(cells, numeric))
-    return "<table>" + "".join(rows) + "</table>"
+    return '<div class="table"><table>' + "".join(rows) + "</table></div>"
+
+
+def _with_tooltips(svg: str, placed: Sequence[tuple[KernelSpec, Placement]]) -> str:
+    """A `<title>` in each kernel's marker group: browsers show it on hover."""
+    for kernel, p in placed:
+        key = f"{kernel.label}:{p.device}"
+        figures = [f"{kernel.label} on {p.device} ({p.precision})"]
+        if p.intensity_flops_per_byte is not None:
+            figures.append(f"AI {p.intensity_flops_per_byte:.4g} F/B")
+        elif p.intensity is not None:
+            figures.append(f"AI {p.intensity} F/B")
+        figures += [f"{p.bound.value}-bound", _attainable_text(p)]
+        title = f"<title>{_e(', '.join(figures))}</title>"
+        for kind in ("kernel", "path"):
+            opening = f'<g id="{_e(f"{kind}:{key}")}">'
+            svg = svg.replace(opening, opening + title, 1)
+    return svg
 
 
 def _maybe(value: float | None, show: Callable[[float], str]) -> str:
@@ -141,7 +161,10 @@ def _crossover_text(p: Placement) -> str:
     names = " = ".join(crossing.size_names) or "size"
     if crossing.kind is CrossoverKind.AT:
         side = "compute" if crossing.compute_bound_above else "memory"
-        exact = "" if crossing.size_exact is None else f" = {crossing.size_exact}"
+        exact = crossing.size_exact
+        # an exact rational reads well; a surd (883/67 + sqrt(852585)/67) does not: the
+        # decimal stands, the exact root is in the JSON report (`size_exact`)
+        exact = f" = {exact}" if exact is not None and exact.is_Rational else ""
         return (
             f"{names}{exact} ≈ {crossing.size:.6g}; {side}-bound from {crossing.first_integer_size}"
         )
@@ -176,4 +199,4 @@ def _device_table(devices: Sequence[Device]) -> str:
             rows.append(_row([device.name, link.name, value, link.source]))
         policy = "stores write-allocate" if device.write_allocate else "no write-allocate"
         rows.append(_row([device.name, "stores", policy, f"{device.kind}; {device.path.name}"]))
-    return "<table>" + "".join(rows) + "</table>"
+    return '<div class="table"><table>' + "".join(rows) + "</table></div>"

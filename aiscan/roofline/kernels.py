@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import sympy
 
+from aiscan.analysis.intensity import substitute_sizes
 from aiscan.analysis.kernel import FunctionAnalysis, ModuleAnalysis, RegionAnalysis
 from aiscan.errors import UsageError
 from aiscan.options import PlacementOptions
@@ -98,7 +99,9 @@ def place_on_devices(
 def module_kernels(
     analyses: Sequence[ModuleAnalysis], options: PlacementOptions
 ) -> list[KernelSpec]:
-    """Every loop nest with FLOPs, labelled `function:line` (with the file when several)."""
+    """Every loop nest with FLOPs, labelled `function:line` (with the file when several),
+    its counts evaluated at the module's sizes (`#define` defaults, `-D`, `--size`), as
+    `analyze` evaluates them; symbols without a size stay and are drawn as a path."""
     several = len(analyses) > 1
     specs = []
     for analysis in analyses:
@@ -108,7 +111,8 @@ def module_kernels(
                 if region.region.kind != "nest" or region.flops.total == 0:
                     continue
                 label = f"{function.function.name}:{region.region.span.line}"
-                specs.append(kernel_spec(f"{stem}:{label}" if several else label, region, options))
+                spec = kernel_spec(f"{stem}:{label}" if several else label, region, options)
+                specs.append(_at_sizes(spec, analysis.sizes))
     return specs
 
 
@@ -131,3 +135,16 @@ def _placed(
     if not attainable:
         times = {"datasheet": placed.times, "attainable": other.times}
     return replace(placed, times_by_roof=tuple(times.items()))
+
+
+def _at_sizes(spec: KernelSpec, sizes: Mapping[str, int]) -> KernelSpec:
+    if not sizes:
+        return spec
+    allocate = spec.bytes_write_allocate
+    return replace(
+        spec,
+        flops=substitute_sizes(spec.flops, sizes),
+        bytes_moved=substitute_sizes(spec.bytes_moved, sizes),
+        bytes_write_allocate=None if allocate is None else substitute_sizes(allocate, sizes),
+        contraction_flops=substitute_sizes(spec.contraction_flops, sizes),
+    )

@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import sympy
 
@@ -34,8 +34,7 @@ from aiscan.roofline.units import format_si
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
-    from matplotlib.text import Annotation
-    from matplotlib.transforms import Bbox
+    from matplotlib.text import Text
 
 __all__ = [
     "DEFAULT_SIZE_RANGE",
@@ -49,9 +48,8 @@ __all__ = [
 
 DEFAULT_SIZE_RANGE: Final = (8, 65536)
 _MARKERS: Final = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">")
-_OFFSETS: Final = tuple(
-    (dx, dy) for dy in (6, -14, 18, -26, 30, -38, 42, -50) for dx in (8, -8)
-)  # points, tried in order until a label overlaps nothing
+_LEGEND_MARKERS_MAX: Final = len(_MARKERS)
+"""Up to this many kernels the legend lists each one's marker; beyond, shapes repeat."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,14 +184,20 @@ def build_figure(
 
     for device in devices:
         _draw_device(axes, device, drawn, colors[device.key], x_low, x_high)
-    labels: list[Annotation] = []
+    labels: list[Text] = []
+    labelled: set[str] = set()
     for item in drawn:
         color, marker = colors[item.placement.device], markers[item.kernel.label]
         label = _draw_kernel(axes, item, color, marker, size_range)
-        if label is not None:
+        if label is None:
+            if item.placement.intensity is None and item.kernel.label not in labelled:
+                skipped.append(f"{item.kernel.label}: no memory traffic, no finite AI to plot")
+                labelled.add(item.kernel.label)
+        elif item.kernel.label in labelled:  # one label per kernel, on its first device
+            label.remove()
+        else:
+            labelled.add(item.kernel.label)
             labels.append(label)
-        elif item.placement.intensity is None:
-            skipped.append(f"{item.kernel.label}: no memory traffic, no finite AI to plot")
 
     axes.set_xlim(x_low, x_high)
     axes.set_ylim(*_y_range(axes))
@@ -201,13 +205,67 @@ def build_figure(
     axes.set_ylabel("Attainable performance [FLOP/s]")
     axes.grid(True, which="major", alpha=0.3)
     axes.set_title(title or "Roofline: " + ", ".join(d.name for d in devices), fontsize="medium")
-    axes.legend(
-        loc="upper center", bbox_to_anchor=(0.5, -0.1), ncols=2, fontsize="small", frameon=False
-    )
-    if skipped:
-        figure.supxlabel("Not placed: " + "; ".join(skipped), fontsize="x-small", wrap=True)
-    _spread_labels(figure, axes, labels)
+    handles, names = axes.get_legend_handles_labels()
+    handles_more, names_more = _marker_legend(axes, kernels, markers)
+    handles_key, names_key = _numbered(labels)
+    from matplotlib.lines import Line2D
+
+    for reason in skipped:  # in the legend, where layout keeps it clear of everything
+        handles_key.append(Line2D([], [], linestyle="none"))
+        names_key.append(f"not placed: {reason}")
+    entries = names + names_more + names_key
+    rows = math.ceil(len(entries) / 2)
+    figure.set_size_inches(10, 8 + 0.2 * max(0, rows - 8))  # the plot keeps its height
+    figure.legend(
+        handles + handles_more + handles_key, entries, loc="outside lower center", ncols=2,
+        fontsize="small", frameon=False,
+    )  # fmt: skip
+    _place_labels(figure, axes, labels)
     return figure
+
+
+def _numbered(labels: Sequence[Text]) -> tuple[list[Any], list[str]]:
+    """With more kernels than fit as names, each label becomes its number and the legend
+    gives the names: 49 names cannot share one plot without overlapping, 49 numbers can."""
+    from matplotlib.lines import Line2D
+
+    if len(labels) <= _LEGEND_MARKERS_MAX:
+        return [], []
+    handles: list[Any] = []
+    names: list[str] = []
+    for number, label in enumerate(labels, start=1):
+        names.append(f"{number}: {label.get_text()}")
+        handles.append(Line2D([], [], linestyle="none"))
+        label.set_text(str(number))
+    return handles, names
+
+
+def _marker_legend(
+    axes: Axes, kernels: Sequence[KernelSpec], markers: Mapping[str, str]
+) -> tuple[list[Any], list[str]]:
+    """Legend entries for what the marks mean: each kernel's shape (while shapes are
+    unique), a path over sizes, and the × where a path crosses the ridge."""
+    from matplotlib.lines import Line2D
+
+    handles: list[Any] = []
+    names: list[str] = []
+    if len(kernels) <= _LEGEND_MARKERS_MAX:
+        for kernel in kernels:
+            handles.append(Line2D([], [], marker=markers[kernel.label], color="0.4",
+                                  markeredgecolor="black", linestyle="none"))  # fmt: skip
+            names.append(f"kernel {kernel.label}")
+    else:
+        handles.append(Line2D([], [], marker="o", color="0.4", markeredgecolor="black",
+                              linestyle="none"))  # fmt: skip
+        names.append("kernel at the given sizes (labelled in the plot)")
+    if any(line.get_gid() and str(line.get_gid()).startswith("path:") for line in axes.lines):
+        handles.append(Line2D([], [], marker="o", markersize=4, color="0.4", linewidth=1.2))
+        names.append("kernel over sizes (symbols without a value, all sizes equal)")
+    if any(str(line.get_gid()).startswith("crossover:") for line in axes.lines):
+        handles.append(Line2D([], [], marker="x", markersize=8, markeredgewidth=2,
+                              color="black", linestyle="none"))  # fmt: skip
+        names.append("× size where a kernel meets the ridge")
+    return handles, names
 
 
 def save_figure(figure: Figure, path: Path) -> Path:
@@ -215,7 +273,8 @@ def save_figure(figure: Figure, path: Path) -> Path:
     suffix = path.suffix.lower().lstrip(".")
     if suffix not in ("png", "svg"):
         raise UsageError(f"{path}: roofline output must end in .png or .svg")
-    figure.savefig(path, format=suffix, dpi=150)
+    with _text_as_text():
+        figure.savefig(path, format=suffix, dpi=150)
     return path
 
 
@@ -236,8 +295,16 @@ def render_roofline(
 def figure_svg(figure: Figure) -> str:
     """The figure as an SVG document, for embedding in HTML."""
     buffer = io.StringIO()
-    figure.savefig(buffer, format="svg")
+    with _text_as_text():
+        figure.savefig(buffer, format="svg")
     return buffer.getvalue()
+
+
+def _text_as_text() -> Any:
+    """SVG text stays `<text>` (searchable, selectable, small), not glyph outlines."""
+    import matplotlib
+
+    return matplotlib.rc_context({"svg.fonttype": "none"})
 
 
 def _draw_device(
@@ -279,10 +346,13 @@ def _draw_device(
             [ridge], [peak], marker="o", markersize=6, markerfacecolor="white", color=color,
             linestyle="none", gid=f"ridge:{device.key}:{precision}",
         )  # fmt: skip
-        axes.annotate(
-            f"ridge {ridge:.4g}", (ridge, peak), xytext=(0, 6), textcoords="offset points",
-            ha="center", fontsize="x-small", color=color, gid=f"ridge-label:{device.key}",
-        )  # fmt: skip
+        sharing = [p for p, (other, _) in roofs.items() if other == peak]
+        if sharing[0] == precision:  # one label per ridge point: `bf16/fp16` when equal
+            axes.text(
+                ridge, peak, f"{device.key} {'/'.join(sharing)}: ridge {ridge:.3g}",
+                ha="right", va="bottom", fontsize="x-small", color=color,
+                gid=f"ridge-label:{device.key}",
+            )  # fmt: skip
     for level in device.memory[1:]:
         if level.bandwidth_bytes_per_s is None:
             continue
@@ -296,7 +366,7 @@ def _draw_device(
 
 def _draw_kernel(
     axes: Axes, item: _Drawn, color: str, marker: str, size_range: tuple[int, int]
-) -> Annotation | None:
+) -> Text | None:
     """A point at (AI, attainable), or the path over sizes when AI is still symbolic."""
     placement, label = item.placement, item.kernel.label
     key = f"{label}:{placement.device}"
@@ -348,76 +418,52 @@ def _path(placement: Placement, size_range: tuple[int, int]) -> list[tuple[int, 
     return points
 
 
-def _label(axes: Axes, text: str, x: float, y: float, key: str) -> Annotation:
-    return axes.annotate(
-        text, (x, y), xytext=_OFFSETS[0], textcoords="offset points", fontsize="small",
-        gid=f"label:{key}",
+def _label(axes: Axes, text: str, x: float, y: float, key: str) -> Text:
+    return axes.text(
+        x, y, text, fontsize="small", gid=f"label:{key}",
         bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.8, "linewidth": 0},
-        arrowprops={"arrowstyle": "-", "color": "0.5", "linewidth": 0.6},
     )  # fmt: skip
 
 
-def _spread_labels(figure: Figure, axes: Axes, labels: Sequence[Annotation]) -> None:
-    """Greedy placement: each label takes the first offset that overlaps no earlier one."""
-    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+def _place_labels(figure: Figure, axes: Axes, labels: Sequence[Text]) -> None:
+    """Move labels apart, off the markers and inside the axes, with adjustText; a thin
+    line leads from each moved label back to its point."""
+    from adjustText import adjust_text
+
+    ridges = [t for t in axes.texts if str(t.get_gid()).startswith("ridge-label:")]
+    if not labels and not ridges:
+        return
     figure.draw_without_rendering()
-    frame = axes.get_window_extent(renderer)
-    fixed = [t for t in axes.texts if str(t.get_gid()).startswith("ridge-label:")]
-    taken: list[Bbox] = [t.get_window_extent(renderer) for t in fixed]
-    taken += _marker_boxes(axes)
-    for label in labels:
-        best, best_cost = _OFFSETS[0], math.inf
-        for offset in _OFFSETS:
-            _move(label, offset)
-            box = label.get_window_extent(renderer)
-            cost = sum(_area(box, other) for other in taken)
-            if not (frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1)):
-                cost += box.width * box.height
-            if cost < best_cost:
-                best, best_cost = offset, cost
-            if cost == 0:
-                break
-        _move(label, best)
-        taken.append(label.get_window_extent(renderer))
-
-
-def _move(label: Annotation, offset: tuple[int, int]) -> None:
-    label.set_position(offset)
-    label.set_horizontalalignment("left" if offset[0] > 0 else "right")
-
-
-def _area(box: Bbox, other: Bbox) -> float:
-    width = min(box.x1, other.x1) - max(box.x0, other.x0)
-    height = min(box.y1, other.y1) - max(box.y0, other.y0)
-    return float(max(0.0, width) * max(0.0, height))
-
-
-def _marker_boxes(axes: Axes, half_px: float = 6.0) -> list[Bbox]:
-    """Display boxes around kernel points, so that no label hides a marker."""
-    from matplotlib.transforms import Bbox
-
-    boxes = []
-    for line in axes.get_lines():
-        if str(line.get_gid()).startswith("kernel:"):
-            xy = line.get_xydata()
-            for x, y in axes.transData.transform(xy):
-                boxes.append(Bbox.from_extents(x - half_px, y - half_px, x + half_px, y + half_px))
-    return boxes
+    points = [
+        line for line in axes.get_lines() if str(line.get_gid()).startswith(("kernel:", "path:"))
+    ]
+    adjust_text(
+        [*ridges, *labels], ax=axes, objects=points, ensure_inside_axes=True, expand=(1.15, 1.4),
+        time_lim=3,
+        arrowprops={"arrowstyle": "-", "color": "0.5", "linewidth": 0.6},
+    )  # fmt: skip
 
 
 def _x_range(
     drawn: Sequence[_Drawn], devices: Sequence[Device], size_range: tuple[int, int]
 ) -> tuple[float, float]:
-    values = []
+    """From the ridges and the kernels that have values. Paths over sizes (symbols with
+    no value) widen it only within two decades of the ridges, so a path running to an
+    intensity of 10^18 cannot squeeze the plot into a thin column; the axes clip it."""
+    ridges = []
     for device in devices:
         bandwidth = device.main_memory.bandwidth_bytes_per_s
         assert bandwidth is not None
-        values += [p.dense_flops_per_s / bandwidth for p in device.peaks]
+        ridges += [p.dense_flops_per_s / bandwidth for p in device.peaks]
+    values = list(ridges)
     for item in drawn:
         if item.placement.intensity_flops_per_byte is not None:
             values.append(item.placement.intensity_flops_per_byte)
-        elif item.placement.intensity is not None:
-            values += [ai for _, ai, _ in _path(item.placement, size_range)]
+    floor, ceiling = min(ridges) / 100, max(ridges) * 100
+    for item in drawn:
+        if item.placement.intensity_flops_per_byte is None and item.placement.intensity is not None:
+            path = [ai for _, ai, _ in _path(item.placement, size_range)]
+            values += [min(max(ai, floor), ceiling) for ai in path]
     positive = [v for v in values if v > 0]
     low = 10 ** math.floor(math.log10(min(positive) / 2))
     high = 10 ** math.ceil(math.log10(max(positive) * 4))

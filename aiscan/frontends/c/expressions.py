@@ -486,7 +486,12 @@ class ExpressionReader:
             )
         variable = self.scope.lookup(name)
         array = variable.pointer_base[0] if variable and variable.pointer_base else name
-        result.accesses.append(Access(array, index, element, is_write, span, text))
+        extents = (
+            ctype.extents[: len(subscripts)]
+            if variable is None or not variable.pointer_base
+            else ()
+        )
+        result.accesses.append(Access(array, index, element, is_write, span, text, extents))
         result.element = element
         return result
 

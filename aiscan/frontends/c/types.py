@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import sympy
 from pycparser import c_ast
 
+from aiscan.frontends.c.literals import integer_literal
 from aiscan.ir.nodes import ElementType
+from aiscan.ir.symbols import size_symbol
 
 __all__ = ["CType", "TypeResolver", "element_type_named"]
 
@@ -76,13 +79,18 @@ class CType:
     depth: int = 0
     is_restrict: bool = False
     struct_name: str | None = None
+    extents: tuple[sympy.Expr | None, ...] = ()
+    """Declared element counts of the array dimensions, outermost first (`a[m][n]`: m, n);
+    None for a pointer level or a dimension that is not a constant or a size name."""
 
     @property
     def is_scalar(self) -> bool:
         return self.depth == 0
 
     def deref(self) -> CType:
-        return CType(self.element, max(self.depth - 1, 0), False, self.struct_name)
+        return CType(
+            self.element, max(self.depth - 1, 0), False, self.struct_name, self.extents[1:]
+        )
 
 
 class TypeResolver:
@@ -115,11 +123,18 @@ class TypeResolver:
         if isinstance(node, c_ast.PtrDecl):
             inner = self.resolve(node.type)
             return CType(
-                inner.element, inner.depth + 1, "restrict" in node.quals, inner.struct_name
+                inner.element,
+                inner.depth + 1,
+                "restrict" in node.quals,
+                inner.struct_name,
+                (None, *inner.extents),
             )
         if isinstance(node, c_ast.ArrayDecl):
             inner = self.resolve(node.type)
-            return CType(inner.element, inner.depth + 1, False, inner.struct_name)
+            extent = _extent(node.dim)
+            return CType(
+                inner.element, inner.depth + 1, False, inner.struct_name, (extent, *inner.extents)
+            )
         if isinstance(node, c_ast.Typename):
             return self.resolve(node.type)
         return CType(None)
@@ -139,3 +154,13 @@ class TypeResolver:
         if isinstance(node, c_ast.Enum):
             return CType(_integer("int", 4))
         return CType(None)
+
+
+def _extent(dim: c_ast.Node | None) -> sympy.Expr | None:
+    """A dimension's element count when it is an integer constant or a size name."""
+    if isinstance(dim, c_ast.Constant):
+        value = integer_literal(dim.value) if dim.type.endswith(("int", "long")) else None
+        return None if value is None else sympy.Integer(value)
+    if isinstance(dim, c_ast.ID):
+        return size_symbol(dim.name)
+    return None

@@ -72,8 +72,7 @@ class StridedAccess(Rule):
                     (
                         ("reference", access.text),
                         ("innermost loop", f"{innermost.var} (line {innermost.span.line})"),
-                        ("stride (elements)", str(stride)),
-                        ("stride (bytes)", str(stride * access.element.width_bytes)),
+                        *_stride_details(stride, access.element.width_bytes),
                     ),
                 )
 
@@ -81,8 +80,9 @@ class StridedAccess(Rule):
 def _stride(access: Access, loop: Loop) -> sympy.Expr | None:
     """Elements between consecutive iterations of `loop`; None when unit, zero or unsure.
 
-    For a column-order walk (the variable only in an earlier dimension) the stride is a
-    whole trailing extent, which the IR does not carry: returned as the symbol `row`.
+    For a column-order walk (the variable only in an earlier dimension) the stride is the
+    product of the trailing extents, from the declaration (`float a[m][n]`: `n` per step of
+    the row index); where one is not declared it is returned as the symbol `row`.
     """
     if access.index is None or (loop.trip.is_number and loop.trip <= 1):
         return None
@@ -94,9 +94,39 @@ def _stride(access: Access, loop: Loop) -> sympy.Expr | None:
     if coefficient != 0:
         stride = sympy.expand(coefficient * loop.step)
         return None if abs(stride) == 1 else abs(stride)
-    if any(var in e.free_symbols for e in leading):
-        return sympy.Symbol("row")
+    for dimension, expr in enumerate(leading):
+        if var in expr.free_symbols:
+            return _column_stride(access, dimension, expr.coeff(var) * loop.step)
     return None
+
+
+def _column_stride(access: Access, dimension: int, step: sympy.Expr) -> sympy.Expr:
+    """Elements one step of `dimension`'s index spans: the declared trailing extents."""
+    trailing = access.extents[dimension + 1 :]
+    if (
+        len(trailing) != len(access.index or ()) - dimension - 1
+        or any(e is None for e in trailing)
+        or step.free_symbols
+    ):
+        return _ROW
+    return abs(sympy.Mul(step, *trailing))
+
+
+_ROW = sympy.Symbol("row")
+"""A column walk's stride where a trailing extent is not declared: one row, size unknown."""
+
+
+def _stride_details(stride: sympy.Expr, width: int) -> tuple[tuple[str, str], ...]:
+    if stride == _ROW:
+        unknown = "one row (its length is not declared)"
+        return (("stride (elements)", unknown), ("stride (bytes)", f"{width} × {unknown}"))
+    return (("stride (elements)", str(stride)), ("stride (bytes)", str(stride * width)))
+
+
+def _column_walk(access: Access, loop: Loop) -> bool:
+    if access.index is None:
+        return False
+    return loop_symbol(loop.var) not in sympy.expand(access.index[-1]).free_symbols
 
 
 def _loop_symbols(expr: sympy.Expr) -> set[sympy.Symbol]:
@@ -105,10 +135,16 @@ def _loop_symbols(expr: sympy.Expr) -> set[sympy.Symbol]:
 
 def _message(access: Access, loop: Loop, stride: sympy.Expr, loops: tuple[Loop, ...]) -> str:
     width = access.element.width_bytes
-    if stride == sympy.Symbol("row"):
+    if stride == _ROW:
         text = (
             f"`{access.text}` is walked down a column: consecutive iterations of the "
             f"innermost loop {loop.var} (line {loop.span.line}) are one row apart"
+        )
+    elif _column_walk(access, loop):
+        text = (
+            f"`{access.text}` is walked down a column: consecutive iterations of the innermost "
+            f"loop {loop.var} (line {loop.span.line}) are {stride} elements "
+            f"({sympy.expand(stride * width)} bytes) apart"
         )
     else:
         text = (
