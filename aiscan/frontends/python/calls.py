@@ -46,6 +46,10 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
         and (node.func.attr.value in _METHODS)
     ):
         return _method(reader, node, node.func)
+    if canonical is None and isinstance(node.func, cst.Name):
+        helper = reader.scope.helpers.get(node.func.value)
+        if helper is not None and node.func.value not in reader.scope.names:
+            return reader.inline(node, helper)
     if canonical is None:
         name = reader.names.text(node.func)
         reader.note(

@@ -149,9 +149,13 @@ Binding = ArrayValue | Integer | Opaque
 @dataclass
 class Scope:
     names: dict[str, Binding] = field(default_factory=dict)
+    helpers: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    """The module's top-level functions, inlined where they are called."""
+    inlining: tuple[str, ...] = ()
+    """Helpers being inlined now (a call to one of them is recursion)."""
 
     def copy(self) -> Scope:
-        return Scope(dict(self.names))
+        return Scope(dict(self.names), self.helpers, self.inlining)
 
 
 class ExpressionReader:
@@ -583,6 +587,87 @@ class ExpressionReader:
         from aiscan.frontends.python.calls import read_call
 
         return read_call(self, node)
+
+    def inline(self, node: cst.Call, definition: cst.FunctionDef) -> Value | None:
+        """A call to a function of the same module, instantiated with its arguments: its
+        assignments and `return` read as one expression of the caller's values (so
+        `relu(linear(x, w, b))` counts both). Loops, branches and recursion inside the
+        helper are not inlined: an unknown says so."""
+        name = definition.name.value
+        if name in self.scope.inlining:
+            self.note(
+                UnknownKind.UNKNOWN_CALL,
+                node,
+                f"recursive call to `{name}`: its work is not counted",
+            )
+            return None
+        parameters = [p.name.value for p in definition.params.params]
+        bound: dict[str, Binding] = {}
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        if len(positional) > len(parameters) or any(a.star for a in node.args):
+            return self.unsupported(node, f"the arguments of `{self.names.text(node)}`")
+        for parameter, argument in zip(parameters, positional, strict=False):
+            value = self.value(argument.value)
+            if value is None or isinstance(value, Allocation):
+                return None
+            bound[parameter] = value
+        for argument in node.args:
+            if argument.keyword is not None and argument.keyword.value in parameters:
+                value = self.value(argument.value)
+                if value is None or isinstance(value, Allocation):
+                    return None
+                bound[argument.keyword.value] = value
+        for declared in definition.params.params:
+            if declared.name.value not in bound and declared.default is not None:
+                value = self.value(declared.default)
+                if value is None or isinstance(value, Allocation):
+                    return None
+                bound[declared.name.value] = value
+        if len(bound) != len(parameters):
+            return self.unsupported(node, f"`{self.names.text(node)}`: missing arguments")
+        caller = self.scope
+        inner = Scope(
+            {k: v for k, v in caller.names.items() if isinstance(v, Integer)} | bound,
+            caller.helpers,
+            (*caller.inlining, name),
+        )
+        self.scope = inner
+        try:
+            return self._inline_body(node, definition)
+        finally:
+            self.scope = caller
+
+    def _inline_body(self, node: cst.Call, definition: cst.FunctionDef) -> Value | None:
+        body = definition.body.body if isinstance(definition.body, cst.IndentedBlock) else ()
+        for statement in body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                return self.unsupported(
+                    node,
+                    f"`{definition.name.value}` has loops or branches and is not inlined",
+                )
+            for small in statement.body:
+                if isinstance(small, cst.Return):
+                    if small.value is None or isinstance(small.value, cst.Tuple):
+                        return self.unsupported(
+                            node, f"the value `{definition.name.value}` returns"
+                        )
+                    return self.value(small.value)
+                if (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)
+                ):
+                    value = self.value(small.value)
+                    if value is None or isinstance(value, Allocation):
+                        return None
+                    self.scope.names[small.targets[0].target.value] = value
+                elif isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
+                    continue  # a docstring
+                else:
+                    return self.unsupported(
+                        node, f"`{self.names.text(small)}` in `{definition.name.value}`"
+                    )
+        return self.unsupported(node, f"`{definition.name.value}` returns nothing")
 
     def contract_matmul(
         self, a: ArrayValue, b: ArrayValue, node: cst.CSTNode, text: str | None = None

@@ -62,6 +62,7 @@ def lower_python_source(
             for name, value in constants.items()
         }
     )
+    globals_.helpers = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
     functions: list[Function] = []
     top_level: list[cst.CSTNode] = []
     for statement in module.body:

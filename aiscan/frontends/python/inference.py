@@ -143,7 +143,24 @@ def gather_evidence(body: cst.CSTNode, candidates: set[str], module_sizes: set[s
     """One walk over `body` (nested functions and classes excluded)."""
     walker = _Walker(candidates, module_sizes)
     body.visit(walker)
+    _matmul_ranks(walker.matmuls, walker.evidence)
     return walker.evidence
+
+
+def _matmul_ranks(pairs: list[tuple[str, str]], evidence: Evidence) -> None:
+    """Ranks of `@` operands nothing else gives: an operand on the left of one product and
+    the right of another (`A` in `(A @ x) @ A`, `r @ A, A @ p`) is a matrix, and what it
+    multiplies there a vector; any other operand is a matrix (`alpha * A @ B`). Weak: any
+    other evidence of rank wins."""
+    lefts = {left for left, _ in pairs if left}
+    rights = {right for _, right in pairs if right}
+    matrices = lefts & rights
+    for left, right in pairs:
+        for this, other in ((left, right), (right, left)):
+            if not this:
+                continue
+            rank = 1 if other in matrices and this not in matrices else 2
+            evidence.weak_rank[this] = max(evidence.weak_rank.get(this, 0), rank)
 
 
 class _Walker(cst.CSTVisitor):
@@ -152,6 +169,8 @@ class _Walker(cst.CSTVisitor):
         self.module_sizes = module_sizes
         self.shape_names: set[str] = set()
         self.evidence = Evidence()
+        self.matmuls: list[tuple[str, str]] = []
+        """`@` operands (candidate names, "" for anything else), for `matmul_ranks`."""
         self.loops: list[tuple[str, str | None]] = []
         """Enclosing `for v in range(...)`: the variable and its stop's size name."""
 
@@ -274,13 +293,11 @@ class _Walker(cst.CSTVisitor):
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if isinstance(node.operator, cst.MatrixMultiply):
-            # `alpha * A @ B` is `(alpha * A) @ B`: the matrix is the leaf next to `@`.
-            for side, last in ((node.left, True), (node.right, False)):
-                names = _arithmetic_names(side, self.candidates)
-                array = (names[-1] if last else names[0]) if names else ""
-                if array:
-                    weak = self.evidence.weak_rank
-                    weak[array] = max(weak.get(array, 0), 2)
+            # `alpha * A @ B` is `(alpha * A) @ B`: the operand is the leaf next to `@`.
+            left = _arithmetic_names(node.left, self.candidates)
+            right = _arithmetic_names(node.right, self.candidates)
+            pair = (left[-1] if left else "", right[0] if right else "")
+            self.matmuls.append(pair)
 
     def visit_Call(self, node: cst.Call) -> None:
         callee = _callee(node)

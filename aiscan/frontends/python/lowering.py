@@ -452,6 +452,11 @@ class FunctionLowering:
                 Target(current, operator), value, text, span, rebinds=False
             )
         if isinstance(current, Scalar):
+            updated = _bound_name(node.target)
+            if updated is not None and updated in self.candidates and value.shape:
+                # `x1 += A @ y` with x1 taken as a scalar: it is an array of that rank.
+                self.rank_hints[updated] = len(value.shape)
+                return _Lowered()
             nodes = NestBuilder(self.namer, span).assign(Target(None, operator), value, text)
             return _Lowered(nodes)
         self.reader.unsupported(node, f"`{text}` on a computed value")
