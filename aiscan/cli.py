@@ -606,6 +606,8 @@ def _run_check(arguments: argparse.Namespace) -> int:
     )
     run = replace(run, help_url=config.help_url or run.help_url)
     _emit(_lint_report(run, arguments), arguments.output)
+    for warning in run.warnings:
+        print(warning.format(), file=sys.stderr)
     if run.errors and arguments.output_format in ("concise", "full"):
         from aiscan.report.lint_concise import input_errors
         from aiscan.report.lint_summary import palette_for

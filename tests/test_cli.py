@@ -75,6 +75,8 @@ def test_json_report_validates_against_the_shipped_schema(
         "json",
         "--size",
         "n=1000",
+        "-I",
+        str(FIXTURES / "polybench"),
     )
     assert code == 2  # one input error
     report = json.loads(out)

@@ -173,3 +173,179 @@ def test_compulsory_bytes_are_brute_force_first_touches(
             actual = footprint_bytes(loops, references, n, write_allocate)
             assert not counted.free_symbols, counted
             assert counted == actual if traffic.exact else counted >= actual, (n, text)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """`scale*i + offset OP n + shift`, written with the counter on the `side` given."""
+
+    scale: int
+    offset: int
+    operator: str
+    shift: int
+    counter_left: bool
+    step: int
+
+    def text(self) -> str:
+        counter = "i" if self.scale == 1 else f"{self.scale}*i"
+        counter += f" + {self.offset}" if self.offset else ""
+        bound = "n" + (f" + {self.shift}" if self.shift > 0 else "")
+        bound += f" - {-self.shift}" if self.shift < 0 else ""
+        if self.counter_left:
+            return f"{counter} {self.operator} {bound}"
+        flipped = {"<": ">", "<=": ">=", "!=": "!="}[self.operator]
+        return f"{bound} {flipped} {counter}"
+
+    def holds(self, i: int, n: int) -> bool:
+        left, right = self.scale * i + self.offset, n + self.shift
+        return {"<": left < right, "<=": left <= right, "!=": left != right}[self.operator]
+
+
+@st.composite
+def conditions(draw: st.DrawFn) -> Condition:
+    operator = draw(st.sampled_from(["<", "<=", "!="]))
+    if operator == "!=":  # `!=` stops only on an exact hit: unit scale and step
+        return Condition(1, draw(st.integers(0, 2)), "!=", draw(st.integers(0, 2)), True, 1)
+    return Condition(
+        draw(st.integers(1, 3)),
+        draw(st.integers(0, 2)),
+        operator,
+        draw(st.integers(-2, 2)),
+        draw(st.booleans()),
+        draw(st.integers(1, 3)),
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(conditions(), st.booleans())
+def test_affine_loop_conditions_count_as_brute_force(condition: Condition, nested: bool) -> None:
+    """`i + 1 < n`, `n - 2 >= 2*i`, `i + 2 != n + 1`...: the trip count in closed form equals
+    running the loop, wherever the loop runs at all (bounds in order, docs/model.md)."""
+    step = "i++" if condition.step == 1 else f"i += {condition.step}"
+    loop = f"  for (int i = 0; {condition.text()}; {step})\n    a[i] += 2.0 * b[i];\n"
+    outer = "  for (int j = 0; j < n; j++)\n" if nested else ""
+    text = f"void f(int n, double *restrict a, double *restrict b) {{\n{outer}{loop}}}\n"
+    analysis = analyze_text(text, "k.c", PipelineOptions()).analysis
+    assert analysis is not None
+    (function,) = analysis.functions
+    assert not function.unknowns, [u.message for u in function.unknowns]
+    for n in range(1, 13):
+        trips, i = 0, 0
+        while condition.holds(i, n) and trips < 100:
+            trips, i = trips + 1, i + condition.step
+        if trips == 0 or trips == 100:
+            continue  # the loop does not run (or `!=` overshoots): outside the contract
+        counted = evaluated(function.flops.add.subs(size_symbol("n"), n))
+        assert counted == trips * (n if nested else 1), (n, text)
+
+
+@dataclass(frozen=True)
+class Walk:
+    """`a[wa] = a[ra] + 2.0 * b[rb]; a += sa; b += sb;` in a `for` over `n` or in
+    `while (n > 0) { ...; n -= count_step; }`."""
+
+    as_while: bool
+    count_step: int
+    a_step: int
+    b_step: int
+    write_offset: int
+    read_offset: int
+    b_offset: int
+
+    def source(self) -> str:
+        body = (
+            f"a[{self.write_offset}] = a[{self.read_offset}] + 2.0 * b[{self.b_offset}];"
+            f" a += {self.a_step}; b += {self.b_step};"
+        )
+        if self.as_while and self.count_step == 1:
+            loop = f"  while (n--) {{ {body} }}\n"  # the counter moved in the test
+        elif self.as_while:
+            loop = f"  while (n > 0) {{ {body} n -= {self.count_step}; }}\n"
+        else:
+            loop = f"  for (int i = 0; i < n; i++) {{ {body} }}\n"
+        return f"void f(int n, double *restrict a, double *restrict b) {{\n{loop}}}\n"
+
+    def trips(self, n: int) -> int:
+        return -(-n // self.count_step) if self.as_while else n
+
+
+walks = st.builds(
+    Walk,
+    st.booleans(),
+    st.integers(1, 3),
+    st.integers(1, 2),
+    st.integers(0, 2),
+    st.integers(0, 2),
+    st.integers(0, 2),
+    st.integers(0, 1),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(walks)
+def test_pointer_walks_count_as_brute_force(walk: Walk) -> None:
+    """A pointer moved by a constant each pass reads element `t*step + c` at iteration `t`:
+    FLOPs and compulsory bytes equal running the loop (exact), or exceed it (flagged)."""
+    analysis = analyze_text(walk.source(), "k.c", PipelineOptions()).analysis
+    assert analysis is not None
+    (function,) = analysis.functions
+    traffic = function.traffic["compulsory"]
+    # Sizes with at least two passes: the union of shifted ranges (a[t], a[t + 2]) is
+    # counted as one interval, which misses the gap a single pass leaves (issue 14).
+    for n in (6, 8, 13):
+        trips = walk.trips(n)
+        assert evaluated(function.flops.total.subs(size_symbol("n"), n)) == 2 * trips
+        touched: dict[tuple[str, int], bool] = {}
+        written: set[tuple[str, int]] = set()
+        for t in range(trips):
+            a, b = t * walk.a_step, t * walk.b_step
+            for element, is_write in (
+                (("a", a + walk.read_offset), False),
+                (("b", b + walk.b_offset), False),
+                (("a", a + walk.write_offset), True),
+            ):
+                touched.setdefault(element, is_write)
+                if is_write:
+                    written.add(element)
+        for write_allocate in (True, False):
+            read = len(touched) if write_allocate else sum(not w for w in touched.values())
+            actual = 8 * (read + len(written))
+            counted = evaluated(traffic.total(write_allocate).subs(size_symbol("n"), n))
+            assert counted == actual if traffic.exact else counted >= actual, (n, walk)
+
+
+@settings(max_examples=40, deadline=None)
+@given(conditions())
+def test_affine_conditions_on_an_outer_counter_sum_as_brute_force(condition: Condition) -> None:
+    """The same conditions with the bound on an enclosing counter (`i + 1 < j + 2`): a
+    triangular domain, summed exactly; the shift keeps every inner trip count >= 0."""
+    shift = max(condition.shift, condition.offset)
+    condition = Condition(
+        condition.scale,
+        condition.offset,
+        condition.operator,
+        shift,
+        condition.counter_left,
+        condition.step,
+    )
+    step = "i++" if condition.step == 1 else f"i += {condition.step}"
+    inner = condition.text().replace("n", "j")
+    text = (
+        "void f(int n, double *restrict a, double *restrict b) {\n"
+        f"  for (int j = 0; j < n; j++)\n    for (int i = 0; {inner}; {step})\n"
+        "      a[i] += 2.0 * b[j];\n}\n"
+    )
+    analysis = analyze_text(text, "k.c", PipelineOptions()).analysis
+    assert analysis is not None
+    (function,) = analysis.functions
+    # Footprints over such domains may be flagged bounds; the trip counts may not.
+    trips = [u.message for u in function.unknowns if u.kind.value == "data-dependent-bound"]
+    assert not trips, trips
+    for n in range(1, 10):
+        total = 0
+        for j in range(n):
+            i = 0
+            while condition.holds(i, j) and i < 100:
+                total, i = total + 1, i + condition.step
+        counted = evaluated(function.flops.add.subs(size_symbol("n"), n))
+        assert counted == total, (n, text)

@@ -67,6 +67,8 @@ class LintRun:
     """Paths in SARIF are relative to it (the repository root when there is one)."""
     help_url: str = DEFAULT_HELP_URL
     """Template of a rule's documentation page: `{code}` and `{name}` are filled in."""
+    warnings: tuple[Diagnostic, ...] = ()
+    """Diagnostics of analyzed files (a header treated as empty): shown, exit code unchanged."""
 
     @property
     def failures(self) -> tuple[Finding, ...]:

@@ -61,6 +61,7 @@ def check_paths(
     payloads = run_task(files, task, jobs=jobs, cache=cache, timeout_s=timeout_s, progress=progress)
     findings: list[Finding] = []
     errors: list[Diagnostic] = []
+    warnings: list[Diagnostic] = []
     sources: dict[str, str] = {}
     if stdin is not None:
         name, text = stdin
@@ -73,6 +74,7 @@ def check_paths(
             errors += [_diagnostic(d) for d in payload["errors"]]
             continue
         errors += [_diagnostic(d) for d in payload["errors"]]
+        warnings += [_diagnostic(d) for d in payload.get("warnings", [])]
         found = [_finding(f) for f in payload["findings"]]
         if found:
             try:
@@ -82,7 +84,9 @@ def check_paths(
                 continue
         findings += found
     root = repository_root(Path.cwd()) or Path.cwd()
-    return LintRun(tuple(findings), sources, settings.enabled(), tuple(errors), root)
+    return LintRun(
+        tuple(findings), sources, settings.enabled(), tuple(errors), root, warnings=tuple(warnings)
+    )
 
 
 def _check_file(path: str, options: CheckOptions) -> Payload:
@@ -110,6 +114,7 @@ def _check_source(source: str, path: str, options: CheckOptions) -> Payload:
         "ok": True,
         "findings": [_finding_data(f) for f in findings],
         "errors": [],
+        "warnings": [_diagnostic_data(d) for d in result.diagnostics],
         "dependencies": list(result.analysis.module.dependencies),
     }
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sympy
 from pycparser import c_ast
@@ -123,6 +123,9 @@ class Variable:
     """For an integer local: its current affine value, or None once it varies."""
     pointer_base: tuple[str, sympy.Expr] | None = None
     """For a local pointer set to `X + e`: the array it points into and the offset."""
+    pointer_varies: bool = False
+    """For a pointer moved in ways not followed (in a branch, by a variable amount): where
+    it points is unknown, so its accesses are indirect, never one element."""
 
     def copy(self) -> Variable:
         return Variable(
@@ -132,6 +135,7 @@ class Variable:
             self.is_parameter,
             self.integer_value,
             self.pointer_base,
+            self.pointer_varies,
         )
 
 
@@ -232,6 +236,8 @@ class ExpressionReader:
             inner.element = _INT if node.op == "sizeof" else None
             return inner
         if node.op in ("++", "--", "p++", "p--"):
+            if self.shift_pointer(node.expr, 1 if "+" in node.op else -1):
+                return Evaluation()
             return self.update(node.expr, "+" if "+" in node.op else "-", Evaluation(_INT))
         result = self.value(node.expr)
         if node.op == "!":
@@ -327,6 +333,9 @@ class ExpressionReader:
     def assign(self, node: c_ast.Assignment) -> Evaluation:
         """`lhs = rhs` or `lhs op= rhs`: the right side, then the read-modify-write of lhs."""
         rhs = self.value(node.rvalue)
+        moved = self._pointer_move(node)
+        if moved is not None and self.shift_pointer(node.lvalue, moved):
+            return rhs
         if node.op == "=":
             result = rhs
             result.absorb(self._store(node.lvalue, rhs))
@@ -367,6 +376,41 @@ class ExpressionReader:
             result.accesses = [a for a in result.accesses if a.is_write]
         return result
 
+    def shift_pointer(self, target: c_ast.Node, amount: sympy.Expr | int) -> bool:
+        """`p++`, `p += 2` on a pointer: it now points `amount` elements further."""
+        if not isinstance(target, c_ast.ID):
+            return False
+        variable = self.scope.lookup(target.name)
+        if variable is None or variable.ctype.is_scalar or variable.pointer_varies:
+            return False
+        base, offset = variable.pointer_base or (target.name, sympy.Integer(0))
+        variable.pointer_base = (base, sympy.expand(offset + amount))
+        return True
+
+    def _pointer_move(self, node: c_ast.Assignment) -> sympy.Expr | None:
+        """How far `p += e`, `p -= e` or `p = p + e` moves the pointer `p` (affine `e`)."""
+        target = node.lvalue
+        if not isinstance(target, c_ast.ID) or self._is_scalar_name(target.name):
+            return None
+        amount: c_ast.Node | None = None
+        sign = 1
+        if node.op in ("+=", "-="):
+            amount, sign = node.rvalue, (1 if node.op == "+=" else -1)
+        elif (
+            node.op == "="
+            and isinstance(node.rvalue, c_ast.BinaryOp)
+            and node.rvalue.op in "+-"
+            and isinstance(node.rvalue.left, c_ast.ID)
+            and node.rvalue.left.name == target.name
+        ):
+            amount, sign = node.rvalue.right, (1 if node.rvalue.op == "+" else -1)
+        value = self.affine(amount) if amount is not None else None
+        return None if value is None else sign * value
+
+    def _is_scalar_name(self, name: str) -> bool:
+        variable = self.scope.lookup(name)
+        return variable is None or variable.ctype.is_scalar
+
     def _is_register(self, node: c_ast.StructRef) -> bool:
         """`s.x` on a local struct value is a register; `p->x` goes to memory."""
         return (
@@ -392,6 +436,8 @@ class ExpressionReader:
         """After `x = e` on an integer or pointer local, remember e (affine) for later indexing."""
         if node.op != "=" or not isinstance(node.lvalue, c_ast.ID):
             return
+        if self._pointer_move(node) is not None:
+            return  # `p = p + 1`: moved by `assign` already
         variable = self.scope.lookup(node.lvalue.name)
         if variable is not None and not variable.is_loop_var:
             self._remember(variable, node.rvalue)
@@ -403,6 +449,8 @@ class ExpressionReader:
             variable.integer_value = self.affine(value)
         elif not variable.ctype.is_scalar:
             variable.pointer_base = self._pointer_target(value)
+            if variable.pointer_base is not None:
+                variable.pointer_varies = False
 
     def _pointer_target(self, node: c_ast.Node) -> tuple[str, sympy.Expr] | None:
         if isinstance(node, c_ast.Cast):
@@ -430,7 +478,7 @@ class ExpressionReader:
 
     def _array_base(self, name: str, offset: sympy.Expr) -> tuple[str, sympy.Expr] | None:
         variable = self.scope.lookup(name)
-        if variable is None or variable.ctype.is_scalar:
+        if variable is None or variable.ctype.is_scalar or variable.pointer_varies:
             return None
         if variable.pointer_base is not None:
             base, inner = variable.pointer_base
@@ -444,7 +492,27 @@ class ExpressionReader:
     # ---- references ---------------------------------------------------------------------
 
     def reference(self, node: c_ast.Node, *, is_write: bool) -> Evaluation:
-        """An array element access: `A[i][j]`, `p[i*n + k]`, `*p`, `*(p + i)`, `s->x[i]`."""
+        """An array element access: `A[i][j]`, `p[i*n + k]`, `*p`, `*(p + i)`, `s->x[i]`,
+        `*p++` (the element at `p`, then `p` moves on) and `*++p` (moves, then the element)."""
+        if (
+            isinstance(node, c_ast.UnaryOp)
+            and node.op == "*"
+            and isinstance(node.expr, c_ast.UnaryOp)
+            and node.expr.op in ("++", "--", "p++", "p--")
+            and isinstance(node.expr.expr, c_ast.ID)
+            and not self._is_scalar_name(node.expr.expr.name)
+        ):
+            step = 1 if "+" in node.expr.op else -1
+            pointer = node.expr.expr
+            if not node.expr.op.startswith("p"):
+                self.shift_pointer(pointer, step)
+            plain = c_ast.UnaryOp("*", pointer, node.coord)
+            result = self.reference(plain, is_write=is_write)
+            text = source_text(node)
+            result.accesses = [replace(a, text=text) for a in result.accesses]
+            if node.expr.op.startswith("p"):
+                self.shift_pointer(pointer, step)
+            return result
         base, subscripts = _unwind(node)
         result = Evaluation()
         for subscript in subscripts:
@@ -532,6 +600,8 @@ class ExpressionReader:
                 return None
             index.append(expr)
         variable = self.scope.lookup(name)
+        if variable is not None and variable.pointer_varies:
+            return None
         if variable is not None and variable.pointer_base is not None:
             offset = variable.pointer_base[1]
             if not index:

@@ -34,14 +34,16 @@ def lower_c_source(text: str, path: str, options: CFrontendOptions | None = None
 
     options = options or CFrontendOptions()
     source = preprocess(text, path, include_dirs=options.include_dirs, defines=options.defines)
-    if source.fatal or any(d.severity is Severity.ERROR for d in source.diagnostics):
-        raise InputError(source.diagnostics[0])
+    errors = [d for d in source.diagnostics if d.severity is Severity.ERROR]
+    if source.fatal or errors:
+        raise InputError((errors or list(source.diagnostics))[0])
     parser = c_parser.CParser()
     try:
         ast = parser.parse(source.text, path)
         _release(parser)
     except ParseError as error:
-        raise InputError(_parse_diagnostic(str(error), path, parser)) from None
+        diagnostic = _parse_diagnostic(str(error), path, parser)
+        raise InputError(_blame_missing(diagnostic, source.missing_headers)) from None
     except RecursionError:
         raise InputError(
             Diagnostic(Span(path, 1, 1), Severity.ERROR, "nesting too deep for the C parser")
@@ -68,6 +70,20 @@ def lower_c_source(text: str, path: str, options: CFrontendOptions | None = None
         size_defaults=tuple(sorted(source.size_defaults.items())),
         diagnostics=source.diagnostics,
         dependencies=source.dependencies,
+    )
+
+
+def _blame_missing(diagnostic: Diagnostic, headers: tuple[str, ...]) -> Diagnostic:
+    """A parse that fails after a header was treated as empty most likely fails on a name
+    that header declares: say which header, so the fix (`-I`) is plain."""
+    if not headers:
+        return diagnostic
+    names = ", ".join(f"<{h}>" for h in headers)
+    return Diagnostic(
+        diagnostic.span,
+        diagnostic.severity,
+        f"{diagnostic.message} (perhaps a name declared in {names}, which was not found "
+        "and treated as empty; add its directory with -I)",
     )
 
 

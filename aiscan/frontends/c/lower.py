@@ -20,6 +20,8 @@ from aiscan.frontends.c.expressions import (
     Variable,
 )
 from aiscan.frontends.c.literals import integer_literal
+from aiscan.frontends.c.loop_conditions import counter_bound, unsigned_wrap
+from aiscan.frontends.c.pointer_walks import pointer_steps
 from aiscan.frontends.c.subtree import SubtreeFacts, subtree_facts
 from aiscan.frontends.c.text import source_text
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
@@ -279,6 +281,8 @@ class _FunctionLowering:
             if old is None or old.integer_value != variable.integer_value:
                 variable.integer_value = None
             if old is None or old.pointer_base != variable.pointer_base:
+                if old is not None and not variable.ctype.is_scalar:
+                    variable.pointer_varies = True  # moved on some paths only
                 variable.pointer_base = None
 
     # ---- loops --------------------------------------------------------------------------
@@ -287,30 +291,86 @@ class _FunctionLowering:
         init_nodes = [node.init] if node.init is not None else []
         for init in init_nodes:
             yield from (n for n in self._lower(init) if _has_work(n))
-        var, step = _induction_step(node.next)
-        header = _Header(var, step, node.cond, self._initial_value(var), _init_of(node.init, var))
-        yield from self._loop(node, header, node.stmt, at_least_once=False)
+        updates = node.next.exprs if isinstance(node.next, c_ast.ExprList) else [node.next]
+        counters = [
+            (index, *_induction_step(update))
+            for index, update in enumerate(updates)
+            if update is not None and self._is_integer(_induction_step(update)[0])
+        ]
+        mentioned = [c for c in counters if _mentions(node.cond, c[1])]
+        position, var, step = (mentioned or counters or [(-1, None, None)])[0]
+        # Other updates (`p++` in `i++, p++`) run at the end of every pass, after the body.
+        rest = [u for index, u in enumerate(updates) if index != position and u is not None]
+        body = c_ast.Compound([node.stmt, *rest], node.coord) if rest else node.stmt
+        start, alias = self._counter_start(var)
+        header = _Header(var, step, node.cond, start, _init_of(node.init, var), alias)
+        if node.next is None:  # `for (size_t i = n; i-- > 0;)`: moved in the test
+            header = self._condition_counter(node.cond) or header
+        yield from self._loop(node, header, body, at_least_once=False)
+
+    def _is_integer(self, name: str | None) -> bool:
+        """Can `name` count a loop? Not a pointer (that one walks) nor a float."""
+        if name is None:
+            return False
+        variable = self.scope.lookup(name)
+        if variable is None:
+            return True
+        element = variable.ctype.element
+        return variable.ctype.is_scalar and element is not None and not element.is_float
 
     def _while(self, node: c_ast.While | c_ast.DoWhile, *, at_least_once: bool) -> Iterator[Node]:
         body_items = list(_items(node.stmt))
         var, step, position = None, None, -1
         for index, item in enumerate(body_items):
             candidate, candidate_step = _induction_step(item)
-            if candidate is not None and _mentions(node.cond, candidate):
+            if self._is_integer(candidate) and _mentions(node.cond, candidate):
                 var, step, position = candidate, candidate_step, index
         body = [item for index, item in enumerate(body_items) if index != position]
-        header = _Header(var, step, node.cond, self._initial_value(var), None)
+        start, alias = self._counter_start(var)
+        header = _Header(var, step, node.cond, start, None, alias)
         if position != len(body_items) - 1 and var is not None:
             # The counter moves mid-body: uses after the update see start + step.
             header = _Header(None, None, node.cond, None, None)
             body = body_items
+        if var is None and not at_least_once:
+            header = self._condition_counter(node.cond) or header
         yield from self._loop(node, header, c_ast.Compound(body, node.coord), at_least_once)
 
-    def _initial_value(self, var: str | None) -> sympy.Expr | None:
-        if var is None:
+    def _condition_counter(self, condition: c_ast.Node | None) -> _Header | None:
+        """`while (n--)`, `while (n-- > 0)`, `while (--n >= 0)`: the counter moves in the
+        test itself, so the body sees it already moved; it gets a counter `t_L<line>`."""
+        found = _updated_in_condition(condition)
+        if found is None:
             return None
-        variable = self.scope.lookup(var)
-        return variable.integer_value if variable is not None else None
+        var, step, is_prefix, plain = found
+        entry, _ = self._counter_start(var)
+        if entry is None:
+            return None
+        start = entry + step if is_prefix else entry
+        return _Header(
+            var, step, plain, start, None, alias=True, seen_offset=0 if is_prefix else step
+        )
+
+    def _counter_start(self, var: str | None) -> tuple[sympy.Expr | None, bool]:
+        """The counter's value on entry, and whether it is a size parameter counted down
+        or up in place (`while (n > 0) { ...; n--; }`): its entry value is then the size
+        `n`, and the loop gets a counter of its own, `t_L<line>`, from 0."""
+        variable = self.scope.lookup(var) if var is not None else None
+        if variable is None:
+            return None, False
+        if variable.integer_value is not None:
+            return variable.integer_value, False
+        element = variable.ctype.element
+        if (
+            variable.is_parameter
+            and not variable.is_loop_var
+            and variable.ctype.is_scalar
+            and element is not None
+            and not element.is_float
+        ):
+            assert var is not None
+            return size_symbol(var), True
+        return None, False
 
     def _loop(
         self, node: c_ast.Node, header: _Header, body: c_ast.Node, at_least_once: bool
@@ -323,24 +383,41 @@ class _FunctionLowering:
         span = self.span(node)
         start, trip, unknowns, recognised = self._trip(header, span, at_least_once)
         comparison = _comparison(header.condition, header.var) if header.var else None
-        per_iteration: list[Node] = []
+        tested = None  # a condition evaluated on every pass, with the body
         if header.condition is not None:
-            if recognised and comparison is not None:
-                bound = self._statement(comparison[1], self.reader.value(comparison[1]))
+            if recognised:
+                hoisted = comparison[1] if comparison is not None else header.condition
+                bound = self._statement(hoisted, self.reader.value(hoisted))
                 if _has_work(bound):
                     yield bound
             else:
-                condition = self._statement(header.condition, self.reader.value(header.condition))
-                if _has_work(condition):
-                    per_iteration.append(condition)
+                tested = header.condition
+        each_pass = body if tested is None else c_ast.Compound([tested, body], body.coord)
         var = header.var or f"_loop_L{span.line}"
+        step: sympy.Expr = sympy.Integer(header.step or 1)
+        if header.alias:
+            var, step = f"t_L{span.line}", sympy.Integer(1)
+            counter_entry, start = start, sympy.Integer(0)
         before = self.scope.copy()
-        self._forget_assigned(body)
-        self.scope.variables[var] = Variable(var, _INT_CTYPE, is_loop_var=True)
+        self._forget_assigned(each_pass)
+        declared = before.lookup(var)
+        ctype = declared.ctype if declared is not None and declared.ctype.is_scalar else None
+        self.scope.variables[var] = Variable(var, ctype or _INT_CTYPE, is_loop_var=True)
+        iteration = (loop_symbol(var) - start) / step
+        if header.alias and (counter := self.scope.lookup(header.var or "")) is not None:
+            moved = counter_entry + (header.step or 1) * loop_symbol(var)
+            counter.integer_value = moved + header.seen_offset
+        walks = self._walk_pointers(each_pass, before, iteration)
         self.enclosing_loops.append((var, start, trip))
+        per_iteration: list[Node] = []
+        if tested is not None:
+            condition = self._statement(tested, self.reader.value(tested))
+            if _has_work(condition):
+                per_iteration.append(condition)
         lowered = (*per_iteration, *self._lower(body))
         self.enclosing_loops.pop()
         self._forget_changes(before)
+        self._after_walks(walks, trip)
         if header.var is not None and (variable := self.scope.lookup(header.var)) is not None:
             variable.is_loop_var = (
                 before.variables[header.var].is_loop_var
@@ -350,7 +427,45 @@ class _FunctionLowering:
             variable.integer_value = None
         if header.var not in before.variables:
             self.scope.variables.pop(var, None)
-        yield Loop(var, start, header.step or 1, trip, lowered, self._extent(node), unknowns)
+        yield Loop(var, start, int(step), trip, lowered, self._extent(node), unknowns)
+
+    def _walk_pointers(
+        self, body: c_ast.Node, before: Scope, iteration: sympy.Expr
+    ) -> dict[str, tuple[str, sympy.Expr, int] | None]:
+        """Pointers the body moves by a constant each pass point, at iteration `t`, `t`
+        steps past where they started; any other moved pointer varies (indirect)."""
+        walks: dict[str, tuple[str, sympy.Expr, int] | None] = {}
+
+        def is_pointer(name: str) -> bool:
+            variable = self.scope.lookup(name)
+            return variable is not None and not variable.ctype.is_scalar
+
+        for name, step in pointer_steps(body, is_pointer).items():
+            variable, entry = self.scope.lookup(name), before.lookup(name)
+            assert variable is not None
+            if step is None or entry is None or entry.pointer_varies:
+                variable.pointer_base, variable.pointer_varies = None, True
+                walks[name] = None
+                continue
+            base, offset = entry.pointer_base or (name, sympy.Integer(0))
+            variable.pointer_base = (base, sympy.expand(offset + step * iteration))
+            walks[name] = (base, offset, step)
+        return walks
+
+    def _after_walks(
+        self, walks: dict[str, tuple[str, sympy.Expr, int] | None], trip: sympy.Expr
+    ) -> None:
+        """After the loop, a walked pointer is `trip` steps on; a varying one stays unknown."""
+        for name, walk in walks.items():
+            variable = self.scope.lookup(name)
+            if variable is None:
+                continue
+            if walk is None:
+                variable.pointer_base, variable.pointer_varies = None, True
+            else:
+                base, offset, step = walk
+                variable.pointer_base = (base, sympy.expand(offset + step * trip))
+                variable.pointer_varies = False
 
     def _forget_assigned(self, body: c_ast.Node) -> None:
         """Integers assigned anywhere in a loop body vary from one iteration to the next."""
@@ -369,7 +484,24 @@ class _FunctionLowering:
             start, trip = exact
             if at_least_once:
                 trip = sympy.Max(trip, 1)
-            return start, trip, (), True
+            wrap = unsigned_wrap(self.reader, header.condition)
+            if self._never_ends(header):
+                unknown = Unknown(
+                    UnknownKind.DATA_DEPENDENT_BOUND,
+                    f"unsigned `{_one_line(source_text(header.condition))}` is always true: "
+                    f"the loop never ends (it wraps past zero); counted as {trip} iterations",
+                    span,
+                )
+                return start, trip, (unknown,), True
+            if wrap is None:
+                return start, trip, (), True
+            unknown = Unknown(
+                UnknownKind.DATA_DEPENDENT_BOUND,
+                f"unsigned `{wrap}` wraps around where it would go below zero, and the loop "
+                f"then runs about 2**64 times: the trip count {trip} assumes it does not",
+                span,
+            )
+            return start, trip, (unknown,), True
         csr = self._csr_trip(header)
         if csr is not None:
             start, trip, name = csr
@@ -395,15 +527,14 @@ class _FunctionLowering:
     def _exact_trip(self, header: _Header) -> tuple[sympy.Expr, sympy.Expr] | None:
         if header.var is None or header.step in (None, 0) or header.start is None:
             return None
-        comparison = _comparison(header.condition, header.var)
-        if comparison is None:
+        found = counter_bound(self.reader, header.condition, header.var)
+        if found is None:
             return None
-        operator, bound_node = comparison
-        bound = self.reader.affine(bound_node)
-        if bound is None or loop_symbol(header.var) in bound.free_symbols:
-            return None
+        operator, bound = found
         start, step = header.start, header.step
         assert step is not None
+        if operator == "!=" and abs(step) != 1:
+            return None  # `i != n; i += 2` ends only if it lands on n: no closed form
         if step > 0 and operator in ("<", "<=", "!="):
             distance = bound - start + (1 if operator == "<=" else 0)
         elif step < 0 and operator in (">", ">=", "!="):
@@ -413,6 +544,17 @@ class _FunctionLowering:
         magnitude = abs(step)
         trip = distance if magnitude == 1 else sympy.ceiling(distance / magnitude)
         return start, sympy.expand(trip)
+
+    def _never_ends(self, header: _Header) -> bool:
+        """`for (size_t i = n - 1; i >= 0; i--)`: an unsigned counter is never below 0."""
+        if header.var is None or header.alias or (header.step or 0) >= 0:
+            return False
+        variable = self.scope.lookup(header.var)
+        element = variable.ctype.element if variable is not None else None
+        if element is None or "unsigned" not in element.name:
+            return False
+        found = counter_bound(self.reader, header.condition, header.var)
+        return found is not None and found[0] == ">=" and bool(found[1] <= 0)
 
     def _csr_trip(self, header: _Header) -> tuple[sympy.Expr, sympy.Expr, str] | None:
         """`for (j = ptr[i]; j < ptr[i+1]; j++)`: a compressed-row loop over nnz entries."""
@@ -453,7 +595,12 @@ class _Header:
         condition: c_ast.Node | None,
         start: sympy.Expr | None,
         start_node: c_ast.Node | None,
+        alias: bool = False,
+        seen_offset: int = 0,
     ) -> None:
+        self.alias = alias
+        self.seen_offset = seen_offset
+        """How far the body sees the counter past the value the condition tested."""
         self.var = var
         self.step = step
         self.condition = condition
@@ -497,6 +644,29 @@ def _induction_step(node: c_ast.Node | None) -> tuple[str | None, int | None]:
     return None, None
 
 
+def _updated_in_condition(
+    condition: c_ast.Node | None,
+) -> tuple[str, int, bool, c_ast.Node] | None:
+    """`n--` -> ('n', -1, postfix, `n != 0`); `--n > 0` -> ('n', -1, prefix, `n > 0`)."""
+    compared: c_ast.Node = c_ast.Constant("int", "0")
+    operator = "!="
+    update = condition
+    if isinstance(condition, c_ast.BinaryOp) and condition.op in _FLIPPED:
+        update, compared, operator = condition.left, condition.right, condition.op
+    if not (
+        isinstance(update, c_ast.UnaryOp)
+        and update.op in ("++", "--", "p++", "p--")
+        and isinstance(update.expr, c_ast.ID)
+    ):
+        return None
+    name = update.expr.name
+    if _mentions(compared, name):
+        return None
+    step = 1 if "+" in update.op else -1
+    plain = c_ast.BinaryOp(operator, update.expr, compared, condition.coord if condition else None)
+    return name, step, not update.op.startswith("p"), plain
+
+
 def _same_file(a: str | None, b: str) -> bool:
     return a is not None and (a == b or os.path.abspath(a) == os.path.abspath(b))
 
@@ -524,8 +694,12 @@ def _comparison(condition: c_ast.Node | None, var: str) -> tuple[str, c_ast.Node
     return None
 
 
-def _mentions(node: c_ast.Node | None, name: str) -> bool:
-    return node is not None and any(isinstance(n, c_ast.ID) and n.name == name for n in _walk(node))
+def _mentions(node: c_ast.Node | None, name: str | None) -> bool:
+    return (
+        node is not None
+        and name is not None
+        and any(isinstance(n, c_ast.ID) and n.name == name for n in _walk(node))
+    )
 
 
 def _walk(node: c_ast.Node) -> Iterator[c_ast.Node]:

@@ -76,6 +76,8 @@ class PreprocessedSource:
     fatal: bool = False
     dependencies: tuple[str, ...] = ()
     """Files read besides the source (user headers), so a cache can tell when to re-analyze."""
+    missing_headers: tuple[str, ...] = ()
+    """`<...>` headers found nowhere and treated as empty (each also warned about)."""
 
 
 @dataclass
@@ -119,17 +121,25 @@ def _integer_value(text: str) -> int | None:
 
 @cache
 def _stub_declarations(header: str) -> tuple[str, ...]:
-    lines = (STUB_DIR / header).read_text(encoding="utf-8").splitlines()
-    return tuple(
-        line for line in lines if line.strip() and not line.lstrip().startswith(("#", "/*"))
-    )
+    """A stub's declaration lines, those of the stubs it includes first."""
+    declarations: list[str] = []
+    text = _blank_comments((STUB_DIR / header).read_text(encoding="utf-8"))
+    for line in text.splitlines():
+        directive = _DIRECTIVE.fullmatch(line)
+        if directive is not None:
+            nested = _SYSTEM_INCLUDE.fullmatch(directive.group(2).strip())
+            if directive.group(1) == "include" and nested is not None:
+                declarations += _stub_declarations(nested.group(1))
+        elif line.strip():
+            declarations.append(line.strip())
+    return tuple(declarations)
 
 
 @cache
 def _macro_words() -> frozenset[str]:
     """Every name a stub header or the prelude defines as a macro."""
     words = {name.split("(")[0] for name in _PRELUDE_MACROS}
-    for header in STUB_DIR.glob("*.h"):
+    for header in STUB_DIR.rglob("*.h"):
         for match in _DIRECTIVE.finditer(header.read_text(encoding="utf-8")):
             if match.group(1) == "define":
                 word = _WORD.match(match.group(2))
@@ -177,14 +187,15 @@ def _fast_path(text: str, path: str, options: _Options) -> PreprocessedSource | 
         if system is None or not _is_stub_header(system.group(1)):
             return None
         headers.append(system.group(1))
-    if not _macro_words().isdisjoint(_WORD.findall(stripped)):
+    words = set(_WORD.findall(stripped))
+    if not _macro_words().isdisjoint(words):
         return None
     body = _DIRECTIVE.sub(_keep_pragma, stripped)
     declarations = dict.fromkeys(d for h in headers for d in _stub_declarations(h))
     prelude = "\n".join([_PRELUDE_TYPES, *declarations])
     return PreprocessedSource(
         text=f'{prelude}\n#line 1 "{_quoted(path)}"\n{body}',
-        size_defaults=dict(options.size_bindings),
+        size_defaults={k: v for k, v in options.size_bindings.items() if k in words},
         used_fast_path=True,
     )
 
@@ -236,9 +247,14 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
     refused: set[str] = set()
     read_files: list[str] = []
 
-    def diagnose(file: str | None, line: int | None, message: str) -> None:
+    missing: list[str] = []
+    pending_size: list[tuple[str, int]] = []
+
+    def diagnose(
+        file: str | None, line: int | None, message: str, severity: Severity = Severity.ERROR
+    ) -> None:
         where = Span(path if file is None else named_as_user(file, path), line or 1, 1)
-        diagnostics.append(Diagnostic(where, Severity.ERROR, message))
+        diagnostics.append(Diagnostic(where, severity, message))
 
     class _Preprocessor(Preprocessor):  # type: ignore[misc]
         def on_error(self, file: str, line: int, msg: str) -> None:
@@ -274,6 +290,17 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
                 reason = f"#include '{includepath}' refused: outside the include paths (-I)"
             elif len(self.temp_path) > MAX_INCLUDE_DEPTH:
                 reason = f"#include '{includepath}' nested more than {MAX_INCLUDE_DEPTH} deep"
+            elif is_system_include and not _unreadable(includepath, self.path):
+                # A system header we do not stub rarely matters for counting: go on
+                # without it, and name it if the parse then fails.
+                diagnose(
+                    file,
+                    line,
+                    f"header <{includepath}> not found, treated as empty",
+                    Severity.WARNING,
+                )
+                missing.append(includepath)
+                raise OutputDirective(Action.IgnoreAndRemove)
             else:
                 reason = f"#include '{includepath}' not found, or not a UTF-8 text file"
             diagnose(file, line, reason)
@@ -283,9 +310,21 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
             self, directive: Any, toks: list[Any], ifpassthru: bool, precedingtoks: list[Any]
         ) -> Any:
             super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)
-            if directive.value == "define":
-                _keep_integer_macro_symbolic(self, toks, size_defaults)
+            pending_size.clear()
+            if directive.value == "define" and not _in_stub(directive.source):
+                pending_size.extend(_keep_integer_macro_symbolic(self, toks))
             return True
+
+        def define(self, tokens: Any) -> None:
+            # Called only for a `#define` in an active branch: its size becomes the default.
+            super().define(tokens)
+            size_defaults.update(pending_size)
+            pending_size.clear()
+
+        def undef(self, tokens: Any) -> None:
+            super().undef(tokens)
+            if tokens and tokens[0].type == "CPP_ID":
+                size_defaults.pop(tokens[0].value, None)
 
         def on_unknown_macro_in_expr(self, tok: Any) -> Any:
             return None
@@ -313,30 +352,49 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
     except Exception as error:  # pcpp raises plain exceptions on malformed input
         diagnose(path, 1, f"preprocessor failed: {type(error).__name__}: {error}")
         return PreprocessedSource("", {}, tuple(diagnostics), fatal=True)
-    size_defaults.update(options.size_bindings)
+    text = out.getvalue()
+    # A -D that only switched `#ifdef`s (`-D LARGE_DATASET`) is no size of the code.
+    used = set(_WORD.findall(text))
+    size_defaults.update((k, v) for k, v in options.size_bindings.items() if k in used)
     return PreprocessedSource(
-        text=f"{_PRELUDE_TYPES}\n{out.getvalue()}",
+        text=f"{_PRELUDE_TYPES}\n{text}",
         size_defaults=size_defaults,
         diagnostics=tuple(diagnostics),
         dependencies=tuple(dict.fromkeys(read_files)),
+        missing_headers=tuple(dict.fromkeys(missing)),
     )
 
 
-def _keep_integer_macro_symbolic(
-    preprocessor: Any, toks: list[Any], size_defaults: dict[str, int]
-) -> None:
-    """Rewrite `#define N 1024` to `#define N N` (a self-reference is never re-expanded)."""
+def _keep_integer_macro_symbolic(preprocessor: Any, toks: list[Any]) -> list[tuple[str, int]]:
+    """Rewrite `#define N 1024` to `#define N N` (a self-reference is never re-expanded);
+    the size it would set, to be kept only if the directive is in an active branch."""
     words = [t for t in toks if t.type not in preprocessor.t_WS]
     if len(words) < 2 or words[0].type != "CPP_ID":
-        return
+        return []
     name = words[0].value
     if name.startswith("__") or (len(words) > 1 and words[1].value == "(" and toks[1] is words[1]):
-        return  # reserved names and function-like macros expand as usual
+        return []  # reserved names and function-like macros expand as usual
     value = _integer_value("".join(t.value for t in words[1:]))
     if value is None:
-        return
-    size_defaults[name] = value
+        return []
     words[1].type = "CPP_ID"
     words[1].value = name
     for token in words[2:]:
         token.value = ""
+    return [(name, value)]
+
+
+def _in_stub(source: str | None) -> bool:
+    """Macros of the stub headers expand as usual; only the user's sizes stay symbolic."""
+    return source is not None and Path(source).resolve().is_relative_to(STUB_DIR)
+
+
+def _unreadable(header: str, search_path: list[str]) -> bool:
+    """Is `<header>` there but refused (binary, not UTF-8)? Then it is an error, not absent."""
+    for directory in search_path:
+        try:
+            if (Path(directory) / header).is_file():
+                return True
+        except OSError:
+            continue
+    return False
