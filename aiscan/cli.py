@@ -99,8 +99,9 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument(
         "--model",
         choices=("compulsory", "streaming"),
-        default="compulsory",
-        help="traffic model for function totals and roofline placement (default: compulsory)",
+        default=None,
+        help="traffic model for function totals and roofline placement (default: compulsory; "
+        "roofline placement of array code: its framework's view, jit or eager)",
     )
     _add_scan_options(analyze)
     analyze.set_defaults(handler=_run_analyze)
@@ -138,7 +139,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PLOT",
         help="output file: .png, .svg, or .html (plot with tables)",
     )
-    roofline.add_argument("--model", choices=("compulsory", "streaming"), default="compulsory")
+    roofline.add_argument("--model", choices=("compulsory", "streaming"), default=None,
+                          help="traffic model (default: loops compulsory, array code its "
+                          "framework view, jit or eager)")  # fmt: skip
     roofline.add_argument(
         "--size-range",
         default="8:65536",
@@ -146,6 +149,22 @@ def _parser() -> argparse.ArgumentParser:
         help="sizes swept for size-dependent intensities (default 8:65536)",
     )
     roofline.set_defaults(handler=_run_roofline)
+
+    calibrate = commands.add_parser(
+        "calibrate",
+        help="measure this machine's bandwidth and GEMM rates; write a device file",
+    )
+    calibrate.add_argument("-o", "--output", default="calibrated.toml", metavar="TOML",
+                           help="device file to write (default: calibrated.toml; its "
+                           "name without .toml is the device key)")  # fmt: skip
+    calibrate.add_argument("--gpu", action="store_true",
+                           help="measure the GPU through CuPy or PyTorch")  # fmt: skip
+    calibrate.add_argument("--array-mib", type=int, default=128, metavar="MIB",
+                           help="size of each bandwidth array (default 128 MiB: far past "
+                           "the caches)")  # fmt: skip
+    calibrate.add_argument("--gemm-n", type=int, default=2048, metavar="N",
+                           help="GEMM size n (n x n times n x n; default 2048)")  # fmt: skip
+    calibrate.set_defaults(handler=_run_calibrate)
     _add_lint_commands(commands)
     return parser
 
@@ -204,6 +223,13 @@ def _add_device_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="use 2:4 structured-sparsity peaks instead of dense ones",
     )
+    parser.add_argument(
+        "--roof",
+        choices=("datasheet", "attainable"),
+        default="datasheet",
+        help="place against the datasheet peaks or the measured, attainable figures a device "
+        "file carries (`aiscan calibrate` writes them); JSON gives both times when both exist",
+    )
 
 
 def _config(arguments: argparse.Namespace) -> Config:
@@ -252,7 +278,14 @@ def _pipeline_options(arguments: argparse.Namespace, config: Config) -> Pipeline
     if python_dtype not in PYTHON_DTYPES:
         raise UsageError(f"--python-dtype {python_dtype}: one of {', '.join(PYTHON_DTYPES)}")
     # An integer -D value binds a size in the preprocessor (see frontends/c/preprocess.py).
-    return PipelineOptions(tuple(include_dirs), defines, analysis, python_dtype)
+    return PipelineOptions(
+        tuple(include_dirs),
+        defines,
+        analysis,
+        python_dtype,
+        jax_enable_x64=config.jax_enable_x64,
+        fp32_matmul_tf32=config.fp32_matmul_tf32,
+    )
 
 
 def _placement_options(arguments: argparse.Namespace, config: Config) -> PlacementOptions | None:
@@ -271,10 +304,11 @@ def _placement_options(arguments: argparse.Namespace, config: Config) -> Placeme
         write_allocate = config.write_allocate
     return PlacementOptions(
         devices=tuple(catalog.get(name) for name in names),
-        model=arguments.model,
+        model=arguments.model or "auto",
         dtype=normalize_precision(arguments.dtype) if arguments.dtype else None,
         sparse=arguments.sparse,
         write_allocate=write_allocate,
+        roof=arguments.roof,
     )
 
 
@@ -289,7 +323,9 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
     files = discover(arguments.files)
     if not files:
         raise UsageError("no C or Python source files found in the given paths")
-    task = analyze_task(AnalyzeOptions(options, placement, arguments.format, arguments.model))
+    task = analyze_task(
+        AnalyzeOptions(options, placement, arguments.format, arguments.model or "compulsory")
+    )
     payloads = run_task(
         files,
         task,
@@ -305,7 +341,7 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
             "write_allocate": options.analysis.write_allocate,
             "special_weight": options.analysis.special_weight,
             "sizes": dict(options.analysis.sizes),
-            "model": arguments.model,
+            "model": arguments.model or "compulsory",
             "devices": [d.key for d in placement.devices] if placement else [],
         }
         analyzed = sum(1 for p in payloads if p["ok"])
@@ -471,6 +507,24 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
     return EXIT_ERROR if any(r.analysis is None for r in results) else EXIT_OK
 
 
+def _run_calibrate(arguments: argparse.Namespace) -> int:
+    from aiscan.calibrate import calibrate, write_device_file
+    from aiscan.roofline.devices import load_device_file
+
+    if arguments.array_mib <= 0 or arguments.gemm_n <= 0:
+        raise UsageError("calibrate: --array-mib and --gemm-n are positive")
+    output = Path(arguments.output)
+    if output.suffix != ".toml":
+        raise UsageError(f"calibrate -o {output}: a device file ends in .toml")
+    result = calibrate(
+        array_bytes=arguments.array_mib * 2**20, gemm_n=arguments.gemm_n, gpu=arguments.gpu
+    )
+    write_device_file(output, result)
+    device = load_device_file(output)  # what --device-file will read
+    print(f"wrote {output}: use --device-file {output} --device {device.key}")
+    return EXIT_OK
+
+
 LINT_FORMATS = ("concise", "full", "json", "sarif", "github")
 
 
@@ -506,7 +560,7 @@ def _add_lint_commands(commands: Any) -> None:
     check.add_argument("--statistics", action="store_true",
                        help="print the number of findings per rule, not the findings")  # fmt: skip
     _add_scan_options(check)
-    check.set_defaults(handler=_run_check, dtype=None, model="compulsory")
+    check.set_defaults(handler=_run_check, dtype=None, model="compulsory", roof="datasheet")
 
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", nargs="?", metavar="CODE", help="rule code or name")

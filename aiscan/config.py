@@ -2,10 +2,11 @@
 
 Found by walking up from the working directory; command-line flags win over it. Keys are
 kebab-case as in ruff: `devices`, `device-files`, `sizes`, `write-allocate`,
-`special-weight`, `include-dirs`, `defines`, and for `aiscan check`: `select`, `ignore`,
-`per-file-ignores` (glob -> codes), `thresholds` (rule code or name -> option -> number),
-`fail-on-notes` (informational findings fail the run too) and `help-url` (a template for the
-rules' documentation pages: `{code}`, `{code_lower}`, `{name}`); `python-dtype` types
+`special-weight`, `include-dirs`, `defines`, `jax-enable-x64` and `fp32-matmul`
+(framework precision settings that override the code), and for `aiscan check`: `select`,
+`ignore`, `per-file-ignores` (glob -> codes), `thresholds` (rule code or name -> option ->
+number), `fail-on-notes` (informational findings fail the run too) and `help-url` (a template
+for the rules' documentation pages: `{code}`, `{code_lower}`, `{name}`); `python-dtype` types
 un-annotated Python arrays.
 """
 
@@ -34,9 +35,11 @@ _KEYS = {
     "ignore",
     "per-file-ignores",
     "thresholds",
+    "jax-enable-x64",
+    "fp32-matmul",
+    "python-dtype",
     "fail-on-notes",
     "help-url",
-    "python-dtype",
 }
 
 PYTHON_DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
@@ -59,9 +62,13 @@ class Config:
     ignore: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     thresholds: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    jax_enable_x64: bool | None = None
+    """Overrides what a JAX module says about x64 (None: the code decides)."""
+    fp32_matmul_tf32: bool | None = None
+    """`fp32-matmul = "tf32"` or `"fp32"`: overrides the framework's precision policy."""
+    python_dtype: str | None = None
     fail_on_notes: bool = False
     help_url: str | None = None
-    python_dtype: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -107,9 +114,11 @@ def load_config(path: Path | None) -> Config:
         ignore=tuple(_strings(table, "ignore", path)),
         per_file_ignores=_per_file_ignores(table, path),
         thresholds=_thresholds(table, path),
+        jax_enable_x64=_optional_bool(table, "jax-enable-x64", path),
+        fp32_matmul_tf32=_fp32_matmul(table, path),
+        python_dtype=_python_dtype(table, path),
         fail_on_notes=bool(_optional_bool(table, "fail-on-notes", path)),
         help_url=_help_url(table, path),
-        python_dtype=_python_dtype(table, path),
         raw=table,
     )
 
@@ -183,6 +192,15 @@ def _thresholds(table: Mapping[str, Any], path: Path) -> dict[str, dict[str, flo
             raise UsageError(f"{path}: thresholds.{rule} must map option names to numbers")
         thresholds[str(rule)] = {str(k): float(v) for k, v in options.items()}
     return thresholds
+
+
+def _fp32_matmul(table: Mapping[str, Any], path: Path) -> bool | None:
+    value = table.get("fp32-matmul")
+    if value is None:
+        return None
+    if value not in ("tf32", "fp32"):
+        raise UsageError(f'{path}: fp32-matmul must be "tf32" or "fp32"')
+    return bool(value == "tf32")
 
 
 def _help_url(table: Mapping[str, Any], path: Path) -> str | None:

@@ -31,6 +31,11 @@ class PipelineOptions:
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
     python_dtype: str = "float64"
     """The dtype of Python arrays and scalars nothing in the code types (`--python-dtype`)."""
+    jax_enable_x64: bool | None = None
+    """Setting that overrides what a JAX module says about x64 (None: the code decides)."""
+    fp32_matmul_tf32: bool | None = None
+    """Setting: float32 contractions in TF32 (True) or full FP32 (False); None: the
+    framework's policy as the code states it."""
 
 
 @dataclass(frozen=True)
@@ -42,3 +47,5 @@ class PlacementOptions:
     sparse: bool = False
     write_allocate: bool | None = None
     """None follows each device's store policy."""
+    roof: str = "datasheet"
+    """`attainable`: the device files' measured figures where they have them."""

@@ -36,7 +36,13 @@ def lower_source(text: str, path: str, options: PipelineOptions) -> Module:
     if language == "python":
         from aiscan.frontends.python import lower_python_source
 
-        return lower_python_source(text, path, options.python_dtype)
+        return lower_python_source(
+            text,
+            path,
+            options.python_dtype,
+            x64=options.jax_enable_x64,
+            tf32=options.fp32_matmul_tf32,
+        )
     raise InputError(
         Diagnostic(
             Span(path, 1, 1), Severity.ERROR, "unknown language (expected a .c, .h or .py file)"

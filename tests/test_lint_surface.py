@@ -178,7 +178,7 @@ def test_notes_inform_without_failing_unless_asked(
     assert check(capsys, indirect, "--config", str(config))[0] == 1
     mixed = str(ROOT / "fixtures" / "c" / "math_calls.c")
     code, out, _ = check(capsys, mixed)
-    assert (code, out.splitlines()[-1]) == (1, "Found 2 warnings (1 note) in 1 file.")
+    assert (code, out.splitlines()[-1]) == (1, "Found 3 warnings (1 note) in 1 file.")
 
 
 def test_one_finding_per_rule_and_place(capsys: pytest.CaptureFixture[str]) -> None:
@@ -215,9 +215,9 @@ def test_statistics(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = check(capsys, str(ROOT / "fixtures" / "c" / "math_calls.c"), "--statistics")
     assert code == 1
     assert out.splitlines() == [
-        "2  AIS006  slow-operation",
+        "3  AIS006  slow-operation",
         "1  AIS008  analysis-gap",
-        "Found 2 warnings (1 note) in 1 file.",
+        "Found 3 warnings (1 note) in 1 file.",
     ]
 
 

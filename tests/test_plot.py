@@ -20,8 +20,9 @@ from aiscan.roofline.plot import KernelSpec, build_figure, render_roofline
 
 n, N = size_symbol("n"), size_symbol("N")
 KERNELS = [
-    KernelSpec("bf16 dot", 2 * N - 1, 4 * N + 2, "bf16"),
-    KernelSpec("bf16 matmul", 2 * N**3, 6 * N**2, "bf16"),
+    # Contractions (a library's dot and matmul): placed on the bf16 tensor-core roof.
+    KernelSpec("bf16 dot", 2 * N - 1, 4 * N + 2, "bf16", contraction_flops=2 * N - 1),
+    KernelSpec("bf16 matmul", 2 * N**3, 6 * N**2, "bf16", contraction_flops=2 * N**3),
     KernelSpec("daxpy", 2 * n, 24 * n, "fp64"),
     KernelSpec("triad", 2 * n, 40 * n, "fp64"),
     KernelSpec("stencil", 9 * n, 16 * n, "fp64"),

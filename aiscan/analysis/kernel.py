@@ -64,6 +64,9 @@ class RegionAnalysis:
     precision: str
     unknowns: tuple[Unknown, ...]
     special_calls: tuple[str, ...]
+    contraction_flops: sympy.Expr = sympy.S.Zero
+    """The part of `flops.total` done by library contractions (NumPy eager calls marked
+    `contraction`); the rest runs on the vector units."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +157,17 @@ def _analyze_region(
         elements.most_common(1)[0][0] if elements else "",
         tuple(_unique(unknowns)),
         tuple(sorted({c for p in statements for c in p.statement.special_calls})),
+        _contraction_flops(region, options),
     )
+
+
+def _contraction_flops(region: Region, options: AnalysisOptions) -> sympy.Expr:
+    """FLOPs of the region's contraction calls: each call counted as NumPy runs it."""
+    total = sympy.Integer(0)
+    for call in region.eager_calls:
+        if call.contraction:
+            total += count_flops(placed_statements(call.body), options.special_weight).total
+    return sympy.expand(total)
 
 
 @dataclass(frozen=True, slots=True)

@@ -184,6 +184,16 @@ class Region:
     """NumPy code only: arrays that do not escape the function (not a parameter, not
     returned, not on `self`). The `jit` traffic view (whole-function fusion, as `jax.jit`
     or XLA run it) does not materialize them: their reads and writes move no bytes."""
+    contraction: bool = False
+    """NumPy eager calls only: this call is a contraction (`@`, `matmul`, `dot`, `einsum`,
+    `tensordot`, `linalg.*`) that the library hands to BLAS, so it runs on the matrix
+    (tensor-core) roof of its dtype where the device has one (`aiscan.roofline.roofs`)."""
+    tf32: str | None = None
+    """Why this region's float32 contractions run in TF32 (the framework's precision
+    policy, `frontends/python/frameworks.py`), or None for full FP32."""
+    view: str = ""
+    """`jit` (a compiled function: XLA, TorchInductor, Numba fuse it) or `eager` (each array
+    call its own kernel) for code under a detected framework; empty otherwise."""
 
 
 @dataclass(frozen=True, slots=True)

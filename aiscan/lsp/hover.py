@@ -73,7 +73,7 @@ def hover_markdown(
     if devices:
         lines += ["", "**Roofline**", ""]
         try:
-            options = PlacementOptions(devices=devices)
+            options = PlacementOptions(devices=devices, model="auto")  # framework views
             spec = kernel_spec(f"line {span.line}", region, options)
             for placement in place_on_devices(spec, options, sizes):
                 first, *rest = placement_lines(placement)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aiscan.report.expressions import expression_text
-from aiscan.roofline.placement import Bound, CrossoverKind, Placement
+from aiscan.roofline.placement import Bound, CrossoverKind, Placement, Times
 from aiscan.roofline.units import format_si, format_time
 
 __all__ = ["placement_json", "placement_lines"]
@@ -22,6 +22,8 @@ def placement_json(placement: Placement | str, write_allocate: bool | None) -> d
         "device_name": placement.device_name,
         "precision": placement.precision,
         "precision_requested": placement.precision_requested,
+        "roof": placement.roof,
+        "traffic_view": placement.traffic_view or None,
         "sparse": placement.sparse,
         "write_allocate": write_allocate,
         "memory_level": placement.memory_level,
@@ -51,6 +53,22 @@ def placement_json(placement: Placement | str, write_allocate: bool | None) -> d
             "compute_bound_above": crossover.compute_bound_above,
         },
         "notes": list(placement.notes),
+        **(
+            {"times_by_roof": {k: _times(v) for k, v in placement.times_by_roof}}
+            if placement.times_by_roof
+            else {}
+        ),
+    }
+
+
+def _times(times: Times | None) -> dict[str, float] | None:
+    if times is None:
+        return None
+    return {
+        "math_s": times.math_s,
+        "comms_s": times.comms_s,
+        "lower_bound_s": times.lower_bound_s,
+        "upper_bound_s": times.upper_bound_s,
     }
 
 
@@ -71,7 +89,9 @@ def placement_lines(placement: Placement | str) -> list[str]:
         share = f" ({100 * p.fraction_of_peak:.3g}% of peak)" if p.fraction_of_peak else ""
         head += f", attainable {format_si(p.attainable_flops_per_s, 'FLOP/s')}{share}"
     lines = [head]
-    details = []
+    details = [f"roof {p.roof}"] if p.roof else []
+    if p.traffic_view:
+        details.append(f"{p.traffic_view} bytes {p.bytes_moved}")
     if p.times is not None:
         t = p.times
         details.append(
@@ -80,6 +100,10 @@ def placement_lines(placement: Placement | str) -> list[str]:
         )
     details.append(_crossover_text(p))
     lines.append("  " + "; ".join(d for d in details if d))
+    if p.times_by_roof:
+        shown = [f"{name} {format_time(t.lower_bound_s)}" for name, t in p.times_by_roof if t]
+        if shown:
+            lines.append("  lower bound by roof: " + ", ".join(shown))
     lines += [f"  note: {note}" for note in p.notes]
     return lines
 

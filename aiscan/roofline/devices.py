@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
@@ -97,6 +97,33 @@ class Device:
     interconnects: tuple[Interconnect, ...]
     notes: str
     path: Path
+    attainable_peaks: tuple[Peak, ...] = ()
+    """Measured GEMM rates per precision key (`[attainable.peaks]`), dense."""
+    attainable_memory: tuple[MemoryLevel, ...] = ()
+    """Measured bandwidths of some memory levels (`[attainable.memory]`), by level name."""
+
+    @property
+    def has_attainable(self) -> bool:
+        return bool(self.attainable_peaks or self.attainable_memory)
+
+    def attainable(self) -> Device:
+        """This device with its measured figures in place of the datasheet ones, where the
+        file has them (`--roof attainable`); the others stay, and say so in their source."""
+        measured = {p.precision: p for p in self.attainable_peaks}
+        peaks = tuple(
+            measured.get(p.precision)
+            or Peak(p.precision, p.dense_flops_per_s, p.sparse_flops_per_s,
+                    f"no attainable figure: datasheet ({p.source})")
+            for p in self.peaks
+        )  # fmt: skip
+        levels = {m.name.lower(): m for m in self.attainable_memory}
+        memory = tuple(
+            replace(level, bandwidth_bytes_per_s=levels[level.name.lower()].bandwidth_bytes_per_s,
+                    source=levels[level.name.lower()].source)
+            if level.name.lower() in levels else level
+            for level in self.memory
+        )  # fmt: skip
+        return replace(self, peaks=peaks, memory=memory)
 
     @property
     def main_memory(self) -> MemoryLevel:
@@ -255,6 +282,7 @@ class _Reader:
                 "peaks",
                 "memory",
                 "interconnect",
+                "attainable",
             ),
         )
         if data.get("schema") != SCHEMA_VERSION:
@@ -271,6 +299,14 @@ class _Reader:
         notes = data.get("notes", "")
         if not isinstance(notes, str):
             raise self.fail("notes", "expected text")
+        memory = self.memory(data.get("memory"))
+        peaks, levels = self.attainable(data.get("attainable", {}))
+        names = {m.name.lower() for m in memory}
+        for level in levels:
+            if level.name.lower() not in names:
+                raise self.fail(
+                    f"attainable.memory.{level.name}", "no [[memory]] level of that name"
+                )
         return Device(
             key=self.path.stem.lower(),
             name=self.text(data, "name", ""),
@@ -278,11 +314,35 @@ class _Reader:
             kind=str(kind),
             write_allocate=write_allocate,
             peaks=self.peaks(data.get("peaks")),
-            memory=self.memory(data.get("memory")),
+            memory=memory,
             interconnects=self.interconnects(data.get("interconnect", [])),
             notes=notes.strip(),
             path=self.path,
+            attainable_peaks=peaks,
+            attainable_memory=levels,
         )
+
+    def attainable(self, raw: object) -> tuple[tuple[Peak, ...], tuple[MemoryLevel, ...]]:
+        """`[attainable.peaks.<key>]` (flops_per_s, source) and `[attainable.memory.<level
+        name>]` (bandwidth_bytes_per_s, source): measured figures beside the datasheet's."""
+        data = self.table(raw, "attainable", ("peaks", "memory"))
+        peaks = []
+        for key, entry in self.table(data.get("peaks", {}), "attainable.peaks", PRECISIONS).items():
+            field = f"attainable.peaks.{key}."
+            entry = self.table(entry, field[:-1], ("flops_per_s", "source"))
+            rate = self.number(entry, "flops_per_s", field)
+            assert rate is not None
+            peaks.append(Peak(key, rate, None, self.text(entry, "source", field)))
+        levels = []
+        memory = data.get("memory", {})
+        if not isinstance(memory, dict):
+            raise self.fail("attainable.memory", "expected a table of memory level names")
+        for name, entry in memory.items():
+            field = f"attainable.memory.{name}."
+            entry = self.table(entry, field[:-1], ("bandwidth_bytes_per_s", "source"))
+            bandwidth = self.number(entry, "bandwidth_bytes_per_s", field)
+            levels.append(MemoryLevel(name, "", bandwidth, None, self.text(entry, "source", field)))
+        return tuple(peaks), tuple(levels)
 
     def peaks(self, raw: object) -> tuple[Peak, ...]:
         data = self.table(raw, "peaks", PRECISIONS)

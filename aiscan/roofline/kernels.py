@@ -10,12 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+import sympy
+
 from aiscan.analysis.intensity import substitute_sizes
 from aiscan.analysis.kernel import FunctionAnalysis, ModuleAnalysis, RegionAnalysis
 from aiscan.errors import UsageError
 from aiscan.options import PlacementOptions
-from aiscan.roofline.placement import Placement, place
+from aiscan.roofline.devices import Device
+from aiscan.roofline.placement import Placement
 from aiscan.roofline.plot import KernelSpec
+from aiscan.roofline.roofs import LOOPS, VECTOR
 
 __all__ = ["PlacementOptions", "kernel_spec", "module_kernels", "place_on_devices"]
 
@@ -23,7 +27,8 @@ __all__ = ["PlacementOptions", "kernel_spec", "module_kernels", "place_on_device
 def kernel_spec(
     label: str, result: RegionAnalysis | FunctionAnalysis, options: PlacementOptions
 ) -> KernelSpec:
-    traffic = result.traffic.get(options.model, result.traffic["compulsory"])
+    model, view_note = _traffic_view(result, options.model)
+    traffic = result.traffic.get(model, result.traffic["compulsory"])
     return KernelSpec(
         label=label,
         flops=result.flops.total,
@@ -31,7 +36,51 @@ def kernel_spec(
         precision=options.dtype or result.precision or "fp64",
         bytes_write_allocate=traffic.total(True),
         write_allocate=options.write_allocate,
+        contraction_flops=_contraction_flops(result),
+        vector_reason=VECTOR if _has_calls(result) else LOOPS,
+        tf32=_tf32(result),
+        traffic_view=model,
+        view_note=view_note,
     )
+
+
+def _traffic_view(result: RegionAnalysis | FunctionAnalysis, model: str) -> tuple[str, str | None]:
+    """The traffic to place. `auto` (the default) follows the code: a compiled function
+    (jax.jit, torch.compile, numba.njit) the jit view, other array code the eager view (each
+    call its own kernel, temporaries included), loops the compulsory model."""
+    if model != "auto":
+        return model, None
+    regions = _regions(result)
+    if any(r.region.view == "jit" for r in regions):
+        if "jit" in result.traffic:
+            return "jit", None
+        if _has_calls(result):
+            return "compulsory", (
+                "compiled function without a jit traffic view: placed with the compulsory "
+                "per-statement traffic, which stores named intermediates"
+            )
+        return "compulsory", None  # compiled loops (numba.njit): the compulsory model
+    if "eager" in result.traffic:
+        return "eager", None
+    return "compulsory", None
+
+
+def _tf32(result: RegionAnalysis | FunctionAnalysis) -> str | None:
+    """The TF32 policy of the regions' framework (the first region that states one)."""
+    return next((r.region.tf32 for r in _regions(result) if r.region.tf32), None)
+
+
+def _regions(result: RegionAnalysis | FunctionAnalysis) -> tuple[RegionAnalysis, ...]:
+    return (result,) if isinstance(result, RegionAnalysis) else result.regions
+
+
+def _contraction_flops(result: RegionAnalysis | FunctionAnalysis) -> sympy.Expr:
+    return sympy.expand(sum((r.contraction_flops for r in _regions(result)), sympy.Integer(0)))
+
+
+def _has_calls(result: RegionAnalysis | FunctionAnalysis) -> bool:
+    """NumPy-style code (array calls) rather than explicit loops."""
+    return any(r.region.eager_calls for r in _regions(result))
 
 
 def place_on_devices(
@@ -41,16 +90,7 @@ def place_on_devices(
     placed: list[Placement | str] = []
     for device in options.devices:
         try:
-            placed.append(
-                place(
-                    spec.flops,
-                    spec.bytes_on(device),
-                    spec.precision,
-                    device,
-                    sizes=sizes,
-                    sparse=options.sparse,
-                )
-            )
+            placed.append(_placed(spec, device, options, sizes))
         except UsageError as error:
             placed.append(f"{device.key}: {error}")
     return placed
@@ -76,6 +116,27 @@ def module_kernels(
     return specs
 
 
+def _placed(
+    spec: KernelSpec, device: Device, options: PlacementOptions, sizes: Mapping[str, int]
+) -> Placement:
+    """On the roofs `--roof` asks for; with the other roofs' times beside when the device
+    file has measured figures."""
+    attainable = options.roof == "attainable"
+    used = device.attainable() if attainable else device
+    placed = spec.place_on(used, sizes=sizes, sparse=options.sparse)
+    if not device.has_attainable:
+        if attainable:
+            note = f"{device.key} has no attainable figures: datasheet roofs"
+            return replace(placed, notes=(*placed.notes, note))
+        return placed
+    other = spec.place_on(device if attainable else device.attainable(), sizes=sizes,
+                          sparse=options.sparse)  # fmt: skip
+    times = {"attainable": placed.times, "datasheet": other.times}
+    if not attainable:
+        times = {"datasheet": placed.times, "attainable": other.times}
+    return replace(placed, times_by_roof=tuple(times.items()))
+
+
 def _at_sizes(spec: KernelSpec, sizes: Mapping[str, int]) -> KernelSpec:
     if not sizes:
         return spec
@@ -85,4 +146,5 @@ def _at_sizes(spec: KernelSpec, sizes: Mapping[str, int]) -> KernelSpec:
         flops=substitute_sizes(spec.flops, sizes),
         bytes_moved=substitute_sizes(spec.bytes_moved, sizes),
         bytes_write_allocate=None if allocate is None else substitute_sizes(allocate, sizes),
+        contraction_flops=substitute_sizes(spec.contraction_flops, sizes),
     )

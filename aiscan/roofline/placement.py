@@ -10,7 +10,7 @@ figures so that the crossover root is exact too.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -18,10 +18,12 @@ import sympy
 
 from aiscan.analysis.intensity import finite_value, limit_at_infinity
 from aiscan.errors import UsageError
-from aiscan.roofline.devices import Device
+from aiscan.roofline.devices import Device, PeakChoice
+from aiscan.roofline.roofs import roof_label
 
 __all__ = [
     "Bound",
+    "ComputePart",
     "Crossover",
     "CrossoverKind",
     "Placement",
@@ -68,6 +70,15 @@ class Crossover:
 
 
 @dataclass(frozen=True, slots=True)
+class ComputePart:
+    """Some of a kernel's FLOPs and the roof they run on (`aiscan.roofline.roofs`)."""
+
+    flops: sympy.Expr
+    precision: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Times:
     """Time bounds at given sizes: perfect overlap (lower) and none (upper)."""
 
@@ -107,6 +118,14 @@ class Placement:
     times: Times | None
     crossover: Crossover
     notes: tuple[str, ...]
+    roof: str = ""
+    """The compute roof in words and why: "FP64 tensor core (BLAS contraction)"."""
+    traffic_view: str = ""
+    """Which bytes were placed: a traffic model (`compulsory`) or view (`eager`, `jit`)."""
+    part_roofs: tuple[tuple[str, float], ...] = ()
+    """For work split over several roofs: each part's (peak key, peak FLOP/s)."""
+    times_by_roof: tuple[tuple[str, Times | None], ...] = ()
+    """`datasheet` and `attainable` times when the device file has measured figures."""
 
 
 def select_bytes(
@@ -141,13 +160,24 @@ def place(
     sizes: Mapping[str, int] | None = None,
     sparse: bool = False,
     memory_level: str | None = None,
+    roof_reason: str | None = None,
+    parts: Sequence[ComputePart] = (),
 ) -> Placement:
     """Place a kernel: `flops` and `bytes_moved` are exact counts in size symbols.
 
     `sizes` maps size names to values; sizes not given stay symbolic. Dense peaks unless
     `sparse`; main memory unless `memory_level` names another level (hierarchical roofline).
+    `roof_reason` says why `precision`'s roof applies. `parts` (two or more) split the FLOPs
+    over several roofs (a contraction and element-wise work in one region): the math time
+    is the sum over the parts, and the roof is their combined rate at the given sizes (the
+    fastest part's without them, which keeps the time a lower bound).
     """
-    choice = device.choose_peak(precision, sparse=sparse)
+    if len(parts) > 1:
+        choice, roof, part_notes = _combined_roof(parts, device, sparse, sizes)
+    else:
+        choice = device.choose_peak(precision, sparse=sparse)
+        roof = roof_label(choice.precision, device) + (f" ({roof_reason})" if roof_reason else "")
+        part_notes = []
     level = device.memory_level(memory_level)
     if level.bandwidth_bytes_per_s is None:
         raise UsageError(
@@ -161,6 +191,7 @@ def place(
     at_flops = _substitute(flops_expr, sizes)
     at_bytes = _substitute(bytes_expr, sizes)
     notes = [choice.note] if choice.note else []
+    notes += part_notes
     attainable: float | None
     attainable_limit: float | None
 
@@ -183,6 +214,8 @@ def place(
             bound, attainable = _size_free_verdict(partial, peak)
         attainable_limit = _attainable_limit(limit, peak, bandwidth)
     times = _times(at_flops, at_bytes, peak, bandwidth)
+    if len(parts) > 1 and times is not None:
+        times = _split_times(parts, device, sparse, sizes, times)
     return Placement(
         device=device.key,
         device_name=device.name,
@@ -206,7 +239,69 @@ def place(
         times=times,
         crossover=crossover,
         notes=tuple(notes),
+        roof=roof,
+        part_roofs=tuple(
+            (c.precision, c.flops_per_s)
+            for c in (device.choose_peak(p.precision, sparse=sparse) for p in parts)
+        )
+        if len(parts) > 1
+        else (),
     )
+
+
+def _combined_roof(
+    parts: Sequence[ComputePart],
+    device: Device,
+    sparse: bool,
+    sizes: Mapping[str, int] | None,
+) -> tuple[PeakChoice, str, list[str]]:
+    """One roof for FLOPs on several units: total FLOPs over the summed math times where
+    the sizes give numbers, else the fastest part's peak (a roof no part exceeds)."""
+    choices = [device.choose_peak(p.precision, sparse=sparse) for p in parts]
+    words = [
+        f"{roof_label(c.precision, device)} ({p.reason})"
+        for c, p in zip(choices, parts, strict=True)
+    ]
+    notes = [f"{_words(p.flops)} FLOPs on {w}" for p, w in zip(parts, words, strict=True)]
+    notes += [c.note for c in choices if c.note]
+    counts = [finite_value(_substitute(sympy.sympify(p.flops), sizes)) for p in parts]
+    fastest = max(choices, key=lambda c: c.flops_per_s)
+    if all(c is not None for c in counts) and sum(c for c in counts if c) > 0:
+        total = sum(c for c in counts if c is not None)
+        seconds = sum(
+            (c or 0.0) / choice.flops_per_s for c, choice in zip(counts, choices, strict=True)
+        )
+        rate = total / seconds
+        combined = PeakChoice(
+            fastest.requested, fastest.precision, sparse, rate, fastest.source, None
+        )
+        notes.append(f"combined rate {rate:.4g} FLOP/s: the FLOPs over the summed math times")
+        return combined, " + ".join(words), notes
+    notes.append("no sizes: placed on the fastest part's roof, a bound every part meets")
+    return fastest, " + ".join(words), notes
+
+
+def _split_times(
+    parts: Sequence[ComputePart],
+    device: Device,
+    sparse: bool,
+    sizes: Mapping[str, int] | None,
+    times: Times,
+) -> Times:
+    """Math time as the sum of each part's FLOPs over its own roof."""
+    math_s = 0.0
+    for part in parts:
+        count = finite_value(_substitute(sympy.sympify(part.flops), sizes))
+        if count is None:
+            return times
+        math_s += count / device.choose_peak(part.precision, sparse=sparse).flops_per_s
+    comms_s = times.comms_s
+    return Times(math_s, comms_s, max(math_s, comms_s), math_s + comms_s)
+
+
+def _words(expr: sympy.Expr) -> str:
+    """A count as plain text for a note (`2*n**3`)."""
+    return str(sympy.sympify(expr))
 
 
 def _exact(value: float) -> sympy.Rational:

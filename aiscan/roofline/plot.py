@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -21,12 +21,14 @@ import sympy
 from aiscan.errors import UsageError
 from aiscan.roofline.devices import Device
 from aiscan.roofline.placement import (
+    ComputePart,
     CrossoverKind,
     Placement,
     growing_symbols,
     place,
     select_bytes,
 )
+from aiscan.roofline.roofs import VECTOR, roof_for, roof_label
 from aiscan.roofline.units import format_si
 
 if TYPE_CHECKING:
@@ -62,6 +64,55 @@ class KernelSpec:
     """Bytes when stores allocate (CPUs); placed on devices that write-allocate."""
     write_allocate: bool | None = None
     """Override of the devices' store policy; None follows each device."""
+    contraction_flops: sympy.Expr = sympy.S.Zero
+    """The FLOPs of library contractions (tensor-core roof); the rest are vector FLOPs."""
+    tf32: str | None = None
+    """Why fp32 contractions run in TF32 (a framework's policy), or None for full FP32."""
+    vector_reason: str = VECTOR
+    traffic_view: str = ""
+    """The traffic model or view the bytes come from (`eager`, `jit`, `compulsory`...)."""
+    view_note: str | None = None
+
+    def roofs_on(
+        self, device: Device, *, sparse: bool = False
+    ) -> tuple[str, str, tuple[ComputePart, ...]]:
+        """The peak key and reason for this kernel on `device`, and the parts when its
+        FLOPs split over two roofs (`aiscan.roofline.roofs`). 2:4 sparsity is a tensor-core
+        mode: asking for it places all the work on the tensor roofs."""
+        if sparse:
+            roof = roof_for(self.precision, contraction=True, device_kind=device.kind,
+                            tf32=self.tf32)  # fmt: skip
+            return roof.precision, f"{roof.reason}; --sparse asks for the tensor cores", ()
+        contraction = sympy.sympify(self.contraction_flops)
+        vector = sympy.expand(sympy.sympify(self.flops) - contraction)
+        kinds = [(contraction, True), (vector, False)]
+        roofs = [
+            (f, roof_for(self.precision, contraction=c, device_kind=device.kind,
+                         tf32=self.tf32, vector_reason=self.vector_reason))
+            for f, c in kinds if f != 0
+        ]  # fmt: skip
+        if not roofs:
+            only = roof_for(
+                self.precision, contraction=False, device_kind=device.kind,
+                vector_reason=self.vector_reason,
+            )  # fmt: skip
+            return only.precision, only.reason, ()
+        if len(roofs) == 1 or roofs[0][1] == roofs[1][1]:
+            return roofs[0][1].precision, roofs[0][1].reason, ()
+        parts = tuple(ComputePart(f, r.precision, r.reason) for f, r in roofs)
+        return roofs[0][1].precision, roofs[0][1].reason, parts
+
+    def place_on(
+        self, device: Device, *, sizes: Mapping[str, int] | None = None, sparse: bool = False
+    ) -> Placement:
+        """This kernel on `device`'s roofline, on the roof its kind of work runs on."""
+        precision, reason, parts = self.roofs_on(device, sparse=sparse)
+        placed = place(
+            self.flops, self.bytes_on(device), precision, device,
+            sizes=sizes, sparse=sparse, roof_reason=reason, parts=parts,
+        )  # fmt: skip
+        notes = (*placed.notes, self.view_note) if self.view_note else placed.notes
+        return replace(placed, traffic_view=self.traffic_view, notes=notes)
 
     def bytes_on(self, device: Device) -> sympy.Expr:
         if self.bytes_write_allocate is None:
@@ -93,10 +144,7 @@ def placements(
     for device in devices:
         for kernel in kernels:
             try:
-                result = place(
-                    kernel.flops, kernel.bytes_on(device), kernel.precision, device,
-                    sizes=sizes, sparse=sparse,
-                )  # fmt: skip
+                result = kernel.place_on(device, sizes=sizes, sparse=sparse)
             except UsageError as error:
                 skipped.append(f"{kernel.label} on {device.key}: {error}")
                 continue
@@ -268,13 +316,17 @@ def _draw_device(
     x_high: float,
 ) -> None:
     """Roof per precision used on this device, ridge markers, dashed cache ceilings."""
-    roofs = {
-        d.placement.precision: (d.placement.peak_flops_per_s, d.placement.sparse)
-        for d in drawn
-        if d.placement.device == device.key
-    }
+    roofs: dict[str, tuple[float, bool]] = {}
+    for d in drawn:
+        if d.placement.device != device.key:
+            continue
+        # Work split over several roofs draws each part's ceiling, not the combined rate.
+        parts = d.placement.part_roofs or ((d.placement.precision, d.placement.peak_flops_per_s),)
+        for precision, peak in parts:
+            roofs.setdefault(precision, (peak, d.placement.sparse))
     if not roofs:  # no kernel placed here: show the widest precision's dense roof
         roofs = {device.peaks[0].precision: (device.peaks[0].dense_flops_per_s, False)}
+    # Each compute ceiling a kernel uses is drawn and named (tensor core or vector units).
     bandwidth = device.main_memory.bandwidth_bytes_per_s
     assert bandwidth is not None
     xs = _geometric(x_low, x_high, 200)
@@ -285,7 +337,8 @@ def _draw_device(
             xs, [min(peak, bandwidth * x) for x in xs],
             color=color, linestyle="-" if index == 0 else "-.", linewidth=2,
             gid=f"roof:{device.key}:{precision}",
-            label=f"{device.key} {precision} {density}: {format_si(peak, 'FLOP/s')}, "
+            label=f"{device.key} {roof_label(precision, device)} {density}: "
+            f"{format_si(peak, 'FLOP/s')}, "
             f"{device.main_memory.name} {format_si(bandwidth, 'B/s')}",
         )  # fmt: skip
         ridge = peak / bandwidth

@@ -19,8 +19,20 @@ __all__ = [
     "normalize_precision",
 ]
 
-PRECISIONS: Final = ("fp64", "fp64_tensor", "fp32", "tf32", "bf16", "fp16", "fp8", "int8")
-"""Every peak key a device file may carry, widest first."""
+PRECISIONS: Final = (
+    "fp64",
+    "fp64_tensor",
+    "fp32",
+    "tf32",
+    "bf16",
+    "fp16",
+    "bf16_vector",
+    "fp16_vector",
+    "fp8",
+    "int8",
+)
+"""Every peak key a device file may carry, widest first. On GPUs `bf16`/`fp16` are the
+tensor-core figures and `bf16_vector`/`fp16_vector` the CUDA-core (non-tensor) ones."""
 
 FLOAT_PRECISIONS: Final = frozenset(PRECISIONS) - {"int8"}
 
@@ -58,6 +70,10 @@ _FALLBACK: Final[dict[str, tuple[str, ...]]] = {
     "tf32": ("fp32", "fp64"),
     "bf16": ("fp32", "fp64"),
     "fp16": ("fp32", "fp64"),
+    # A device without a non-tensor 16-bit figure: its plain key (the only 16-bit figure a
+    # CPU file has; on a GPU the tensor-core one, an over-estimate that keeps times bounds).
+    "bf16_vector": ("bf16", "fp32", "fp64"),
+    "fp16_vector": ("fp16", "fp32", "fp64"),
     "fp8": ("fp16", "fp32", "fp64"),
     "int8": (),
 }

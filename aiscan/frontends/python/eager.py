@@ -70,7 +70,9 @@ def eager_calls(
         text = f"{leaf.array} = {_call_text(call)}"
         nodes = NestBuilder(namer, span).assign(Target(leaf), call, text)
         kind = "nest" if any(isinstance(n, Loop) for n in nodes) else "straight"
-        result.regions.append(Region(kind, tuple(nodes), span))
+        result.regions.append(
+            Region(kind, tuple(nodes), span, contraction=isinstance(call, Contract))
+        )
     return result
 
 

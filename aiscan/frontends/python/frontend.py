@@ -15,9 +15,11 @@ import libcst as cst
 from aiscan.errors import Diagnostic, InputError, Severity
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.expressions import TOO_LARGE, Opaque, Scope, number_literal
+from aiscan.frontends.python.frameworks import read_frameworks
 from aiscan.frontends.python.inference import class_sizes
 from aiscan.frontends.python.lowering import FunctionLowering
 from aiscan.frontends.python.names import SourceNames
+from aiscan.frontends.python.precision_rules import apply_rules
 from aiscan.frontends.python.values import Integer
 from aiscan.ir.nodes import ElementType, Function, Module
 from aiscan.ir.symbols import size_symbol
@@ -26,10 +28,19 @@ from aiscan.span import Span
 __all__ = ["lower_python_source"]
 
 
-def lower_python_source(text: str, path: str, default_dtype: str = "float64") -> Module:
+def lower_python_source(
+    text: str,
+    path: str,
+    default_dtype: str = "float64",
+    *,
+    x64: bool | None = None,
+    tf32: bool | None = None,
+) -> Module:
     """Parse and lower one Python file; raises `InputError` when it does not parse.
 
-    `default_dtype` types what nothing in the code types (un-annotated parameters)."""
+    `default_dtype` types what nothing in the code types (un-annotated parameters). `x64`
+    and `tf32` are settings that override what the code says about its framework's
+    precision (see `frameworks.py`)."""
     default_element = dtypes.dtype_named(default_dtype) or dtypes.FLOAT64
     syntax = _check_with_cpython_parser(text, path)
     try:
@@ -67,7 +78,13 @@ def lower_python_source(text: str, path: str, default_dtype: str = "float64") ->
         pseudo = lowering.build("<module>", names.span(top_level[0]), top_level)
         if pseudo.regions:
             functions.append(pseudo)
-    return Module(path, "python", tuple(functions), size_defaults)
+    rules = read_frameworks(syntax, x64_setting=x64, tf32_setting=tf32)
+    if rules.frameworks or rules.jit_functions:
+        functions = [apply_rules(f, rules) for f in functions]
+    notes = tuple(
+        Diagnostic(Span(path, line, 1), Severity.NOTE, text) for line, text in rules.notes
+    )
+    return Module(path, "python", tuple(functions), size_defaults, diagnostics=notes)
 
 
 def _methods(
