@@ -1,0 +1,324 @@
+"""The `cache` traffic model: bytes each level of a cache hierarchy serves, by layer conditions.
+
+The layer-condition analysis of the ECM/roofline literature (Stengel et al., "Quantifying
+performance bottlenecks of stencil computations using the Execution-Cache-Memory model",
+ICS 2015; Kerncraft's LC predictor) asks, for every loop, whether the data touched between
+a reuse and the reuse itself fits in a cache. Here the question is asked per loop of the
+nest tree, outermost first, with one reuse distance per loop: one iteration of the loop
+(what the loops inside it touch, in whole cache lines). When that working set fits in the
+cache's capacity times the safety factor 1/2, reuse between iterations of the loop is kept
+and the loop costs its footprint in lines (every line once); otherwise no reuse crosses its
+iterations and it costs the sum over its iterations of what its body costs. The region as
+a whole starts cold, so no level ever moves less than the compulsory lines.
+
+Pure functions from IR to typed results. Sizes decide each layer condition when given;
+without them a working set that grows with the sizes is taken not to fit (the large-size
+branch), and each condition says at which size it breaks. Indirect and non-affine
+references make the reuse undecidable: the level's traffic is then the range between the
+compulsory and the streaming bytes, flagged with the reference and its line.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import sympy
+
+from aiscan.analysis.domain import sum_over_loops
+from aiscan.analysis.footprint import footprint_of, union_size
+from aiscan.analysis.intensity import finite_value
+from aiscan.analysis.polynomials import linear_coefficient
+from aiscan.analysis.traffic import compulsory_traffic, streaming_traffic
+from aiscan.analysis.walk import Placed, placed_statements
+from aiscan.ir.nodes import Branch, Loop, Node, Statement
+from aiscan.ir.symbols import is_size_symbol, loop_symbol
+
+__all__ = [
+    "SAFETY_FACTOR",
+    "CacheLevelSpec",
+    "LayerCondition",
+    "LevelTraffic",
+    "cache_traffic",
+]
+
+SAFETY_FACTOR = sympy.Rational(1, 2)
+"""A layer condition holds when the working set fills at most half the cache: the safety
+factor of the layer-condition literature (Stengel et al. 2015; Kerncraft's default), which
+absorbs conflict misses, LRU approximations and the other data a real cache holds."""
+
+_ZERO = sympy.Integer(0)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheLevelSpec:
+    """One cache as the model sees it: the capacity one core's working set may use (its
+    share of a shared cache; see docs/model.md) and the line a miss moves."""
+
+    name: str
+    capacity_bytes: float
+    line_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class LayerCondition:
+    """Whether one iteration of a loop fits in a cache: `working_set <= capacity` with the
+    safety factor already applied to `capacity_bytes`."""
+
+    cache: str
+    loop_var: str
+    line: int
+    working_set: sympy.Expr
+    capacity_bytes: float
+    holds: bool
+    breaks_at: float | None
+    """With all sizes equal, the size above which the working set no longer fits."""
+    by_size: bool
+    """True when decided at the given sizes; False when by the large-size assumption."""
+
+
+@dataclass(frozen=True, slots=True)
+class Undecided:
+    reason: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class LevelTraffic:
+    """Bytes one level serves to the levels inside it (to the core, for the first)."""
+
+    level: str
+    read: sympy.Expr
+    write: sympy.Expr
+    exact: bool
+    conditions: tuple[LayerCondition, ...] = ()
+    undecided: tuple[Undecided, ...] = ()
+    read_lower: sympy.Expr | None = None
+    """When undecided: the compulsory read bytes, the low end of the range `read` tops."""
+    write_lower: sympy.Expr | None = None
+
+    @property
+    def total(self) -> sympy.Expr:
+        return sympy.expand(self.read + self.write)
+
+
+def cache_traffic(
+    body: tuple[Node, ...],
+    caches: Sequence[CacheLevelSpec],
+    main_memory: str,
+    *,
+    write_allocate: bool,
+    sizes: Mapping[str, int] | None = None,
+) -> tuple[LevelTraffic, ...]:
+    """Per level, from the core outwards: the first entry is what the innermost cache
+    serves to the core (every load and store the body makes, register reuse within an
+    iteration only: the streaming model without write-allocate); each later entry, the
+    misses of the cache before it; the last, `main_memory`, the misses of the outermost."""
+    if not caches:
+        return ()
+    streaming = streaming_traffic(body)
+    levels = [LevelTraffic(caches[0].name, streaming.read_bytes, streaming.write_bytes, True)]
+    statements = placed_statements(body)
+    undecided = _undecided(statements)
+    names = [c.name for c in caches[1:]] + [main_memory]
+    for cache, name in zip(caches, names, strict=True):
+        if undecided:
+            compulsory, _ = compulsory_traffic(statements)
+            levels.append(
+                LevelTraffic(
+                    name,
+                    streaming.reads(write_allocate),
+                    streaming.write_bytes,
+                    False,
+                    undecided=undecided,
+                    read_lower=compulsory.reads(write_allocate),
+                    write_lower=compulsory.write_bytes,
+                )
+            )
+            continue
+        model = _Model(cache, write_allocate, dict(sizes or {}))
+        read, write = model.sequence(body, ())
+        levels.append(
+            LevelTraffic(
+                name, sympy.expand(read), sympy.expand(write), True, tuple(model.conditions)
+            )
+        )
+    return tuple(levels)
+
+
+def _undecided(statements: Sequence[Placed]) -> tuple[Undecided, ...]:
+    """References whose footprint is not exact: their reuse cannot be decided."""
+    found: dict[str, Undecided] = {}
+    for placed in statements:
+        for access in placed.statement.accesses:
+            footprint = footprint_of(access, placed.loops)
+            if not footprint.exact:
+                found.setdefault(
+                    access.text,
+                    Undecided(
+                        f"{footprint.reason}: reuse undecidable, range between compulsory "
+                        "and streaming",
+                        access.span.line,
+                    ),
+                )
+    return tuple(found.values())
+
+
+@dataclass
+class _Model:
+    cache: CacheLevelSpec
+    write_allocate: bool
+    sizes: dict[str, int]
+    conditions: list[LayerCondition] = field(default_factory=list)
+
+    @property
+    def capacity(self) -> float:
+        return float(self.cache.capacity_bytes * SAFETY_FACTOR)
+
+    def sequence(
+        self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]
+    ) -> tuple[sympy.Expr, sympy.Expr]:
+        """Bytes of running `nodes` once, the loops in `outer` fixed."""
+        read, write = _ZERO, _ZERO
+        for node in nodes:
+            if isinstance(node, Loop):
+                r, w = self.loop(node, outer)
+            else:
+                r, w = self.footprint((node,), outer)
+            read, write = read + r, write + w
+        return read, write
+
+    def loop(self, loop: Loop, outer: tuple[Loop, ...]) -> tuple[sympy.Expr, sympy.Expr]:
+        inside = (*outer, loop)
+        working_set = self.working_set(loop.body, inside)
+        if self.fits(working_set, loop, inside):
+            return self.footprint((loop,), outer)
+        read, write = self.sequence(loop.body, inside)
+        return sum_over_loops(read, [loop]), sum_over_loops(write, [loop])
+
+    def working_set(self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]) -> sympy.Expr:
+        """Distinct bytes (whole lines) `nodes` touch with `outer` fixed."""
+        return sympy.expand(sum(self._arrays(nodes, outer, everything=True)[0], _ZERO))
+
+    def footprint(
+        self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]
+    ) -> tuple[sympy.Expr, sympy.Expr]:
+        """Read and written bytes of `nodes` when every line is moved once."""
+        reads, writes = self._arrays(nodes, outer, everything=self.write_allocate)
+        return sympy.expand(sum(reads, _ZERO)), sympy.expand(sum(writes, _ZERO))
+
+    def _arrays(
+        self, nodes: tuple[Node, ...], outer: tuple[Loop, ...], *, everything: bool
+    ) -> tuple[list[sympy.Expr], list[sympy.Expr]]:
+        by_array: dict[str, list[tuple[object, Sequence[Loop]]]] = defaultdict(list)
+        for placed in _statements(nodes):
+            inner = placed.loops  # the loops inside `nodes`; `outer` stays fixed
+            for access in placed.statement.accesses:
+                by_array[access.array].append((access, inner))
+        reads, writes = [], []
+        for refs in by_array.values():
+            factor = max(self._line_factor(a, loops) for a, loops in refs)  # type: ignore[arg-type]
+            prints = [(a, footprint_of(a, loops)) for a, loops in refs]  # type: ignore[arg-type]
+            if everything:
+                read_set = union_size([f for _, f in prints])
+            else:
+                read_set = union_size([f for a, f in prints if not a.is_write])  # type: ignore[attr-defined]
+            written = union_size([f for a, f in prints if a.is_write])  # type: ignore[attr-defined]
+            reads.append(read_set.count * factor)
+            writes.append(written.count * factor)
+        return reads, writes
+
+    def _line_factor(self, access: object, loops: Sequence[Loop]) -> sympy.Expr:
+        """Bytes moved per distinct element: its width when the innermost subscript walks
+        memory with unit stride, a whole line per element when it does not move (column
+        walks), and `stride * width` up to a line for a constant stride."""
+        from aiscan.ir.nodes import Access
+
+        assert isinstance(access, Access) and access.index is not None
+        width = access.element.width_bytes
+        line = self.cache.line_bytes
+        last = sympy.expand(access.index[-1])
+        strides = []
+        for loop in loops:
+            coefficient = linear_coefficient(last, loop_symbol(loop.var)) * abs(loop.step)
+            if coefficient != 0:
+                strides.append(sympy.Abs(coefficient))
+        if not strides:
+            return sympy.Integer(line)
+        numeric = [int(s) for s in strides if s.is_number]
+        if not numeric:
+            return sympy.Integer(line)
+        return sympy.Integer(min(line, min(numeric) * width))
+
+    def fits(self, working_set: sympy.Expr, loop: Loop, inside: tuple[Loop, ...]) -> bool:
+        at_sizes = _at_sizes(working_set, self.sizes)
+        at_sizes = _worst_over_loops(at_sizes, inside[:-1], self.sizes)
+        value = finite_value(at_sizes)
+        if value is not None:
+            holds, by_size = value <= self.capacity, True
+        else:
+            holds, by_size = False, False  # grows with sizes not given: the large-size branch
+        self.conditions.append(
+            LayerCondition(
+                self.cache.name,
+                loop.var,
+                loop.span.line,
+                working_set,
+                self.capacity,
+                holds,
+                _breaking_size(_worst_over_loops(working_set, inside[:-1], {}), self.capacity),
+                by_size,
+            )
+        )
+        return holds
+
+
+def _statements(nodes: tuple[Node, ...]) -> list[Placed]:
+    statements: list[Placed] = []
+    for node in nodes:
+        if isinstance(node, Statement):
+            statements += placed_statements((node,))
+        elif isinstance(node, Loop | Branch):
+            statements += placed_statements((node,))
+    return statements
+
+
+def _at_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:
+    values = {s: sizes[s.name] for s in expr.free_symbols if s.name in sizes}
+    return sympy.expand(expr.subs(values)) if values else expr
+
+
+def _worst_over_loops(
+    expr: sympy.Expr, loops: Sequence[Loop], sizes: Mapping[str, int]
+) -> sympy.Expr:
+    """A working set that depends on an outer loop's variable (triangular nests), at the
+    end of that loop's range where it is largest, so that 'fits' is never optimistic."""
+    for loop in reversed(loops):
+        var = loop_symbol(loop.var)
+        if var not in expr.free_symbols:
+            continue
+        first = _at_sizes(loop.start, sizes)
+        last = _at_sizes(loop.start + loop.step * (loop.trip - 1), sizes)
+        ends = [sympy.expand(expr.subs(var, first)), sympy.expand(expr.subs(var, last))]
+        values = [finite_value(e) for e in ends]
+        if all(v is not None for v in values):
+            expr = ends[0] if values[0] >= values[1] else ends[1]  # type: ignore[operator]
+        else:
+            expr = ends[1]
+    return expr
+
+
+def _breaking_size(working_set: sympy.Expr, capacity: float) -> float | None:
+    """With all sizes set to one `x`, the largest x with working_set(x) = capacity."""
+    growing = [s for s in working_set.free_symbols if is_size_symbol(s)]
+    if not growing or working_set.free_symbols - set(growing):
+        return None
+    x = sympy.Symbol("x", positive=True)
+    gap = sympy.expand(working_set.subs({s: x for s in growing}) - sympy.Rational(repr(capacity)))
+    try:
+        roots = [complex(r) for r in sympy.Poly(gap, x).nroots()]
+    except (sympy.PolynomialError, TypeError, ValueError):
+        return None
+    positive = [r.real for r in roots if abs(r.imag) < 1e-9 and r.real > 0]
+    return max(positive) if positive else None
