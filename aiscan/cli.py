@@ -98,9 +98,11 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("-o", "--output", metavar="PATH", help="write the report here")
     analyze.add_argument(
         "--model",
-        choices=("compulsory", "streaming"),
-        default="compulsory",
-        help="traffic model for function totals and roofline placement (default: compulsory)",
+        choices=("compulsory", "streaming", "cache"),
+        default=None,
+        help="traffic model for roofline placement: cache (layer conditions on the device's "
+        "caches; the default with --device), compulsory (infinite cache; the default for "
+        "function totals) or streaming (no reuse)",
     )
     _add_scan_options(analyze)
     analyze.set_defaults(handler=_run_analyze)
@@ -271,7 +273,7 @@ def _placement_options(arguments: argparse.Namespace, config: Config) -> Placeme
         write_allocate = config.write_allocate
     return PlacementOptions(
         devices=tuple(catalog.get(name) for name in names),
-        model=arguments.model,
+        model=arguments.model or "cache",
         dtype=normalize_precision(arguments.dtype) if arguments.dtype else None,
         sparse=arguments.sparse,
         write_allocate=write_allocate,
@@ -289,7 +291,10 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
     files = discover(arguments.files)
     if not files:
         raise UsageError("no C or Python source files found in the given paths")
-    task = analyze_task(AnalyzeOptions(options, placement, arguments.format, arguments.model))
+    totals_model = arguments.model if arguments.model in ("compulsory", "streaming") else None
+    task = analyze_task(
+        AnalyzeOptions(options, placement, arguments.format, totals_model or "compulsory")
+    )
     payloads = run_task(
         files,
         task,
@@ -305,7 +310,7 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
             "write_allocate": options.analysis.write_allocate,
             "special_weight": options.analysis.special_weight,
             "sizes": dict(options.analysis.sizes),
-            "model": arguments.model,
+            "model": placement.model if placement else (arguments.model or "compulsory"),
             "devices": [d.key for d in placement.devices] if placement else [],
         }
         analyzed = sum(1 for p in payloads if p["ok"])

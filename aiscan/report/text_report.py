@@ -57,7 +57,7 @@ def _placed(
         label = f"{function.function.name}:{region.region.span.line}"
         spec = kernel_spec(label, region, placement)
         lines.append(f"  roofline, {_lines(region.region.span)}")
-        for placed in place_on_devices(spec, placement, sizes):
+        for placed in place_on_devices(spec, placement, sizes, region):
             first, *rest = placement_lines(placed)
             lines.append(f"    {first}")
             lines += [f"    {line}" for line in rest]

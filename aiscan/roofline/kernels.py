@@ -9,15 +9,58 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 from aiscan.analysis.intensity import substitute_sizes
 from aiscan.analysis.kernel import FunctionAnalysis, ModuleAnalysis, RegionAnalysis
 from aiscan.errors import UsageError
+from aiscan.ir.nodes import Node
 from aiscan.options import PlacementOptions
-from aiscan.roofline.placement import Placement, place
+from aiscan.roofline.devices import Device
+from aiscan.roofline.hierarchy import DeviceCacheTraffic, device_cache_traffic
+from aiscan.roofline.placement import Placement, place, place_hierarchical
 from aiscan.roofline.plot import KernelSpec
 
-__all__ = ["PlacementOptions", "kernel_spec", "module_kernels", "place_on_devices"]
+__all__ = [
+    "PlacementOptions",
+    "cache_traffic_on",
+    "kernel_spec",
+    "module_kernels",
+    "place_on_devices",
+]
+
+NO_CACHE_NOTE = "no cache level with a capacity and a line size: placed with compulsory traffic"
+
+
+def cache_traffic_on(
+    result: RegionAnalysis | FunctionAnalysis,
+    device: Device,
+    options: PlacementOptions,
+    sizes: Mapping[str, int],
+) -> DeviceCacheTraffic | None:
+    """The `cache` model's traffic of a nest (or a function's nests) on one device, with
+    the device's store policy unless the user overrides it; None without modelled caches."""
+    if isinstance(result, RegionAnalysis):
+        bodies: tuple[tuple[Node, ...], ...] = (result.region.body,)
+    else:
+        bodies = tuple(r.region.body for r in result.regions)
+    write_allocate = (
+        device.write_allocate if options.write_allocate is None else options.write_allocate
+    )
+    return _cache_traffic(bodies, device, write_allocate, tuple(sorted(sizes.items())))
+
+
+@lru_cache(maxsize=1024)
+def _cache_traffic(
+    bodies: tuple[tuple[Node, ...], ...],
+    device: Device,
+    write_allocate: bool,
+    size_items: tuple[tuple[str, int], ...],
+) -> DeviceCacheTraffic | None:
+    """Memoized: the JSON's `cache_traffic` and the placement ask for the same traffic."""
+    return device_cache_traffic(
+        bodies, device, write_allocate=write_allocate, sizes=dict(size_items)
+    )
 
 
 def kernel_spec(
@@ -35,12 +78,41 @@ def kernel_spec(
 
 
 def place_on_devices(
-    spec: KernelSpec, options: PlacementOptions, sizes: Mapping[str, int]
+    spec: KernelSpec,
+    options: PlacementOptions,
+    sizes: Mapping[str, int],
+    result: RegionAnalysis | FunctionAnalysis | None = None,
 ) -> list[Placement | str]:
-    """The kernel on each device, or the reason it cannot be placed there."""
+    """The kernel on each device, or the reason it cannot be placed there. The `cache`
+    model needs the analysis `result` (its loop nests); without modelled caches on a
+    device it falls back to compulsory traffic, with a note."""
     placed: list[Placement | str] = []
     for device in options.devices:
         try:
+            if options.model == "cache" and result is not None:
+                traffic = cache_traffic_on(result, device, options, sizes)
+                if traffic is not None:
+                    placed.append(
+                        place_hierarchical(
+                            spec.flops,
+                            traffic,
+                            spec.precision,
+                            device,
+                            sizes=sizes,
+                            sparse=options.sparse,
+                        )
+                    )
+                    continue
+                fallback = place(
+                    spec.flops,
+                    spec.bytes_on(device),
+                    spec.precision,
+                    device,
+                    sizes=sizes,
+                    sparse=options.sparse,
+                )
+                placed.append(replace(fallback, notes=(*fallback.notes, NO_CACHE_NOTE)))
+                continue
             placed.append(
                 place(
                     spec.flops,
