@@ -94,8 +94,7 @@ def placement_lines(placement: Placement | str) -> list[str]:
             f"T_math {format_time(t.math_s)}, T_comms {format_time(t.comms_s)}, "
             f"time {format_time(t.lower_bound_s)} to {format_time(t.upper_bound_s)}"
         )
-    if p.model != "cache":
-        details.append(_crossover_text(p))
+    details.append(_crossover_text(p))
     lines.append("  " + "; ".join(d for d in details if d))
     if p.levels:
         lines.append(
@@ -118,8 +117,10 @@ def _level_verdict(p: Placement) -> str:
 def _level_text(level: LevelPlacement) -> str:
     if level.intensity_flops_per_byte is not None:
         ai = f"{level.intensity_flops_per_byte:.4g} F/B"
+    elif level.intensity is not None:
+        ai = f"{expression_text(level.intensity)} F/B"
     else:
-        ai = f"{expression_text(level.bytes_moved)} B"
+        ai = "no traffic"
     rate = level.attainable_flops_per_s
     roof = f" (roof {format_si(rate, 'FLOP/s')})" if rate is not None else ""
     return f"{level.level} {ai}{roof}"

@@ -133,6 +133,7 @@ class LevelPlacement:
     intensity_flops_per_byte: float | None
     attainable_flops_per_s: float | None
     attainable_limit_flops_per_s: float | None
+    intensity: sympy.Expr | None = None
 
 
 def select_bytes(
@@ -283,6 +284,7 @@ def place_hierarchical(
             p.intensity_flops_per_byte,
             p.attainable_flops_per_s,
             p.attainable_limit_flops_per_s,
+            p.intensity,
         )
         for entry, p in placed
     )
