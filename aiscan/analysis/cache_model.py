@@ -32,7 +32,7 @@ from aiscan.analysis.intensity import finite_value
 from aiscan.analysis.polynomials import linear_coefficient
 from aiscan.analysis.traffic import compulsory_traffic, streaming_traffic
 from aiscan.analysis.walk import Placed, placed_statements
-from aiscan.ir.nodes import Branch, Loop, Node, Statement
+from aiscan.ir.nodes import Access, Loop, Node
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
 __all__ = [
@@ -211,31 +211,33 @@ class _Model:
     def _arrays(
         self, nodes: tuple[Node, ...], outer: tuple[Loop, ...], *, everything: bool
     ) -> tuple[list[sympy.Expr], list[sympy.Expr]]:
-        by_array: dict[str, list[tuple[object, Sequence[Loop]]]] = defaultdict(list)
+        by_array: dict[str, list[tuple[Access, Sequence[Loop]]]] = defaultdict(list)
         for placed in _statements(nodes):
             inner = placed.loops  # the loops inside `nodes`; `outer` stays fixed
             for access in placed.statement.accesses:
                 by_array[access.array].append((access, inner))
         reads, writes = [], []
         for refs in by_array.values():
-            factor = max(self._line_factor(a, loops) for a, loops in refs)  # type: ignore[arg-type]
-            prints = [(a, footprint_of(a, loops)) for a, loops in refs]  # type: ignore[arg-type]
-            if everything:
-                read_set = union_size([f for _, f in prints])
-            else:
-                read_set = union_size([f for a, f in prints if not a.is_write])  # type: ignore[attr-defined]
-            written = union_size([f for a, f in prints if a.is_write])  # type: ignore[attr-defined]
-            reads.append(read_set.count * factor)
-            writes.append(written.count * factor)
+            # References that move the same bytes per element (contiguous rows, column
+            # walks, one stride) share lines: their union counts once. Groups with other
+            # line costs are added (an upper bound where they overlap, e.g. `x[i]` beside
+            # `x[j]`: one line besides the row).
+            groups: dict[sympy.Expr, list[tuple[Access, Sequence[Loop]]]] = defaultdict(list)
+            for access, loops in refs:
+                groups[self._line_factor(access, loops)].append((access, loops))
+            for factor, members in groups.items():
+                prints = [(a, footprint_of(a, loops)) for a, loops in members]
+                chosen = [f for a, f in prints if everything or not a.is_write]
+                reads.append(union_size(chosen).count * factor)
+                written = union_size([f for a, f in prints if a.is_write])
+                writes.append(written.count * factor)
         return reads, writes
 
-    def _line_factor(self, access: object, loops: Sequence[Loop]) -> sympy.Expr:
+    def _line_factor(self, access: Access, loops: Sequence[Loop]) -> sympy.Expr:
         """Bytes moved per distinct element: its width when the innermost subscript walks
         memory with unit stride, a whole line per element when it does not move (column
         walks), and `stride * width` up to a line for a constant stride."""
-        from aiscan.ir.nodes import Access
-
-        assert isinstance(access, Access) and access.index is not None
+        assert access.index is not None  # indirect references are undecided earlier
         width = access.element.width_bytes
         line = self.cache.line_bytes
         last = sympy.expand(access.index[-1])
@@ -253,7 +255,7 @@ class _Model:
 
     def fits(self, working_set: sympy.Expr, loop: Loop, inside: tuple[Loop, ...]) -> bool:
         at_sizes = _at_sizes(working_set, self.sizes)
-        at_sizes = _worst_over_loops(at_sizes, inside[:-1], self.sizes)
+        at_sizes = _worst_over_loops(at_sizes, inside, self.sizes)
         value = finite_value(at_sizes)
         if value is not None:
             holds, by_size = value <= self.capacity, True
@@ -267,7 +269,7 @@ class _Model:
                 working_set,
                 self.capacity,
                 holds,
-                _breaking_size(_worst_over_loops(working_set, inside[:-1], {}), self.capacity),
+                _breaking_size(working_set, inside, self.capacity),
                 by_size,
             )
         )
@@ -275,13 +277,8 @@ class _Model:
 
 
 def _statements(nodes: tuple[Node, ...]) -> list[Placed]:
-    statements: list[Placed] = []
-    for node in nodes:
-        if isinstance(node, Statement):
-            statements += placed_statements((node,))
-        elif isinstance(node, Loop | Branch):
-            statements += placed_statements((node,))
-    return statements
+    """The statements under `nodes`, their loops counted from `nodes` inwards."""
+    return placed_statements(nodes)
 
 
 def _at_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:
@@ -309,8 +306,24 @@ def _worst_over_loops(
     return expr
 
 
-def _breaking_size(working_set: sympy.Expr, capacity: float) -> float | None:
-    """With all sizes set to one `x`, the largest x with working_set(x) = capacity."""
+def _breaking_size(working_set: sympy.Expr, loops: Sequence[Loop], capacity: float) -> float | None:
+    """With all sizes set to one `x`, the largest x with working_set(x) = capacity; a
+    working set that moves with a loop variable is taken at both ends of its range."""
+    candidates = [working_set]
+    for loop in reversed(loops):
+        var = loop_symbol(loop.var)
+        last = loop.start + loop.step * (loop.trip - 1)
+        candidates = [
+            sympy.expand(c.subs(var, end)) if var in c.free_symbols else c
+            for c in candidates
+            for end in (loop.start, last)
+        ]
+    roots = [_root(c, capacity) for c in dict.fromkeys(candidates)]
+    found = [r for r in roots if r is not None]
+    return max(found) if found else None
+
+
+def _root(working_set: sympy.Expr, capacity: float) -> float | None:
     growing = [s for s in working_set.free_symbols if is_size_symbol(s)]
     if not growing or working_set.free_symbols - set(growing):
         return None

@@ -11,8 +11,8 @@ from typing import Any
 
 import sympy
 
-from aiscan.analysis.flops import FlopCounts
 from aiscan.analysis.cache_model import LevelTraffic
+from aiscan.analysis.flops import FlopCounts
 from aiscan.analysis.intensity import Intensity, intensity, substitute_sizes
 from aiscan.analysis.kernel import FunctionAnalysis, RegionAnalysis
 from aiscan.analysis.traffic import Traffic

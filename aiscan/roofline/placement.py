@@ -10,7 +10,7 @@ figures so that the crossover root is exact too.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -28,9 +28,9 @@ __all__ = [
     "Bound",
     "Crossover",
     "CrossoverKind",
+    "LevelPlacement",
     "Placement",
     "Times",
-    "LevelPlacement",
     "growing_symbols",
     "place",
     "place_hierarchical",
@@ -294,7 +294,7 @@ def place_hierarchical(
     )
 
 
-def _bounding(placed: list[tuple[object, Placement]]) -> int:
+def _bounding(placed: Sequence[tuple[object, Placement]]) -> int:
     """The level with the lowest attainable rate: at the sizes when known, else as the
     sizes grow, else main memory (the last)."""
     for key in ("attainable_flops_per_s", "attainable_limit_flops_per_s"):
