@@ -113,16 +113,16 @@ def place_on_devices(
                 )
                 placed.append(replace(fallback, notes=(*fallback.notes, NO_CACHE_NOTE)))
                 continue
-            placed.append(
-                place(
-                    spec.flops,
-                    spec.bytes_on(device),
-                    spec.precision,
-                    device,
-                    sizes=sizes,
-                    sparse=options.sparse,
-                )
+            plain = place(
+                spec.flops,
+                spec.bytes_on(device),
+                spec.precision,
+                device,
+                sizes=sizes,
+                sparse=options.sparse,
             )
+            model = options.model if options.model in ("compulsory", "streaming") else "compulsory"
+            placed.append(replace(plain, model=model))
         except UsageError as error:
             placed.append(f"{device.key}: {error}")
     return placed
