@@ -94,7 +94,10 @@ def placement_lines(placement: Placement | str) -> list[str]:
             f"T_math {format_time(t.math_s)}, T_comms {format_time(t.comms_s)}, "
             f"time {format_time(t.lower_bound_s)} to {format_time(t.upper_bound_s)}"
         )
-    details.append(_crossover_text(p))
+    crossover = _crossover_text(p)
+    if p.model == "cache" and crossover:
+        crossover += " (with these layer conditions)"
+    details.append(crossover)
     lines.append("  " + "; ".join(d for d in details if d))
     if p.levels:
         lines.append(

@@ -274,6 +274,11 @@ def place_hierarchical(
     for entry in traffic.levels:
         for undecided in entry.undecided:
             notes.append(f"{entry.level}: line {undecided.line}: {undecided.reason}")
+    if any(not c.by_size for entry in traffic.levels for c in entry.conditions):
+        notes.append(
+            "sizes not given: working sets that grow with them are taken not to fit "
+            "(the large-size traffic); give --size for the traffic at yours"
+        )
     notes = list(dict.fromkeys(notes))
     levels = tuple(
         LevelPlacement(
