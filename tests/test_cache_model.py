@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 from golden import FIXTURES, load_expectations, same
 
-from aiscan.analysis.cache_model import CacheLevelSpec, cache_traffic
+from aiscan.analysis.cache_model import CacheLevelSpec, broken_reuses, cache_traffic
 from aiscan.analysis.kernel import analyze_module
 from aiscan.cli import main
 from aiscan.errors import UsageError
@@ -281,3 +281,26 @@ def test_device_file_cache_model_from_the_command_line(
     assert [lv["level"] for lv in traffic["levels"]] == ["D1", "LL", "DRAM"]
     assert traffic["levels"][-1]["read_value"] == 16_000_000  # twice the compulsory bytes
     assert traffic["bound"] == "DRAM"
+
+
+def test_broken_reuse_names_the_loop_to_block_and_the_block_size() -> None:
+    analysis = _function(FIXTURES / "c" / "dgemm_ijk.c", "dgemm")
+    body = analysis.regions[0].region.body
+    (broken,) = broken_reuses(
+        body, CacheLevelSpec("L3", 4e6, 64), write_allocate=True, sizes={"n": 4096}
+    )
+    assert broken.loop.var == "i" and broken.block_loop is not None
+    assert broken.block_loop.var == "j"
+    # One i step with j blocked by b: A's row (8n), b columns of B (8nb), C's b elements
+    # (8b): 8n + 8nb + 8b <= 2e6 gives b = 60.
+    assert broken.block_size == 60
+    assert broken.working_set_bytes == 8 * 4096**2 + 16 * 4096
+    # Lost: B read n times instead of once (and rows of A and C), 8n^3 - 8n^2 + ...
+    assert broken.lost_bytes == pytest.approx(8 * 4096**3, rel=0.01)
+    # Rows that share nothing: one i step (a row, 8n bytes) outgrows the cache at
+    # n = 10^4, yet no reuse crosses rows, so nothing is lost and nothing is reported.
+    rows = _function(FIXTURES / "c" / "linearized_rows.c", "within_rows").regions[0]
+    small = CacheLevelSpec("D1", 32768, 64)
+    traffic = cache_traffic(rows.region.body, [small], "M", write_allocate=True, sizes={"n": 10**4})
+    assert not traffic[1].conditions[0].holds
+    assert broken_reuses(rows.region.body, small, write_allocate=True, sizes={"n": 10**4}) == ()

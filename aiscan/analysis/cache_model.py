@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sympy
 
@@ -37,9 +37,11 @@ from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
 __all__ = [
     "SAFETY_FACTOR",
+    "BrokenReuse",
     "CacheLevelSpec",
     "LayerCondition",
     "LevelTraffic",
+    "broken_reuses",
     "cache_traffic",
 ]
 
@@ -76,6 +78,25 @@ class LayerCondition:
     """With all sizes equal, the size above which the working set no longer fits."""
     by_size: bool
     """True when decided at the given sizes; False when by the large-size assumption."""
+
+
+@dataclass(frozen=True, slots=True)
+class BrokenReuse:
+    """A reuse a loop carries that the cache loses at the given sizes: one iteration of
+    `loop` touches `working_set_bytes`, over `capacity_bytes` (half the cache), so the
+    cache moves `lost_bytes` more than if it fitted. Blocking `block_loop` (the loop
+    inside it) by `block_size` iterations would make an iteration fit; None when no
+    block of one iteration or more does."""
+
+    cache: str
+    loop: Loop
+    working_set_bytes: float
+    capacity_bytes: float
+    lost_bytes: float
+    fitted_bytes: float
+    """What the cache would move were the condition to hold."""
+    block_loop: Loop | None
+    block_size: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +168,22 @@ def cache_traffic(
     return tuple(levels)
 
 
+def broken_reuses(
+    body: tuple[Node, ...],
+    cache: CacheLevelSpec,
+    *,
+    write_allocate: bool,
+    sizes: Mapping[str, int],
+) -> tuple[BrokenReuse, ...]:
+    """The reuses `cache` loses at `sizes` (layer conditions that break there and cost
+    bytes), with the loop to block and the block size that would keep them."""
+    if not sizes or _undecided(placed_statements(body)):
+        return ()
+    model = _Model(cache, write_allocate, dict(sizes), explain=True)
+    model.sequence(body, ())
+    return tuple(model.broken)
+
+
 def _undecided(statements: Sequence[Placed]) -> tuple[Undecided, ...]:
     """References whose footprint is not exact: their reuse cannot be decided."""
     found: dict[str, Undecided] = {}
@@ -170,7 +207,9 @@ class _Model:
     cache: CacheLevelSpec
     write_allocate: bool
     sizes: dict[str, int]
+    explain: bool = False
     conditions: list[LayerCondition] = field(default_factory=list)
+    broken: list[BrokenReuse] = field(default_factory=list)
 
     @property
     def capacity(self) -> float:
@@ -195,7 +234,59 @@ class _Model:
         if self.fits(working_set, loop, inside):
             return self.footprint((loop,), outer)
         read, write = self.sequence(loop.body, inside)
-        return sum_over_loops(read, [loop]), sum_over_loops(write, [loop])
+        read, write = sum_over_loops(read, [loop]), sum_over_loops(write, [loop])
+        if self.explain and self.conditions[-1].by_size:
+            self._explain(loop, outer, working_set, read + write)
+        return read, write
+
+    def _explain(
+        self, loop: Loop, outer: tuple[Loop, ...], working_set: sympy.Expr, cost: sympy.Expr
+    ) -> None:
+        """Record the broken condition when it costs bytes at the sizes (a loop whose
+        iterations share nothing loses nothing), with a block of the next loop inside."""
+        fitted_read, fitted_write = self.footprint((loop,), outer)
+        inside = (*outer, loop)
+        # Over every execution of the loop (the loops around it run it many times).
+        fitted = finite_value(
+            _at_sizes(sum_over_loops(fitted_read + fitted_write, list(outer)), self.sizes)
+        )
+        paid = finite_value(_at_sizes(sum_over_loops(cost, list(outer)), self.sizes))
+        size = finite_value(
+            _worst_over_loops(_at_sizes(working_set, self.sizes), inside, self.sizes)
+        )
+        if fitted is None or paid is None or size is None or paid <= fitted:
+            return
+        inner = next((n for n in loop.body if isinstance(n, Loop)), None)
+        block = None if inner is None else self._block(loop, inner, inside)
+        self.broken.append(
+            BrokenReuse(
+                self.cache.name, loop, size, self.capacity, paid - fitted, fitted, inner, block
+            )
+        )
+
+    def _block(self, loop: Loop, inner: Loop, inside: tuple[Loop, ...]) -> int | None:
+        """The largest number of `inner`'s iterations one iteration of `loop` may run for
+        its working set to fit; None when not even one does."""
+        block = sympy.Symbol("aiscan_block", positive=True, integer=True)
+        body = tuple(replace(n, trip=block) if n is inner else n for n in loop.body)
+        working_set = _worst_over_loops(
+            _at_sizes(self.working_set(body, inside), self.sizes), inside, self.sizes
+        )
+        if working_set.free_symbols != {block}:
+            return None
+        best = None
+        low, high = 1, 1 << 40
+        trip = finite_value(_at_sizes(inner.trip, self.sizes))
+        if trip is not None:
+            high = int(trip)
+        while low <= high:  # working sets grow with the block: bisect
+            middle = (low + high) // 2
+            value = finite_value(working_set.subs(block, middle))
+            if value is not None and value <= self.capacity:
+                best, low = middle, middle + 1
+            else:
+                high = middle - 1
+        return best
 
     def working_set(self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]) -> sympy.Expr:
         """Distinct bytes (whole lines) `nodes` touch with `outer` fixed."""
@@ -226,6 +317,14 @@ class _Model:
             for access, loops in refs:
                 groups[self._line_factor(access, loops)].append((access, loops))
             for factor, members in groups.items():
+                if all(not loops for _, loops in members):
+                    # Single elements (no loop moves them): one line per distinct index,
+                    # whether or not two symbolic indices coincide (an upper bound).
+                    chosen_at = {a.index for a, _ in members if everything or not a.is_write}
+                    written_at = {a.index for a, _ in members if a.is_write}
+                    reads.append(len(chosen_at) * factor)
+                    writes.append(len(written_at) * factor)
+                    continue
                 prints = [(a, footprint_of(a, loops)) for a, loops in members]
                 chosen = [f for a, f in prints if everything or not a.is_write]
                 reads.append(union_size(chosen).count * factor)
