@@ -272,8 +272,8 @@ def place_hierarchical(
     level, chosen = placed[bounding]
     notes = [*chosen.notes, *traffic.notes]
     for entry in traffic.levels:
-        for undecided in entry.undecided:
-            notes.append(f"{entry.level}: line {undecided.line}: {undecided.reason}")
+        for undecided in entry.undecided:  # the same reference at every level: noted once
+            notes.append(f"line {undecided.line}: {undecided.reason}; placed at the streaming end")
     if any(not c.by_size for entry in traffic.levels for c in entry.conditions):
         notes.append(
             "sizes not given: working sets that grow with them are taken not to fit "
