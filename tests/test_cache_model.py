@@ -262,6 +262,11 @@ def test_text_report_names_the_bounding_level(capsys: pytest.CaptureFixture[str]
     out = capsys.readouterr().out
     assert "memory-bound at DRAM (DDR5-4800 (12 channels))" in out
     assert "cache model, AI per level: DDR5-4800 (12 channels) 0.2498 F/B" in out
+    # Every level, bandwidth or not: L2 serves D1's misses (72n^3: B's column lines).
+    assert (
+        "cache traffic, AI at each level: L1d 0.125 F/B, L2 0.02777 F/B, L3 0.2498 F/B, "
+        "DDR5-4800 (12 channels) 0.2498 F/B"
+    ) in out
 
 
 def test_device_file_cache_model_from_the_command_line(
