@@ -47,8 +47,9 @@ __all__ = [
 
 SAFETY_FACTOR = sympy.Rational(1, 2)
 """A layer condition holds when the working set fills at most half the cache: the safety
-factor of the layer-condition literature (Stengel et al. 2015; Kerncraft's default), which
-absorbs conflict misses, LRU approximations and the other data a real cache holds."""
+margin of the ECM layer-condition papers (Stengel et al. 2015), which absorbs conflict
+misses, LRU approximations and the other data a real cache holds. (Kerncraft's LC
+predictor compares with the full capacity; see docs/model.md.)"""
 
 _ZERO = sympy.Integer(0)
 
