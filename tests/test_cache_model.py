@@ -57,7 +57,9 @@ def _function(path: Path, name: str) -> Any:
     ids=lambda v: v if isinstance(v, str) else None,
 )
 def test_fixture_cache_traffic(path: Path, function: str, case: str, expected: dict) -> None:
-    device = load_device_file(CACHEGRIND)
+    device = load_device_file(
+        FIXTURES / "devices" / f"{expected.get('device', CACHEGRIND.stem)}.toml"
+    )
     sizes = dict(expected["sizes"])
     analysis = _function(path, function)
     traffic = device_cache_traffic(
@@ -309,3 +311,14 @@ def test_broken_reuse_names_the_loop_to_block_and_the_block_size() -> None:
     traffic = cache_traffic(rows.region.body, [small], "M", write_allocate=True, sizes={"n": 10**4})
     assert not traffic[1].conditions[0].holds
     assert broken_reuses(rows.region.body, small, write_allocate=True, sizes={"n": 10**4}) == ()
+
+
+def test_cache_safety_factor_is_a_schema_two_device_field(tmp_path: Path) -> None:
+    device = load_device_file(FIXTURES / "devices" / "cachegrind-lru.toml")
+    assert device.cache_safety_factor == 1.0
+    specs, _ = cache_specs(device)
+    assert all(s.safety_factor == 1.0 for s in specs)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("cache_safety_factor = 2.0\n" + CACHEGRIND.read_text())
+    with pytest.raises(UsageError, match="cache_safety_factor"):
+        load_device_file(bad)

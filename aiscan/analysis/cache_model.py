@@ -62,6 +62,8 @@ class CacheLevelSpec:
     name: str
     capacity_bytes: float
     line_bytes: int
+    safety_factor: float = float(SAFETY_FACTOR)
+    """The fraction of the capacity a working set may fill for its reuse to be kept."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +216,7 @@ class _Model:
 
     @property
     def capacity(self) -> float:
-        return float(self.cache.capacity_bytes * SAFETY_FACTOR)
+        return float(self.cache.capacity_bytes * self.cache.safety_factor)
 
     def sequence(
         self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]

@@ -111,6 +111,8 @@ class Device:
     path: Path
     cores: int = 1
     """Cores (SMs on a GPU) the peaks and the `capacity_bytes` totals are over (schema 2)."""
+    cache_safety_factor: float | None = None
+    """Schema 2: the fraction of a cache a layer condition may fill (None: the model's 1/2)."""
     schema: int = SCHEMA_VERSION
 
     @property
@@ -264,6 +266,7 @@ class _Reader:
                 "schema",
                 "name",
                 "cores",
+                "cache_safety_factor",
                 "aliases",
                 "kind",
                 "write_allocate",
@@ -279,6 +282,9 @@ class _Reader:
         if schema == 1 and "cores" in data:
             raise self.fail("cores", "needs schema = 2")
         cores = self.count(data, "cores", "") or 1
+        safety = self.number(data, "cache_safety_factor", "", required=False)
+        if safety is not None and (schema == 1 or safety > 1):
+            raise self.fail("cache_safety_factor", "needs schema = 2 and a value in (0, 1]")
         aliases = data.get("aliases", [])
         if not isinstance(aliases, list) or not all(isinstance(a, str) and a for a in aliases):
             raise self.fail("aliases", "expected a list of names")
@@ -303,6 +309,7 @@ class _Reader:
             notes=notes.strip(),
             path=self.path,
             cores=cores,
+            cache_safety_factor=safety,
             schema=int(schema),
         )
 

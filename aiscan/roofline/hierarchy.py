@@ -44,7 +44,12 @@ def cache_specs(device: Device) -> tuple[tuple[CacheLevelSpec, ...], tuple[str, 
             notes.append(f"{level.name}: no {missing} in {device.path.name}; not modelled")
             continue
         share = level.capacity_bytes / device.cores
-        specs.append(CacheLevelSpec(level.name, share, level.line_bytes))
+        if device.cache_safety_factor is None:
+            specs.append(CacheLevelSpec(level.name, share, level.line_bytes))
+        else:
+            specs.append(
+                CacheLevelSpec(level.name, share, level.line_bytes, device.cache_safety_factor)
+            )
     return tuple(specs), tuple(notes)
 
 
