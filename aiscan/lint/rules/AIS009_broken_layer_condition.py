@@ -1,5 +1,4 @@
-"""AIS009 broken-layer-condition: a reuse the cache loses at the given sizes, and the block
-that would keep it."""
+"""AIS009 broken-layer-condition: a reuse a cache loses at the given sizes; a block keeps it."""
 
 from __future__ import annotations
 
