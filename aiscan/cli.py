@@ -98,10 +98,12 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("-o", "--output", metavar="PATH", help="write the report here")
     analyze.add_argument(
         "--model",
-        choices=("compulsory", "streaming"),
+        choices=("compulsory", "streaming", "cache"),
         default=None,
-        help="traffic model for function totals and roofline placement (default: compulsory; "
-        "roofline placement of array code: its framework's view, jit or eager)",
+        help="traffic model for roofline placement (default: cache for loop code on devices "
+        "that describe their caches, the framework's view - jit or eager - for array code): "
+        "cache (layer conditions on the device's caches), compulsory (infinite cache; the "
+        "default for function totals) or streaming (no reuse)",
     )
     _add_scan_options(analyze)
     analyze.set_defaults(handler=_run_analyze)
@@ -323,8 +325,9 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
     files = discover(arguments.files)
     if not files:
         raise UsageError("no C or Python source files found in the given paths")
+    totals_model = arguments.model if arguments.model in ("compulsory", "streaming") else None
     task = analyze_task(
-        AnalyzeOptions(options, placement, arguments.format, arguments.model or "compulsory")
+        AnalyzeOptions(options, placement, arguments.format, totals_model or "compulsory")
     )
     payloads = run_task(
         files,
@@ -341,7 +344,7 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
             "write_allocate": options.analysis.write_allocate,
             "special_weight": options.analysis.special_weight,
             "sizes": dict(options.analysis.sizes),
-            "model": arguments.model or "compulsory",
+            "model": placement.model if placement else (arguments.model or "compulsory"),
             "devices": [d.key for d in placement.devices] if placement else [],
         }
         analyzed = sum(1 for p in payloads if p["ok"])

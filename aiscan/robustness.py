@@ -50,7 +50,7 @@ def exercise(path: str) -> bool:
         return False
     options = PipelineOptions(analysis=AnalysisOptions(sizes=_SIZES))
     result = analyze_text(source, path, options)
-    placement = PlacementOptions(devices=_devices())
+    placement = PlacementOptions(devices=_devices(), model="auto")
     json.dumps(file_entry(result, placement))
     file_text(result, "compulsory", placement)
     if result.analysis is None:

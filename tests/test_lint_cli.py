@@ -85,8 +85,16 @@ def test_sizes_decide_a_size_dependent_verdict(capsys: pytest.CaptureFixture[str
     assert check(capsys, *base)[0] == 0  # n/12 crosses the ridge at some n: no verdict
     code, out, _ = check(capsys, *base, "--size", "n=64")
     assert code == 1
-    assert "memory-bound on h100-sxm at the given sizes: AI n/12 F/B (5.33 F/B at n = 64)" in out
-    assert check(capsys, *base, "--size", "n=4096")[0] == 0
+    # At n = 64 everything fits the L2: the cache-aware traffic is the compulsory one.
+    assert (
+        "memory-bound at HBM3 on h100-sxm at the given sizes: AI n/12 F/B (5.33 F/B at n = 64)"
+        in out
+    )
+    # n = 128: B (128 KiB) still fits one SM's share of the L2, AI n/12 = 10.7, compute-bound.
+    assert check(capsys, *base, "--size", "n=128")[0] == 0
+    # n = 4096: the compulsory AI is 341, but B is streamed from HBM once per i (AI ~ 1/4).
+    code, out, _ = check(capsys, *base, "--size", "n=4096")
+    assert code == 1 and "0.25 F/B at n = 4096" in out
 
 
 def test_configuration_select_ignore_per_file_and_thresholds(

@@ -12,6 +12,7 @@ from aiscan.lint.rules.AIS005_invariant_load import InvariantLoad
 from aiscan.lint.rules.AIS006_slow_operation import SlowOperation
 from aiscan.lint.rules.AIS007_weak_fp64 import WeakFp64
 from aiscan.lint.rules.AIS008_analysis_gap import AnalysisGap
+from aiscan.lint.rules.AIS009_broken_layer_condition import BrokenLayerCondition
 from aiscan.lint.rules.AIS100_unused_suppression import UnusedSuppression
 
 __all__ = ["RULES", "UNUSED_SUPPRESSION", "get_rule", "matches", "validate_selectors"]
@@ -25,6 +26,7 @@ RULES: tuple[type[Rule], ...] = (
     SlowOperation,
     WeakFp64,
     AnalysisGap,
+    BrokenLayerCondition,
     UnusedSuppression,
 )
 UNUSED_SUPPRESSION = UnusedSuppression.code

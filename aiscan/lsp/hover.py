@@ -73,9 +73,9 @@ def hover_markdown(
     if devices:
         lines += ["", "**Roofline**", ""]
         try:
-            options = PlacementOptions(devices=devices, model="auto")  # framework views
+            options = PlacementOptions(devices=devices, model="auto")  # as `analyze` places
             spec = kernel_spec(f"line {span.line}", region, options)
-            for placement in place_on_devices(spec, options, sizes):
+            for placement in place_on_devices(spec, options, sizes, region):
                 first, *rest = placement_lines(placement)
                 lines.append(f"- {first}")
                 lines += [f"  - {line.strip()}" for line in rest if line.strip()]

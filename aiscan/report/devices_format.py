@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from aiscan.roofline.devices import Device
+from aiscan.roofline.devices import Device, MemoryLevel
 from aiscan.roofline.units import format_si
 
 __all__ = ["device_details", "device_table"]
@@ -77,7 +77,7 @@ def device_details(device: Device) -> str:
             else "bandwidth not published"
         )
         capacity = f", {format_si(level.capacity_bytes, 'B')}" if level.capacity_bytes else ""
-        lines.append(f"  {level.name:<12} {bandwidth}{capacity}")
+        lines.append(f"  {level.name:<12} {bandwidth}{capacity}{_geometry(level)}")
         lines.append(f"  {'':<12} source: {level.source}")
     if device.interconnects:
         lines.append("interconnect")
@@ -85,3 +85,17 @@ def device_details(device: Device) -> str:
             lines.append(f"  {link.name:<12} {format_si(link.bandwidth_bytes_per_s, 'B/s')}")
             lines.append(f"  {'':<12} source: {link.source}")
     return "\n".join(lines) + "\n"
+
+
+def _geometry(level: MemoryLevel) -> str:
+    """Schema-2 cache geometry: line size, ways, sharing."""
+    parts = []
+    if level.line_bytes:
+        parts.append(f"{level.line_bytes}-byte lines")
+    if level.associativity:
+        parts.append(f"{level.associativity}-way")
+    if level.shared_by_cores == 1:
+        parts.append("per core")
+    elif level.shared_by_cores:
+        parts.append(f"one per {level.shared_by_cores} cores")
+    return "".join(f", {p}" for p in parts)

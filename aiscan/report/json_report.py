@@ -9,8 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import sympy
+
+from aiscan.analysis.cache_model import LevelTraffic
 from aiscan.analysis.flops import FlopCounts
-from aiscan.analysis.intensity import Intensity
+from aiscan.analysis.intensity import Intensity, intensity, substitute_sizes
 from aiscan.analysis.kernel import FunctionAnalysis, RegionAnalysis
 from aiscan.analysis.traffic import Traffic
 from aiscan.errors import Diagnostic
@@ -21,7 +24,14 @@ from aiscan.report.expressions import expression_text, json_count, numeric_value
 from aiscan.report.placement_format import placement_json
 from aiscan.report.sizes import file_sizes
 from aiscan.roofline.devices import Device
-from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devices
+from aiscan.roofline.hierarchy import DeviceCacheTraffic
+from aiscan.roofline.kernels import (
+    PlacementOptions,
+    cache_traffic_on,
+    kernel_spec,
+    place_on_devices,
+)
+from aiscan.roofline.placement import Bound, Placement
 
 __all__ = ["SCHEMA_VERSION", "file_entry", "join_report", "load_schema"]
 
@@ -52,13 +62,84 @@ def _placements(
     if placement is None or not placement.devices:
         return {}
     spec = kernel_spec(label, result, placement)
-    placed = place_on_devices(spec, placement, sizes)
+    placed = place_on_devices(spec, placement, sizes, result)
+    cache = []
+    for p, device in zip(placed, placement.devices, strict=True):
+        traffic = cache_traffic_on(result, device, placement, sizes)
+        if traffic is not None:
+            cache.append(_cache_traffic(traffic, result.flops.total, sizes, p))
     return {
         "placement": [
             placement_json(p, _uses_write_allocate(d, placement))
             for p, d in zip(placed, placement.devices, strict=True)
-        ]
+        ],
+        "cache_traffic": cache,
     }
+
+
+def _cache_traffic(
+    traffic: DeviceCacheTraffic,
+    flops: sympy.Expr,
+    sizes: Mapping[str, int],
+    placed: Placement | str,
+) -> dict[str, Any]:
+    """The `cache` model's traffic on one device: bytes each level serves, from the core
+    outwards (the last is main memory), and the level that bounds the kernel."""
+    bound: str | None = None
+    if not isinstance(placed, str):
+        if placed.model != "cache":
+            bound = None
+        elif placed.bound is Bound.COMPUTE:
+            bound = "compute"
+        else:
+            bound = placed.bound_level
+    return {
+        "device": traffic.device,
+        "levels": [_cache_level(level, flops, sizes) for level in traffic.levels],
+        "bound": bound,
+        "notes": list(traffic.notes),
+    }
+
+
+def _cache_level(
+    level: LevelTraffic, flops: sympy.Expr, sizes: Mapping[str, int]
+) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "level": level.level,
+        "read": expression_text(level.read),
+        "write": expression_text(level.write),
+    }
+    for key, expr in (("read_value", level.read), ("write_value", level.write)):
+        value = _value_at(expr, sizes)
+        if value is not None:
+            entry[key] = value
+    entry["intensity"] = _intensity(intensity(flops, level.total, sizes))
+    entry["exact"] = level.exact
+    if level.read_lower is not None:
+        entry["read_lower"] = expression_text(level.read_lower)
+        entry["write_lower"] = expression_text(level.write_lower)
+    entry["layer_conditions"] = [
+        {
+            "cache": c.cache,
+            "loop": c.loop_var,
+            "line": c.line,
+            "working_set": expression_text(c.working_set),
+            "capacity_bytes": c.capacity_bytes,
+            "holds": c.holds,
+            "breaks_at": c.breaks_at,
+            "decided_at_sizes": c.by_size,
+        }
+        for c in level.conditions
+    ]
+    entry["undecided"] = [{"reason": u.reason, "line": u.line} for u in level.undecided]
+    return entry
+
+
+def _value_at(expr: sympy.Expr, sizes: Mapping[str, int]) -> float | None:
+    """The number at the given sizes; None without sizes or with symbols left over."""
+    if not sizes:
+        return None
+    return numeric_value(substitute_sizes(expr, sizes)) if expr.free_symbols else float(expr)
 
 
 def _uses_write_allocate(device: Device, placement: PlacementOptions) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aiscan.report.expressions import expression_text
-from aiscan.roofline.placement import Bound, CrossoverKind, Placement, Times
+from aiscan.roofline.placement import Bound, CrossoverKind, LevelPlacement, Placement, Times
 from aiscan.roofline.units import format_si, format_time
 
 __all__ = ["placement_json", "placement_lines"]
@@ -53,6 +53,20 @@ def placement_json(placement: Placement | str, write_allocate: bool | None) -> d
             "compute_bound_above": crossover.compute_bound_above,
         },
         "notes": list(placement.notes),
+        "model": placement.model,
+        "bound_level": placement.bound_level,
+        "levels": [
+            {
+                "level": level.level,
+                "kind": level.kind,
+                "bandwidth_bytes_per_s": level.bandwidth_bytes_per_s,
+                "bytes": expression_text(level.bytes_moved),
+                "intensity_flops_per_byte": level.intensity_flops_per_byte,
+                "attainable_flops_per_s": level.attainable_flops_per_s,
+                "attainable_limit_flops_per_s": level.attainable_limit_flops_per_s,
+            }
+            for level in placement.levels
+        ],
         **(
             {"times_by_roof": {k: _times(v) for k, v in placement.times_by_roof}}
             if placement.times_by_roof
@@ -83,6 +97,8 @@ def placement_lines(placement: Placement | str) -> list[str]:
     )
     if p.bound is Bound.DEPENDS_ON_SIZE:
         head += "memory- or compute-bound depending on size"
+    elif p.bound_level is not None:
+        head += _level_verdict(p)
     else:
         head += f"{p.bound.value}-bound"
     if p.attainable_flops_per_s is not None:
@@ -98,14 +114,43 @@ def placement_lines(placement: Placement | str) -> list[str]:
             f"T_math {format_time(t.math_s)}, T_comms {format_time(t.comms_s)}, "
             f"time {format_time(t.lower_bound_s)} to {format_time(t.upper_bound_s)}"
         )
-    details.append(_crossover_text(p))
+    crossover = _crossover_text(p)
+    if p.model == "cache" and crossover:
+        crossover += " (with these layer conditions)"
+    details.append(crossover)
     lines.append("  " + "; ".join(d for d in details if d))
     if p.times_by_roof:
         shown = [f"{name} {format_time(t.lower_bound_s)}" for name, t in p.times_by_roof if t]
         if shown:
             lines.append("  lower bound by roof: " + ", ".join(shown))
+    if p.levels:
+        lines.append(
+            "  cache model, AI per level: " + ", ".join(_level_text(lv) for lv in p.levels)
+        )
     lines += [f"  note: {note}" for note in p.notes]
     return lines
+
+
+def _level_verdict(p: Placement) -> str:
+    """`memory-bound at DRAM` for main memory, `L2-bound` for a cache."""
+    level = next((lv for lv in p.levels if lv.level == p.bound_level), None)
+    if level is not None and level.kind in ("dram", "hbm"):
+        kind = level.kind.upper()
+        named = "" if level.level.upper() == kind else f" ({level.level})"
+        return f"memory-bound at {kind}{named}"
+    return f"{p.bound_level}-bound"
+
+
+def _level_text(level: LevelPlacement) -> str:
+    if level.intensity_flops_per_byte is not None:
+        ai = f"{level.intensity_flops_per_byte:.4g} F/B"
+    elif level.intensity is not None:
+        ai = f"{expression_text(level.intensity)} F/B"
+    else:
+        ai = "no traffic"
+    rate = level.attainable_flops_per_s
+    roof = f" (roof {format_si(rate, 'FLOP/s')})" if rate is not None else ""
+    return f"{level.level} {ai}{roof}"
 
 
 def _crossover_text(p: Placement) -> str:

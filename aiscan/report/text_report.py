@@ -7,15 +7,22 @@ from collections.abc import Mapping
 import sympy
 
 from aiscan.analysis.intensity import Intensity
+from aiscan.analysis.intensity import intensity as intensity_of
 from aiscan.analysis.kernel import FunctionAnalysis, RegionAnalysis
 from aiscan.analysis.traffic import Traffic
 from aiscan.ir.nodes import Unknown, UnknownKind
 from aiscan.pipeline import FileResult
 from aiscan.report.assembly import join_text
-from aiscan.report.expressions import count_text, decimal
+from aiscan.report.expressions import count_text, decimal, expression_text
 from aiscan.report.placement_format import placement_lines
 from aiscan.report.sizes import file_sizes
-from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devices
+from aiscan.roofline.devices import Device
+from aiscan.roofline.kernels import (
+    PlacementOptions,
+    cache_traffic_on,
+    kernel_spec,
+    place_on_devices,
+)
 from aiscan.span import Span
 
 __all__ = ["file_text", "join_text"]
@@ -57,11 +64,35 @@ def _placed(
         label = f"{function.function.name}:{region.region.span.line}"
         spec = kernel_spec(label, region, placement)
         lines.append(f"  roofline, {_lines(region.region.span)}")
-        for placed in place_on_devices(spec, placement, sizes):
+        for device, placed in zip(
+            placement.devices, place_on_devices(spec, placement, sizes, region), strict=True
+        ):
             first, *rest = placement_lines(placed)
             lines.append(f"    {first}")
             lines += [f"    {line}" for line in rest]
+            if placement.model == "cache":
+                lines += _cache_levels(region, device, placement, sizes)
     return lines
+
+
+def _cache_levels(
+    region: RegionAnalysis, device: Device, placement: PlacementOptions, sizes: Mapping[str, int]
+) -> list[str]:
+    """Every level's intensity under the cache model, bandwidth known or not."""
+    traffic = cache_traffic_on(region, device, placement, sizes)
+    if traffic is None:
+        return []
+    parts = []
+    for level in traffic.levels:
+        ai = intensity_of(region.flops.total, level.total, sizes)
+        if ai.value is not None:
+            text = f"{decimal(ai.value)} F/B"
+        elif ai.expr is not None:
+            text = f"{expression_text(ai.expr)} F/B"
+        else:
+            text = "no traffic"
+        parts.append(f"{level.level} {text}{'' if level.exact else ' (range)'}")
+    return ["      cache traffic, AI at each level: " + ", ".join(parts)]
 
 
 def _function(

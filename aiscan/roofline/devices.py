@@ -34,7 +34,10 @@ __all__ = [
     "load_devices",
 ]
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
+SCHEMAS: Final = frozenset({1, 2})
+"""Schema 2 adds cache geometry (`line_bytes`, `associativity`, `shared_by_cores`) and the
+device's `cores`; schema-1 files load unchanged. A file without `schema` is the newest."""
 MEMORY_LEVELS: Final = ("hbm", "dram", "llc", "l3", "l2", "l1")
 """Allowed `level` values; `llc` is a last-level cache outside the core clusters."""
 MAIN_MEMORY_LEVELS: Final = frozenset({"hbm", "dram"})
@@ -60,6 +63,15 @@ class MemoryLevel:
     bandwidth_bytes_per_s: float | None
     capacity_bytes: float | None
     source: str
+    line_bytes: int | None = None
+    """Cache line (or, on GPUs, sector) size: the unit a miss moves. None: unknown."""
+    associativity: int | None = None
+    shared_by_cores: int | None = None
+    """1 for a private (per-core) cache, N when N cores share one instance; None: unknown."""
+
+    @property
+    def is_main_memory(self) -> bool:
+        return self.level in MAIN_MEMORY_LEVELS
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +109,11 @@ class Device:
     interconnects: tuple[Interconnect, ...]
     notes: str
     path: Path
+    cores: int = 1
+    """Cores (SMs on a GPU) the peaks and the `capacity_bytes` totals are over (schema 2)."""
+    cache_safety_factor: float | None = None
+    """Schema 2: the fraction of a cache a layer condition may fill (None: the model's 1/2)."""
+    schema: int = SCHEMA_VERSION
     attainable_peaks: tuple[Peak, ...] = ()
     """Measured GEMM rates per precision key (`[attainable.peaks]`), dense."""
     attainable_memory: tuple[MemoryLevel, ...] = ()
@@ -275,6 +292,8 @@ class _Reader:
             (
                 "schema",
                 "name",
+                "cores",
+                "cache_safety_factor",
                 "aliases",
                 "kind",
                 "write_allocate",
@@ -285,8 +304,15 @@ class _Reader:
                 "attainable",
             ),
         )
-        if data.get("schema") != SCHEMA_VERSION:
-            raise self.fail("schema", f"expected {SCHEMA_VERSION}, got {data.get('schema')!r}")
+        schema = data.get("schema", SCHEMA_VERSION)
+        if isinstance(schema, bool) or schema not in SCHEMAS:
+            raise self.fail("schema", f"expected one of {sorted(SCHEMAS)}, got {schema!r}")
+        if schema == 1 and "cores" in data:
+            raise self.fail("cores", "needs schema = 2")
+        cores = self.count(data, "cores", "") or 1
+        safety = self.number(data, "cache_safety_factor", "", required=False)
+        if safety is not None and (schema == 1 or safety > 1):
+            raise self.fail("cache_safety_factor", "needs schema = 2 and a value in (0, 1]")
         aliases = data.get("aliases", [])
         if not isinstance(aliases, list) or not all(isinstance(a, str) and a for a in aliases):
             raise self.fail("aliases", "expected a list of names")
@@ -299,7 +325,7 @@ class _Reader:
         notes = data.get("notes", "")
         if not isinstance(notes, str):
             raise self.fail("notes", "expected text")
-        memory = self.memory(data.get("memory"))
+        memory = self.memory(data.get("memory"), int(schema))
         peaks, levels = self.attainable(data.get("attainable", {}))
         names = {m.name.lower() for m in memory}
         for level in levels:
@@ -320,6 +346,9 @@ class _Reader:
             path=self.path,
             attainable_peaks=peaks,
             attainable_memory=levels,
+            cores=cores,
+            cache_safety_factor=safety,
+            schema=int(schema),
         )
 
     def attainable(self, raw: object) -> tuple[tuple[Peak, ...], tuple[MemoryLevel, ...]]:
@@ -364,16 +393,26 @@ class _Reader:
             peaks.append(Peak(precision, dense, sparse, self.text(entry, "source", field)))
         return tuple(peaks)
 
-    def memory(self, raw: object) -> tuple[MemoryLevel, ...]:
+    def count(self, data: Mapping[str, object], key: str, field: str) -> int | None:
+        """An optional positive integer (cores, line bytes, ways)."""
+        value = data.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise self.fail(f"{field}{key}", f"expected a positive integer, got {value!r}")
+        return value
+
+    def memory(self, raw: object, schema: int = SCHEMA_VERSION) -> tuple[MemoryLevel, ...]:
         if not isinstance(raw, list) or not raw:
             raise self.fail("memory", "expected at least one [[memory]] level")
         levels = []
         for index, item in enumerate(raw):
             field = f"memory[{index}]."
+            geometry = ("line_bytes", "associativity", "shared_by_cores") if schema >= 2 else ()
             entry = self.table(
                 item,
                 field[:-1],
-                ("name", "level", "bandwidth_bytes_per_s", "capacity_bytes", "source"),
+                ("name", "level", "bandwidth_bytes_per_s", "capacity_bytes", "source", *geometry),
             )
             level = entry.get("level")
             allowed = MAIN_MEMORY_LEVELS if index == 0 else MEMORY_LEVELS
@@ -388,7 +427,14 @@ class _Reader:
             name = self.text(entry, "name", field)
             levels.append(
                 MemoryLevel(
-                    name, str(level), bandwidth, capacity, self.text(entry, "source", field)
+                    name,
+                    str(level),
+                    bandwidth,
+                    capacity,
+                    self.text(entry, "source", field),
+                    line_bytes=self.count(entry, "line_bytes", field),
+                    associativity=self.count(entry, "associativity", field),
+                    shared_by_cores=self.count(entry, "shared_by_cores", field),
                 )
             )
         return tuple(levels)

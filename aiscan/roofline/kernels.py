@@ -9,19 +9,61 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 import sympy
 
 from aiscan.analysis.intensity import substitute_sizes
 from aiscan.analysis.kernel import FunctionAnalysis, ModuleAnalysis, RegionAnalysis
 from aiscan.errors import UsageError
+from aiscan.ir.nodes import Node
 from aiscan.options import PlacementOptions
 from aiscan.roofline.devices import Device
-from aiscan.roofline.placement import Placement
+from aiscan.roofline.hierarchy import DeviceCacheTraffic, device_cache_traffic
+from aiscan.roofline.placement import Placement, place_hierarchical
 from aiscan.roofline.plot import KernelSpec
 from aiscan.roofline.roofs import LOOPS, VECTOR
 
-__all__ = ["PlacementOptions", "kernel_spec", "module_kernels", "place_on_devices"]
+__all__ = [
+    "PlacementOptions",
+    "cache_traffic_on",
+    "kernel_spec",
+    "module_kernels",
+    "place_on_devices",
+]
+
+NO_CACHE_NOTE = "no cache level with a capacity and a line size: placed with compulsory traffic"
+
+
+def cache_traffic_on(
+    result: RegionAnalysis | FunctionAnalysis,
+    device: Device,
+    options: PlacementOptions,
+    sizes: Mapping[str, int],
+) -> DeviceCacheTraffic | None:
+    """The `cache` model's traffic of a nest (or a function's nests) on one device, with
+    the device's store policy unless the user overrides it; None without modelled caches."""
+    if isinstance(result, RegionAnalysis):
+        bodies: tuple[tuple[Node, ...], ...] = (result.region.body,)
+    else:
+        bodies = tuple(r.region.body for r in result.regions)
+    write_allocate = (
+        device.write_allocate if options.write_allocate is None else options.write_allocate
+    )
+    return _cache_traffic(bodies, device, write_allocate, tuple(sorted(sizes.items())))
+
+
+@lru_cache(maxsize=1024)
+def _cache_traffic(
+    bodies: tuple[tuple[Node, ...], ...],
+    device: Device,
+    write_allocate: bool,
+    size_items: tuple[tuple[str, int], ...],
+) -> DeviceCacheTraffic | None:
+    """Memoized: the JSON's `cache_traffic` and the placement ask for the same traffic."""
+    return device_cache_traffic(
+        bodies, device, write_allocate=write_allocate, sizes=dict(size_items)
+    )
 
 
 def kernel_spec(
@@ -84,13 +126,18 @@ def _has_calls(result: RegionAnalysis | FunctionAnalysis) -> bool:
 
 
 def place_on_devices(
-    spec: KernelSpec, options: PlacementOptions, sizes: Mapping[str, int]
+    spec: KernelSpec,
+    options: PlacementOptions,
+    sizes: Mapping[str, int],
+    result: RegionAnalysis | FunctionAnalysis | None = None,
 ) -> list[Placement | str]:
-    """The kernel on each device, or the reason it cannot be placed there."""
+    """The kernel on each device, or the reason it cannot be placed there. The `cache`
+    model needs the analysis `result` (its loop nests); without modelled caches on a
+    device it falls back to compulsory traffic, with a note."""
     placed: list[Placement | str] = []
     for device in options.devices:
         try:
-            placed.append(_placed(spec, device, options, sizes))
+            placed.append(_placed(spec, device, options, sizes, result))
         except UsageError as error:
             placed.append(f"{device.key}: {error}")
     return placed
@@ -117,24 +164,66 @@ def module_kernels(
 
 
 def _placed(
-    spec: KernelSpec, device: Device, options: PlacementOptions, sizes: Mapping[str, int]
+    spec: KernelSpec,
+    device: Device,
+    options: PlacementOptions,
+    sizes: Mapping[str, int],
+    result: RegionAnalysis | FunctionAnalysis | None,
 ) -> Placement:
     """On the roofs `--roof` asks for; with the other roofs' times beside when the device
     file has measured figures."""
     attainable = options.roof == "attainable"
     used = device.attainable() if attainable else device
-    placed = spec.place_on(used, sizes=sizes, sparse=options.sparse)
+    placed = _place_one(spec, used, options, sizes, result)
     if not device.has_attainable:
         if attainable:
             note = f"{device.key} has no attainable figures: datasheet roofs"
             return replace(placed, notes=(*placed.notes, note))
         return placed
-    other = spec.place_on(device if attainable else device.attainable(), sizes=sizes,
-                          sparse=options.sparse)  # fmt: skip
+    other_device = device if attainable else device.attainable()
+    other = _place_one(spec, other_device, options, sizes, result)
     times = {"attainable": placed.times, "datasheet": other.times}
     if not attainable:
         times = {"datasheet": placed.times, "attainable": other.times}
     return replace(placed, times_by_roof=tuple(times.items()))
+
+
+def _uses_cache_model(spec: KernelSpec, options: PlacementOptions) -> bool:
+    """`cache` when asked for, and by default (`auto`) for loop code; array code keeps its
+    framework's view (eager or jit), which is what the H100's counters confirmed."""
+    if options.model == "cache":
+        return True
+    return options.model == "auto" and spec.traffic_view == "compulsory"
+
+
+def _place_one(
+    spec: KernelSpec,
+    device: Device,
+    options: PlacementOptions,
+    sizes: Mapping[str, int],
+    result: RegionAnalysis | FunctionAnalysis | None,
+) -> Placement:
+    """One device's placement: hierarchical under the `cache` model where the device
+    describes its caches, else on main memory with the kernel's own traffic."""
+    if result is not None and _uses_cache_model(spec, options):
+        traffic = cache_traffic_on(result, device, options, sizes)
+        if traffic is not None:
+            precision, reason, parts = spec.roofs_on(device, sparse=options.sparse)
+            hierarchical = place_hierarchical(
+                spec.flops,
+                traffic,
+                precision,
+                device,
+                sizes=sizes,
+                sparse=options.sparse,
+                roof_reason=reason,
+                parts=parts,
+            )
+            return replace(hierarchical, traffic_view="cache")
+        fallback = spec.place_on(device, sizes=sizes, sparse=options.sparse)
+        return replace(fallback, notes=(*fallback.notes, NO_CACHE_NOTE))
+    plain = spec.place_on(device, sizes=sizes, sparse=options.sparse)
+    return replace(plain, model=spec.traffic_view or "compulsory")
 
 
 def _at_sizes(spec: KernelSpec, sizes: Mapping[str, int]) -> KernelSpec:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 import sympy
 
@@ -21,15 +22,20 @@ from aiscan.errors import UsageError
 from aiscan.roofline.devices import Device, PeakChoice
 from aiscan.roofline.roofs import roof_label
 
+if TYPE_CHECKING:
+    from aiscan.roofline.hierarchy import DeviceCacheTraffic
+
 __all__ = [
     "Bound",
     "ComputePart",
     "Crossover",
     "CrossoverKind",
+    "LevelPlacement",
     "Placement",
     "Times",
     "growing_symbols",
     "place",
+    "place_hierarchical",
     "select_bytes",
 ]
 
@@ -126,6 +132,27 @@ class Placement:
     """For work split over several roofs: each part's (peak key, peak FLOP/s)."""
     times_by_roof: tuple[tuple[str, Times | None], ...] = ()
     """`datasheet` and `attainable` times when the device file has measured figures."""
+    model: str = "compulsory"
+    bound_level: str | None = None
+    """The `cache` model: the memory level whose bandwidth bounds the kernel (None when
+    compute-bound); `memory_level` is then that level too."""
+    levels: tuple[LevelPlacement, ...] = ()
+    """The `cache` model: every level with a known bandwidth, from the core outwards."""
+
+
+@dataclass(frozen=True, slots=True)
+class LevelPlacement:
+    """One level of a hierarchical roofline: its roof and the kernel's intensity there."""
+
+    level: str
+    kind: str
+    """The device file's `level` (`dram`, `hbm`, `l2`, ...)."""
+    bandwidth_bytes_per_s: float
+    bytes_moved: sympy.Expr
+    intensity_flops_per_byte: float | None
+    attainable_flops_per_s: float | None
+    attainable_limit_flops_per_s: float | None
+    intensity: sympy.Expr | None = None
 
 
 def select_bytes(
@@ -302,6 +329,85 @@ def _split_times(
 def _words(expr: sympy.Expr) -> str:
     """A count as plain text for a note (`2*n**3`)."""
     return str(sympy.sympify(expr))
+
+
+def place_hierarchical(
+    flops: sympy.Expr | int,
+    traffic: DeviceCacheTraffic,
+    precision: str,
+    device: Device,
+    *,
+    sizes: Mapping[str, int] | None = None,
+    sparse: bool = False,
+    roof_reason: str | None = None,
+    parts: Sequence[ComputePart] = (),
+) -> Placement:
+    """Place a kernel on the hierarchical roofline of the `cache` model: attainable is the
+    minimum over the peak and every level's bandwidth x that level's intensity, over the
+    levels with a known bandwidth; the verdict names the level that bounds it. The compute
+    roof is chosen as `place` chooses it (`roof_reason`, `parts`)."""
+    placed = []
+    for level in traffic.levels:
+        if device.memory_level(level.level).bandwidth_bytes_per_s is None:
+            continue
+        placed.append(
+            (
+                level,
+                place(
+                    flops,
+                    level.total,
+                    precision,
+                    device,
+                    sizes=sizes,
+                    sparse=sparse,
+                    memory_level=level.level,
+                    roof_reason=roof_reason,
+                    parts=parts,
+                ),
+            )
+        )
+    if not placed:
+        raise UsageError(f"device {device.key}: no level with a bandwidth in {device.path}")
+    bounding = _bounding(placed)
+    level, chosen = placed[bounding]
+    notes = [*chosen.notes, *traffic.notes]
+    for entry in traffic.levels:
+        for undecided in entry.undecided:  # the same reference at every level: noted once
+            notes.append(f"line {undecided.line}: {undecided.reason}; placed at the streaming end")
+    if any(not c.by_size for entry in traffic.levels for c in entry.conditions):
+        notes.append(
+            "sizes not given: working sets that grow with them are taken not to fit "
+            "(the large-size traffic); give --size for the traffic at yours"
+        )
+    notes = list(dict.fromkeys(notes))
+    levels = tuple(
+        LevelPlacement(
+            entry.level,
+            device.memory_level(entry.level).level,
+            p.bandwidth_bytes_per_s,
+            p.bytes_moved,
+            p.intensity_flops_per_byte,
+            p.attainable_flops_per_s,
+            p.attainable_limit_flops_per_s,
+            p.intensity,
+        )
+        for entry, p in placed
+    )
+    bound_level = None if chosen.bound is Bound.COMPUTE else level.level
+    return replace(
+        chosen, model="cache", bound_level=bound_level, levels=levels, notes=tuple(notes)
+    )
+
+
+def _bounding(placed: Sequence[tuple[object, Placement]]) -> int:
+    """The level with the lowest attainable rate: at the sizes when known, else as the
+    sizes grow, else main memory (the last)."""
+    for key in ("attainable_flops_per_s", "attainable_limit_flops_per_s"):
+        values = [getattr(p, key) for _, p in placed]
+        if all(v is not None for v in values):
+            lowest = min(values)
+            return max(i for i, v in enumerate(values) if v == lowest)
+    return len(placed) - 1
 
 
 def _exact(value: float) -> sympy.Rational:

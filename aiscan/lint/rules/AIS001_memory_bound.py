@@ -20,14 +20,17 @@ __all__ = ["MemoryBound"]
 
 class MemoryBound(Rule):
     """## What it does
-    Flags a loop nest whose arithmetic intensity (FLOPs per byte of compulsory DRAM traffic)
-    lies below the ridge point of a target device by more than `ridge-factor`, so that
-    memory bandwidth, not the FLOP rate, limits it. Needs a target device (`--device`, or
-    `devices` in the configuration); without one it says nothing.
+    Flags a loop nest whose arithmetic intensity lies below the ridge point of a target
+    device by more than `ridge-factor`, so that memory bandwidth, not the FLOP rate, limits
+    it. Needs a target device (`--device`, or `devices` in the configuration); without one
+    it says nothing.
 
-    The verdict is certain or absent: with sizes (`--size`, `sizes` in the configuration, or
-    `#define`s in the source) the intensity is evaluated there; without them the rule reports
-    only nests that are memory-bound at every size.
+    The verdict is certain or absent. With sizes (`--size`, `sizes` in the configuration, or
+    `#define`s in the source) it is the cache-aware one: the `cache` traffic model's bytes
+    at every level of the device's hierarchy (docs/model.md), and the message names the
+    level that bounds the nest. Without sizes the rule reports only nests that are
+    memory-bound at every size under the compulsory (infinite-cache) traffic, which the
+    real traffic never undercuts.
 
     ## Why is this bad?
     A memory-bound nest cannot run faster than `AI × bandwidth`, however well its arithmetic
@@ -65,7 +68,7 @@ class MemoryBound(Rule):
             if region.flops.total == 0 or region.unknowns:
                 continue
             for device in context.devices:
-                placement = context.place(region, device, region.precision or "fp64")
+                placement = context.place_cache_aware(region, device, region.precision or "fp64")
                 if placement is None:
                     continue
                 verdict = _below(placement, factor)
@@ -103,8 +106,9 @@ def _message(placement: Placement, factor: float, verdict: str, sizes: dict[str,
     attainable = placement.attainable_flops_per_s or placement.attainable_limit_flops_per_s
     where = f" {verdict}" if verdict else ""
     intensity = intensity_text(placement.intensity, sizes)
+    level = f" at {placement.bound_level}" if placement.bound_level else ""
     text = (
-        f"memory-bound on {placement.device}{where}: AI {intensity} is {below} the ridge "
+        f"memory-bound{level} on {placement.device}{where}: AI {intensity} is {below} the ridge "
         f"{placement.ridge_flops_per_byte:.3g} F/B "
         f"({placement.precision} peak {flops_rate(placement.peak_flops_per_s)} / "
         f"{format_si(placement.bandwidth_bytes_per_s, 'B/s')})"
@@ -120,7 +124,7 @@ def _details(placement: Placement, write_allocate: bool) -> tuple[tuple[str, str
     return (
         ("device", placement.device),
         ("FLOPs", str(placement.flops)),
-        ("bytes (compulsory)", str(placement.bytes_moved)),
+        (f"bytes ({placement.model})", str(placement.bytes_moved)),
         ("write-allocate", "yes" if write_allocate else "no"),
         ("AI", str(placement.intensity)),
         ("ridge", f"{placement.ridge_flops_per_byte:.4g} F/B"),

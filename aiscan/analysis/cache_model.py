@@ -1,0 +1,439 @@
+"""The `cache` traffic model: bytes each level of a cache hierarchy serves, by layer conditions.
+
+The layer-condition analysis of the ECM/roofline literature (Stengel et al., "Quantifying
+performance bottlenecks of stencil computations using the Execution-Cache-Memory model",
+ICS 2015; Kerncraft's LC predictor) asks, for every loop, whether the data touched between
+a reuse and the reuse itself fits in a cache. Here the question is asked per loop of the
+nest tree, outermost first, with one reuse distance per loop: one iteration of the loop
+(what the loops inside it touch, in whole cache lines). When that working set fits in the
+cache's capacity times the safety factor 1/2, reuse between iterations of the loop is kept
+and the loop costs its footprint in lines (every line once); otherwise no reuse crosses its
+iterations and it costs the sum over its iterations of what its body costs. The region as
+a whole starts cold, so no level ever moves less than the compulsory lines.
+
+Pure functions from IR to typed results. Sizes decide each layer condition when given;
+without them a working set that grows with the sizes is taken not to fit (the large-size
+branch), and each condition says at which size it breaks. Indirect and non-affine
+references make the reuse undecidable: the level's traffic is then the range between the
+compulsory and the streaming bytes, flagged with the reference and its line.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import sympy
+
+from aiscan.analysis.domain import sum_over_loops
+from aiscan.analysis.footprint import footprint_of, union_size
+from aiscan.analysis.intensity import finite_value
+from aiscan.analysis.polynomials import linear_coefficient
+from aiscan.analysis.traffic import compulsory_traffic, streaming_traffic
+from aiscan.analysis.walk import Placed, placed_statements
+from aiscan.ir.nodes import Access, Loop, Node
+from aiscan.ir.symbols import is_size_symbol, loop_symbol
+
+__all__ = [
+    "SAFETY_FACTOR",
+    "BrokenReuse",
+    "CacheLevelSpec",
+    "LayerCondition",
+    "LevelTraffic",
+    "broken_reuses",
+    "cache_traffic",
+]
+
+SAFETY_FACTOR = sympy.Rational(1, 2)
+"""A layer condition holds when the working set fills at most half the cache: the safety
+margin of the ECM layer-condition papers (Stengel et al. 2015), which absorbs conflict
+misses, LRU approximations and the other data a real cache holds. (Kerncraft's LC
+predictor compares with the full capacity; see docs/model.md.)"""
+
+_ZERO = sympy.Integer(0)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheLevelSpec:
+    """One cache as the model sees it: the capacity one core's working set may use (its
+    share of a shared cache; see docs/model.md) and the line a miss moves."""
+
+    name: str
+    capacity_bytes: float
+    line_bytes: int
+    safety_factor: float = float(SAFETY_FACTOR)
+    """The fraction of the capacity a working set may fill for its reuse to be kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class LayerCondition:
+    """Whether one iteration of a loop fits in a cache: `working_set <= capacity` with the
+    safety factor already applied to `capacity_bytes`."""
+
+    cache: str
+    loop_var: str
+    line: int
+    working_set: sympy.Expr
+    capacity_bytes: float
+    holds: bool
+    breaks_at: float | None
+    """With all sizes equal, the size above which the working set no longer fits."""
+    by_size: bool
+    """True when decided at the given sizes; False when by the large-size assumption."""
+
+
+@dataclass(frozen=True, slots=True)
+class BrokenReuse:
+    """A reuse a loop carries that the cache loses at the given sizes: one iteration of
+    `loop` touches `working_set_bytes`, over `capacity_bytes` (half the cache), so the
+    cache moves `lost_bytes` more than if it fitted. Blocking `block_loop` (the loop
+    inside it) by `block_size` iterations would make an iteration fit; None when no
+    block of one iteration or more does."""
+
+    cache: str
+    loop: Loop
+    working_set_bytes: float
+    capacity_bytes: float
+    lost_bytes: float
+    fitted_bytes: float
+    """What the cache would move were the condition to hold."""
+    block_loop: Loop | None
+    block_size: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Undecided:
+    reason: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class LevelTraffic:
+    """Bytes one level serves to the levels inside it (to the core, for the first)."""
+
+    level: str
+    read: sympy.Expr
+    write: sympy.Expr
+    exact: bool
+    conditions: tuple[LayerCondition, ...] = ()
+    undecided: tuple[Undecided, ...] = ()
+    read_lower: sympy.Expr | None = None
+    """When undecided: the compulsory read bytes, the low end of the range `read` tops."""
+    write_lower: sympy.Expr | None = None
+
+    @property
+    def total(self) -> sympy.Expr:
+        return sympy.expand(self.read + self.write)
+
+
+def cache_traffic(
+    body: tuple[Node, ...],
+    caches: Sequence[CacheLevelSpec],
+    main_memory: str,
+    *,
+    write_allocate: bool,
+    sizes: Mapping[str, int] | None = None,
+) -> tuple[LevelTraffic, ...]:
+    """Per level, from the core outwards: the first entry is what the innermost cache
+    serves to the core (every load and store the body makes, register reuse within an
+    iteration only: the streaming model without write-allocate); each later entry, the
+    misses of the cache before it; the last, `main_memory`, the misses of the outermost."""
+    if not caches:
+        return ()
+    streaming = streaming_traffic(body)
+    levels = [LevelTraffic(caches[0].name, streaming.read_bytes, streaming.write_bytes, True)]
+    statements = placed_statements(body)
+    undecided = _undecided(statements)
+    names = [c.name for c in caches[1:]] + [main_memory]
+    for cache, name in zip(caches, names, strict=True):
+        if undecided:
+            compulsory, _ = compulsory_traffic(statements)
+            levels.append(
+                LevelTraffic(
+                    name,
+                    streaming.reads(write_allocate),
+                    streaming.write_bytes,
+                    False,
+                    undecided=undecided,
+                    read_lower=compulsory.reads(write_allocate),
+                    write_lower=compulsory.write_bytes,
+                )
+            )
+            continue
+        model = _Model(cache, write_allocate, dict(sizes or {}))
+        read, write = model.sequence(body, ())
+        levels.append(
+            LevelTraffic(
+                name, sympy.expand(read), sympy.expand(write), True, tuple(model.conditions)
+            )
+        )
+    return tuple(levels)
+
+
+def broken_reuses(
+    body: tuple[Node, ...],
+    cache: CacheLevelSpec,
+    *,
+    write_allocate: bool,
+    sizes: Mapping[str, int],
+) -> tuple[BrokenReuse, ...]:
+    """The reuses `cache` loses at `sizes` (layer conditions that break there and cost
+    bytes), with the loop to block and the block size that would keep them."""
+    if not sizes or _undecided(placed_statements(body)):
+        return ()
+    model = _Model(cache, write_allocate, dict(sizes), explain=True)
+    model.sequence(body, ())
+    return tuple(model.broken)
+
+
+def _undecided(statements: Sequence[Placed]) -> tuple[Undecided, ...]:
+    """References whose footprint is not exact: their reuse cannot be decided."""
+    found: dict[str, Undecided] = {}
+    for placed in statements:
+        for access in placed.statement.accesses:
+            footprint = footprint_of(access, placed.loops)
+            if not footprint.exact:
+                found.setdefault(
+                    access.text,
+                    Undecided(
+                        f"{footprint.reason}: reuse undecidable, range between compulsory "
+                        "and streaming",
+                        access.span.line,
+                    ),
+                )
+    return tuple(found.values())
+
+
+@dataclass
+class _Model:
+    cache: CacheLevelSpec
+    write_allocate: bool
+    sizes: dict[str, int]
+    explain: bool = False
+    conditions: list[LayerCondition] = field(default_factory=list)
+    broken: list[BrokenReuse] = field(default_factory=list)
+
+    @property
+    def capacity(self) -> float:
+        return float(self.cache.capacity_bytes * self.cache.safety_factor)
+
+    def sequence(
+        self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]
+    ) -> tuple[sympy.Expr, sympy.Expr]:
+        """Bytes of running `nodes` once, the loops in `outer` fixed."""
+        read, write = _ZERO, _ZERO
+        for node in nodes:
+            if isinstance(node, Loop):
+                r, w = self.loop(node, outer)
+            else:
+                r, w = self.footprint((node,), outer)
+            read, write = read + r, write + w
+        return read, write
+
+    def loop(self, loop: Loop, outer: tuple[Loop, ...]) -> tuple[sympy.Expr, sympy.Expr]:
+        inside = (*outer, loop)
+        working_set = self.working_set(loop.body, inside)
+        if self.fits(working_set, loop, inside):
+            return self.footprint((loop,), outer)
+        read, write = self.sequence(loop.body, inside)
+        read, write = sum_over_loops(read, [loop]), sum_over_loops(write, [loop])
+        if self.explain and self.conditions[-1].by_size:
+            self._explain(loop, outer, working_set, read + write)
+        return read, write
+
+    def _explain(
+        self, loop: Loop, outer: tuple[Loop, ...], working_set: sympy.Expr, cost: sympy.Expr
+    ) -> None:
+        """Record the broken condition when it costs bytes at the sizes (a loop whose
+        iterations share nothing loses nothing), with a block of the next loop inside."""
+        fitted_read, fitted_write = self.footprint((loop,), outer)
+        inside = (*outer, loop)
+        # Over every execution of the loop (the loops around it run it many times).
+        fitted = finite_value(
+            _at_sizes(sum_over_loops(fitted_read + fitted_write, list(outer)), self.sizes)
+        )
+        paid = finite_value(_at_sizes(sum_over_loops(cost, list(outer)), self.sizes))
+        size = finite_value(
+            _worst_over_loops(_at_sizes(working_set, self.sizes), inside, self.sizes)
+        )
+        if fitted is None or paid is None or size is None or paid <= fitted:
+            return
+        inner = next((n for n in loop.body if isinstance(n, Loop)), None)
+        block = None if inner is None else self._block(loop, inner, inside)
+        self.broken.append(
+            BrokenReuse(
+                self.cache.name, loop, size, self.capacity, paid - fitted, fitted, inner, block
+            )
+        )
+
+    def _block(self, loop: Loop, inner: Loop, inside: tuple[Loop, ...]) -> int | None:
+        """The largest number of `inner`'s iterations one iteration of `loop` may run for
+        its working set to fit; None when not even one does."""
+        block = sympy.Symbol("aiscan_block", positive=True, integer=True)
+        body = tuple(replace(n, trip=block) if n is inner else n for n in loop.body)
+        working_set = _worst_over_loops(
+            _at_sizes(self.working_set(body, inside), self.sizes), inside, self.sizes
+        )
+        if working_set.free_symbols != {block}:
+            return None
+        best = None
+        low, high = 1, 1 << 40
+        trip = finite_value(_at_sizes(inner.trip, self.sizes))
+        if trip is not None:
+            high = int(trip)
+        while low <= high:  # working sets grow with the block: bisect
+            middle = (low + high) // 2
+            value = finite_value(working_set.subs(block, middle))
+            if value is not None and value <= self.capacity:
+                best, low = middle, middle + 1
+            else:
+                high = middle - 1
+        return best
+
+    def working_set(self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]) -> sympy.Expr:
+        """Distinct bytes (whole lines) `nodes` touch with `outer` fixed."""
+        return sympy.expand(sum(self._arrays(nodes, outer, everything=True)[0], _ZERO))
+
+    def footprint(
+        self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]
+    ) -> tuple[sympy.Expr, sympy.Expr]:
+        """Read and written bytes of `nodes` when every line is moved once."""
+        reads, writes = self._arrays(nodes, outer, everything=self.write_allocate)
+        return sympy.expand(sum(reads, _ZERO)), sympy.expand(sum(writes, _ZERO))
+
+    def _arrays(
+        self, nodes: tuple[Node, ...], outer: tuple[Loop, ...], *, everything: bool
+    ) -> tuple[list[sympy.Expr], list[sympy.Expr]]:
+        by_array: dict[str, list[tuple[Access, Sequence[Loop]]]] = defaultdict(list)
+        for placed in _statements(nodes):
+            inner = placed.loops  # the loops inside `nodes`; `outer` stays fixed
+            for access in placed.statement.accesses:
+                by_array[access.array].append((access, inner))
+        reads, writes = [], []
+        for refs in by_array.values():
+            # References that move the same bytes per element (contiguous rows, column
+            # walks, one stride) share lines: their union counts once. Groups with other
+            # line costs are added (an upper bound where they overlap, e.g. `x[i]` beside
+            # `x[j]`: one line besides the row).
+            groups: dict[sympy.Expr, list[tuple[Access, Sequence[Loop]]]] = defaultdict(list)
+            for access, loops in refs:
+                groups[self._line_factor(access, loops)].append((access, loops))
+            for factor, members in groups.items():
+                if all(not loops for _, loops in members):
+                    # Single elements (no loop moves them): one line per distinct index,
+                    # whether or not two symbolic indices coincide (an upper bound).
+                    chosen_at = {a.index for a, _ in members if everything or not a.is_write}
+                    written_at = {a.index for a, _ in members if a.is_write}
+                    reads.append(len(chosen_at) * factor)
+                    writes.append(len(written_at) * factor)
+                    continue
+                prints = [(a, footprint_of(a, loops)) for a, loops in members]
+                chosen = [f for a, f in prints if everything or not a.is_write]
+                reads.append(union_size(chosen).count * factor)
+                written = union_size([f for a, f in prints if a.is_write])
+                writes.append(written.count * factor)
+        return reads, writes
+
+    def _line_factor(self, access: Access, loops: Sequence[Loop]) -> sympy.Expr:
+        """Bytes moved per distinct element: its width when the innermost subscript walks
+        memory with unit stride, a whole line per element when it does not move (column
+        walks), and `stride * width` up to a line for a constant stride."""
+        assert access.index is not None  # indirect references are undecided earlier
+        width = access.element.width_bytes
+        line = self.cache.line_bytes
+        last = sympy.expand(access.index[-1])
+        strides = []
+        for loop in loops:
+            coefficient = linear_coefficient(last, loop_symbol(loop.var)) * abs(loop.step)
+            if coefficient != 0:
+                strides.append(sympy.Abs(coefficient))
+        if not strides:
+            return sympy.Integer(line)
+        numeric = [int(s) for s in strides if s.is_number]
+        if not numeric:
+            return sympy.Integer(line)
+        return sympy.Integer(min(line, min(numeric) * width))
+
+    def fits(self, working_set: sympy.Expr, loop: Loop, inside: tuple[Loop, ...]) -> bool:
+        at_sizes = _at_sizes(working_set, self.sizes)
+        at_sizes = _worst_over_loops(at_sizes, inside, self.sizes)
+        value = finite_value(at_sizes)
+        if value is not None:
+            holds, by_size = value <= self.capacity, True
+        else:
+            holds, by_size = False, False  # grows with sizes not given: the large-size branch
+        self.conditions.append(
+            LayerCondition(
+                self.cache.name,
+                loop.var,
+                loop.span.line,
+                working_set,
+                self.capacity,
+                holds,
+                _breaking_size(working_set, inside, self.capacity),
+                by_size,
+            )
+        )
+        return holds
+
+
+def _statements(nodes: tuple[Node, ...]) -> list[Placed]:
+    """The statements under `nodes`, their loops counted from `nodes` inwards."""
+    return placed_statements(nodes)
+
+
+def _at_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:
+    values = {s: sizes[s.name] for s in expr.free_symbols if s.name in sizes}
+    return sympy.expand(expr.subs(values)) if values else expr
+
+
+def _worst_over_loops(
+    expr: sympy.Expr, loops: Sequence[Loop], sizes: Mapping[str, int]
+) -> sympy.Expr:
+    """A working set that depends on an outer loop's variable (triangular nests), at the
+    end of that loop's range where it is largest, so that 'fits' is never optimistic."""
+    for loop in reversed(loops):
+        var = loop_symbol(loop.var)
+        if var not in expr.free_symbols:
+            continue
+        first = _at_sizes(loop.start, sizes)
+        last = _at_sizes(loop.start + loop.step * (loop.trip - 1), sizes)
+        ends = [sympy.expand(expr.subs(var, first)), sympy.expand(expr.subs(var, last))]
+        values = [finite_value(e) for e in ends]
+        if all(v is not None for v in values):
+            expr = ends[0] if values[0] >= values[1] else ends[1]  # type: ignore[operator]
+        else:
+            expr = ends[1]
+    return expr
+
+
+def _breaking_size(working_set: sympy.Expr, loops: Sequence[Loop], capacity: float) -> float | None:
+    """With all sizes set to one `x`, the largest x with working_set(x) = capacity; a
+    working set that moves with a loop variable is taken at both ends of its range."""
+    candidates = [working_set]
+    for loop in reversed(loops):
+        var = loop_symbol(loop.var)
+        last = loop.start + loop.step * (loop.trip - 1)
+        candidates = [
+            sympy.expand(c.subs(var, end)) if var in c.free_symbols else c
+            for c in candidates
+            for end in (loop.start, last)
+        ]
+    roots = [_root(c, capacity) for c in dict.fromkeys(candidates)]
+    found = [r for r in roots if r is not None]
+    return max(found) if found else None
+
+
+def _root(working_set: sympy.Expr, capacity: float) -> float | None:
+    growing = [s for s in working_set.free_symbols if is_size_symbol(s)]
+    if not growing or working_set.free_symbols - set(growing):
+        return None
+    x = sympy.Symbol("x", positive=True)
+    gap = sympy.expand(working_set.subs({s: x for s in growing}) - sympy.Rational(repr(capacity)))
+    try:
+        roots = [complex(r) for r in sympy.Poly(gap, x).nroots()]
+    except (sympy.PolynomialError, TypeError, ValueError):
+        return None
+    positive = [r.real for r in roots if abs(r.imag) < 1e-9 and r.real > 0]
+    return max(positive) if positive else None

@@ -1,0 +1,103 @@
+"""A device's caches as the `cache` traffic model sees them, and that model's traffic
+for a loop nest (or a function: its nests added, each starting cold).
+
+Capacities: a level's `capacity_bytes` is the device total; one core's share of it is
+that total over the device's `cores` (docs/model.md, "Multicore"). A level without a
+capacity or a line size cannot be modelled and is left out, with a note.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import sympy
+
+from aiscan.analysis.cache_model import CacheLevelSpec, LevelTraffic, cache_traffic
+from aiscan.ir.nodes import Node
+from aiscan.roofline.devices import MEMORY_LEVELS, Device
+
+__all__ = ["DeviceCacheTraffic", "cache_specs", "device_cache_traffic"]
+
+_RANK = {level: rank for rank, level in enumerate(reversed(MEMORY_LEVELS))}
+"""l1 first, then l2, l3, llc, main memory: the core outwards."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceCacheTraffic:
+    """The `cache` model's traffic of one kernel on one device, levels from the core out."""
+
+    device: str
+    levels: tuple[LevelTraffic, ...]
+    notes: tuple[str, ...]
+
+
+def cache_specs(device: Device) -> tuple[tuple[CacheLevelSpec, ...], tuple[str, ...]]:
+    """The device's modelled caches, innermost first, and notes on the ones left out."""
+    caches = sorted(
+        (m for m in device.memory if not m.is_main_memory), key=lambda m: _RANK[m.level]
+    )
+    specs, notes = [], []
+    for level in caches:
+        if level.capacity_bytes is None or level.line_bytes is None:
+            missing = "capacity" if level.capacity_bytes is None else "line size"
+            notes.append(f"{level.name}: no {missing} in {device.path.name}; not modelled")
+            continue
+        share = level.capacity_bytes / device.cores
+        if device.cache_safety_factor is None:
+            specs.append(CacheLevelSpec(level.name, share, level.line_bytes))
+        else:
+            specs.append(
+                CacheLevelSpec(level.name, share, level.line_bytes, device.cache_safety_factor)
+            )
+    return tuple(specs), tuple(notes)
+
+
+def device_cache_traffic(
+    bodies: Sequence[tuple[Node, ...]],
+    device: Device,
+    *,
+    write_allocate: bool,
+    sizes: Mapping[str, int] | None,
+) -> DeviceCacheTraffic | None:
+    """The kernel's traffic per level; None when the device has no modelled cache."""
+    specs, notes = cache_specs(device)
+    if not specs:
+        return None
+    main = device.main_memory.name
+    per_body = [
+        cache_traffic(body, specs, main, write_allocate=write_allocate, sizes=sizes)
+        for body in bodies
+    ]
+    if len(per_body) == 1:
+        return DeviceCacheTraffic(device.key, per_body[0], notes)
+    return DeviceCacheTraffic(device.key, _added(per_body), notes)
+
+
+def _added(parts: Sequence[tuple[LevelTraffic, ...]]) -> tuple[LevelTraffic, ...]:
+    """Level by level sums: each region starts cold (MODEL.md), so regions add up."""
+    levels = []
+    for same_level in zip(*parts, strict=True):
+        first = same_level[0]
+        undecided = tuple(u for p in same_level for u in p.undecided)
+        lower_read = lower_write = None
+        if undecided:
+            lower_read = sympy.expand(
+                sum((p.read if p.read_lower is None else p.read_lower for p in same_level), 0)
+            )
+            lower_write = sympy.expand(
+                sum((p.write if p.write_lower is None else p.write_lower for p in same_level), 0)
+            )
+        levels.append(
+            LevelTraffic(
+                first.level,
+                sympy.expand(sum((p.read for p in same_level), sympy.Integer(0))),
+                sympy.expand(sum((p.write for p in same_level), sympy.Integer(0))),
+                all(p.exact for p in same_level),
+                tuple(c for p in same_level for c in p.conditions),
+                undecided,
+                lower_read,
+                lower_write,
+            )
+        )
+    return tuple(levels)

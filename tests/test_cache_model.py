@@ -1,0 +1,324 @@
+"""The `cache` traffic model (layer conditions), its device data and its placements.
+
+Expected per-level bytes are written by hand beside each fixture
+(`[functions.NAME.cache.CASE]` in `fixtures/c/*.expected.toml`) for the
+`fixtures/devices/cachegrind-default.toml` hierarchy, the one the issue specifies.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from golden import FIXTURES, load_expectations, same
+
+from aiscan.analysis.cache_model import CacheLevelSpec, broken_reuses, cache_traffic
+from aiscan.analysis.kernel import analyze_module
+from aiscan.cli import main
+from aiscan.errors import UsageError
+from aiscan.ir.symbols import size_symbol
+from aiscan.options import PipelineOptions
+from aiscan.pipeline import lower_source
+from aiscan.report.assembly import load_schema
+from aiscan.roofline.devices import load_device_file, load_devices
+from aiscan.roofline.hierarchy import cache_specs, device_cache_traffic
+
+CACHEGRIND = FIXTURES / "devices" / "cachegrind-default.toml"
+
+
+def _cases() -> list[tuple[Path, str, str, dict[str, Any]]]:
+    cases = []
+    for path in sorted((FIXTURES / "c").glob("*.expected.toml")):
+        for function, expected in load_expectations(path).get("functions", {}).items():
+            for case, values in expected.get("cache", {}).items():
+                cases.append(
+                    (
+                        path.with_name(path.name.replace(".expected.toml", ".c")),
+                        function,
+                        case,
+                        values,
+                    )
+                )
+    return cases
+
+
+def _function(path: Path, name: str) -> Any:
+    module = lower_source(path.read_text(), str(path), PipelineOptions())
+    analysis = analyze_module(module)
+    return next(f for f in analysis.functions if f.function.name == name)
+
+
+@pytest.mark.parametrize(
+    ("path", "function", "case", "expected"),
+    _cases(),
+    ids=lambda v: v if isinstance(v, str) else None,
+)
+def test_fixture_cache_traffic(path: Path, function: str, case: str, expected: dict) -> None:
+    device = load_device_file(
+        FIXTURES / "devices" / f"{expected.get('device', CACHEGRIND.stem)}.toml"
+    )
+    sizes = dict(expected["sizes"])
+    analysis = _function(path, function)
+    traffic = device_cache_traffic(
+        [r.region.body for r in analysis.regions],
+        device,
+        write_allocate=device.write_allocate,
+        sizes=sizes,
+    )
+    assert traffic is not None
+    assert [level.level for level in traffic.levels] == ["D1", "LL", "DRAM"]
+    for level in traffic.levels:
+        assert level.exact
+        assert same(level.total, expected[level.level]), (level.level, level.total)
+
+
+def test_cachegrind_default_file_loads_without_schema_and_models_its_caches() -> None:
+    device = load_device_file(CACHEGRIND)
+    assert device.schema == 2  # no `schema` key: the newest
+    specs, notes = cache_specs(device)
+    assert [(s.name, s.capacity_bytes, s.line_bytes) for s in specs] == [
+        ("D1", 32768, 64),
+        ("LL", 262144, 64),
+    ]
+    assert notes == ()
+    assert device.memory_level("LL").associativity == 8
+
+
+def test_shipped_epyc_cache_geometry_has_sources_and_per_core_shares() -> None:
+    device = load_devices().get("epyc-9654")
+    assert device.cores == 96
+    specs, _ = cache_specs(device)
+    shares = {s.name: s.capacity_bytes for s in specs}
+    assert shares["L1d"] == pytest.approx(32768)
+    assert shares["L2"] == pytest.approx(1048576)
+    assert shares["L3"] == pytest.approx(4e6)  # 32 MB per 8-core CCX
+    assert all("64-byte" in device.memory_level(s.name).source for s in specs)
+
+
+def test_schema_one_levels_reject_geometry_and_have_no_cache_model(tmp_path: Path) -> None:
+    text = CACHEGRIND.read_text()
+    old = tmp_path / "old.toml"
+    old.write_text("schema = 1\n" + text)
+    with pytest.raises(UsageError, match="unknown field"):
+        load_device_file(old)
+    plain = "\n".join(
+        line for line in text.splitlines() if not line.startswith(("line_bytes", "associativity"))
+    )
+    old.write_text("schema = 1\n" + plain)
+    device = load_device_file(old)
+    specs, notes = cache_specs(device)
+    assert specs == () and len(notes) == 2
+
+
+def test_layer_condition_states_where_it_breaks() -> None:
+    analysis = _function(FIXTURES / "c" / "dgemm_ijk.c", "dgemm")
+    levels = cache_traffic(
+        analysis.regions[0].region.body,
+        [CacheLevelSpec("L2", 1048576, 64)],
+        "DRAM",
+        write_allocate=True,
+        sizes={"n": 4096},
+    )
+    (memory,) = levels[1:]
+    by_loop = {c.loop_var: c for c in memory.conditions}
+    # B's column, A's row and C's line: 72n + 64 bytes fit half of 1 MiB below n = 7280.9.
+    assert same(by_loop["j"].working_set, "72*n + 64")
+    assert by_loop["j"].holds and by_loop["j"].by_size
+    assert by_loop["j"].breaks_at == pytest.approx((524288 - 64) / 72)
+    assert not by_loop["i"].holds
+
+
+def test_without_sizes_growing_working_sets_take_the_large_size_branch() -> None:
+    analysis = _function(FIXTURES / "c" / "dgemm_ijk.c", "dgemm")
+    levels = cache_traffic(
+        analysis.regions[0].region.body,
+        [CacheLevelSpec("D1", 32768, 64)],
+        "DRAM",
+        write_allocate=False,
+    )
+    n = size_symbol("n")
+    # No write-allocate: C's line is written back, never read.
+    assert same(levels[1].total, "n**2*(8*n + 64*n) + 64*n**2")
+    assert all(not c.by_size for c in levels[1].conditions if c.working_set.has(n))
+
+
+def test_indirect_reuse_is_a_flagged_range() -> None:
+    analysis = _function(FIXTURES / "c" / "indirect.c", "gather_add")
+    levels = cache_traffic(
+        analysis.regions[0].region.body,
+        [CacheLevelSpec("D1", 32768, 64)],
+        "DRAM",
+        write_allocate=False,
+        sizes={"n": 1000},
+    )
+    memory = levels[-1]
+    assert not memory.exact
+    assert memory.undecided and "idx" in memory.undecided[0].reason
+    assert memory.undecided[0].line == 5
+    assert memory.read_lower is not None
+    assert same(
+        memory.read_lower + memory.write_lower, str(analysis.traffic["compulsory"].total(False))
+    )
+    assert same(memory.total, str(analysis.traffic["streaming"].total(False)))
+
+
+def _json(capsys: pytest.CaptureFixture[str], *arguments: str) -> dict[str, Any]:
+    assert main(["analyze", "--format", "json", "--no-cache", *arguments]) == 0
+    report = json.loads(capsys.readouterr().out)
+    jsonschema.validate(report, load_schema())
+    return report
+
+
+def _nest(report: dict[str, Any]) -> dict[str, Any]:
+    nest: dict[str, Any] = report["files"][0]["functions"][0]["nests"][0]
+    return nest
+
+
+def test_naive_dgemm_on_epyc_is_memory_bound_at_dram(capsys: pytest.CaptureFixture[str]) -> None:
+    report = _json(capsys, "fixtures/c/dgemm_ijk.c", "--device", "epyc-9654", "--size", "n=4096")
+    assert report["schema_version"] == "1.2"
+    nest = _nest(report)
+    (placed,) = nest["placement"]
+    assert placed["model"] == "cache" and placed["bound"] == "memory"
+    assert placed["bound_level"] == "DDR5-4800 (12 channels)"
+    # 8n^3 bytes from DRAM (B streamed once per i): AI ~ 2n^3 / 8n^3 = 1/4.
+    assert placed["intensity_flops_per_byte"] == pytest.approx(0.25, rel=1e-3)
+    assert placed["attainable_flops_per_s"] == pytest.approx(460.8e9 * 0.25, rel=1e-3)
+    (traffic,) = nest["cache_traffic"]
+    assert [lv["level"] for lv in traffic["levels"]] == [
+        "L1d",
+        "L2",
+        "L3",
+        "DDR5-4800 (12 channels)",
+    ]
+    assert traffic["bound"] == "DDR5-4800 (12 channels)"
+    memory = traffic["levels"][-1]
+    assert memory["read"] == "8*n**3 + 16*n**2" and memory["write"] == "8*n**2"
+    assert memory["read_value"] == 8 * 4096**3 + 16 * 4096**2
+    assert memory["intensity"]["decimal"] == pytest.approx(0.2498, rel=1e-3)
+    # The compulsory model is still reported, the best case.
+    assert nest["bytes"]["compulsory"]["total"] == "24*n**2"
+
+
+def test_models_are_selectable(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ("fixtures/c/dgemm_ijk.c", "--device", "epyc-9654", "--size", "n=4096")
+    placed = _nest(_json(capsys, *args, "--model", "compulsory"))["placement"][0]
+    assert placed["model"] == "compulsory" and placed["bound"] == "compute"
+    placed = _nest(_json(capsys, *args, "--model", "streaming"))["placement"][0]
+    assert placed["model"] == "streaming" and placed["bound"] == "memory"
+    assert placed["intensity_flops_per_byte"] == pytest.approx(4096 / (8 * 4096 + 8))  # C allocated
+
+
+def test_daxpy_on_h100_is_unchanged(capsys: pytest.CaptureFixture[str]) -> None:
+    placed = _nest(_json(capsys, "fixtures/c/daxpy.c", "--device", "h100"))["placement"][0]
+    assert placed["model"] == "cache" and placed["bound_level"] == "HBM3"
+    assert round(placed["attainable_flops_per_s"] / 1e9, 1) == 279.2  # AI 1/12, no sizes
+    report = _json(capsys, "fixtures/c/daxpy.c", "--device", "h100", "--size", "n=100000000")
+    placed = _nest(report)["placement"][0]
+    assert placed["attainable_flops_per_s"] == pytest.approx(3.35e12 / 12, rel=1e-6)
+    assert round(placed["attainable_flops_per_s"] / 1e9, 1) == 279.2
+
+
+@pytest.mark.parametrize(
+    ("device", "level"), [("h100", "HBM3"), ("epyc-9654", "DDR5-4800 (12 channels)")]
+)
+def test_time_looped_jacobi_is_memory_bound_at_large_n(
+    capsys: pytest.CaptureFixture[str], device: str, level: str
+) -> None:
+    report = _json(
+        capsys,
+        "fixtures/c/jacobi2d_time.c",
+        "--device",
+        device,
+        "--size",
+        "n=2896",
+        "--size",
+        "T=100",
+    )
+    nest = _nest(report)
+    placed = nest["placement"][0]
+    assert placed["bound"] == "memory" and placed["bound_level"] == level
+    assert placed["fraction_of_peak"] < 0.05
+    # The compulsory AI grows with T and would have said compute-bound.
+    assert nest["intensity"]["compulsory"]["decimal"] > 10
+
+
+def test_text_report_names_the_bounding_level(capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(
+            [
+                "analyze",
+                "--no-cache",
+                "fixtures/c/dgemm_ijk.c",
+                "--device",
+                "epyc-9654",
+                "--size",
+                "n=4096",
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "memory-bound at DRAM (DDR5-4800 (12 channels))" in out
+    assert "cache model, AI per level: DDR5-4800 (12 channels) 0.2498 F/B" in out
+    # Every level, bandwidth or not: L2 serves D1's misses (72n^3: B's column lines).
+    assert (
+        "cache traffic, AI at each level: L1d 0.125 F/B, L2 0.02777 F/B, L3 0.2498 F/B, "
+        "DDR5-4800 (12 channels) 0.2498 F/B"
+    ) in out
+
+
+def test_device_file_cache_model_from_the_command_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    report = _json(
+        capsys,
+        "fixtures/c/stride2.c",
+        "--device-file",
+        str(CACHEGRIND),
+        "--device",
+        "cachegrind-default",
+        "-D",
+        "n=1000000",
+    )
+    traffic = _nest(report)["cache_traffic"][0]
+    assert [lv["level"] for lv in traffic["levels"]] == ["D1", "LL", "DRAM"]
+    assert traffic["levels"][-1]["read_value"] == 16_000_000  # twice the compulsory bytes
+    assert traffic["bound"] == "DRAM"
+
+
+def test_broken_reuse_names_the_loop_to_block_and_the_block_size() -> None:
+    analysis = _function(FIXTURES / "c" / "dgemm_ijk.c", "dgemm")
+    body = analysis.regions[0].region.body
+    (broken,) = broken_reuses(
+        body, CacheLevelSpec("L3", 4e6, 64), write_allocate=True, sizes={"n": 4096}
+    )
+    assert broken.loop.var == "i" and broken.block_loop is not None
+    assert broken.block_loop.var == "j"
+    # One i step with j blocked by b: A's row (8n), b columns of B (8nb), C's b elements
+    # (8b): 8n + 8nb + 8b <= 2e6 gives b = 60.
+    assert broken.block_size == 60
+    assert broken.working_set_bytes == 8 * 4096**2 + 16 * 4096
+    # Lost: B read n times instead of once (and rows of A and C), 8n^3 - 8n^2 + ...
+    assert broken.lost_bytes == pytest.approx(8 * 4096**3, rel=0.01)
+    # Rows that share nothing: one i step (a row, 8n bytes) outgrows the cache at
+    # n = 10^4, yet no reuse crosses rows, so nothing is lost and nothing is reported.
+    rows = _function(FIXTURES / "c" / "linearized_rows.c", "within_rows").regions[0]
+    small = CacheLevelSpec("D1", 32768, 64)
+    traffic = cache_traffic(rows.region.body, [small], "M", write_allocate=True, sizes={"n": 10**4})
+    assert not traffic[1].conditions[0].holds
+    assert broken_reuses(rows.region.body, small, write_allocate=True, sizes={"n": 10**4}) == ()
+
+
+def test_cache_safety_factor_is_a_schema_two_device_field(tmp_path: Path) -> None:
+    device = load_device_file(FIXTURES / "devices" / "cachegrind-lru.toml")
+    assert device.cache_safety_factor == 1.0
+    specs, _ = cache_specs(device)
+    assert all(s.safety_factor == 1.0 for s in specs)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("cache_safety_factor = 2.0\n" + CACHEGRIND.read_text())
+    with pytest.raises(UsageError, match="cache_safety_factor"):
+        load_device_file(bad)
