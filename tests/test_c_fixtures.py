@@ -22,6 +22,8 @@ def _function_checks(function: Any, expected: dict[str, Any], write_allocate: bo
             failures.append(f"{key}: got {actual}, expected {expected[key]}")
 
     check("flops", function.flops.total)
+    for kind in ("add", "sub", "mul", "div", "special"):
+        check(kind, getattr(function.flops, kind))
     for model in ("compulsory", "streaming"):
         if write_allocate and f"{model}_write_allocate" not in expected:
             continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aiscan.report.expressions import expression_text
+from aiscan.roofline.in_core import InCoreCeiling, Limiter
 from aiscan.roofline.placement import Bound, CrossoverKind, LevelPlacement, Placement, Times
 from aiscan.roofline.units import format_si, format_time
 
@@ -53,6 +54,7 @@ def placement_json(placement: Placement | str, write_allocate: bool | None) -> d
             "compute_bound_above": crossover.compute_bound_above,
         },
         "notes": list(placement.notes),
+        "in_core": _in_core_json(placement.in_core),
         "model": placement.model,
         "bound_level": placement.bound_level,
         "levels": [
@@ -84,6 +86,34 @@ def _times(times: Times | None) -> dict[str, float] | None:
         "lower_bound_s": times.lower_bound_s,
         "upper_bound_s": times.upper_bound_s,
     }
+
+
+def _in_core_json(ceiling: InCoreCeiling | None) -> dict[str, Any] | None:
+    if ceiling is None:
+        return None
+    return {
+        "flops_per_s": ceiling.flops_per_s,
+        "fraction_of_peak": ceiling.fraction_of_peak,
+        "limiter": ceiling.limiter.value,
+        "divide_ops_per_s": ceiling.divide_ops_per_s,
+        "special_ops_per_s": ceiling.special_ops_per_s,
+        "notes": list(ceiling.notes),
+    }
+
+
+def _in_core_text(ceiling: InCoreCeiling | None) -> list[str]:
+    """A line when the kernel's mix keeps it below the peak, or leaves operations out."""
+    if ceiling is None:
+        return []
+    lines = []
+    if ceiling.flops_per_s is not None and ceiling.limiter is not Limiter.FMA:
+        share = 100 * (ceiling.fraction_of_peak or 0.0)
+        lines.append(
+            f"  in-core ceiling {format_si(ceiling.flops_per_s, 'FLOP/s')} ({share:.3g}% of "
+            f"peak): {ceiling.limiter.value}"
+        )
+    lines += [f"  note: in-core ceiling: {note}" for note in ceiling.notes]
+    return lines
 
 
 def placement_lines(placement: Placement | str) -> list[str]:
@@ -123,6 +153,7 @@ def placement_lines(placement: Placement | str) -> list[str]:
         shown = [f"{name} {format_time(t.lower_bound_s)}" for name, t in p.times_by_roof if t]
         if shown:
             lines.append("  lower bound by roof: " + ", ".join(shown))
+    lines += _in_core_text(p.in_core)
     if p.levels:
         lines.append(
             "  cache model, AI per level: " + ", ".join(_level_text(lv) for lv in p.levels)

@@ -46,12 +46,20 @@ KINDS: Final = frozenset({"gpu", "cpu"})
 
 @dataclass(frozen=True, slots=True)
 class Peak:
-    """Peak arithmetic rate of one precision; `sparse_flops_per_s` is 2:4 structured sparsity."""
+    """Peak arithmetic rate of one precision; `sparse_flops_per_s` is 2:4 structured sparsity.
+
+    `divide_ops_per_s` and `special_ops_per_s` (sqrt, exp, sin, ...: results per second) are
+    the in-core ceilings of those operations, where a source gives them (see `in_core`).
+    """
 
     precision: str
     dense_flops_per_s: float
     sparse_flops_per_s: float | None
     source: str
+    divide_ops_per_s: float | None = None
+    divide_source: str | None = None
+    special_ops_per_s: float | None = None
+    special_source: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +258,17 @@ def load_device_file(path: Path) -> Device:
     return _Reader(path).device(data)
 
 
+_PEAK_FIELDS: Final = (
+    "dense_flops_per_s",
+    "sparse_flops_per_s",
+    "source",
+    "divide_ops_per_s",
+    "divide_source",
+    "special_ops_per_s",
+    "special_source",
+)
+
+
 class _Reader:
     """Field-by-field checks; every message names the file and the dotted field."""
 
@@ -382,16 +401,39 @@ class _Reader:
             if precision not in data:
                 continue
             field = f"peaks.{precision}."
-            entry = self.table(
-                data[precision], field[:-1], ("dense_flops_per_s", "sparse_flops_per_s", "source")
-            )
+            entry = self.table(data[precision], field[:-1], _PEAK_FIELDS)
             dense = self.number(entry, "dense_flops_per_s", field)
             sparse = self.number(entry, "sparse_flops_per_s", field, required=False)
             assert dense is not None
             if sparse is not None and sparse < dense:
                 raise self.fail(f"{field}sparse_flops_per_s", "is below the dense peak")
-            peaks.append(Peak(precision, dense, sparse, self.text(entry, "source", field)))
+            source = self.text(entry, "source", field)
+            divide, divide_source = self.throughput(entry, "divide", field)
+            special, special_source = self.throughput(entry, "special", field)
+            peaks.append(
+                Peak(
+                    precision,
+                    dense,
+                    sparse,
+                    source,
+                    divide,
+                    divide_source,
+                    special,
+                    special_source,
+                )
+            )
         return tuple(peaks)
+
+    def throughput(
+        self, entry: Mapping[str, object], kind: str, field: str
+    ) -> tuple[float | None, str | None]:
+        """An optional `<kind>_ops_per_s`, which needs its own `<kind>_source`."""
+        rate = self.number(entry, f"{kind}_ops_per_s", field, required=False)
+        if rate is None:
+            if f"{kind}_source" in entry:
+                raise self.fail(f"{field}{kind}_source", f"given without {kind}_ops_per_s")
+            return None, None
+        return rate, self.text(entry, f"{kind}_source", field)
 
     def count(self, data: Mapping[str, object], key: str, field: str) -> int | None:
         """An optional positive integer (cores, line bytes, ways)."""

@@ -83,6 +83,7 @@ def kernel_spec(
         tf32=_tf32(result),
         traffic_view=model,
         view_note=view_note,
+        flop_mix=result.flops,
     )
 
 
@@ -218,6 +219,7 @@ def _place_one(
                 sparse=options.sparse,
                 roof_reason=reason,
                 parts=parts,
+                flop_mix=spec.flop_mix,
             )
             return replace(hierarchical, traffic_view="cache")
         fallback = spec.place_on(device, sizes=sizes, sparse=options.sparse)

@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING
 
 import sympy
 
+from aiscan.analysis.flops import FlopCounts
 from aiscan.analysis.intensity import finite_value, limit_at_infinity
 from aiscan.errors import UsageError
 from aiscan.roofline.devices import Device, PeakChoice
+from aiscan.roofline.in_core import InCoreCeiling, in_core_ceiling
 from aiscan.roofline.roofs import roof_label
 
 if TYPE_CHECKING:
@@ -138,6 +140,10 @@ class Placement:
     compute-bound); `memory_level` is then that level too."""
     levels: tuple[LevelPlacement, ...] = ()
     """The `cache` model: every level with a known bandwidth, from the core outwards."""
+    in_core: InCoreCeiling | None = None
+    """The kernel's applicable peak (P_max) when its FLOP mix was given: the verdict, the
+    ridge, the attainable rate and the math time use it; `peak_flops_per_s` stays the
+    device's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +195,7 @@ def place(
     memory_level: str | None = None,
     roof_reason: str | None = None,
     parts: Sequence[ComputePart] = (),
+    flop_mix: FlopCounts | None = None,
 ) -> Placement:
     """Place a kernel: `flops` and `bytes_moved` are exact counts in size symbols.
 
@@ -198,6 +205,8 @@ def place(
     over several roofs (a contraction and element-wise work in one region): the math time
     is the sum over the parts, and the roof is their combined rate at the given sizes (the
     fastest part's without them, which keeps the time a lower bound).
+    With `flop_mix` (the kernel's counts by kind) the in-core ceiling replaces the peak
+    of a single roof (work split over several roofs keeps their combined rate).
     """
     if len(parts) > 1:
         choice, roof, part_notes = _combined_roof(parts, device, sparse, sizes)
@@ -211,7 +220,12 @@ def place(
             f"device {device.key}: memory level {level.name!r} has no bandwidth in {device.path}"
         )
     bandwidth = level.bandwidth_bytes_per_s
-    peak = choice.flops_per_s
+    device_peak = choice.flops_per_s
+    in_core = None
+    if flop_mix is not None and len(parts) <= 1:
+        stored = device.peak(choice.precision)
+        in_core = in_core_ceiling(flop_mix, stored, device_peak, sizes=sizes)
+    peak = device_peak if in_core is None or in_core.flops_per_s is None else in_core.flops_per_s
     ridge = _exact(peak) / _exact(bandwidth)
     flops_expr = sympy.sympify(flops)
     bytes_expr = sympy.sympify(bytes_moved)
@@ -249,7 +263,7 @@ def place(
         precision_requested=choice.requested,
         precision=choice.precision,
         sparse=choice.sparse,
-        peak_flops_per_s=peak,
+        peak_flops_per_s=device_peak,
         peak_source=choice.source,
         memory_level=level.name,
         bandwidth_bytes_per_s=bandwidth,
@@ -262,7 +276,7 @@ def place(
         bound=bound,
         attainable_flops_per_s=attainable,
         attainable_limit_flops_per_s=attainable_limit,
-        fraction_of_peak=None if attainable is None else attainable / peak,
+        fraction_of_peak=None if attainable is None else attainable / device_peak,
         times=times,
         crossover=crossover,
         notes=tuple(notes),
@@ -273,6 +287,7 @@ def place(
         )
         if len(parts) > 1
         else (),
+        in_core=in_core,
     )
 
 
@@ -341,6 +356,7 @@ def place_hierarchical(
     sparse: bool = False,
     roof_reason: str | None = None,
     parts: Sequence[ComputePart] = (),
+    flop_mix: FlopCounts | None = None,
 ) -> Placement:
     """Place a kernel on the hierarchical roofline of the `cache` model: attainable is the
     minimum over the peak and every level's bandwidth x that level's intensity, over the
@@ -363,6 +379,7 @@ def place_hierarchical(
                     memory_level=level.level,
                     roof_reason=roof_reason,
                     parts=parts,
+                    flop_mix=flop_mix,
                 ),
             )
         )

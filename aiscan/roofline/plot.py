@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import sympy
 
+from aiscan.analysis.flops import FlopCounts
 from aiscan.errors import UsageError
 from aiscan.roofline.devices import Device
 from aiscan.roofline.placement import (
@@ -72,6 +73,8 @@ class KernelSpec:
     traffic_view: str = ""
     """The traffic model or view the bytes come from (`eager`, `jit`, `compulsory`...)."""
     view_note: str | None = None
+    flop_mix: FlopCounts | None = None
+    """FLOPs by kind, for the in-core ceiling; None places against the plain peak."""
 
     def roofs_on(
         self, device: Device, *, sparse: bool = False
@@ -110,6 +113,7 @@ class KernelSpec:
         placed = place(
             self.flops, self.bytes_on(device), precision, device,
             sizes=sizes, sparse=sparse, roof_reason=reason, parts=parts,
+            flop_mix=self.flop_mix,
         )  # fmt: skip
         notes = (*placed.notes, self.view_note) if self.view_note else placed.notes
         return replace(placed, traffic_view=self.traffic_view, notes=notes)
