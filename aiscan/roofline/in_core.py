@@ -68,14 +68,11 @@ def in_core_ceiling(
     divide_rate = None if peak is None else peak.divide_ops_per_s
     special_rate = None if peak is None else peak.special_ops_per_s
     notes = []
+    missing = "no throughput in the device file; left out of the ceiling, an upper bound"
     if flops.div != 0 and divide_rate is None:
-        notes.append(
-            "divisions: no throughput in the device file; left out of the ceiling, an upper bound"
-        )
+        notes.append(f"divisions: {missing}")
     if flops.special != 0 and special_rate is None:
-        notes.append(
-            "special functions: no throughput in the device file; left out of the ceiling, an upper bound"
-        )
+        notes.append(f"special functions: {missing}")
     if flops.total == 0:
         return InCoreCeiling(
             peak_flops_per_s, 1.0, Limiter.FMA, divide_rate, special_rate, tuple(notes)
