@@ -74,7 +74,8 @@ class Twin:
 
     @property
     def name(self) -> str:
-        return f"{Path(self.fixture).stem}:{self.function}"
+        stem = Path(self.fixture).stem
+        return self.function if stem == self.function else f"{stem}:{self.function}"
 
 
 def _vec(

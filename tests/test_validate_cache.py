@@ -84,4 +84,4 @@ def test_daxpy_measured_traffic_is_its_three_streams() -> None:
     assert row.predicted.compulsory_bytes == 24 * n
     assert row.within
     table = validate_cache.markdown_table([row])
-    assert "| daxpy:daxpy | n=20000 |" in table and "1 of 1 within 15%." in table
+    assert "| daxpy | n=20000 |" in table and "1 of 1 within 15%." in table
