@@ -141,9 +141,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PLOT",
         help="output file: .png, .svg, or .html (plot with tables)",
     )
-    roofline.add_argument("--model", choices=("compulsory", "streaming"), default=None,
-                          help="traffic model (default: loops compulsory, array code its "
-                          "framework view, jit or eager)")  # fmt: skip
+    roofline.add_argument(
+        "--model",
+        choices=("compulsory", "streaming", "cache"),
+        default=None,
+        help="traffic model (default: cache for loop code on devices that describe their "
+        "caches - one marker per memory level, the hierarchical roofline - and the "
+        "framework's view, jit or eager, for array code), compulsory or streaming",
+    )
     roofline.add_argument(
         "--size-range",
         default="8:65536",

@@ -97,11 +97,13 @@ def _row(cells: Sequence[str], numeric: Sequence[bool] | None = None) -> str:
 
 def _placement_table(placed: Sequence[tuple[KernelSpec, Placement]]) -> str:
     head = (
-        "kernel", "device", "precision", "AI [F/B]", "AI value", "ridge [F/B]", "bound",
+        "kernel", "device", "precision", "AI [F/B]", "AI value", "AI per level [F/B]",
+        "ridge [F/B]", "bound",
         "attainable", "of peak", "T_math", "T_comms", "lower (overlap)", "upper (no overlap)",
         "crossover", "notes",
     )  # fmt: skip
-    numeric = [False, False, False, False, True, True, False, True, True, True, True, True, True]
+    numeric = [False, False, False, False, True, False, True, False]
+    numeric += [True, True, True, True, True, True]
     numeric += [False, False]
     rows = [f"<tr>{''.join(f'<th>{_e(h)}</th>' for h in head)}</tr>"]
     for kernel, p in placed:
@@ -112,8 +114,9 @@ def _placement_table(placed: Sequence[tuple[KernelSpec, Placement]]) -> str:
             p.precision + (" sparse" if p.sparse else ""),
             "no traffic" if p.intensity is None else str(p.intensity),
             _maybe(p.intensity_flops_per_byte, lambda v: f"{v:.4g}"),
+            _levels_text(p),
             f"{p.ridge_flops_per_byte:.4g}",
-            p.bound.value,
+            p.bound.value + (f" at {p.bound_level}" if p.bound_level else ""),
             _attainable_text(p),
             _maybe(p.fraction_of_peak, lambda v: f"{100 * v:.3g} %"),
             _maybe(times.math_s if times else None, format_time),
@@ -142,6 +145,13 @@ def _with_tooltips(svg: str, placed: Sequence[tuple[KernelSpec, Placement]]) -> 
             opening = f'<g id="{_e(f"{kind}:{key}")}">'
             svg = svg.replace(opening, opening + title, 1)
     return svg
+
+
+def _levels_text(p: Placement) -> str:
+    """The hierarchical roofline's intensities, from the core outwards (`cache` model)."""
+    return ", ".join(
+        f"{lv.level} {_maybe(lv.intensity_flops_per_byte, lambda v: f'{v:.4g}')}" for lv in p.levels
+    )
 
 
 def _maybe(value: float | None, show: Callable[[float], str]) -> str:

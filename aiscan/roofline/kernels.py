@@ -149,7 +149,9 @@ def module_kernels(
 ) -> list[KernelSpec]:
     """Every loop nest with FLOPs, labelled `function:line` (with the file when several),
     its counts evaluated at the module's sizes (`#define` defaults, `-D`, `--size`), as
-    `analyze` evaluates them; symbols without a size stay and are drawn as a path."""
+    `analyze` evaluates them; symbols without a size stay and are drawn as a path.
+    With the `cache` model each carries its traffic on every device, for the hierarchical
+    roofline."""
     several = len(analyses) > 1
     specs = []
     for analysis in analyses:
@@ -160,6 +162,12 @@ def module_kernels(
                     continue
                 label = f"{function.function.name}:{region.region.span.line}"
                 spec = kernel_spec(f"{stem}:{label}" if several else label, region, options)
+                if _uses_cache_model(spec, options):
+                    traffic = {
+                        d.key: cache_traffic_on(region, d, options, analysis.sizes)
+                        for d in options.devices
+                    }
+                    spec = replace(spec, cache_traffic=traffic)
                 specs.append(_at_sizes(spec, analysis.sizes))
     return specs
 

@@ -20,13 +20,15 @@ import sympy
 
 from aiscan.analysis.flops import FlopCounts
 from aiscan.errors import UsageError
-from aiscan.roofline.devices import Device
+from aiscan.roofline.devices import MAIN_MEMORY_LEVELS, Device
 from aiscan.roofline.placement import (
     ComputePart,
     CrossoverKind,
+    LevelPlacement,
     Placement,
     growing_symbols,
     place,
+    place_hierarchical,
     select_bytes,
 )
 from aiscan.roofline.roofs import VECTOR, roof_for, roof_label
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from matplotlib.text import Text
+
+    from aiscan.roofline.hierarchy import DeviceCacheTraffic
 
 __all__ = [
     "DEFAULT_SIZE_RANGE",
@@ -75,6 +79,8 @@ class KernelSpec:
     view_note: str | None = None
     flop_mix: FlopCounts | None = None
     """FLOPs by kind, for the in-core ceiling; None places against the plain peak."""
+    cache_traffic: Mapping[str, DeviceCacheTraffic | None] | None = None
+    """The `cache` model's traffic by device key: placed on the hierarchical roofline."""
 
     def roofs_on(
         self, device: Device, *, sparse: bool = False
@@ -147,8 +153,17 @@ def placements(
     skipped: list[str] = []
     for device in devices:
         for kernel in kernels:
+            traffic = (kernel.cache_traffic or {}).get(device.key)
             try:
-                result = kernel.place_on(device, sizes=sizes, sparse=sparse)
+                if traffic is not None:
+                    precision, reason, parts = kernel.roofs_on(device, sparse=sparse)
+                    result = place_hierarchical(
+                        kernel.flops, traffic, precision, device,
+                        sizes=sizes, sparse=sparse, roof_reason=reason, parts=parts,
+                        flop_mix=kernel.flop_mix,
+                    )  # fmt: skip
+                else:
+                    result = kernel.place_on(device, sizes=sizes, sparse=sparse)
             except UsageError as error:
                 skipped.append(f"{kernel.label} on {device.key}: {error}")
                 continue
@@ -366,6 +381,12 @@ def _draw_device(
             linewidth=1, alpha=0.7, gid=f"ceiling:{device.key}:{level.name}",
             label=f"{device.key} {level.name}: {format_si(level_bw, 'B/s')}",
         )  # fmt: skip
+        x_name = x_low * 1.6
+        axes.annotate(
+            level.name, (x_name, min(top, level_bw * x_name)), xytext=(0, 4),
+            textcoords="offset points", fontsize="x-small", color=color, rotation=0,
+            gid=f"ceiling-label:{device.key}:{level.name}",
+        )  # fmt: skip
 
 
 def _draw_kernel(
@@ -376,6 +397,9 @@ def _draw_kernel(
     key = f"{label}:{placement.device}"
     if placement.intensity is None:
         return None
+    levels = [lv for lv in placement.levels if lv.intensity_flops_per_byte is not None]
+    if len(levels) > 1 and len(levels) == len(placement.levels):
+        return _draw_levels(axes, item, color, marker)
     if placement.intensity_flops_per_byte is not None:
         x, y = placement.intensity_flops_per_byte, placement.attainable_flops_per_s
         assert y is not None
@@ -403,6 +427,47 @@ def _draw_kernel(
     names = "=".join(placement.crossover.size_names) or "size"
     end_size, end_x, end_y = path[-1]
     return _label(axes, f"{label} ({names} = {path[0][0]}…{end_size})", end_x, end_y, key)
+
+
+def _draw_levels(axes: Axes, item: _Drawn, color: str, marker: str) -> Annotation | None:
+    """The integrated (hierarchical) roofline: one marker per memory level at that level's
+    intensity, all at the kernel's attainable rate, joined by a line (Intel Advisor's
+    picture). The bounding level's marker is filled; the others are hollow."""
+    placement, label = item.placement, item.kernel.label
+    key = f"{label}:{placement.device}"
+    y = placement.attainable_flops_per_s
+    if y is None:
+        return None
+    xs = [lv.intensity_flops_per_byte or 0.0 for lv in placement.levels]
+    axes.plot(
+        xs, [y] * len(xs), color=color, linewidth=1, alpha=0.8, gid=f"levels:{key}",
+    )  # fmt: skip
+    bound = placement.bound_level
+    names: dict[float, list[str]] = {}
+    for level, x in zip(placement.levels, xs, strict=True):
+        filled = level.level == bound
+        axes.plot(
+            [x], [y], marker=marker, markersize=8 if filled else 7, linestyle="none",
+            color=color, markerfacecolor=color if filled else "white", markeredgecolor="black",
+            gid=f"kernel:{key}" if filled else f"level:{key}:{level.level}",
+        )  # fmt: skip
+        names.setdefault(round(math.log10(x), 2) if x > 0 else 0.0, []).append(_short(level))
+    for x_key, same in names.items():
+        axes.annotate(
+            "/".join(same), (10**x_key, y), xytext=(0, -11), textcoords="offset points",
+            ha="center", fontsize="xx-small", color=color, gid=f"level-label:{key}",
+        )  # fmt: skip
+    bounding = next((lv for lv in placement.levels if lv.level == bound), None)
+    where = f"{_short(bounding)}-bound" if bounding else "compute-bound"
+    anchor = next(
+        (x for lv, x in zip(placement.levels, xs, strict=True) if lv.level == bound), xs[-1]
+    )
+    return _label(axes, f"{label} ({where})", anchor, y, key)
+
+
+def _short(level: LevelPlacement) -> str:
+    """A level's name on the plot: main memory by its kind (DRAM, HBM), caches by name."""
+    return level.kind.upper() if level.kind in MAIN_MEMORY_LEVELS else level.level
 
 
 def _path(placement: Placement, size_range: tuple[int, int]) -> list[tuple[int, float, float]]:

@@ -1,0 +1,77 @@
+"""The hierarchical roofline: one marker per memory level at that level's intensity, joined
+by a line at the kernel's attainable rate; the bounding level's marker is the filled one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from golden import FIXTURES
+
+from aiscan.analysis.kernel import AnalysisOptions, analyze_module
+from aiscan.cli import main
+from aiscan.options import PlacementOptions
+from aiscan.pipeline import PipelineOptions, lower_source
+from aiscan.roofline.devices import Device, load_devices
+from aiscan.roofline.kernels import module_kernels
+from aiscan.roofline.plot import KernelSpec, build_figure, placements
+from aiscan.sources import read_source
+
+SIZES = {"n": 2000}
+
+
+def dgemm_kernels(model: str) -> tuple[list[KernelSpec], Device]:
+    source = FIXTURES / "c" / "dgemm_ijk.c"
+    module = lower_source(read_source(str(source)), str(source), PipelineOptions())
+    analysis = analyze_module(module, AnalysisOptions(sizes=SIZES))
+    haswell = load_devices().get("haswell-e5-2695v3")
+    options = PlacementOptions(devices=(haswell,), model=model)
+    return module_kernels([analysis], options), haswell
+
+
+def test_each_level_is_a_marker_at_its_own_intensity_joined_at_the_attainable_rate() -> None:
+    kernels, haswell = dgemm_kernels("cache")
+    (placed,), skipped = placements(kernels, [haswell], sizes=SIZES)
+    assert not skipped
+    placement = placed[1]
+    assert placement.model == "cache" and placement.bound_level is not None
+    figure = build_figure(kernels, [haswell], sizes=SIZES)
+    lines = {str(line.get_gid()): line for line in figure.axes[0].get_lines()}
+    key = "dgemm:7:haswell-e5-2695v3"
+    joined = lines[f"levels:{key}"]
+    expected = [lv.intensity_flops_per_byte for lv in placement.levels]
+    assert list(joined.get_xdata()) == pytest.approx(expected)
+    assert set(joined.get_ydata()) == {placement.attainable_flops_per_s}
+    # the bounding level is filled and keeps the kernel's gid; every other level is hollow
+    filled = lines[f"kernel:{key}"]
+    bounding = next(lv for lv in placement.levels if lv.level == placement.bound_level)
+    assert list(filled.get_xdata()) == pytest.approx([bounding.intensity_flops_per_byte])
+    hollow = [g for g in lines if g.startswith(f"level:{key}:")]
+    assert len(hollow) == len(placement.levels) - 1
+    assert all(lines[g].get_markerfacecolor() == "white" for g in hollow)
+    # naive dgemm at n = 2000 streams B from beyond the caches: memory traffic far above
+    # its compulsory 24 n^2, so its DRAM intensity is far below the compulsory n/12
+    dram = placement.levels[-1]
+    assert dram.intensity_flops_per_byte is not None and dram.intensity_flops_per_byte < 1
+
+
+def test_compulsory_model_keeps_one_marker_per_kernel() -> None:
+    kernels, haswell = dgemm_kernels("compulsory")
+    figure = build_figure(kernels, [haswell], sizes=SIZES)
+    gids = [str(line.get_gid()) for line in figure.axes[0].get_lines()]
+    assert "kernel:dgemm:7:haswell-e5-2695v3" in gids
+    assert not [g for g in gids if g.startswith(("levels:", "level:"))]
+
+
+def test_roofline_command_draws_the_cache_model_by_default(tmp_path: Path) -> None:
+    output = tmp_path / "roof.html"
+    dgemm = str(FIXTURES / "c" / "dgemm_ijk.c")
+    code = main(["roofline", dgemm, "--device", "haswell", "--size", "n=2000", "-o", str(output)])
+    assert code == 0
+    text = output.read_text()
+    assert 'id="levels:dgemm:7:haswell-e5-2695v3"' in text
+    kernels, haswell = dgemm_kernels("cache")
+    (placed,), _ = placements(kernels, [haswell], sizes=SIZES)
+    levels = ", ".join(f"{lv.level} {lv.intensity_flops_per_byte:.4g}" for lv in placed[1].levels)
+    assert f"<td>{levels}</td>" in text
+    assert f"<td>memory at {placed[1].bound_level}</td>" in text
