@@ -429,7 +429,7 @@ def _draw_kernel(
     return _label(axes, f"{label} ({names} = {path[0][0]}…{end_size})", end_x, end_y, key)
 
 
-def _draw_levels(axes: Axes, item: _Drawn, color: str, marker: str) -> Annotation | None:
+def _draw_levels(axes: Axes, item: _Drawn, color: str, marker: str) -> Text | None:
     """The integrated (hierarchical) roofline: one marker per memory level at that level's
     intensity, all at the kernel's attainable rate, joined by a line (Intel Advisor's
     picture). The bounding level's marker is filled; the others are hollow."""
