@@ -218,6 +218,8 @@ TWINS: tuple[Twin, ...] = (
             ("w", "float", "C * R * S"),
             ("out", "float", "H * W"),
         ),
+        flag="cache safety factor: the c loop's working set (out + one channel of in) is "
+        "just over half the LL; LRU keeps it",
     ),
     Twin(
         "fp16_linear.c",
@@ -228,6 +230,8 @@ TWINS: tuple[Twin, ...] = (
         prelude="void *volatile aiscan_escape[] = {X, W, Y};",
         setup="memset(X, 1, sizeof X); memset(W, 1, sizeof W);",
         defines=True,
+        flag="cache safety factor (W + a row: just over half the LL) at M=64; set conflicts of "
+        "W's power-of-two column walk at K=256 (the model has no associativity)",
     ),
 )
 """Every fixture function with affine accesses. Left out: `scalar_recurrence` (no memory
