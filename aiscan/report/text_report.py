@@ -70,7 +70,7 @@ def _placed(
             first, *rest = placement_lines(placed)
             lines.append(f"    {first}")
             lines += [f"    {line}" for line in rest]
-            if placement.model == "cache":
+            if not isinstance(placed, str) and placed.model == "cache":
                 lines += _cache_levels(region, device, placement, sizes)
     return lines
 

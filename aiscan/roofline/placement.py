@@ -22,7 +22,7 @@ from aiscan.analysis.intensity import finite_value, limit_at_infinity
 from aiscan.errors import UsageError
 from aiscan.roofline.devices import Device, PeakChoice
 from aiscan.roofline.in_core import InCoreCeiling, in_core_ceiling
-from aiscan.roofline.roofs import roof_label
+from aiscan.roofline.roofs import CONTRACTION, roof_label
 
 if TYPE_CHECKING:
     from aiscan.roofline.hierarchy import DeviceCacheTraffic
@@ -206,7 +206,8 @@ def place(
     is the sum over the parts, and the roof is their combined rate at the given sizes (the
     fastest part's without them, which keeps the time a lower bound).
     With `flop_mix` (the kernel's counts by kind) the in-core ceiling replaces the peak
-    of a single roof (work split over several roofs keeps their combined rate).
+    of a single roof other than a BLAS contraction's (work split over several roofs keeps
+    their combined rate).
     """
     if len(parts) > 1:
         choice, roof, part_notes = _combined_roof(parts, device, sparse, sizes)
@@ -222,7 +223,9 @@ def place(
     bandwidth = level.bandwidth_bytes_per_s
     device_peak = choice.flops_per_s
     in_core = None
-    if flop_mix is not None and len(parts) <= 1:
+    # A BLAS contraction runs as FMAs on its roof; the pairing ceiling is for other code.
+    contraction = roof_reason is not None and roof_reason.startswith(CONTRACTION)
+    if flop_mix is not None and len(parts) <= 1 and not contraction:
         stored = device.peak(choice.precision)
         in_core = in_core_ceiling(flop_mix, stored, device_peak, sizes=sizes)
     peak = device_peak if in_core is None or in_core.flops_per_s is None else in_core.flops_per_s
