@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime
 import functools
 import importlib
+import os
 import platform
 import sys
 import time
@@ -28,6 +29,7 @@ from types import ModuleType
 from typing import Any, TextIO
 
 from aiscan.errors import UsageError
+from aiscan.host_caches import HostCache, read_host_caches
 
 __all__ = ["Calibration", "calibrate", "device_toml"]
 
@@ -46,6 +48,9 @@ class Calibration:
     gemm: dict[str, float] = field(default_factory=dict)
     """Precision key -> FLOP/s."""
     sizes: str = ""
+    caches: tuple[HostCache, ...] = ()
+    """The CPU's data caches (Linux sysfs), written as schema-2 levels for the cache model."""
+    cpus: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,9 +67,11 @@ def calibrate(
     array_bytes: int,
     gemm_n: int,
     gpu: bool,
-    progress: TextIO = sys.stderr,
+    progress: TextIO | None = None,
 ) -> Calibration:
-    """Measure bandwidth and GEMM rates; on a GPU when `gpu` and a backend imports."""
+    """Measure bandwidth and GEMM rates; on a GPU when `gpu` and a backend imports.
+    Progress goes to `progress` (standard error, as it is when called, by default)."""
+    progress = progress or sys.stderr
     backend = _gpu_backend() if gpu else None
     if gpu and backend is None:
         raise UsageError("calibrate --gpu: neither CuPy nor PyTorch (with CUDA) imports")
@@ -75,6 +82,10 @@ def calibrate(
         f"{backend.name}: best of {_REPEATS}",
         sizes=f"arrays of {array_bytes} bytes, GEMM n = {gemm_n}",
     )
+    if backend.kind == "cpu":
+        result.caches = read_host_caches()
+        result.cpus = os.cpu_count() or 1
+        _say(progress, f"caches: {len(result.caches)} data caches read from Linux sysfs")
     xp = backend.xp
     n = max(array_bytes // 8, 1)
     a, b, c = (xp.ones(n, dtype=xp.float64) for _ in range(3))
@@ -188,10 +199,11 @@ def device_toml(result: Calibration, *, today: datetime.date | None = None) -> s
     memory = "HBM" if result.kind == "gpu" else "DRAM"
     lines = [
         f"# Written by `aiscan calibrate` on {day}: {result.name}. SI units.",
-        "schema = 1",
+        f"schema = {2 if result.caches else 1}",
         f'name = "{_quote(result.name)} (calibrated {day})"',
         'aliases = ["this-machine"]',
         f'kind = "{result.kind}"',
+        *([f"cores = {result.cpus}"] if result.caches else []),
         f"write_allocate = {'false' if result.kind == 'gpu' else 'true'}",
         f'notes = "Attainable figures {where}; {_quote(result.method)}; {result.sizes}. '
         'The peaks are the measured GEMM rates, not datasheet figures."',
@@ -215,6 +227,7 @@ def device_toml(result: Calibration, *, today: datetime.date | None = None) -> s
         f'source = "{where}: {best} bandwidth ({detail}; {result.sizes})"',
         "",
     ]
+    lines += _cache_levels(result, day)
     for key, rate in result.gemm.items():
         lines += [
             f"[attainable.peaks.{key}]",
@@ -229,6 +242,32 @@ def device_toml(result: Calibration, *, today: datetime.date | None = None) -> s
         "",
     ]
     return "\n".join(lines)
+
+
+def _cache_levels(result: Calibration, day: str) -> list[str]:
+    """Schema-2 `[[memory]]` levels for the caches read from sysfs, outermost first:
+    capacity as the machine's total (one instance times the instances its CPUs hold),
+    as the shipped device files give it; no bandwidth (none was measured)."""
+    lines = []
+    for cache in reversed(result.caches):
+        if cache.level > 3:
+            continue
+        instances = max(result.cpus // cache.cpus, 1)
+        name = "L1d" if cache.level == 1 else f"L{cache.level}"
+        ways = f"associativity = {cache.associativity}" if cache.associativity else ""
+        lines += [
+            "[[memory]]",
+            f'name = "{name}"',
+            f'level = "l{cache.level}"',
+            f"capacity_bytes = {cache.capacity_bytes * instances}",
+            f"line_bytes = {cache.line_bytes}",
+            *([ways] if ways else []),
+            f"shared_by_cores = {cache.cpus}",
+            f'source = "read by aiscan calibrate on {day} from {cache.path} (Linux sysfs): '
+            f'{cache.capacity_bytes} bytes x {instances}; bandwidth not measured"',
+            "",
+        ]
+    return lines
 
 
 def _quote(text: str) -> str:

@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from aiscan.calibrate import Calibration, device_toml
 from aiscan.cli import main
+from aiscan.host_caches import read_host_caches
 from aiscan.roofline.devices import load_device_file
+from aiscan.roofline.hierarchy import cache_specs
 
 DAXPY = Path(__file__).resolve().parent.parent / "fixtures" / "c" / "daxpy.c"
 
@@ -47,3 +50,60 @@ def test_calibrate_rejects_bad_sizes(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["calibrate", "-o", str(tmp_path / "x.toml"), "--gemm-n", "0"]) == 2
     assert "positive" in capsys.readouterr().err
     assert main(["calibrate", "-o", str(tmp_path / "x.txt")]) == 2
+
+
+def _fake_cache(root: Path, index: int, fields: dict[str, str]) -> None:
+    folder = root / f"index{index}"
+    folder.mkdir(parents=True)
+    for name, value in fields.items():
+        (folder / name).write_text(value + "\n")
+
+
+def test_host_caches_are_read_from_sysfs_and_make_a_cache_model(tmp_path: Path) -> None:
+
+    root = tmp_path / "cache"
+    common = {"coherency_line_size": "64", "ways_of_associativity": "8"}
+    _fake_cache(
+        root, 0, {"level": "1", "type": "Data", "size": "32K", "shared_cpu_list": "0"} | common
+    )
+    _fake_cache(
+        root,
+        1,
+        {"level": "1", "type": "Instruction", "size": "32K", "shared_cpu_list": "0"} | common,
+    )
+    _fake_cache(
+        root, 2, {"level": "2", "type": "Unified", "size": "1024K", "shared_cpu_list": "0"} | common
+    )
+    _fake_cache(
+        root, 3, {"level": "3", "type": "Unified", "size": "32M", "shared_cpu_list": "0-3"} | common
+    )
+    _fake_cache(root, 4, {"level": "2", "type": "Unified", "size": "garbage"} | common)
+    caches = read_host_caches(root)
+    assert [(c.level, c.capacity_bytes, c.cpus) for c in caches] == [
+        (1, 32768, 1),
+        (2, 1048576, 1),
+        (3, 33554432, 4),
+    ]
+    result = Calibration("cpu", "test machine", "NumPy: best of 5", caches=caches, cpus=4)
+    result.bandwidths["triad"] = 2e10
+    result.gemm["fp64"] = 1e11
+    path = tmp_path / "machine.toml"
+    path.write_text(device_toml(result))
+    device = load_device_file(path)
+    specs, notes = cache_specs(device)
+    assert not notes
+    # One core's share: L1d and L2 are private, the 32 MiB L3 is shared by the 4 cores.
+    assert [(s.capacity_bytes, s.line_bytes) for s in specs] == [
+        (32768, 64),
+        (1048576, 64),
+        (8388608, 64),
+    ]
+
+
+def test_no_sysfs_caches_means_a_schema_1_file(tmp_path: Path) -> None:
+
+    assert read_host_caches(tmp_path / "missing") == ()
+    result = Calibration("cpu", "test machine", "NumPy", caches=())
+    result.bandwidths["copy"] = 1e10
+    result.gemm["fp64"] = 1e10
+    assert "schema = 1" in device_toml(result)
