@@ -152,3 +152,22 @@ def test_code_only_the_compiler_rejects_is_a_located_error() -> None:
     diagnostic = caught.value.diagnostic
     assert diagnostic.span.line == 5
     assert "starred" in diagnostic.message
+
+
+def test_empty_contractions_count_nothing_brute_force() -> None:
+    """`L[i, :i] @ x[:i]` and `np.sum(a[:i])` run nothing at i = 0, `range(i + 2, n)` nothing
+    at i >= n - 2: the closed forms equal the operations counted one by one at small sizes."""
+    functions = _analyze(FIXTURES / "empty_contraction.py")
+    for size in range(1, 9):
+        dots = sum(k + max(k - 1, 0) + 2 for k in range(size))
+        sums = sum(max(k - 1, 0) for k in range(size))
+        pairs = sum(2 for i in range(size) for _ in range(i + 2, size))
+        for name, want in (
+            ("pairs_two_apart", pairs),
+            ("forward_substitution", dots),
+            ("back_substitution", dots),
+            ("prefix_sums", sums),
+        ):
+            total = functions[name].flops.total
+            got = total.subs({s: size for s in total.free_symbols if s.name == "n"})
+            assert got == want, f"{name} at n = {size}: {got} != {want}"

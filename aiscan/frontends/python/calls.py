@@ -339,6 +339,10 @@ def _allocation(
 
 
 def _shape(reader: ExpressionReader, node: cst.BaseExpression) -> Shape | None:
+    prototype = _attribute_of(reader, node, "shape")
+    if prototype is not None:
+        # `np.zeros(A.shape)`: the whole shape of another array.
+        return prototype.shape
     items = [e.value for e in node.elements] if isinstance(node, cst.Tuple | cst.List) else [node]
     extents: list[sympy.Expr] = []
     for item in items:
@@ -354,8 +358,19 @@ def _dtype_argument(reader: ExpressionReader, node: cst.Call) -> ElementType | N
     return _dtype_node(reader, dtype) if dtype is not None else None
 
 
+def _attribute_of(reader: ExpressionReader, node: cst.BaseExpression, name: str) -> Leaf | None:
+    """The array `A` of `A.shape` / `A.dtype`, when `A` is an array the reader knows."""
+    if not (isinstance(node, cst.Attribute) and node.attr.value == name):
+        return None
+    base = reader.value(node.value)
+    return base if isinstance(base, Leaf) else None
+
+
 def _dtype_node(reader: ExpressionReader, node: cst.BaseExpression) -> ElementType | None:
-    """`np.float32`, `jnp.bfloat16`, `torch.float16`, `"float32"`, `float`."""
+    """`np.float32`, `jnp.bfloat16`, `torch.float16`, `"float32"`, `float`, `A.dtype`."""
+    prototype = _attribute_of(reader, node, "dtype")
+    if prototype is not None:
+        return prototype.element
     if isinstance(node, cst.SimpleString):
         return dtypes.dtype_named(string_literal(node))
     canonical = reader.names.canonical(node)

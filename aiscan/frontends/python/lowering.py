@@ -49,7 +49,13 @@ from aiscan.ir.nodes import (
     Unknown,
     UnknownKind,
 )
-from aiscan.ir.symbols import fraction_symbol, loop_symbol, size_symbol, trip_symbol
+from aiscan.ir.symbols import (
+    fraction_symbol,
+    is_size_symbol,
+    loop_symbol,
+    size_symbol,
+    trip_symbol,
+)
 from aiscan.span import Span
 
 __all__ = ["FunctionLowering"]
@@ -526,7 +532,14 @@ class FunctionLowering:
             return [self._loop_with_unknown_trip(node, node.body, node.target, why)]
         var, start, step, trip = header
         span = self.names.span(node)
-        return [self._loop(var, start, step, trip, node.body, span, ())]
+        loop = self._loop(var, start, step, trip, node.body, span, ())
+        if all(is_size_symbol(s) for s in trip.free_symbols):
+            return [loop]
+        # A trip following an enclosing loop (`range(i + 2, n)`) is negative where the loop
+        # does not run: guarded by `trip >= 1`, the branch analysis counts only the
+        # iterations that exist, not a closed form that goes below zero.
+        condition = Statement(span, f"if {var}'s range is not empty", FlopTally(), (), ())
+        return [Branch(span, condition, sympy.Integer(1), (loop,), (), (), sympy.Ge(trip, 1))]
 
     def _range(self, node: cst.For) -> tuple[str, sympy.Expr, int, sympy.Expr] | None:
         """`(var, start, step, trip)` of `for var in range(...)`; None, with the reader's

@@ -29,8 +29,8 @@ from aiscan.frontends.python.values import (
     substituted,
 )
 from aiscan.ir.arithmetic import operator_flops as arithmetic_flops
-from aiscan.ir.nodes import Access, FlopTally, Loop, Node, Statement
-from aiscan.ir.symbols import loop_symbol
+from aiscan.ir.nodes import Access, Branch, FlopTally, Loop, Node, Statement
+from aiscan.ir.symbols import is_size_symbol, loop_symbol
 from aiscan.span import Span
 
 __all__ = [
@@ -308,7 +308,21 @@ class NestBuilder:
         combined = _Evaluation(element.flops, list(element.accesses), list(element.special_calls))
         if combine:
             combined.flops = combined.flops + FlopTally(**{combine: 1})
-        return self._peeled(element, combined, axes, {}, text)
+        peeled = self._peeled(element, combined, axes, {}, text)
+        # An extent that follows an enclosing loop (`L[i, :i] @ x[:i]`) is empty at some of
+        # its iterations: there the peel runs nothing, so it is guarded by `extent >= 1`
+        # (counted exactly by the branch analysis). Extents in sizes alone are assumed in
+        # range, as slices are.
+        guards = [
+            sympy.Ge(extent, 1)
+            for _, extent in axes
+            if any(not is_size_symbol(s) for s in extent.free_symbols)
+        ]
+        if not guards:
+            return peeled
+        condition = Statement(self.span, f"if {text} is not empty", FlopTally(), (), ())
+        guard = sympy.And(*guards) if len(guards) > 1 else guards[0]
+        return [Branch(self.span, condition, sympy.Integer(1), tuple(peeled), (), (), guard)]
 
     def _peeled(
         self,
