@@ -124,3 +124,37 @@ def test_errors_go_to_stderr(
     assert code == 2
     assert f"{path}:3:1: error: C syntax error" in err
     assert "error" not in out
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "void f(int n, double *a) { for (int i = 0; i < n; i++) a[i] = a[i] * 2.0; }\n",
+        "#define N 100\nvoid f(double *a) { for (int i = 0; i < N; i++) a[i] = a[i] * 2.0; }\n",
+    ],
+    ids=["fast path", "preprocessor"],
+)
+def test_a_file_name_with_a_newline_analyzes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, source: str
+) -> None:
+    """`#line` cannot carry a newline: the file is still analyzed under its own name."""
+    path = tmp_path / 'bad\nname "x".c'
+    path.write_text(source)
+    code, out, err = run(capsys, "analyze", str(path), "--format", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    [file] = report["files"]
+    assert file["path"] == str(path)
+    [function] = file["functions"]
+    assert function["name"] == "f"
+
+
+def test_a_syntax_error_in_a_file_named_with_a_newline_is_located(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "bad\nname.c"
+    path.write_text("void f(double *a) { a[0] = 1.0 }\n")
+    code, _, err = run(capsys, "analyze", str(path))
+    assert code == 2
+    assert f"{path}:1:32: error: C syntax error before `}}`" in err
+    assert "Traceback" not in err and "#line" not in err
