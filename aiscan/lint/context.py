@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from aiscan.analysis.kernel import (
     AnalysisOptions,
@@ -67,7 +67,7 @@ class LintContext:
         peak for `precision` (nothing certain to say then)."""
         traffic = region.traffic["compulsory"]
         try:
-            return place(
+            placed = place(
                 region.flops.total,
                 traffic.total(self.write_allocate_on(device)),
                 precision,
@@ -75,6 +75,7 @@ class LintContext:
                 sizes=self.sizes or None,
                 sparse=self.sparse,
             )
+            return replace(placed, bytes_upper_bound=not traffic.exact)
         except UsageError:
             return None
 

@@ -112,8 +112,8 @@ def _placement_table(placed: Sequence[tuple[KernelSpec, Placement]]) -> str:
             kernel.label,
             p.device,
             p.precision + (" sparse" if p.sparse else ""),
-            "no traffic" if p.intensity is None else str(p.intensity),
-            _maybe(p.intensity_flops_per_byte, lambda v: f"{v:.4g}"),
+            "no traffic" if p.intensity is None else str(p.intensity) + _lower_bound(p),
+            _maybe(p.intensity_flops_per_byte, lambda v: f"{v:.4g}{_lower_bound(p)}"),
             _levels_text(p),
             f"{p.ridge_flops_per_byte:.4g}",
             p.bound.value + (f" at {p.bound_level}" if p.bound_level else ""),
@@ -136,15 +136,20 @@ def _with_tooltips(svg: str, placed: Sequence[tuple[KernelSpec, Placement]]) -> 
         key = f"{kernel.label}:{p.device}"
         figures = [f"{kernel.label} on {p.device} ({p.precision})"]
         if p.intensity_flops_per_byte is not None:
-            figures.append(f"AI {p.intensity_flops_per_byte:.4g} F/B")
+            figures.append(f"AI {p.intensity_flops_per_byte:.4g} F/B{_lower_bound(p)}")
         elif p.intensity is not None:
-            figures.append(f"AI {p.intensity} F/B")
+            figures.append(f"AI {p.intensity} F/B{_lower_bound(p)}")
         figures += [f"{p.bound.value}-bound", _attainable_text(p)]
         title = f"<title>{_e(', '.join(figures))}</title>"
         for kind in ("kernel", "path"):
             opening = f'<g id="{_e(f"{kind}:{key}")}">'
             svg = svg.replace(opening, opening + title, 1)
     return svg
+
+
+def _lower_bound(p: Placement) -> str:
+    """As the text report labels it: flagged upper-bound bytes make AI a lower bound."""
+    return " (lower bound: bytes are an upper bound)" if p.bytes_upper_bound else ""
 
 
 def _levels_text(p: Placement) -> str:

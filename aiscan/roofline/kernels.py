@@ -84,6 +84,7 @@ def kernel_spec(
         traffic_view=model,
         view_note=view_note,
         flop_mix=result.flops,
+        bytes_upper_bound=not traffic.exact,
     )
 
 

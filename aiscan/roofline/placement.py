@@ -144,6 +144,9 @@ class Placement:
     """The kernel's applicable peak (P_max) when its FLOP mix was given: the verdict, the
     ridge, the attainable rate and the math time use it; `peak_flops_per_s` stays the
     device's."""
+    bytes_upper_bound: bool = False
+    """The bytes placed are a flagged upper bound (an indirect footprint, an undecided
+    reuse at the bounding cache level): AI is then a lower bound, and every format says so."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,7 +418,12 @@ def place_hierarchical(
     )
     bound_level = None if chosen.bound is Bound.COMPUTE else level.level
     return replace(
-        chosen, model="cache", bound_level=bound_level, levels=levels, notes=tuple(notes)
+        chosen,
+        model="cache",
+        bound_level=bound_level,
+        levels=levels,
+        notes=tuple(notes),
+        bytes_upper_bound=not level.exact,
     )
 
 

@@ -81,6 +81,8 @@ class KernelSpec:
     """FLOPs by kind, for the in-core ceiling; None places against the plain peak."""
     cache_traffic: Mapping[str, DeviceCacheTraffic | None] | None = None
     """The `cache` model's traffic by device key: placed on the hierarchical roofline."""
+    bytes_upper_bound: bool = False
+    """`bytes_moved` is a flagged upper bound (the traffic is not exact)."""
 
     def roofs_on(
         self, device: Device, *, sparse: bool = False
@@ -122,7 +124,12 @@ class KernelSpec:
             flop_mix=self.flop_mix,
         )  # fmt: skip
         notes = (*placed.notes, self.view_note) if self.view_note else placed.notes
-        return replace(placed, traffic_view=self.traffic_view, notes=notes)
+        return replace(
+            placed,
+            traffic_view=self.traffic_view,
+            notes=notes,
+            bytes_upper_bound=self.bytes_upper_bound,
+        )
 
     def bytes_on(self, device: Device) -> sympy.Expr:
         if self.bytes_write_allocate is None:
