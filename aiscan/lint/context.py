@@ -15,6 +15,7 @@ from aiscan.analysis.walk import Placed, placed_statements
 from aiscan.errors import UsageError
 from aiscan.roofline.devices import Device
 from aiscan.roofline.placement import Placement, place
+from aiscan.roofline.repeats import repeat_symbols
 
 __all__ = ["LintContext"]
 
@@ -74,6 +75,7 @@ class LintContext:
                 device,
                 sizes=self.sizes or None,
                 sparse=self.sparse,
+                repeats=repeat_symbols((region.region.body,)),
             )
             return replace(placed, bytes_upper_bound=not traffic.exact)
         except UsageError:
@@ -107,6 +109,7 @@ class LintContext:
                 device,
                 sizes=self.sizes,
                 sparse=self.sparse,
+                repeats=repeat_symbols((region.region.body,)),
             )
         except UsageError:
             return None
