@@ -124,3 +124,62 @@ def test_errors_go_to_stderr(
     assert code == 2
     assert f"{path}:3:1: error: C syntax error" in err
     assert "error" not in out
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "void f(int n, double *a) { for (int i = 0; i < n; i++) a[i] = a[i] * 2.0; }\n",
+        "#define N 100\nvoid f(double *a) { for (int i = 0; i < N; i++) a[i] = a[i] * 2.0; }\n",
+    ],
+    ids=["fast path", "preprocessor"],
+)
+def test_a_file_name_with_a_newline_analyzes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, source: str
+) -> None:
+    """`#line` cannot carry a newline: the file is still analyzed under its own name."""
+    path = tmp_path / 'bad\nname "x".c'
+    path.write_text(source)
+    code, out, err = run(capsys, "analyze", str(path), "--format", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    [file] = report["files"]
+    assert file["path"] == str(path)
+    [function] = file["functions"]
+    assert function["name"] == "f"
+
+
+def test_a_syntax_error_in_a_file_named_with_a_newline_is_located(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "bad\nname.c"
+    path.write_text("void f(double *a) { a[0] = 1.0 }\n")
+    code, _, err = run(capsys, "analyze", str(path))
+    assert code == 2
+    assert f"{path}:1:32: error: C syntax error before `}}`" in err
+    assert "Traceback" not in err and "#line" not in err
+
+
+def test_a_time_step_count_is_held_not_swept(capsys: pytest.CaptureFixture[str]) -> None:
+    """time_stencil.c's `T` only bounds the time loop (no index uses `t`): the crossover
+    sweeps `n` alone, holding `T` at its value, or saying it depends on it without one."""
+    argv = ["analyze", str(C / "time_stencil.c"), "--device", "h100", "--model", "compulsory"]
+    _, out, _ = run(capsys, *argv)
+    assert "T=n" not in out
+    assert "crossover in n depends on T (held, not swept)" in out
+    _, out, _ = run(capsys, *argv, "--size", "T=100")
+    # 3*T*(n - 2) = ridge * (24*n - 32) at T = 100 and the in-core ridge 25.5e12/3.35e12
+    assert "compute-bound above n ≈ 3.03817 (T held)" in out
+
+
+def test_a_given_size_is_held_in_the_crossover(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """With n given, the crossover sweeps m alone: 2*n*m = ridge*(8*m + 24*n) at n = 1000."""
+    path = tmp_path / "outer.c"
+    path.write_text(OUTER)
+    argv = ["analyze", str(path), "--device", "h100", "--model", "compulsory"]
+    _, out, _ = run(capsys, *argv)
+    assert "compute-bound above m=n ≈ 162.388" in out
+    _, out, _ = run(capsys, *argv, "--size", "n=1000")
+    assert "compute-bound above m ≈ 126.945 (n held)" in out

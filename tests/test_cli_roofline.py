@@ -137,3 +137,19 @@ def test_roofline_plot_and_html(tmp_path: Path, capsys: pytest.CaptureFixture[st
     text = html.read_text()
     assert "<svg" in text and "daxpy:6" in text
     assert main(["roofline", str(FIXTURES / "daxpy.c"), "-o", str(png)]) == 2
+
+
+@pytest.mark.parametrize("model", ["compulsory", "cache"])
+def test_html_labels_upper_bound_bytes(tmp_path: Path, model: str) -> None:
+    """indirect.c's bytes are a flagged upper bound: the HTML table and tooltips say its AI
+    is a lower bound, as the text report does; an exact kernel (daxpy) carries no label."""
+    html = tmp_path / "roof.html"
+    argv = ["roofline", str(FIXTURES / "indirect.c"), str(FIXTURES / "daxpy.c")]
+    assert main([*argv, "--device", "h100", "--model", model, "-o", str(html)]) == 0
+    text = html.read_text()
+    rows = [r for r in text.split("<tr>") if "<td>" in r and "indirect" in r]
+    assert len(rows) == 2
+    assert all("(lower bound: bytes are an upper bound)" in r for r in rows)
+    daxpy = [r for r in text.split("<tr>") if "<td>" in r and "daxpy" in r]
+    assert daxpy and not any("lower bound" in r for r in daxpy)
+    assert "AI 0.03571 F/B (lower bound: bytes are an upper bound)" in text

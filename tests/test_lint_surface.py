@@ -324,3 +324,24 @@ def test_strided_access_prints_the_declared_row_length(
         27: ("one row (its length is not declared)", "8 × one row (its length is not declared)"),
     }
     assert code == 1
+
+
+def test_memory_bound_message_says_when_bytes_are_an_upper_bound() -> None:
+    """AIS001 on flagged upper-bound bytes says its AI is a lower bound, as `analyze` does;
+    exact bytes carry no such words. (Today every rule skips a nest with an analysis gap,
+    and inexact compulsory bytes always come with one, so this guards the placements the
+    lint context hands the rules.)"""
+    from dataclasses import replace
+
+    import sympy
+
+    from aiscan.lint.rules.AIS001_memory_bound import _message
+    from aiscan.roofline.devices import load_devices
+    from aiscan.roofline.placement import place
+
+    n = sympy.Symbol("n", positive=True, integer=True)
+    exact = place(2 * n, 28 * n, "fp64", load_devices().get("h100"))
+    bounded = replace(exact, bytes_upper_bound=True)
+    words = "bytes are an upper bound, so AI is a lower bound"
+    assert words not in _message(exact, 1.0, "at every size", {})
+    assert words in _message(bounded, 1.0, "at every size", {})

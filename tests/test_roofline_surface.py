@@ -94,4 +94,5 @@ def test_html_tables_fit_markers_have_tooltips_and_crossovers_are_decimals(
     assert "sqrt" not in table  # the jacobi crossover's exact root is a surd
     # jacobi's 2 adds and a division per point: no multiply to pair with, so its in-core
     # ceiling is 3/4 of the FMA peak (25.5 TFLOP/s) and the ridge it crosses 7.612 F/B
-    assert "T = n ≈ 61.57" in table
+    # T only bounds the time loop: held, not swept with n (it was "T = n ≈ 61.57")
+    assert "in n: depends on T (held, not swept)" in table and "T = n" not in table

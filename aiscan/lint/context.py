@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from aiscan.analysis.kernel import (
     AnalysisOptions,
@@ -15,6 +15,7 @@ from aiscan.analysis.walk import Placed, placed_statements
 from aiscan.errors import UsageError
 from aiscan.roofline.devices import Device
 from aiscan.roofline.placement import Placement, place
+from aiscan.roofline.repeats import repeat_symbols
 
 __all__ = ["LintContext"]
 
@@ -67,14 +68,16 @@ class LintContext:
         peak for `precision` (nothing certain to say then)."""
         traffic = region.traffic["compulsory"]
         try:
-            return place(
+            placed = place(
                 region.flops.total,
                 traffic.total(self.write_allocate_on(device)),
                 precision,
                 device,
                 sizes=self.sizes or None,
                 sparse=self.sparse,
+                repeats=repeat_symbols((region.region.body,)),
             )
+            return replace(placed, bytes_upper_bound=not traffic.exact)
         except UsageError:
             return None
 
@@ -106,6 +109,7 @@ class LintContext:
                 device,
                 sizes=self.sizes,
                 sparse=self.sparse,
+                repeats=repeat_symbols((region.region.body,)),
             )
         except UsageError:
             return None

@@ -6,7 +6,14 @@ from typing import Any
 
 from aiscan.report.expressions import expression_text
 from aiscan.roofline.in_core import InCoreCeiling, Limiter
-from aiscan.roofline.placement import Bound, CrossoverKind, LevelPlacement, Placement, Times
+from aiscan.roofline.placement import (
+    Bound,
+    CrossoverKind,
+    LevelPlacement,
+    Placement,
+    Times,
+    held_text,
+)
 from aiscan.roofline.units import format_si, format_time
 
 __all__ = ["placement_json", "placement_lines"]
@@ -187,11 +194,14 @@ def _level_text(level: LevelPlacement) -> str:
 def _crossover_text(p: Placement) -> str:
     crossover = p.crossover
     names = "=".join(crossover.size_names) or "size"
+    held = held_text(crossover.held)
     if crossover.kind is CrossoverKind.AT and crossover.size is not None:
         side = "compute" if crossover.compute_bound_above else "memory"
-        return f"{side}-bound above {names} ≈ {crossover.size:.6g}"
+        return f"{side}-bound above {names} ≈ {crossover.size:.6g}{held}"
     if crossover.kind is CrossoverKind.NEVER:
-        return "memory-bound at every size"
+        return f"memory-bound at every size{held}"
     if crossover.kind is CrossoverKind.ALWAYS:
-        return "compute-bound at every size"
-    return "crossover size unknown"
+        return f"compute-bound at every size{held}"
+    if crossover.held and crossover.size_names:
+        return f"crossover in {names} depends on {', '.join(crossover.held)} (held, not swept)"
+    return f"crossover size unknown{held}"

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from aiscan.roofline.devices import Device
-from aiscan.roofline.placement import CrossoverKind, Placement
+from aiscan.roofline.placement import CrossoverKind, Placement, held_text
 from aiscan.roofline.plot import (
     DEFAULT_SIZE_RANGE,
     KernelSpec,
@@ -108,12 +108,13 @@ def _placement_table(placed: Sequence[tuple[KernelSpec, Placement]]) -> str:
     rows = [f"<tr>{''.join(f'<th>{_e(h)}</th>' for h in head)}</tr>"]
     for kernel, p in placed:
         times = p.times
+        lower = _lower_bound(p)
         cells = [
             kernel.label,
             p.device,
             p.precision + (" sparse" if p.sparse else ""),
-            "no traffic" if p.intensity is None else str(p.intensity),
-            _maybe(p.intensity_flops_per_byte, lambda v: f"{v:.4g}"),
+            "no traffic" if p.intensity is None else str(p.intensity) + lower,
+            _maybe(p.intensity_flops_per_byte, lambda v: f"{v:.4g}") + lower,
             _levels_text(p),
             f"{p.ridge_flops_per_byte:.4g}",
             p.bound.value + (f" at {p.bound_level}" if p.bound_level else ""),
@@ -136,15 +137,20 @@ def _with_tooltips(svg: str, placed: Sequence[tuple[KernelSpec, Placement]]) -> 
         key = f"{kernel.label}:{p.device}"
         figures = [f"{kernel.label} on {p.device} ({p.precision})"]
         if p.intensity_flops_per_byte is not None:
-            figures.append(f"AI {p.intensity_flops_per_byte:.4g} F/B")
+            figures.append(f"AI {p.intensity_flops_per_byte:.4g} F/B{_lower_bound(p)}")
         elif p.intensity is not None:
-            figures.append(f"AI {p.intensity} F/B")
+            figures.append(f"AI {p.intensity} F/B{_lower_bound(p)}")
         figures += [f"{p.bound.value}-bound", _attainable_text(p)]
         title = f"<title>{_e(', '.join(figures))}</title>"
         for kind in ("kernel", "path"):
             opening = f'<g id="{_e(f"{kind}:{key}")}">'
             svg = svg.replace(opening, opening + title, 1)
     return svg
+
+
+def _lower_bound(p: Placement) -> str:
+    """As the text report labels it: flagged upper-bound bytes make AI a lower bound."""
+    return " (lower bound: bytes are an upper bound)" if p.bytes_upper_bound else ""
 
 
 def _levels_text(p: Placement) -> str:
@@ -176,13 +182,16 @@ def _crossover_text(p: Placement) -> str:
         # decimal stands, the exact root is in the JSON report (`size_exact`)
         exact = f" = {exact}" if exact is not None and exact.is_Rational else ""
         return (
-            f"{names}{exact} ≈ {crossing.size:.6g}; {side}-bound from {crossing.first_integer_size}"
+            f"{names}{exact} ≈ {crossing.size:.6g}; {side}-bound from "
+            f"{crossing.first_integer_size}{held_text(crossing.held)}"
         )
+    if crossing.kind is CrossoverKind.UNKNOWN and crossing.held and crossing.size_names:
+        return f"in {names}: depends on {', '.join(crossing.held)} (held, not swept)"
     return {
         CrossoverKind.NEVER: "never (memory-bound at every size)",
         CrossoverKind.ALWAYS: "never (compute-bound at every size)",
         CrossoverKind.UNKNOWN: "unknown",
-    }[crossing.kind]
+    }[crossing.kind] + held_text(crossing.held)
 
 
 def _device_table(devices: Sequence[Device]) -> str:

@@ -22,6 +22,7 @@ from aiscan.roofline.devices import Device
 from aiscan.roofline.hierarchy import DeviceCacheTraffic, device_cache_traffic
 from aiscan.roofline.placement import Placement, place_hierarchical
 from aiscan.roofline.plot import KernelSpec
+from aiscan.roofline.repeats import repeat_symbols
 from aiscan.roofline.roofs import LOOPS, VECTOR
 
 __all__ = [
@@ -84,6 +85,8 @@ def kernel_spec(
         traffic_view=model,
         view_note=view_note,
         flop_mix=result.flops,
+        bytes_upper_bound=not traffic.exact,
+        repeats=repeat_symbols(r.region.body for r in _regions(result)),
     )
 
 
@@ -228,6 +231,7 @@ def _place_one(
                 roof_reason=reason,
                 parts=parts,
                 flop_mix=spec.flop_mix,
+                repeats=spec.repeats,
             )
             return replace(hierarchical, traffic_view="cache")
         fallback = spec.place_on(device, sizes=sizes, sparse=options.sparse)

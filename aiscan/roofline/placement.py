@@ -10,7 +10,7 @@ figures so that the crossover root is exact too.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -36,6 +36,7 @@ __all__ = [
     "Placement",
     "Times",
     "growing_symbols",
+    "held_text",
     "place",
     "place_hierarchical",
     "select_bytes",
@@ -75,6 +76,14 @@ class Crossover:
     size: float | None = None
     first_integer_size: int | None = None
     compute_bound_above: bool = True
+    held: tuple[str, ...] = ()
+    """Symbols not swept: given sizes (held at their values) and repeat counts (a time
+    loop's `T`, held at its value or, without one, symbolic: the crossover is then unknown)."""
+
+
+def held_text(held: Sequence[str]) -> str:
+    """The symbols a crossover holds rather than sweeps, for a report: ` (T held)`."""
+    return f" ({', '.join(held)} held)" if held else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +153,9 @@ class Placement:
     """The kernel's applicable peak (P_max) when its FLOP mix was given: the verdict, the
     ridge, the attainable rate and the math time use it; `peak_flops_per_s` stays the
     device's."""
+    bytes_upper_bound: bool = False
+    """The bytes placed are a flagged upper bound (an indirect footprint, an undecided
+    reuse at the bounding cache level): AI is then a lower bound, and every format says so."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +208,7 @@ def place(
     roof_reason: str | None = None,
     parts: Sequence[ComputePart] = (),
     flop_mix: FlopCounts | None = None,
+    repeats: Collection[str] = (),
 ) -> Placement:
     """Place a kernel: `flops` and `bytes_moved` are exact counts in size symbols.
 
@@ -208,6 +221,8 @@ def place(
     With `flop_mix` (the kernel's counts by kind) the in-core ceiling replaces the peak
     of a single roof other than a BLAS contraction's (work split over several roofs keeps
     their combined rate).
+    `repeats` names symbols that only count repetitions (a time loop's trip): the crossover
+    holds them rather than sweeping them with the sizes (`_crossover`).
     """
     if len(parts) > 1:
         choice, roof, part_notes = _combined_roof(parts, device, sparse, sizes)
@@ -247,15 +262,14 @@ def place(
     else:
         intensity = sympy.simplify(flops_expr / bytes_expr)
         limit = _limit(intensity)
-        crossover = _crossover(flops_expr, bytes_expr, ridge)
+        crossover = _crossover(flops_expr, bytes_expr, ridge, sizes or {}, repeats)
         exact_value = at_flops / at_bytes
         value = finite_value(exact_value)
         if value is not None:
             bound = Bound.MEMORY if bool(exact_value < ridge) else Bound.COMPUTE
             attainable = min(peak, value * bandwidth)
         else:
-            partial = crossover if not sizes else _crossover(at_flops, at_bytes, ridge)
-            bound, attainable = _size_free_verdict(partial, peak)
+            bound, attainable = _size_free_verdict(crossover, peak)
         attainable_limit = _attainable_limit(limit, peak, bandwidth)
     times = _times(at_flops, at_bytes, peak, bandwidth)
     if len(parts) > 1 and times is not None:
@@ -360,6 +374,7 @@ def place_hierarchical(
     roof_reason: str | None = None,
     parts: Sequence[ComputePart] = (),
     flop_mix: FlopCounts | None = None,
+    repeats: Collection[str] = (),
 ) -> Placement:
     """Place a kernel on the hierarchical roofline of the `cache` model: attainable is the
     minimum over the peak and every level's bandwidth x that level's intensity, over the
@@ -383,6 +398,7 @@ def place_hierarchical(
                     roof_reason=roof_reason,
                     parts=parts,
                     flop_mix=flop_mix,
+                    repeats=repeats,
                 ),
             )
         )
@@ -415,7 +431,12 @@ def place_hierarchical(
     )
     bound_level = None if chosen.bound is Bound.COMPUTE else level.level
     return replace(
-        chosen, model="cache", bound_level=bound_level, levels=levels, notes=tuple(notes)
+        chosen,
+        model="cache",
+        bound_level=bound_level,
+        levels=levels,
+        notes=tuple(notes),
+        bytes_upper_bound=not level.exact,
     )
 
 
@@ -442,9 +463,12 @@ def _substitute(expr: sympy.Expr, sizes: Mapping[str, int] | None) -> sympy.Expr
     return expr.subs(values)
 
 
-def _one_size(expr: sympy.Expr) -> tuple[sympy.Expr, sympy.Symbol, tuple[str, ...]]:
-    """All growing symbols replaced by one positive real `x` (sizes grow together)."""
-    growing = growing_symbols(expr)
+def _one_size(
+    expr: sympy.Expr, sweep: frozenset[str] | None = None
+) -> tuple[sympy.Expr, sympy.Symbol, tuple[str, ...]]:
+    """The growing symbols (those in `sweep` when given) replaced by one positive real `x`
+    (sizes grow together)."""
+    growing = tuple(s for s in growing_symbols(expr) if sweep is None or s.name in sweep)
     x = sympy.Symbol("x", positive=True)
     return expr.subs({s: x for s in growing}), x, tuple(s.name for s in growing)
 
@@ -461,9 +485,33 @@ def _constant(*, compute: bool, names: tuple[str, ...] = ()) -> Crossover:
     return Crossover(kind, names, compute_bound_above=compute)
 
 
-def _crossover(flops: sympy.Expr, bytes_moved: sympy.Expr, ridge: sympy.Rational) -> Crossover:
-    """Solve flops - ridge*bytes = 0 (the sign of AI - ridge, bytes being positive)."""
-    gap, x, names = _one_size(sympy.expand(flops - ridge * bytes_moved))
+def _crossover(
+    flops: sympy.Expr,
+    bytes_moved: sympy.Expr,
+    ridge: sympy.Rational,
+    sizes: Mapping[str, int] | None = None,
+    repeats: Collection[str] = (),
+) -> Crossover:
+    """Solve flops - ridge*bytes = 0 (the sign of AI - ridge, bytes being positive) in the
+    swept sizes: those without a given value that count no repetitions. Given sizes are
+    held at their values, repeat counts at theirs or symbolic; when every size is given,
+    all but the repeat counts are swept (where the given sizes sit against the crossing)."""
+    sizes = sizes or {}
+    growing = growing_symbols(sympy.expand(flops - ridge * bytes_moved))
+    swept = [s for s in growing if s.name not in sizes and s.name not in repeats]
+    if not swept:  # every size given: sweep them, holding only the repeat counts
+        swept = [s for s in growing if s.name not in repeats]
+    held_at = {s: sizes[s.name] for s in growing if s not in swept and s.name in sizes}
+    held = tuple(s.name for s in growing if s not in swept)
+    flops, bytes_moved = flops.subs(held_at), bytes_moved.subs(held_at)
+    sweep = frozenset(s.name for s in swept)
+    return replace(_swept_crossover(flops, bytes_moved, ridge, sweep), held=held)
+
+
+def _swept_crossover(
+    flops: sympy.Expr, bytes_moved: sympy.Expr, ridge: sympy.Rational, sweep: frozenset[str]
+) -> Crossover:
+    gap, x, names = _one_size(sympy.expand(flops - ridge * bytes_moved), sweep)
     if gap.free_symbols - {x}:
         return Crossover(CrossoverKind.UNKNOWN, names)
     if x not in gap.free_symbols:
@@ -479,21 +527,27 @@ def _crossover(flops: sympy.Expr, bytes_moved: sympy.Expr, ridge: sympy.Rational
     if roots is None:
         return Crossover(CrossoverKind.UNKNOWN, names)
     crossing = _last_sign_change(gap, x, roots, above)
-    if crossing is None or crossing.value < 1 or not _counts_hold(flops, bytes_moved, crossing):
+    if (
+        crossing is None
+        or crossing.value < 1
+        or not _counts_hold(flops, bytes_moved, crossing, sweep)
+    ):
         return _constant(compute=above, names=names)
     # Compute-bound from AI >= ridge on; memory-bound from AI < ridge on.
     first = crossing.ceiling if above else crossing.floor + 1
     return Crossover(CrossoverKind.AT, names, crossing.exact, crossing.value, first, above)
 
 
-def _counts_hold(flops: sympy.Expr, bytes_moved: sympy.Expr, crossing: _Root) -> bool:
+def _counts_hold(
+    flops: sympy.Expr, bytes_moved: sympy.Expr, crossing: _Root, sweep: frozenset[str]
+) -> bool:
     """Are the counts meaningful at the crossing (FLOPs not negative, bytes positive)?
     Below the sizes where the loops run they are not, and a crossing there is an artefact
     of the formula: `(n - 2)/(8*n - 12)` has a pole at 1.5 and meets any ridge just below
     it. Past the last such point the verdict is the one at infinity."""
     values = []
     for expr in (flops, bytes_moved):
-        one_size, x, _ = _one_size(expr)
+        one_size, x, _ = _one_size(expr, sweep)
         value = finite_value(one_size.subs(x, crossing.value))
         if value is None:
             return True  # cannot tell: keep the crossing

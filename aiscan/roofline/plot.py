@@ -81,6 +81,10 @@ class KernelSpec:
     """FLOPs by kind, for the in-core ceiling; None places against the plain peak."""
     cache_traffic: Mapping[str, DeviceCacheTraffic | None] | None = None
     """The `cache` model's traffic by device key: placed on the hierarchical roofline."""
+    bytes_upper_bound: bool = False
+    """`bytes_moved` is a flagged upper bound (the traffic is not exact)."""
+    repeats: frozenset[str] = frozenset()
+    """Names that only count repetitions (a time loop's trip): crossovers hold them."""
 
     def roofs_on(
         self, device: Device, *, sparse: bool = False
@@ -119,10 +123,15 @@ class KernelSpec:
         placed = place(
             self.flops, self.bytes_on(device), precision, device,
             sizes=sizes, sparse=sparse, roof_reason=reason, parts=parts,
-            flop_mix=self.flop_mix,
+            flop_mix=self.flop_mix, repeats=self.repeats,
         )  # fmt: skip
         notes = (*placed.notes, self.view_note) if self.view_note else placed.notes
-        return replace(placed, traffic_view=self.traffic_view, notes=notes)
+        return replace(
+            placed,
+            traffic_view=self.traffic_view,
+            notes=notes,
+            bytes_upper_bound=self.bytes_upper_bound,
+        )
 
     def bytes_on(self, device: Device) -> sympy.Expr:
         if self.bytes_write_allocate is None:
@@ -160,7 +169,7 @@ def placements(
                     result = place_hierarchical(
                         kernel.flops, traffic, precision, device,
                         sizes=sizes, sparse=sparse, roof_reason=reason, parts=parts,
-                        flop_mix=kernel.flop_mix,
+                        flop_mix=kernel.flop_mix, repeats=kernel.repeats,
                     )  # fmt: skip
                 else:
                     result = kernel.place_on(device, sizes=sizes, sparse=sparse)

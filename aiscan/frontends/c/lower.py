@@ -22,6 +22,7 @@ from aiscan.frontends.c.expressions import (
 from aiscan.frontends.c.literals import integer_literal
 from aiscan.frontends.c.loop_conditions import counter_bound, unsigned_wrap
 from aiscan.frontends.c.pointer_walks import pointer_steps
+from aiscan.frontends.c.preprocess import UNNAMEABLE_INPUT
 from aiscan.frontends.c.subtree import SubtreeFacts, subtree_facts
 from aiscan.frontends.c.text import source_text
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
@@ -703,6 +704,8 @@ def _updated_in_condition(
 
 
 def _same_file(a: str | None, b: str) -> bool:
+    if a == UNNAMEABLE_INPUT:
+        return True  # the analyzed file, whose name no `#line` can carry
     return a is not None and (a == b or os.path.abspath(a) == os.path.abspath(b))
 
 

@@ -214,14 +214,24 @@ def _keep_pragma(match: re.Match[str]) -> str:
 
 
 def _quoted(path: str) -> str:
-    return path.replace("\\", "\\\\").replace('"', '\\"')
+    return line_name(path).replace("\\", "\\\\").replace('"', '\\"')
+
+
+UNNAMEABLE_INPUT = "<aiscan: the analyzed file>"
+"""The name a `#line` directive gives a file whose own name cannot be written in one (a
+newline or another control character ends the directive): spans map it back to the path."""
+
+
+def line_name(path: str) -> str:
+    """`path` as a `#line` directive can carry it."""
+    return UNNAMEABLE_INPUT if any(ord(c) < 32 or ord(c) == 127 for c in path) else path
 
 
 def named_as_user(file: str, path: str) -> str:
     """`file` (the analyzed file or a header it includes) named as the user named `path`:
     a header of a relative `path` relative to the working directory, as compilers print it,
     unless that climbs out of it where `path` did not."""
-    if os.path.abspath(file) == os.path.abspath(path):
+    if file == UNNAMEABLE_INPUT or os.path.abspath(file) == os.path.abspath(path):
         return path
     if os.path.isabs(path) or not os.path.isabs(file):
         return file
@@ -353,6 +363,8 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
         diagnose(path, 1, f"preprocessor failed: {type(error).__name__}: {error}")
         return PreprocessedSource("", {}, tuple(diagnostics), fatal=True)
     text = out.getvalue()
+    if line_name(path) != path:  # pcpp writes the name as it is: a newline would end `#line`
+        text = text.replace(f'"{path}"', f'"{UNNAMEABLE_INPUT}"')
     # A -D that only switched `#ifdef`s (`-D LARGE_DATASET`) is no size of the code.
     used = set(_WORD.findall(text))
     size_defaults.update((k, v) for k, v in options.size_bindings.items() if k in used)

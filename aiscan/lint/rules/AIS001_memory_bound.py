@@ -113,6 +113,8 @@ def _message(placement: Placement, factor: float, verdict: str, sizes: dict[str,
         f"({placement.precision} peak {flops_rate(placement.peak_flops_per_s)} / "
         f"{format_si(placement.bandwidth_bytes_per_s, 'B/s')})"
     )
+    if placement.bytes_upper_bound:
+        text += "; bytes are an upper bound, so AI is a lower bound"
     if attainable is not None:
         share = attainable / placement.peak_flops_per_s
         bound = "at most " if verdict == "at every size" else ""
