@@ -322,3 +322,29 @@ def test_cache_safety_factor_is_a_schema_two_device_field(tmp_path: Path) -> Non
     bad.write_text("cache_safety_factor = 2.0\n" + CACHEGRIND.read_text())
     with pytest.raises(UsageError, match="cache_safety_factor"):
         load_device_file(bad)
+
+
+def test_triangular_nests_with_no_closed_form_sum_place_without_an_internal_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A loop summed by the cache model at its own nesting level: an inner sum with no closed
+    form keeps its variable (once it was captured, `Sum(1, (t, 0, t), (t, 0, 299))`, and the
+    crossover's sign test raised). Every nest places, with a number at the given size."""
+    path = FIXTURES / "c" / "polyhedral_footprints.c"
+    argv = ["analyze", str(path), "--device", "epyc", "--size", "n=300", "--format", "json"]
+    assert main([*argv, "--no-cache"]) == 0
+    captured = capsys.readouterr()
+    assert "internal error" not in captured.err
+    report = json.loads(captured.out)
+    functions = {f["name"]: f for f in report["files"][0]["functions"]}
+    (lu,) = functions["lu"]["cache_traffic"]
+    assert lu["bound"] == "DDR5-4800 (12 channels)"
+    # The box footprints bound LU's triangles (28n^2 - 28n reads), so the level is a range,
+    # never above what the nest can move and never below its exact compulsory bytes.
+    memory = lu["levels"][-1]
+    assert memory["exact"] is False
+    assert memory["read_value"] == 28 * 300**2 - 28 * 300
+    assert memory["read_value"] + memory["write_value"] >= 16 * 300**2 - 8 * 300
+    for name in ("zero_trip", "matvec_accumulate", "forward_substitution"):
+        (entry,) = functions[name]["cache_traffic"]
+        assert all(isinstance(level.get("read_value"), float) for level in entry["levels"]), name

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 
 import sympy
 
-from aiscan.analysis.domain import sum_over_loops
+from aiscan.analysis.domain import sum_over_loop, sum_over_loops
 from aiscan.analysis.footprint import footprint_of, union_size
 from aiscan.analysis.intensity import finite_value
 from aiscan.analysis.polynomials import linear_coefficient
@@ -165,7 +165,11 @@ def cache_traffic(
         read, write = model.sequence(body, ())
         levels.append(
             LevelTraffic(
-                name, sympy.expand(read), sympy.expand(write), True, tuple(model.conditions)
+                name,
+                sympy.expand(read),
+                sympy.expand(write),
+                not model.bounded,
+                tuple(model.conditions),
             )
         )
     return tuple(levels)
@@ -213,6 +217,9 @@ class _Model:
     explain: bool = False
     conditions: list[LayerCondition] = field(default_factory=list)
     broken: list[BrokenReuse] = field(default_factory=list)
+    bounded: bool = False
+    """Some footprint was an upper bound (a union the box rules cannot count exactly, or
+    groups of references with other line costs added): the level's bytes are a bound."""
 
     @property
     def capacity(self) -> float:
@@ -237,7 +244,10 @@ class _Model:
         if self.fits(working_set, loop, inside):
             return self.footprint((loop,), outer)
         read, write = self.sequence(loop.body, inside)
-        read, write = sum_over_loops(read, [loop]), sum_over_loops(write, [loop])
+        # At the loop's own nesting level: a sum with no closed form inside keeps its own
+        # variable, which this sum must not capture.
+        level = len(outer)
+        read, write = sum_over_loop(read, loop, level), sum_over_loop(write, loop, level)
         if self.explain and self.conditions[-1].by_size:
             self._explain(loop, outer, working_set, read + write)
         return read, write
@@ -299,18 +309,21 @@ class _Model:
         self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]
     ) -> tuple[sympy.Expr, sympy.Expr]:
         """Read and written bytes of `nodes` when every line is moved once."""
-        reads, writes = self._arrays(nodes, outer, everything=self.write_allocate)
+        reads, writes, exact = self._arrays(nodes, outer, everything=self.write_allocate)
+        self.bounded = self.bounded or not exact
         return sympy.expand(sum(reads, _ZERO)), sympy.expand(sum(writes, _ZERO))
 
     def _arrays(
         self, nodes: tuple[Node, ...], outer: tuple[Loop, ...], *, everything: bool
-    ) -> tuple[list[sympy.Expr], list[sympy.Expr]]:
+    ) -> tuple[list[sympy.Expr], list[sympy.Expr], bool]:
+        """Bytes read and written per array group, and whether every count is exact."""
         by_array: dict[str, list[tuple[Access, Sequence[Loop]]]] = defaultdict(list)
         for placed in _statements(nodes):
             inner = placed.loops  # the loops inside `nodes`; `outer` stays fixed
             for access in placed.statement.accesses:
                 by_array[access.array].append((access, inner))
         reads, writes = [], []
+        exact = True
         for refs in by_array.values():
             # References that move the same bytes per element (contiguous rows, column
             # walks, one stride) share lines: their union counts once. Groups with other
@@ -319,6 +332,7 @@ class _Model:
             groups: dict[sympy.Expr, list[tuple[Access, Sequence[Loop]]]] = defaultdict(list)
             for access, loops in refs:
                 groups[self._line_factor(access, loops)].append((access, loops))
+            exact = exact and len(groups) == 1
             for factor, members in groups.items():
                 if all(not loops for _, loops in members):
                     # Single elements (no loop moves them): one line per distinct index,
@@ -329,11 +343,12 @@ class _Model:
                     writes.append(len(written_at) * factor)
                     continue
                 prints = [(a, footprint_of(a, loops)) for a, loops in members]
-                chosen = [f for a, f in prints if everything or not a.is_write]
-                reads.append(union_size(chosen).count * factor)
+                chosen = union_size([f for a, f in prints if everything or not a.is_write])
                 written = union_size([f for a, f in prints if a.is_write])
+                reads.append(chosen.count * factor)
                 writes.append(written.count * factor)
-        return reads, writes
+                exact = exact and chosen.exact and written.exact
+        return reads, writes, exact
 
     def _line_factor(self, access: Access, loops: Sequence[Loop]) -> sympy.Expr:
         """Bytes moved per distinct element: its width when the innermost subscript walks

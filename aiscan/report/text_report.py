@@ -85,12 +85,8 @@ def _cache_levels(
     parts = []
     for level in traffic.levels:
         ai = intensity_of(region.flops.total, level.total, sizes)
-        if ai.value is not None:
-            text = f"{decimal(ai.value)} F/B"
-        elif ai.expr is not None:
-            text = f"{expression_text(ai.expr)} F/B"
-        else:
-            text = "no traffic"
+        shown = decimal(ai.value) or expression_text(ai.value if ai.value is not None else ai.expr)
+        text = f"{shown} F/B" if shown else "no traffic"
         parts.append(f"{level.level} {text}{'' if level.exact else ' (range)'}")
     return ["      cache traffic, AI at each level: " + ", ".join(parts)]
 

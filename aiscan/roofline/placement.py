@@ -522,7 +522,10 @@ def _swept_crossover(
     at_infinity = limit_at_infinity(gap, x)
     if at_infinity is None or at_infinity == 0:
         return Crossover(CrossoverKind.UNKNOWN, names)
-    above = bool(at_infinity > 0)
+    positive = at_infinity > 0
+    if not isinstance(positive, sympy.logic.boolalg.BooleanAtom):
+        return Crossover(CrossoverKind.UNKNOWN, names)  # a sign sympy cannot decide
+    above = bool(positive)
     roots = _positive_roots(gap, x)
     if roots is None:
         return Crossover(CrossoverKind.UNKNOWN, names)
