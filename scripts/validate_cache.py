@@ -345,7 +345,9 @@ TWINS: tuple[Twin, ...] = (
 )
 """Every fixture function with affine accesses. Left out: `scalar_recurrence` (no memory
 traffic), `octal_literals` (a handful of elements), `unknown_call` (an undefined function), and
-`indirect.c` (indirect indices: aiscan gives a bound, not a prediction)."""
+`indirect.c` (indirect indices: aiscan gives a bound, not a prediction), index_conditions'
+`data_dependent` (a named data-dependent fraction), while_loops' `halving` and `until_zero`
+(named trip counts) and `walk_sometimes` (a pointer moved on some passes: indirect, a bound)."""
 
 _DRIVER = """\
 #include <stddef.h>
