@@ -348,3 +348,18 @@ def test_triangular_nests_with_no_closed_form_sum_place_without_an_internal_erro
     for name in ("zero_trip", "matvec_accumulate", "forward_substitution"):
         (entry,) = functions[name]["cache_traffic"]
         assert all(isinstance(level.get("read_value"), float) for level in entry["levels"]), name
+
+
+def test_trmm_with_the_cachegrind_device_places_without_an_internal_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Its cache-model intensity holds a DiracDelta that sympy cannot compare: the value
+    stays an expression instead of raising (it did, in simplify and nsimplify)."""
+    path = FIXTURES / "c" / "polybench_trmm.c"
+    device = Path(__file__).resolve().parent.parent / "scripts" / "cachegrind-default.toml"
+    argv = ["analyze", str(path), "-I", str(FIXTURES / "c" / "polybench"), "--no-cache"]
+    argv += ["--device-file", str(device), "--device", "cachegrind-default"]
+    assert main([*argv, "--size", "m=300,n=300"]) == 0
+    captured = capsys.readouterr()
+    assert "internal error" not in captured.err
+    assert "memory-bound" in captured.out or "compute-bound" in captured.out

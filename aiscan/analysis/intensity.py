@@ -6,6 +6,7 @@ and unnamed trip counts stay symbolic. No traffic means no finite intensity, sai
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -68,7 +69,10 @@ def _intensity(
         ratio = numerator / denominator
     value = None
     if sizes and any(s.name in sizes for s in ratio.free_symbols):
-        value = sympy.nsimplify(substitute_sizes(ratio, sizes))
+        value = substitute_sizes(ratio, sizes)
+        # A relational sympy cannot decide (a DiracDelta, say) leaves the value as it is.
+        with contextlib.suppress(TypeError):
+            value = sympy.nsimplify(value)
     return Intensity(ratio, _limit_of_ratio(numerator, denominator), value)
 
 
@@ -169,7 +173,13 @@ def _integer_dict(
 
 def substitute_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:
     bindings = {s: sizes[s.name] for s in expr.free_symbols if s.name in sizes}
-    return sympy.simplify(expr.subs(bindings)) if bindings else expr
+    if not bindings:
+        return expr
+    bound = expr.subs(bindings)
+    try:
+        return sympy.simplify(bound)
+    except TypeError:  # a relational sympy cannot decide inside simplify (e.g. a DiracDelta)
+        return bound
 
 
 def leading_limit(expr: sympy.Expr) -> sympy.Expr | None:
