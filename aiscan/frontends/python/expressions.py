@@ -276,6 +276,10 @@ class ExpressionReader:
                 "are unknown; its work is not counted",
             )
             return None
+        return self._usable(binding, node)
+
+    def _usable(self, binding: Value | Opaque, node: cst.CSTNode) -> Value | None:
+        """A name's value, or None with the reason noted where it could not be analyzed."""
         if isinstance(binding, Opaque):
             self.note(
                 UnknownKind.UNKNOWN_SHAPE,
@@ -300,14 +304,7 @@ class ExpressionReader:
                 "are unknown; its work is not counted",
             )
             return None
-        if isinstance(binding, Opaque):
-            self.note(
-                UnknownKind.UNKNOWN_SHAPE,
-                node,
-                f"`{binding.name}`: {binding.reason}; its work is not counted",
-            )
-            return None
-        return binding
+        return self._usable(binding, node)
 
     def _Attribute(self, node: cst.Attribute) -> Value | None:
         if isinstance(node.value, cst.Name) and node.value.value == "self":

@@ -185,11 +185,11 @@ class _Walker(cst.CSTVisitor):
         return False
 
     def _candidate(self, node: cst.BaseExpression) -> str | None:
-        name = _simple_name(node)
+        name = bound_name(node)
         return name if name is not None and name in self.candidates else None
 
     def _size_name(self, node: cst.BaseExpression) -> str | None:
-        name = _simple_name(node)
+        name = bound_name(node)
         if name is None:
             return None
         if name in self.candidates or name in self.module_sizes or name in self.shape_names:
@@ -209,7 +209,7 @@ class _Walker(cst.CSTVisitor):
         for target in node.targets:
             target_node = target.target
             stored = self._candidate(value)
-            attribute = _simple_name(target_node)
+            attribute = bound_name(target_node)
             if stored is not None and attribute is not None and attribute.startswith("self."):
                 self.evidence.stored_as[stored] = plain_name(attribute)
             if isinstance(target_node, cst.Tuple) and _is_shape_of(value) is not None:
@@ -319,8 +319,8 @@ class _Walker(cst.CSTVisitor):
 _ALLOCATORS = frozenset({"empty", "zeros", "ones", "full", "arange", "linspace", "eye"})
 
 
-def _simple_name(node: cst.CSTNode) -> str | None:
-    """`A` or `self.A`: the name a candidate goes by."""
+def bound_name(node: cst.CSTNode | None) -> str | None:
+    """`A` or `self.A`: the name a candidate goes by, or an assignment binds."""
     if isinstance(node, cst.Name):
         return node.value
     if (
@@ -339,12 +339,12 @@ def self_attributes(body: cst.CSTNode, include_bound: bool = False) -> dict[str,
 
     class _Uses(cst.CSTVisitor):
         def visit_Attribute(self, node: cst.Attribute) -> None:
-            name = _simple_name(node)
+            name = bound_name(node)
             if name is not None and name.startswith("self."):
                 found.setdefault(name, node)
 
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            name = _simple_name(node.target)
+            name = bound_name(node.target)
             if name is not None and name.startswith("self."):
                 bound.add(name)
 
@@ -375,7 +375,7 @@ def _callee(node: cst.Call) -> str:
 def _arithmetic_names(node: cst.BaseExpression, candidates: set[str]) -> list[str]:
     """Leaves reached from `node` through `+ - * /` and parentheses only (in order; names
     that are no candidates are kept as empty strings, so the leaf next to `@` is known)."""
-    name = _simple_name(node)
+    name = bound_name(node)
     if name is not None:
         return [name if name in candidates else ""]
     if isinstance(node, cst.BinaryOperation) and isinstance(
@@ -393,7 +393,7 @@ def _names_in(node: cst.CSTNode) -> list[str]:
             found.append(name.value)
 
         def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-            name = _simple_name(attribute)
+            name = bound_name(attribute)
             if name is not None and name.startswith("self."):
                 found.append(name)  # `range(self.N)`: the attribute is a size
             return False  # `A.shape[0]`: A is not a size

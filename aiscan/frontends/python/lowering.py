@@ -24,7 +24,12 @@ from aiscan.frontends.python.expressions import (
     Scope,
     leaf_for,
 )
-from aiscan.frontends.python.inference import gather_evidence, plain_name, self_attributes
+from aiscan.frontends.python.inference import (
+    bound_name,
+    gather_evidence,
+    plain_name,
+    self_attributes,
+)
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.nests import Namer, NestBuilder, ShapeMismatch, Target
 from aiscan.frontends.python.values import (
@@ -289,9 +294,9 @@ class FunctionLowering:
         if isinstance(node, cst.Assign):
             lowered = self._assign(node.targets[-1].target, node.value, node)
             # `a = b = expr`: computed once (into the last target), the others name it.
-            last = _bound_name(node.targets[-1].target)
+            last = bound_name(node.targets[-1].target)
             for other in node.targets[:-1]:
-                name = _bound_name(other.target)
+                name = bound_name(other.target)
                 binding = self.scope.names.get(last) if last is not None else None
                 if name is None or binding is None:
                     self.reader.unsupported(
@@ -347,7 +352,7 @@ class FunctionLowering:
         text = self.names.text(node)
         if isinstance(target, cst.Tuple):
             return self._unpack(target, value_node)
-        bound = _bound_name(target)  # `x` or `self.x`
+        bound = bound_name(target)  # `x` or `self.x`
         if bound is not None and _out_argument(value_node) is not None:
             # `z = np.add(a, b, out=c)`: computed into c; z names c.
             lowered = self._into_out(value_node, node)
@@ -467,7 +472,7 @@ class FunctionLowering:
                 Target(current, operator), value, text, span, rebinds=False
             )
         if isinstance(current, Scalar):
-            updated = _bound_name(node.target)
+            updated = bound_name(node.target)
             if updated is not None and updated in self.candidates and value.shape:
                 # `x1 += A @ y` with x1 taken as a scalar: it is an array of that rank.
                 self.rank_hints[updated] = len(value.shape)
@@ -743,19 +748,6 @@ def _local_arrays(regions: Sequence[Region], escaping: set[str]) -> frozenset[st
     return frozenset(
         a for a in arrays if a not in escaping and not a.startswith(("self.", "return"))
     )
-
-
-def _bound_name(target: cst.BaseExpression | None) -> str | None:
-    """The name an assignment binds: `x`, or `self.x` for an attribute of `self`."""
-    if isinstance(target, cst.Name):
-        return target.value
-    if (
-        isinstance(target, cst.Attribute)
-        and isinstance(target.value, cst.Name)
-        and target.value.value == "self"
-    ):
-        return f"self.{target.attr.value}"
-    return None
 
 
 def _out_argument(node: cst.BaseExpression) -> cst.BaseExpression | None:
