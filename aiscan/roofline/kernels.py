@@ -20,7 +20,7 @@ from aiscan.ir.nodes import Node
 from aiscan.options import PlacementOptions
 from aiscan.roofline.devices import Device
 from aiscan.roofline.hierarchy import DeviceCacheTraffic, device_cache_traffic
-from aiscan.roofline.placement import Placement, place_hierarchical
+from aiscan.roofline.placement import Placement
 from aiscan.roofline.plot import KernelSpec
 from aiscan.roofline.repeats import repeat_symbols
 from aiscan.roofline.roofs import LOOPS, VECTOR
@@ -220,20 +220,7 @@ def _place_one(
     if result is not None and _uses_cache_model(spec, options):
         traffic = cache_traffic_on(result, device, options, sizes)
         if traffic is not None:
-            precision, reason, parts = spec.roofs_on(device, sparse=options.sparse)
-            hierarchical = place_hierarchical(
-                spec.flops,
-                traffic,
-                precision,
-                device,
-                sizes=sizes,
-                sparse=options.sparse,
-                roof_reason=reason,
-                parts=parts,
-                flop_mix=spec.flop_mix,
-                repeats=spec.repeats,
-            )
-            return replace(hierarchical, traffic_view="cache")
+            return spec.place_on_caches(device, traffic, sizes=sizes, sparse=options.sparse)
         fallback = spec.place_on(device, sizes=sizes, sparse=options.sparse)
         return replace(fallback, notes=(*fallback.notes, NO_CACHE_NOTE))
     plain = spec.place_on(device, sizes=sizes, sparse=options.sparse)

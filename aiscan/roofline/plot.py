@@ -133,6 +133,24 @@ class KernelSpec:
             bytes_upper_bound=self.bytes_upper_bound,
         )
 
+    def place_on_caches(
+        self,
+        device: Device,
+        traffic: DeviceCacheTraffic,
+        *,
+        sizes: Mapping[str, int] | None = None,
+        sparse: bool = False,
+    ) -> Placement:
+        """This kernel on `device`'s hierarchical roofline (the `cache` model's `traffic`),
+        on the same compute roof `place_on` chooses."""
+        precision, reason, parts = self.roofs_on(device, sparse=sparse)
+        placed = place_hierarchical(
+            self.flops, traffic, precision, device,
+            sizes=sizes, sparse=sparse, roof_reason=reason, parts=parts,
+            flop_mix=self.flop_mix, repeats=self.repeats,
+        )  # fmt: skip
+        return replace(placed, traffic_view="cache")
+
     def bytes_on(self, device: Device) -> sympy.Expr:
         if self.bytes_write_allocate is None:
             return self.bytes_moved
@@ -165,12 +183,7 @@ def placements(
             traffic = (kernel.cache_traffic or {}).get(device.key)
             try:
                 if traffic is not None:
-                    precision, reason, parts = kernel.roofs_on(device, sparse=sparse)
-                    result = place_hierarchical(
-                        kernel.flops, traffic, precision, device,
-                        sizes=sizes, sparse=sparse, roof_reason=reason, parts=parts,
-                        flop_mix=kernel.flop_mix, repeats=kernel.repeats,
-                    )  # fmt: skip
+                    result = kernel.place_on_caches(device, traffic, sizes=sizes, sparse=sparse)
                 else:
                     result = kernel.place_on(device, sizes=sizes, sparse=sparse)
             except UsageError as error:
