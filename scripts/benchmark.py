@@ -12,7 +12,18 @@ Prints:
    beside the floor of any analysis built this way: one walk of each parsed tree, as many
    IR objects as the analysis builds, and the JSON report serialized.
 
+With `--kerncraft PATH` (a `kerncraft` executable, installed from PyPI into its own venv),
+step 1 becomes a paired comparison: aiscan's `analyze daxpy.c --no-cache --device haswell`
+and Kerncraft's `-p RooflineFLOP` on the same daxpy loop and the same machine description
+(`../shared/peers/kerncraft/HaswellEP_E5-2695v3.yml`), alternated in one run so that both see
+the same load, each with its wall time, CPU time and peak RSS.
+
+Every child runs with byte-code caching on (PYTHONDONTWRITEBYTECODE removed from its
+environment) after one untimed run, as an installed package runs: timing a run that compiles
+its own modules measures the compiler.
+
 Usage: python scripts/benchmark.py [--lines 10000] [--files 1000] [--repeat 3] [--skip-tree]
+                                   [--kerncraft PATH] [--pairs 10] [--single-only]
 """
 
 from __future__ import annotations
@@ -368,21 +379,100 @@ def _best(samples: list[float]) -> float:
     return min(samples)
 
 
-def single_kernel_seconds(repeat: int, cached: bool = False) -> list[float]:
+@dataclasses.dataclass(frozen=True)
+class ProcessSample:
+    """One child process: wall seconds, CPU seconds (user + system) and peak RSS in MiB."""
+
+    wall: float
+    cpu: float
+    peak_mib: float
+
+
+def measured_run(command: list[str]) -> ProcessSample:
+    """Run `command` to completion and take its own resource usage from `wait4`, so the
+    figures are the child's alone (not every child's so far, as RUSAGE_CHILDREN gives)."""
+    start = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    errors = child.stderr.read().decode() if child.stderr else ""
+    if child.returncode != 0:
+        raise RuntimeError(f"{command[0]} exited {child.returncode}: {errors[-500:]}")
+    return ProcessSample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def _aiscan_kernel_command(cache: str | None, device: str | None = None) -> list[str]:
+    command = [sys.executable, "-m", "aiscan", "analyze", str(ROOT / "fixtures/c/daxpy.c")]
+    command += ["--cache-dir", cache] if cache else ["--no-cache"]
+    return command + (["--device", device] if device else [])
+
+
+def single_kernel_samples(repeat: int, cached: bool = False) -> list[ProcessSample]:
     """A fresh `aiscan analyze` of one small kernel: analyzed (`--no-cache`), or served
     from a result cache that already holds it."""
-    kernel = ROOT / "fixtures" / "c" / "daxpy.c"
-    samples = []
     with tempfile.TemporaryDirectory() as cache:
-        command = [sys.executable, "-m", "aiscan", "analyze", str(kernel)]
-        command += ["--cache-dir", cache] if cached else ["--no-cache"]
-        if cached:
+        command = _aiscan_kernel_command(cache if cached else None)
+        subprocess.run(command, check=True, capture_output=True)  # byte code, cache filled
+        return [measured_run(command) for _ in range(repeat)]
+
+
+# Kerncraft's kernel format: declarations, then the loop, no function around it.
+_KERNCRAFT_DAXPY = """double a[N], b[N];
+double s;
+for (int i = 0; i < N; ++i)
+    a[i] = a[i] + s * b[i];
+"""
+
+
+def kerncraft_pairs(kerncraft: str, pairs: int) -> tuple[list[ProcessSample], list[ProcessSample]]:
+    """aiscan and Kerncraft's RooflineFLOP on the same daxpy and the same Haswell-EP machine,
+    alternated so that both see the same load."""
+    machine = ROOT.parent / "shared" / "peers" / "kerncraft" / "HaswellEP_E5-2695v3.yml"
+    with tempfile.TemporaryDirectory() as directory:
+        kernel = Path(directory) / "daxpy.c"
+        kernel.write_text(_KERNCRAFT_DAXPY)
+        theirs = [kerncraft, "-p", "RooflineFLOP", "-m", str(machine), str(kernel)]
+        theirs += ["-D", "N", "1000000"]
+        ours = _aiscan_kernel_command(None, device="haswell")
+        for command in (theirs, ours):  # byte code for both, untimed
             subprocess.run(command, check=True, capture_output=True)
-        for _ in range(repeat):
-            start = time.perf_counter()
-            subprocess.run(command, check=True, capture_output=True)
-            samples.append(time.perf_counter() - start)
-    return samples
+        samples: tuple[list[ProcessSample], list[ProcessSample]] = ([], [])
+        for _ in range(pairs):
+            samples[0].append(measured_run(ours))
+            samples[1].append(measured_run(theirs))
+        return samples
+
+
+def _print_samples(label: str, samples: list[ProcessSample]) -> None:
+    walls = [s.wall for s in samples]
+    cpus = [s.cpu for s in samples]
+    print(
+        f"  {label}: wall best {min(walls):.3f} s, median {statistics.median(walls):.3f} s;"
+        f" CPU median {statistics.median(cpus):.3f} s;"
+        f" peak RSS {max(s.peak_mib for s in samples):.0f} MiB"
+    )
+
+
+def print_single_kernel(arguments: argparse.Namespace) -> None:
+    if arguments.kerncraft:
+        ours, theirs = kerncraft_pairs(arguments.kerncraft, arguments.pairs)
+        print(f"one kernel, cold, whole process: daxpy on Haswell-EP, {arguments.pairs} pairs")
+        _print_samples("aiscan analyze --no-cache --device haswell", ours)
+        _print_samples("kerncraft -p RooflineFLOP", theirs)
+        ratios = [t.wall / o.wall for o, t in zip(ours, theirs, strict=True)]
+        cpu_ratio = statistics.median(t.cpu for t in theirs) / statistics.median(
+            o.cpu for o in ours
+        )
+        print(
+            f"  paired wall ratio Kerncraft / aiscan: median {statistics.median(ratios):.1f}"
+            f" (min {min(ratios):.1f}, max {max(ratios):.1f}); CPU ratio {cpu_ratio:.1f}"
+            "   (aim: >= 10)"
+        )
+    single = single_kernel_samples(arguments.repeat)
+    print("single kernel (fixtures/c/daxpy.c), fresh process, no device:")
+    _print_samples("analyzed (--no-cache)", single)
+    _print_samples("served from the result cache", single_kernel_samples(arguments.repeat, True))
 
 
 def bare_parse_seconds(text: str, repeat: int) -> list[float]:
@@ -465,16 +555,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--skip-tree", action="store_true")
+    parser.add_argument("--kerncraft", help="a kerncraft executable, for the paired comparison")
+    parser.add_argument("--pairs", type=int, default=10)
+    parser.add_argument("--single-only", action="store_true", help="stop after step 1")
     arguments = parser.parse_args()
+    # Children run as an installed package does: with byte code cached (see the docstring).
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
-    single = single_kernel_seconds(arguments.repeat)
-    print(
-        f"single kernel (fixtures/c/daxpy.c), fresh process: best {_best(single):.3f} s, "
-        f"median {statistics.median(single):.3f} s   (aim: < 0.5 s)"
-    )
-    cached = single_kernel_seconds(arguments.repeat, cached=True)
-    print(f"  the same, served from the result cache: best {_best(cached):.3f} s")
-
+    print_single_kernel(arguments)
+    if arguments.single_only:
+        return
     text = generate(arguments.lines)
     lines = text.count("\n") + 1
     bare = bare_parse_seconds(text, arguments.repeat)
