@@ -473,6 +473,9 @@ class _FunctionLowering:
             variable = self.scope.lookup(name)
             return variable is not None and not variable.ctype.is_scalar
 
+        _, _, assigned = self._subtree(body)
+        if not any(is_pointer(name) for name in assigned):
+            return walks  # nothing moves a pointer: skip the walk of the whole body
         for name, step in pointer_steps(body, is_pointer).items():
             variable, entry = self.scope.lookup(name), before.lookup(name)
             assert variable is not None
