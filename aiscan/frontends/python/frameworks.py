@@ -23,6 +23,7 @@ code is never imported or run.
 from __future__ import annotations
 
 import ast
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -117,7 +118,7 @@ def read_frameworks(
 def _aliases(tree: ast.Module, rules: FrameworkRules) -> dict[str, str]:
     """Local names bound by imports, to their qualified names; notes each framework."""
     aliases: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 _seen(rules, alias.name, node.lineno)
@@ -131,6 +132,19 @@ def _aliases(tree: ast.Module, rules: FrameworkRules) -> dict[str, str]:
             for alias in node.names:
                 aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
     return aliases
+
+
+_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """The statements of `tree` in `ast.walk`'s order, without walking into expressions,
+    which hold no statements (an import can only be one; this was a twentieth of a file)."""
+    todo: deque[ast.AST] = deque([tree])
+    while todo:
+        node = todo.popleft()
+        todo.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, _BLOCKS))
+        yield node
 
 
 def _seen(rules: FrameworkRules, module: str, line: int) -> None:

@@ -126,8 +126,10 @@ class FunctionLowering:
             binding = parameter_binding(name, parameter.annotation, self.names)
             self.scope.names[name] = binding
             parameters[name] = parameter
-        for attribute, use in self_attributes(node.body).items():
-            if attribute in self.scope.names or not self._is_method(node):
+        # Only a method's `self.X` are sizes or inputs (a walk of the body: skipped otherwise).
+        attributes = self_attributes(node.body) if self._is_method(node) else {}
+        for attribute, use in attributes.items():
+            if attribute in self.scope.names:
                 continue
             plain = attribute.removeprefix("self.")
             if plain in self.class_sizes:
