@@ -8,14 +8,12 @@ parallelism; a file over the time limit becomes a located "analysis timed out" e
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -108,6 +106,10 @@ def _execute(
         for path in files:
             yield _guarded(path, task, timeout_s)
         return
+    # Imported here: a one-file run (pre-commit, the editor) never starts workers.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
     chunk = max(1, min(16, len(files) // (jobs * 8)))
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:

@@ -37,7 +37,13 @@ def main() -> None:
         for variant, flags in _VARIANTS.items():
             for form in ("text", "json"):
                 buffer = io.StringIO()
-                arguments = ["analyze", str(fixture.relative_to(ROOT)), "--no-cache"]
+                arguments = [
+                    "analyze",
+                    str(fixture.relative_to(ROOT)),
+                    "--no-cache",
+                    "--timeout",
+                    "600",
+                ]
                 arguments += ["--format", form, *flags]
                 with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
                     try:

@@ -28,7 +28,7 @@ def size_names(analysis: ModuleAnalysis) -> set[str]:
             exprs += [t.total(analysis.write_allocate) for t in region.traffic.values()]
             exprs += [loop.trip for loop in region.loops]
             exprs += [loop.start for loop in region.loops]
-    return {_name(s) for e in exprs for s in e.free_symbols}
+    return {_name(s) for e in set(exprs) for s in e.free_symbols}
 
 
 def _name(symbol: sympy.Basic) -> str:

@@ -36,6 +36,10 @@ def counter_bound(
     if left is None or right is None:
         return None
     counter = loop_symbol(var)
+    if left == counter and counter not in right.free_symbols:
+        return condition.op, sympy.expand(right)  # `i < n`, the usual form, as below
+    if right == counter and counter not in left.free_symbols:
+        return _FLIPPED[condition.op], sympy.expand(left)
     difference = sympy.expand(left - right)  # the condition is `difference OP 0`
     if not difference.is_polynomial(counter):
         return None
