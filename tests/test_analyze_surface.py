@@ -183,3 +183,21 @@ def test_a_given_size_is_held_in_the_crossover(
     assert "compute-bound above m=n ≈ 162.388" in out
     _, out, _ = run(capsys, *argv, "--size", "n=1000")
     assert "compute-bound above m ≈ 126.945 (n held)" in out
+
+
+def test_a_function_without_loops_is_placed_not_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A function of scalars has no loop nest for the cache model: it is placed on main
+    memory with its own (zero) traffic, not reported as a device without bandwidth."""
+    source = tmp_path / "scalar.py"
+    source.write_text("def relu(x):\n    return x\n")
+    code, out, _ = run(
+        capsys, "analyze", str(source), "--format", "json", "--no-cache", "--device", "epyc-9654"
+    )
+    assert code == 0
+    (placement,) = json.loads(out)["files"][0]["functions"][0]["placement"]
+    assert "error" not in placement
+    assert placement["model"] == "compulsory"
+    assert placement["bytes"] == "0"
+    assert placement["bound"] == "compute"

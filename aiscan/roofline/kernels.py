@@ -219,6 +219,10 @@ def _place_one(
     describes its caches, else on main memory with the kernel's own traffic."""
     if result is not None and _uses_cache_model(spec, options):
         traffic = cache_traffic_on(result, device, options, sizes)
+        if traffic is not None and not traffic.levels:
+            # No loop nest at all (a function of scalars): nothing for caches to model.
+            plain = spec.place_on(device, sizes=sizes, sparse=options.sparse)
+            return replace(plain, model="compulsory")
         if traffic is not None:
             return spec.place_on_caches(device, traffic, sizes=sizes, sparse=options.sparse)
         fallback = spec.place_on(device, sizes=sizes, sparse=options.sparse)
