@@ -247,7 +247,8 @@ class _Model:
         # At the loop's own nesting level: a sum with no closed form inside keeps its own
         # variable, which this sum must not capture.
         level = len(outer)
-        read, write = sum_over_loop(read, loop, level), sum_over_loop(write, loop, level)
+        read = sum_over_loop(read, loop, level, outer)
+        write = sum_over_loop(write, loop, level, outer)
         if self.explain and self.conditions[-1].by_size:
             self._explain(loop, outer, working_set, read + write)
         return read, write

@@ -15,6 +15,7 @@ import sympy
 from sympy.polys.domains import QQ
 from sympy.polys.rings import PolyElement
 
+from aiscan.analysis.extrema import resolve_extrema
 from aiscan.analysis.polynomials import from_ring, ring_over, terms_of, to_ring
 from aiscan.ir.symbols import loop_symbol
 
@@ -68,14 +69,17 @@ def _iteration(level: int) -> sympy.Symbol:
     return sympy.Symbol(f"_aiscan_t{level}", integer=True, nonnegative=True)
 
 
-def sum_over_loop(expr: sympy.Expr, loop: LoopLike, level: int = 0) -> sympy.Expr:
+def sum_over_loop(
+    expr: sympy.Expr, loop: LoopLike, level: int = 0, enclosing: Sequence[LoopLike] = ()
+) -> sympy.Expr:
     """`expr` summed over every iteration of `loop` (its variable bound by the loop), the
-    loop being at `level` of its nest."""
+    loop being at `level` of its nest, inside the loops `enclosing` (outermost first)."""
     var = loop_symbol(loop.var)
     if var not in expr.free_symbols:
         return expr * loop.trip
     t = _iteration(level)
     shifted = sympy.expand(expr.subs(var, loop.start + loop.step * t))
+    shifted = resolve_extrema(shifted, t, loop.trip, enclosing)
     try:
         poly = sympy.Poly(shifted, t)
     except sympy.PolynomialError:
@@ -103,7 +107,7 @@ def _sum_over_bounds(expr: sympy.Expr, bounds: tuple[Bounds, ...]) -> sympy.Expr
     if fast is not None:
         return fast
     for level in reversed(range(len(bounds))):
-        expr = sum_over_loop(expr, bounds[level], level)
+        expr = sum_over_loop(expr, bounds[level], level, bounds[:level])
     return expr
 
 
