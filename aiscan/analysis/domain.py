@@ -19,7 +19,14 @@ from aiscan.analysis.extrema import resolve_extrema
 from aiscan.analysis.polynomials import from_ring, ring_over, terms_of, to_ring
 from aiscan.ir.symbols import loop_symbol
 
-__all__ = ["Bounds", "LoopLike", "bounds_of", "sum_over_loop", "sum_over_loops"]
+__all__ = [
+    "Bounds",
+    "LoopLike",
+    "bounds_of",
+    "sum_over_loop",
+    "sum_over_loops",
+    "untiled",
+]
 
 
 class LoopLike(Protocol):
@@ -103,6 +110,7 @@ def sum_over_loops(expr: sympy.Expr, loops: Sequence[LoopLike]) -> sympy.Expr:
 
 @lru_cache(maxsize=8192)
 def _sum_over_bounds(expr: sympy.Expr, bounds: tuple[Bounds, ...]) -> sympy.Expr:
+    bounds = untiled(bounds, frozenset(expr.free_symbols))
     fast = _polynomial_sum(expr, bounds)
     if fast is not None:
         return fast
@@ -157,3 +165,77 @@ def _power_sum_at(power: int, trip: PolyElement) -> PolyElement:
 def _power_sum_coefficients(power: int) -> tuple[sympy.Rational, ...]:
     """The coefficients of `_power_sum(power)` in `_TRIP`, highest power first."""
     return tuple(sympy.Poly(_power_sum(power), _TRIP).all_coeffs())
+
+
+_K = sympy.Symbol("_aiscan_tile", integer=True, nonnegative=True)
+
+
+def untiled(bounds: tuple[Bounds, ...], uses: frozenset[sympy.Basic]) -> tuple[Bounds, ...]:
+    """The nest with each tile loop dropped and its point loop running over the whole range
+    the tiles cover, for a summand or an index that uses neither the tile loop's variable
+    (`uses` holds its symbols) nor anything else that does.
+
+    A tile loop takes `s + B*k` for `k < ceiling((N - s)/B)` (`for (ii = s; ii < N;
+    ii += B)`, B a positive size or constant), and its point loop runs from `s + B*k` for
+    `Min(B, N - s - B*k)` iterations (`for (i = ii; i < min(ii + B, N); i++)`). The point
+    ranges partition `[s, N)` exactly, so a sum or a union over the pair equals that over
+    `i` from `s` to `N` (both empty when `N <= s`). Only the order of the iterations
+    differs: first touch and the cache model must not use this (docs/model.md)."""
+    changed = True
+    while changed:
+        changed = False
+        for level, tile in enumerate(bounds):
+            var = loop_symbol(tile.var)
+            if var in uses:
+                continue
+            users = [
+                other
+                for other, loop in enumerate(bounds)
+                if other != level and var in (loop.start.free_symbols | loop.trip.free_symbols)
+            ]
+            if len(users) != 1:
+                continue
+            (point_level,) = users
+            covered = _tile_cover(tile, bounds[point_level])
+            if covered is None:
+                continue
+            low, end = covered
+            point = Bounds(bounds[point_level].var, low, 1, sympy.expand(end - low))
+            bounds = tuple(
+                point if other == point_level else loop
+                for other, loop in enumerate(bounds)
+                if other != level
+            )
+            changed = True
+            break
+    return bounds
+
+
+def _tile_cover(tile: Bounds, point: Bounds) -> tuple[sympy.Expr, sympy.Expr] | None:
+    """`(s, N)` when `point` runs over tile `k` of `[s, N)` at iteration `k` of `tile`
+    (see `untiled`), else None."""
+    if point.step != 1:
+        return None
+    value = tile.start + tile.step * _K
+    start = sympy.expand(point.start.subs(loop_symbol(tile.var), value))
+    size = start.coeff(_K, 1)
+    low = sympy.expand(start - size * _K)
+    if _K in size.free_symbols or _K in low.free_symbols or not size.is_positive:
+        return None
+    trip = point.trip.subs(loop_symbol(tile.var), value)
+    if not isinstance(trip, sympy.Min) or len(trip.args) != 2:
+        return None
+    ends = [sympy.expand(start + a) for a in trip.args]
+    full = sympy.expand(start + size)
+    if ends[0] == full:
+        end = ends[1]
+    elif ends[1] == full:
+        end = ends[0]
+    else:
+        return None
+    if _K in end.free_symbols:
+        return None
+    expected = sympy.ceiling(sympy.expand((end - low) / size))
+    if sympy.expand(tile.trip - expected) != 0:
+        return None
+    return low, end

@@ -21,7 +21,7 @@ from typing import Any
 
 import sympy
 
-from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
+from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops, untiled
 from aiscan.analysis.flops import executions_over
 from aiscan.analysis.polynomials import linear_coefficient
 from aiscan.ir.nodes import Access
@@ -206,8 +206,9 @@ def _footprint(
     raw_index: tuple[sympy.Expr, ...], loops: tuple[Bounds, ...]
 ) -> tuple[sympy.Expr, Box | None, object, bool, str]:
     """Memoized on the index and the loop bounds alone: same math, same answer."""
-    loop_vars = {loop_symbol(loop.var) for loop in loops}
     index = tuple(sympy.expand(e) for e in raw_index)
+    loops = untiled(loops, frozenset().union(*(e.free_symbols for e in index)))
+    loop_vars = {loop_symbol(loop.var) for loop in loops}
     used = set().union(*(e.free_symbols for e in index)) & loop_vars
     projected = _project(loops, used)
     if projected is None:
