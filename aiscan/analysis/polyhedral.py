@@ -86,6 +86,9 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
     degrees = _degrees(
         sizes, [(r.loops, (*r.access.index, *r.guards)) for r in references if r.access.index]
     )
+    period = _period(
+        [(r.loops, (*r.access.index, *r.guards)) for r in references if r.access.index], sizes
+    )
     polynomials = []
     for which in range(3):
 
@@ -93,7 +96,7 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
             assert sizes is not None
             return _counts_at(references, dict(zip(sizes, point, strict=True)))[which]
 
-        polynomial = _fitted(sizes, degrees, count)
+        polynomial = _fitted(sizes, degrees, count, period)
         if polynomial is None:
             return None
         polynomials.append(polynomial)
@@ -311,7 +314,9 @@ def _guarded_runs(loops: tuple[Bounds, ...], guards: tuple[sympy.Basic, ...]) ->
     def count(point: tuple[int, ...]) -> int:
         return _domain_count(loops, guards, tuple(zip(sizes, point, strict=True)))
 
-    return _fitted(sizes, _degrees(sizes, [(loops, guards)]), count)
+    return _fitted(
+        sizes, _degrees(sizes, [(loops, guards)]), count, _period([(loops, guards)], sizes)
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -354,17 +359,75 @@ def _degrees(
     return degrees
 
 
+MAX_PERIOD = 256
+"""Counts whose pattern repeats with a longer period than this are not fitted (the sizes
+held out past one period would make the integer sets too large to count quickly)."""
+
+
+def _period(
+    nests: Sequence[tuple[Sequence[LoopLike], Sequence[sympy.Basic]]],
+    sizes: Sequence[sympy.Symbol],
+) -> int | None:
+    """The longest distance in the sizes over which a count can look like one polynomial
+    and still not be one: the divisors of `floor`, `ceiling` and `Mod` (`ceiling(n/64)`),
+    the steps of loops, and the constants a size is compared with in a `Min` or `Max`
+    (`Min(64, n - ii)`). 1 when there is none; None when it is over `MAX_PERIOD`.
+
+    A count over tiles of 64 is one polynomial for all sizes below 64 (one tile): fitted
+    on small sizes alone it would pass every check there and be wrong past 64. So the
+    held-out sizes reach past this distance (see `_fitted`)."""
+    longest = 1
+    size_set = set(sizes)
+    for loops, uses in nests:
+        exprs = [*uses, *(e for loop in loops for e in (loop.start, loop.trip))]
+        for loop in loops:
+            if loop.step not in (1, -1) and loop.trip.free_symbols & size_set:
+                longest = max(longest, abs(loop.step))
+        for expr in exprs:
+            for atom in expr.atoms(sympy.floor, sympy.ceiling, sympy.Mod, sympy.Min, sympy.Max):
+                if not atom.free_symbols & size_set:
+                    continue
+                if isinstance(atom, sympy.Mod):
+                    longest = max(longest, _integer_size(atom.args[1]))
+                elif isinstance(atom, sympy.floor | sympy.ceiling):
+                    longest = max(longest, _denominator(atom.args[0]))
+                else:
+                    for argument in atom.args:
+                        for term in sympy.Add.make_args(sympy.expand(argument)):
+                            longest = max(longest, _integer_size(term))
+    return None if longest > MAX_PERIOD else longest
+
+
+def _integer_size(expr: sympy.Basic) -> int:
+    coefficient = expr.as_coeff_Mul()[0] if isinstance(expr, sympy.Expr) else expr
+    return abs(int(coefficient)) if getattr(coefficient, "is_Integer", False) else 1
+
+
+def _beyond_period(count: int, period: int) -> list[tuple[int, ...]]:
+    """Held-out sizes one and two periods past the grid, in mixed residues."""
+    top = BASE_SIZE + 2 * count
+    return [
+        tuple(top + period + 1 + 3 * k for k in range(count)),
+        tuple(top + 2 * period + 2 + (5 * k) % (period + 1) for k in range(count)),
+    ]
+
+
 def _fitted(
-    sizes: list[sympy.Symbol], degrees: list[int], count: Callable[[tuple[int, ...]], int]
+    sizes: list[sympy.Symbol],
+    degrees: list[int],
+    count: Callable[[tuple[int, ...]], int],
+    period: int | None = 1,
 ) -> sympy.Expr | None:
     """The polynomial through `count` on the grid, verified at held-out sizes; None when
     the count is not one polynomial there or cannot be written as isl sets."""
     points = 1
     for degree in degrees:
         points *= degree + 1
-    if points > MAX_GRID_POINTS:
+    if points > MAX_GRID_POINTS or period is None:
         return None
-    depth = max(degrees, default=0)
+    held_out = _held_out(len(sizes), max(degrees, default=0))
+    if period > 1 and sizes:
+        held_out += _beyond_period(len(sizes), period)
     try:
         values = {
             point: count(point)
@@ -374,7 +437,7 @@ def _fitted(
             )
         }
         polynomial = _interpolate(sizes, values)
-        for point in _held_out(len(sizes), depth):
+        for point in held_out:
             if polynomial.subs(dict(zip(sizes, point, strict=True))) != count(point):
                 return None
     except _NotAffine:
