@@ -18,6 +18,7 @@ from sympy.polys.rings import PolyElement
 from aiscan.analysis.extrema import resolve_extrema
 from aiscan.analysis.polynomials import from_ring, ring_over, terms_of, to_ring
 from aiscan.ir.symbols import loop_symbol
+from aiscan.ir.tiles import tile_cover
 
 __all__ = [
     "Bounds",
@@ -167,9 +168,6 @@ def _power_sum_coefficients(power: int) -> tuple[sympy.Rational, ...]:
     return tuple(sympy.Poly(_power_sum(power), _TRIP).all_coeffs())
 
 
-_K = sympy.Symbol("_aiscan_tile", integer=True, nonnegative=True)
-
-
 def untiled(bounds: tuple[Bounds, ...], uses: frozenset[sympy.Basic]) -> tuple[Bounds, ...]:
     """The nest with each tile loop dropped and its point loop running over the whole range
     the tiles cover, for a summand or an index that uses neither the tile loop's variable
@@ -196,7 +194,7 @@ def untiled(bounds: tuple[Bounds, ...], uses: frozenset[sympy.Basic]) -> tuple[B
             if len(users) != 1:
                 continue
             (point_level,) = users
-            covered = _tile_cover(tile, bounds[point_level])
+            covered = tile_cover(tile, bounds[point_level])
             if covered is None:
                 continue
             low, end = covered
@@ -209,33 +207,3 @@ def untiled(bounds: tuple[Bounds, ...], uses: frozenset[sympy.Basic]) -> tuple[B
             changed = True
             break
     return bounds
-
-
-def _tile_cover(tile: Bounds, point: Bounds) -> tuple[sympy.Expr, sympy.Expr] | None:
-    """`(s, N)` when `point` runs over tile `k` of `[s, N)` at iteration `k` of `tile`
-    (see `untiled`), else None."""
-    if point.step != 1:
-        return None
-    value = tile.start + tile.step * _K
-    start = sympy.expand(point.start.subs(loop_symbol(tile.var), value))
-    size = start.coeff(_K, 1)
-    low = sympy.expand(start - size * _K)
-    if _K in size.free_symbols or _K in low.free_symbols or not size.is_positive:
-        return None
-    trip = point.trip.subs(loop_symbol(tile.var), value)
-    if not isinstance(trip, sympy.Min) or len(trip.args) != 2:
-        return None
-    ends = [sympy.expand(start + a) for a in trip.args]
-    full = sympy.expand(start + size)
-    if ends[0] == full:
-        end = ends[1]
-    elif ends[1] == full:
-        end = ends[0]
-    else:
-        return None
-    if _K in end.free_symbols:
-        return None
-    expected = sympy.ceiling(sympy.expand((end - low) / size))
-    if sympy.expand(tile.trip - expected) != 0:
-        return None
-    return low, end

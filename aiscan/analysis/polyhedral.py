@@ -90,13 +90,21 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
         [(r.loops, (*r.access.index, *r.guards)) for r in references if r.access.index], sizes
     )
     polynomials = []
+    nests = list(dict.fromkeys((bounds_of(r.loops), r.guards) for r in references))
+
+    def runs(point: tuple[int, ...]) -> bool:
+        """Does every reference run at these sizes (where counts must be exact)?"""
+        assert sizes is not None
+        at = tuple(zip(sizes, point, strict=True))
+        return all(_domain_count(nest, guards, at) >= 1 for nest, guards in nests)
+
     for which in range(3):
 
         def count(point: tuple[int, ...], which: int = which) -> int:
             assert sizes is not None
             return _counts_at(references, dict(zip(sizes, point, strict=True)))[which]
 
-        polynomial = _fitted(sizes, degrees, count, period)
+        polynomial = _fitted(sizes, degrees, count, period, runs)
         if polynomial is None:
             return None
         polynomials.append(polynomial)
@@ -315,7 +323,11 @@ def _guarded_runs(loops: tuple[Bounds, ...], guards: tuple[sympy.Basic, ...]) ->
         return _domain_count(loops, guards, tuple(zip(sizes, point, strict=True)))
 
     return _fitted(
-        sizes, _degrees(sizes, [(loops, guards)]), count, _period([(loops, guards)], sizes)
+        sizes,
+        _degrees(sizes, [(loops, guards)]),
+        count,
+        _period([(loops, guards)], sizes),
+        lambda point: _domain_count(loops, guards, tuple(zip(sizes, point, strict=True))) >= 1,
     )
 
 
@@ -412,11 +424,46 @@ def _beyond_period(count: int, period: int) -> list[tuple[int, ...]]:
     ]
 
 
+def _small(count: int) -> list[tuple[int, ...]]:
+    """Sizes below the grid: all equal from 1 up, and each alone at 1 and 2."""
+    points = [tuple([size] * count) for size in range(1, BASE_SIZE)]
+    for position in range(count if count > 1 else 0):
+        for size in (1, 2):
+            points.append(tuple(size if k == position else BASE_SIZE for k in range(count)))
+    return points
+
+
+def _small_sizes_correction(
+    size: sympy.Symbol,
+    polynomial: sympy.Expr,
+    count: Callable[[tuple[int, ...]], int],
+    runs: Callable[[tuple[int, ...]], bool],
+) -> sympy.Expr:
+    """What to add to `polynomial` (the count from `BASE_SIZE` on) for it to be the count
+    at every smaller size where the references run: `sum of a_v * Max(0, v - size)`, 0 from
+    `size = v` on (`a[i] * a[j]` for `j >= i + 2` reads n elements from n = 4 on, but 2 at
+    n = 3: `n - Max(0, 4 - n)`). The coefficients are the second differences of the
+    shortfall, from the top down, to the first size where something does not run."""
+    shortfall = {BASE_SIZE: 0, BASE_SIZE + 1: 0}
+    for value in range(BASE_SIZE - 1, 0, -1):
+        if not runs((value,)):
+            break
+        shortfall[value] = count((value,)) - int(polynomial.subs(size, value))
+    correction = sympy.Integer(0)
+    for bend in range(min(shortfall) + 1, BASE_SIZE + 1):
+        below = shortfall[bend - 1] - shortfall[bend]
+        above = shortfall[bend] - shortfall[bend + 1]
+        if below != above:
+            correction += (below - above) * sympy.Max(0, bend - size)
+    return correction
+
+
 def _fitted(
     sizes: list[sympy.Symbol],
     degrees: list[int],
     count: Callable[[tuple[int, ...]], int],
     period: int | None = 1,
+    runs: Callable[[tuple[int, ...]], bool] | None = None,
 ) -> sympy.Expr | None:
     """The polynomial through `count` on the grid, verified at held-out sizes; None when
     the count is not one polynomial there or cannot be written as isl sets."""
@@ -440,6 +487,12 @@ def _fitted(
         for point in held_out:
             if polynomial.subs(dict(zip(sizes, point, strict=True))) != count(point):
                 return None
+        if len(sizes) == 1 and runs is not None:
+            return polynomial + _small_sizes_correction(sizes[0], polynomial, count, runs)
+        for point in _small(len(sizes)):
+            at = dict(zip(sizes, point, strict=True))
+            if runs is not None and runs(point) and polynomial.subs(at) != count(point):
+                return None  # a polynomial from some sizes on only: not exact
     except _NotAffine:
         return None
     return polynomial

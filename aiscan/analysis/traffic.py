@@ -201,9 +201,7 @@ def _ordered_over_triangle(
     if not writes or len(writes) == len(references):
         return None
     first = references[0]
-    if all(
-        r.access.index == first.access.index and _same_loops(r, first) for r in references
-    ):
+    if all(r.access.index == first.access.index and _same_loops(r, first) for r in references):
         # Every reference touches the same element at the same iteration (`C[i][j] +=`
         # under tiles): the body's order decides first touch, whatever the domain.
         return None

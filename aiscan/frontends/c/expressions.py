@@ -306,9 +306,9 @@ class ExpressionReader:
         elif name in _FMA:
             result.flops = result.flops + FlopTally(add=1, mul=1)
             result.element = element
-        elif name in FREE_FUNCTIONS:
-            result.element = element
-        elif name in INTEGER_MIN_MAX and len(arguments) == 2 and self.affine(node) is not None:
+        elif name in FREE_FUNCTIONS or (
+            name in INTEGER_MIN_MAX and len(arguments) == 2 and self.affine(node) is not None
+        ):
             result.element = element
         else:
             where = self.known_functions.get(name)
@@ -693,7 +693,9 @@ class ExpressionReader:
         condition = node.cond
         if not isinstance(condition, c_ast.BinaryOp) or condition.op not in ("<", "<=", ">", ">="):
             return None
-        parts = [self.affine(n) for n in (condition.left, condition.right, node.iftrue, node.iffalse)]
+        parts = [
+            self.affine(n) for n in (condition.left, condition.right, node.iftrue, node.iffalse)
+        ]
         if any(p is None for p in parts):
             return None
         left, right, then, other = (sympy.expand(p) for p in parts if p is not None)

@@ -45,6 +45,7 @@ from aiscan.ir.symbols import (
     size_symbol,
     trip_symbol,
 )
+from aiscan.ir.tiles import merged_tiles
 from aiscan.span import Span
 
 __all__ = ["lower_file"]
@@ -510,7 +511,8 @@ class _FunctionLowering:
             variable.integer_value = None
         if header.var not in before.variables:
             self.scope.variables.pop(var, None)
-        yield Loop(var, start, int(step), trip, lowered, self._extent(node), unknowns)
+        # A tile loop around just its point loop is that one loop (`aiscan.ir.tiles`).
+        yield merged_tiles(Loop(var, start, int(step), trip, lowered, self._extent(node), unknowns))
 
     def _walk_pointers(
         self, body: c_ast.Node, before: Scope, iteration: sympy.Expr
@@ -635,9 +637,7 @@ class _FunctionLowering:
         trip = distance if magnitude == 1 else sympy.ceiling(distance / magnitude)
         return start, trip if isinstance(trip, sympy.Min | sympy.Max) else sympy.expand(trip)
 
-    def _tile_trip(
-        self, header: _Header, step: sympy.Expr
-    ) -> tuple[sympy.Expr, sympy.Expr] | None:
+    def _tile_trip(self, header: _Header, step: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr] | None:
         """`for (ii = s; ii < n; ii += BS)`: ceiling((n - s)/BS) tiles."""
         assert header.var is not None and header.start is not None
         found = counter_bound(self.reader, header.condition, header.var)
