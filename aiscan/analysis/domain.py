@@ -85,6 +85,9 @@ def sum_over_loop(
     var = loop_symbol(loop.var)
     if var not in expr.free_symbols:
         return expr * loop.trip
+    over_tiles = _sum_over_tiles(expr, loop)
+    if over_tiles is not None:
+        return over_tiles
     t = _iteration(level)
     shifted = sympy.expand(expr.subs(var, loop.start + loop.step * t))
     shifted = resolve_extrema(shifted, t, loop.trip, enclosing)
@@ -207,3 +210,33 @@ def untiled(bounds: tuple[Bounds, ...], uses: frozenset[sympy.Basic]) -> tuple[B
             changed = True
             break
     return bounds
+
+
+def _sum_over_tiles(expr: sympy.Expr, loop: LoopLike) -> sympy.Expr | None:
+    """`a + b*Min(B, N - s - B*k)` summed over a tile loop `k < ceiling((N - s)/B)`, `a`
+    and `b` free of it: `a*trip + b*(N - s)`, the tiles' lengths adding up to the range
+    (what a tile's footprint or trip count sums to over the tiles; `untiled`). None for
+    any other summand."""
+    var = loop_symbol(loop.var)
+    tiles = [m for m in expr.atoms(sympy.Min) if var in m.free_symbols]
+    if len(tiles) != 1:
+        return None
+    (tile,) = tiles
+    sizes = [a for a in tile.args if var not in a.free_symbols]
+    if len(sizes) != 1:
+        return None
+    # `tile` as the trip of a point loop from `B*k` (s taken as 0: only N - s matters).
+    point = Bounds("_aiscan_point", sizes[0] * (var - loop.start) / loop.step, 1, tile)
+    covered = tile_cover(Bounds(loop.var, loop.start, loop.step, loop.trip), point)
+    if covered is None:
+        return None
+    low, end = covered
+    placeholder = sympy.Dummy("tile")
+    linear = sympy.expand(expr.subs(tile, placeholder))
+    if var in linear.free_symbols or not linear.is_polynomial(placeholder):
+        return None
+    if sympy.degree(linear, placeholder) > 1:
+        return None
+    slope = linear.coeff(placeholder, 1)
+    constant = sympy.expand(linear - slope * placeholder)
+    return sympy.expand(constant * loop.trip + slope * (end - low))
