@@ -6,8 +6,9 @@ the image is a box (each dimension `±var + c`, or a linearized `i*n + j` that d
 unions of several references are computed exactly by inclusion-exclusion over boxes, which
 is what stencils need. Anything else is an upper bound, and says so.
 
-Assumption, stated in docs/model.md: sizes are large enough that every loop runs and
-shifted copies of a box overlap as they do for large sizes.
+Assumption, stated in docs/model.md: sizes are large enough that every loop runs. Shifted
+copies of a box are counted at every side length (`_union_of_shifts`), gaps included.
+A tile loop and its point loop count as the range the tiles cover (`domain.untiled`).
 """
 
 from __future__ import annotations
