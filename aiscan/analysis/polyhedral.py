@@ -433,6 +433,31 @@ def _small(count: int) -> list[tuple[int, ...]]:
     return points
 
 
+MAX_PERIOD_FITTED = 12
+"""Counts in `ceiling(n/p)` are fitted for periods up to this (sizes up to about 20p)."""
+
+
+def _fitted_in_periods(
+    size: sympy.Symbol, degree: int, count: Callable[[tuple[int, ...]], int], period: int
+) -> sympy.Expr | None:
+    """A count that is a polynomial in `ceiling(size/period)` rather than in the size (a
+    loop `i += 3` with an inner loop to `i`: `3*q*(q - 1)/2` for `q = ceiling(n/3)`):
+    interpolated in `q` at sizes that are multiples of the period, and checked at every
+    residue of two larger quotients. None when the count is not that either."""
+    if period > MAX_PERIOD_FITTED:
+        return None
+    quotient = sympy.Dummy("q")
+    first = BASE_SIZE
+    values = {(q,): count((q * period,)) for q in range(first, first + degree + 1)}
+    fitted = _interpolate([quotient], values)
+    for q in (first + degree + 1, first + degree + 3):
+        for residue in range(period):
+            value = q * period - residue
+            if fitted.subs(quotient, q) != count((value,)):
+                return None
+    return sympy.expand(fitted.subs(quotient, sympy.ceiling(size / period)))
+
+
 def _small_sizes_correction(
     size: sympy.Symbol,
     polynomial: sympy.Expr,
@@ -484,9 +509,16 @@ def _fitted(
             )
         }
         polynomial = _interpolate(sizes, values)
-        for point in held_out:
-            if polynomial.subs(dict(zip(sizes, point, strict=True))) != count(point):
+        if any(
+            polynomial.subs(dict(zip(sizes, point, strict=True))) != count(point)
+            for point in held_out
+        ):
+            if len(sizes) != 1 or period <= 1:
                 return None
+            in_periods = _fitted_in_periods(sizes[0], degrees[0], count, period)
+            if in_periods is None:
+                return None
+            polynomial = in_periods
         if len(sizes) == 1 and runs is not None:
             return polynomial + _small_sizes_correction(sizes[0], polynomial, count, runs)
         for point in _small(len(sizes)):
