@@ -353,7 +353,8 @@ class _FunctionLowering:
         body = c_ast.Compound([node.stmt, *rest], node.coord) if rest else node.stmt
         start, alias = self._counter_start(var)
         header = _Header(var, step, node.cond, start, _init_of(node.init, var), alias)
-        header.tile_step = tile_step
+        # Tiles count from a known start only (else the counter's value is unknown).
+        header.tile_step = tile_step if start is not None and not alias else None
         if node.next is None:  # `for (size_t i = n; i-- > 0;)`: moved in the test
             header = self._condition_counter(node.cond) or header
         yield from self._loop(node, header, body, at_least_once=False)
