@@ -448,7 +448,9 @@ def _fitted_in_periods(
         return None
     quotient = sympy.Dummy("q")
     first = BASE_SIZE
-    values = {(q,): count((q * period,)) for q in range(first, first + degree + 1)}
+    values: dict[tuple[int, ...], int] = {
+        (q,): count((q * period,)) for q in range(first, first + degree + 1)
+    }
     fitted = _interpolate([quotient], values)
     for q in (first + degree + 1, first + degree + 3):
         for residue in range(period):
