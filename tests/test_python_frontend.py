@@ -25,7 +25,7 @@ def _plain(expr: sympy.Expr) -> sympy.Expr:
 
 
 def _parse(text: str) -> sympy.Expr:
-    names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)) - {"ceiling", "floor"}
+    names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)) - {"ceiling", "floor", "Max", "Min"}
     return sympy.sympify(text, locals={n: sympy.Symbol(n) for n in names})
 
 

@@ -18,8 +18,16 @@ from sympy.polys.rings import PolyElement
 from aiscan.analysis.extrema import resolve_extrema
 from aiscan.analysis.polynomials import from_ring, ring_over, terms_of, to_ring
 from aiscan.ir.symbols import loop_symbol
+from aiscan.ir.tiles import tile_cover
 
-__all__ = ["Bounds", "LoopLike", "bounds_of", "sum_over_loop", "sum_over_loops"]
+__all__ = [
+    "Bounds",
+    "LoopLike",
+    "bounds_of",
+    "sum_over_loop",
+    "sum_over_loops",
+    "untiled",
+]
 
 
 class LoopLike(Protocol):
@@ -77,6 +85,9 @@ def sum_over_loop(
     var = loop_symbol(loop.var)
     if var not in expr.free_symbols:
         return expr * loop.trip
+    over_tiles = _sum_over_tiles(expr, loop)
+    if over_tiles is not None:
+        return over_tiles
     t = _iteration(level)
     shifted = sympy.expand(expr.subs(var, loop.start + loop.step * t))
     shifted = resolve_extrema(shifted, t, loop.trip, enclosing)
@@ -103,6 +114,7 @@ def sum_over_loops(expr: sympy.Expr, loops: Sequence[LoopLike]) -> sympy.Expr:
 
 @lru_cache(maxsize=8192)
 def _sum_over_bounds(expr: sympy.Expr, bounds: tuple[Bounds, ...]) -> sympy.Expr:
+    bounds = untiled(bounds, frozenset(expr.free_symbols))
     fast = _polynomial_sum(expr, bounds)
     if fast is not None:
         return fast
@@ -157,3 +169,74 @@ def _power_sum_at(power: int, trip: PolyElement) -> PolyElement:
 def _power_sum_coefficients(power: int) -> tuple[sympy.Rational, ...]:
     """The coefficients of `_power_sum(power)` in `_TRIP`, highest power first."""
     return tuple(sympy.Poly(_power_sum(power), _TRIP).all_coeffs())
+
+
+def untiled(bounds: tuple[Bounds, ...], uses: frozenset[sympy.Basic]) -> tuple[Bounds, ...]:
+    """The nest with each tile loop dropped and its point loop running over the whole range
+    the tiles cover, for a summand or an index that uses neither the tile loop's variable
+    (`uses` holds its symbols) nor anything else that does.
+
+    A tile loop takes `s + B*k` for `k < ceiling((N - s)/B)` (`for (ii = s; ii < N;
+    ii += B)`, B a positive size or constant), and its point loop runs from `s + B*k` for
+    `Min(B, N - s - B*k)` iterations (`for (i = ii; i < min(ii + B, N); i++)`). The point
+    ranges partition `[s, N)` exactly, so a sum or a union over the pair equals that over
+    `i` from `s` to `N` (both empty when `N <= s`). Only the order of the iterations
+    differs: first touch and the cache model must not use this (docs/model.md)."""
+    changed = True
+    while changed:
+        changed = False
+        for level, tile in enumerate(bounds):
+            var = loop_symbol(tile.var)
+            if var in uses:
+                continue
+            users = [
+                other
+                for other, loop in enumerate(bounds)
+                if other != level and var in (loop.start.free_symbols | loop.trip.free_symbols)
+            ]
+            if len(users) != 1:
+                continue
+            (point_level,) = users
+            covered = tile_cover(tile, bounds[point_level])
+            if covered is None:
+                continue
+            low, end = covered
+            point = Bounds(bounds[point_level].var, low, 1, sympy.expand(end - low))
+            bounds = tuple(
+                point if other == point_level else loop
+                for other, loop in enumerate(bounds)
+                if other != level
+            )
+            changed = True
+            break
+    return bounds
+
+
+def _sum_over_tiles(expr: sympy.Expr, loop: LoopLike) -> sympy.Expr | None:
+    """`a + b*Min(B, N - s - B*k)` summed over a tile loop `k < ceiling((N - s)/B)`, `a`
+    and `b` free of it: `a*trip + b*(N - s)`, the tiles' lengths adding up to the range
+    (what a tile's footprint or trip count sums to over the tiles; `untiled`). None for
+    any other summand."""
+    var = loop_symbol(loop.var)
+    tiles = [m for m in expr.atoms(sympy.Min) if var in m.free_symbols]
+    if len(tiles) != 1:
+        return None
+    (tile,) = tiles
+    sizes = [a for a in tile.args if var not in a.free_symbols]
+    if len(sizes) != 1:
+        return None
+    # `tile` as the trip of a point loop from `B*k` (s taken as 0: only N - s matters).
+    point = Bounds("_aiscan_point", sizes[0] * (var - loop.start) / loop.step, 1, tile)
+    covered = tile_cover(Bounds(loop.var, loop.start, loop.step, loop.trip), point)
+    if covered is None:
+        return None
+    low, end = covered
+    placeholder = sympy.Dummy("tile")
+    linear = sympy.expand(expr.subs(tile, placeholder))
+    if var in linear.free_symbols or not linear.is_polynomial(placeholder):
+        return None
+    if sympy.degree(linear, placeholder) > 1:
+        return None
+    slope = linear.coeff(placeholder, 1)
+    constant = sympy.expand(linear - slope * placeholder)
+    return sympy.expand(constant * loop.trip + slope * (end - low))

@@ -6,8 +6,9 @@ the image is a box (each dimension `±var + c`, or a linearized `i*n + j` that d
 unions of several references are computed exactly by inclusion-exclusion over boxes, which
 is what stencils need. Anything else is an upper bound, and says so.
 
-Assumption, stated in docs/model.md: sizes are large enough that every loop runs and
-shifted copies of a box overlap as they do for large sizes.
+Assumption, stated in docs/model.md: sizes are large enough that every loop runs. Shifted
+copies of a box are counted at every side length (`_union_of_shifts`), gaps included.
+A tile loop and its point loop count as the range the tiles cover (`domain.untiled`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 import sympy
 
-from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
+from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops, untiled
 from aiscan.analysis.flops import executions_over
 from aiscan.analysis.polynomials import linear_coefficient
 from aiscan.ir.nodes import Access
@@ -206,8 +207,9 @@ def _footprint(
     raw_index: tuple[sympy.Expr, ...], loops: tuple[Bounds, ...]
 ) -> tuple[sympy.Expr, Box | None, object, bool, str]:
     """Memoized on the index and the loop bounds alone: same math, same answer."""
-    loop_vars = {loop_symbol(loop.var) for loop in loops}
     index = tuple(sympy.expand(e) for e in raw_index)
+    loops = untiled(loops, frozenset().union(*(e.free_symbols for e in index)))
+    loop_vars = {loop_symbol(loop.var) for loop in loops}
     used = set().union(*(e.free_symbols for e in index)) & loop_vars
     projected = _project(loops, used)
     if projected is None:
@@ -523,15 +525,21 @@ _MAX_POINTS = 200_000
 def _union_of_shifts(
     lengths: list[sympy.Expr], offsets: list[tuple[int, ...]]
 ) -> sympy.Expr | None:
-    """|union of a box of side lengths `lengths` shifted by each integer offset|.
+    """|union of a box of side lengths `lengths` shifted by each integer offset|, for every
+    side length at which the box is not empty.
 
-    Once a side is at least the offsets' spread in its dimension, the union's size is
-    linear in that side (inclusion-exclusion gives products of `length - spread`). So it is
-    counted exactly, point by point, on boxes whose sides are just past the spread, and
-    interpolated in those dimensions: exact, linear in the number of references instead of
-    exponential, and small even when the sizes are numbers like 4096. A numeric side
-    shorter than the spread is counted at its own value. None when the offsets are too far
-    apart for that (the caller falls back to symbolic inclusion-exclusion).
+    In each side L the union's size is piecewise linear, with its bends at the integers
+    from 0 to the offsets' spread in that dimension (inclusion-exclusion gives products of
+    `Max(0, L - spread of a subset)`). So it is a sum of products of hinges
+    `Max(0, L_d - v_d)`, `v_d <= spread_d`, whose coefficients are the mixed second
+    differences of the size counted exactly, point by point, on boxes of sides 0 to just
+    past the spread. Exact at every size, linear in the number of references instead of
+    exponential, and small even when the sizes are numbers like 4096. A hinge that bends
+    where the box is empty or where the sizes cannot reach (`v <= 1`, or `L >= v` for
+    every size >= 1) is written as `L - v`; the others as `L - v + Max(0, v - L)`:
+    offsets with a gap (`a[i]` and `a[i + 2]`: n + 2 elements, but 2 at n = 1) need them. A numeric
+    side shorter than the spread is counted at its own value. None when the offsets are
+    too far apart for that (the caller falls back to symbolic inclusion-exclusion).
     """
     dimensions = len(lengths)
     offsets = sorted(set(offsets))
@@ -548,28 +556,41 @@ def _union_of_shifts(
         points *= fixed.get(d, base[d] + 1)
     if points > _MAX_POINTS:
         return None  # offsets too far apart to count point by point
-    values: dict[tuple[int, ...], int] = {}
-    for corner in _corners(len(varying)):
+
+    def size_at(grid: tuple[int, ...]) -> int:
+        if any(side < 0 for side in grid):
+            return 0
         sides = [fixed.get(d, 0) for d in range(dimensions)]
         for position, d in enumerate(varying):
-            sides[d] = base[d] + corner[position]
-        values[corner] = _count_union(tuple(sides), tuple(offsets))
-    shifted = [sympy.expand(lengths[d] - base[d]) for d in varying]
+            sides[d] = grid[position]
+        return _count_union(tuple(sides), tuple(offsets))
+
     total = sympy.Integer(0)
-    for subset in _corners(len(varying)):
-        # Mobius inversion over the subsets of the interpolated dimensions.
-        coefficient = sum(
-            (-1) ** (sum(subset) - sum(inner)) * values[inner]
-            for inner in _corners(len(varying))
-            if all(i <= s for i, s in zip(inner, subset, strict=True))
-        )
+    for bend in product(*(range(base[d]) for d in varying)):
+        coefficient = 0
+        for shift in product((0, 1, 2), repeat=len(varying)):
+            weight = 1
+            for s in shift:
+                weight *= (1, -2, 1)[s]
+            coefficient += weight * size_at(
+                tuple(b + 1 - s for b, s in zip(bend, shift, strict=True))
+            )
         if coefficient:
             term = sympy.Integer(coefficient)
-            for position in range(len(varying)):
-                if subset[position]:
-                    term *= shifted[position]
+            for position, d in enumerate(varying):
+                term *= _hinge(lengths[d], bend[position])
             total += term
     return sympy.expand(total)
+
+
+def _hinge(length: sympy.Expr, bend: int) -> sympy.Expr:
+    """`Max(0, length - bend)` for a side `length >= 1`, written `length - bend +
+    Max(0, bend - length)`: the correction vanishes past the bend, so the leading
+    polynomial reads as before, and it is left out where it always vanishes."""
+    difference = sympy.expand(length - bend)
+    if bend <= 1 or _provably_nonnegative(difference):
+        return difference
+    return difference + sympy.Max(0, -difference)
 
 
 def _corners(dimensions: int) -> list[tuple[int, ...]]:

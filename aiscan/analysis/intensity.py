@@ -203,6 +203,9 @@ def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Exp
         denominator = denominator.replace(sympy.ceiling, lambda x: x).replace(
             sympy.floor, lambda x: x
         )
+    if numerator.has(sympy.Max) or denominator.has(sympy.Max):
+        # `Max(0, 2 - n)` (a footprint exact at small sizes) is 0 once n passes 2.
+        numerator, denominator = (_past_bends(e, sizes) for e in (numerator, denominator))
     top = _leading(numerator, sizes)
     bottom = _leading(denominator, sizes)
     if top is None or bottom is None:
@@ -218,6 +221,26 @@ def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Exp
         return ratio
     sign = sympy.sign(ratio)
     return sympy.oo * sign if sign.is_number else sympy.oo
+
+
+def _past_bends(expr: sympy.Expr, sizes: list[sympy.Symbol]) -> sympy.Expr:
+    """`expr` with each `Max(0, a)` as `a` or 0 where `a` grows without bound, up or
+    down, with the sizes (`Max(0, 2 - n)`, a small-size correction, is 0 past n = 2)."""
+    growth = {s: _GROWTH for s in sizes}
+
+    def settled(*args: sympy.Expr) -> sympy.Expr:
+        if len(args) == 2 and 0 in args:
+            other = args[1] if args[0] == 0 else args[0]
+            grown = sympy.expand(other.subs(growth))
+            if grown.is_polynomial(_GROWTH) and sympy.degree(grown, _GROWTH) > 0:
+                leading = sympy.Poly(grown, _GROWTH).LC()
+                if leading.is_positive:
+                    return other
+                if leading.is_negative:
+                    return sympy.Integer(0)
+        return sympy.Max(*args)
+
+    return sympy.expand(expr.replace(sympy.Max, settled))
 
 
 def _leading(expr: sympy.Expr, sizes: list[sympy.Symbol]) -> tuple[int, sympy.Expr] | None:

@@ -86,14 +86,25 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
     degrees = _degrees(
         sizes, [(r.loops, (*r.access.index, *r.guards)) for r in references if r.access.index]
     )
+    period = _period(
+        [(r.loops, (*r.access.index, *r.guards)) for r in references if r.access.index], sizes
+    )
     polynomials = []
+    nests = list(dict.fromkeys((bounds_of(r.loops), r.guards) for r in references))
+
+    def runs(point: tuple[int, ...]) -> bool:
+        """Does every reference run at these sizes (where counts must be exact)?"""
+        assert sizes is not None
+        at = tuple(zip(sizes, point, strict=True))
+        return all(_domain_count(nest, guards, at) >= 1 for nest, guards in nests)
+
     for which in range(3):
 
         def count(point: tuple[int, ...], which: int = which) -> int:
             assert sizes is not None
             return _counts_at(references, dict(zip(sizes, point, strict=True)))[which]
 
-        polynomial = _fitted(sizes, degrees, count)
+        polynomial = _fitted(sizes, degrees, count, period, runs)
         if polynomial is None:
             return None
         polynomials.append(polynomial)
@@ -311,7 +322,13 @@ def _guarded_runs(loops: tuple[Bounds, ...], guards: tuple[sympy.Basic, ...]) ->
     def count(point: tuple[int, ...]) -> int:
         return _domain_count(loops, guards, tuple(zip(sizes, point, strict=True)))
 
-    return _fitted(sizes, _degrees(sizes, [(loops, guards)]), count)
+    return _fitted(
+        sizes,
+        _degrees(sizes, [(loops, guards)]),
+        count,
+        _period([(loops, guards)], sizes),
+        lambda point: _domain_count(loops, guards, tuple(zip(sizes, point, strict=True))) >= 1,
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -354,17 +371,137 @@ def _degrees(
     return degrees
 
 
+MAX_PERIOD = 256
+"""Counts whose pattern repeats with a longer period than this are not fitted (the sizes
+held out past one period would make the integer sets too large to count quickly)."""
+
+
+def _period(
+    nests: Sequence[tuple[Sequence[LoopLike], Sequence[sympy.Basic]]],
+    sizes: Sequence[sympy.Symbol],
+) -> int | None:
+    """The longest distance in the sizes over which a count can look like one polynomial
+    and still not be one: the divisors of `floor`, `ceiling` and `Mod` (`ceiling(n/64)`),
+    the steps of loops, and the constants a size is compared with in a `Min` or `Max`
+    (`Min(64, n - ii)`). 1 when there is none; None when it is over `MAX_PERIOD`.
+
+    A count over tiles of 64 is one polynomial for all sizes below 64 (one tile): fitted
+    on small sizes alone it would pass every check there and be wrong past 64. So the
+    held-out sizes reach past this distance (see `_fitted`)."""
+    longest = 1
+    size_set = set(sizes)
+    for loops, uses in nests:
+        exprs = [*uses, *(e for loop in loops for e in (loop.start, loop.trip))]
+        for loop in loops:
+            if loop.step not in (1, -1) and loop.trip.free_symbols & size_set:
+                longest = max(longest, abs(loop.step))
+        for expr in exprs:
+            for atom in expr.atoms(sympy.floor, sympy.ceiling, sympy.Mod, sympy.Min, sympy.Max):
+                if not atom.free_symbols & size_set:
+                    continue
+                if isinstance(atom, sympy.Mod):
+                    longest = max(longest, _integer_size(atom.args[1]))
+                elif isinstance(atom, sympy.floor | sympy.ceiling):
+                    longest = max(longest, _denominator(atom.args[0]))
+                else:
+                    for argument in atom.args:
+                        for term in sympy.Add.make_args(sympy.expand(argument)):
+                            longest = max(longest, _integer_size(term))
+    return None if longest > MAX_PERIOD else longest
+
+
+def _integer_size(expr: sympy.Basic) -> int:
+    coefficient = expr.as_coeff_Mul()[0] if isinstance(expr, sympy.Expr) else expr
+    return abs(int(coefficient)) if getattr(coefficient, "is_Integer", False) else 1
+
+
+def _beyond_period(count: int, period: int) -> list[tuple[int, ...]]:
+    """Held-out sizes one and two periods past the grid, in mixed residues."""
+    top = BASE_SIZE + 2 * count
+    return [
+        tuple(top + period + 1 + 3 * k for k in range(count)),
+        tuple(top + 2 * period + 2 + (5 * k) % (period + 1) for k in range(count)),
+    ]
+
+
+def _small(count: int) -> list[tuple[int, ...]]:
+    """Sizes below the grid: all equal from 1 up, and each alone at 1 and 2."""
+    points = [tuple([size] * count) for size in range(1, BASE_SIZE)]
+    for position in range(count if count > 1 else 0):
+        for size in (1, 2):
+            points.append(tuple(size if k == position else BASE_SIZE for k in range(count)))
+    return points
+
+
+MAX_PERIOD_FITTED = 12
+"""Counts in `ceiling(n/p)` are fitted for periods up to this (sizes up to about 20p)."""
+
+
+def _fitted_in_periods(
+    size: sympy.Symbol, degree: int, count: Callable[[tuple[int, ...]], int], period: int
+) -> sympy.Expr | None:
+    """A count that is a polynomial in `ceiling(size/period)` rather than in the size (a
+    loop `i += 3` with an inner loop to `i`: `3*q*(q - 1)/2` for `q = ceiling(n/3)`):
+    interpolated in `q` at sizes that are multiples of the period, and checked at every
+    residue of two larger quotients. None when the count is not that either."""
+    if period > MAX_PERIOD_FITTED:
+        return None
+    quotient = sympy.Dummy("q")
+    first = BASE_SIZE
+    values: dict[tuple[int, ...], int] = {
+        (q,): count((q * period,)) for q in range(first, first + degree + 1)
+    }
+    fitted = _interpolate([quotient], values)
+    for q in (first + degree + 1, first + degree + 3):
+        for residue in range(period):
+            value = q * period - residue
+            if fitted.subs(quotient, q) != count((value,)):
+                return None
+    return sympy.expand(fitted.subs(quotient, sympy.ceiling(size / period)))
+
+
+def _small_sizes_correction(
+    size: sympy.Symbol,
+    polynomial: sympy.Expr,
+    count: Callable[[tuple[int, ...]], int],
+    runs: Callable[[tuple[int, ...]], bool],
+) -> sympy.Expr:
+    """What to add to `polynomial` (the count from `BASE_SIZE` on) for it to be the count
+    at every smaller size where the references run: `sum of a_v * Max(0, v - size)`, 0 from
+    `size = v` on (`a[i] * a[j]` for `j >= i + 2` reads n elements from n = 4 on, but 2 at
+    n = 3: `n - Max(0, 4 - n)`). The coefficients are the second differences of the
+    shortfall, from the top down, to the first size where something does not run."""
+    shortfall = {BASE_SIZE: 0, BASE_SIZE + 1: 0}
+    for value in range(BASE_SIZE - 1, 0, -1):
+        if not runs((value,)):
+            break
+        shortfall[value] = count((value,)) - int(polynomial.subs(size, value))
+    correction = sympy.Integer(0)
+    for bend in range(min(shortfall) + 1, BASE_SIZE + 1):
+        below = shortfall[bend - 1] - shortfall[bend]
+        above = shortfall[bend] - shortfall[bend + 1]
+        if below != above:
+            correction += (below - above) * sympy.Max(0, bend - size)
+    return correction
+
+
 def _fitted(
-    sizes: list[sympy.Symbol], degrees: list[int], count: Callable[[tuple[int, ...]], int]
+    sizes: list[sympy.Symbol],
+    degrees: list[int],
+    count: Callable[[tuple[int, ...]], int],
+    period: int | None = 1,
+    runs: Callable[[tuple[int, ...]], bool] | None = None,
 ) -> sympy.Expr | None:
     """The polynomial through `count` on the grid, verified at held-out sizes; None when
     the count is not one polynomial there or cannot be written as isl sets."""
     points = 1
     for degree in degrees:
         points *= degree + 1
-    if points > MAX_GRID_POINTS:
+    if points > MAX_GRID_POINTS or period is None:
         return None
-    depth = max(degrees, default=0)
+    held_out = _held_out(len(sizes), max(degrees, default=0))
+    if period > 1 and sizes:
+        held_out += _beyond_period(len(sizes), period)
     try:
         values = {
             point: count(point)
@@ -374,9 +511,22 @@ def _fitted(
             )
         }
         polynomial = _interpolate(sizes, values)
-        for point in _held_out(len(sizes), depth):
-            if polynomial.subs(dict(zip(sizes, point, strict=True))) != count(point):
+        if any(
+            polynomial.subs(dict(zip(sizes, point, strict=True))) != count(point)
+            for point in held_out
+        ):
+            if len(sizes) != 1 or period <= 1:
                 return None
+            in_periods = _fitted_in_periods(sizes[0], degrees[0], count, period)
+            if in_periods is None:
+                return None
+            polynomial = in_periods
+        if len(sizes) == 1 and runs is not None:
+            return polynomial + _small_sizes_correction(sizes[0], polynomial, count, runs)
+        for point in _small(len(sizes)):
+            at = dict(zip(sizes, point, strict=True))
+            if runs is not None and runs(point) and polynomial.subs(at) != count(point):
+                return None  # a polynomial from some sizes on only: not exact
     except _NotAffine:
         return None
     return polynomial

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import sympy
 
+from aiscan.analysis.domain import bounds_of, untiled
 from aiscan.analysis.flops import guarded_executions, weighted_sum
 from aiscan.analysis.footprint import Footprint, footprint_of, union_size
 from aiscan.analysis.polynomials import expanded, linear_coefficient
@@ -166,7 +167,8 @@ def _zero_trip_loop(references: Sequence[_Reference]) -> _Projection | None:
         used = {s for e in index for s in e.free_symbols}
         outer: set[sympy.Symbol] = set()
         dependents: dict[sympy.Symbol, int] = {}
-        for loop in reference.placed.loops:
+        # A tile loop and its point loop cover the point loop's whole range (`untiled`).
+        for loop in untiled(bounds_of(reference.placed.loops), frozenset(used)):
             var = loop_symbol(loop.var)
             depends = (loop.start.free_symbols | loop.trip.free_symbols) & outer
             if var not in used and depends:
@@ -197,6 +199,11 @@ def _ordered_over_triangle(
     inner loop that runs zero times for some outer iteration breaks it (`b[l]` stored for
     `l < i`, read for `l >= i`: at `i = 0` the read comes first)."""
     if not writes or len(writes) == len(references):
+        return None
+    first = references[0]
+    if all(r.access.index == first.access.index and _same_loops(r, first) for r in references):
+        # Every reference touches the same element at the same iteration (`C[i][j] +=`
+        # under tiles): the body's order decides first touch, whatever the domain.
         return None
     for reference in references:
         loops = reference.placed.loops

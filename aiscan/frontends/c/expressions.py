@@ -82,6 +82,17 @@ SPECIAL_FUNCTIONS = frozenset(
     for suffix in ("", "f", "l")
 )
 # Conversions, comparisons and sign changes: 0 FLOPs by MODEL.md.
+INTEGER_MIN_MAX = {
+    "min": sympy.Min,
+    "max": sympy.Max,
+    "MIN": sympy.Min,
+    "MAX": sympy.Max,
+    "imin": sympy.Min,
+    "imax": sympy.Max,
+}
+"""Two-argument integer `min`/`max` as code defines them (a macro expands to `?:`, which
+`affine` reads too; a function of these names is taken to mean just that)."""
+
 FREE_FUNCTIONS = frozenset(
     name + suffix
     for name in [
@@ -295,7 +306,9 @@ class ExpressionReader:
         elif name in _FMA:
             result.flops = result.flops + FlopTally(add=1, mul=1)
             result.element = element
-        elif name in FREE_FUNCTIONS:
+        elif name in FREE_FUNCTIONS or (
+            name in INTEGER_MIN_MAX and len(arguments) == 2 and self.affine(node) is not None
+        ):
             result.element = element
         else:
             where = self.known_functions.get(name)
@@ -660,7 +673,39 @@ class ExpressionReader:
             if left is None or right is None:
                 return None
             return _integer_operator(node.op, left, right)
+        if isinstance(node, c_ast.TernaryOp):
+            return self._min_max_select(node)
+        if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID):
+            chosen = INTEGER_MIN_MAX.get(node.name.name)
+            arguments = list(node.args.exprs) if node.args is not None else []
+            if chosen is None or len(arguments) != 2:
+                return None
+            values = [self.affine(a) for a in arguments]
+            if values[0] is None or values[1] is None:
+                return None
+            return chosen(values[0], values[1])
         return None
+
+    def _min_max_select(self, node: c_ast.TernaryOp) -> sympy.Expr | None:
+        """`a < b ? a : b` is `Min(a, b)`, `a > b ? a : b` is `Max(a, b)` (as a `MIN` macro
+        expands, and tiled loops bound their tiles: `ii + BS < n ? ii + BS : n`); other
+        selections are not affine."""
+        condition = node.cond
+        if not isinstance(condition, c_ast.BinaryOp) or condition.op not in ("<", "<=", ">", ">="):
+            return None
+        parts = [
+            self.affine(n) for n in (condition.left, condition.right, node.iftrue, node.iffalse)
+        ]
+        if any(p is None for p in parts):
+            return None
+        left, right, then, other = (sympy.expand(p) for p in parts if p is not None)
+        if (then, other) == (left, right):
+            smaller_first = condition.op in ("<", "<=")
+        elif (then, other) == (right, left):
+            smaller_first = condition.op in (">", ">=")
+        else:
+            return None
+        return sympy.Min(left, right) if smaller_first else sympy.Max(left, right)
 
 
 def _integer_operator(op: str, left: sympy.Expr, right: sympy.Expr) -> sympy.Expr | None:

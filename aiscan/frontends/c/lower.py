@@ -38,7 +38,14 @@ from aiscan.ir.nodes import (
     Unknown,
     UnknownKind,
 )
-from aiscan.ir.symbols import fraction_symbol, loop_symbol, size_symbol, trip_symbol
+from aiscan.ir.symbols import (
+    fraction_symbol,
+    is_size_symbol,
+    loop_symbol,
+    size_symbol,
+    trip_symbol,
+)
+from aiscan.ir.tiles import merged_tiles
 from aiscan.span import Span
 
 __all__ = ["lower_file"]
@@ -332,14 +339,52 @@ class _FunctionLowering:
         ]
         mentioned = [c for c in counters if _mentions(node.cond, c[1])]
         position, var, step = (mentioned or counters or [(-1, None, None)])[0]
+        tile_step = None
+        if var is None:
+            tiles = [
+                (index, *found)
+                for index, update in enumerate(updates)
+                if (found := self._size_step(update)) is not None and _mentions(node.cond, found[0])
+            ]
+            if tiles:
+                position, var, tile_step = tiles[0]
         # Other updates (`p++` in `i++, p++`) run at the end of every pass, after the body.
         rest = [u for index, u in enumerate(updates) if index != position and u is not None]
         body = c_ast.Compound([node.stmt, *rest], node.coord) if rest else node.stmt
         start, alias = self._counter_start(var)
         header = _Header(var, step, node.cond, start, _init_of(node.init, var), alias)
+        # Tiles count from a known start only (else the counter's value is unknown).
+        header.tile_step = tile_step if start is not None and not alias else None
         if node.next is None:  # `for (size_t i = n; i-- > 0;)`: moved in the test
             header = self._condition_counter(node.cond) or header
         yield from self._loop(node, header, body, at_least_once=False)
+
+    def _size_step(self, node: c_ast.Node | None) -> tuple[str, sympy.Expr] | None:
+        """`ii += BS`, `ii = ii + bs`: an integer counter moved by a size (a `#define` or a
+        parameter), as tiled loops step, and that size; None for anything else. A size is
+        a positive integer (docs/model.md), so the counter moves up."""
+        if not isinstance(node, c_ast.Assignment) or not isinstance(node.lvalue, c_ast.ID):
+            return None
+        name, value = node.lvalue.name, node.rvalue
+        if node.op == "=":
+            if not (
+                isinstance(value, c_ast.BinaryOp)
+                and value.op == "+"
+                and isinstance(value.left, c_ast.ID)
+                and value.left.name == name
+            ):
+                return None
+            value = value.right
+        elif node.op != "+=":
+            return None
+        if not self._is_integer(name):
+            return None
+        step = self.reader.affine(value)
+        if step is None or step.is_Integer or not step.free_symbols:
+            return None
+        if not all(is_size_symbol(s) for s in step.free_symbols) or not step.is_positive:
+            return None
+        return name, step
 
     def _is_integer(self, name: str | None) -> bool:
         """Can `name` count a loop? Not a pointer (that one walks) nor a float."""
@@ -428,7 +473,12 @@ class _FunctionLowering:
         each_pass = body if tested is None else c_ast.Compound([tested, body], body.coord)
         var = header.var or f"_loop_L{span.line}"
         step: sympy.Expr = sympy.Integer(header.step or 1)
-        if header.alias:
+        moves_by: sympy.Expr = sympy.Integer(header.step or 1)
+        if header.tile_step is not None and header.var is not None:
+            # A counter moved by a size (`ii += BS`): the loop counts its tiles `t_L<line>`
+            # from 0, and the counter is `start + BS*t_L<line>` in the body.
+            moves_by = header.tile_step
+        if header.alias or header.tile_step is not None:
             var, step = f"t_L{span.line}", sympy.Integer(1)
             counter_entry, start = start, sympy.Integer(0)
         before = self.scope.copy()
@@ -437,8 +487,10 @@ class _FunctionLowering:
         ctype = declared.ctype if declared is not None and declared.ctype.is_scalar else None
         self.scope.variables[var] = Variable(var, ctype or _INT_CTYPE, is_loop_var=True)
         iteration = (loop_symbol(var) - start) / step
-        if header.alias and (counter := self.scope.lookup(header.var or "")) is not None:
-            moved = counter_entry + (header.step or 1) * loop_symbol(var)
+        if (header.alias or header.tile_step is not None) and (
+            counter := self.scope.lookup(header.var or "")
+        ) is not None:
+            moved = counter_entry + moves_by * loop_symbol(var)
             counter.integer_value = moved + header.seen_offset
         walks = self._walk_pointers(each_pass, before, iteration)
         self.enclosing_loops.append((var, start, trip))
@@ -460,7 +512,8 @@ class _FunctionLowering:
             variable.integer_value = None
         if header.var not in before.variables:
             self.scope.variables.pop(var, None)
-        yield Loop(var, start, int(step), trip, lowered, self._extent(node), unknowns)
+        # A tile loop around just its point loop is that one loop (`aiscan.ir.tiles`).
+        yield merged_tiles(Loop(var, start, int(step), trip, lowered, self._extent(node), unknowns))
 
     def _walk_pointers(
         self, body: c_ast.Node, before: Scope, iteration: sympy.Expr
@@ -561,7 +614,11 @@ class _FunctionLowering:
         return start, symbol, (unknown,), False
 
     def _exact_trip(self, header: _Header) -> tuple[sympy.Expr, sympy.Expr] | None:
-        if header.var is None or header.step in (None, 0) or header.start is None:
+        if header.var is None or header.start is None:
+            return None
+        if header.tile_step is not None:
+            return self._tile_trip(header, header.tile_step)
+        if header.step in (None, 0):
             return None
         found = counter_bound(self.reader, header.condition, header.var)
         if found is None:
@@ -572,14 +629,26 @@ class _FunctionLowering:
         if operator == "!=" and abs(step) != 1:
             return None  # `i != n; i += 2` ends only if it lands on n: no closed form
         if step > 0 and operator in ("<", "<=", "!="):
-            distance = bound - start + (1 if operator == "<=" else 0)
+            distance = _shifted(bound, (1 if operator == "<=" else 0) - start)
         elif step < 0 and operator in (">", ">=", "!="):
-            distance = start - bound + (1 if operator == ">=" else 0)
+            distance = _shifted(-bound, start + (1 if operator == ">=" else 0))
         else:
             return None
         magnitude = abs(step)
         trip = distance if magnitude == 1 else sympy.ceiling(distance / magnitude)
-        return start, sympy.expand(trip)
+        return start, trip if isinstance(trip, sympy.Min | sympy.Max) else sympy.expand(trip)
+
+    def _tile_trip(self, header: _Header, step: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr] | None:
+        """`for (ii = s; ii < n; ii += BS)`: ceiling((n - s)/BS) tiles."""
+        assert header.var is not None and header.start is not None
+        found = counter_bound(self.reader, header.condition, header.var)
+        if found is None or found[0] not in ("<", "<="):
+            return None
+        operator, bound = found
+        distance = sympy.expand(bound - header.start + (1 if operator == "<=" else 0))
+        if isinstance(bound, sympy.Min | sympy.Max):
+            return None
+        return header.start, sympy.ceiling(sympy.expand(distance / step))
 
     def _never_ends(self, header: _Header) -> bool:
         """`for (size_t i = n - 1; i >= 0; i--)`: an unsigned counter is never below 0."""
@@ -642,12 +711,28 @@ class _Header:
         self.condition = condition
         self.start = start
         self.start_node = start_node
+        self.tile_step: sympy.Expr | None = None
+        """A size the counter moves up by each pass (`ii += BS`), when it is not a constant."""
 
 
 _INT_CTYPE = CType(element_type_named(["int"]))
 
 
 _RELATIONS = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!="}
+
+
+def _shifted(bound: sympy.Expr, offset: sympy.Expr) -> sympy.Expr:
+    """`bound + offset`, the offset moved into each side of a `Min`/`Max` bound
+    (`min(ii + BS, n) - ii` is `Min(BS, n - ii)`), so that the tile loops of
+    `analysis.domain.untiled` are recognised; `-Min(a, b)` is `Max(-a, -b)`."""
+    if isinstance(bound, sympy.Mul) and bound.args[0] == -1 and len(bound.args) == 2:
+        inner = bound.args[1]
+        if isinstance(inner, sympy.Min | sympy.Max):
+            flipped = sympy.Max if isinstance(inner, sympy.Min) else sympy.Min
+            return flipped(*(sympy.expand(offset - a) for a in inner.args))
+    if isinstance(bound, sympy.Min | sympy.Max):
+        return type(bound)(*(sympy.expand(a + offset) for a in bound.args))
+    return sympy.expand(bound + offset)
 
 
 def _induction_step(node: c_ast.Node | None) -> tuple[str | None, int | None]:
