@@ -270,13 +270,17 @@ def _cov(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return reader.unsupported(node, f"`{reader.names.text(node)}` of a {len(m.shape)}-d array")
     text = reader.names.text(node)
     element = _float_element(m.element)
-    copied = Apply("free", "copy", (m,), element, m.shape, f"copy of {m.text}", reader.span(node))
     axis = 1 if (rowvar and len(m.shape) == 2) else 0
     samples = m.shape[axis]
-    mean = _named_mean(reader, node, copied, (axis,))
-    if mean is None:
-        return None
-    centered = reader.elementwise("sub", "subtract", (copied, mean), node, "X - mean")
+
+    def build(leaf: Leaf, namer: Namer, span: Span) -> Construction:
+        # `X = array(m)`, then `X -= X.mean(axis)[:, None]` in place.
+        mean = _named_mean(reader, node, leaf, (axis,))
+        assert mean is not None  # the axis is in range
+        centered = Apply("sub", "subtract", (leaf, mean), element, leaf.shape, "X - mean", span)
+        return Construction(((leaf, m), (leaf, centered)))
+
+    centered = reader.materialize(Allocation(m.shape, element, False, "X = array(m)", build), node)
     if centered is None:
         return None
     labels = ("ik", "jk") if axis == 1 else ("ki", "kj")

@@ -443,7 +443,10 @@ class FunctionLowering:
         built = value.build(leaf, self.namer, span)
         lowered = _Lowered(conventions=list(built.conventions))
         for view, content in built.stores:
-            part = self._array_statement(Target(view), content, text, span, rebinds=False)
+            # A computed value stored whole (`y = y * step + start`): NumPy's last call
+            # writes it there, with no copy.
+            whole = view == leaf and isinstance(content, (Apply, Reduce, Contract))
+            part = self._array_statement(Target(view), content, text, span, rebinds=whole)
             lowered.nodes += part.nodes
             lowered.eager = _merge(lowered.eager, part.eager)
         if built.nodes:
