@@ -33,6 +33,7 @@ from aiscan.frontends.python.values import (
     coordinate,
     substituted,
 )
+from aiscan.ir.arithmetic import operator_flops
 from aiscan.ir.nodes import Access, ElementType, FlopTally, Loop, Node, Statement, UnknownKind
 from aiscan.ir.symbols import loop_symbol
 
@@ -799,6 +800,14 @@ class _Kernel:
         self.span = span
         self.element = element
 
+    def flops(self, *kinds: str) -> FlopTally:
+        """One each of `kinds` between two elements (complex ones count as MODEL.md says)."""
+        complex_ = self.element.is_complex
+        total = FlopTally()
+        for kind in kinds:
+            total = total + operator_flops(kind, complex_, complex_)
+        return total
+
     def variable(self) -> sympy.Symbol:
         return loop_symbol(self.namer.fresh("_la"))
 
@@ -824,9 +833,6 @@ class _Kernel:
         return Statement(self.span, text, flops, tuple(accesses), special)
 
 
-_MUL_SUB = FlopTally(sub=1, mul=1)
-
-
 def _lu(kernel: _Kernel, work: str, n: sympy.Expr) -> list[Node]:
     """Gaussian elimination with partial pivoting in place (Golub & Van Loan, Alg. 3.4.1):
     `n(n-1)/2` divides and `(n-1)n(2n-1)/6` multiply-subtract pairs, `2n^3/3 - n^2/2 - n/6`
@@ -836,10 +842,10 @@ def _lu(kernel: _Kernel, work: str, n: sympy.Expr) -> list[Node]:
         f"{work}[i, j] -= {work}[i, p] * {work}[p, j]",
         (work, (i, j)),
         [(work, (i, p)), (work, (p, j))],
-        _MUL_SUB,
+        kernel.flops("mul", "sub"),
     )
     multiplier = kernel.update(
-        f"{work}[i, p] /= {work}[p, p]", (work, (i, p)), [(work, (p, p))], FlopTally(div=1)
+        f"{work}[i, p] /= {work}[p, p]", (work, (i, p)), [(work, (p, p))], kernel.flops("div")
     )
     rows = kernel.loop(
         i, p + 1, n - p - 1, [multiplier, kernel.loop(j, p + 1, n - p - 1, [eliminate])]
@@ -864,17 +870,17 @@ def _substitute(kernel: _Kernel, work: str, x: Leaf, n: sympy.Expr) -> list[Node
         f"{x.array}[i] -= {work}[i, j] * {x.array}[j]",
         (x.array, at(i)),
         [(work, (i, j)), (x.array, at(j))],
-        _MUL_SUB,
+        kernel.flops("mul", "sub"),
     )
     r = n - 1 - i  # back substitution runs the rows from the last
     back = kernel.update(
         f"{x.array}[r] -= {work}[r, j] * {x.array}[j]",
         (x.array, at(r)),
         [(work, (r, j)), (x.array, at(j))],
-        _MUL_SUB,
+        kernel.flops("mul", "sub"),
     )
     divide = kernel.update(
-        f"{x.array}[r] /= {work}[r, r]", (x.array, at(r)), [(work, (r, r))], FlopTally(div=1)
+        f"{x.array}[r] /= {work}[r, r]", (x.array, at(r)), [(work, (r, r))], kernel.flops("div")
     )
     body: list[Node] = [
         kernel.loop(i, sympy.Integer(1), n - 1, [kernel.loop(j, sympy.Integer(0), i, [forward])]),
@@ -899,11 +905,18 @@ def _square(reader: ExpressionReader, node: cst.Call, a: ArrayValue) -> sympy.Ex
     return a.shape[0]
 
 
-def _convention(reader: ExpressionReader, node: cst.Call, what: str) -> None:
+def _real_equivalent(figure: sympy.Expr, element: ElementType) -> sympy.Expr:
+    """LAPACK's operation counts in real FLOPs: a complex multiply-add is 4 times a real one."""
+    return sympy.expand(4 * figure if element.is_complex else figure)
+
+
+def _convention(reader: ExpressionReader, node: cst.Call, what: str, element: ElementType) -> None:
+    complex_ = " (operations on complex elements, each counted by MODEL.md's complex rules)"
     reader.note(
         UnknownKind.ASSUMPTION,
         node,
-        f"`{reader.names.text(node)}`: {what}; a convention (docs/python.md)",
+        f"`{reader.names.text(node)}`: {what}{complex_ if element.is_complex else ''}; "
+        "a convention (docs/python.md)",
     )
 
 
@@ -925,12 +938,13 @@ def _solve(reader: ExpressionReader, node: cst.Call) -> Value | None:
         )
     element = _float_element(dtypes.promote(a.element, a.weak, b.element, b.weak))
     k = b.shape[1] if len(b.shape) == 2 else sympy.Integer(1)
-    figure = sympy.expand(sympy.Rational(2, 3) * n**3 + 2 * n**2 * k)
+    figure = _real_equivalent(sympy.Rational(2, 3) * n**3 + 2 * n**2 * k, element)
     _convention(
         reader,
         node,
         "counted as LU with partial pivoting and two triangular solves (LAPACK getrf + "
         f"getrs): 2n^3/3 - n^2/2 - n/6 + (2n^2 - n) per right-hand side; quoted as {figure}",
+        element,
     )
     return _factor_and_solve(reader, node, a, b, n, element, ("linalg.solve (LU)", figure))
 
@@ -948,12 +962,13 @@ def _inv(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return None
     element = _float_element(a.element)
     identity = Scalar(element, False, "identity", constant=True)
-    figure = sympy.expand(sympy.Rational(8, 3) * n**3)
+    figure = _real_equivalent(sympy.Rational(8, 3) * n**3, element)
     _convention(
         reader,
         node,
         "counted as NumPy runs it, LU (getrf) then n solves against the identity (getrs): "
         f"8n^3/3 - 3n^2/2 - n/6; quoted as {figure}",
+        element,
     )
     square = (n, n)
     return _factor_and_solve(
@@ -997,12 +1012,13 @@ def _cholesky(reader: ExpressionReader, node: cst.Call) -> Value | None:
     if n is None:
         return None
     element = _float_element(a.element)
-    figure = n**3 / 3
+    figure = _real_equivalent(n**3 / 3, element)
     _convention(
         reader,
         node,
         "counted as the textbook Cholesky (LAPACK potrf): n^3/3 + n^2/2 + n/6 with n sqrt; "
         f"quoted as {figure}",
+        element,
     )
     text = reader.names.text(node)
 
@@ -1011,7 +1027,10 @@ def _cholesky(reader: ExpressionReader, node: cst.Call) -> Value | None:
         name = leaf.array
         j, i, k = kernel.variable(), kernel.variable(), kernel.variable()
         diagonal = kernel.update(
-            f"{name}[j, j] -= {name}[j, k] ** 2", (name, (j, j)), [(name, (j, k))], _MUL_SUB
+            f"{name}[j, j] -= {name}[j, k] ** 2",
+            (name, (j, j)),
+            [(name, (j, k))],
+            kernel.flops("mul", "sub"),
         )
         root = kernel.update(
             f"{name}[j, j] = sqrt({name}[j, j])",
@@ -1024,10 +1043,10 @@ def _cholesky(reader: ExpressionReader, node: cst.Call) -> Value | None:
             f"{name}[i, j] -= {name}[i, k] * {name}[j, k]",
             (name, (i, j)),
             [(name, (i, k)), (name, (j, k))],
-            _MUL_SUB,
+            kernel.flops("mul", "sub"),
         )
         scale = kernel.update(
-            f"{name}[i, j] /= {name}[j, j]", (name, (i, j)), [(name, (j, j))], FlopTally(div=1)
+            f"{name}[i, j] /= {name}[j, j]", (name, (i, j)), [(name, (j, j))], kernel.flops("div")
         )
         column = kernel.loop(
             j,
