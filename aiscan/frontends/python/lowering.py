@@ -708,7 +708,11 @@ class FunctionLowering:
     def _if(self, node: cst.If) -> Branch:
         span = self.names.span(node)
         self.reader.unknowns = []
+        self.reader.pending = []
         condition_value = self.reader.value(node.test)
+        if self.reader.pending:
+            self.reader.unsupported(node.test, "an array constructed in a condition")
+            condition_value = None
         condition_unknowns = tuple(self.reader.unknowns)
         condition_nodes: list[Node] = []
         if isinstance(condition_value, (Leaf, Scalar, Apply, Reduce, Contract)):
