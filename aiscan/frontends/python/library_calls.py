@@ -20,6 +20,7 @@ import libcst as cst
 import sympy
 
 from aiscan.frontends.python import dtypes
+from aiscan.frontends.python.calls import _dtype_node, _keyword, _positional
 from aiscan.frontends.python.expressions import Allocation, Value, leaf_for, number_literal
 from aiscan.frontends.python.shapes import same_extent
 from aiscan.frontends.python.values import (
@@ -75,16 +76,6 @@ def read_library_method(reader: ExpressionReader, node: cst.Call, base: ArrayVal
 # ---- argument reading ------------------------------------------------------------------
 
 
-def _positional(node: cst.Call) -> list[cst.BaseExpression]:
-    return [a.value for a in node.args if a.keyword is None and not a.star]
-
-
-def _keyword(node: cst.Call, name: str) -> cst.BaseExpression | None:
-    return next(
-        (a.value for a in node.args if a.keyword is not None and a.keyword.value == name), None
-    )
-
-
 def _argument(
     node: cst.Call, position: int, name: str, offset: int = 0
 ) -> cst.BaseExpression | None:
@@ -108,6 +99,18 @@ def _unmodeled_keywords(
         reader.unsupported(node, f"`{reader.names.text(node)}`: {what} not modeled")
         return True
     return False
+
+
+def _operands(reader: ExpressionReader, node: cst.Call, count: int) -> list[ArrayValue] | None:
+    """Exactly `count` positional array operands and no keyword (noted otherwise)."""
+    if _unmodeled_keywords(reader, node, (), count):
+        return None
+    arguments = _positional(node)
+    if len(arguments) != count:
+        reader.unsupported(node, f"`{reader.names.text(node)}`: {count} operand(s) expected")
+        return None
+    values = [reader.array(argument) for argument in arguments]
+    return None if any(v is None for v in values) else [v for v in values if v is not None]
 
 
 def _operand(reader: ExpressionReader, node: cst.BaseExpression | None) -> ArrayValue | None:
@@ -337,12 +340,10 @@ def _outer_of(op: str, name: str) -> Callable[[ExpressionReader, cst.Call], Valu
 def _outer(reader: ExpressionReader, node: cst.Call, op: str, name: str) -> Value | None:
     """`np.outer(a, b)` (1-d operands) and `np.<ufunc>.outer(a, b)`: the ufunc applied to
     `a[..., None, ...]` and `b`, one operation per element of the `a.shape + b.shape` result."""
-    arguments = _positional(node)
-    if len(arguments) != 2 or _unmodeled_keywords(reader, node, (), 2):
-        return reader.unsupported(node, f"`{reader.names.text(node)}`: two operands expected")
-    a, b = (reader.array(argument) for argument in arguments)
-    if a is None or b is None:
+    operands = _operands(reader, node, 2)
+    if operands is None:
         return None
+    a, b = operands
     if name == "outer" and (len(a.shape) > 1 or len(b.shape) > 1):
         return reader.unsupported(
             node, f"`{reader.names.text(node)}`: np.outer flattens operands of rank over 1"
@@ -487,8 +488,6 @@ def _window(leaf: Leaf, shape: Shape, index: Sequence[sympy.Expr], text: str) ->
 
 def _dtype(reader: ExpressionReader, node: cst.Call, default: ElementType) -> ElementType | None:
     """The `dtype=` argument, `default` when absent; None (noted) when not a known dtype."""
-    from aiscan.frontends.python.calls import _dtype_node
-
     found = _keyword(node, "dtype")
     if found is None:
         return default
@@ -642,46 +641,27 @@ def _sequence(reader: ExpressionReader, node: cst.Call) -> list[ArrayValue] | No
     return [v for v in values if v is not None]
 
 
-def _concatenate(reader: ExpressionReader, node: cst.Call) -> Value | None:
-    if _unmodeled_keywords(reader, node, ("axis",), 2):
-        return None
-    axis_node = _argument(node, 1, "axis")
-    axis = 0 if axis_node is None else _literal_int(reader, axis_node, "axis")
-    values = _sequence(reader, node)
-    if values is None or axis is None:
-        return None
-    return _joined(reader, node, values, axis)
+def _join(kind: str) -> Callable[[ExpressionReader, cst.Call], Value | None]:
+    """`np.concatenate(seq, axis)`, `np.stack(seq, axis)`, `np.hstack(seq)` (axis 1, or 0 for
+    vectors) and `np.vstack(seq)` (axis 0; vectors become rows, as a stack)."""
 
+    def read(reader: ExpressionReader, node: cst.Call) -> Value | None:
+        takes_axis = kind in ("concatenate", "stack")
+        known = ("axis",) if takes_axis else ()
+        if _unmodeled_keywords(reader, node, known, len(known) + 1):
+            return None
+        axis_node = _argument(node, 1, "axis") if takes_axis else None
+        axis = 0 if axis_node is None else _literal_int(reader, axis_node, "axis")
+        values = _sequence(reader, node)
+        if values is None or axis is None:
+            return None
+        vectors = all(len(v.shape) == 1 for v in values)
+        if kind == "hstack" and not vectors:
+            axis = 1
+        stacked = kind == "stack" or (kind == "vstack" and vectors)
+        return _joined(reader, node, values, axis, stacked)
 
-def _hstack(reader: ExpressionReader, node: cst.Call) -> Value | None:
-    if _unmodeled_keywords(reader, node, (), 1):
-        return None
-    values = _sequence(reader, node)
-    if values is None:
-        return None
-    return _joined(reader, node, values, 0 if all(len(v.shape) == 1 for v in values) else 1)
-
-
-def _vstack(reader: ExpressionReader, node: cst.Call) -> Value | None:
-    if _unmodeled_keywords(reader, node, (), 1):
-        return None
-    values = _sequence(reader, node)
-    if values is None:
-        return None
-    if all(len(v.shape) == 1 for v in values):
-        return _joined(reader, node, values, 0, stacked=True)  # rows become (1, n)
-    return _joined(reader, node, values, 0)
-
-
-def _stack(reader: ExpressionReader, node: cst.Call) -> Value | None:
-    if _unmodeled_keywords(reader, node, ("axis",), 2):
-        return None
-    axis_node = _argument(node, 1, "axis")
-    axis = 0 if axis_node is None else _literal_int(reader, axis_node, "axis")
-    values = _sequence(reader, node)
-    if values is None or axis is None:
-        return None
-    return _joined(reader, node, values, axis, stacked=True)
+    return read
 
 
 def _joined(
@@ -735,58 +715,45 @@ def _joined(
     return Allocation(shape, element, False, text, build)
 
 
-def _repeat(reader: ExpressionReader, node: cst.Call) -> Value | None:
-    """`np.repeat(a, r)` of a 1-d `a` (or `axis=0`), `r` an integer: each element copied `r`
-    times into a new array of `n*r` (0 FLOPs)."""
-    arguments = _positional(node)
-    if _unmodeled_keywords(reader, node, ("repeats", "axis"), 3):
-        return None
-    a = _operand(reader, arguments[0] if arguments else None)
-    repeats_node = _argument(node, 1, "repeats")
-    axis_node = _argument(node, 2, "axis")
-    if a is None or repeats_node is None:
-        return None
-    if len(a.shape) != 1 or (axis_node is not None and number_literal(axis_node) not in (0, -1)):
-        return reader.unsupported(node, f"`{reader.names.text(node)}`: only 1-d `a` is modeled")
-    repeats = _size(reader, repeats_node)
-    if repeats is None:
-        return None
-    wide = _expanded(a, 1)
-    assert wide is not None  # `a` is 1-d
-    (n,) = a.shape
-    text = reader.names.text(node)
+def _copies(kind: str) -> Callable[[ExpressionReader, cst.Call], Value | None]:
+    """`np.repeat(a, r)` (each element `r` times, `axis` None or 0) and `np.tile(a, r)` (`a`
+    `r` times end to end) of a 1-d `a`, `r` an integer: a new array of `n*r` (0 FLOPs)."""
+    count_name = "repeats" if kind == "repeat" else "reps"
 
-    def build(leaf: Leaf, namer: Namer, span: Span) -> Construction:
-        index = (coordinate(0) * repeats + coordinate(1),)
-        return Construction(((_window(leaf, (n, repeats), index, text), wide),))
+    def read(reader: ExpressionReader, node: cst.Call) -> Value | None:
+        known = (count_name, "axis") if kind == "repeat" else (count_name,)
+        if _unmodeled_keywords(reader, node, known, len(known) + 1):
+            return None
+        arguments = _positional(node)
+        a = _operand(reader, arguments[0] if arguments else None)
+        count_node = _argument(node, 1, count_name)
+        axis_node = _argument(node, 2, "axis") if kind == "repeat" else None
+        if a is None or count_node is None:
+            return None
+        if (
+            len(a.shape) != 1
+            or isinstance(count_node, (cst.Tuple, cst.List))
+            or (axis_node is not None and number_literal(axis_node) not in (0, -1))
+        ):
+            return reader.unsupported(
+                node, f"`{reader.names.text(node)}`: only a 1-d `a` and an integer count"
+            )
+        count = _size(reader, count_node)
+        if count is None:
+            return None
+        (n,) = a.shape
+        text = reader.names.text(node)
+        content = _expanded(a, 1) if kind == "repeat" else a
+        assert content is not None  # `a` is 1-d
+        shape = (n, count) if kind == "repeat" else (count, n)
 
-    return Allocation((sympy.expand(n * repeats),), a.element, False, text, build)
+        def build(leaf: Leaf, namer: Namer, span: Span) -> Construction:
+            index = (coordinate(0) * shape[1] + coordinate(1),)
+            return Construction(((_window(leaf, shape, index, text), content),))
 
+        return Allocation((sympy.expand(n * count),), a.element, False, text, build)
 
-def _tile(reader: ExpressionReader, node: cst.Call) -> Value | None:
-    """`np.tile(a, r)` of a 1-d `a`, `r` an integer: `a` copied `r` times end to end."""
-    arguments = _positional(node)
-    if _unmodeled_keywords(reader, node, ("reps",), 2):
-        return None
-    a = _operand(reader, arguments[0] if arguments else None)
-    reps_node = _argument(node, 1, "reps")
-    if a is None or reps_node is None:
-        return None
-    if len(a.shape) != 1 or isinstance(reps_node, (cst.Tuple, cst.List)):
-        return reader.unsupported(
-            node, f"`{reader.names.text(node)}`: only a 1-d `a` and an integer count"
-        )
-    reps = _size(reader, reps_node)
-    if reps is None:
-        return None
-    (n,) = a.shape
-    text = reader.names.text(node)
-
-    def build(leaf: Leaf, namer: Namer, span: Span) -> Construction:
-        index = (coordinate(0) * n + coordinate(1),)
-        return Construction(((_window(leaf, (reps, n), index, text), a),))
-
-    return Allocation((sympy.expand(n * reps),), a.element, False, text, build)
+    return read
 
 
 # ---- LAPACK drivers --------------------------------------------------------------------
@@ -817,20 +784,33 @@ class _Kernel:
         return Loop(var.name, sympy.expand(start), 1, sympy.expand(trip), tuple(body), self.span)
 
     def update(
-        self,
-        text: str,
-        target: tuple[str, tuple[sympy.Expr, ...]],
-        reads: list[tuple[str, tuple[sympy.Expr, ...]]],
-        flops: FlopTally,
-        special: tuple[str, ...] = (),
+        self, target: _Element, reads: Sequence[_Element], operation: str, kinds: Sequence[str]
     ) -> Statement:
-        """`target op= f(reads)`: reads the target and `reads`, writes the target."""
+        """`target op= f(reads)`: reads the target and `reads`, writes the target.
+        `kinds` are the arithmetic operators it applies (`sqrt` is a special call)."""
+        text = operation.format(*(_element_text(e) for e in (target, *reads)))
         accesses = [
             Access(array, index, self.element, False, self.span, text)
             for array, index in (target, *reads)
         ]
         accesses.append(Access(target[0], target[1], self.element, True, self.span, text))
+        special = tuple(k for k in kinds if k == "sqrt")
+        flops = self.flops(*(k for k in kinds if k != "sqrt")) + FlopTally(special=len(special))
         return Statement(self.span, text, flops, tuple(accesses), special)
+
+    def multiply_subtract(self, target: _Element, left: _Element, right: _Element) -> Statement:
+        return self.update(target, (left, right), "{} -= {} * {}", ("mul", "sub"))
+
+    def divide(self, target: _Element, by: _Element) -> Statement:
+        return self.update(target, (by,), "{} /= {}", ("div",))
+
+
+_Element = tuple[str, tuple[sympy.Expr, ...]]
+"""An array element the kernel touches: the array's name and its index."""
+
+
+def _element_text(element: _Element) -> str:
+    return f"{element[0]}[{', '.join(str(i) for i in element[1])}]"
 
 
 def _lu(kernel: _Kernel, work: str, n: sympy.Expr) -> list[Node]:
@@ -838,15 +818,8 @@ def _lu(kernel: _Kernel, work: str, n: sympy.Expr) -> list[Node]:
     `n(n-1)/2` divides and `(n-1)n(2n-1)/6` multiply-subtract pairs, `2n^3/3 - n^2/2 - n/6`
     FLOPs. The pivot search compares (0 FLOPs); row swaps are not counted as traffic."""
     p, i, j = kernel.variable(), kernel.variable(), kernel.variable()
-    eliminate = kernel.update(
-        f"{work}[i, j] -= {work}[i, p] * {work}[p, j]",
-        (work, (i, j)),
-        [(work, (i, p)), (work, (p, j))],
-        kernel.flops("mul", "sub"),
-    )
-    multiplier = kernel.update(
-        f"{work}[i, p] /= {work}[p, p]", (work, (i, p)), [(work, (p, p))], kernel.flops("div")
-    )
+    eliminate = kernel.multiply_subtract((work, (i, j)), (work, (i, p)), (work, (p, j)))
+    multiplier = kernel.divide((work, (i, p)), (work, (p, p)))
     rows = kernel.loop(
         i, p + 1, n - p - 1, [multiplier, kernel.loop(j, p + 1, n - p - 1, [eliminate])]
     )
@@ -866,22 +839,10 @@ def _substitute(kernel: _Kernel, work: str, x: Leaf, n: sympy.Expr) -> list[Node
         return tuple(substituted(e, bindings) for e in x.index)
 
     i, j = kernel.variable(), kernel.variable()
-    forward = kernel.update(
-        f"{x.array}[i] -= {work}[i, j] * {x.array}[j]",
-        (x.array, at(i)),
-        [(work, (i, j)), (x.array, at(j))],
-        kernel.flops("mul", "sub"),
-    )
+    forward = kernel.multiply_subtract((x.array, at(i)), (work, (i, j)), (x.array, at(j)))
     r = n - 1 - i  # back substitution runs the rows from the last
-    back = kernel.update(
-        f"{x.array}[r] -= {work}[r, j] * {x.array}[j]",
-        (x.array, at(r)),
-        [(work, (r, j)), (x.array, at(j))],
-        kernel.flops("mul", "sub"),
-    )
-    divide = kernel.update(
-        f"{x.array}[r] /= {work}[r, r]", (x.array, at(r)), [(work, (r, r))], kernel.flops("div")
-    )
+    back = kernel.multiply_subtract((x.array, at(r)), (work, (r, j)), (x.array, at(j)))
+    divide = kernel.divide((x.array, at(r)), (work, (r, r)))
     body: list[Node] = [
         kernel.loop(i, sympy.Integer(1), n - 1, [kernel.loop(j, sympy.Integer(0), i, [forward])]),
         kernel.loop(i, sympy.Integer(0), n, [kernel.loop(j, n - i, i, [back]), divide]),
@@ -905,6 +866,15 @@ def _square(reader: ExpressionReader, node: cst.Call, a: ArrayValue) -> sympy.Ex
     return a.shape[0]
 
 
+def _one_matrix(reader: ExpressionReader, node: cst.Call) -> tuple[ArrayValue, sympy.Expr] | None:
+    """The square matrix operand of `inv(A)`, `cholesky(A)`, and its extent."""
+    operands = _operands(reader, node, 1)
+    if operands is None:
+        return None
+    n = _square(reader, node, operands[0])
+    return (operands[0], n) if n is not None else None
+
+
 def _real_equivalent(figure: sympy.Expr, element: ElementType) -> sympy.Expr:
     """LAPACK's operation counts in real FLOPs: a complex multiply-add is 4 times a real one."""
     return sympy.expand(4 * figure if element.is_complex else figure)
@@ -923,12 +893,10 @@ def _convention(reader: ExpressionReader, node: cst.Call, what: str, element: El
 def _solve(reader: ExpressionReader, node: cst.Call) -> Value | None:
     """`np.linalg.solve(A, b)` (LAPACK gesv): `A` copied and LU-factored in place, `b`
     copied into the result and solved through both triangles."""
-    arguments = _positional(node)
-    if len(arguments) != 2 or _unmodeled_keywords(reader, node, (), 2):
-        return reader.unsupported(node, f"`{reader.names.text(node)}`: two operands expected")
-    a, b = (reader.array(argument) for argument in arguments)
-    if a is None or b is None:
+    operands = _operands(reader, node, 2)
+    if operands is None:
         return None
+    a, b = operands
     n = _square(reader, node, a)
     if n is None:
         return None
@@ -951,15 +919,10 @@ def _solve(reader: ExpressionReader, node: cst.Call) -> Value | None:
 
 def _inv(reader: ExpressionReader, node: cst.Call) -> Value | None:
     """`np.linalg.inv(A)`: NumPy calls gesv with the identity as right-hand side."""
-    arguments = _positional(node)
-    if len(arguments) != 1 or _unmodeled_keywords(reader, node, (), 1):
-        return reader.unsupported(node, f"`{reader.names.text(node)}`: one operand expected")
-    a = reader.array(arguments[0])
-    if a is None:
+    matrix = _one_matrix(reader, node)
+    if matrix is None:
         return None
-    n = _square(reader, node, a)
-    if n is None:
-        return None
+    a, n = matrix
     element = _float_element(a.element)
     identity = Scalar(element, False, "identity", constant=True)
     figure = _real_equivalent(sympy.Rational(8, 3) * n**3, element)
@@ -1002,15 +965,10 @@ def _cholesky(reader: ExpressionReader, node: cst.Call) -> Value | None:
     """`np.linalg.cholesky(A)` (LAPACK potrf on a copy of `A`): the column Cholesky of
     Golub & Van Loan (Alg. 4.2.1 order), `n^3/3 + n^2/2 + n/6` operations of which `n` are
     sqrt (special), quoted as `n^3/3`."""
-    arguments = _positional(node)
-    if len(arguments) != 1 or _unmodeled_keywords(reader, node, (), 1):
-        return reader.unsupported(node, f"`{reader.names.text(node)}`: one operand expected")
-    a = reader.array(arguments[0])
-    if a is None:
+    matrix = _one_matrix(reader, node)
+    if matrix is None:
         return None
-    n = _square(reader, node, a)
-    if n is None:
-        return None
+    a, n = matrix
     element = _float_element(a.element)
     figure = _real_equivalent(n**3 / 3, element)
     _convention(
@@ -1026,28 +984,10 @@ def _cholesky(reader: ExpressionReader, node: cst.Call) -> Value | None:
         kernel = _Kernel(namer, span, element)
         name = leaf.array
         j, i, k = kernel.variable(), kernel.variable(), kernel.variable()
-        diagonal = kernel.update(
-            f"{name}[j, j] -= {name}[j, k] ** 2",
-            (name, (j, j)),
-            [(name, (j, k))],
-            kernel.flops("mul", "sub"),
-        )
-        root = kernel.update(
-            f"{name}[j, j] = sqrt({name}[j, j])",
-            (name, (j, j)),
-            [],
-            FlopTally(special=1),
-            ("sqrt",),
-        )
-        below = kernel.update(
-            f"{name}[i, j] -= {name}[i, k] * {name}[j, k]",
-            (name, (i, j)),
-            [(name, (i, k)), (name, (j, k))],
-            kernel.flops("mul", "sub"),
-        )
-        scale = kernel.update(
-            f"{name}[i, j] /= {name}[j, j]", (name, (i, j)), [(name, (j, j))], kernel.flops("div")
-        )
+        diagonal = kernel.multiply_subtract((name, (j, j)), (name, (j, k)), (name, (j, k)))
+        root = kernel.update((name, (j, j)), (), "{0} = sqrt({0})", ("sqrt",))
+        below = kernel.multiply_subtract((name, (i, j)), (name, (i, k)), (name, (j, k)))
+        scale = kernel.divide((name, (i, j)), (name, (j, j)))
         column = kernel.loop(
             j,
             sympy.Integer(0),
@@ -1082,12 +1022,12 @@ LIBRARY: dict[str, Callable[[ExpressionReader, cst.Call], Value | None]] = {
     "numpy.arange": _arange,
     "numpy.linspace": _linspace,
     "numpy.diag": _diag,
-    "numpy.concatenate": _concatenate,
-    "numpy.hstack": _hstack,
-    "numpy.vstack": _vstack,
-    "numpy.stack": _stack,
-    "numpy.repeat": _repeat,
-    "numpy.tile": _tile,
+    "numpy.concatenate": _join("concatenate"),
+    "numpy.hstack": _join("hstack"),
+    "numpy.vstack": _join("vstack"),
+    "numpy.stack": _join("stack"),
+    "numpy.repeat": _copies("repeat"),
+    "numpy.tile": _copies("tile"),
     "numpy.linalg.solve": _solve,
     "numpy.linalg.inv": _inv,
     "numpy.linalg.cholesky": _cholesky,
