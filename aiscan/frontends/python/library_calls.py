@@ -64,13 +64,25 @@ Builder = Callable[["Leaf", "Namer", "Span"], Construction]
 
 def read_library_call(reader: ExpressionReader, node: cst.Call, canonical: str) -> Value | None:
     """The value of a call to one of `LIBRARY`'s functions (`canonical` is its key)."""
-    return LIBRARY[canonical](reader, node)
+    before = len(reader.unknowns)
+    return _said(reader, node, LIBRARY[canonical](reader, node), before)
 
 
 def read_library_method(reader: ExpressionReader, node: cst.Call, base: ArrayValue) -> Value | None:
     """`x.std(...)`, `x.var(...)`: the same as `np.std(x, ...)`."""
     assert isinstance(node.func, cst.Attribute)
-    return _moment(reader, node, base, _positional(node), node.func.attr.value == "std")
+    before = len(reader.unknowns)
+    value = _moment(reader, node, base, _positional(node), node.func.attr.value == "std")
+    return _said(reader, node, value, before)
+
+
+def _said(
+    reader: ExpressionReader, node: cst.Call, value: Value | None, before: int
+) -> Value | None:
+    """`value`; where it is None and nothing said why (a missing argument), say so."""
+    if value is None and len(reader.unknowns) == before:
+        reader.unsupported(node, f"`{reader.names.text(node)}`: missing or unread arguments")
+    return value
 
 
 # ---- argument reading ------------------------------------------------------------------
