@@ -44,8 +44,9 @@ SIMT SGEMM (copy kernels plus cutlass_80_simt_sgemm): more bytes and time than t
 XLA_GEMV_SPLIT = "gemv_f32"
 """docs/model.md: XLA runs the GEMV as a split dot plus a reduce (two launches), 1.2505x the
 memory-bound time at base clocks: just past the 1.25x bar."""
-NOT_MODELED = {"outer_f32"}
-"""`np.outer` is an unknown call to the Python frontend today (reported, never guessed)."""
+WRITE_ONLY_L2_RESIDENT = "outer_f32"
+"""docs/model.md: a write-only kernel whose output is 5x the 50 MB L2: about 22 MB of dirty
+lines are still in the L2 when the counters stop, so DRAM shows 0.915x the bytes written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,9 +110,6 @@ def test_every_measured_run_is_placed() -> None:
 
 @pytest.mark.parametrize("row", counted_rows(), ids=lambda r: f"{r.kernel}-{r.run}")
 def test_memory_bound_bytes_match_the_counters(row: Row) -> None:
-    if row.kernel in NOT_MODELED:
-        assert row.unknowns and row.bytes_predicted == 0  # said, not guessed
-        return
     assert not row.unknowns
     measured = float(str(row.measured["dram_bytes"]))
     ratio = measured / row.bytes_predicted
@@ -124,7 +122,10 @@ def test_memory_bound_bytes_match_the_counters(row: Row) -> None:
         assert low <= ratio <= high, ratio
         return
     assert row.placement.traffic_view == ("jit" if row.run == "jax" else "eager")
-    assert ratio == pytest.approx(1, rel=0.05)
+    if row.kernel == WRITE_ONLY_L2_RESIDENT:
+        assert 0.9 <= ratio <= 1.0, ratio
+    else:
+        assert ratio == pytest.approx(1, rel=0.05)
 
 
 @pytest.mark.parametrize("row", rows(), ids=lambda r: f"{r.kernel}-{r.run}")

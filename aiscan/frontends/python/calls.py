@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["read_call"]
 
-_METHODS = frozenset({"sum", "prod", "max", "min", "mean", "dot", "astype", "copy"})
+_METHODS = frozenset({"sum", "prod", "max", "min", "mean", "dot", "astype", "copy", "std", "var"})
 _EINSUM = re.compile(r"^([a-zA-Z,]*)(->([a-zA-Z]*))?$")
 
 
@@ -65,11 +65,13 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
             f"call to unknown function `{name}`: its work and traffic are not counted",
         )
         return None
+    from aiscan.frontends.python.library_calls import LIBRARY, read_library_call
+
+    if canonical in LIBRARY:  # std, var, cov, outer, norm, eye, linalg.solve, ...
+        return read_library_call(reader, node, canonical)
     module, _, function = canonical.rpartition(".")
     if module in ("numpy", "math"):
         return _numpy(reader, node, function, canonical)
-    if canonical == "numpy.linalg.norm":
-        return _norm(reader, node)
     if module == "builtins":
         return _builtin(reader, node, function)
     reader.note(
@@ -190,6 +192,10 @@ def _method(reader: ExpressionReader, node: cst.Call, func: cst.Attribute) -> Va
         return reader.contract_matmul(base, values[0], node) if values else None
     if method == "copy":
         return reader.elementwise("free", "copy", [base], node)
+    if method in ("std", "var"):
+        from aiscan.frontends.python.library_calls import read_library_method
+
+        return read_library_method(reader, node, base)
     element = _dtype_node(reader, arguments[0]) if arguments else None
     if element is None:
         reader.note(
@@ -237,38 +243,6 @@ def _axes(node: cst.BaseExpression) -> tuple[int, ...] | None:
         return None
     value = number_literal(node)
     return (value,) if isinstance(value, int) else None
-
-
-def _norm(reader: ExpressionReader, node: cst.Call) -> Value | None:
-    """`np.linalg.norm`: the 2-norm, sqrt of the sum of squares (1-d: one `x.dot(x)` call)."""
-    arguments = _positional(node)
-    values = _arrays(reader, arguments[:1])
-    if not values:
-        return None
-    x = values[0]
-    if len(arguments) > 1 or _keyword(node, "ord") is not None or x.element.is_complex:
-        reader.note(
-            UnknownKind.UNKNOWN_CALL,
-            node,
-            f"`{reader.names.text(node)}`: only the real 2-norm is modeled",
-        )
-        return None
-    axis_node = _keyword(node, "axis")
-    if axis_node is None:
-        letters = "abcdefgh"[: len(x.shape)]
-        squares = reader.contract((x, x), (letters, letters), "", node, "dot(x, x)")
-    else:
-        product = reader.elementwise("mul", "multiply", (x, x), node, "x * x")
-        axes = _axes(axis_node)
-        if product is None or axes is None:
-            return None
-        keepdims = _keyword(node, "keepdims")
-        squares = reader.reduce(
-            "sum", product, axes, isinstance(keepdims, cst.Name) and keepdims.value == "True", node
-        )
-    if squares is None:
-        return None
-    return reader.elementwise("special", "sqrt", (squares,), node)
 
 
 def _einsum(

@@ -11,6 +11,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import libcst as cst
 import sympy
@@ -34,6 +35,9 @@ from aiscan.ir.arithmetic import literal_power_multiplies
 from aiscan.ir.nodes import ElementType, Unknown, UnknownKind
 from aiscan.ir.symbols import MAX_INTEGER, MAX_INTEGER_BITS
 from aiscan.span import Span
+
+if TYPE_CHECKING:
+    from aiscan.frontends.python.library_calls import Builder
 
 __all__ = [
     "ALLOCATIONS",
@@ -123,6 +127,10 @@ class Allocation:
     element: ElementType
     fills: bool
     text: str
+    build: Builder | None = None
+    """What a library constructor writes into the new array (`np.eye`, `np.concatenate`,
+    `np.linalg.solve`: `library_calls.py`); such an allocation may be used in an
+    expression, as a temporary array the reader asks the lowering to compute first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +179,10 @@ class ExpressionReader:
         """What a mismatch says a free extent must be, for `FunctionLowering` to retry."""
         self.rank_hints: dict[str, int] = {}
         """Inferred arrays a mismatch says have more axes than their evidence gave."""
+        self.pending: list[tuple[Leaf, Allocation]] = []
+        """Constructed arrays the statement being read uses as operands (`np.linalg.
+        cholesky(A) + B`): the lowering computes them first, as NumPy calls them first."""
+        self.constructed = 0
 
     def unify(self, a: Shape, b: Shape) -> None:
         """Two shapes that should agree (broadcast or contract): record free extents.
@@ -216,9 +228,19 @@ class ExpressionReader:
         if isinstance(result, Integer):
             return Scalar(dtypes.PYTHON_INT, True, result.text, constant=True)
         if isinstance(result, Allocation):
+            return self.materialize(result, node)
+        return result
+
+    def materialize(self, allocation: Allocation, node: cst.CSTNode) -> Leaf | None:
+        """A constructed array used as an operand: a temporary `_c1`, ... built first."""
+        if allocation.build is None:
             self.unsupported(node, "an allocation used inside an expression")
             return None
-        return result
+        self.constructed += 1
+        name = f"_c{self.constructed}"
+        leaf = leaf_for(name, allocation.shape, allocation.element, self.span(node))
+        self.pending.append((leaf, allocation))
+        return leaf
 
     def integer(self, node: cst.BaseExpression) -> sympy.Expr | None:
         """An integer expression in sizes and loop variables, or None (with an unknown)."""
@@ -425,8 +447,7 @@ class ExpressionReader:
                 constant=value.value is not None and value.value.is_number,
             )
         if isinstance(value, Allocation):
-            self.unsupported(node, "an allocation used inside an expression")
-            return None
+            return self.materialize(value, node)
         return value
 
     def elementwise(

@@ -307,7 +307,16 @@ class _Walker(cst.CSTVisitor):
             if array is not None:
                 self.evidence.at_least(array, 1)
         elif callee in _ALLOCATORS and positional:
-            self._mark_sizes(positional[0])
+            # `np.linspace(a, b, num)`: the size is the third argument.
+            if callee != "linspace":
+                self._mark_sizes(positional[0])
+            elif len(positional) > 2:
+                self._mark_sizes(positional[2])
+        elif callee in _MATRIX_FUNCTIONS and positional:
+            # `np.linalg.cholesky(A)`, `np.triu(A)`: the operand is a matrix.
+            array = self._candidate(positional[0])
+            if array is not None:
+                self.evidence.at_least(array, 2)
         elif callee in _ARRAY_FUNCTIONS:
             # `np.sum(x * x)`: an argument of one candidate only must be an array.
             for argument in positional[:2]:
@@ -316,7 +325,8 @@ class _Walker(cst.CSTVisitor):
                     self.evidence.at_least(names.pop(), 1)
 
 
-_ALLOCATORS = frozenset({"empty", "zeros", "ones", "full", "arange", "linspace", "eye"})
+_ALLOCATORS = frozenset({"empty", "zeros", "ones", "full", "arange", "linspace", "eye", "identity"})
+_MATRIX_FUNCTIONS = frozenset({"cholesky", "inv", "solve", "triu", "tril"})
 
 
 def bound_name(node: cst.CSTNode | None) -> str | None:

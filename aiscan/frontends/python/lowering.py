@@ -293,6 +293,29 @@ class FunctionLowering:
 
     def _small(self, node: cst.BaseSmallStatement) -> _Lowered:
         self.reader.unknowns = []
+        self.reader.pending = []
+        lowered = self._small_statement(node)
+        if not self.reader.pending:
+            return lowered
+        # Arrays the statement's calls construct (`np.eye(n) - A`) are computed first.
+        span = self.names.span(node)
+        first = _Lowered()
+        for leaf, allocation in self.reader.pending:
+            part = self._construct(leaf, allocation, allocation.text, span)
+            first.nodes += part.nodes
+            first.conventions += part.conventions
+            first.eager = _merge(first.eager, part.eager)
+            if first.eager is not None:
+                elements = sympy.Mul(*leaf.shape)
+                first.eager.temporaries.append(
+                    Temporary(leaf.array, allocation.text, span, elements, leaf.element)
+                )
+        first.nodes += lowered.nodes
+        first.conventions += lowered.conventions
+        first.eager = _merge(first.eager, lowered.eager)
+        return first
+
+    def _small_statement(self, node: cst.BaseSmallStatement) -> _Lowered:
         if isinstance(node, cst.Assign):
             lowered = self._assign(node.targets[-1].target, node.value, node)
             # `a = b = expr`: computed once (into the last target), the others name it.
@@ -381,6 +404,8 @@ class FunctionLowering:
             if isinstance(value, Allocation):
                 leaf = leaf_for(name, value.shape, value.element, span)
                 self.scope.names[name] = leaf
+                if value.build is not None:
+                    return self._construct(leaf, value, text, span)
                 if not value.fills:
                     return _Lowered()
                 fill = Scalar(value.element, False, value.text, constant=True)
@@ -403,11 +428,33 @@ class FunctionLowering:
                 self.reader.unsupported(target, f"assignment to `{self.names.text(target)}`")
                 return _Lowered()
             array_value = self.reader.array(value_node) if isinstance(value, Integer) else value
-            if array_value is None or isinstance(array_value, Allocation):
+            if isinstance(array_value, Allocation):
+                array_value = self.reader.materialize(array_value, value_node)
+            if array_value is None:
                 return _Lowered()
             return self._array_statement(Target(view), array_value, text, span, rebinds=False)
         self.reader.unsupported(node, f"assignment to `{self.names.text(target)}`")
         return _Lowered()
+
+    def _construct(self, leaf: Leaf, value: Allocation, text: str, span: Span) -> _Lowered:
+        """A library constructor's work on its new array `leaf` (`library_calls.py`): its
+        copies as statements, then its own loops (one eager call: a LAPACK routine)."""
+        assert value.build is not None
+        built = value.build(leaf, self.namer, span)
+        lowered = _Lowered(conventions=list(built.conventions))
+        for view, content in built.stores:
+            # A computed value stored whole (`y = y * step + start`): NumPy's last call
+            # writes it there, with no copy.
+            whole = view == leaf and isinstance(content, (Apply, Reduce, Contract))
+            part = self._array_statement(Target(view), content, text, span, rebinds=whole)
+            lowered.nodes += part.nodes
+            lowered.eager = _merge(lowered.eager, part.eager)
+        if built.nodes:
+            lowered.nodes += built.nodes
+            if self.loop_depth == 0:
+                call = Region("nest", built.nodes, span, contraction=True)
+                lowered.eager = _merge(lowered.eager, EagerCalls([call], []))
+        return lowered
 
     def _into_out(self, call: cst.BaseExpression, node: cst.CSTNode) -> _Lowered:
         """`np.multiply(x, 2.0, out=y)`: the call's value written into `y` itself (no
@@ -661,7 +708,11 @@ class FunctionLowering:
     def _if(self, node: cst.If) -> Branch:
         span = self.names.span(node)
         self.reader.unknowns = []
+        self.reader.pending = []
         condition_value = self.reader.value(node.test)
+        if self.reader.pending:
+            self.reader.unsupported(node.test, "an array constructed in a condition")
+            condition_value = None
         condition_unknowns = tuple(self.reader.unknowns)
         condition_nodes: list[Node] = []
         if isinstance(condition_value, (Leaf, Scalar, Apply, Reduce, Contract)):
