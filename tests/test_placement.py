@@ -231,3 +231,14 @@ def test_a_limit_sympy_cannot_take_makes_the_crossover_unknown() -> None:
     placed = place(flops, traffic, "fp64", device("h100"), sizes={"n": 4096})
     assert placed.bound is Bound.DEPENDS_ON_SIZE
     assert placed.times is None
+
+
+def test_a_small_size_correction_leaves_the_verdict() -> None:
+    """`Max(0, 4 - N)` (an exact footprint below a gap) vanishes past N = 4: the crossover is
+    the one of the polynomial, not unknown."""
+    memory = place(N, 16 * N - 8 * sympy.Max(0, 4 - N) - 16, "fp64", device("h100"))
+    assert memory.crossover.kind is CrossoverKind.NEVER
+    assert memory.bound is Bound.MEMORY
+    matmul = place(2 * N**3, 32 * N**2 - 8 * sympy.Max(0, 2 - N), "fp64", device("h100"))
+    assert matmul.crossover.kind is CrossoverKind.AT
+    assert matmul.crossover.first_integer_size == 163  # N/16 >= 34e12/3.35e12 = 10.15

@@ -26,6 +26,7 @@ __all__ = [
     "intensity",
     "leading_limit",
     "limit_at_infinity",
+    "past_bends",
     "substitute_sizes",
 ]
 
@@ -205,7 +206,7 @@ def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Exp
         )
     if numerator.has(sympy.Max) or denominator.has(sympy.Max):
         # `Max(0, 2 - n)` (a footprint exact at small sizes) is 0 once n passes 2.
-        numerator, denominator = (_past_bends(e, sizes) for e in (numerator, denominator))
+        numerator, denominator = (past_bends(e, sizes) for e in (numerator, denominator))
     top = _leading(numerator, sizes)
     bottom = _leading(denominator, sizes)
     if top is None or bottom is None:
@@ -223,7 +224,7 @@ def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Exp
     return sympy.oo * sign if sign.is_number else sympy.oo
 
 
-def _past_bends(expr: sympy.Expr, sizes: list[sympy.Symbol]) -> sympy.Expr:
+def past_bends(expr: sympy.Expr, sizes: list[sympy.Symbol]) -> sympy.Expr:
     """`expr` with each `Max(0, a)` as `a` or 0 where `a` grows without bound, up or
     down, with the sizes (`Max(0, 2 - n)`, a small-size correction, is 0 past n = 2)."""
     growth = {s: _GROWTH for s in sizes}

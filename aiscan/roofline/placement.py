@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from aiscan.analysis.flops import FlopCounts
-from aiscan.analysis.intensity import finite_value, limit_at_infinity
+from aiscan.analysis.intensity import finite_value, limit_at_infinity, past_bends
 from aiscan.errors import UsageError
 from aiscan.roofline.devices import Device, PeakChoice
 from aiscan.roofline.in_core import InCoreCeiling, in_core_ceiling
@@ -512,6 +512,10 @@ def _swept_crossover(
     flops: sympy.Expr, bytes_moved: sympy.Expr, ridge: sympy.Rational, sweep: frozenset[str]
 ) -> Crossover:
     gap, x, names = _one_size(sympy.expand(flops - ridge * bytes_moved), sweep)
+    if gap.has(sympy.Max):
+        # Small-size corrections (`Max(0, 4 - n)`, exact footprints below a gap) vanish
+        # past a few elements: the crossing is sought where they have.
+        gap = past_bends(gap, [x])
     if gap.free_symbols - {x}:
         return Crossover(CrossoverKind.UNKNOWN, names)
     if x not in gap.free_symbols:
