@@ -336,12 +336,21 @@ class ExpressionReader:
             return Scalar(dtypes.PYTHON_FLOAT, True, self.names.text(node), constant=True)
         attribute = node.attr.value
         if attribute in ("T", "mT"):
-            base = self.value(node.value)
-            if isinstance(base, Leaf):
-                return _transpose(base, self.names.text(node))
-            if base is not None:
-                return self.unsupported(node, "`.T` of a computed expression")
-            return None
+            from aiscan.frontends.python.views import permuted, through_operands
+
+            base = self.array(node.value)
+            if base is None:
+                return None
+            rank = len(base.shape)
+            # `.mT` swaps the last two axes only; `.T` reverses them all.
+            axes = tuple(range(rank))[::-1]
+            if attribute == "mT" and rank >= 2:
+                axes = (*range(rank - 2), rank - 1, rank - 2)
+            text = self.names.text(node)
+            result = through_operands(base, lambda leaf: permuted(leaf, axes), text)
+            if isinstance(result, str):
+                return self.unsupported(node, f"`{text}`: {result}")
+            return result
         if attribute in ("real",):
             return self.value(node.value)
         return self.unsupported(node, f"attribute `{self.names.text(node)}`")
@@ -798,13 +807,6 @@ class _Sliced:
     length: sympy.Expr
     offset: sympy.Expr
     step: int
-
-
-def _transpose(leaf: Leaf, text: str) -> Leaf:
-    rank = len(leaf.shape)
-    reverse = {coordinate(d): coordinate(rank - 1 - d) for d in range(rank)}
-    index = tuple(e.subs(reverse, simultaneous=True) for e in leaf.index)
-    return Leaf(leaf.array, leaf.element, tuple(reversed(leaf.shape)), index, text, leaf.span)
 
 
 def _is_newaxis(item: cst.BaseSlice) -> bool:
