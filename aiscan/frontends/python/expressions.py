@@ -44,12 +44,15 @@ __all__ = [
     "ARITHMETIC",
     "FREE",
     "REDUCTIONS",
+    "SLICE_REASON",
     "SPECIAL",
     "TOO_LARGE",
     "Allocation",
+    "Binding",
     "ExpressionReader",
     "Opaque",
     "Scope",
+    "SliceObject",
     "Value",
     "leaf_for",
     "number_literal",
@@ -161,9 +164,20 @@ class Scope:
     """The module's top-level functions, inlined where they are called."""
     inlining: tuple[str, ...] = ()
     """Helpers being inlined now (a call to one of them is recursion)."""
+    slices: dict[str, SliceObject] = field(default_factory=dict)
+    """Names bound to `slice(...)` objects, usable as indices (`s = slice(1, n - 1)`)."""
 
     def copy(self) -> Scope:
-        return Scope(dict(self.names), self.helpers, self.inlining)
+        return Scope(dict(self.names), self.helpers, self.inlining, dict(self.slices))
+
+
+@dataclass(frozen=True, slots=True)
+class SliceObject:
+    """`slice(start, stop, step)` with its bounds read where it is made."""
+
+    lower: sympy.Expr | None
+    upper: sympy.Expr | None
+    step: int
 
 
 class ExpressionReader:
@@ -560,8 +574,13 @@ class ExpressionReader:
                 continue
             extent = base.shape[base_dim]
             placeholder = coordinate(base_dim)
-            if item is None or isinstance(item, cst.Slice):
-                sliced = self._slice(item, extent)
+            named = self._slice_object(item)
+            if item is None or isinstance(item, cst.Slice) or named is not None:
+                if named is not None:
+                    sliced: _Sliced | None = _slice_of(extent, named.lower, named.upper, named.step)
+                else:
+                    assert item is None or isinstance(item, cst.Slice)
+                    sliced = self._slice(item, extent)
                 if sliced is None:
                     return None
                 view_coordinate = coordinate(len(shape))
@@ -581,6 +600,48 @@ class ExpressionReader:
         return Leaf(
             base.array, base.element, tuple(shape), index, self.names.text(node), self.span(node)
         )
+
+    def _slice_object(self, item: cst.BaseSlice | None) -> SliceObject | None:
+        """The `slice(...)` a name in an index is bound to (`a[s]`), if it is one."""
+        if not (isinstance(item, cst.Index) and isinstance(item.value, cst.Name)):
+            return None
+        name = item.value.value
+        found = self.scope.slices.get(name)
+        binding = self.scope.names.get(name)
+        return found if isinstance(binding, Opaque) and binding.reason == SLICE_REASON else None
+
+    def slice_object(self, node: cst.Call) -> SliceObject | None:
+        """`slice(stop)`, `slice(start, stop)`, `slice(start, stop, step)` with integer
+        bounds (`None` for an open end) and a literal step; None with a note otherwise."""
+        arguments = [a.value for a in node.args if a.keyword is None and not a.star]
+        if not 1 <= len(arguments) <= 3 or len(arguments) != len(node.args):
+            self.unsupported(node, f"`{self.names.text(node)}`")
+            return None
+        if len(arguments) == 1:
+            arguments = [cst.Name("None"), arguments[0]]
+        bounds: list[sympy.Expr | None] = []
+        for bound in arguments[:2]:
+            if isinstance(bound, cst.Name) and bound.value == "None":
+                bounds.append(None)
+                continue
+            value = self.integer(bound)
+            if value is None:
+                return None
+            bounds.append(value)
+        step = 1
+        if len(arguments) == 3 and not (
+            isinstance(arguments[2], cst.Name) and arguments[2].value == "None"
+        ):
+            literal = number_literal(arguments[2])
+            if not isinstance(literal, int) or literal == 0:
+                self.note(
+                    UnknownKind.NON_AFFINE_INDEX,
+                    arguments[2],
+                    "slice step must be a nonzero integer literal",
+                )
+                return None
+            step = literal
+        return SliceObject(bounds[0], bounds[1], step)
 
     def _slice(self, item: cst.Slice | None, extent: sympy.Expr) -> _Sliced | None:
         if item is None:
@@ -605,8 +666,7 @@ class ExpressionReader:
                 )
                 return None
             step = literal
-        view = slice_view(extent, bounds[0], bounds[1], step)
-        return _Sliced(view.length, view.offset, view.step)
+        return _slice_of(extent, bounds[0], bounds[1], step)
 
     # ---- calls --------------------------------------------------------------------------
 
@@ -807,6 +867,16 @@ class _Sliced:
     length: sympy.Expr
     offset: sympy.Expr
     step: int
+
+
+SLICE_REASON = "is a `slice` object, usable only as an index"
+
+
+def _slice_of(
+    extent: sympy.Expr, lower: sympy.Expr | None, upper: sympy.Expr | None, step: int
+) -> _Sliced:
+    view = slice_view(extent, lower, upper, step)
+    return _Sliced(view.length, view.offset, view.step)
 
 
 def _is_newaxis(item: cst.BaseSlice) -> bool:
