@@ -136,6 +136,9 @@ def _numpy(reader: ExpressionReader, node: cst.Call, function: str, canonical: s
     if function == "square":
         values = _arrays(reader, arguments[:1])
         return reader.elementwise("mul", "square", values, node) if values else None
+    if function == "where" and len(arguments) != 3:
+        # `np.where(c)` is `np.nonzero(c)`: indices, a data-dependent count of them.
+        return reader.unsupported(node, f"`{reader.names.text(node)}` (only the 3-argument form)")
     if function in ARITHMETIC or function in SPECIAL or function in FREE:
         values = _arrays(reader, arguments)
         if values is None:

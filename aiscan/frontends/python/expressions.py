@@ -197,6 +197,9 @@ class ExpressionReader:
         """Constructed arrays the statement being read uses as operands (`np.linalg.
         cholesky(A) + B`): the lowering computes them first, as NumPy calls them first."""
         self.constructed = 0
+        self.masks: dict[str, Shape] = {}
+        """Boolean masks (by their text) of the masked store being read (`r[r > 0] = 1.0 /
+        r[r > 0]`): a selection by one of them is the element at hand."""
 
     def unify(self, a: Shape, b: Shape) -> None:
         """Two shapes that should agree (broadcast or contract): record free extents.
@@ -266,6 +269,13 @@ class ExpressionReader:
                 UnknownKind.DATA_DEPENDENT_BOUND,
                 node,
                 f"`{self.names.text(node)}` {result.unknown_because}",
+            )
+        elif isinstance(result, (Leaf, Apply)) and result.shape and result.element == dtypes.BOOL:
+            self.note(
+                UnknownKind.DATA_DEPENDENT_BOUND,
+                node,
+                f"boolean mask `{self.names.text(node)}` selects a data-dependent number of "
+                "elements: only a masked store `A[mask] = value` is modeled (a named fraction)",
             )
         elif result is not None:
             self.note(
@@ -517,6 +527,11 @@ class ExpressionReader:
             return None
         if not isinstance(base, Leaf):
             return self.unsupported(node, f"indexing the computed value `{self.names.text(node)}`")
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            mask = self.names.text(node.slice[0].slice.value)
+            shape = self.masks.get(mask)
+            if shape is not None and all(map(same_extent, shape, base.shape)):
+                return base  # `r[r > 0]` inside `r[r > 0] = ...`: the selected element
         return self.view(base, node.slice, node)
 
     def _shape_entry(self, node: cst.Subscript) -> Value | None:

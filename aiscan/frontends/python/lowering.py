@@ -34,6 +34,7 @@ from aiscan.frontends.python.inference import (
 )
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.nests import Namer, NestBuilder, ShapeMismatch, Target
+from aiscan.frontends.python.shapes import broadcast_shapes, same_extent
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -381,6 +382,10 @@ class FunctionLowering:
             return self._unpack(target, value_node)
         if isinstance(value_node, cst.IfExp) and target is not None:
             return self._ternary(target, value_node, node)
+        if isinstance(target, cst.Subscript):
+            masked = self._masked_store(target, value_node, node)
+            if masked is not None:
+                return masked
         bound = bound_name(target)  # `x` or `self.x`
         if bound is not None and _out_argument(value_node) is not None:
             # `z = np.add(a, b, out=c)`: computed into c; z names c.
@@ -830,6 +835,62 @@ class FunctionLowering:
             span, condition, fraction, tuple(then.nodes), tuple(otherwise.nodes), (unknown,)
         )
         return _Lowered([branch], conventions=then.conventions + otherwise.conventions)
+
+    def _masked_store(
+        self, target: cst.Subscript, value_node: cst.BaseExpression, node: cst.CSTNode
+    ) -> _Lowered | None:
+        """`A[mask] = value` with a boolean array `mask` (`x[x > 0] = 0.0`, `r[r > 0] = 1.0 /
+        r[r > 0]`): per element the mask is evaluated, and the store runs for the fraction
+        `p_L<line>` of elements it selects (a named fraction, as for `if`). Selections by
+        the same mask on the right (`r[r > 0]`) are the element at hand. None when the
+        index is not a boolean array."""
+        items = target.slice
+        if len(items) != 1 or not isinstance(items[0].slice, cst.Index):
+            return None
+        noted = len(self.reader.unknowns)
+        mask_node = items[0].slice.value
+        mask = self.reader.value(mask_node)
+        if not (isinstance(mask, (Leaf, Apply)) and mask.shape and mask.element == dtypes.BOOL):
+            del self.reader.unknowns[noted:]  # not a mask: the ordinary path reads it again
+            return None
+        base = self.reader.value(target.value)
+        if base is None:
+            return _Lowered()
+        mask_text = self.names.text(mask_node)
+        if not (
+            isinstance(base, Leaf)
+            and len(mask.shape) <= len(base.shape)
+            and all(map(same_extent, mask.shape, base.shape))
+        ):
+            self.reader.unsupported(
+                target, f"`{self.names.text(target)}`: the mask does not cover the array's axes"
+            )
+            return _Lowered()
+        self.reader.masks[mask_text] = mask.shape
+        try:
+            value = self.reader.array(value_node)
+        finally:
+            del self.reader.masks[mask_text]
+        if value is None:
+            return _Lowered()
+        if broadcast_shapes(base.shape, value.shape) != base.shape:
+            self.reader.unsupported(
+                node, f"`{self.names.text(value_node)}` does not broadcast to the masked array"
+            )
+            return _Lowered()
+        span = self.names.span(node)
+        fraction = fraction_symbol(f"p_L{span.line}")
+        unknown = Unknown(
+            UnknownKind.BRANCH_FRACTION,
+            f"boolean mask `{mask_text}`: the fraction of elements it selects is named {fraction}",
+            span,
+            str(fraction),
+        )
+        condition = Statement(span, mask_text, FlopTally())
+        branch = Branch(span, condition, fraction, (), (), (unknown,))
+        text = self.names.text(node)
+        nodes = NestBuilder(self.namer, span).masked_assign(base, mask, value, text, branch)
+        return _Lowered(nodes)
 
     def _if(self, node: cst.If) -> Branch:
         span = self.names.span(node)
