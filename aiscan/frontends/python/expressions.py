@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 import sympy
 
+from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.names import SourceNames
-from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, slice_view
+from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text, slice_view
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -55,6 +56,7 @@ __all__ = [
     "SliceObject",
     "Value",
     "leaf_for",
+    "literal_mismatch",
     "number_literal",
     "string_literal",
 ]
@@ -197,6 +199,8 @@ class ExpressionReader:
         """Constructed arrays the statement being read uses as operands (`np.linalg.
         cholesky(A) + B`): the lowering computes them first, as NumPy calls them first."""
         self.constructed = 0
+        self.errors: list[Diagnostic] = []
+        """Code NumPy would reject (extents that differ as literals): located errors."""
         self.masks: dict[str, Shape] = {}
         """Boolean masks (by their text) of the masked store being read (`r[r > 0] = 1.0 /
         r[r > 0]`): a selection by one of them is the element at hand."""
@@ -290,6 +294,11 @@ class ExpressionReader:
 
     def note(self, kind: UnknownKind, node: cst.CSTNode, message: str) -> None:
         self.unknowns.append(Unknown(kind, message, self.span(node)))
+
+    def reject(self, node: cst.CSTNode, message: str) -> None:
+        """Code NumPy raises on: a located error, and the statement is not counted."""
+        self.errors.append(Diagnostic(self.span(node), Severity.ERROR, message))
+        self.note(UnknownKind.UNKNOWN_SHAPE, node, f"{message}; not counted")
 
     def unsupported(self, node: cst.CSTNode, message: str) -> Value | None:
         """Say what is not understood; the value is then None."""
@@ -498,7 +507,14 @@ class ExpressionReader:
             merged = broadcast_shapes(shape, operand.shape)
             if merged is None:
                 self.unify(shape, operand.shape)
-                shapes = " and ".join(_shape_text(o.shape) for o in operands)
+                shapes = " and ".join(shape_text(o.shape) for o in operands)
+                if literal_mismatch(shape, operand.shape):
+                    self.reject(
+                        node,
+                        f"`{self.names.text(node)}`: shapes {shapes} do not broadcast "
+                        "(NumPy raises a ValueError)",
+                    )
+                    return None
                 self.note(
                     UnknownKind.UNKNOWN_SHAPE,
                     node,
@@ -568,7 +584,7 @@ class ExpressionReader:
             self.unsupported(
                 node,
                 f"`{self.names.text(node)}` has too many indices "
-                f"for shape {_shape_text(base.shape)}",
+                f"for shape {shape_text(base.shape)}",
             )
             return None
         expanded: list[cst.BaseSlice | None] = []
@@ -799,7 +815,7 @@ class ExpressionReader:
                     UnknownKind.UNKNOWN_SHAPE,
                     node,
                     f"`{self.names.text(node)}`: operand `{operand.text}` has shape "
-                    f"{_shape_text(operand.shape)}, not {len(letters)} dimensions",
+                    f"{shape_text(operand.shape)}, not {len(letters)} dimensions",
                 )
                 return None
             for letter, extent in zip(letters, operand.shape, strict=True):
@@ -848,7 +864,7 @@ class ExpressionReader:
                 UnknownKind.UNKNOWN_SHAPE,
                 node,
                 f"`{self.names.text(node)}`: axis out of range for shape "
-                f"{_shape_text(operand.shape)}",
+                f"{shape_text(operand.shape)}",
             )
             return None
         shape = tuple(
@@ -996,8 +1012,13 @@ def _integer_arithmetic(operator: str, a: sympy.Expr, b: sympy.Expr) -> sympy.Ex
     return None
 
 
-def _shape_text(shape: Shape) -> str:
-    return "(" + ", ".join(str(e) for e in shape) + ("," if len(shape) == 1 else "") + ")"
+def literal_mismatch(a: Shape, b: Shape) -> tuple[sympy.Expr, sympy.Expr] | None:
+    """The first pair of right-aligned extents that are different integer literals, neither
+    1: shapes NumPy rejects for certain (symbols that might be equal are not a mismatch)."""
+    for x, y in zip(reversed(a), reversed(b), strict=False):
+        if x.is_Integer and y.is_Integer and x != y and x != 1 and y != 1:
+            return x, y
+    return None
 
 
 def leaf_for(name: str, shape: Shape, element: ElementType, span: Span) -> Leaf:

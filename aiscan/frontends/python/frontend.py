@@ -70,18 +70,21 @@ def lower_python_source(
     globals_ = Scope(bindings)
     globals_.helpers = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
     functions: list[Function] = []
+    errors: list[Diagnostic] = []
     top_level: list[cst.CSTNode] = []
     for statement in module.body:
         if isinstance(statement, cst.FunctionDef):
             lowering = FunctionLowering(names.within(statement), globals_.copy(), default_element)
             functions.append(lowering.function(statement))
+            errors += lowering.errors
         elif isinstance(statement, cst.ClassDef):
-            functions += _methods(statement, names, globals_, default_element)
+            functions += _methods(statement, names, globals_, default_element, errors)
         elif _is_module_work(statement):
             top_level.append(statement)
     if top_level:
         lowering = FunctionLowering(names.within(None), globals_.copy())
         pseudo = lowering.build("<module>", names.span(top_level[0]), top_level)
+        errors += lowering.errors
         if pseudo.regions:
             functions.append(pseudo)
     rules = read_frameworks(syntax, x64_setting=x64, tf32_setting=tf32)
@@ -90,11 +93,15 @@ def lower_python_source(
     notes = tuple(
         Diagnostic(Span(path, line, 1), Severity.NOTE, text) for line, text in rules.notes
     )
-    return Module(path, "python", tuple(functions), size_defaults, diagnostics=notes)
+    return Module(path, "python", tuple(functions), size_defaults, diagnostics=(*errors, *notes))
 
 
 def _methods(
-    node: cst.ClassDef, names: SourceNames, globals_: Scope, default_element: ElementType
+    node: cst.ClassDef,
+    names: SourceNames,
+    globals_: Scope,
+    default_element: ElementType,
+    errors: list[Diagnostic],
 ) -> list[Function]:
     """A class's methods, each a function `Class.method`, `__init__` first.
 
@@ -112,6 +119,7 @@ def _methods(
             names.within(None), state.copy(), default_element, class_sizes=sizes
         )
         function = lowering.function(method, f"{node.name.value}.{method.name.value}")
+        errors += lowering.errors
         for key, binding in lowering.scope.names.items():
             if key.startswith("self.") and not isinstance(binding, Opaque):
                 state.names[key] = binding

@@ -14,6 +14,7 @@ from functools import cache
 import libcst as cst
 import sympy
 
+from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.annotations import parameter_binding
 from aiscan.frontends.python.bounds import bound_choices
@@ -25,6 +26,7 @@ from aiscan.frontends.python.expressions import (
     Opaque,
     Scope,
     leaf_for,
+    literal_mismatch,
 )
 from aiscan.frontends.python.inference import (
     bound_name,
@@ -34,7 +36,7 @@ from aiscan.frontends.python.inference import (
 )
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.nests import Namer, NestBuilder, ShapeMismatch, Target
-from aiscan.frontends.python.shapes import broadcast_shapes, same_extent
+from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -111,6 +113,8 @@ class FunctionLowering:
         self.rank_hints: dict[str, int] = {}
         self.parameters: set[str] | None = None
         """A function's parameters (None for module code, where every array escapes)."""
+        self.errors = self.reader.errors
+        """Located errors in the code (shapes NumPy rejects), for the module's diagnostics."""
         self.escaping: set[str] = set()
         """Arrays a `return` hands back: they escape, the jit view keeps their traffic."""
 
@@ -152,6 +156,7 @@ class FunctionLowering:
             )
             function = again.function(node, qualified)
             self.scope = again.scope
+            self.errors = again.errors
         return function
 
     @staticmethod
@@ -567,6 +572,8 @@ class FunctionLowering:
                 self.rank_hints[leaf.array] = len(base.shape) + missing
         elif len(target.shape) == len(value.shape):
             self.reader.unify(target.shape, value.shape)
+        if leaf is not None and not self._stored_shapes_agree(leaf, value, text, span):
+            return _Lowered()
         nodes = NestBuilder(self.namer, span).assign(target, value, text)
         lowered = _Lowered(nodes, conventions=_conventions(value))
         is_call = target.shape or is_array(value)
@@ -575,6 +582,34 @@ class FunctionLowering:
         elif is_call and target.shape:
             self._note_once(span)
         return lowered
+
+    def _stored_shapes_agree(self, leaf: Leaf, value: ArrayValue, text: str, span: Span) -> bool:
+        """A store of `value` into `leaf` (`A[0:NI, 0:NJ] = B[0:NK, 0:NK]`): extents that are
+        different literals are an error (NumPy raises; not counted); symbolic extents that
+        are not provably equal are taken as equal, an assumption with its line."""
+        mismatch = literal_mismatch(leaf.shape, value.shape)
+        if mismatch is not None:
+            message = (
+                f"`{text}`: a value of shape {shape_text(value.shape)} cannot be stored into "
+                f"shape {shape_text(leaf.shape)} (NumPy raises a ValueError)"
+            )
+            self.reader.errors.append(Diagnostic(span, Severity.ERROR, message))
+            self.function_unknowns.append(
+                Unknown(UnknownKind.UNKNOWN_SHAPE, f"{message}; not counted", span)
+            )
+            return False
+        free = set(self.reader.free)
+        for stored, given in zip(reversed(leaf.shape), reversed(value.shape), strict=False):
+            if given == 1 or same_extent(stored, given):
+                continue
+            if (stored.free_symbols | given.free_symbols) & free:
+                continue  # an inferred extent: matched by `unify` and a second lowering
+            message = (
+                f"`{text}`: extents {given} and {stored} are taken as equal "
+                "(NumPy raises where they differ)"
+            )
+            self.function_unknowns.append(Unknown(UnknownKind.ASSUMPTION, message, span))
+        return True
 
     def _note_once(self, span: Span) -> None:
         message = (

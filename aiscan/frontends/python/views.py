@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 import sympy
 
-from aiscan.frontends.python.shapes import same_extent
+from aiscan.frontends.python.shapes import same_extent, shape_text
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -84,13 +84,13 @@ def resolve_shape(old: Shape, new: Sequence[sympy.Expr]) -> Shape | str:
     total = sympy.Mul(*old)
     if not unknown:
         if not same_extent(total, sympy.Mul(*new)):
-            return f"{_text(old)} has {total} elements, not {sympy.Mul(*new)}"
+            return f"{shape_text(old)} has {total} elements, not {sympy.Mul(*new)}"
         return tuple(new)
     known = sympy.Mul(*(e for e in new if e != -1))
     solved = sympy.cancel(total / known)
     denominator = sympy.fraction(solved)[1]
     if denominator != 1 or not solved.is_polynomial():
-        return f"the extents do not divide the {total} elements of {_text(old)}"
+        return f"the extents do not divide the {total} elements of {shape_text(old)}"
     return tuple(sympy.expand(solved) if e == -1 else e for e in new)
 
 
@@ -109,12 +109,12 @@ def reshaped(leaf: Leaf, new: Shape) -> Leaf | str:
             j += 1
             continue
         if i >= len(old) or j >= len(new):
-            return f"cannot match the axes of {_text(old)} with {_text(new)}"
+            return f"cannot match the axes of {shape_text(old)} with {shape_text(new)}"
         olds, news = [i], [j]
         while not same_extent(_product(old, olds), _product(new, news)):
             grown = _grow(old, new, olds, news)
             if grown is None:
-                return f"cannot match the axes of {_text(old)} with {_text(new)}"
+                return f"cannot match the axes of {shape_text(old)} with {shape_text(new)}"
         i, j = olds[-1] + 1, news[-1] + 1
         linear = sum(
             (coordinate(k) * _product(new, news[p + 1 :]) for p, k in enumerate(news)),
@@ -167,10 +167,6 @@ def through_operands(value: ArrayValue, view: ViewOf, text: str) -> ArrayValue |
         shape = next((o.shape for o in operands if o.shape), value.shape)
         return replace(value, operands=tuple(operands), shape=shape, text=text)
     return f"a view of the computed value `{value.text}`"
-
-
-def _text(shape: Shape) -> str:
-    return "(" + ", ".join(str(e) for e in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def read_view(
