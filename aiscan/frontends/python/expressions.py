@@ -396,8 +396,10 @@ class ExpressionReader:
         if left is None or right is None:
             return None
         text = self.names.text(node)
-        if isinstance(left, Integer) and isinstance(right, Integer):
+        if isinstance(left, Integer) and isinstance(right, Integer) and operator != "Divide":
             return _integer_operator(operator, left, right, text)
+        # `i / 2` on two ints is true division: CPython converts both to float and divides,
+        # a float division of a data value (1 FLOP), not integer index math (`i // 2` is).
         left_array = self._as_array(left, node.left)
         right_array = self._as_array(right, node.right)
         if left_array is None or right_array is None:
