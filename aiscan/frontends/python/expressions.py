@@ -107,6 +107,7 @@ _OPERATORS = {
 }
 ALLOCATIONS = {
     "empty": False,
+    "ndarray": False,  # `np.ndarray(shape, dtype)`: uninitialized, as `np.empty`
     "zeros": False,
     "ones": True,
     "full": True,

@@ -222,14 +222,27 @@ class _Walker(cst.CSTVisitor):
                             self.shape_names.add(element.value)
                             self.evidence.name_dim(array, axis, element.value, _SHAPE_NAME)
             elif isinstance(target_node, cst.Name):
-                found = _one_extent(value)
-                if found is not None:
-                    array_node, axis = found
-                    array = self._candidate(array_node)
-                    self.shape_names.add(target_node.value)
-                    if array is not None and axis >= 0:
-                        self.evidence.at_least(array, axis + 1)
-                        self.evidence.name_dim(array, axis, target_node.value, _SHAPE_NAME)
+                self._name_extent(target_node, value)
+            elif (
+                isinstance(target_node, cst.Tuple)
+                and isinstance(value, cst.Tuple)
+                and len(target_node.elements) == len(value.elements)
+            ):
+                # `I, J = A.shape[0], A.shape[1]`: each name as if assigned alone.
+                for name, item in zip(target_node.elements, value.elements, strict=True):
+                    if isinstance(name.value, cst.Name):
+                        self._name_extent(name.value, item.value)
+
+    def _name_extent(self, target: cst.Name, value: cst.BaseExpression) -> None:
+        """`n = A.shape[k]` or `n = len(A)`: `n` names that extent of A."""
+        found = _one_extent(value)
+        if found is not None:
+            array_node, axis = found
+            array = self._candidate(array_node)
+            self.shape_names.add(target.value)
+            if array is not None and axis >= 0:
+                self.evidence.at_least(array, axis + 1)
+                self.evidence.name_dim(array, axis, target.value, _SHAPE_NAME)
 
     # ---- loops ------------------------------------------------------------------------
 

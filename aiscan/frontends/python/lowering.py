@@ -511,6 +511,18 @@ class FunctionLowering:
                     assert isinstance(name_node, cst.Name)
                     self.scope.names[name_node.value] = Integer(extent, name_node.value)
                 return _Lowered()
+        if (
+            isinstance(value_node, cst.Tuple)
+            and len(value_node.elements) == len(target.elements)
+            and all(isinstance(e.value, cst.Name) for e in target.elements)
+        ):
+            # `I, J, K = a.shape[0], a.shape[1], a.shape[2]`: integers, all read first.
+            values = [self.reader.value(e.value) for e in value_node.elements]
+            if all(isinstance(v, Integer) for v in values):
+                for element, value in zip(target.elements, values, strict=True):
+                    assert isinstance(element.value, cst.Name) and isinstance(value, Integer)
+                    self.scope.names[element.value.value] = value
+                return _Lowered()
         self.reader.unsupported(target, f"unpacking `{self.names.text(value_node)}`")
         return _Lowered()
 
