@@ -330,6 +330,11 @@ class _Walker(cst.CSTVisitor):
             array = self._candidate(positional[0])
             if array is not None:
                 self.evidence.at_least(array, 2)
+        elif callee == "reshape":
+            # `x.reshape(n, m)`, `np.reshape(x, (n, m))`: the extents are sizes.
+            method = isinstance(node.func, cst.Attribute) and self._candidate(node.func.value)
+            for extent in positional if method else positional[1:]:
+                self._mark_sizes(extent)
         elif callee in _ARRAY_FUNCTIONS:
             # `np.sum(x * x)`: an argument of one candidate only must be an array.
             for argument in positional[:2]:
@@ -338,7 +343,9 @@ class _Walker(cst.CSTVisitor):
                     self.evidence.at_least(names.pop(), 1)
 
 
-_ALLOCATORS = frozenset({"empty", "zeros", "ones", "full", "arange", "linspace", "eye", "identity"})
+_ALLOCATORS = frozenset(
+    {"empty", "zeros", "ones", "full", "arange", "linspace", "eye", "identity", "ndarray"}
+)
 _MATRIX_FUNCTIONS = frozenset({"cholesky", "inv", "solve", "triu", "tril"})
 
 

@@ -25,6 +25,7 @@ from aiscan.frontends.python.shapes import same_extent, shape_text
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
+    Contract,
     Integer,
     Leaf,
     Scalar,
@@ -188,8 +189,14 @@ def read_view(
         if extents is None:
             return None
         new = resolve_shape(base.shape, extents)
+        if isinstance(new, str) and -1 not in extents:
+            _learn_from_reshape(reader, base.shape, extents)
         if isinstance(new, str):
             return _unsupported(reader, node, f"`{text}`: {new}")
+        if isinstance(base, Contract):
+            squeezed = _squeezed(base, new, text)
+            if squeezed is not None:
+                return squeezed
         shape = new
         view = lambda leaf: reshaped(leaf, shape)  # noqa: E731
     elif function in ("transpose", "swapaxes", "moveaxis"):
@@ -208,6 +215,58 @@ def read_view(
     if function == "flatten":
         return reader.elementwise("free", "copy", [result], node)
     return result
+
+
+def _learn_from_reshape(
+    reader: ExpressionReader, old: Shape, extents: Sequence[sympy.Expr]
+) -> None:
+    """A reshape that does not fit an array whose extents we named (`A_d0`) tells what they
+    are: as many axes as the new shape has extents other than 1, matched in order
+    (`np.reshape(A, (NR, NQ, 1, NP))` makes A `(NR, NQ, NP)`); the function is then
+    lowered again."""
+    wanted = tuple(e for e in extents if e != 1)
+    given = tuple(e for e in old if e != 1)
+    if len(wanted) == len(given):
+        reader.unify(given, wanted)  # only extents we named are solved for
+        return
+    owners = {reader.free.get(e) for e in old}
+    if len(owners) == 1 and None not in owners:
+        (owner,) = owners
+        assert owner is not None
+        reader.rank_hints[owner] = max(reader.rank_hints.get(owner, 0), len(wanted))
+
+
+def _squeezed(value: Contract, new: Shape, text: str) -> Contract | None:
+    """A reshape of a contraction that only drops unit axes of its result (`(NR, NQ, 1, NP)`
+    to `(NR, NQ, NP)`): the same contraction without those output labels (their operand
+    axes, of extent 1, read at 0)."""
+    kept = [d for d, e in enumerate(value.shape) if e != 1]
+    if tuple(value.shape[d] for d in kept) != tuple(new) or len(kept) == len(value.shape):
+        return None
+    dropped = {value.out[d] for d in range(len(value.shape)) if d not in kept}
+    operands: list[ArrayValue] = []
+    labels: list[str] = []
+    for operand, letters in zip(value.operands, value.labels, strict=True):
+        keep = [p for p, letter in enumerate(letters) if letter not in dropped]
+        if len(keep) != len(letters):
+            shape = tuple(operand.shape[p] for p in keep)
+            inner = through_operands(operand, lambda leaf, s=shape: reshaped(leaf, s), operand.text)
+            if isinstance(inner, str):
+                return None
+            operand = inner
+        operands.append(operand)
+        labels.append("".join(letters[p] for p in keep))
+    out = "".join(letter for letter in value.out if letter not in dropped)
+    extents = tuple((k, e) for k, e in value.extents if k not in dropped)
+    return replace(
+        value,
+        operands=tuple(operands),
+        labels=tuple(labels),
+        out=out,
+        extents=extents,
+        shape=tuple(new),
+        text=text,
+    )
 
 
 def _unsupported(reader: ExpressionReader, node: cst.CSTNode, message: str) -> ArrayValue | None:
