@@ -249,8 +249,7 @@ def _squeezed(value: Contract, new: Shape, text: str) -> Contract | None:
     for operand, letters in zip(value.operands, value.labels, strict=True):
         keep = [p for p, letter in enumerate(letters) if letter not in dropped]
         if len(keep) != len(letters):
-            shape = tuple(operand.shape[p] for p in keep)
-            inner = through_operands(operand, lambda leaf, s=shape: reshaped(leaf, s), operand.text)
+            inner = through_operands(operand, _reshaping(operand.shape, keep), operand.text)
             if isinstance(inner, str):
                 return None
             operand = inner
@@ -267,6 +266,12 @@ def _squeezed(value: Contract, new: Shape, text: str) -> Contract | None:
         shape=tuple(new),
         text=text,
     )
+
+
+def _reshaping(shape: Shape, keep: Sequence[int]) -> ViewOf:
+    """The view keeping only the axes `keep` of `shape` (the others have extent 1)."""
+    kept = tuple(shape[p] for p in keep)
+    return lambda leaf: reshaped(leaf, kept)
 
 
 def _unsupported(reader: ExpressionReader, node: cst.CSTNode, message: str) -> ArrayValue | None:
