@@ -117,13 +117,47 @@ def _brute(kind: str, n: int) -> int:
         return sum(1 for i in range(0, n, 8) for _ in range(i, min(i + 8, n)))
     if kind == "neighbor_sum":
         return sum(1 for i in range(n) for _ in range(max(0, i - 1), min(i + 2, n)))
+    if kind == "clamped_window":
+        return sum(1 for i in range(n) for _ in range(max(0, i - 1), i + 1))
     return sum(1 for i in range(n) for _ in range(max(i - 2, 0, i - 5), n))
 
 
-@pytest.mark.parametrize("name", ["blocked_sum", "neighbor_sum", "band"])
+_BOUNDED = """
+import numpy as np
+from jaxtyping import Float64
+
+
+def blocked_sum(x: Float64[np.ndarray, "n"], n: int):
+    s = 0.0
+    for i in range(0, n, 8):
+        for j in range(i, min(i + 8, n)):
+            s += x[j]
+    return s
+
+
+def neighbor_sum(x: Float64[np.ndarray, "n"], y: Float64[np.ndarray, "n"], n: int):
+    for i in range(n):
+        for j in range(max(0, i - 1), min(i + 2, n)):
+            y[i] += x[j]
+
+
+def band(A: Float64[np.ndarray, "n n"], n: int):
+    for i in range(n):
+        for j in range(max(i - 2, 0, i - 5), n):
+            A[i, j] = 2.0 * A[i, j]
+
+
+def clamped_window(x: Float64[np.ndarray, "n"], y: Float64[np.ndarray, "n"], n: int):
+    for i in range(n):
+        for j in range(max(0, i - 1), i + 1):
+            y[i] = y[i] + x[j]
+"""
+
+
+@pytest.mark.parametrize("name", ["blocked_sum", "neighbor_sum", "band", "clamped_window"])
 def test_min_max_bounds_count_what_the_loops_run(name: str) -> None:
     """Exact from n = 2 on, where the closed forms hold (docs/python.md)."""
-    total = _fixture("control")[name].flops.total
+    total = _analyze(_BOUNDED)[name].flops.total
     for n in range(2, 30):
         assert _at(total, n=n) == _brute(name, n), f"{name} at n = {n}"
 

@@ -78,6 +78,9 @@ _AUGMENTED = {
 }
 
 
+_MAX_BODY_COPIES = 16
+
+
 @dataclass(slots=True)
 class _Lowered:
     """One statement's fused nodes, and at top level its eager calls and conventions."""
@@ -109,6 +112,9 @@ class FunctionLowering:
         self.reader = ExpressionReader(names, scope)
         self.namer = Namer()
         self.loop_depth = 0
+        self.body_copies = 1
+        """How many times the statement being lowered is lowered (once per combination of
+        the `min`/`max` alternatives of the loops around it)."""
         self.function_unknowns: list[Unknown] = []
         self.rank_hints: dict[str, int] = {}
         self.parameters: set[str] | None = None
@@ -652,12 +658,21 @@ class FunctionLowering:
             why = self.reader.unknowns[0].message if self.reader.unknowns else ""
             return [self._loop_with_unknown_trip(node, node.body, node.target, why)]
         var, step, choices = header
+        copies = self.body_copies * len(choices)
+        if copies > _MAX_BODY_COPIES:
+            # Each alternative lowers the body once: nested `min`/`max` bounds multiply.
+            why = f"more than {_MAX_BODY_COPIES} combinations of `min`/`max` bounds"
+            return [self._loop_with_unknown_trip(node, node.body, node.target, why)]
         variants: list[tuple[tuple[sympy.Basic, ...], Node]] = []
-        for start, stop, conditions in choices:
-            distance = stop - start if step > 0 else start - stop
-            trip = distance if abs(step) == 1 else sympy.ceiling(distance / abs(step))
-            loop = self._counted_loop(var, sympy.expand(start), step, sympy.expand(trip), node)
-            variants.append((conditions, loop))
+        outer, self.body_copies = self.body_copies, copies
+        try:
+            for start, stop, conditions in choices:
+                distance = stop - start if step > 0 else start - stop
+                trip = distance if abs(step) == 1 else sympy.ceiling(distance / abs(step))
+                loop = self._counted_loop(var, sympy.expand(start), step, sympy.expand(trip), node)
+                variants.append((conditions, loop))
+        finally:
+            self.body_copies = outer
         return [self._chosen(variants, node)]
 
     def _counted_loop(

@@ -82,6 +82,8 @@ def resolve_shape(old: Shape, new: Sequence[sympy.Expr]) -> Shape | str:
     unknown = [d for d, e in enumerate(new) if e == -1]
     if len(unknown) > 1:
         return "more than one extent is -1"
+    if any(e.is_number and (e < -1 or (e == 0 and unknown)) for e in new):
+        return "an extent is negative, or zero beside a -1"  # NumPy raises
     total = sympy.Mul(*old)
     if not unknown:
         if not same_extent(total, sympy.Mul(*new)):
