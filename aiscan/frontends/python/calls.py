@@ -36,8 +36,7 @@ if TYPE_CHECKING:
 __all__ = ["read_call"]
 
 _METHODS = (
-    frozenset({"sum", "prod", "max", "min", "mean", "dot", "astype", "copy", "std", "var"})
-    | VIEWS
+    frozenset({"sum", "prod", "max", "min", "mean", "dot", "astype", "copy", "std", "var"}) | VIEWS
 )
 _EINSUM = re.compile(r"^([a-zA-Z,]*)(->([a-zA-Z]*))?$")
 

@@ -909,11 +909,12 @@ class FunctionLowering:
         items = target.slice
         if len(items) != 1 or not isinstance(items[0].slice, cst.Index):
             return None
-        noted = len(self.reader.unknowns)
+        noted, constructed = len(self.reader.unknowns), len(self.reader.pending)
         mask_node = items[0].slice.value
         mask = self.reader.value(mask_node)
         if not (isinstance(mask, (Leaf, Apply)) and mask.shape and mask.element == dtypes.BOOL):
             del self.reader.unknowns[noted:]  # not a mask: the ordinary path reads it again
+            del self.reader.pending[constructed:]
             return None
         base = self.reader.value(target.value)
         if base is None:
