@@ -330,6 +330,12 @@ class _Walker(cst.CSTVisitor):
             array = self._candidate(positional[0])
             if array is not None:
                 self.evidence.at_least(array, 2)
+        elif callee in ("transpose", "swapaxes"):
+            # `np.transpose(A)`, `A.swapaxes(0, 1)`: at least a matrix, as `A.T` says.
+            method = isinstance(node.func, cst.Attribute) and self._candidate(node.func.value)
+            array = method or (self._candidate(positional[0]) if positional else None)
+            if array:
+                self.evidence.at_least(array, 2)
         elif callee == "reshape":
             # `x.reshape(n, m)`, `np.reshape(x, (n, m))`: the extents are sizes.
             method = isinstance(node.func, cst.Attribute) and self._candidate(node.func.value)
