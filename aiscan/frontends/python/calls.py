@@ -27,6 +27,7 @@ from aiscan.frontends.python.expressions import (
     string_literal,
 )
 from aiscan.frontends.python.values import ArrayValue, Integer, Leaf, Scalar, Shape
+from aiscan.frontends.python.views import VIEWS, read_view
 from aiscan.ir.nodes import ElementType, UnknownKind
 
 if TYPE_CHECKING:
@@ -34,7 +35,9 @@ if TYPE_CHECKING:
 
 __all__ = ["read_call"]
 
-_METHODS = frozenset({"sum", "prod", "max", "min", "mean", "dot", "astype", "copy", "std", "var"})
+_METHODS = (
+    frozenset({"sum", "prod", "max", "min", "mean", "dot", "astype", "copy", "std", "var"}) | VIEWS
+)
 _EINSUM = re.compile(r"^([a-zA-Z,]*)(->([a-zA-Z]*))?$")
 
 
@@ -108,6 +111,9 @@ def _numpy(reader: ExpressionReader, node: cst.Call, function: str, canonical: s
         if not values:
             return None
         return _reduction(reader, node, REDUCTIONS[function], values[0], arguments[1:])
+    if function in VIEWS:
+        values = _arrays(reader, arguments[:1])
+        return read_view(reader, node, function, values[0], arguments[1:]) if values else None
     if function in ("dot", "matmul", "inner", "vdot"):
         values = _arrays(reader, arguments[:2])
         if values is None or len(values) != 2:
@@ -129,6 +135,9 @@ def _numpy(reader: ExpressionReader, node: cst.Call, function: str, canonical: s
     if function == "square":
         values = _arrays(reader, arguments[:1])
         return reader.elementwise("mul", "square", values, node) if values else None
+    if function == "where" and len(arguments) != 3:
+        # `np.where(c)` is `np.nonzero(c)`: indices, a data-dependent count of them.
+        return reader.unsupported(node, f"`{reader.names.text(node)}` (only the 3-argument form)")
     if function in ARITHMETIC or function in SPECIAL or function in FREE:
         values = _arrays(reader, arguments)
         if values is None:
@@ -196,6 +205,8 @@ def _method(reader: ExpressionReader, node: cst.Call, func: cst.Attribute) -> Va
         from aiscan.frontends.python.library_calls import read_library_method
 
         return read_library_method(reader, node, base)
+    if method in VIEWS:
+        return read_view(reader, node, method, base, arguments)
     element = _dtype_node(reader, arguments[0]) if arguments else None
     if element is None:
         reader.note(

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING
 import libcst as cst
 import sympy
 
+from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.names import SourceNames
-from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, slice_view
+from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text, slice_view
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -44,14 +45,18 @@ __all__ = [
     "ARITHMETIC",
     "FREE",
     "REDUCTIONS",
+    "SLICE_REASON",
     "SPECIAL",
     "TOO_LARGE",
     "Allocation",
+    "Binding",
     "ExpressionReader",
     "Opaque",
     "Scope",
+    "SliceObject",
     "Value",
     "leaf_for",
+    "literal_mismatch",
     "number_literal",
     "string_literal",
 ]
@@ -102,6 +107,7 @@ _OPERATORS = {
 }
 ALLOCATIONS = {
     "empty": False,
+    "ndarray": False,  # `np.ndarray(shape, dtype)`: uninitialized, as `np.empty`
     "zeros": False,
     "ones": True,
     "full": True,
@@ -161,9 +167,20 @@ class Scope:
     """The module's top-level functions, inlined where they are called."""
     inlining: tuple[str, ...] = ()
     """Helpers being inlined now (a call to one of them is recursion)."""
+    slices: dict[str, SliceObject] = field(default_factory=dict)
+    """Names bound to `slice(...)` objects, usable as indices (`s = slice(1, n - 1)`)."""
 
     def copy(self) -> Scope:
-        return Scope(dict(self.names), self.helpers, self.inlining)
+        return Scope(dict(self.names), self.helpers, self.inlining, dict(self.slices))
+
+
+@dataclass(frozen=True, slots=True)
+class SliceObject:
+    """`slice(start, stop, step)` with its bounds read where it is made."""
+
+    lower: sympy.Expr | None
+    upper: sympy.Expr | None
+    step: int
 
 
 class ExpressionReader:
@@ -183,6 +200,11 @@ class ExpressionReader:
         """Constructed arrays the statement being read uses as operands (`np.linalg.
         cholesky(A) + B`): the lowering computes them first, as NumPy calls them first."""
         self.constructed = 0
+        self.errors: list[Diagnostic] = []
+        """Code NumPy would reject (extents that differ as literals): located errors."""
+        self.masks: dict[str, Shape] = {}
+        """Boolean masks (by their text) of the masked store being read (`r[r > 0] = 1.0 /
+        r[r > 0]`): a selection by one of them is the element at hand."""
 
     def unify(self, a: Shape, b: Shape) -> None:
         """Two shapes that should agree (broadcast or contract): record free extents.
@@ -253,6 +275,13 @@ class ExpressionReader:
                 node,
                 f"`{self.names.text(node)}` {result.unknown_because}",
             )
+        elif isinstance(result, (Leaf, Apply)) and result.shape and result.element == dtypes.BOOL:
+            self.note(
+                UnknownKind.DATA_DEPENDENT_BOUND,
+                node,
+                f"boolean mask `{self.names.text(node)}` selects a data-dependent number of "
+                "elements: only a masked store `A[mask] = value` is modeled (a named fraction)",
+            )
         elif result is not None:
             self.note(
                 UnknownKind.NON_AFFINE_INDEX,
@@ -266,6 +295,11 @@ class ExpressionReader:
 
     def note(self, kind: UnknownKind, node: cst.CSTNode, message: str) -> None:
         self.unknowns.append(Unknown(kind, message, self.span(node)))
+
+    def reject(self, node: cst.CSTNode, message: str) -> None:
+        """Code NumPy raises on: a located error, and the statement is not counted."""
+        self.errors.append(Diagnostic(self.span(node), Severity.ERROR, message))
+        self.note(UnknownKind.UNKNOWN_SHAPE, node, f"{message}; not counted")
 
     def unsupported(self, node: cst.CSTNode, message: str) -> Value | None:
         """Say what is not understood; the value is then None."""
@@ -336,12 +370,21 @@ class ExpressionReader:
             return Scalar(dtypes.PYTHON_FLOAT, True, self.names.text(node), constant=True)
         attribute = node.attr.value
         if attribute in ("T", "mT"):
-            base = self.value(node.value)
-            if isinstance(base, Leaf):
-                return _transpose(base, self.names.text(node))
-            if base is not None:
-                return self.unsupported(node, "`.T` of a computed expression")
-            return None
+            from aiscan.frontends.python.views import permuted, through_operands
+
+            base = self.array(node.value)
+            if base is None:
+                return None
+            rank = len(base.shape)
+            # `.mT` swaps the last two axes only; `.T` reverses them all.
+            axes = tuple(range(rank))[::-1]
+            if attribute == "mT" and rank >= 2:
+                axes = (*range(rank - 2), rank - 1, rank - 2)
+            text = self.names.text(node)
+            result = through_operands(base, lambda leaf: permuted(leaf, axes), text)
+            if isinstance(result, str):
+                return self.unsupported(node, f"`{text}`: {result}")
+            return result
         if attribute in ("real",):
             return self.value(node.value)
         return self.unsupported(node, f"attribute `{self.names.text(node)}`")
@@ -354,8 +397,10 @@ class ExpressionReader:
         if left is None or right is None:
             return None
         text = self.names.text(node)
-        if isinstance(left, Integer) and isinstance(right, Integer):
+        if isinstance(left, Integer) and isinstance(right, Integer) and operator != "Divide":
             return _integer_operator(operator, left, right, text)
+        # `i / 2` on two ints is true division: CPython converts both to float and divides,
+        # a float division of a data value (1 FLOP), not integer index math (`i // 2` is).
         left_array = self._as_array(left, node.left)
         right_array = self._as_array(right, node.right)
         if left_array is None or right_array is None:
@@ -465,7 +510,14 @@ class ExpressionReader:
             merged = broadcast_shapes(shape, operand.shape)
             if merged is None:
                 self.unify(shape, operand.shape)
-                shapes = " and ".join(_shape_text(o.shape) for o in operands)
+                shapes = " and ".join(shape_text(o.shape) for o in operands)
+                if literal_mismatch(shape, operand.shape):
+                    self.reject(
+                        node,
+                        f"`{self.names.text(node)}`: shapes {shapes} do not broadcast "
+                        "(NumPy raises a ValueError)",
+                    )
+                    return None
                 self.note(
                     UnknownKind.UNKNOWN_SHAPE,
                     node,
@@ -494,6 +546,11 @@ class ExpressionReader:
             return None
         if not isinstance(base, Leaf):
             return self.unsupported(node, f"indexing the computed value `{self.names.text(node)}`")
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            mask = self.names.text(node.slice[0].slice.value)
+            shape = self.masks.get(mask)
+            if shape is not None and all(map(same_extent, shape, base.shape)):
+                return base  # `r[r > 0]` inside `r[r > 0] = ...`: the selected element
         return self.view(base, node.slice, node)
 
     def _shape_entry(self, node: cst.Subscript) -> Value | None:
@@ -530,7 +587,7 @@ class ExpressionReader:
             self.unsupported(
                 node,
                 f"`{self.names.text(node)}` has too many indices "
-                f"for shape {_shape_text(base.shape)}",
+                f"for shape {shape_text(base.shape)}",
             )
             return None
         expanded: list[cst.BaseSlice | None] = []
@@ -551,8 +608,13 @@ class ExpressionReader:
                 continue
             extent = base.shape[base_dim]
             placeholder = coordinate(base_dim)
-            if item is None or isinstance(item, cst.Slice):
-                sliced = self._slice(item, extent)
+            named = self._slice_object(item)
+            if item is None or isinstance(item, cst.Slice) or named is not None:
+                if named is not None:
+                    sliced: _Sliced | None = _slice_of(extent, named.lower, named.upper, named.step)
+                else:
+                    assert item is None or isinstance(item, cst.Slice)
+                    sliced = self._slice(item, extent)
                 if sliced is None:
                     return None
                 view_coordinate = coordinate(len(shape))
@@ -572,6 +634,48 @@ class ExpressionReader:
         return Leaf(
             base.array, base.element, tuple(shape), index, self.names.text(node), self.span(node)
         )
+
+    def _slice_object(self, item: cst.BaseSlice | None) -> SliceObject | None:
+        """The `slice(...)` a name in an index is bound to (`a[s]`), if it is one."""
+        if not (isinstance(item, cst.Index) and isinstance(item.value, cst.Name)):
+            return None
+        name = item.value.value
+        found = self.scope.slices.get(name)
+        binding = self.scope.names.get(name)
+        return found if isinstance(binding, Opaque) and binding.reason == SLICE_REASON else None
+
+    def slice_object(self, node: cst.Call) -> SliceObject | None:
+        """`slice(stop)`, `slice(start, stop)`, `slice(start, stop, step)` with integer
+        bounds (`None` for an open end) and a literal step; None with a note otherwise."""
+        arguments = [a.value for a in node.args if a.keyword is None and not a.star]
+        if not 1 <= len(arguments) <= 3 or len(arguments) != len(node.args):
+            self.unsupported(node, f"`{self.names.text(node)}`")
+            return None
+        if len(arguments) == 1:
+            arguments = [cst.Name("None"), arguments[0]]
+        bounds: list[sympy.Expr | None] = []
+        for bound in arguments[:2]:
+            if isinstance(bound, cst.Name) and bound.value == "None":
+                bounds.append(None)
+                continue
+            value = self.integer(bound)
+            if value is None:
+                return None
+            bounds.append(value)
+        step = 1
+        if len(arguments) == 3 and not (
+            isinstance(arguments[2], cst.Name) and arguments[2].value == "None"
+        ):
+            literal = number_literal(arguments[2])
+            if not isinstance(literal, int) or literal == 0:
+                self.note(
+                    UnknownKind.NON_AFFINE_INDEX,
+                    arguments[2],
+                    "slice step must be a nonzero integer literal",
+                )
+                return None
+            step = literal
+        return SliceObject(bounds[0], bounds[1], step)
 
     def _slice(self, item: cst.Slice | None, extent: sympy.Expr) -> _Sliced | None:
         if item is None:
@@ -596,8 +700,7 @@ class ExpressionReader:
                 )
                 return None
             step = literal
-        view = slice_view(extent, bounds[0], bounds[1], step)
-        return _Sliced(view.length, view.offset, view.step)
+        return _slice_of(extent, bounds[0], bounds[1], step)
 
     # ---- calls --------------------------------------------------------------------------
 
@@ -715,7 +818,7 @@ class ExpressionReader:
                     UnknownKind.UNKNOWN_SHAPE,
                     node,
                     f"`{self.names.text(node)}`: operand `{operand.text}` has shape "
-                    f"{_shape_text(operand.shape)}, not {len(letters)} dimensions",
+                    f"{shape_text(operand.shape)}, not {len(letters)} dimensions",
                 )
                 return None
             for letter, extent in zip(letters, operand.shape, strict=True):
@@ -764,7 +867,7 @@ class ExpressionReader:
                 UnknownKind.UNKNOWN_SHAPE,
                 node,
                 f"`{self.names.text(node)}`: axis out of range for shape "
-                f"{_shape_text(operand.shape)}",
+                f"{shape_text(operand.shape)}",
             )
             return None
         shape = tuple(
@@ -800,11 +903,14 @@ class _Sliced:
     step: int
 
 
-def _transpose(leaf: Leaf, text: str) -> Leaf:
-    rank = len(leaf.shape)
-    reverse = {coordinate(d): coordinate(rank - 1 - d) for d in range(rank)}
-    index = tuple(e.subs(reverse, simultaneous=True) for e in leaf.index)
-    return Leaf(leaf.array, leaf.element, tuple(reversed(leaf.shape)), index, text, leaf.span)
+SLICE_REASON = "is a `slice` object, usable only as an index"
+
+
+def _slice_of(
+    extent: sympy.Expr, lower: sympy.Expr | None, upper: sympy.Expr | None, step: int
+) -> _Sliced:
+    view = slice_view(extent, lower, upper, step)
+    return _Sliced(view.length, view.offset, view.step)
 
 
 def _is_newaxis(item: cst.BaseSlice) -> bool:
@@ -909,8 +1015,13 @@ def _integer_arithmetic(operator: str, a: sympy.Expr, b: sympy.Expr) -> sympy.Ex
     return None
 
 
-def _shape_text(shape: Shape) -> str:
-    return "(" + ", ".join(str(e) for e in shape) + ("," if len(shape) == 1 else "") + ")"
+def literal_mismatch(a: Shape, b: Shape) -> tuple[sympy.Expr, sympy.Expr] | None:
+    """The first pair of right-aligned extents that are different integer literals, neither
+    1: shapes NumPy rejects for certain (symbols that might be equal are not a mismatch)."""
+    for x, y in zip(reversed(a), reversed(b), strict=False):
+        if x.is_Integer and y.is_Integer and x != y and x != 1 and y != 1:
+            return x, y
+    return None
 
 
 def leaf_for(name: str, shape: Shape, element: ElementType, span: Span) -> Leaf:

@@ -14,13 +14,19 @@ import libcst as cst
 
 from aiscan.errors import Diagnostic, InputError, Severity
 from aiscan.frontends.python import dtypes
-from aiscan.frontends.python.expressions import TOO_LARGE, Opaque, Scope, number_literal
+from aiscan.frontends.python.expressions import (
+    TOO_LARGE,
+    Binding,
+    Opaque,
+    Scope,
+    number_literal,
+)
 from aiscan.frontends.python.frameworks import read_frameworks
 from aiscan.frontends.python.inference import class_sizes
 from aiscan.frontends.python.lowering import FunctionLowering
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.precision_rules import apply_rules
-from aiscan.frontends.python.values import Integer
+from aiscan.frontends.python.values import Integer, Scalar
 from aiscan.ir.nodes import ElementType, Function, Module
 from aiscan.ir.symbols import size_symbol
 from aiscan.span import Span
@@ -52,30 +58,33 @@ def lower_python_source(
     except cst.CSTValidationError as error:
         raise InputError(_unrepresentable(text, path, str(error))) from None
     names = SourceNames(module, syntax, path)
-    constants = _module_integers(module)
+    constants, floats = _module_constants(module)
     size_defaults = tuple(sorted((n, v) for n, v in constants.items() if v is not None))
-    globals_ = Scope(
-        {
-            name: Integer(size_symbol(name), name)
-            if value is not None
-            else Integer(None, name, TOO_LARGE)
-            for name, value in constants.items()
-        }
-    )
+    bindings: dict[str, Binding] = {
+        name: Integer(size_symbol(name), name)
+        if value is not None
+        else Integer(None, name, TOO_LARGE)
+        for name, value in constants.items()
+    }
+    bindings |= {name: Scalar(dtypes.PYTHON_FLOAT, True, name, constant=True) for name in floats}
+    globals_ = Scope(bindings)
     globals_.helpers = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
     functions: list[Function] = []
+    errors: list[Diagnostic] = []
     top_level: list[cst.CSTNode] = []
     for statement in module.body:
         if isinstance(statement, cst.FunctionDef):
             lowering = FunctionLowering(names.within(statement), globals_.copy(), default_element)
             functions.append(lowering.function(statement))
+            errors += lowering.errors
         elif isinstance(statement, cst.ClassDef):
-            functions += _methods(statement, names, globals_, default_element)
+            functions += _methods(statement, names, globals_, default_element, errors)
         elif _is_module_work(statement):
             top_level.append(statement)
     if top_level:
         lowering = FunctionLowering(names.within(None), globals_.copy())
         pseudo = lowering.build("<module>", names.span(top_level[0]), top_level)
+        errors += lowering.errors
         if pseudo.regions:
             functions.append(pseudo)
     rules = read_frameworks(syntax, x64_setting=x64, tf32_setting=tf32)
@@ -84,11 +93,15 @@ def lower_python_source(
     notes = tuple(
         Diagnostic(Span(path, line, 1), Severity.NOTE, text) for line, text in rules.notes
     )
-    return Module(path, "python", tuple(functions), size_defaults, diagnostics=notes)
+    return Module(path, "python", tuple(functions), size_defaults, diagnostics=(*errors, *notes))
 
 
 def _methods(
-    node: cst.ClassDef, names: SourceNames, globals_: Scope, default_element: ElementType
+    node: cst.ClassDef,
+    names: SourceNames,
+    globals_: Scope,
+    default_element: ElementType,
+    errors: list[Diagnostic],
 ) -> list[Function]:
     """A class's methods, each a function `Class.method`, `__init__` first.
 
@@ -106,6 +119,7 @@ def _methods(
             names.within(None), state.copy(), default_element, class_sizes=sizes
         )
         function = lowering.function(method, f"{node.name.value}.{method.name.value}")
+        errors += lowering.errors
         for key, binding in lowering.scope.names.items():
             if key.startswith("self.") and not isinstance(binding, Opaque):
                 state.names[key] = binding
@@ -150,23 +164,32 @@ def _check_with_cpython_parser(text: str, path: str) -> ast.Module:
         raise InputError(Diagnostic(Span(path, 1, 1), Severity.ERROR, message)) from None
 
 
-def _module_integers(module: cst.Module) -> dict[str, int | None]:
+def _module_constants(module: cst.Module) -> tuple[dict[str, int | None], set[str]]:
     """Module-level `NAME = <integer literal>`: sizes with a default, or None for a value
-    of 2**64 or more, which is no size (an unknown value, as everywhere)."""
+    of 2**64 or more, which is no size (an unknown value, as everywhere); and the names of
+    `NAME = <float literal>` (`alpha = 1.5`, `eps = -1e-6`): Python floats, weak scalars.
+    The last assignment of a name decides."""
     found: dict[str, int | None] = {}
+    floats: set[str] = set()
     for statement in module.body:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
         for small in statement.body:
-            if (
+            if not (
                 isinstance(small, cst.Assign)
                 and len(small.targets) == 1
                 and isinstance(small.targets[0].target, cst.Name)
-                and isinstance(small.value, cst.Integer)
             ):
-                value = number_literal(small.value)
-                found[small.targets[0].target.value] = value if isinstance(value, int) else None
-    return found
+                continue
+            name = small.targets[0].target.value
+            value = number_literal(small.value)
+            if isinstance(small.value, cst.Integer):
+                found[name] = value if isinstance(value, int) else None
+                floats.discard(name)
+            elif isinstance(value, float):
+                floats.add(name)
+                found.pop(name, None)
+    return found, floats
 
 
 def _is_module_work(statement: cst.CSTNode) -> bool:

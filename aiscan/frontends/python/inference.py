@@ -222,14 +222,27 @@ class _Walker(cst.CSTVisitor):
                             self.shape_names.add(element.value)
                             self.evidence.name_dim(array, axis, element.value, _SHAPE_NAME)
             elif isinstance(target_node, cst.Name):
-                found = _one_extent(value)
-                if found is not None:
-                    array_node, axis = found
-                    array = self._candidate(array_node)
-                    self.shape_names.add(target_node.value)
-                    if array is not None and axis >= 0:
-                        self.evidence.at_least(array, axis + 1)
-                        self.evidence.name_dim(array, axis, target_node.value, _SHAPE_NAME)
+                self._name_extent(target_node, value)
+            elif (
+                isinstance(target_node, cst.Tuple)
+                and isinstance(value, cst.Tuple)
+                and len(target_node.elements) == len(value.elements)
+            ):
+                # `I, J = A.shape[0], A.shape[1]`: each name as if assigned alone.
+                for name, item in zip(target_node.elements, value.elements, strict=True):
+                    if isinstance(name.value, cst.Name):
+                        self._name_extent(name.value, item.value)
+
+    def _name_extent(self, target: cst.Name, value: cst.BaseExpression) -> None:
+        """`n = A.shape[k]` or `n = len(A)`: `n` names that extent of A."""
+        found = _one_extent(value)
+        if found is not None:
+            array_node, axis = found
+            array = self._candidate(array_node)
+            self.shape_names.add(target.value)
+            if array is not None and axis >= 0:
+                self.evidence.at_least(array, axis + 1)
+                self.evidence.name_dim(array, axis, target.value, _SHAPE_NAME)
 
     # ---- loops ------------------------------------------------------------------------
 
@@ -317,6 +330,17 @@ class _Walker(cst.CSTVisitor):
             array = self._candidate(positional[0])
             if array is not None:
                 self.evidence.at_least(array, 2)
+        elif callee in ("transpose", "swapaxes"):
+            # `np.transpose(A)`, `A.swapaxes(0, 1)`: at least a matrix, as `A.T` says.
+            method = isinstance(node.func, cst.Attribute) and self._candidate(node.func.value)
+            array = method or (self._candidate(positional[0]) if positional else None)
+            if array:
+                self.evidence.at_least(array, 2)
+        elif callee == "reshape":
+            # `x.reshape(n, m)`, `np.reshape(x, (n, m))`: the extents are sizes.
+            method = isinstance(node.func, cst.Attribute) and self._candidate(node.func.value)
+            for extent in positional if method else positional[1:]:
+                self._mark_sizes(extent)
         elif callee in _ARRAY_FUNCTIONS:
             # `np.sum(x * x)`: an argument of one candidate only must be an array.
             for argument in positional[:2]:
@@ -325,7 +349,9 @@ class _Walker(cst.CSTVisitor):
                     self.evidence.at_least(names.pop(), 1)
 
 
-_ALLOCATORS = frozenset({"empty", "zeros", "ones", "full", "arange", "linspace", "eye", "identity"})
+_ALLOCATORS = frozenset(
+    {"empty", "zeros", "ones", "full", "arange", "linspace", "eye", "identity", "ndarray"}
+)
 _MATRIX_FUNCTIONS = frozenset({"cholesky", "inv", "solve", "triu", "tril"})
 
 

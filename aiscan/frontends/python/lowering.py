@@ -14,15 +14,19 @@ from functools import cache
 import libcst as cst
 import sympy
 
+from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.annotations import parameter_binding
+from aiscan.frontends.python.bounds import bound_choices
 from aiscan.frontends.python.eager import EagerCalls, eager_calls, is_array
 from aiscan.frontends.python.expressions import (
+    SLICE_REASON,
     Allocation,
     ExpressionReader,
     Opaque,
     Scope,
     leaf_for,
+    literal_mismatch,
 )
 from aiscan.frontends.python.inference import (
     bound_name,
@@ -32,6 +36,7 @@ from aiscan.frontends.python.inference import (
 )
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.nests import Namer, NestBuilder, ShapeMismatch, Target
+from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -73,6 +78,9 @@ _AUGMENTED = {
 }
 
 
+_MAX_BODY_COPIES = 16
+
+
 @dataclass(slots=True)
 class _Lowered:
     """One statement's fused nodes, and at top level its eager calls and conventions."""
@@ -104,10 +112,15 @@ class FunctionLowering:
         self.reader = ExpressionReader(names, scope)
         self.namer = Namer()
         self.loop_depth = 0
+        self.body_copies = 1
+        """How many times the statement being lowered is lowered (once per combination of
+        the `min`/`max` alternatives of the loops around it)."""
         self.function_unknowns: list[Unknown] = []
         self.rank_hints: dict[str, int] = {}
         self.parameters: set[str] | None = None
         """A function's parameters (None for module code, where every array escapes)."""
+        self.errors = self.reader.errors
+        """Located errors in the code (shapes NumPy rejects), for the module's diagnostics."""
         self.escaping: set[str] = set()
         """Arrays a `return` hands back: they escape, the jit view keeps their traffic."""
 
@@ -149,6 +162,7 @@ class FunctionLowering:
             )
             function = again.function(node, qualified)
             self.scope = again.scope
+            self.errors = again.errors
         return function
 
     @staticmethod
@@ -377,6 +391,12 @@ class FunctionLowering:
         text = self.names.text(node)
         if isinstance(target, cst.Tuple):
             return self._unpack(target, value_node)
+        if isinstance(value_node, cst.IfExp) and target is not None:
+            return self._ternary(target, value_node, node)
+        if isinstance(target, cst.Subscript):
+            masked = self._masked_store(target, value_node, node)
+            if masked is not None:
+                return masked
         bound = bound_name(target)  # `x` or `self.x`
         if bound is not None and _out_argument(value_node) is not None:
             # `z = np.add(a, b, out=c)`: computed into c; z names c.
@@ -388,6 +408,17 @@ class FunctionLowering:
         if target is None:
             self.reader.unsupported(node, "chained assignment")
             return _Lowered()
+        if (
+            bound is not None
+            and isinstance(value_node, cst.Call)
+            and self.names.canonical(value_node.func) == "builtins.slice"
+        ):
+            # `s = slice(1, n - 1)`: an index for later subscripts (`a[s]`), not a value.
+            made = self.reader.slice_object(value_node)
+            if made is not None:
+                self.scope.slices[bound] = made
+                self.scope.names[bound] = Opaque(bound, SLICE_REASON)
+                return _Lowered()
         value = self.reader.value(value_node)
         if bound is not None and bound.startswith("return") and isinstance(value, Leaf):
             self.escaping.add(value.array)  # `return y`: y is handed back
@@ -486,6 +517,18 @@ class FunctionLowering:
                     assert isinstance(name_node, cst.Name)
                     self.scope.names[name_node.value] = Integer(extent, name_node.value)
                 return _Lowered()
+        if (
+            isinstance(value_node, cst.Tuple)
+            and len(value_node.elements) == len(target.elements)
+            and all(isinstance(e.value, cst.Name) for e in target.elements)
+        ):
+            # `I, J, K = a.shape[0], a.shape[1], a.shape[2]`: integers, all read first.
+            values = [self.reader.value(e.value) for e in value_node.elements]
+            if all(isinstance(v, Integer) for v in values):
+                for element, value in zip(target.elements, values, strict=True):
+                    assert isinstance(element.value, cst.Name) and isinstance(value, Integer)
+                    self.scope.names[element.value.value] = value
+                return _Lowered()
         self.reader.unsupported(target, f"unpacking `{self.names.text(value_node)}`")
         return _Lowered()
 
@@ -547,6 +590,8 @@ class FunctionLowering:
                 self.rank_hints[leaf.array] = len(base.shape) + missing
         elif len(target.shape) == len(value.shape):
             self.reader.unify(target.shape, value.shape)
+        if leaf is not None and not self._stored_shapes_agree(leaf, value, text, span):
+            return _Lowered()
         nodes = NestBuilder(self.namer, span).assign(target, value, text)
         lowered = _Lowered(nodes, conventions=_conventions(value))
         is_call = target.shape or is_array(value)
@@ -555,6 +600,34 @@ class FunctionLowering:
         elif is_call and target.shape:
             self._note_once(span)
         return lowered
+
+    def _stored_shapes_agree(self, leaf: Leaf, value: ArrayValue, text: str, span: Span) -> bool:
+        """A store of `value` into `leaf` (`A[0:NI, 0:NJ] = B[0:NK, 0:NK]`): extents that are
+        different literals are an error (NumPy raises; not counted); symbolic extents that
+        are not provably equal are taken as equal, an assumption with its line."""
+        mismatch = literal_mismatch(leaf.shape, value.shape)
+        if mismatch is not None:
+            message = (
+                f"`{text}`: a value of shape {shape_text(value.shape)} cannot be stored into "
+                f"shape {shape_text(leaf.shape)} (NumPy raises a ValueError)"
+            )
+            self.reader.errors.append(Diagnostic(span, Severity.ERROR, message))
+            self.function_unknowns.append(
+                Unknown(UnknownKind.UNKNOWN_SHAPE, f"{message}; not counted", span)
+            )
+            return False
+        free = set(self.reader.free)
+        for stored, given in zip(reversed(leaf.shape), reversed(value.shape), strict=False):
+            if given == 1 or same_extent(stored, given):
+                continue
+            if (stored.free_symbols | given.free_symbols) & free:
+                continue  # an inferred extent: matched by `unify` and a second lowering
+            message = (
+                f"`{text}`: extents {given} and {stored} are taken as equal "
+                "(NumPy raises where they differ)"
+            )
+            self.function_unknowns.append(Unknown(UnknownKind.ASSUMPTION, message, span))
+        return True
 
     def _note_once(self, span: Span) -> None:
         message = (
@@ -584,20 +657,74 @@ class FunctionLowering:
             # What the reader noted of the bounds (`m` varies, `10**30` is too large) is why.
             why = self.reader.unknowns[0].message if self.reader.unknowns else ""
             return [self._loop_with_unknown_trip(node, node.body, node.target, why)]
-        var, start, step, trip = header
+        var, step, choices = header
+        copies = self.body_copies * len(choices)
+        if copies > _MAX_BODY_COPIES:
+            # Each alternative lowers the body once: nested `min`/`max` bounds multiply.
+            why = f"more than {_MAX_BODY_COPIES} combinations of `min`/`max` bounds"
+            return [self._loop_with_unknown_trip(node, node.body, node.target, why)]
+        variants: list[tuple[tuple[sympy.Basic, ...], Node]] = []
+        outer, self.body_copies = self.body_copies, copies
+        try:
+            for start, stop, conditions in choices:
+                distance = stop - start if step > 0 else start - stop
+                trip = distance if abs(step) == 1 else sympy.ceiling(distance / abs(step))
+                loop = self._counted_loop(var, sympy.expand(start), step, sympy.expand(trip), node)
+                variants.append((conditions, loop))
+        finally:
+            self.body_copies = outer
+        return [self._chosen(variants, node)]
+
+    def _counted_loop(
+        self, var: str, start: sympy.Expr, step: int, trip: sympy.Expr, node: cst.For
+    ) -> Node:
         span = self.names.span(node)
         loop = self._loop(var, start, step, trip, node.body, span, ())
         if all(is_size_symbol(s) for s in trip.free_symbols):
-            return [loop]
+            return loop
         # A trip following an enclosing loop (`range(i + 2, n)`) is negative where the loop
         # does not run: guarded by `trip >= 1`, the branch analysis counts only the
         # iterations that exist, not a closed form that goes below zero.
         condition = Statement(span, f"if {var}'s range is not empty", FlopTally(), (), ())
-        return [Branch(span, condition, sympy.Integer(1), (loop,), (), (), sympy.Ge(trip, 1))]
+        return Branch(span, condition, sympy.Integer(1), (loop,), (), (), sympy.Ge(trip, 1))
 
-    def _range(self, node: cst.For) -> tuple[str, sympy.Expr, int, sympy.Expr] | None:
-        """`(var, start, step, trip)` of `for var in range(...)`; None, with the reader's
-        notes on the bounds (if any) in `self.reader.unknowns`, when it is not one."""
+    def _chosen(self, variants: list[tuple[tuple[sympy.Basic, ...], Node]], node: cst.For) -> Node:
+        """One loop per alternative of a `min`/`max` bound (`bounds.py`), each under a
+        branch on the condition that selects it: exact where that condition is affine in
+        loop variables, a named fraction `p_L<line>_<k>` otherwise."""
+        conditions, loop = variants[0]
+        if len(variants) == 1:
+            return loop
+        span = self.names.span(node)
+        guard: sympy.Basic = sympy.And(*conditions)
+        loop_variables = {s for s in guard.free_symbols if not is_size_symbol(s)}
+        fraction = fraction_symbol(f"p_L{span.line}_{len(variants) - 1}")
+        unknown = Unknown(
+            UnknownKind.BRANCH_FRACTION,
+            f"bound of `{self.names.text(node.iter)}`: the fraction of executions where "
+            f"`{guard}` selects the first alternative is named {fraction}",
+            span,
+            str(fraction),
+        )
+        test = Statement(span, f"if {guard}", FlopTally(), (), ())
+        rest = self._chosen(variants[1:], node)
+        return Branch(
+            span,
+            test,
+            fraction,
+            (loop,),
+            (rest,),
+            (unknown,),
+            guard if loop_variables else None,
+        )
+
+    def _range(
+        self, node: cst.For
+    ) -> tuple[str, int, list[tuple[sympy.Expr, sympy.Expr, tuple[sympy.Basic, ...]]]] | None:
+        """`(var, step, [(start, stop, conditions), ...])` of `for var in range(...)`, one
+        entry per combination of `min`/`max` alternatives in the bounds (one for plain
+        bounds); None, with the reader's notes on the bounds (if any) in
+        `self.reader.unknowns`, when it is not one."""
         self.reader.unknowns = []
         iterator = node.iter
         if not (
@@ -607,20 +734,24 @@ class FunctionLowering:
         ):
             return None
         arguments = [a.value for a in iterator.args]
-        bounds = [self.reader.integer(a) for a in arguments[:2]]
+        if not 1 <= len(arguments) <= 3:
+            return None
+        bounds = [bound_choices(self.reader, a) for a in arguments[:2]]
         step = 1
         if len(arguments) == 3:
             literal = self.reader.integer(arguments[2])
             if literal is None or not literal.is_Integer or literal == 0:
                 return None
             step = int(literal)
-        if any(b is None for b in bounds) or not 1 <= len(arguments) <= 3:
+        starts, stops = ([(sympy.Integer(0), ())], bounds[0]) if len(arguments) == 1 else bounds
+        if starts is None or stops is None:
             return None
-        start, stop = (sympy.Integer(0), bounds[0]) if len(arguments) == 1 else bounds
-        assert start is not None and stop is not None
-        distance = stop - start if step > 0 else start - stop
-        trip = distance if abs(step) == 1 else sympy.ceiling(distance / abs(step))
-        return node.target.value, sympy.expand(start), step, sympy.expand(trip)
+        choices = [
+            (start, stop, (*start_conditions, *stop_conditions))
+            for start, start_conditions in starts
+            for stop, stop_conditions in stops
+        ]
+        return node.target.value, step, choices
 
     def _loop(
         self,
@@ -705,29 +836,128 @@ class FunctionLowering:
         if var not in before.names:
             self.scope.names.pop(var, None)
 
-    def _if(self, node: cst.If) -> Branch:
-        span = self.names.span(node)
+    def _condition(self, test: cst.BaseExpression, span: Span) -> Statement:
+        """The statement evaluating a branch's condition (its reads, its FLOPs)."""
         self.reader.unknowns = []
         self.reader.pending = []
-        condition_value = self.reader.value(node.test)
+        condition_value = self.reader.value(test)
         if self.reader.pending:
-            self.reader.unsupported(node.test, "an array constructed in a condition")
+            self.reader.unsupported(test, "an array constructed in a condition")
             condition_value = None
         condition_unknowns = tuple(self.reader.unknowns)
         condition_nodes: list[Node] = []
         if isinstance(condition_value, (Leaf, Scalar, Apply, Reduce, Contract)):
-            condition_nodes = NestBuilder(self.namer, span).assign(
-                Target(None), condition_value, self.names.text(node.test)
-            )
+            if condition_value.shape:
+                message = f"`{self.names.text(test)}` is an array: its truth is ambiguous"
+                unknown = Unknown(UnknownKind.UNSUPPORTED, message, self.names.span(test))
+                condition_unknowns += (unknown,)
+            else:
+                condition_nodes = NestBuilder(self.namer, span).assign(
+                    Target(None), condition_value, self.names.text(test)
+                )
         accesses = tuple(a for n in condition_nodes if isinstance(n, Statement) for a in n.accesses)
         flops = sum((n.flops for n in condition_nodes if isinstance(n, Statement)), FlopTally())
-        condition = Statement(
-            self.names.span(node.test),
-            self.names.text(node.test),
+        return Statement(
+            self.names.span(test),
+            self.names.text(test),
             flops,
             accesses,
             unknowns=condition_unknowns,
         )
+
+    def _ternary(
+        self, target: cst.BaseExpression, value_node: cst.IfExp, node: cst.CSTNode
+    ) -> _Lowered:
+        """`y = a if c else b`: a branch like `if c: y = a` / `else: y = b`, weighted by
+        the fraction `p_L<line>` of executions where `c` holds, as `if` statements are."""
+        span = self.names.span(value_node)
+        outer = self.reader.unknowns
+        condition = self._condition(value_node.test, span)
+        self.reader.unknowns = outer
+        then = self._assign(target, value_node.body, node)
+        bound = bound_name(target)
+        then_binding = self.scope.names.get(bound) if bound is not None else None
+        otherwise = self._assign(target, value_node.orelse, node)
+        else_binding = self.scope.names.get(bound) if bound is not None else None
+        if (
+            isinstance(then_binding, Leaf)
+            and isinstance(else_binding, Leaf)
+            and len(then_binding.shape) != len(else_binding.shape)
+        ):
+            self.reader.unsupported(value_node, "the two values of the ternary differ in rank")
+        fraction = fraction_symbol(f"p_L{span.line}")
+        unknown = Unknown(
+            UnknownKind.BRANCH_FRACTION,
+            f"`{self.names.text(value_node)}`: the fraction of executions where "
+            f"`{self.names.text(value_node.test)}` holds is named {fraction}",
+            span,
+            str(fraction),
+        )
+        branch = Branch(
+            span, condition, fraction, tuple(then.nodes), tuple(otherwise.nodes), (unknown,)
+        )
+        return _Lowered([branch], conventions=then.conventions + otherwise.conventions)
+
+    def _masked_store(
+        self, target: cst.Subscript, value_node: cst.BaseExpression, node: cst.CSTNode
+    ) -> _Lowered | None:
+        """`A[mask] = value` with a boolean array `mask` (`x[x > 0] = 0.0`, `r[r > 0] = 1.0 /
+        r[r > 0]`): per element the mask is evaluated, and the store runs for the fraction
+        `p_L<line>` of elements it selects (a named fraction, as for `if`). Selections by
+        the same mask on the right (`r[r > 0]`) are the element at hand. None when the
+        index is not a boolean array."""
+        items = target.slice
+        if len(items) != 1 or not isinstance(items[0].slice, cst.Index):
+            return None
+        noted, constructed = len(self.reader.unknowns), len(self.reader.pending)
+        mask_node = items[0].slice.value
+        mask = self.reader.value(mask_node)
+        if not (isinstance(mask, (Leaf, Apply)) and mask.shape and mask.element == dtypes.BOOL):
+            del self.reader.unknowns[noted:]  # not a mask: the ordinary path reads it again
+            del self.reader.pending[constructed:]
+            return None
+        base = self.reader.value(target.value)
+        if base is None:
+            return _Lowered()
+        mask_text = self.names.text(mask_node)
+        if not (
+            isinstance(base, Leaf)
+            and len(mask.shape) <= len(base.shape)
+            and all(map(same_extent, mask.shape, base.shape))
+        ):
+            self.reader.unsupported(
+                target, f"`{self.names.text(target)}`: the mask does not cover the array's axes"
+            )
+            return _Lowered()
+        self.reader.masks[mask_text] = mask.shape
+        try:
+            value = self.reader.array(value_node)
+        finally:
+            del self.reader.masks[mask_text]
+        if value is None:
+            return _Lowered()
+        if broadcast_shapes(base.shape, value.shape) != base.shape:
+            self.reader.unsupported(
+                node, f"`{self.names.text(value_node)}` does not broadcast to the masked array"
+            )
+            return _Lowered()
+        span = self.names.span(node)
+        fraction = fraction_symbol(f"p_L{span.line}")
+        unknown = Unknown(
+            UnknownKind.BRANCH_FRACTION,
+            f"boolean mask `{mask_text}`: the fraction of elements it selects is named {fraction}",
+            span,
+            str(fraction),
+        )
+        condition = Statement(span, mask_text, FlopTally())
+        branch = Branch(span, condition, fraction, (), (), (unknown,))
+        text = self.names.text(node)
+        nodes = NestBuilder(self.namer, span).masked_assign(base, mask, value, text, branch)
+        return _Lowered(nodes)
+
+    def _if(self, node: cst.If) -> Branch:
+        span = self.names.span(node)
+        condition = self._condition(node.test, span)
         fraction = fraction_symbol(f"p_L{span.line}")
         then_body = tuple(self._block(node.body))
         else_body: tuple[Node, ...] = ()

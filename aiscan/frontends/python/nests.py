@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sympy
 
@@ -153,10 +153,43 @@ class NestBuilder:
             write = self._read(target.leaf, variables).accesses[0]
             evaluation.accesses.append(_as_write(write))
         statement = self._statement(text, evaluation)
+        return self._nest(variables, shape, hoists, statement)
+
+    def masked_assign(
+        self, target: Leaf, mask: ArrayValue, value: ArrayValue, text: str, branch: Branch
+    ) -> list[Node]:
+        """`A[mask] = value`: per element of `target`, the mask is evaluated (its reads),
+        and the store (with `value`'s work) runs under `branch`'s fraction. `mask` covers
+        the leading axes of `target`; `value` broadcasts to `target`."""
+        shape = target.shape
+        variables = [loop_symbol(self.namer.fresh("_i")) for _ in shape]
+        order = tuple(variables)
+        needs = frozenset(variables)
+        mask_coords = tuple(variables[: len(mask.shape)])
+        condition, mask_hoists = self._operand(mask, mask_coords, needs, order)
+        coords = broadcast_coordinates(variables, shape, value.shape)
+        evaluation, hoists = self._operand(value, coords, needs, order)
+        write = self._read(target, variables).accesses[0]
+        evaluation.accesses.append(_as_write(write))
+        guarded = replace(
+            branch,
+            condition=self._statement(branch.condition.text, condition),
+            then_body=(self._statement(text, evaluation),),
+        )
+        return self._nest(variables, shape, [*mask_hoists, *hoists], guarded)
+
+    def _nest(
+        self,
+        variables: Sequence[sympy.Symbol],
+        shape: Shape,
+        hoists: Sequence[_Hoist],
+        innermost: Node,
+    ) -> list[Node]:
+        """Loops over `shape` around `innermost`, each hoist placed in the loops it needs."""
         levels: list[list[Node]] = [[] for _ in range(len(variables) + 1)]
         for hoist in hoists:
             levels[len(hoist.needed)].extend(hoist.nodes)
-        levels[-1].append(statement)
+        levels[-1].append(innermost)
         body: list[Node] = levels[-1]
         for depth in range(len(variables) - 1, -1, -1):
             loop = Loop(

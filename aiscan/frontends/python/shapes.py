@@ -17,7 +17,14 @@ import sympy
 from aiscan.frontends.python.values import Shape
 from aiscan.ir.symbols import size_symbol
 
-__all__ = ["SliceView", "broadcast_shapes", "parse_dimensions", "same_extent", "slice_view"]
+__all__ = [
+    "SliceView",
+    "broadcast_shapes",
+    "parse_dimensions",
+    "same_extent",
+    "shape_text",
+    "slice_view",
+]
 
 _DIMENSION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$|^\d+$")
 _EXPRESSION = re.compile(r"^[A-Za-z0-9_+\-* ()]+$")
@@ -74,6 +81,11 @@ def _build(node: ast.expr) -> sympy.Expr:
 
 def same_extent(a: sympy.Expr, b: sympy.Expr) -> bool:
     return a == b or bool(sympy.expand(a - b) == 0)
+
+
+def shape_text(shape: Shape) -> str:
+    """`(n, m)`, `(n,)`: a shape as Python prints a tuple."""
+    return "(" + ", ".join(str(e) for e in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def broadcast_shapes(a: Shape, b: Shape) -> Shape | None:
