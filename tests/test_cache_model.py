@@ -13,6 +13,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+import sympy
 from golden import FIXTURES, load_expectations, same
 
 from aiscan.analysis.cache_model import CacheLevelSpec, broken_reuses, cache_traffic
@@ -386,3 +387,31 @@ def test_tiled_nests_run_through_the_cache_model() -> None:
             if function.function.name == "dgemm_tiled3":
                 dram = levels[-1].total.subs(values)
                 assert dram == 24 * 1000**2 * 16 + 8 * 1000**2
+
+
+REVERSED_ROWS = """\
+void flip_diff(int n, int m, double B[n][m], const double A[n][m])
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++)
+            B[i][j] = A[n - 1 - i][j] - A[i][j];
+}
+"""
+
+
+def test_a_reversed_row_pair_is_a_flagged_bound_not_an_inflated_exact_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Rows i and n-1-i meet only in the middle: their union is no box, and counting it
+    by inclusion and exclusion grew with the rows between them (500 times the traffic)."""
+    source = tmp_path / "flip.c"
+    source.write_text(REVERSED_ROWS)
+    arguments = ["analyze", str(source), "--no-cache", "--format", "json"]
+    main([*arguments, "--device", "epyc-9654", "--size", "n=1000", "--size", "m=1000"])
+    report = json.loads(capsys.readouterr().out)
+    (function,) = report["files"][0]["functions"]
+    levels = {level["level"]: level for level in function["cache_traffic"][0]["levels"]}
+    assert not levels["L2"]["exact"]  # the union is bounded by the two rows' sum
+    dram = levels["DDR5-4800 (12 channels)"]
+    assert sympy.sympify(dram["read"]).subs({"m": 1000, "n": 1000}) == 16_000_000
+    assert sympy.sympify(dram["write"]).subs({"m": 1000, "n": 1000}) == 8_000_000

@@ -483,8 +483,11 @@ def _same_rank(boxes: Sequence[Box]) -> bool:
     return len({len(b.intervals) for b in boxes}) == 1
 
 
-def _inclusion_exclusion(boxes: Sequence[Box]) -> sympy.Expr:
-    """|union of boxes| over all subsets, with symbolic Max/Min bounds (2^k terms)."""
+def _inclusion_exclusion(boxes: Sequence[Box]) -> sympy.Expr | None:
+    """|union of boxes| over all subsets, with symbolic Max/Min bounds (2^k terms); None
+    when an intersection may be empty in a way its bounds do not show: its length would
+    go negative (`a[i][j]` and `a[n-1-i][j]` share a row only at the middle `i`, and
+    counted so the union grew with the rows between them, marked exact)."""
     total = sympy.Integer(0)
     for size in range(1, len(boxes) + 1):
         sign = 1 if size % 2 else -1
@@ -492,6 +495,10 @@ def _inclusion_exclusion(boxes: Sequence[Box]) -> sympy.Expr:
             common = subset[0]
             for box in subset[1:]:
                 common = common.intersect(box)
+            if size > 1 and not all(
+                _provably_nonnegative(high - low + 1) for low, high in common.intervals
+            ):
+                return None
             total += sign * common.size()
     return sympy.expand(total)
 
