@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache, lru_cache
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 import sympy
 from sympy.polys.domains import QQ
@@ -17,6 +17,7 @@ from sympy.polys.rings import PolyElement
 
 from aiscan.analysis.extrema import resolve_extrema
 from aiscan.analysis.polynomials import from_ring, ring_over, terms_of, to_ring
+from aiscan.ir.nodes import LoopLike
 from aiscan.ir.symbols import loop_symbol
 from aiscan.ir.tiles import tile_cover
 
@@ -28,19 +29,6 @@ __all__ = [
     "sum_over_loops",
     "untiled",
 ]
-
-
-class LoopLike(Protocol):
-    """What a sum needs of a loop: `var` takes `start + step*t` for `t < trip`."""
-
-    @property
-    def var(self) -> str: ...
-    @property
-    def start(self) -> sympy.Expr: ...
-    @property
-    def step(self) -> int: ...
-    @property
-    def trip(self) -> sympy.Expr: ...
 
 
 class Bounds(NamedTuple):

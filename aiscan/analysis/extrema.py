@@ -14,20 +14,20 @@ least once (an empty range sums to zero whatever the summand says).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 import sympy
 
+from aiscan.ir.nodes import LoopLike
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
-__all__ = ["LoopRange", "resolve_extrema"]
+__all__ = ["resolve_extrema"]
 
 
 def resolve_extrema(
     expr: sympy.Expr,
     counter: sympy.Symbol,
     trip: sympy.Expr,
-    enclosing: Sequence[LoopRange] = (),
+    enclosing: Sequence[LoopLike] = (),
 ) -> sympy.Expr:
     """`expr` with each two-argument `Min`/`Max` over `counter` that keeps its order for
     `counter` in `0 .. trip-1` replaced by the side that wins there. `enclosing` are the
@@ -54,23 +54,10 @@ def resolve_extrema(
     return expr.xreplace(replacements) if replacements else expr
 
 
-class LoopRange(Protocol):
-    """An enclosing loop: `var` takes `start + step*t` for `t < trip`."""
-
-    @property
-    def var(self) -> str: ...
-    @property
-    def start(self) -> sympy.Expr: ...
-    @property
-    def step(self) -> int: ...
-    @property
-    def trip(self) -> sympy.Expr: ...
-
-
 _Fact = dict[sympy.Symbol, sympy.Expr]
 
 
-def _facts(trip: sympy.Expr, enclosing: Sequence[LoopRange]) -> list[_Fact]:
+def _facts(trip: sympy.Expr, enclosing: Sequence[LoopLike]) -> list[_Fact]:
     """Substitutions, each true of every iteration, that put a loop counter of unknown sign
     in terms of a nonnegative slack: the range runs at least once (`trip >= 1`), and each
     enclosing counter is at least its first value and at most its last. Each is tried on

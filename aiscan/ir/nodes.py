@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Protocol
 
 import sympy
 
@@ -22,6 +23,7 @@ __all__ = [
     "FlopTally",
     "Function",
     "Loop",
+    "LoopLike",
     "Module",
     "Node",
     "Region",
@@ -127,6 +129,20 @@ class Statement:
     accesses: tuple[Access, ...] = ()
     special_calls: tuple[str, ...] = ()
     unknowns: tuple[Unknown, ...] = ()
+
+
+class LoopLike(Protocol):
+    """What sums, footprints and tiles need of a loop (a `Loop`, or its bounds alone):
+    `var` takes `start + step*t` for `t < trip`."""
+
+    @property
+    def var(self) -> str: ...
+    @property
+    def start(self) -> sympy.Expr: ...
+    @property
+    def step(self) -> int: ...
+    @property
+    def trip(self) -> sympy.Expr: ...
 
 
 @dataclass(frozen=True, slots=True)

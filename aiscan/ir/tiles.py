@@ -12,27 +12,14 @@ and footprints, whose values do not depend on the order.
 
 from __future__ import annotations
 
-from typing import Protocol
-
 import sympy
 
-from aiscan.ir.nodes import Branch, Loop, Node, Statement
+from aiscan.ir.nodes import Branch, Loop, LoopLike, Node, Statement
 from aiscan.ir.symbols import loop_symbol
 
-__all__ = ["LoopBounds", "merged_tiles", "tile_cover"]
+__all__ = ["merged_tiles", "tile_cover"]
 
 _K = sympy.Symbol("_aiscan_tile", integer=True, nonnegative=True)
-
-
-class LoopBounds(Protocol):
-    @property
-    def var(self) -> str: ...
-    @property
-    def start(self) -> sympy.Expr: ...
-    @property
-    def step(self) -> int: ...
-    @property
-    def trip(self) -> sympy.Expr: ...
 
 
 def merged_tiles(loop: Loop) -> Loop:
@@ -71,7 +58,7 @@ def _statement_symbols(statement: Statement) -> set[sympy.Basic]:
     return found
 
 
-def tile_cover(tile: LoopBounds, point: LoopBounds) -> tuple[sympy.Expr, sympy.Expr] | None:
+def tile_cover(tile: LoopLike, point: LoopLike) -> tuple[sympy.Expr, sympy.Expr] | None:
     """`(s, N)` when `point` runs over tile `k` of `[s, N)` at iteration `k` of `tile`
     (see the module docstring), else None."""
     if point.step != 1:

@@ -653,35 +653,26 @@ class ExpressionReader:
             return None
         if len(arguments) == 1:
             arguments = [cst.Name("None"), arguments[0]]
-        bounds: list[sympy.Expr | None] = []
-        for bound in arguments[:2]:
-            if isinstance(bound, cst.Name) and bound.value == "None":
-                bounds.append(None)
-                continue
-            value = self.integer(bound)
-            if value is None:
-                return None
-            bounds.append(value)
-        step = 1
-        if len(arguments) == 3 and not (
-            isinstance(arguments[2], cst.Name) and arguments[2].value == "None"
-        ):
-            literal = number_literal(arguments[2])
-            if not isinstance(literal, int) or literal == 0:
-                self.note(
-                    UnknownKind.NON_AFFINE_INDEX,
-                    arguments[2],
-                    "slice step must be a nonzero integer literal",
-                )
-                return None
-            step = literal
-        return SliceObject(bounds[0], bounds[1], step)
+        lower, upper, *step = (None if _is_none(a) else a for a in arguments)
+        read = self._slice_parts(lower, upper, step[0] if step else None)
+        return None if read is None else SliceObject(*read)
 
     def _slice(self, item: cst.Slice | None, extent: sympy.Expr) -> _Sliced | None:
         if item is None:
             return _Sliced(extent, sympy.Integer(0), 1)
+        read = self._slice_parts(item.lower, item.upper, item.step)
+        return None if read is None else _slice_of(extent, *read)
+
+    def _slice_parts(
+        self,
+        lower: cst.BaseExpression | None,
+        upper: cst.BaseExpression | None,
+        step: cst.BaseExpression | None,
+    ) -> tuple[sympy.Expr | None, sympy.Expr | None, int] | None:
+        """A slice's integer bounds (None for an open end) and literal step, whether written
+        `a[lo:hi:st]` or `slice(lo, hi, st)`; None, with a note, otherwise."""
         bounds: list[sympy.Expr | None] = []
-        for bound in (item.lower, item.upper):
+        for bound in (lower, upper):
             if bound is None:
                 bounds.append(None)
                 continue
@@ -689,18 +680,15 @@ class ExpressionReader:
             if value is None:
                 return None
             bounds.append(value)
-        step = 1
-        if item.step is not None:
-            literal = number_literal(item.step)
-            if not isinstance(literal, int) or literal == 0:
-                self.note(
-                    UnknownKind.NON_AFFINE_INDEX,
-                    item.step,
-                    "slice step must be a nonzero integer literal",
-                )
-                return None
-            step = literal
-        return _slice_of(extent, bounds[0], bounds[1], step)
+        if step is None:
+            return bounds[0], bounds[1], 1
+        literal = number_literal(step)
+        if not isinstance(literal, int) or literal == 0:
+            self.note(
+                UnknownKind.NON_AFFINE_INDEX, step, "slice step must be a nonzero integer literal"
+            )
+            return None
+        return bounds[0], bounds[1], literal
 
     # ---- calls --------------------------------------------------------------------------
 
@@ -1028,3 +1016,7 @@ def leaf_for(name: str, shape: Shape, element: ElementType, span: Span) -> Leaf:
     """A whole array named `name` (rank-0 arrays are element 0 of a one-element array)."""
     index = tuple(coordinate(d) for d in range(len(shape))) or (sympy.Integer(0),)
     return Leaf(name, element, shape, index, name, span)
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
