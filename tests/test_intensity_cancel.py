@@ -31,3 +31,28 @@ def test_cancelled_intensities_in_their_documented_form() -> None:
     assert str(intensity(n * p + n, 20 * n).expr) == "(p_L12 + 1)/20"
     assert str(intensity(2 * m * n, 4 * m * n + 4 * m + 4 * n).expr) == "m*n/(2*m*n + 2*m + 2*n)"
     assert intensity(sympy.Integer(0), n + 1).expr == 0
+
+
+def test_small_size_corrections_keep_a_positive_bottom_and_a_limit() -> None:
+    """Bytes exact at small sizes carry `Min`/`Max` of sizes (NPBench's deriche: a read of
+    two rows less `Min(1, n - 1)`); the ratio keeps a positive bottom, and its limit is
+    taken past the bend instead of being unknown."""
+    n, m = SYMBOLS[:2]
+    flops = 2 * n * m + 6 * m
+    traffic = 24 * n * m - 16 * m * sympy.Min(1, n - 1) + 32 * m
+    found = intensity(flops, traffic)
+    assert str(found.expr) == "(n + 3)/(12*n - 8*Min(1, n - 1) + 16)"
+    assert found.limit == sympy.Rational(1, 12)
+    for size in range(1, 8):  # the same ratio at every size, the first one included
+        at = {n: size, m: 3}
+        assert found.expr.subs(at) == (flops / traffic).subs(at)
+
+
+def test_past_bends_picks_the_side_that_wins_as_sizes_grow() -> None:
+    from aiscan.analysis.intensity import past_bends
+
+    n, m = SYMBOLS[:2]
+    assert past_bends(sympy.Min(1, n - 1) + sympy.Max(0, 4 - n), [n]) == 1
+    assert past_bends(sympy.Max(2 * n, n + 5) - sympy.Min(m, 3), [n, m]) == 2 * n - 3
+    undecided = sympy.Max(n, m)  # grows on both sides at the same rate: left as it is
+    assert past_bends(undecided, [n, m]) == undecided

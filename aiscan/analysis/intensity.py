@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -101,7 +101,12 @@ def _cancelled_with_poly(
         top = sympy.Poly(numerator, *symbols, domain="QQ")
         bottom = sympy.Poly(denominator, *symbols, domain="QQ")
     except sympy.PolynomialError:
+        # A `Min` or `Max` of sizes (bytes exact at small sizes) is no polynomial generator
+        # over QQ: sympy's cancel decides, and the bottom is kept with a positive sign as
+        # below (not `(-n - 3)/(-12*n - 16)`).
         top_expr, bottom_expr = sympy.fraction(sympy.cancel(numerator / denominator))
+        if _grows_negative(bottom_expr, symbols):
+            top_expr, bottom_expr = sympy.expand(-top_expr), sympy.expand(-bottom_expr)
         return top_expr, bottom_expr
     coefficient, top, bottom = top.cancel(bottom, include=False)
     top_scale, top = (top * coefficient).clear_denoms(convert=True)
@@ -115,6 +120,13 @@ def _cancelled_with_poly(
         sympy.expand(scale.p * top.as_expr()),
         sympy.expand(scale.q * bottom.as_expr()),
     )
+
+
+def _grows_negative(expr: sympy.Expr, symbols: list[sympy.Symbol]) -> bool:
+    """Whether `expr` is negative once the sizes have grown (its leading coefficient)."""
+    sizes = [s for s in symbols if is_size_symbol(s)]
+    leading = _leading(past_bends(expr, sizes), sizes) if sizes else None
+    return leading is not None and bool(leading[1].is_negative)
 
 
 def _cancelled_polynomials(
@@ -204,7 +216,7 @@ def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Exp
         denominator = denominator.replace(sympy.ceiling, lambda x: x).replace(
             sympy.floor, lambda x: x
         )
-    if numerator.has(sympy.Max) or denominator.has(sympy.Max):
+    if any(e.has(sympy.Max, sympy.Min) for e in (numerator, denominator)):
         # `Max(0, 2 - n)` (a footprint exact at small sizes) is 0 once n passes 2.
         numerator, denominator = (past_bends(e, sizes) for e in (numerator, denominator))
     top = _leading(numerator, sizes)
@@ -225,23 +237,26 @@ def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Exp
 
 
 def past_bends(expr: sympy.Expr, sizes: list[sympy.Symbol]) -> sympy.Expr:
-    """`expr` with each `Max(0, a)` as `a` or 0 where `a` grows without bound, up or
-    down, with the sizes (`Max(0, 2 - n)`, a small-size correction, is 0 past n = 2)."""
+    """`expr` with each two-sided `Max(a, b)` or `Min(a, b)` replaced by the side that wins
+    once the sizes have grown, where `a - b` grows without bound with them (`Max(0, 2 - n)`,
+    a small-size correction, is 0 past n = 2; `Min(1, n - 1)` is 1 past n = 2)."""
     growth = {s: _GROWTH for s in sizes}
 
-    def settled(*args: sympy.Expr) -> sympy.Expr:
-        if len(args) == 2 and 0 in args:
-            other = args[1] if args[0] == 0 else args[0]
-            grown = sympy.expand(other.subs(growth))
-            if grown.is_polynomial(_GROWTH) and sympy.degree(grown, _GROWTH) > 0:
-                leading = sympy.Poly(grown, _GROWTH).LC()
-                if leading.is_positive:
-                    return other
-                if leading.is_negative:
-                    return sympy.Integer(0)
-        return sympy.Max(*args)
+    def settled(largest: bool) -> Callable[..., sympy.Expr]:
+        def choose(*args: sympy.Expr) -> sympy.Expr:
+            if len(args) == 2:
+                gap = sympy.expand((args[0] - args[1]).subs(growth))
+                if gap.is_polynomial(_GROWTH) and sympy.degree(gap, _GROWTH) > 0:
+                    leading = sympy.Poly(gap, _GROWTH).LC()
+                    if leading.is_positive or leading.is_negative:
+                        first_wins = bool(leading.is_positive) == largest
+                        return args[0] if first_wins else args[1]
+            return (sympy.Max if largest else sympy.Min)(*args)
 
-    return sympy.expand(expr.replace(sympy.Max, settled))
+        return choose
+
+    settled_max = expr.replace(sympy.Max, settled(largest=True))
+    return sympy.expand(settled_max.replace(sympy.Min, settled(largest=False)))
 
 
 def _leading(expr: sympy.Expr, sizes: list[sympy.Symbol]) -> tuple[int, sympy.Expr] | None:
