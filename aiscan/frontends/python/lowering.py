@@ -332,9 +332,16 @@ class FunctionLowering:
     def _small_statement(self, node: cst.BaseSmallStatement) -> _Lowered:
         if isinstance(node, cst.Assign):
             lowered = self._assign(node.targets[-1].target, node.value, node)
-            # `a = b = expr`: computed once (into the last target), the others name it.
+            # `a = b = expr`: computed once (into the last target), the others name it;
+            # `A[s] = B[t] = expr` stores the one result twice: a copy from the last.
             last = bound_name(node.targets[-1].target)
             for other in node.targets[:-1]:
+                if isinstance(other.target, cst.Subscript):
+                    copy = self._assign(other.target, node.targets[-1].target, node)
+                    lowered.nodes += copy.nodes
+                    lowered.conventions += copy.conventions
+                    lowered.eager = _merge(lowered.eager, copy.eager)
+                    continue
                 name = bound_name(other.target)
                 binding = self.scope.names.get(last) if last is not None else None
                 if name is None or binding is None:
