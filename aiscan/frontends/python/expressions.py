@@ -387,6 +387,13 @@ class ExpressionReader:
             return result
         if attribute in ("real",):
             return self.value(node.value)
+        if attribute in ("size", "ndim"):
+            # `x.size` is the product of the extents, `x.ndim` their number: sizes.
+            base = self.array(node.value)
+            if base is None:
+                return None
+            count = sympy.Mul(*base.shape) if attribute == "size" else len(base.shape)
+            return Integer(sympy.sympify(count), self.names.text(node))
         return self.unsupported(node, f"attribute `{self.names.text(node)}`")
 
     # ---- operators ----------------------------------------------------------------------
