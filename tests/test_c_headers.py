@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import sympy
 
 from aiscan.cli import main
 from aiscan.errors import Severity
@@ -208,3 +209,35 @@ def test_polybench_c99_prototypes_give_the_same_counts() -> None:
     assert (gemm.flops.total - (3 * ni * nj * nk + ni * nj)).expand() == 0
     expected = 16 * ni * nj + 8 * ni * nk + 8 * nj * nk
     assert (gemm.traffic["compulsory"].total(False) - expected).expand() == 0
+
+
+_BRANCHES = (
+    "#define N 1000\n#if N > 100\n#define BIG 1\n#else\n#define BIG 0\n#endif\n"
+    "#if NEVER_DEFINED\n#error \"never\"\n#endif\n"
+    "void f(double *restrict a) {\n#if BIG\n"
+    "  for (int i = 0; i < N; i++) a[i] = 2.0 * a[i];\n#else\n"
+    "  for (int i = 0; i < N; i++) a[i] = 2.0 * a[i] + 1.0;\n#endif\n}\n"
+)
+
+
+@pytest.mark.parametrize(("defines", "flops"), [({}, "N"), ({"N": "50"}, "2*N")])
+def test_if_sees_a_symbolic_size_as_its_value(defines: dict[str, str], flops: str) -> None:
+    """`#define N 1000` keeps `N` symbolic in the code, but `#if N > 100` takes the branch
+    the compiler takes (a `-D N=50` the other); an identifier defined nowhere is 0."""
+    options = PipelineOptions(defines=defines)
+    analysis = analyze_text(_BRANCHES, "k.c", options).analysis
+    assert analysis is not None
+    (function,) = analysis.functions  # type: ignore[attr-defined]
+    assert function.flops.total == sympy.sympify(flops, locals={"N": size_symbol("N")})
+
+
+def test_an_active_error_directive_is_a_located_diagnostic(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """pcpp printed `#error` to stderr in its own format; it is one of our diagnostics."""
+    text = '#define MODE 2\n#if MODE == 2\n#error "mode 2 is not written yet"\n#endif\n' + KERNEL
+    _, diagnostics = _analyze(text)
+    assert [d.format() for d in diagnostics] == [  # type: ignore[attr-defined]
+        'k.c:3:1: error: #error "mode 2 is not written yet"'
+    ]
+    assert capsys.readouterr().err == ""

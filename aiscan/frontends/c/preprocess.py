@@ -337,7 +337,22 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
                 size_defaults.pop(tokens[0].value, None)
 
         def on_unknown_macro_in_expr(self, tok: Any) -> Any:
-            return None
+            # A size kept symbolic (`#define N 1024` defines `N` to itself) is its value,
+            # as the compiler sees it; any other identifier left in an `#if` is 0 (C11
+            # 6.10.1). Passing the directive through left `#if` lines pycparser refuses.
+            name = getattr(tok, "value", tok)
+            return options.size_bindings.get(name, size_defaults.get(name, 0))
+
+        def on_directive_unknown(
+            self, directive: Any, toks: list[Any], ifpassthru: bool, precedingtoks: list[Any]
+        ) -> Any:
+            # pcpp prints `#error`/`#warning` to stderr itself: say them as diagnostics.
+            if directive.value in ("error", "warning"):
+                text = "".join(t.value for t in toks).strip()
+                severity = Severity.ERROR if directive.value == "error" else Severity.WARNING
+                diagnose(directive.source, directive.lineno, f"#{directive.value} {text}", severity)
+                return True
+            return super().on_directive_unknown(directive, toks, ifpassthru, precedingtoks)
 
     preprocessor = _Preprocessor()
     preprocessor.line_directive = "#line"
