@@ -213,7 +213,7 @@ def test_polybench_c99_prototypes_give_the_same_counts() -> None:
 
 _BRANCHES = (
     "#define N 1000\n#if N > 100\n#define BIG 1\n#else\n#define BIG 0\n#endif\n"
-    "#if NEVER_DEFINED\n#error \"never\"\n#endif\n"
+    '#if NEVER_DEFINED\n#error "never"\n#endif\n'
     "void f(double *restrict a) {\n#if BIG\n"
     "  for (int i = 0; i < N; i++) a[i] = 2.0 * a[i];\n#else\n"
     "  for (int i = 0; i < N; i++) a[i] = 2.0 * a[i] + 1.0;\n#endif\n}\n"

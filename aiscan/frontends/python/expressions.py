@@ -874,6 +874,8 @@ class ExpressionReader:
         element = operand.element
         if kind == "sum" and element.name == "bool":
             element = dtypes.INT64
+        if kind == "mean" and not element.is_float:
+            element = dtypes.FLOAT64  # NumPy's mean of integers sums in float64
         total = Reduce(
             "sum" if kind == "mean" else kind,
             operand,

@@ -299,7 +299,9 @@ class NestBuilder:
             order,
         )
         text = f"{register} = {value.text}"
-        return self._peel(evaluation, axes, _COMBINE[value.kind], text), hoists
+        # Integer sums and products are index arithmetic, not FLOPs (MODEL.md).
+        combine = _COMBINE[value.kind] if value.element.is_float else ""
+        return self._peel(evaluation, axes, combine, text), hoists
 
     def _contract(
         self,
@@ -323,12 +325,13 @@ class NestBuilder:
             part, more = self._operand(operand, operand_coords, all_needs, order)
             evaluation.absorb(part)
             hoists += more
-        for _ in value.operands[1:]:
+        floating = value.element.is_float  # an integer matmul does no FLOPs (MODEL.md)
+        for _ in value.operands[1:] if floating else ():
             evaluation.flops = evaluation.flops + operator_flops(
                 "mul", value.element.is_complex, value.element.is_complex
             )
         text = f"{register} = {value.text}"
-        return self._peel(evaluation, axes, "add", text), hoists
+        return self._peel(evaluation, axes, "add" if floating else "", text), hoists
 
     def _peel(
         self,
