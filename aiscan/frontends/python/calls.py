@@ -22,6 +22,7 @@ from aiscan.frontends.python.expressions import (
     REDUCTIONS,
     SPECIAL,
     Allocation,
+    Opaque,
     Value,
     number_literal,
     string_literal,
@@ -56,6 +57,11 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
         and (node.func.attr.value in _METHODS)
     ):
         return _method(reader, node, node.func)
+    generator = _generator_method(reader, node.func)
+    if generator is not None:
+        from aiscan.frontends.python.random_calls import read_generator_method
+
+        return read_generator_method(reader, node, generator)
     if canonical is None and isinstance(node.func, cst.Name):
         helper = reader.scope.helpers.get(node.func.value)
         if helper is not None and node.func.value not in reader.scope.names:
@@ -73,6 +79,10 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
     if canonical in LIBRARY:  # std, var, cov, outer, norm, eye, linalg.solve, ...
         return read_library_call(reader, node, canonical)
     module, _, function = canonical.rpartition(".")
+    if module == "numpy.random":
+        from aiscan.frontends.python.random_calls import read_random_call
+
+        return read_random_call(reader, node, function)
     if module in ("numpy", "math"):
         return _numpy(reader, node, function, canonical)
     if module == "builtins":
@@ -82,6 +92,27 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
         node,
         f"call to `{canonical}` is not modeled: its work and traffic are not counted",
     )
+    return None
+
+
+def _generator_method(reader: ExpressionReader, func: cst.BaseExpression) -> str | None:
+    """`rng.random` of a name bound to `np.random.default_rng(...)`, or a method of such a
+    call itself: the method's name."""
+    from aiscan.frontends.python.random_calls import GENERATOR_REASON, GENERATORS
+
+    if not isinstance(func, cst.Attribute):
+        return None
+    owner = func.value
+    if isinstance(owner, cst.Name):
+        binding = reader.scope.names.get(owner.value)
+        if isinstance(binding, Opaque) and binding.reason == GENERATOR_REASON:
+            return func.attr.value
+        return None
+    if isinstance(owner, cst.Call):
+        made = reader.names.canonical(owner.func) or ""
+        module, _, name = made.rpartition(".")
+        if module == "numpy.random" and name in GENERATORS:
+            return func.attr.value
     return None
 
 

@@ -36,6 +36,7 @@ from aiscan.frontends.python.inference import (
 )
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.nests import Namer, NestBuilder, ShapeMismatch, Target
+from aiscan.frontends.python.random_calls import GENERATOR_REASON, GENERATORS
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text
 from aiscan.frontends.python.values import (
     Apply,
@@ -391,6 +392,12 @@ class FunctionLowering:
             )
         return lowered
 
+    def _binds_generator(self, value_node: cst.BaseExpression) -> bool:
+        if not isinstance(value_node, cst.Call):
+            return False
+        module, _, name = (self.names.canonical(value_node.func) or "").rpartition(".")
+        return module == "numpy.random" and name in GENERATORS
+
     def _assign(
         self, target: cst.BaseExpression | None, value_node: cst.BaseExpression, node: cst.CSTNode
     ) -> _Lowered:
@@ -426,6 +433,10 @@ class FunctionLowering:
                 self.scope.slices[bound] = made
                 self.scope.names[bound] = Opaque(bound, SLICE_REASON)
                 return _Lowered()
+        if bound is not None and self._binds_generator(value_node):
+            # `rng = np.random.default_rng(0)`: its methods make random arrays.
+            self.scope.names[bound] = Opaque(bound, GENERATOR_REASON)
+            return _Lowered()
         value = self.reader.value(value_node)
         if bound is not None and bound.startswith("return") and isinstance(value, Leaf):
             self.escaping.add(value.array)  # `return y`: y is handed back
