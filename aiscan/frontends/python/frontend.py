@@ -79,7 +79,7 @@ def lower_python_source(
             errors += lowering.errors
         elif isinstance(statement, cst.ClassDef):
             functions += _methods(statement, names, globals_, default_element, errors)
-        elif _is_module_work(statement):
+        elif _is_module_work(statement) and not _binds_constants(statement, constants, floats):
             top_level.append(statement)
     if top_level:
         lowering = FunctionLowering(names.within(None), globals_.copy())
@@ -190,6 +190,24 @@ def _module_constants(module: cst.Module) -> tuple[dict[str, int | None], set[st
                 floats.add(name)
                 found.pop(name, None)
     return found, floats
+
+
+def _binds_constants(
+    statement: cst.CSTNode, constants: dict[str, int | None], floats: set[str]
+) -> bool:
+    """`N = 1000` at the top: already the size `N` (default 1000) in every function and in
+    `<module>` itself; lowering it again would make `<module>`'s counts plain numbers."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    return all(
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+        and isinstance(small.value, cst.Integer | cst.Float | cst.UnaryOperation)
+        and number_literal(small.value) is not None
+        and (small.targets[0].target.value in constants or small.targets[0].target.value in floats)
+        for small in statement.body
+    )
 
 
 def _is_module_work(statement: cst.CSTNode) -> bool:
