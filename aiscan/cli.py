@@ -494,14 +494,15 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
         for diagnostic in result.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
     analyses = [r.analysis for r in results if r.analysis is not None]
-    kernels = module_kernels(analyses, placement)
+    size_range = (int(low), int(high))
+    kernels = module_kernels(analyses, placement, size_range)
     if not kernels:
         raise UsageError("roofline: no loop nest with FLOPs to plot")
     output = Path(arguments.output)
     plot_arguments: dict[str, Any] = {
         "sizes": dict(options.analysis.sizes) or None,
         "sparse": placement.sparse,
-        "size_range": (int(low), int(high)),
+        "size_range": size_range,
     }
     if output.suffix.lower() in (".html", ".htm"):
         from aiscan.roofline.html import write_html

@@ -75,3 +75,30 @@ def test_roofline_command_draws_the_cache_model_by_default(tmp_path: Path) -> No
     levels = ", ".join(f"{lv.level} {lv.intensity_flops_per_byte:.4g}" for lv in placed[1].levels)
     assert f"<td>{levels}</td>" in text
     assert f"<td>memory at {placed[1].bound_level}</td>" in text
+
+
+def test_symbolic_sizes_draw_the_cache_model_swept_over_sizes() -> None:
+    """Without sizes the cache model's symbolic traffic is its large-size regime: drawn at
+    small sizes it put naive dgemm near 0.1 F/B. The path is the model decided at each
+    size of the sweep, each point what `--size n=S` places, so it rises while the working
+    sets fit and falls where a layer condition breaks."""
+    source = FIXTURES / "c" / "dgemm_ijk.c"
+    module = lower_source(read_source(str(source)), str(source), PipelineOptions())
+    haswell = load_devices().get("haswell-e5-2695v3")
+    options = PlacementOptions(devices=(haswell,), model="cache")
+    (kernel,) = module_kernels([analyze_module(module, AnalysisOptions())], options, (8, 2048))
+    path = dict((size, (x, y)) for size, x, y in kernel.size_paths[haswell.key])
+    assert sorted(path) == [2**k for k in range(3, 12)]
+    for size in (8, 2048):
+        at = {"n": size}
+        (fixed,) = module_kernels([analyze_module(module, AnalysisOptions(sizes=at))], options)
+        (placed,), _ = placements([fixed], [haswell], sizes=at)
+        dram = placed[1].levels[-1]
+        assert path[size] == pytest.approx(
+            (dram.intensity_flops_per_byte, placed[1].attainable_flops_per_s)
+        )
+    assert path[8][0] == pytest.approx(8 / 16)  # all fits: compulsory, n/16 (write-allocate)
+    assert max(x for x, _ in path.values()) > 4 * path[2048][0]  # B stops fitting
+    figure = build_figure([kernel], [haswell], size_range=(8, 2048))
+    gids = {str(line.get_gid()) for line in figure.axes[0].get_lines()}
+    assert any(g.startswith("path-step:dgemm:7") for g in gids)

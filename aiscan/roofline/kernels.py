@@ -18,10 +18,10 @@ from aiscan.analysis.kernel import FunctionAnalysis, ModuleAnalysis, RegionAnaly
 from aiscan.errors import UsageError
 from aiscan.ir.nodes import Node
 from aiscan.options import PlacementOptions
-from aiscan.roofline.devices import Device
+from aiscan.roofline.devices import MAIN_MEMORY_LEVELS, Device
 from aiscan.roofline.hierarchy import DeviceCacheTraffic, device_cache_traffic
-from aiscan.roofline.placement import Placement
-from aiscan.roofline.plot import KernelSpec
+from aiscan.roofline.placement import Placement, growing_symbols
+from aiscan.roofline.plot import KernelSpec, sweep_sizes
 from aiscan.roofline.repeats import repeat_symbols
 from aiscan.roofline.roofs import LOOPS, VECTOR
 
@@ -148,13 +148,15 @@ def place_on_devices(
 
 
 def module_kernels(
-    analyses: Sequence[ModuleAnalysis], options: PlacementOptions
+    analyses: Sequence[ModuleAnalysis],
+    options: PlacementOptions,
+    size_range: tuple[int, int] | None = None,
 ) -> list[KernelSpec]:
     """Every loop nest with FLOPs, labelled `function:line` (with the file when several),
     its counts evaluated at the module's sizes (`#define` defaults, `-D`, `--size`), as
     `analyze` evaluates them; symbols without a size stay and are drawn as a path.
     With the `cache` model each carries its traffic on every device, for the hierarchical
-    roofline."""
+    roofline, and, given a `size_range`, its path over sizes (`size_paths`)."""
     several = len(analyses) > 1
     specs = []
     for analysis in analyses:
@@ -171,8 +173,47 @@ def module_kernels(
                         for d in options.devices
                     }
                     spec = replace(spec, cache_traffic=traffic)
+                    if size_range is not None:
+                        paths = size_paths(spec, region, options, analysis.sizes, size_range)
+                        spec = replace(spec, size_paths=paths or None)
                 specs.append(_at_sizes(spec, analysis.sizes))
     return specs
+
+
+def size_paths(
+    spec: KernelSpec,
+    region: RegionAnalysis,
+    options: PlacementOptions,
+    sizes: Mapping[str, int],
+    size_range: tuple[int, int],
+) -> dict[str, tuple[tuple[int, float, float], ...]]:
+    """The `cache` model swept over sizes (all free sizes equal, at the plot's powers of
+    two): at each size its layer conditions are decided there, as `--size` would decide
+    them, and the point is (main-memory AI, attainable). The symbolic traffic alone is the
+    large-size regime (every growing working set taken not to fit): drawn at small sizes
+    it put a naive dgemm at 0.09 F/B where its traffic at n = 64 is 6 F/B, compute-bound.
+    Empty when a branch fraction or a non-size symbol stays free."""
+    at = _at_sizes(spec, sizes)
+    free = sympy.sympify(at.flops).free_symbols | sympy.sympify(at.bytes_moved).free_symbols
+    growing = growing_symbols(sympy.Add(*free)) if free else ()
+    if not growing or len(growing) != len(free):
+        return {}
+    paths: dict[str, tuple[tuple[int, float, float], ...]] = {}
+    for device in options.devices:
+        if cache_traffic_on(region, device, options, sizes) is None:
+            continue  # no modelled caches: one symbolic intensity, drawn as it is
+        points = []
+        for size in sweep_sizes(size_range):
+            swept = {**sizes, **{s.name: size for s in growing}}
+            placed = _place_one(spec, device, options, swept, region)
+            main = [lv for lv in placed.levels if lv.kind in MAIN_MEMORY_LEVELS]
+            x = main[-1].intensity_flops_per_byte if main else placed.intensity_flops_per_byte
+            y = placed.attainable_flops_per_s
+            if x is not None and y is not None and x > 0:
+                points.append((size, x, y))
+        if points:
+            paths[device.key] = tuple(points)
+    return paths
 
 
 def _placed(

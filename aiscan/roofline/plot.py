@@ -85,6 +85,10 @@ class KernelSpec:
     """`bytes_moved` is a flagged upper bound (the traffic is not exact)."""
     repeats: frozenset[str] = frozenset()
     """Names that only count repetitions (a time loop's trip): crossovers hold them."""
+    size_paths: Mapping[str, tuple[tuple[int, float, float], ...]] | None = None
+    """By device key, the `cache` model's (size, main-memory AI, attainable) at each size of
+    the sweep, its layer conditions decided at that size: the path drawn when sizes are
+    symbolic (`kernels.size_paths`). Without it the path evaluates the one symbolic AI."""
 
     def roofs_on(
         self, device: Device, *, sparse: bool = False
@@ -430,25 +434,79 @@ def _draw_kernel(
             linestyle="none", gid=f"kernel:{key}",
         )  # fmt: skip
         return _label(axes, label, x, y, key)
-    path = _path(placement, size_range)
+    swept = bool((item.kernel.size_paths or {}).get(placement.device))
+    path = _swept(item, size_range)
     if not path:
         return None
-    axes.plot(
-        [p[1] for p in path], [p[2] for p in path], marker=marker, markersize=4,
-        markevery=max(1, len(path) // 8), color=color, linewidth=1.2, alpha=0.9,
-        markeredgecolor="black", gid=f"path:{key}",
-    )  # fmt: skip
+    names = "=".join(placement.crossover.size_names) or "size"
+    if swept:
+        _draw_regimes(axes, path, names, color, marker, key)
+    else:
+        axes.plot(
+            [p[1] for p in path], [p[2] for p in path], marker=marker, markersize=4,
+            markevery=max(1, len(path) // 8), color=color, linewidth=1.2, alpha=0.9,
+            markeredgecolor="black", gid=f"path:{key}",
+        )  # fmt: skip
     crossing = placement.crossover
     low, high = size_range
-    if crossing.kind is CrossoverKind.AT and crossing.size and low <= crossing.size <= high:
+    if (
+        not swept  # the symbolic crossover is the large-size regime's; the sweep shows its own
+        and crossing.kind is CrossoverKind.AT
+        and crossing.size
+        and low <= crossing.size <= high
+    ):
         axes.plot(
             [placement.ridge_flops_per_byte], [placement.peak_flops_per_s], marker="x",
             markersize=10, markeredgewidth=2, color="black", linestyle="none",
             gid=f"crossover:{key}",
         )  # fmt: skip
-    names = "=".join(placement.crossover.size_names) or "size"
-    end_size, end_x, end_y = path[-1]
-    return _label(axes, f"{label} ({names} = {path[0][0]}…{end_size})", end_x, end_y, key)
+    # At the highest intensity: the end of a path that only rises, the peak of a sweep
+    # that falls where a layer condition breaks (its end sits among the other kernels').
+    _, end_x, end_y = max(path, key=lambda point: point[1])
+    return _label(axes, f"{label} ({names} = {path[0][0]}…{path[-1][0]})", end_x, end_y, key)
+
+
+def _draw_regimes(
+    axes: Axes,
+    path: Sequence[tuple[int, float, float]],
+    names: str,
+    color: str,
+    marker: str,
+    key: str,
+) -> None:
+    """The cache model's sweep: a solid line while the intensity grows with the size (the
+    working sets still fit), a dotted step where a layer condition breaks and it falls; the
+    first size written under its point, and the last size before each break above it."""
+    runs: list[list[tuple[int, float, float]]] = [[path[0]]]
+    for point in path[1:]:
+        if point[1] < runs[-1][-1][1] * 0.999:
+            runs.append([point])
+        else:
+            runs[-1].append(point)
+    for number, run in enumerate(runs):
+        axes.plot(
+            [p[1] for p in run], [p[2] for p in run], marker=marker, markersize=4,
+            color=color, linewidth=1.2, alpha=0.9, markeredgecolor="black",
+            gid=f"path:{key}:{number}",
+        )  # fmt: skip
+        if number:
+            before = runs[number - 1][-1]
+            axes.plot(
+                [before[1], run[0][1]], [before[2], run[0][2]], color=color, linewidth=0.8,
+                linestyle=":", alpha=0.8, gid=f"path-step:{key}:{number}",
+            )  # fmt: skip
+        if number < len(runs) - 1:  # the last size before a break: where the fall starts
+            _size_note(axes, f"{names}={run[-1][0]}", run[-1], 6, color, key)
+    _size_note(axes, f"{names}={path[0][0]}", path[0], -11, color, key)
+
+
+def _size_note(
+    axes: Axes, text: str, point: tuple[int, float, float], dy: int, color: str, key: str
+) -> None:
+    axes.annotate(
+        text, (point[1], point[2]), xytext=(0, dy), textcoords="offset points", ha="center",
+        fontsize="xx-small", color=color, gid=f"path-size:{key}",
+    )  # fmt: skip
 
 
 def _draw_levels(axes: Axes, item: _Drawn, color: str, marker: str) -> Text | None:
@@ -492,16 +550,27 @@ def _short(level: LevelPlacement) -> str:
     return level.kind.upper() if level.kind in MAIN_MEMORY_LEVELS else level.level
 
 
+def sweep_sizes(size_range: tuple[int, int]) -> list[int]:
+    """The powers of two across `size_range`: the sizes a path is drawn at."""
+    low, high = size_range
+    return [2**k for k in range(math.ceil(math.log2(low)), math.floor(math.log2(high)) + 1)]
+
+
+def _swept(item: _Drawn, size_range: tuple[int, int]) -> list[tuple[int, float, float]]:
+    """The kernel's path: the cache model's own sweep where it was made, else `_path`."""
+    paths = item.kernel.size_paths or {}
+    found = paths.get(item.placement.device)
+    return list(found) if found else _path(item.placement, size_range)
+
+
 def _path(placement: Placement, size_range: tuple[int, int]) -> list[tuple[int, float, float]]:
     """(size, AI, attainable) at powers of two across `size_range`, all sizes equal."""
     assert placement.intensity is not None
     growing = growing_symbols(placement.intensity)
     if set(placement.intensity.free_symbols) - set(growing):
         return []
-    low, high = size_range
-    sizes = [2**k for k in range(math.ceil(math.log2(low)), math.floor(math.log2(high)) + 1)]
     points = []
-    for size in sizes:
+    for size in sweep_sizes(size_range):
         ai = float(placement.intensity.subs({s: size for s in growing}))
         if ai > 0:
             attainable = min(placement.peak_flops_per_s, ai * placement.bandwidth_bytes_per_s)
@@ -530,7 +599,7 @@ def _place_labels(figure: Figure, axes: Axes, labels: Sequence[Text]) -> None:
     ]
     adjust_text(
         [*ridges, *labels], ax=axes, objects=points, ensure_inside_axes=True, expand=(1.15, 1.4),
-        time_lim=3,
+        iter_lim=1000,  # by iterations, not seconds: a loaded machine draws the same plot
         arrowprops={"arrowstyle": "-", "color": "0.5", "linewidth": 0.6},
     )  # fmt: skip
 
@@ -553,7 +622,7 @@ def _x_range(
     floor, ceiling = min(ridges) / 100, max(ridges) * 100
     for item in drawn:
         if item.placement.intensity_flops_per_byte is None and item.placement.intensity is not None:
-            path = [ai for _, ai, _ in _path(item.placement, size_range)]
+            path = [ai for _, ai, _ in _swept(item, size_range)]
             values += [min(max(ai, floor), ceiling) for ai in path]
     positive = [v for v in values if v > 0]
     low = 10 ** math.floor(math.log10(min(positive) / 2))
