@@ -350,7 +350,8 @@ class _FunctionLowering:
                 position, var, tile_step = tiles[0]
         # Other updates (`p++` in `i++, p++`) run at the end of every pass, after the body.
         rest = [u for index, u in enumerate(updates) if index != position and u is not None]
-        body = c_ast.Compound([node.stmt, *rest], node.coord) if rest else node.stmt
+        stmt = _continue_as_branch(node.stmt)
+        body = c_ast.Compound([stmt, *rest], node.coord) if rest else stmt
         start, alias = self._counter_start(var)
         header = _Header(var, step, node.cond, start, _init_of(node.init, var), alias)
         # Tiles count from a known start only (else the counter's value is unknown).
@@ -869,3 +870,35 @@ def _span_of_nodes(nodes: list[Node]) -> Span:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def _continue_as_branch(body: c_ast.Node | None) -> c_ast.Node | None:
+    """`if (c) continue;` among a for loop's statements is `if (!c) { the rest }`: the
+    statements after it run where `c` is false, which the branch analysis counts (exactly
+    for an index condition such as `j == i`). A `continue` anywhere else stays an unknown."""
+    if not isinstance(body, c_ast.Compound) or not body.block_items:
+        return body
+    items = list(body.block_items)
+    for position, item in enumerate(items):
+        if (
+            isinstance(item, c_ast.If)
+            and item.iffalse is None
+            and _only_continue(item.iftrue)
+            and position + 1 < len(items)
+        ):
+            rest = c_ast.Compound(items[position + 1 :], items[position + 1].coord)
+            negated = c_ast.UnaryOp("!", item.cond, item.cond.coord)
+            skip = c_ast.If(negated, _continue_as_branch(rest), None, item.coord)
+            return c_ast.Compound([*items[:position], skip], body.coord)
+    return body
+
+
+def _only_continue(node: c_ast.Node | None) -> bool:
+    if isinstance(node, c_ast.Continue):
+        return True
+    return (
+        isinstance(node, c_ast.Compound)
+        and node.block_items is not None
+        and len(node.block_items) == 1
+        and isinstance(node.block_items[0], c_ast.Continue)
+    )
