@@ -92,6 +92,18 @@ def masked_store_calls(
     return calls.result
 
 
+def _is_dot(node: Reduce) -> bool:
+    """The sum a dot product of two selections is read as (`selections.py`)."""
+    selection = node.operand
+    return (
+        node.kind == "sum"
+        and isinstance(selection, Select)
+        and isinstance(selection.operand, Apply)
+        and selection.operand.name == "dot"
+        and len(selection.operand.operands) == 2
+    )
+
+
 def _is_packed(leaf: Leaf) -> bool:
     """A packed selection (its length a named fraction of the mask's elements)."""
     return any(s.is_integer is not True for s in leaf.shape[0].free_symbols)
@@ -145,6 +157,13 @@ class _Calls:
             return self.emit(applied)
         if isinstance(node, Select):
             return self.visit(self.packed(node.operand, node))
+        if isinstance(node, Reduce) and _is_dot(node):
+            # `x[m] @ y[m]`: one dot call on the two packed selections, no product array.
+            assert isinstance(node.operand, Select) and isinstance(node.operand.operand, Apply)
+            a, b = (self.visit(self.packed(o, node.operand)) for o in node.operand.operand.operands)
+            count = node.operand.shape[0]
+            dot = Contract((a, b), ("k", "k"), "", (("k", count),), node.element, (), node.text, node.span)
+            return self.emit(dot)
         if isinstance(node, Reduce):
             return self.emit(replace(node, operand=self.visit(node.operand)))
         assert isinstance(node, Contract)

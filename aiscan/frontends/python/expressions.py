@@ -827,7 +827,7 @@ class ExpressionReader:
         if any(isinstance(o, Select) for o in operands):
             if len(operands) == 2 and tuple(labels) == ("k", "k") and not out:
                 # `x[m] @ y[m]`, `np.dot(x[m], y[m])`: the sum of the products, 2k - 1.
-                product = self.elementwise("mul", "multiply", operands, node, text)
+                product = self.elementwise("mul", "dot", operands, node, text)
                 return None if product is None else self.reduce("sum", product, None, False, node)
             return self.unsupported(node, f"`{self.names.text(node)}` on a boolean selection")
         extents: dict[str, sympy.Expr] = {}

@@ -129,8 +129,8 @@ def select_elementwise(
                     "select as many elements)",
                 )
             inner.append(operand.operand)
-        elif not operand.shape:
-            inner.append(operand)
+        elif all(e == 1 for e in operand.shape) and len(operand.shape) <= len(first.shape):
+            inner.append(operand)  # a scalar, or a reduction kept with unit axes
         elif len(operand.shape) <= kept and broadcast_shapes(
             first.shape[1:], operand.shape
         ) == tuple(first.shape[1:]):
