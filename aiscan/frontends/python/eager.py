@@ -162,13 +162,14 @@ class _Calls:
             assert isinstance(node.operand, Select) and isinstance(node.operand.operand, Apply)
             a, b = (self.visit(self.packed(o, node.operand)) for o in node.operand.operand.operands)
             count = node.operand.shape[0]
-            dot = Contract((a, b), ("k", "k"), "", (("k", count),), node.element, (), node.text, node.span)
+            dot = Contract(
+                (a, b), ("k", "k"), "", (("k", count),), node.element, (), node.text, node.span
+            )
             return self.emit(dot)
         if isinstance(node, Reduce):
             return self.emit(replace(node, operand=self.visit(node.operand)))
         assert isinstance(node, Contract)
         return self.emit(replace(node, operands=tuple(self.visit(o) for o in node.operands)))
-
 
     def packed(self, node: ArrayValue, selection: Select) -> ArrayValue:
         """`node` (part of a selection's elementwise tree) as NumPy computes it: each

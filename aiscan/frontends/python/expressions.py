@@ -829,7 +829,8 @@ class ExpressionReader:
                 # `x[m] @ y[m]`, `np.dot(x[m], y[m])`: the sum of the products, 2k - 1.
                 product = self.elementwise("mul", "dot", operands, node, text)
                 return None if product is None else self.reduce("sum", product, None, False, node)
-            return self.unsupported(node, f"`{self.names.text(node)}` on a boolean selection")
+            self.unsupported(node, f"`{self.names.text(node)}` on a boolean selection")
+            return None
         extents: dict[str, sympy.Expr] = {}
         for operand, letters in zip(operands, labels, strict=True):
             if len(letters) != len(operand.shape):

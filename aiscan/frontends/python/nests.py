@@ -189,7 +189,9 @@ class NestBuilder:
         nodes = self.selected(value, text)
         variables = [loop_symbol(self.namer.fresh("_i")) for _ in target.shape]
         write = _as_write(self._read(target, variables).accesses[0])
-        packed = self._statement(f"{target.array} = packed {value.text}", _Evaluation(accesses=[write]))
+        packed = self._statement(
+            f"{target.array} = packed {value.text}", _Evaluation(accesses=[write])
+        )
         return [*nodes, *_loops(variables, target.shape, [packed], self.span)]
 
     def scatter(self, target: Leaf, mask: Leaf, value: ArrayValue, branch: Branch) -> list[Node]:

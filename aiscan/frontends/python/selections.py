@@ -49,12 +49,12 @@ _MASK_SYNTAX = (cst.Comparison, cst.BinaryOperation, cst.UnaryOperation, cst.Cal
 
 def is_mask(value: object) -> bool:
     """A boolean array (`x > 0`, a named `m = x > y`, `~m`, `a & b`)."""
-    return (
-        isinstance(value, (Leaf, Apply)) and bool(value.shape) and value.element == dtypes.BOOL
-    )
+    return isinstance(value, (Leaf, Apply)) and bool(value.shape) and value.element == dtypes.BOOL
 
 
-def mask_fraction(reader: ExpressionReader, mask_node: cst.BaseExpression, line: int) -> sympy.Symbol:
+def mask_fraction(
+    reader: ExpressionReader, mask_node: cst.BaseExpression, line: int
+) -> sympy.Symbol:
     """The fraction a mask selects: `p_L<line>` of the line where a named mask is bound
     (`m = x > y`: every selection and masked store by `m` shares it), else of `line`, the
     line of the selection or the masked store."""
@@ -67,7 +67,7 @@ def mask_fraction(reader: ExpressionReader, mask_node: cst.BaseExpression, line:
 
 def read_selection(
     reader: ExpressionReader, base: Leaf, mask_node: cst.BaseExpression, node: cst.Subscript
-) -> Value | None | object:
+) -> Value | object | None:
     """`base[mask_node]` as a `Select`; None (with a note) for a mask that does not fit
     `base`; `NOT_A_MASK` (nothing noted) when the index is not a boolean array."""
     if isinstance(mask_node, cst.Name):
@@ -83,10 +83,9 @@ def read_selection(
         return NOT_A_MASK
     assert isinstance(mask, (Leaf, Apply))
     text = reader.names.text(node)
-    if not (
-        len(mask.shape) <= len(base.shape) and all(map(same_extent, mask.shape, base.shape))
-    ):
-        return reader.unsupported(
+    if not (len(mask.shape) <= len(base.shape) and all(map(same_extent, mask.shape, base.shape))):
+        return _refuse(
+            reader,
             node,
             f"`{text}`: a mask of shape {shape_text(mask.shape)} does not match the leading "
             f"axes of {shape_text(base.shape)} (NumPy raises an IndexError)",
@@ -123,7 +122,8 @@ def select_elementwise(
     for operand in operands:
         if isinstance(operand, Select):
             if operand.mask_text != first.mask_text or operand.fraction != first.fraction:
-                return reader.unsupported(
+                return _refuse(
+                    reader,
                     node,
                     f"`{said}` combines selections by two masks (NumPy raises unless they "
                     "select as many elements)",
@@ -136,7 +136,8 @@ def select_elementwise(
         ) == tuple(first.shape[1:]):
             inner.append(operand)
         else:
-            return reader.unsupported(
+            return _refuse(
+                reader,
                 node,
                 f"`{said}` combines the selection `{first.text}` (a data-dependent length) "
                 f"with `{operand.text}` of shape {shape_text(operand.shape)}",
@@ -145,11 +146,9 @@ def select_elementwise(
     if value is None:
         return None
     if not isinstance(value, (Leaf, Apply)):
-        return reader.unsupported(node, f"`{said}` on a selection")
+        return _refuse(reader, node, f"`{said}` on a selection")
     shape = (first.shape[0], *value.shape[len(first.mask.shape) :])
-    return replace(
-        first, operand=value, element=value.element, shape=shape, text=text or said
-    )
+    return replace(first, operand=value, element=value.element, shape=shape, text=text or said)
 
 
 def select_reduce(
@@ -164,8 +163,8 @@ def select_reduce(
     elements (a mean divides once more). Along some axes only: not modeled."""
     text = reader.names.text(node)
     if chosen != tuple(range(len(operand.shape))):
-        return reader.unsupported(
-            node, f"`{text}`: a reduction along some axes of a boolean selection"
+        return _refuse(
+            reader, node, f"`{text}`: a reduction along some axes of a boolean selection"
         )
     element = dtypes.INT64 if kind == "sum" and operand.element.name == "bool" else operand.element
     shape = tuple(sympy.Integer(1) for _ in operand.shape) if keepdims else ()
@@ -193,9 +192,7 @@ def misplaced_selection(value: ArrayValue, root: bool) -> Select | None:
     if isinstance(value, Select):
         if not root:
             return value
-        return misplaced_selection(value.operand, False) or misplaced_selection(
-            value.mask, False
-        )
+        return misplaced_selection(value.operand, False) or misplaced_selection(value.mask, False)
     if isinstance(value, Reduce):
         if isinstance(value.operand, Select):
             return misplaced_selection(value.operand, True)
@@ -211,4 +208,10 @@ def misplaced_selection(value: ArrayValue, root: bool) -> Select | None:
         found = misplaced_selection(child, False)
         if found is not None:
             return found
+    return None
+
+
+def _refuse(reader: ExpressionReader, node: cst.CSTNode, message: str) -> ArrayValue | None:
+    """Say what is not modeled (an `unsupported` unknown at `node`); the value is None."""
+    reader.unsupported(node, message)
     return None
