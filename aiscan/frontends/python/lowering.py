@@ -943,7 +943,14 @@ class FunctionLowering:
         branch = Branch(
             span, condition, fraction, tuple(then.nodes), tuple(otherwise.nodes), (unknown,)
         )
-        return _Lowered([branch], conventions=then.conventions + otherwise.conventions)
+        lowered = _Lowered([branch], conventions=then.conventions + otherwise.conventions)
+        if self.loop_depth == 0 and (then.eager is not None or otherwise.eager is not None):
+            # NumPy makes one side's calls: each side's, weighted by the share taking it.
+            lowered.eager = _merge(_weighted(then, fraction), _weighted(otherwise, 1 - fraction))
+            if condition.accesses and lowered.eager is not None:
+                test = Region("straight", (condition,), condition.span)
+                lowered.eager.regions.insert(0, test)
+        return lowered
 
     def _masked_store(
         self, target: cst.Subscript, value_node: cst.BaseExpression, node: cst.CSTNode
@@ -1159,6 +1166,20 @@ def _conventions(value: ArrayValue) -> list[tuple[str, sympy.Expr]]:
     for child in children:
         found += _conventions(child)
     return found
+
+
+def _weighted(lowered: _Lowered, weight: sympy.Expr) -> EagerCalls | None:
+    """`lowered`'s eager calls (its fused nodes where it makes none), each made for the
+    share `weight` of executions."""
+    if lowered.eager is not None:
+        regions = [replace(r, weight=r.weight * weight) for r in lowered.eager.regions]
+        return EagerCalls(regions, list(lowered.eager.temporaries))
+    if not lowered.nodes:
+        return None
+    kind = "nest" if any(isinstance(n, Loop) for n in lowered.nodes) else "straight"
+    return EagerCalls(
+        [Region(kind, tuple(lowered.nodes), lowered.nodes[0].span, weight=weight)], []
+    )
 
 
 def _merge(a: EagerCalls | None, b: EagerCalls | None) -> EagerCalls | None:
