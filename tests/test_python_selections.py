@@ -228,6 +228,8 @@ def test_selections_that_cannot_be_lined_up_are_located_unknowns() -> None:
         ("stored_into_slice", "data-dependent length"),
         ("beside_full_array", "data-dependent length"),
         ("two_masks", "two masks"),
+        ("selection_length", "len(x[x > 0.0])"),
+        ("selection_size", "of a boolean selection"),
     ):
         analysis = functions[name]
         assert analysis.flops.total == 0

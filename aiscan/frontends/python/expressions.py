@@ -395,6 +395,12 @@ class ExpressionReader:
             base = self.array(node.value)
             if base is None:
                 return None
+            if isinstance(base, Select):
+                # Its count is the named p * N, but NumPy computes the selection for it.
+                return self.unsupported(
+                    node,
+                    f"`{self.names.text(node)}` of a boolean selection (a data-dependent count)",
+                )
             count = sympy.Mul(*base.shape) if attribute == "size" else len(base.shape)
             return Integer(sympy.sympify(count), self.names.text(node))
         return self.unsupported(node, f"attribute `{self.names.text(node)}`")
