@@ -374,7 +374,7 @@ class NestBuilder:
         nothing)."""
         text = f"{register} = {value.text}"
         nodes = self.selected(selection, text)
-        combine = _COMBINE[value.kind]
+        combine = _COMBINE[value.kind] if value.element.is_float else ""  # ints: no FLOPs
         axes = [(loop_symbol(self.namer.fresh("_k")), e) for e in selection.shape]
         return nodes + self._unpeeled(_Evaluation(), axes, combine, text)
 

@@ -167,6 +167,8 @@ def select_reduce(
             reader, node, f"`{text}`: a reduction along some axes of a boolean selection"
         )
     element = dtypes.INT64 if kind == "sum" and operand.element.name == "bool" else operand.element
+    if kind == "mean" and not element.is_float:
+        element = dtypes.FLOAT64  # NumPy's mean of integers sums in float64
     shape = tuple(sympy.Integer(1) for _ in operand.shape) if keepdims else ()
     total = Reduce(
         "sum" if kind == "mean" else kind,
