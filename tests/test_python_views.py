@@ -202,6 +202,25 @@ def test_ternary_on_an_array_condition_is_not_guessed() -> None:
     assert ("unsupported", 6) in kinds
 
 
+def test_ternary_eager_view_is_each_sides_calls_weighted_by_its_share() -> None:
+    """`y = a if c else b`: at the fraction 1 the eager view is `y = a`'s calls alone, at 0
+    `y = b`'s (each analyzed on its own), and in between the mix FLOPs use."""
+    header = "import numpy as np\nfrom jaxtyping import Float64\n\n\n"
+    signature = 'def f(x: Float64[np.ndarray, "n"], y: Float64[np.ndarray, "n"], k: int):\n'
+    ternary = _analyze(
+        header + signature + "    z = x * y + 1.0 if k > 0 else np.exp(x) * 2.0\n    return z\n"
+    )["f"]
+    then = _analyze(header + signature + "    z = x * y + 1.0\n    return z\n")["f"]
+    otherwise = _analyze(header + signature + "    z = np.exp(x) * 2.0\n    return z\n")["f"]
+    (p,) = (s for s in ternary.traffic["eager"].total(False).free_symbols if s.name == "p_L6")
+    eager = ternary.traffic["eager"].total(False)
+    assert sympy.expand(eager.subs(p, 1) - then.traffic["eager"].total(False)) == 0
+    assert sympy.expand(eager.subs(p, 0) - otherwise.traffic["eager"].total(False)) == 0
+    assert then.traffic["eager"].total(False) != otherwise.traffic["eager"].total(False)
+    temporaries = [t.expression for r in ternary.regions for t in r.region.temporaries]
+    assert temporaries == ["x * y", "np.exp(x)"]
+
+
 def test_slice_objects_with_steps_and_open_ends() -> None:
     text = (
         "import numpy as np\nfrom jaxtyping import Float64\n\n\n"

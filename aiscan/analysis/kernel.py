@@ -166,7 +166,8 @@ def _contraction_flops(region: Region, options: AnalysisOptions) -> sympy.Expr:
     total = sympy.Integer(0)
     for call in region.eager_calls:
         if call.contraction:
-            total += count_flops(placed_statements(call.body), options.special_weight).total
+            flops = count_flops(placed_statements(call.body), options.special_weight).total
+            total += call.weight * flops
     return sympy.expand(total)
 
 
@@ -197,7 +198,7 @@ def _region_counts(
     """
     key = (
         _structure(region.body),
-        tuple(_structure(call.body) for call in region.eager_calls),
+        tuple((_structure(call.body), call.weight) for call in region.eager_calls),
         tuple(sorted(region.local_arrays)) if region.eager_calls else (),
         options.special_weight,
         options.write_allocate,
@@ -263,7 +264,7 @@ def _count_region(
         eager = Traffic.zero("eager")
         for call in region.eager_calls:
             call_traffic, call_unknowns = compulsory_traffic(placed_statements(call.body))
-            eager = eager + call_traffic
+            eager = eager + _weighted(call_traffic, call.weight)
             footprint_unknowns += call_unknowns
         traffic["eager"] = eager
         jit, jit_unknowns = compulsory_traffic(
@@ -275,6 +276,19 @@ def _count_region(
         footprint_unknowns += [u for u in jit_unknowns if u not in footprint_unknowns]
     intensities = _intensities(flops, traffic, options, sizes)
     return _Counts(flops, traffic, intensities, footprint_unknowns)
+
+
+def _weighted(traffic: Traffic, weight: sympy.Expr) -> Traffic:
+    """A call's traffic times the share of executions making it (`Region.weight`)."""
+    if weight == 1:
+        return traffic
+    return Traffic(
+        traffic.model,
+        sympy.expand(weight * traffic.read_bytes),
+        sympy.expand(weight * traffic.write_bytes),
+        sympy.expand(weight * traffic.allocate_bytes),
+        traffic.exact,
+    )
 
 
 def _without_arrays(body: tuple[Node, ...], arrays: frozenset[str]) -> tuple[Node, ...]:

@@ -210,6 +210,10 @@ class Region:
     view: str = ""
     """`jit` (a compiled function: XLA, TorchInductor, Numba fuse it) or `eager` (each array
     call its own kernel) for code under a detected framework; empty otherwise."""
+    weight: sympy.Expr = sympy.S.One
+    """NumPy eager calls only: the share of executions that make this call (`y = a if c
+    else b`: the named fraction of `c` for `a`'s calls, its complement for `b`'s); the
+    call's bytes and FLOPs count weighted by it, as a branch's are."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,11 +20,12 @@ from aiscan.frontends.python.values import (
     Leaf,
     Reduce,
     Scalar,
+    Select,
 )
-from aiscan.ir.nodes import Loop, Region, Temporary
+from aiscan.ir.nodes import Branch, Loop, Region, Temporary
 from aiscan.span import Span
 
-__all__ = ["EagerCalls", "eager_calls", "is_array"]
+__all__ = ["EagerCalls", "eager_calls", "is_array", "masked_store_calls"]
 
 
 @dataclass(slots=True)
@@ -66,14 +67,57 @@ def eager_calls(
                 ),
             )
         )
+    _call_regions(calls, namer, span)
+    return result
+
+
+def masked_store_calls(
+    target: Leaf, mask: ArrayValue, value: ArrayValue, branch: Branch, namer: Namer, span: Span
+) -> EagerCalls | None:
+    """The calls of `target[mask] = value` as NumPy makes them: the value first (a
+    selection by the mask on the right, `r[r > 0]`, is a gather of its own), then the mask
+    (a bool temporary), then the masked store (`__setitem__`): the mask read at every
+    element, the element written under `branch`'s fraction, a packed value read once per
+    selected element. None when the value is neither a scalar nor packed (the fused
+    nodes stand in)."""
+    calls = _Calls(namer, span)
+    root = calls.visit(value)
+    if root.shape and not (isinstance(root, Leaf) and _is_packed(root)):
+        return None
+    stored = calls.visit(mask)
+    assert isinstance(stored, Leaf)
+    _call_regions(calls, namer, span)
+    nodes = NestBuilder(namer, span).scatter(target, stored, root, branch)
+    calls.result.regions.append(Region("nest", tuple(nodes), span))
+    return calls.result
+
+
+def _is_dot(node: Reduce) -> bool:
+    """The sum a dot product of two selections is read as (`selections.py`)."""
+    selection = node.operand
+    return (
+        node.kind == "sum"
+        and isinstance(selection, Select)
+        and isinstance(selection.operand, Apply)
+        and selection.operand.name == "dot"
+        and len(selection.operand.operands) == 2
+    )
+
+
+def _is_packed(leaf: Leaf) -> bool:
+    """A packed selection (its length a named fraction of the mask's elements)."""
+    return any(s.is_integer is not True for s in leaf.shape[0].free_symbols)
+
+
+def _call_regions(calls: _Calls, namer: Namer, span: Span) -> None:
+    """One region per call found, appended to `calls.result`."""
     for leaf, call in calls.found:
         text = f"{leaf.array} = {_call_text(call)}"
         nodes = NestBuilder(namer, span).assign(Target(leaf), call, text)
         kind = "nest" if any(isinstance(n, Loop) for n in nodes) else "straight"
-        result.regions.append(
+        calls.result.regions.append(
             Region(kind, tuple(nodes), span, contraction=isinstance(call, Contract))
         )
-    return result
 
 
 class _Calls:
@@ -111,10 +155,46 @@ class _Calls:
             ):
                 return applied  # Python scalar arithmetic: no NumPy call
             return self.emit(applied)
+        if isinstance(node, Select):
+            return self.visit(self.packed(node.operand, node))
+        if isinstance(node, Reduce) and _is_dot(node):
+            # `x[m] @ y[m]`: one dot call on the two packed selections, no product array.
+            assert isinstance(node.operand, Select) and isinstance(node.operand.operand, Apply)
+            a, b = (self.visit(self.packed(o, node.operand)) for o in node.operand.operand.operands)
+            count = node.operand.shape[0]
+            dot = Contract(
+                (a, b), ("k", "k"), "", (("k", count),), node.element, (), node.text, node.span
+            )
+            return self.emit(dot)
         if isinstance(node, Reduce):
             return self.emit(replace(node, operand=self.visit(node.operand)))
         assert isinstance(node, Contract)
         return self.emit(replace(node, operands=tuple(self.visit(o) for o in node.operands)))
+
+    def packed(self, node: ArrayValue, selection: Select) -> ArrayValue:
+        """`node` (part of a selection's elementwise tree) as NumPy computes it: each
+        selected array `x[mask]` is a call of its own, the mask evaluated (a bool
+        temporary, unless it is a named array) and the selected elements gathered into a
+        packed temporary; the operations then run on packed arrays of `p * N` elements."""
+        full = selection.operand.shape
+        if isinstance(node, Leaf) and len(node.shape) == len(full):
+            mask = self.visit(selection.mask)
+            assert isinstance(mask, Leaf)
+            rest = node.shape[len(mask.shape) :]
+            gathered = replace(
+                selection,
+                operand=node,
+                mask=mask,
+                element=node.element,
+                shape=(selection.shape[0], *rest),
+                text=f"{node.text}[{selection.mask.text}]",
+            )
+            return self.emit(gathered)
+        if isinstance(node, Apply) and len(node.shape) == len(full):
+            operands = tuple(self.packed(o, selection) for o in node.operands)
+            shape = (selection.shape[0], *node.shape[len(selection.mask.shape) :])
+            return replace(node, operands=operands, shape=shape)
+        return node  # a scalar, or an array broadcast along the axes the mask leaves
 
 
 def _call_text(call: ArrayValue) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -28,6 +28,7 @@ from aiscan.frontends.python.values import (
     Leaf,
     Reduce,
     Scalar,
+    Select,
     Shape,
     coordinate,
     substituted,
@@ -105,6 +106,7 @@ _OPERATORS = {
     "Divide": "div",
     "FloorDivide": "div",
 }
+_BITWISE = frozenset({"BitAnd", "BitOr", "BitXor"})
 ALLOCATIONS = {
     "empty": False,
     "ndarray": False,  # `np.ndarray(shape, dtype)`: uninitialized, as `np.empty`
@@ -280,7 +282,8 @@ class ExpressionReader:
                 UnknownKind.DATA_DEPENDENT_BOUND,
                 node,
                 f"boolean mask `{self.names.text(node)}` selects a data-dependent number of "
-                "elements: only a masked store `A[mask] = value` is modeled (a named fraction)",
+                "elements: a mask is modeled (a named fraction) as the only index "
+                "(`x[mask]`, `A[mask] = value`), not beside other indices",
             )
         elif result is not None:
             self.note(
@@ -392,6 +395,12 @@ class ExpressionReader:
             base = self.array(node.value)
             if base is None:
                 return None
+            if isinstance(base, Select):
+                # Its count is the named p * N, but NumPy computes the selection for it.
+                return self.unsupported(
+                    node,
+                    f"`{self.names.text(node)}` of a boolean selection (a data-dependent count)",
+                )
             count = sympy.Mul(*base.shape) if attribute == "size" else len(base.shape)
             return Integer(sympy.sympify(count), self.names.text(node))
         return self.unsupported(node, f"attribute `{self.names.text(node)}`")
@@ -420,6 +429,9 @@ class ExpressionReader:
             return self.elementwise(
                 _OPERATORS[operator], operator.lower(), (left_array, right_array), node
             )
+        if operator in _BITWISE:
+            # `a & b` on masks (and integer arrays): bitwise, 0 FLOPs (MODEL.md).
+            return self.elementwise("free", "logical", (left_array, right_array), node)
         return self.unsupported(node, f"operator `{text}`")
 
     def _power(
@@ -471,6 +483,9 @@ class ExpressionReader:
                 return None
             operands.append(value)
         result = self.elementwise("free", "compare", tuple(operands), node)
+        if isinstance(result, Select) and isinstance(result.operand, Apply):
+            operand = replace(result.operand, element=dtypes.BOOL)
+            return replace(result, operand=operand, element=dtypes.BOOL)
         if isinstance(result, Apply):
             return Apply(
                 result.op,
@@ -512,6 +527,10 @@ class ExpressionReader:
         repeat: int = 1,
     ) -> ArrayValue | None:
         """A ufunc: broadcast the shapes, promote the dtypes, fold constant scalars."""
+        if any(isinstance(o, Select) for o in operands):
+            from aiscan.frontends.python.selections import select_elementwise
+
+            return select_elementwise(self, op, name, operands, node, text, repeat)
         shape: Shape = ()
         for operand in operands:
             merged = broadcast_shapes(shape, operand.shape)
@@ -558,6 +577,11 @@ class ExpressionReader:
             shape = self.masks.get(mask)
             if shape is not None and all(map(same_extent, shape, base.shape)):
                 return base  # `r[r > 0]` inside `r[r > 0] = ...`: the selected element
+            from aiscan.frontends.python.selections import NOT_A_MASK, read_selection
+
+            selection = read_selection(self, base, node.slice[0].slice.value, node)
+            if selection is not NOT_A_MASK:
+                return selection  # type: ignore[return-value]
         return self.view(base, node.slice, node)
 
     def _shape_entry(self, node: cst.Subscript) -> Value | None:
@@ -806,6 +830,13 @@ class ExpressionReader:
         node: cst.CSTNode,
         text: str | None = None,
     ) -> ArrayValue | None:
+        if any(isinstance(o, Select) for o in operands):
+            if len(operands) == 2 and tuple(labels) == ("k", "k") and not out:
+                # `x[m] @ y[m]`, `np.dot(x[m], y[m])`: the sum of the products, 2k - 1.
+                product = self.elementwise("mul", "dot", operands, node, text)
+                return None if product is None else self.reduce("sum", product, None, False, node)
+            self.unsupported(node, f"`{self.names.text(node)}` on a boolean selection")
+            return None
         extents: dict[str, sympy.Expr] = {}
         for operand, letters in zip(operands, labels, strict=True):
             if len(letters) != len(operand.shape):
@@ -865,6 +896,10 @@ class ExpressionReader:
                 f"{shape_text(operand.shape)}",
             )
             return None
+        if isinstance(operand, Select):
+            from aiscan.frontends.python.selections import select_reduce
+
+            return select_reduce(self, kind, operand, chosen, keepdims, node)
         shape = tuple(
             sympy.Integer(1) if d in chosen else extent
             for d, extent in enumerate(operand.shape)

@@ -18,7 +18,12 @@ from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.annotations import parameter_binding
 from aiscan.frontends.python.bounds import bound_choices
-from aiscan.frontends.python.eager import EagerCalls, eager_calls, is_array
+from aiscan.frontends.python.eager import (
+    EagerCalls,
+    eager_calls,
+    is_array,
+    masked_store_calls,
+)
 from aiscan.frontends.python.expressions import (
     SLICE_REASON,
     Allocation,
@@ -37,6 +42,7 @@ from aiscan.frontends.python.inference import (
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.nests import Namer, NestBuilder, ShapeMismatch, Target
 from aiscan.frontends.python.random_calls import GENERATOR_REASON, GENERATORS
+from aiscan.frontends.python.selections import mask_fraction, misplaced_selection
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text
 from aiscan.frontends.python.values import (
     Apply,
@@ -46,6 +52,7 @@ from aiscan.frontends.python.values import (
     Leaf,
     Reduce,
     Scalar,
+    Select,
 )
 from aiscan.ir.nodes import (
     Branch,
@@ -438,6 +445,8 @@ class FunctionLowering:
             self.scope.names[bound] = Opaque(bound, GENERATOR_REASON)
             return _Lowered()
         value = self.reader.value(value_node)
+        if not self._selections_placed(value, bound is not None, node):
+            return _Lowered()
         if bound is not None and bound.startswith("return") and isinstance(value, Leaf):
             self.escaping.add(value.array)  # `return y`: y is handed back
         if bound is not None:
@@ -484,6 +493,24 @@ class FunctionLowering:
             return self._array_statement(Target(view), array_value, text, span, rebinds=False)
         self.reader.unsupported(node, f"assignment to `{self.names.text(target)}`")
         return _Lowered()
+
+    def _selections_placed(self, value: object, root: bool, node: cst.CSTNode) -> bool:
+        """False, with a located note, when a boolean selection sits where its
+        data-dependent length cannot be lined up with anything (`y[:] = x[m]`, `y +=
+        x[m]`): only a value assigned to a name or returned, its elementwise work and
+        full reductions of it are modeled (`selections.py`)."""
+        if not isinstance(value, (Leaf, Scalar, Apply, Reduce, Contract, Select)):
+            return True
+        misplaced = misplaced_selection(value, root)
+        if misplaced is None:
+            return True
+        self.reader.unsupported(
+            node,
+            f"`{self.names.text(node)}`: the boolean selection `{misplaced.text}` has a "
+            "data-dependent length; only assigning it to a name, returning it, elementwise "
+            "work on it and full reductions of it are modeled",
+        )
+        return False
 
     def _construct(self, leaf: Leaf, value: Allocation, text: str, span: Span) -> _Lowered:
         """A library constructor's work on its new array `leaf` (`library_calls.py`): its
@@ -574,6 +601,8 @@ class FunctionLowering:
         value = self.reader.array(node.value)
         if operator is None:
             self.reader.unsupported(node, f"operator in `{text}`")
+            return _Lowered()
+        if not self._selections_placed(value, False, node):
             return _Lowered()
         if current is None or value is None or isinstance(current, Allocation):
             return _Lowered()
@@ -914,7 +943,14 @@ class FunctionLowering:
         branch = Branch(
             span, condition, fraction, tuple(then.nodes), tuple(otherwise.nodes), (unknown,)
         )
-        return _Lowered([branch], conventions=then.conventions + otherwise.conventions)
+        lowered = _Lowered([branch], conventions=then.conventions + otherwise.conventions)
+        if self.loop_depth == 0 and (then.eager is not None or otherwise.eager is not None):
+            # NumPy makes one side's calls: each side's, weighted by the share taking it.
+            lowered.eager = _merge(_weighted(then, fraction), _weighted(otherwise, 1 - fraction))
+            if condition.accesses and lowered.eager is not None:
+                test = Region("straight", (condition,), condition.span)
+                lowered.eager.regions.insert(0, test)
+        return lowered
 
     def _masked_store(
         self, target: cst.Subscript, value_node: cst.BaseExpression, node: cst.CSTNode
@@ -959,8 +995,10 @@ class FunctionLowering:
                 node, f"`{self.names.text(value_node)}` does not broadcast to the masked array"
             )
             return _Lowered()
+        if not self._selections_placed(value, False, node):
+            return _Lowered()
         span = self.names.span(node)
-        fraction = fraction_symbol(f"p_L{span.line}")
+        fraction = mask_fraction(self.reader, mask_node, span.line)
         unknown = Unknown(
             UnknownKind.BRANCH_FRACTION,
             f"boolean mask `{mask_text}`: the fraction of elements it selects is named {fraction}",
@@ -971,7 +1009,29 @@ class FunctionLowering:
         branch = Branch(span, condition, fraction, (), (), (unknown,))
         text = self.names.text(node)
         nodes = NestBuilder(self.namer, span).masked_assign(base, mask, value, text, branch)
-        return _Lowered(nodes)
+        lowered = _Lowered(nodes)
+        if self.loop_depth == 0:
+            lowered.eager = self._masked_store_eager(base, mask, value_node, branch, span)
+        return lowered
+
+    def _masked_store_eager(
+        self,
+        base: Leaf,
+        mask: Leaf | Apply,
+        value_node: cst.BaseExpression,
+        branch: Branch,
+        span: Span,
+    ) -> EagerCalls | None:
+        """The eager view of a masked store: its value read again as NumPy computes it,
+        with `r[r > 0]` on the right a selection (a gather) rather than the element at
+        hand; what that reading notes was said by the first one."""
+        noted, constructed = len(self.reader.unknowns), len(self.reader.pending)
+        value = self.reader.array(value_node)
+        del self.reader.unknowns[noted:]
+        del self.reader.pending[constructed:]
+        if value is None or misplaced_selection(value, True) is not None:
+            return None
+        return masked_store_calls(base, mask, value, branch, self.namer, span)
 
     def _if(self, node: cst.If) -> Branch:
         span = self.names.span(node)
@@ -1106,6 +1166,20 @@ def _conventions(value: ArrayValue) -> list[tuple[str, sympy.Expr]]:
     for child in children:
         found += _conventions(child)
     return found
+
+
+def _weighted(lowered: _Lowered, weight: sympy.Expr) -> EagerCalls | None:
+    """`lowered`'s eager calls (its fused nodes where it makes none), each made for the
+    share `weight` of executions."""
+    if lowered.eager is not None:
+        regions = [replace(r, weight=r.weight * weight) for r in lowered.eager.regions]
+        return EagerCalls(regions, list(lowered.eager.temporaries))
+    if not lowered.nodes:
+        return None
+    kind = "nest" if any(isinstance(n, Loop) for n in lowered.nodes) else "straight"
+    return EagerCalls(
+        [Region(kind, tuple(lowered.nodes), lowered.nodes[0].span, weight=weight)], []
+    )
 
 
 def _merge(a: EagerCalls | None, b: EagerCalls | None) -> EagerCalls | None:

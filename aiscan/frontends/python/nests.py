@@ -24,6 +24,7 @@ from aiscan.frontends.python.values import (
     Leaf,
     Reduce,
     Scalar,
+    Select,
     Shape,
     coordinate,
     substituted,
@@ -138,6 +139,9 @@ class NestBuilder:
 
     def assign(self, target: Target, value: ArrayValue, text: str) -> list[Node]:
         """The nodes that compute `value` into `target` (loops over the target's shape)."""
+        if isinstance(value, Select):
+            assert target.leaf is not None and not target.compound, "the lowering checks"
+            return self.gather(target.leaf, value, text)
         shape = target.shape
         variables = [loop_symbol(self.namer.fresh("_i")) for _ in shape]
         order = tuple(variables)
@@ -178,6 +182,60 @@ class NestBuilder:
         )
         return self._nest(variables, shape, [*mask_hoists, *hoists], guarded)
 
+    def gather(self, target: Leaf, value: Select, text: str) -> list[Node]:
+        """`y = x[mask]` (or `y = x[mask] * 2.0`): the selected elements computed as in
+        `selected`, then the `p * N` of them written, packed, into `target` (a new array
+        of that many elements: its writes are counted exactly, whatever the view)."""
+        nodes = self.selected(value, text)
+        variables = [loop_symbol(self.namer.fresh("_i")) for _ in target.shape]
+        write = _as_write(self._read(target, variables).accesses[0])
+        packed = self._statement(
+            f"{target.array} = packed {value.text}", _Evaluation(accesses=[write])
+        )
+        return [*nodes, *_loops(variables, target.shape, [packed], self.span)]
+
+    def scatter(self, target: Leaf, mask: Leaf, value: ArrayValue, branch: Branch) -> list[Node]:
+        """NumPy's masked store `target[mask] = value` of computed values (eager view):
+        per element the mask is read, and the element stored under `branch`'s fraction;
+        a packed array `value` of the `p * N` selected values is read once each."""
+        variables = [loop_symbol(self.namer.fresh("_i")) for _ in target.shape]
+        condition = self._read(mask, variables[: len(mask.shape)])
+        write = _as_write(self._read(target, variables).accesses[0])
+        stored = replace(
+            branch,
+            condition=self._statement(branch.condition.text, condition),
+            then_body=(self._statement(branch.condition.text, _Evaluation(accesses=[write])),),
+        )
+        nodes = _loops(variables, target.shape, [stored], self.span)
+        if isinstance(value, Leaf) and value.shape:
+            packed = [loop_symbol(self.namer.fresh("_i")) for _ in value.shape]
+            read = self._statement(f"packed {value.text}", self._read(value, packed))
+            nodes += _loops(packed, value.shape, [read], self.span)
+        return nodes
+
+    def selected(self, value: Select, text: str) -> list[Node]:
+        """Loops over the mask's domain (and the axes it leaves): the mask evaluated at
+        every element (its reads; comparisons cost nothing), and the selected element
+        with the selection's elementwise work under a branch taken for the named fraction
+        of the elements (as `masked_assign` does for a store)."""
+        inner = NestBuilder(self.namer, self.span)
+        shape = value.operand.shape
+        variables = [loop_symbol(self.namer.fresh("_i")) for _ in shape]
+        order = tuple(variables)
+        needs = frozenset(variables)
+        mask_coords = tuple(variables[: len(value.mask.shape)])
+        condition, mask_hoists = inner._operand(value.mask, mask_coords, needs, order)
+        element, hoists = inner._operand(value.operand, order, needs, order)
+        branch = Branch(
+            self.span,
+            inner._statement(value.mask_text, condition),
+            value.fraction,
+            (inner._statement(text, element),),
+            (),
+            (value.unknown,),
+        )
+        return inner._nest(variables, shape, [*mask_hoists, *hoists], branch)
+
     def _nest(
         self,
         variables: Sequence[sympy.Symbol],
@@ -207,6 +265,10 @@ class NestBuilder:
         consumer_needs: frozenset[sympy.Symbol],
         order: tuple[sympy.Symbol, ...],
     ) -> tuple[_Evaluation, list[_Hoist]]:
+        if isinstance(value, Select):
+            # Only a whole value or a full reduction can be a selection (the lowering
+            # checks); anywhere else its data-dependent length cannot be lined up.
+            raise ShapeMismatch(f"the selection `{value.text}` has a data-dependent length")
         needed = _needed(coords)
         hoist = isinstance(value, (Reduce, Contract)) or (
             isinstance(value, Apply) and _computes(value) and needed < consumer_needs
@@ -281,6 +343,8 @@ class NestBuilder:
         order: tuple[sympy.Symbol, ...],
         register: str,
     ) -> tuple[list[Node], list[_Hoist]]:
+        if isinstance(value.operand, Select):
+            return self._reduce_selection(value, value.operand, register), []
         operand_shape = value.operand.shape
         kept = iter(coords) if not value.keepdims else None
         operand_coords: list[sympy.Expr] = []
@@ -302,6 +366,17 @@ class NestBuilder:
         # Integer sums and products are index arithmetic, not FLOPs (MODEL.md).
         combine = _COMBINE[value.kind] if value.element.is_float else ""
         return self._peel(evaluation, axes, combine, text), hoists
+
+    def _reduce_selection(self, value: Reduce, selection: Select, register: str) -> list[Node]:
+        """A full reduction of a selection: its elements read (and computed) under the
+        mask's branch, then `k - 1` combines of its `k = p * N` elements, the count of
+        any reduction of `k` elements (exact given k >= 1; an empty selection combines
+        nothing)."""
+        text = f"{register} = {value.text}"
+        nodes = self.selected(selection, text)
+        combine = _COMBINE[value.kind] if value.element.is_float else ""  # ints: no FLOPs
+        axes = [(loop_symbol(self.namer.fresh("_k")), e) for e in selection.shape]
+        return nodes + self._unpeeled(_Evaluation(), axes, combine, text)
 
     def _contract(
         self,
@@ -341,6 +416,8 @@ class NestBuilder:
         text: str,
     ) -> list[Node]:
         """`acc = first element; acc op= every other element`: exactly count - 1 combines."""
+        if any(_packed(extent) for _, extent in axes):
+            return self._unpeeled(element, axes, combine, text)
         combined = _Evaluation(element.flops, list(element.accesses), list(element.special_calls))
         if combine:
             combined.flops = combined.flops + FlopTally(**{combine: 1})
@@ -359,6 +436,25 @@ class NestBuilder:
         condition = Statement(self.span, f"if {text} is not empty", FlopTally(), (), ())
         guard = sympy.And(*guards) if len(guards) > 1 else guards[0]
         return [Branch(self.span, condition, sympy.Integer(1), tuple(peeled), (), (), guard)]
+
+    def _unpeeled(
+        self,
+        element: _Evaluation,
+        axes: list[tuple[sympy.Symbol, sympy.Expr]],
+        combine: str,
+        text: str,
+    ) -> list[Node]:
+        """A reduction over a packed selection's `p * N` elements: every element read
+        (and computed) by one loop, then its `count - 1` combines on their own. The same
+        counts as the peel, with one footprint per array (the first element of a packed
+        array is not a box the footprint union can tell apart from the rest)."""
+        nodes = self._combined(element, axes, {}, text)
+        if combine:
+            count = sympy.expand(sympy.Mul(*(extent for _, extent in axes)) - 1)
+            step = self._statement(text, _Evaluation(FlopTally(**{combine: 1})))
+            var = self.namer.fresh("_k")
+            nodes.append(Loop(var, sympy.Integer(0), 1, count, (step,), self.span))
+        return nodes
 
     def _peeled(
         self,
@@ -424,6 +520,20 @@ class NestBuilder:
             tuple(evaluation.accesses),
             tuple(evaluation.special_calls),
         )
+
+
+def _loops(
+    variables: Sequence[sympy.Symbol], shape: Shape, body: list[Node], span: Span
+) -> list[Node]:
+    """Plain loops over `shape` around `body`, outermost first."""
+    for var, extent in reversed(list(zip(variables, shape, strict=True))):
+        body = [Loop(var.name, sympy.Integer(0), 1, extent, tuple(body), span)]
+    return body
+
+
+def _packed(extent: sympy.Expr) -> bool:
+    """Does `extent` count a packed selection (`p_L4*n`: a fraction, not an integer)?"""
+    return any(s.is_integer is not True for s in extent.free_symbols)
 
 
 def _as_write(access: Access) -> Access:

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import sympy
 
-from aiscan.ir.nodes import ElementType
+from aiscan.ir.nodes import ElementType, Unknown
 from aiscan.ir.symbols import loop_symbol
 from aiscan.span import Span
 
@@ -25,6 +25,7 @@ __all__ = [
     "Leaf",
     "Reduce",
     "Scalar",
+    "Select",
     "Shape",
     "coordinate",
     "substituted",
@@ -169,4 +170,33 @@ class Integer:
         return ()
 
 
-ArrayValue = Leaf | Scalar | Apply | Reduce | Contract
+@dataclass(frozen=True, slots=True)
+class Select:
+    """A boolean selection `x[mask]`: the elements of `operand` where `mask` holds, packed
+    into a new array of a data-dependent length (NumPy's boolean indexing).
+
+    `operand` is an elementwise tree over the full shape `mask.shape + rest` (`x[m] * 2.0`
+    is the selection of `x * 2.0`: one element of it per selected element); the selection
+    has shape `(fraction * prod(mask.shape), *rest)`, `fraction` the named share of the
+    mask's elements that hold (`unknown` says so, where the selection is read).
+    """
+
+    operand: Leaf | Apply
+    mask: Leaf | Apply
+    fraction: sympy.Symbol
+    unknown: Unknown
+    element: ElementType
+    shape: Shape
+    text: str
+    span: Span
+
+    @property
+    def weak(self) -> bool:
+        return False
+
+    @property
+    def mask_text(self) -> str:
+        return self.mask.text
+
+
+ArrayValue = Leaf | Scalar | Apply | Reduce | Contract | Select
