@@ -308,7 +308,7 @@ class FunctionLowering:
         if isinstance(node, cst.While):
             return _Lowered([self._loop_with_unknown_trip(node, node.body, None)])
         if isinstance(node, cst.If):
-            return _Lowered([self._if(node)])
+            return _Lowered(self._if(node))
         if isinstance(node, (cst.With, cst.Try)):
             return _Lowered(self._block(node.body))
         return _Lowered()
@@ -883,8 +883,12 @@ class FunctionLowering:
         if var not in before.names:
             self.scope.names.pop(var, None)
 
-    def _condition(self, test: cst.BaseExpression, span: Span) -> Statement:
-        """The statement evaluating a branch's condition (its reads, its FLOPs)."""
+    def _condition(
+        self, test: cst.BaseExpression, span: Span
+    ) -> tuple[tuple[Node, ...], Statement]:
+        """The statement evaluating a branch's condition (its reads, its FLOPs), after the
+        loops that compute its reductions first (`if x.sum() > 1.0:`), which run before
+        the branch whichever way it goes."""
         self.reader.unknowns = []
         self.reader.pending = []
         condition_value = self.reader.value(test)
@@ -904,7 +908,8 @@ class FunctionLowering:
                 )
         accesses = tuple(a for n in condition_nodes if isinstance(n, Statement) for a in n.accesses)
         flops = sum((n.flops for n in condition_nodes if isinstance(n, Statement)), FlopTally())
-        return Statement(
+        prelude = tuple(n for n in condition_nodes if not isinstance(n, Statement))
+        return prelude, Statement(
             self.names.span(test),
             self.names.text(test),
             flops,
@@ -919,7 +924,7 @@ class FunctionLowering:
         the fraction `p_L<line>` of executions where `c` holds, as `if` statements are."""
         span = self.names.span(value_node)
         outer = self.reader.unknowns
-        condition = self._condition(value_node.test, span)
+        prelude, condition = self._condition(value_node.test, span)
         self.reader.unknowns = outer
         then = self._assign(target, value_node.body, node)
         bound = bound_name(target)
@@ -943,7 +948,7 @@ class FunctionLowering:
         branch = Branch(
             span, condition, fraction, tuple(then.nodes), tuple(otherwise.nodes), (unknown,)
         )
-        lowered = _Lowered([branch], conventions=then.conventions + otherwise.conventions)
+        lowered = _Lowered([*prelude, branch], conventions=then.conventions + otherwise.conventions)
         if self.loop_depth == 0 and (then.eager is not None or otherwise.eager is not None):
             # NumPy makes one side's calls: each side's, weighted by the share taking it.
             lowered.eager = _merge(_weighted(then, fraction), _weighted(otherwise, 1 - fraction))
@@ -1033,16 +1038,17 @@ class FunctionLowering:
             return None
         return masked_store_calls(base, mask, value, branch, self.namer, span)
 
-    def _if(self, node: cst.If) -> Branch:
+    def _if(self, node: cst.If) -> list[Node]:
+        """The loops computing the condition's reductions, then the branch."""
         span = self.names.span(node)
-        condition = self._condition(node.test, span)
+        prelude, condition = self._condition(node.test, span)
         fraction = fraction_symbol(f"p_L{span.line}")
         then_body = tuple(self._block(node.body))
         else_body: tuple[Node, ...] = ()
         if isinstance(node.orelse, cst.Else):
             else_body = tuple(self._block(node.orelse.body))
         elif isinstance(node.orelse, cst.If):
-            else_body = (self._if(node.orelse),)
+            else_body = tuple(self._if(node.orelse))  # `elif`: tested where `if` fails
         unknown = Unknown(
             UnknownKind.BRANCH_FRACTION,
             f"branch `if {self.names.text(node.test)}`: the fraction of "
@@ -1050,7 +1056,7 @@ class FunctionLowering:
             span,
             str(fraction),
         )
-        return Branch(span, condition, fraction, then_body, else_body, (unknown,))
+        return [*prelude, Branch(span, condition, fraction, then_body, else_body, (unknown,))]
 
 
 @dataclass(slots=True)
