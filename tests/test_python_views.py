@@ -4,6 +4,7 @@ checked against brute force and against NumPy's own definitions of the views."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -275,3 +276,35 @@ def test_symbols_that_may_be_equal_are_never_errors() -> None:
     assert not [d for d in module.diagnostics if d.severity is Severity.ERROR]
     kinds = [u.kind.value for u in _analyze(text)["f"].unknowns]
     assert kinds == ["assumption", "assumption"]
+
+
+def _while_passes(start: int, stop: int, step: int, inclusive: bool) -> int:
+    """How many times a `while i < stop` (or `<=`) loop from `start` by `step` runs."""
+    passes, i = 0, start
+    while (i <= stop) if inclusive else (i < stop):
+        passes, i = passes + 1, i + step
+    return passes
+
+
+@pytest.mark.parametrize(
+    ("name", "start", "step", "inclusive", "stop_of_n", "flops_per_pass"),
+    [
+        ("while_counted", 0, 1, False, lambda n: n, 1),
+        ("while_stepped", 1, 2, True, lambda n: n - 2, 2),
+    ],
+)
+def test_counted_while_loops_match_running_them(
+    name: str,
+    start: int,
+    step: int,
+    inclusive: bool,
+    stop_of_n: Callable[[int], int],
+    flops_per_pass: int,
+) -> None:
+    """`i = a; while i < b: ...; i += s` counts as `range(a, b, s)`, at every size where the
+    loop runs."""
+    total = _fixture("control")[name].flops.total
+    for n in range(1, 16):
+        passes = _while_passes(start, stop_of_n(n), step, inclusive)
+        if passes:
+            assert _at(total, n=n) == flops_per_pass * passes, f"{name} at n = {n}"

@@ -32,6 +32,7 @@ from aiscan.frontends.python.expressions import (
     Scope,
     leaf_for,
     literal_mismatch,
+    number_literal,
 )
 from aiscan.frontends.python.inference import (
     bound_name,
@@ -306,7 +307,7 @@ class FunctionLowering:
         if isinstance(node, cst.For):
             return _Lowered(self._for(node))
         if isinstance(node, cst.While):
-            return _Lowered([self._loop_with_unknown_trip(node, node.body, None)])
+            return _Lowered(self._while(node))
         if isinstance(node, cst.If):
             return _Lowered(self._if(node))
         if isinstance(node, (cst.With, cst.Try)):
@@ -820,13 +821,91 @@ class FunctionLowering:
         end = self.names.span(body)
         return Loop(var, start, step, trip, tuple(nodes), span.through(end), unknowns)
 
+    def _while(self, node: cst.While) -> list[Node]:
+        """`i = a` ... `while i < n: ...; i += s` is `for i in range(a, n, s)`: a counted
+        loop (`<=` runs to `n` included). Any other `while` has a named trip count."""
+        counted = self._while_counter(node)
+        if counted is None:
+            return [self._loop_with_unknown_trip(node, node.body, None)]
+        var, start, stop, step = counted
+        if stop is None:  # `while x[i] > 0: ...; i += 1`: a counter, an unknown trip
+            return [self._loop_with_unknown_trip(node, node.body, None, counter=(var, start, step))]
+        assert isinstance(node.body, cst.IndentedBlock)
+        distance = sympy.expand(stop - start)
+        trip = distance if step == 1 else sympy.ceiling(distance / step)
+        span = self.names.span(node)
+        before = self.scope.copy()
+        self._forget_assigned(node.body)
+        self.scope.names[var] = Integer(loop_symbol(var), var)
+        self.loop_depth += 1
+        nodes = [n for statement in node.body.body[:-1] for n in self._statement(statement).nodes]
+        self.loop_depth -= 1
+        self._restore_after_loop(before, var)
+        extent = span.through(self.names.span(node.body))
+        loop = Loop(var, start, step, trip, tuple(nodes), extent, ())
+        if all(is_size_symbol(s) for s in trip.free_symbols):
+            return [loop]
+        condition = Statement(span, f"if {var}'s range is not empty", FlopTally(), (), ())
+        return [Branch(span, condition, sympy.Integer(1), (loop,), (), (), sympy.Ge(trip, 1))]
+
+    def _while_counter(
+        self, node: cst.While
+    ) -> tuple[str, sympy.Expr, sympy.Expr | None, int] | None:
+        """`(var, start, stop, step)` of a `while` whose last statement `var += step` is the
+        only move of an integer `var` of known start, stop exclusive (None when the test is
+        not `var < stop` or `var <= stop`); None without such a counter (or with a
+        `break`/`continue`)."""
+        test, body = node.test, node.body
+        if not isinstance(body, cst.IndentedBlock) or not body.body or node.orelse:
+            return None
+        last = body.body[-1]
+        increment = (
+            last.body[0]
+            if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1
+            else None
+        )
+        if not (
+            isinstance(increment, cst.AugAssign)
+            and isinstance(increment.operator, cst.AddAssign)
+            and isinstance(increment.target, cst.Name)
+        ):
+            return None
+        var = increment.target.value
+        binding = self.scope.names.get(var)
+        step = number_literal(increment.value)
+        rest = body.with_changes(body=body.body[:-1])
+        if not (isinstance(binding, Integer) and binding.value is not None):
+            return None
+        if not isinstance(step, int) or step < 1 or var in _assigned_names(rest) or _jumps(rest):
+            return None
+        if not (
+            isinstance(test, cst.Comparison)
+            and len(test.comparisons) == 1
+            and isinstance(test.left, cst.Name)
+            and test.left.value == var
+            and isinstance(test.comparisons[0].operator, cst.LessThan | cst.LessThanEqual)
+        ):
+            return var, binding.value, None, step
+        noted = len(self.reader.unknowns)
+        stop = self.reader.integer(test.comparisons[0].comparator)
+        del self.reader.unknowns[noted:]
+        if stop is None or loop_symbol(var) in stop.free_symbols:
+            return var, binding.value, None, step
+        if isinstance(test.comparisons[0].operator, cst.LessThanEqual):
+            stop = stop + 1
+        return var, binding.value, stop, step
+
     def _loop_with_unknown_trip(
         self,
         node: cst.For | cst.While,
         body: cst.BaseSuite,
         target: cst.BaseAssignTargetExpression | None,
         why: str = "",
+        counter: tuple[str, sympy.Expr, int] | None = None,
     ) -> Loop:
+        """A loop of `trip_L<line>` iterations. With a `counter` `(name, start, step)` (a
+        `while` ending in `name += step`), `name` is `start + step*pass` in the body, which
+        is lowered without that last statement."""
         span = self.names.span(node)
         symbol = trip_symbol(f"trip_L{span.line}")
         header = self.names.text(node.iter if isinstance(node, cst.For) else node.test)
@@ -856,8 +935,23 @@ class FunctionLowering:
                 # of a loop of `trip_L<line>` iterations.
                 self.scope.names[var] = Integer(loop_symbol(var), var)
         before = self.scope.copy()
+        self._forget_assigned(body)  # `i += 1` in the body: `x[i]` is not one element
+        if isinstance(target, cst.Name) and isinstance(self.scope.names.get(var), Integer):
+            self.scope.names[var] = Integer(loop_symbol(var), var)
+        statements: Sequence[cst.BaseStatement] = (
+            body.body if isinstance(body, cst.IndentedBlock) else ()
+        )
+        if counter is not None:
+            name, start, step = counter
+            value = sympy.expand(start + step * loop_symbol(var))
+            self.scope.names[name] = Integer(value, name)
+            statements = statements[:-1]
         self.loop_depth += 1
-        nodes = self._block(body)
+        nodes = (
+            [n for statement in statements for n in self._statement(statement).nodes]
+            if counter is not None
+            else self._block(body)
+        )
         self.loop_depth -= 1
         self._restore_after_loop(before, var)
         return Loop(
@@ -1122,6 +1216,24 @@ def _out_argument(node: cst.BaseExpression) -> cst.BaseExpression | None:
     if not isinstance(node, cst.Call):
         return None
     return next((a.value for a in node.args if a.keyword and a.keyword.value == "out"), None)
+
+
+def _jumps(body: cst.CSTNode) -> bool:
+    """A `break` or `continue` of this loop (not of a loop nested in it)."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Break | cst.Continue):
+            return True
+        if isinstance(node, cst.For | cst.While | cst.FunctionDef | cst.BaseExpression):
+            continue
+        for name in _node_fields(type(node)):
+            child = getattr(node, name)
+            if isinstance(child, cst.CSTNode):
+                stack.append(child)
+            elif isinstance(child, (tuple, list)):
+                stack.extend(c for c in child if isinstance(c, cst.CSTNode))
+    return False
 
 
 def _assigned_names(body: cst.CSTNode) -> set[str]:
