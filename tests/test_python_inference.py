@@ -89,10 +89,22 @@ def test_a_range_loop_of_unknown_trip_still_counts_its_body() -> None:
 
 
 def test_only_a_non_range_loop_is_said_to_iterate_over_something_else() -> None:
-    text = "def f(x, items):\n    for i in items:\n        x[i] = 1.0\n"
+    text = "def f(x):\n    for v in [1.0, 2.0]:\n        x[0] = v\n"
     (f,) = _functions(text).values()
     messages = [u.message for u in f.unknowns]  # type: ignore[attr-defined]
     assert any("iterates over something other than `range(...)`" in m for m in messages)
+
+
+def test_a_loop_over_an_array_is_counted_and_an_element_as_index_is_said() -> None:
+    """`for i in items` takes items' elements (a counted loop); using one as an index
+    (a scatter through data) is a located unknown, not a guess."""
+    text = "def f(x, items):\n    for i in items:\n        x[i] = 1.0\n"
+    (f,) = _functions(text).values()
+    (region,) = f.regions  # type: ignore[attr-defined]
+    (loop,) = region.region.body
+    assert str(loop.trip) == "items_d0"
+    messages = [u.message for u in f.unknowns]  # type: ignore[attr-defined]
+    assert "`i` is not an integer expression" in messages
 
 
 def test_function_level_unknowns_appear_in_the_text_report(tmp_path: Path) -> None:

@@ -141,9 +141,13 @@ _LOOP_BOUND = 1
 
 def gather_evidence(body: cst.CSTNode, candidates: set[str], module_sizes: set[str]) -> Evidence:
     """One walk over `body` (nested functions and classes excluded)."""
-    walker = _Walker(candidates, module_sizes)
+    walker = _Walker(set(candidates), module_sizes)
     body.visit(walker)
     _matmul_ranks(walker.matmuls, walker.evidence)
+    for row, array in reversed(walker.rows.items()):  # inner loops first: `for v in row`
+        rank = walker.evidence.rank_of(row)
+        if rank:
+            walker.evidence.at_least(array, rank + 1)
     return walker.evidence
 
 
@@ -173,6 +177,8 @@ class _Walker(cst.CSTVisitor):
         """`@` operands (candidate names, "" for anything else), for `matmul_ranks`."""
         self.loops: list[tuple[str, str | None]] = []
         """Enclosing `for v in range(...)`: the variable and its stop's size name."""
+        self.rows: dict[str, str] = {}
+        """`for v in A`: the loop variable `v` and the array `A` whose rows it takes."""
 
     # Nested scopes are lowered (or not) on their own.
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -256,6 +262,25 @@ class _Walker(cst.CSTVisitor):
                 self._mark_sizes(argument)
             if arguments and len(arguments) <= 2:
                 bound = self._size_name(_stop_name(arguments[-1]))
+        iterated: list[cst.BaseExpression] = [iterator]
+        targets: list[cst.BaseExpression] = [node.target]
+        if isinstance(iterator, cst.Call) and _callee(iterator) in ("enumerate", "zip"):
+            iterated = [a.value for a in iterator.args]
+            elements = node.target.elements if isinstance(node.target, cst.Tuple) else ()
+            targets = [e.value for e in elements]
+            if _callee(iterator) == "enumerate":
+                targets = targets[1:]
+        for position, value in enumerate(iterated):
+            # `for v in A`, `enumerate(A)`, `zip(x, y)`: each is at least a vector, and
+            # what the body says of `v` (`v.sum()`, `v[j]`) is said of A one axis down.
+            name = self._candidate(value)
+            if name is None:
+                continue
+            self.evidence.at_least(name, 1)
+            target = targets[position] if position < len(targets) else None
+            if isinstance(target, cst.Name) and target.value not in self.candidates:
+                self.rows[target.value] = name
+                self.candidates.add(target.value)
         self.loops.append((var, bound))
 
     def leave_For(self, original_node: cst.For) -> None:

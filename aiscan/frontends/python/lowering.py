@@ -27,6 +27,7 @@ from aiscan.frontends.python.eager import (
 from aiscan.frontends.python.expressions import (
     SLICE_REASON,
     Allocation,
+    Binding,
     ExpressionReader,
     Opaque,
     Scope,
@@ -54,6 +55,8 @@ from aiscan.frontends.python.values import (
     Reduce,
     Scalar,
     Select,
+    coordinate,
+    substituted,
 )
 from aiscan.ir.nodes import (
     Branch,
@@ -700,6 +703,9 @@ class FunctionLowering:
     # ---- control flow -------------------------------------------------------------------
 
     def _for(self, node: cst.For) -> list[Node]:
+        iterated = self._iteration(node)
+        if iterated is not None:
+            return iterated
         header = self._range(node)
         if header is None:
             # What the reader noted of the bounds (`m` varies, `10**30` is too large) is why.
@@ -821,6 +827,88 @@ class FunctionLowering:
         end = self.names.span(body)
         return Loop(var, start, step, trip, tuple(nodes), span.through(end), unknowns)
 
+    def _iteration(self, node: cst.For) -> list[Node] | None:
+        """`for v in A`, `for i, v in enumerate(A)` and `for a, b in zip(x, y)` over arrays
+        of known shape: a counted loop over the first axis (of the shortest, for `zip`),
+        each name bound to its array's element or row at the pass; None for any other
+        iteration (ranges included)."""
+        iterator, target = node.iter, node.target
+        arrays: list[cst.BaseExpression]
+        names: list[cst.BaseExpression]
+        counter: str | None = None
+        canonical = self.names.canonical(iterator.func) if isinstance(iterator, cst.Call) else None
+        if isinstance(iterator, cst.Call) and canonical in ("builtins.enumerate", "builtins.zip"):
+            positional = [a.value for a in iterator.args if a.keyword is None and not a.star]
+            if len(positional) != len(iterator.args) or not isinstance(target, cst.Tuple):
+                return None
+            names = [e.value for e in target.elements]
+            if canonical == "builtins.enumerate":
+                if len(positional) != 1 or len(names) != 2 or not isinstance(names[0], cst.Name):
+                    return None
+                counter, names = names[0].value, names[1:]
+            arrays = positional
+        elif isinstance(iterator, cst.Name | cst.Attribute | cst.Subscript) and not (
+            isinstance(iterator, cst.Name) and iterator.value not in self.scope.names
+        ):
+            arrays, names = [iterator], [target]
+        else:
+            return None
+        if len(arrays) != len(names) or not all(isinstance(n, cst.Name) for n in names):
+            return None
+        noted = len(self.reader.unknowns)
+        values = [self.reader.value(a) for a in arrays]
+        if not all(isinstance(v, Leaf) and v.shape for v in values):
+            del self.reader.unknowns[noted:]
+            return None
+        leaves = [v for v in values if isinstance(v, Leaf)]
+        span = self.names.span(node)
+        var = counter or f"_it_L{span.line}"
+        extents = [leaf.shape[0] for leaf in leaves]
+        trip = extents[0]
+        for extent in extents[1:]:
+            if not same_extent(trip, extent):
+                trip = sympy.Min(trip, extent)  # `zip` stops at the shortest
+        at = loop_symbol(var)
+        bindings: dict[str, Binding] = {
+            name.value: _first_axis_at(leaf, at)
+            for name, leaf in zip(names, leaves, strict=True)
+            if isinstance(name, cst.Name)
+        }
+        assert isinstance(node.body, cst.IndentedBlock | cst.SimpleStatementSuite)
+        return [self._counted_body(var, sympy.Integer(0), 1, trip, node, node.body.body, bindings)]
+
+    def _counted_body(
+        self,
+        var: str,
+        start: sympy.Expr,
+        step: int,
+        trip: sympy.Expr,
+        node: cst.For | cst.While,
+        statements: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
+        bindings: dict[str, Binding],
+    ) -> Node:
+        """A loop of `trip` passes over `statements`, `var` its counter, `bindings` names
+        the body sees (an element per pass); guarded by `trip >= 1` where the trip follows
+        an enclosing loop, as `range` loops are."""
+        span = self.names.span(node)
+        before = self.scope.copy()
+        self._forget_assigned(node.body)
+        self.scope.names[var] = Integer(loop_symbol(var), var)
+        self.scope.names.update(bindings)
+        self.loop_depth += 1
+        nodes = [n for statement in statements for n in self._statement(statement).nodes]
+        self.loop_depth -= 1
+        self._restore_after_loop(before, var)
+        for name in bindings:
+            if name not in before.names:
+                self.scope.names.pop(name, None)
+        extent = span.through(self.names.span(node.body))
+        loop = Loop(var, start, step, trip, tuple(nodes), extent, ())
+        if all(is_size_symbol(s) for s in trip.free_symbols):
+            return loop
+        condition = Statement(span, f"if {var}'s range is not empty", FlopTally(), (), ())
+        return Branch(span, condition, sympy.Integer(1), (loop,), (), (), sympy.Ge(trip, 1))
+
     def _while(self, node: cst.While) -> list[Node]:
         """`i = a` ... `while i < n: ...; i += s` is `for i in range(a, n, s)`: a counted
         loop (`<=` runs to `n` included). Any other `while` has a named trip count."""
@@ -833,20 +921,7 @@ class FunctionLowering:
         assert isinstance(node.body, cst.IndentedBlock)
         distance = sympy.expand(stop - start)
         trip = distance if step == 1 else sympy.ceiling(distance / step)
-        span = self.names.span(node)
-        before = self.scope.copy()
-        self._forget_assigned(node.body)
-        self.scope.names[var] = Integer(loop_symbol(var), var)
-        self.loop_depth += 1
-        nodes = [n for statement in node.body.body[:-1] for n in self._statement(statement).nodes]
-        self.loop_depth -= 1
-        self._restore_after_loop(before, var)
-        extent = span.through(self.names.span(node.body))
-        loop = Loop(var, start, step, trip, tuple(nodes), extent, ())
-        if all(is_size_symbol(s) for s in trip.free_symbols):
-            return [loop]
-        condition = Statement(span, f"if {var}'s range is not empty", FlopTally(), (), ())
-        return [Branch(span, condition, sympy.Integer(1), (loop,), (), (), sympy.Ge(trip, 1))]
+        return [self._counted_body(var, start, step, trip, node, node.body.body[:-1], {})]
 
     def _while_counter(
         self, node: cst.While
@@ -1216,6 +1291,15 @@ def _out_argument(node: cst.BaseExpression) -> cst.BaseExpression | None:
     if not isinstance(node, cst.Call):
         return None
     return next((a.value for a in node.args if a.keyword and a.keyword.value == "out"), None)
+
+
+def _first_axis_at(leaf: Leaf, at: sympy.Expr) -> Leaf:
+    """`A[at]`: the element (or row) of `leaf`'s first axis at `at`, a view one rank down."""
+    shift = {coordinate(0): at} | {
+        coordinate(d): coordinate(d - 1) for d in range(1, len(leaf.shape))
+    }
+    index = tuple(substituted(e, shift, simultaneous=True) for e in leaf.index)
+    return Leaf(leaf.array, leaf.element, leaf.shape[1:], index, f"{leaf.text}[{at}]", leaf.span)
 
 
 def _jumps(body: cst.CSTNode) -> bool:
