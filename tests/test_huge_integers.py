@@ -133,7 +133,7 @@ def test_python_integer_arithmetic_says_why_a_value_is_unknown() -> None:
             "    for i in range(k):\n        y[0] = y[0] * 2.0\n",
             "(`k` is an integer whose value varies)",
         ),
-        ("    for x in y:\n        y[0] = y[0] * 2.0\n", "`y`; named"),
+        ("    for x in reversed(y):\n        y[0] = y[0] * 2.0\n", "`reversed(y)`; named"),
     ],
 )
 def test_python_loop_message_says_why_the_bound_is_unknown(body: str, why: str) -> None:
