@@ -57,6 +57,9 @@ class Construction:
     stores: tuple[tuple[Leaf, ArrayValue], ...] = ()
     nodes: tuple[Node, ...] = ()
     conventions: tuple[tuple[str, sympy.Expr], ...] = ()
+    library: bool = True
+    """`nodes` are one library routine (LAPACK), run as one contraction call; False for a
+    summarized helper's work (`summaries.py`), which runs as its own code does."""
 
 
 Builder = Callable[["Leaf", "Namer", "Span"], Construction]

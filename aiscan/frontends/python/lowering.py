@@ -7,7 +7,7 @@ between them form one region. A region of vectorized statements also carries its
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
 
@@ -112,6 +112,7 @@ class FunctionLowering:
         default_element: ElementType = dtypes.FLOAT64,
         hints: _Hints | None = None,
         class_sizes: frozenset[str] = frozenset(),
+        dtypes_given: Mapping[str, tuple[ElementType, bool]] | None = None,
     ) -> None:
         self.names = names
         self.class_sizes = class_sizes
@@ -135,6 +136,15 @@ class FunctionLowering:
         """Located errors in the code (shapes NumPy rejects), for the module's diagnostics."""
         self.escaping: set[str] = set()
         """Arrays a `return` hands back: they escape, the jit view keeps their traffic."""
+        self.dtypes_given = dict(dtypes_given or {})
+        """Dtypes (and weakness) of un-annotated parameters, given by a call (`summaries.py`)
+        in place of the default."""
+        self.parameter_bindings: dict[str, Binding] = {}
+        """Each parameter's binding once its shape is inferred (for a call's summary)."""
+        self.parameter_notes: list[Unknown] = []
+        """The assumptions made about the parameters (a call's arguments replace them)."""
+        self.returns: list[Binding | None] = []
+        """What each `return` hands back."""
 
     def function(self, node: cst.FunctionDef, qualified: str | None = None) -> Function:
         """Lower `node` (named `qualified`, e.g. `Class.method`); `self.scope` then holds what
@@ -163,18 +173,29 @@ class FunctionLowering:
             reason = "is not set where this method can see it"
             self.scope.names[attribute] = Opaque(attribute, reason, True, True)
             parameters[attribute] = use
+        notes = len(self.function_unknowns)
         self._infer_parameters(node, parameters)
+        self.parameter_notes = self.function_unknowns[notes:]
+        self.parameter_bindings = {p: self.scope.names[p] for p in parameters}
         self.parameters = set(parameters)
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
         function = self.build(qualified or node.name.value, self.names.span(node), list(body))
         if self.hints.learn(self.reader.equations, {**self.reader.rank_hints, **self.rank_hints}):
             # A store or a broadcast told us more about an inferred shape: lower again.
             again = FunctionLowering(
-                self.names, self.initial_scope, self.default_element, self.hints, self.class_sizes
+                self.names,
+                self.initial_scope,
+                self.default_element,
+                self.hints,
+                self.class_sizes,
+                self.dtypes_given,
             )
             function = again.function(node, qualified)
             self.scope = again.scope
             self.errors = again.errors
+            self.parameter_bindings = again.parameter_bindings
+            self.parameter_notes = again.parameter_notes
+            self.returns = again.returns
         return function
 
     @staticmethod
@@ -201,6 +222,7 @@ class FunctionLowering:
             if isinstance(binding, Opaque) and binding.annotated_array:
                 evidence.weak_rank[name] = max(evidence.weak_rank.get(name, 0), 1)
         self.candidates = candidates
+        self.reader.inferred = candidates
         width = self.default_element.name
         for name in sorted(candidates, key=list(parameters).index):
             binding = self.scope.names[name]
@@ -210,6 +232,10 @@ class FunctionLowering:
             dtype_note = (
                 "" if binding.element is not None else f"; dtype assumed {width} (--python-dtype)"
             )
+            weak = binding.element is None
+            if name in self.dtypes_given and binding.element is None:
+                element, weak = self.dtypes_given[name]
+                dtype_note = f"; dtype {element.name} as the call passes"
             where = parameters[name]
             unannotated = (
                 "has no shape in its annotation"
@@ -250,7 +276,7 @@ class FunctionLowering:
                 self.scope.names[name] = Integer(size_symbol(size), name)
                 continue
             else:
-                self.scope.names[name] = Scalar(element, binding.element is None, name)
+                self.scope.names[name] = Scalar(element, weak, name)
                 message = (
                     f"`{name}` {unannotated} and is never indexed: taken as a scalar{dtype_note}"
                 )
@@ -331,7 +357,7 @@ class FunctionLowering:
             first.nodes += part.nodes
             first.conventions += part.conventions
             first.eager = _merge(first.eager, part.eager)
-            if first.eager is not None:
+            if first.eager is not None and leaf.shape:
                 elements = sympy.Mul(*leaf.shape)
                 first.eager.temporaries.append(
                     Temporary(leaf.array, allocation.text, span, elements, leaf.element)
@@ -373,8 +399,10 @@ class FunctionLowering:
                 lowered.nodes += part.nodes
                 lowered.conventions += part.conventions
                 lowered.eager = _merge(lowered.eager, part.eager)
+            self.returns.append(None)  # a tuple: a call's value is not modeled
         elif isinstance(node, cst.Return) and node.value is not None:
             lowered = self._assign(cst.Name("return"), node.value, node)
+            self.returns.append(self.scope.names.get("return"))
         elif isinstance(node, cst.Expr) and isinstance(
             node.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
         ):
@@ -532,7 +560,7 @@ class FunctionLowering:
         if built.nodes:
             lowered.nodes += built.nodes
             if self.loop_depth == 0:
-                call = Region("nest", built.nodes, span, contraction=True)
+                call = Region("nest", built.nodes, span, contraction=built.library)
                 lowered.eager = _merge(lowered.eager, EagerCalls([call], []))
         return lowered
 
@@ -691,6 +719,8 @@ class FunctionLowering:
         if value is None:
             return _Lowered()
         span = self.names.span(node)
+        if value.shape and isinstance(value, Leaf):
+            return _Lowered()  # an array itself (`f(A)` handing back `A`): nothing computed
         if value.shape:
             # An array expression whose result is dropped (`a + b` alone): nothing to
             # assign it to, so say it is not counted rather than guess a destination.
