@@ -810,11 +810,7 @@ class ExpressionReader:
     def _inline_body(self, node: cst.Call, definition: cst.FunctionDef) -> Value | None:
         body = definition.body.body if isinstance(definition.body, cst.IndentedBlock) else ()
         for statement in body:
-            if not isinstance(statement, cst.SimpleStatementLine):
-                return self.unsupported(
-                    node,
-                    f"`{definition.name.value}` has loops or branches and is not inlined",
-                )
+            assert isinstance(statement, cst.SimpleStatementLine)  # else summarized (`inline`)
             for small in statement.body:
                 if isinstance(small, cst.Return):
                     if small.value is None or isinstance(small.value, cst.Tuple):
