@@ -26,54 +26,69 @@ def _at(expression: sympy.Expr, **sizes: float) -> sympy.Expr:
     )
 
 
-def _conv_operations(batch: int, size: int, channels: int, k: int, filters: int) -> int:
+def _conv_operations(size: int, channels: int, k: int, filters: int) -> int:
     """Valid cross-correlation plus a bias, by definition: each output element is a sum of
     k*k*channels products (k*k*channels multiplies, one add fewer), then one bias add."""
     operations = 0
     out = size - k + 1
-    for _ in range(batch):
+    for _ in range(out):
         for _ in range(out):
-            for _ in range(out):
-                for _ in range(filters):
-                    products = 0
+            for _ in range(filters):
+                products = 0
+                for _ in range(k):
                     for _ in range(k):
-                        for _ in range(k):
-                            for _ in range(channels):
-                                products += 1
-                    operations += products + (products - 1) + 1
+                        for _ in range(channels):
+                            products += 1
+                operations += products + (products - 1) + 1
     return operations
 
 
 def test_conv_pool_chain_brute_force() -> None:
     """conv2d -> relu -> maxpool2d -> conv2d -> relu, the second conv on the pooled map."""
     flops = _functions()["features"].flops.total
-    for n, s, c, k, f, g in ((1, 6, 1, 3, 1, 1), (2, 12, 3, 3, 4, 5), (1, 9, 2, 2, 3, 2)):
-        first = _conv_operations(n, s, c, k, f)
+    for s, c, k, f, g in ((6, 1, 3, 1, 1), (12, 3, 3, 4, 5), (9, 2, 2, 3, 2), (28, 1, 5, 6, 16)):
+        first = _conv_operations(s, c, k, f)
         pooled = (s - k + 1) // 2  # maxpool2d: comparisons only, no FLOPs
-        second = _conv_operations(n, pooled, f, k, g)
-        got = _at(flops, n=n, s=s, c=c, k=k, f=f, g=g)
-        assert got == first + second, (n, s, c, k, f, g, got, first + second)
+        second = _conv_operations(pooled, f, k, g)
+        got = _at(flops, s=s, c=c, k=k, f=f, g=g)
+        assert got == first + second, (s, c, k, f, g, got, first + second)
 
 
 def test_call_is_the_helpers_summary_instantiated() -> None:
-    """The caller's FLOPs are the helper's own, with its sizes replaced by the caller's."""
+    """The caller's FLOPs are the helper's own, with its sizes replaced by the caller's; so
+    is the compulsory traffic of each call, a region of its own at the top level."""
     functions = _functions()
-    conv = functions["conv2d"].flops.total
-    names = {s.name: s for s in functions["features"].flops.total.free_symbols}
-    n, s, c, k, f, g = (names[x] for x in "nsckfg")
-    symbols = {x.name: x for x in conv.free_symbols}
-
-    def instance(**given: sympy.Expr) -> sympy.Expr:
-        return conv.xreplace({symbols[name]: value for name, value in given.items()})
-
+    features = functions["features"]
+    names = {s.name: s for s in features.flops.total.free_symbols}
+    s, c, k, f, g = (names[x] for x in "sckfg")
     pooled = sympy.floor((s - k + 1) / 2)
+
+    def instance(what: sympy.Expr, **given: sympy.Expr) -> sympy.Expr:
+        symbols = {x.name: x for x in what.free_symbols}
+        return what.xreplace({symbols[n]: v for n, v in given.items() if n in symbols})
+
+    conv = functions["conv2d"].flops.total
     expected = (
-        instance(b=n, h=s, w=s, c=c, k=k, f=f)
-        + n * f * (s - k + 1) ** 2  # + b1
-        + instance(b=n, h=pooled, w=pooled, c=f, k=k, f=g)
-        + n * g * (pooled - k + 1) ** 2  # + b2
+        instance(conv, h=s, w=s, c=c, k=k, f=f)
+        + f * (s - k + 1) ** 2  # + b1
+        + instance(conv, h=pooled, w=pooled, c=f, k=k, f=g)
+        + g * (pooled - k + 1) ** 2  # + b2
     )
-    assert sympy.expand(functions["features"].flops.total - expected) == 0
+    assert sympy.expand(features.flops.total - expected) == 0
+    bytes_of = {r.region.span.line: r.traffic["compulsory"].total(False) for r in features.regions}
+    first_call = features.regions[0]
+    assert first_call.region.span.line == 40
+    own = functions["conv2d"].traffic["compulsory"].total(False)
+    assert (
+        sympy.expand(
+            first_call.traffic["compulsory"].total(False) - instance(own, h=s, w=s, c=c, k=k, f=f)
+        )
+        == 0
+    )
+    assert 41 in bytes_of
+    pool = functions["maxpool2d"].traffic["compulsory"].total(False)
+    width = s - k + 1
+    assert sympy.expand(bytes_of[41] - instance(pool, h=width, w=width, c=f)) == 0
 
 
 def test_branching_scalar_helper_in_loops_brute_force() -> None:

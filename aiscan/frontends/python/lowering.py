@@ -100,6 +100,16 @@ class _Lowered:
     nodes: list[Node] = field(default_factory=list)
     eager: EagerCalls | None = None
     conventions: list[tuple[str, sympy.Expr]] = field(default_factory=list)
+    regions: list[tuple[int, Region]] = field(default_factory=list)
+    """Regions of their own that run after the first `at` nodes (a summarized helper's nests,
+    called from a statement of the function's top level)."""
+
+    def extend(self, other: _Lowered) -> None:
+        """`other` after this."""
+        self.regions += [(at + len(self.nodes), r) for at, r in other.regions]
+        self.nodes += other.nodes
+        self.conventions += other.conventions
+        self.eager = _merge(self.eager, other.eager)
 
 
 class FunctionLowering:
@@ -125,6 +135,9 @@ class FunctionLowering:
         self.reader = ExpressionReader(names, scope)
         self.namer = Namer()
         self.loop_depth = 0
+        self.at_top = False
+        """A simple statement of the function's top level is being lowered: a summarized
+        call in it runs its helper's nests as regions of their own."""
         self.body_copies = 1
         """How many times the statement being lowered is lowered (once per combination of
         the `min`/`max` alternatives of the loops around it)."""
@@ -304,9 +317,22 @@ class FunctionLowering:
                 if nodes:
                     yield Region("nest", tuple(nodes), self.names.span(statement))
             else:
+                self.at_top = isinstance(statement, cst.SimpleStatementLine)
                 lowered = self._statement(statement)
-                if lowered.nodes:
-                    run.append(lowered)
+                self.at_top = False
+                done = 0
+                for at, region in lowered.regions:
+                    # What ran before the call (its arguments) closes the run; the helper's
+                    # nests follow, then the rest of the statement opens a new run.
+                    if at > done:
+                        run.append(_Lowered(lowered.nodes[done:at], EagerCalls()))
+                    yield from _flush(run)
+                    run = []
+                    yield region
+                    done = at
+                rest = _Lowered(lowered.nodes[done:], lowered.eager, lowered.conventions)
+                if rest.nodes:
+                    run.append(rest)
         yield from _flush(run)
 
     # ---- statements ---------------------------------------------------------------------
@@ -329,9 +355,7 @@ class FunctionLowering:
                     span = self.names.span(small)
                     self.function_unknowns.append(Unknown(UnknownKind.UNKNOWN_SHAPE, message, span))
                     continue
-                lowered.nodes += part.nodes
-                lowered.conventions += part.conventions
-                lowered.eager = _merge(lowered.eager, part.eager)
+                lowered.extend(part)
             return lowered
         if isinstance(node, cst.For):
             return _Lowered(self._for(node))
@@ -354,17 +378,13 @@ class FunctionLowering:
         first = _Lowered()
         for leaf, allocation in self.reader.pending:
             part = self._construct(leaf, allocation, allocation.text, span)
-            first.nodes += part.nodes
-            first.conventions += part.conventions
-            first.eager = _merge(first.eager, part.eager)
+            first.extend(part)
             if first.eager is not None and leaf.shape:
                 elements = sympy.Mul(*leaf.shape)
                 first.eager.temporaries.append(
                     Temporary(leaf.array, allocation.text, span, elements, leaf.element)
                 )
-        first.nodes += lowered.nodes
-        first.conventions += lowered.conventions
-        first.eager = _merge(first.eager, lowered.eager)
+        first.extend(lowered)
         return first
 
     def _small_statement(self, node: cst.BaseSmallStatement) -> _Lowered:
@@ -562,6 +582,13 @@ class FunctionLowering:
             if self.loop_depth == 0:
                 call = Region("nest", built.nodes, span, contraction=built.library)
                 lowered.eager = _merge(lowered.eager, EagerCalls([call], []))
+        for region in built.regions:
+            if self.at_top:
+                lowered.regions.append((len(lowered.nodes), region))
+            else:
+                lowered.nodes += region.body
+                if self.loop_depth == 0:
+                    lowered.eager = _merge(lowered.eager, EagerCalls([region], []))
         return lowered
 
     def _into_out(self, call: cst.BaseExpression, node: cst.CSTNode) -> _Lowered:

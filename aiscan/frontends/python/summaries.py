@@ -45,6 +45,7 @@ from aiscan.ir.nodes import (
     Function,
     Loop,
     Node,
+    Region,
     Statement,
     Unknown,
     UnknownKind,
@@ -160,9 +161,8 @@ class _CallSite:
         result = self._result(mapping)
         if result is None:
             return None
-        returned, leaf = result
-        self._instantiate(self._nodes(mapping, leaf), leaf, returned)
-        return returned
+        self._instantiate(mapping, result)
+        return result
 
     # ---- arguments ----------------------------------------------------------------------
 
@@ -275,20 +275,19 @@ class _CallSite:
 
     # ---- the returned value -------------------------------------------------------------
 
-    def _result(
-        self, mapping: dict[sympy.Symbol, sympy.Expr]
-    ) -> tuple[ArrayValue, Leaf | None] | None:
-        """What the caller gets, and the helper's array that becomes it (renamed)."""
+    def _result(self, mapping: dict[sympy.Symbol, sympy.Expr]) -> Leaf | Scalar | None:
+        """What the caller gets: a scalar, or the helper's returned array (renamed) or the
+        caller's own array it hands back."""
         returns = self.summary.returns
         if not returns:
-            return Scalar(dtypes.PYTHON_INT, True, "None", constant=True), None
+            return Scalar(dtypes.PYTHON_INT, True, "None", constant=True)
         if all(isinstance(r, (Integer, Scalar)) for r in returns):
             element, weak = dtypes.PYTHON_INT, True
             for r in returns:
                 if isinstance(r, Scalar):
                     element = dtypes.promote(element, weak, r.element, r.weak)
                     weak = weak and r.weak
-            return Scalar(element, weak, self.text), None
+            return Scalar(element, weak, self.text)
         first = returns[0]
         if isinstance(first, Leaf) and all(
             isinstance(r, Leaf) and r.array == first.array and r.index == first.index
@@ -297,11 +296,7 @@ class _CallSite:
             shape = tuple(substituted(e, mapping, simultaneous=True) for e in first.shape)
             array, view = self._array(first.array)
             index = _composed(view, first.index, mapping)
-            value = Leaf(array, first.element, shape, index, self.text, self.span)
-            whole = array not in {a for a, _ in self.arrays.values()} and index == tuple(
-                coordinate(d) for d in range(len(shape))
-            )
-            return value, value if whole else None
+            return Leaf(array, first.element, shape, index, self.text, self.span)
         from aiscan.frontends.python.expressions import Opaque
 
         why = next((r.reason for r in returns if isinstance(r, Opaque)), None)
@@ -318,28 +313,37 @@ class _CallSite:
         """The caller's array (and view) for one of the helper's arrays."""
         if array in self.arrays:
             return self.arrays[array]
-        return f"{self.prefix}_{array}", None
+        return self.local(array), None
+
+    def local(self, array: str) -> str:
+        """The caller's name for an array of the helper's own (`conv2d_L45_out`)."""
+        return f"{self.prefix}_{array}"
 
     # ---- instantiation ------------------------------------------------------------------
 
-    def _nodes(self, mapping: dict[sympy.Symbol, sympy.Expr], result: Leaf | None) -> list[Node]:
+    def _copies(self, mapping: dict[sympy.Symbol, sympy.Expr]) -> tuple[list[Node], list[Region]]:
+        """The helper's function-level notes (as a statement) and its regions, copied."""
         loops = _loop_variables(n for r in self.summary.function.regions for n in r.body)
         symbols: dict[sympy.Symbol, sympy.Expr] = dict(mapping)
         symbols |= {loop_symbol(v): loop_symbol(f"{self.prefix}_{v}") for v in loops}
         copier = _Copier(self, symbols)
-        nodes: list[Node] = []
         notes = tuple(copier.unknown(u) for u in self.summary.notes)
+        first: list[Node] = []
         if notes:
-            nodes.append(Statement(self.span, self.text, FlopTally(), unknowns=notes))
-        for region in self.summary.function.regions:
-            nodes += copier.nodes(region.body)
-        return nodes
+            first.append(Statement(self.span, self.text, FlopTally(), unknowns=notes))
+        regions = [copier.region(r) for r in self.summary.function.regions]
+        if regions and first:
+            # The notes go with the helper's work, not in a region of their own.
+            regions[0] = replace(regions[0], body=(*first, *regions[0].body))
+            first = []
+        return first, regions
 
-    def _instantiate(self, nodes: list[Node], leaf: Leaf | None, value: ArrayValue) -> None:
+    def _instantiate(self, mapping: dict[sympy.Symbol, sympy.Expr], value: Leaf | Scalar) -> None:
         from aiscan.frontends.python.expressions import Allocation
         from aiscan.frontends.python.library_calls import Construction
         from aiscan.frontends.python.nests import NestBuilder, Target
 
+        first, regions = self._copies(mapping)
         stores = tuple(self.stores)
         scalars = tuple(self.scalars)
 
@@ -347,12 +351,12 @@ class _CallSite:
             evaluated: list[Node] = []
             for scalar in scalars:
                 evaluated += NestBuilder(namer, span).assign(Target(None), scalar, scalar.text)
-            return Construction(stores, (*evaluated, *nodes), library=False)
+            return Construction(stores, (*first, *evaluated), library=False, regions=tuple(regions))
 
-        if leaf is None:
-            # A scalar, or a view of the caller's own array: no new array (no temporary).
-            element = value.element if isinstance(value, (Leaf, Scalar)) else dtypes.PYTHON_INT
-            leaf = Leaf(self.prefix, element, (), (), self.text, self.span)
+        leaf = value if isinstance(value, Leaf) and value.array.startswith(self.prefix) else None
+        if leaf is None or leaf.index != tuple(coordinate(d) for d in range(len(leaf.shape))):
+            # A scalar, or a view of an array: no new array of the call's (no temporary).
+            leaf = Leaf(self.prefix, value.element, (), (), self.text, self.span)
         allocation = Allocation(leaf.shape, leaf.element, False, self.text, build)
         self.reader.pending.append((leaf, allocation))
 
@@ -371,6 +375,28 @@ class _Copier:
         call = self.call
         where = f"in `{call.name}` (line {unknown.span.line}, called here)"
         return replace(unknown, message=f"{where}: {unknown.message}", span=call.span)
+
+    def region(self, region: Region) -> Region:
+        """One of the helper's regions with its views (eager calls, temporaries, the arrays
+        the jit view keeps in registers, contraction conventions) in the caller's names."""
+        call = self.call
+        return replace(
+            region,
+            body=tuple(self.nodes(region.body)),
+            span=call.span,
+            eager_calls=tuple(self.region(r) for r in region.eager_calls),
+            temporaries=tuple(
+                replace(
+                    t,
+                    name=call.local(t.name),
+                    span=call.span,
+                    elements=self.expression(t.elements),
+                )
+                for t in region.temporaries
+            ),
+            local_arrays=frozenset(call.local(a) for a in region.local_arrays),
+            conventions=tuple((text, self.expression(e)) for text, e in region.conventions),
+        )
 
     def nodes(self, body: Sequence[Node]) -> list[Node]:
         return [self.node(n) for n in body]
