@@ -40,6 +40,7 @@ from aiscan.span import Span
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.library_calls import Builder
+    from aiscan.frontends.python.summaries import Summarize
 
 __all__ = [
     "ALLOCATIONS",
@@ -171,9 +172,13 @@ class Scope:
     """Helpers being inlined now (a call to one of them is recursion)."""
     slices: dict[str, SliceObject] = field(default_factory=dict)
     """Names bound to `slice(...)` objects, usable as indices (`s = slice(1, n - 1)`)."""
+    summarize: Summarize | None = None
+    """The summary of a helper with loops or branches (`summaries.py`), from the frontend."""
 
     def copy(self) -> Scope:
-        return Scope(dict(self.names), self.helpers, self.inlining, dict(self.slices))
+        return Scope(
+            dict(self.names), self.helpers, self.inlining, dict(self.slices), self.summarize
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +209,10 @@ class ExpressionReader:
         self.constructed = 0
         self.errors: list[Diagnostic] = []
         """Code NumPy would reject (extents that differ as literals): located errors."""
+        self.inferred: set[str] = set()
+        """Parameters whose shapes come from the code (a call may say they are arrays)."""
+        self.call_names: dict[str, tuple[int, int]] = {}
+        """Names given to summarized calls (`conv2d_L45`), by where the call is."""
         self.masks: dict[str, Shape] = {}
         """Boolean masks (by their text) of the masked store being read (`r[r > 0] = 1.0 /
         r[r > 0]`): a selection by one of them is the element at hand."""
@@ -731,8 +740,9 @@ class ExpressionReader:
     def inline(self, node: cst.Call, definition: cst.FunctionDef) -> Value | None:
         """A call to a function of the same module, instantiated with its arguments: its
         assignments and `return` read as one expression of the caller's values (so
-        `relu(linear(x, w, b))` counts both). Loops, branches and recursion inside the
-        helper are not inlined: an unknown says so."""
+        `relu(linear(x, w, b))` counts both). A helper with loops or branches is summarized
+        once and its work instantiated at the call instead (`summaries.py`); recursion is an
+        unknown."""
         name = definition.name.value
         if name in self.scope.inlining:
             self.note(
@@ -741,11 +751,40 @@ class ExpressionReader:
                 f"recursive call to `{name}`: its work is not counted",
             )
             return None
+        bound = self._arguments(node, definition)
+        if bound is None:
+            return None
+        from aiscan.frontends.python.summaries import has_control_flow, read_summarized_call
+
+        if has_control_flow(definition):
+            return read_summarized_call(self, node, definition, bound)
+        caller = self.scope
+        names: dict[str, Binding] = {
+            k: v for k, v in caller.names.items() if isinstance(v, Integer)
+        }
+        names.update(bound)
+        inner = Scope(
+            names,
+            caller.helpers,
+            (*caller.inlining, name),
+            summarize=caller.summarize,
+        )
+        self.scope = inner
+        try:
+            return self._inline_body(node, definition)
+        finally:
+            self.scope = caller
+
+    def _arguments(
+        self, node: cst.Call, definition: cst.FunctionDef
+    ) -> dict[str, ArrayValue | Integer] | None:
+        """The call's value for each parameter of `definition` (defaults included)."""
         parameters = [p.name.value for p in definition.params.params]
-        bound: dict[str, Binding] = {}
+        bound: dict[str, ArrayValue | Integer] = {}
         positional = [a for a in node.args if a.keyword is None and not a.star]
         if len(positional) > len(parameters) or any(a.star for a in node.args):
-            return self.unsupported(node, f"the arguments of `{self.names.text(node)}`")
+            self.unsupported(node, f"the arguments of `{self.names.text(node)}`")
+            return None
         for parameter, argument in zip(parameters, positional, strict=False):
             value = self.value(argument.value)
             if value is None or isinstance(value, Allocation):
@@ -764,27 +803,14 @@ class ExpressionReader:
                     return None
                 bound[declared.name.value] = value
         if len(bound) != len(parameters):
-            return self.unsupported(node, f"`{self.names.text(node)}`: missing arguments")
-        caller = self.scope
-        inner = Scope(
-            {k: v for k, v in caller.names.items() if isinstance(v, Integer)} | bound,
-            caller.helpers,
-            (*caller.inlining, name),
-        )
-        self.scope = inner
-        try:
-            return self._inline_body(node, definition)
-        finally:
-            self.scope = caller
+            self.unsupported(node, f"`{self.names.text(node)}`: missing arguments")
+            return None
+        return bound
 
     def _inline_body(self, node: cst.Call, definition: cst.FunctionDef) -> Value | None:
         body = definition.body.body if isinstance(definition.body, cst.IndentedBlock) else ()
         for statement in body:
-            if not isinstance(statement, cst.SimpleStatementLine):
-                return self.unsupported(
-                    node,
-                    f"`{definition.name.value}` has loops or branches and is not inlined",
-                )
+            assert isinstance(statement, cst.SimpleStatementLine)  # else summarized (`inline`)
             for small in statement.body:
                 if isinstance(small, cst.Return):
                     if small.value is None or isinstance(small.value, cst.Tuple):

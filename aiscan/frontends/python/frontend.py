@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections.abc import Mapping
 
 import libcst as cst
 
@@ -26,6 +27,7 @@ from aiscan.frontends.python.inference import class_sizes
 from aiscan.frontends.python.lowering import FunctionLowering
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.precision_rules import apply_rules
+from aiscan.frontends.python.summaries import Summary
 from aiscan.frontends.python.values import Integer, Scalar
 from aiscan.ir.nodes import ElementType, Function, Module
 from aiscan.ir.symbols import size_symbol
@@ -69,14 +71,14 @@ def lower_python_source(
     bindings |= {name: Scalar(dtypes.PYTHON_FLOAT, True, name, constant=True) for name in floats}
     globals_ = Scope(bindings)
     globals_.helpers = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
-    functions: list[Function] = []
     errors: list[Diagnostic] = []
+    summaries = _Summaries(names, globals_, default_element, errors)
+    globals_.summarize = summaries.summary
+    functions: list[Function] = []
     top_level: list[cst.CSTNode] = []
     for statement in module.body:
         if isinstance(statement, cst.FunctionDef):
-            lowering = FunctionLowering(names.within(statement), globals_.copy(), default_element)
-            functions.append(lowering.function(statement))
-            errors += lowering.errors
+            functions.append(summaries.lowered(statement))
         elif isinstance(statement, cst.ClassDef):
             functions += _methods(statement, names, globals_, default_element, errors)
         elif _is_module_work(statement) and not _binds_constants(statement, constants, floats):
@@ -94,6 +96,78 @@ def lower_python_source(
         Diagnostic(Span(path, line, 1), Severity.NOTE, text) for line, text in rules.notes
     )
     return Module(path, "python", tuple(functions), size_defaults, diagnostics=(*errors, *notes))
+
+
+class _Summaries:
+    """Each top-level function lowered once, on first need: where the module lists it, or
+    earlier, where a caller's call needs its summary (`summaries.py`). A summary asked for
+    while its own function is being lowered is recursion: it has none."""
+
+    def __init__(
+        self,
+        names: SourceNames,
+        globals_: Scope,
+        default_element: ElementType,
+        errors: list[Diagnostic],
+    ) -> None:
+        self.names = names
+        self.globals_ = globals_
+        self.default_element = default_element
+        self.errors = errors
+        self.done: dict[tuple[str, tuple[tuple[str, str, bool], ...]], Summary] = {}
+        self.lowering: set[str] = set()
+
+    def lowered(self, definition: cst.FunctionDef) -> Function:
+        """The function as the module's report shows it (lowered once)."""
+        if self.globals_.helpers.get(definition.name.value) is not definition:
+            # A `def` the module redefines later: calls reach the later one, not this.
+            return self._lower(definition, {}).function
+        summary = self.summary(definition.name.value, {})
+        assert not isinstance(summary, str)  # nothing is being lowered from here
+        return summary.function
+
+    def summary(
+        self, name: str, dtypes_given: Mapping[str, tuple[ElementType, bool]]
+    ) -> Summary | str:
+        key = (name, tuple(sorted((p, e.name, w) for p, (e, w) in dtypes_given.items())))
+        found = self.done.get(key)
+        if found is not None:
+            return found
+        if name in self.lowering:
+            return f"recursive call to `{name}`"
+        self.lowering.add(name)
+        try:
+            summary = self._lower(self.globals_.helpers[name], dtypes_given)
+        finally:
+            self.lowering.discard(name)
+        self.done[key] = summary
+        return summary
+
+    def _lower(
+        self, definition: cst.FunctionDef, dtypes_given: Mapping[str, tuple[ElementType, bool]]
+    ) -> Summary:
+        lowering = FunctionLowering(
+            self.names.within(definition),
+            self.globals_.copy(),
+            self.default_element,
+            dtypes_given=dtypes_given,
+        )
+        function = lowering.function(definition)
+        if not dtypes_given:
+            self.errors += lowering.errors  # a specialization's errors are the same ones
+        notes = tuple(u for u in function.unknowns if u not in lowering.parameter_notes)
+        fixed = frozenset(
+            b.value
+            for b in self.globals_.names.values()
+            if isinstance(b, Integer) and b.value is not None and b.value.is_Symbol
+        )
+        return Summary(
+            function,
+            tuple(lowering.parameter_bindings.items()),
+            tuple(lowering.returns),
+            notes,
+            fixed,
+        )
 
 
 def _methods(

@@ -35,7 +35,16 @@ from aiscan.frontends.python.values import (
     substituted,
 )
 from aiscan.ir.arithmetic import operator_flops
-from aiscan.ir.nodes import Access, ElementType, FlopTally, Loop, Node, Statement, UnknownKind
+from aiscan.ir.nodes import (
+    Access,
+    ElementType,
+    FlopTally,
+    Loop,
+    Node,
+    Region,
+    Statement,
+    UnknownKind,
+)
 from aiscan.ir.symbols import loop_symbol
 
 if TYPE_CHECKING:
@@ -57,6 +66,13 @@ class Construction:
     stores: tuple[tuple[Leaf, ArrayValue], ...] = ()
     nodes: tuple[Node, ...] = ()
     conventions: tuple[tuple[str, sympy.Expr], ...] = ()
+    library: bool = True
+    """`nodes` are one library routine (LAPACK), run as one contraction call; False for a
+    summarized helper's work (`summaries.py`), which runs as its own code does."""
+    regions: tuple[Region, ...] = ()
+    """A summarized helper's regions, after `nodes`: nests of their own where the call is
+    a statement of the function's top level (the compulsory model starts cold at each, as
+    in the helper's own report), their bodies spliced where the call is inside a loop."""
 
 
 Builder = Callable[["Leaf", "Namer", "Span"], Construction]

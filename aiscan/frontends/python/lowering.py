@@ -7,7 +7,7 @@ between them form one region. A region of vectorized statements also carries its
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
 
@@ -100,6 +100,16 @@ class _Lowered:
     nodes: list[Node] = field(default_factory=list)
     eager: EagerCalls | None = None
     conventions: list[tuple[str, sympy.Expr]] = field(default_factory=list)
+    regions: list[tuple[int, Region]] = field(default_factory=list)
+    """Regions of their own that run after the first `at` nodes (a summarized helper's nests,
+    called from a statement of the function's top level)."""
+
+    def extend(self, other: _Lowered) -> None:
+        """`other` after this."""
+        self.regions += [(at + len(self.nodes), r) for at, r in other.regions]
+        self.nodes += other.nodes
+        self.conventions += other.conventions
+        self.eager = _merge(self.eager, other.eager)
 
 
 class FunctionLowering:
@@ -112,6 +122,7 @@ class FunctionLowering:
         default_element: ElementType = dtypes.FLOAT64,
         hints: _Hints | None = None,
         class_sizes: frozenset[str] = frozenset(),
+        dtypes_given: Mapping[str, tuple[ElementType, bool]] | None = None,
     ) -> None:
         self.names = names
         self.class_sizes = class_sizes
@@ -124,6 +135,9 @@ class FunctionLowering:
         self.reader = ExpressionReader(names, scope)
         self.namer = Namer()
         self.loop_depth = 0
+        self.at_top = False
+        """A simple statement of the function's top level is being lowered: a summarized
+        call in it runs its helper's nests as regions of their own."""
         self.body_copies = 1
         """How many times the statement being lowered is lowered (once per combination of
         the `min`/`max` alternatives of the loops around it)."""
@@ -135,6 +149,15 @@ class FunctionLowering:
         """Located errors in the code (shapes NumPy rejects), for the module's diagnostics."""
         self.escaping: set[str] = set()
         """Arrays a `return` hands back: they escape, the jit view keeps their traffic."""
+        self.dtypes_given = dict(dtypes_given or {})
+        """Dtypes (and weakness) of un-annotated parameters, given by a call (`summaries.py`)
+        in place of the default."""
+        self.parameter_bindings: dict[str, Binding] = {}
+        """Each parameter's binding once its shape is inferred (for a call's summary)."""
+        self.parameter_notes: list[Unknown] = []
+        """The assumptions made about the parameters (a call's arguments replace them)."""
+        self.returns: list[Binding | None] = []
+        """What each `return` hands back."""
 
     def function(self, node: cst.FunctionDef, qualified: str | None = None) -> Function:
         """Lower `node` (named `qualified`, e.g. `Class.method`); `self.scope` then holds what
@@ -163,18 +186,29 @@ class FunctionLowering:
             reason = "is not set where this method can see it"
             self.scope.names[attribute] = Opaque(attribute, reason, True, True)
             parameters[attribute] = use
+        notes = len(self.function_unknowns)
         self._infer_parameters(node, parameters)
+        self.parameter_notes = self.function_unknowns[notes:]
+        self.parameter_bindings = {p: self.scope.names[p] for p in parameters}
         self.parameters = set(parameters)
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
         function = self.build(qualified or node.name.value, self.names.span(node), list(body))
         if self.hints.learn(self.reader.equations, {**self.reader.rank_hints, **self.rank_hints}):
             # A store or a broadcast told us more about an inferred shape: lower again.
             again = FunctionLowering(
-                self.names, self.initial_scope, self.default_element, self.hints, self.class_sizes
+                self.names,
+                self.initial_scope,
+                self.default_element,
+                self.hints,
+                self.class_sizes,
+                self.dtypes_given,
             )
             function = again.function(node, qualified)
             self.scope = again.scope
             self.errors = again.errors
+            self.parameter_bindings = again.parameter_bindings
+            self.parameter_notes = again.parameter_notes
+            self.returns = again.returns
         return function
 
     @staticmethod
@@ -201,6 +235,7 @@ class FunctionLowering:
             if isinstance(binding, Opaque) and binding.annotated_array:
                 evidence.weak_rank[name] = max(evidence.weak_rank.get(name, 0), 1)
         self.candidates = candidates
+        self.reader.inferred = candidates
         width = self.default_element.name
         for name in sorted(candidates, key=list(parameters).index):
             binding = self.scope.names[name]
@@ -210,6 +245,10 @@ class FunctionLowering:
             dtype_note = (
                 "" if binding.element is not None else f"; dtype assumed {width} (--python-dtype)"
             )
+            weak = binding.element is None
+            if name in self.dtypes_given and binding.element is None:
+                element, weak = self.dtypes_given[name]
+                dtype_note = f"; dtype {element.name} as the call passes"
             where = parameters[name]
             unannotated = (
                 "has no shape in its annotation"
@@ -250,7 +289,7 @@ class FunctionLowering:
                 self.scope.names[name] = Integer(size_symbol(size), name)
                 continue
             else:
-                self.scope.names[name] = Scalar(element, binding.element is None, name)
+                self.scope.names[name] = Scalar(element, weak, name)
                 message = (
                     f"`{name}` {unannotated} and is never indexed: taken as a scalar{dtype_note}"
                 )
@@ -278,9 +317,22 @@ class FunctionLowering:
                 if nodes:
                     yield Region("nest", tuple(nodes), self.names.span(statement))
             else:
+                self.at_top = isinstance(statement, cst.SimpleStatementLine)
                 lowered = self._statement(statement)
-                if lowered.nodes:
-                    run.append(lowered)
+                self.at_top = False
+                done = 0
+                for at, region in lowered.regions:
+                    # What ran before the call (its arguments) closes the run; the helper's
+                    # nests follow, then the rest of the statement opens a new run.
+                    if at > done:
+                        run.append(_Lowered(lowered.nodes[done:at], EagerCalls()))
+                    yield from _flush(run)
+                    run = []
+                    yield region
+                    done = at
+                rest = _Lowered(lowered.nodes[done:], lowered.eager, lowered.conventions)
+                if rest.nodes:
+                    run.append(rest)
         yield from _flush(run)
 
     # ---- statements ---------------------------------------------------------------------
@@ -303,9 +355,7 @@ class FunctionLowering:
                     span = self.names.span(small)
                     self.function_unknowns.append(Unknown(UnknownKind.UNKNOWN_SHAPE, message, span))
                     continue
-                lowered.nodes += part.nodes
-                lowered.conventions += part.conventions
-                lowered.eager = _merge(lowered.eager, part.eager)
+                lowered.extend(part)
             return lowered
         if isinstance(node, cst.For):
             return _Lowered(self._for(node))
@@ -328,17 +378,13 @@ class FunctionLowering:
         first = _Lowered()
         for leaf, allocation in self.reader.pending:
             part = self._construct(leaf, allocation, allocation.text, span)
-            first.nodes += part.nodes
-            first.conventions += part.conventions
-            first.eager = _merge(first.eager, part.eager)
-            if first.eager is not None:
+            first.extend(part)
+            if first.eager is not None and leaf.shape:
                 elements = sympy.Mul(*leaf.shape)
                 first.eager.temporaries.append(
                     Temporary(leaf.array, allocation.text, span, elements, leaf.element)
                 )
-        first.nodes += lowered.nodes
-        first.conventions += lowered.conventions
-        first.eager = _merge(first.eager, lowered.eager)
+        first.extend(lowered)
         return first
 
     def _small_statement(self, node: cst.BaseSmallStatement) -> _Lowered:
@@ -373,8 +419,10 @@ class FunctionLowering:
                 lowered.nodes += part.nodes
                 lowered.conventions += part.conventions
                 lowered.eager = _merge(lowered.eager, part.eager)
+            self.returns.append(None)  # a tuple: a call's value is not modeled
         elif isinstance(node, cst.Return) and node.value is not None:
             lowered = self._assign(cst.Name("return"), node.value, node)
+            self.returns.append(self.scope.names.get("return"))
         elif isinstance(node, cst.Expr) and isinstance(
             node.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
         ):
@@ -532,8 +580,15 @@ class FunctionLowering:
         if built.nodes:
             lowered.nodes += built.nodes
             if self.loop_depth == 0:
-                call = Region("nest", built.nodes, span, contraction=True)
+                call = Region("nest", built.nodes, span, contraction=built.library)
                 lowered.eager = _merge(lowered.eager, EagerCalls([call], []))
+        for region in built.regions:
+            if self.at_top:
+                lowered.regions.append((len(lowered.nodes), region))
+            else:
+                lowered.nodes += region.body
+                if self.loop_depth == 0:
+                    lowered.eager = _merge(lowered.eager, EagerCalls([region], []))
         return lowered
 
     def _into_out(self, call: cst.BaseExpression, node: cst.CSTNode) -> _Lowered:
@@ -691,6 +746,8 @@ class FunctionLowering:
         if value is None:
             return _Lowered()
         span = self.names.span(node)
+        if value.shape and isinstance(value, Leaf):
+            return _Lowered()  # an array itself (`f(A)` handing back `A`): nothing computed
         if value.shape:
             # An array expression whose result is dropped (`a + b` alone): nothing to
             # assign it to, so say it is not counted rather than guess a destination.

@@ -1,0 +1,507 @@
+"""Calls to same-module helpers with loops or branches: summarized once, instantiated per call.
+
+A helper that is not one expression (it has loops or branches) cannot be inlined into the
+caller's expression. It is lowered once as its own function (its own report, in its own
+size names); its `Summary` keeps that IR with what a call needs: each parameter's shape or
+size symbol and dtype, and what each `return` hands back. At a call, the helper's sizes are
+matched to the caller's argument extents and its nodes are copied into the caller where the
+call stands, with
+
+- its sizes replaced by the caller's (`K` by `conv1_d0`, `input_d1` by `n`),
+- its parameters' accesses made accesses of the caller's arrays, through the caller's views,
+- its loop variables and local arrays renamed after the call (`conv2d_L45_i`,
+  `conv2d_L45_output`), so they meet no name of the caller's,
+- every location moved to the call (messages say the helper's own line).
+
+The analysis then counts the call as the code it runs: once at top level, times the trips of
+the loops around it, its branches with their fractions (`p_L5` of the helper's line 5), and
+its traffic as part of the caller's region (docs/python.md, "Helpers").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import libcst as cst
+import sympy
+
+from aiscan.frontends.python import dtypes
+from aiscan.frontends.python.shapes import same_extent, shape_text
+from aiscan.frontends.python.values import (
+    ArrayValue,
+    Integer,
+    Leaf,
+    Scalar,
+    coordinate,
+    substituted,
+)
+from aiscan.ir.nodes import (
+    Access,
+    Branch,
+    ElementType,
+    FlopTally,
+    Function,
+    Loop,
+    Node,
+    Region,
+    Statement,
+    Unknown,
+    UnknownKind,
+)
+from aiscan.ir.symbols import loop_symbol
+from aiscan.span import Span
+
+if TYPE_CHECKING:
+    from aiscan.frontends.python.expressions import Binding, ExpressionReader, Value
+    from aiscan.frontends.python.library_calls import Construction
+    from aiscan.frontends.python.nests import Namer
+
+__all__ = ["Summarize", "Summary", "has_control_flow", "read_summarized_call"]
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """A helper lowered once, in its own size names, with what a call site needs."""
+
+    function: Function
+    parameters: tuple[tuple[str, Binding], ...]
+    """Each parameter as the body saw it: a `Leaf` (an array; extents in the helper's
+    sizes), an `Integer` (a size) or a `Scalar`; `Opaque` where nothing typed it."""
+    returns: tuple[Binding | None, ...]
+    """What each `return` hands back, in the order they appear."""
+    notes: tuple[Unknown, ...]
+    """The helper's function-level unknowns that hold at every call (its parameters'
+    assumptions do not: the call's arguments replace them)."""
+    fixed: frozenset[sympy.Symbol]
+    """Module constants: the same size at every call, never replaced."""
+
+
+Summarize = Callable[[str, Mapping[str, tuple[ElementType, bool]]], "Summary | str"]
+"""The frontend's summary of a helper by name, with dtypes for some parameters (the caller's
+arguments'), or why there is none (recursion)."""
+
+
+def has_control_flow(definition: cst.FunctionDef) -> bool:
+    """A body that is not only simple statements (loops, branches, `with`, `try`)."""
+    body = definition.body.body if isinstance(definition.body, cst.IndentedBlock) else ()
+    return any(not isinstance(s, cst.SimpleStatementLine) for s in body)
+
+
+def read_summarized_call(
+    reader: ExpressionReader,
+    node: cst.Call,
+    definition: cst.FunctionDef,
+    arguments: Mapping[str, ArrayValue | Integer],
+) -> Value | None:
+    """The value of a call to a helper with loops or branches; its work is instantiated
+    into `reader.pending` (computed before the statement, as the call runs first)."""
+    name = definition.name.value
+    summarize = reader.scope.summarize
+    if summarize is None:
+        return reader.unsupported(node, f"`{name}` has loops or branches and is not inlined")
+    summary = summarize(name, {})
+    if not isinstance(summary, str):
+        overrides = _dtype_overrides(summary, arguments)
+        if overrides:
+            summary = summarize(name, overrides)
+    if isinstance(summary, str):
+        reader.note(UnknownKind.UNKNOWN_CALL, node, f"{summary}: its work is not counted")
+        return None
+    call = _CallSite(reader, node, name, summary)
+    return call.read(arguments)
+
+
+def _dtype_overrides(
+    summary: Summary, arguments: Mapping[str, ArrayValue | Integer]
+) -> dict[str, tuple[ElementType, bool]]:
+    """Parameters whose dtype the helper assumed and the caller's argument contradicts."""
+    overrides: dict[str, tuple[ElementType, bool]] = {}
+    for parameter, binding in summary.parameters:
+        value = arguments.get(parameter)
+        if not isinstance(binding, (Leaf, Scalar)) or value is None or isinstance(value, Integer):
+            continue
+        element, weak = value.element, value.weak
+        if binding.element != element or (isinstance(binding, Scalar) and binding.weak != weak):
+            overrides[parameter] = (element, weak)
+    return overrides
+
+
+class _CallSite:
+    """One call: its arguments matched to the summary, its nodes copied into the caller."""
+
+    def __init__(
+        self, reader: ExpressionReader, node: cst.Call, name: str, summary: Summary
+    ) -> None:
+        self.reader = reader
+        self.node = node
+        self.name = name
+        self.summary = summary
+        self.span = reader.span(node)
+        self.text = reader.names.text(node)
+        self.prefix = _prefix(reader, name, self.span)
+        self.pairs: list[tuple[sympy.Expr, sympy.Expr, str]] = []
+        self.arrays: dict[str, tuple[str, tuple[sympy.Expr, ...]]] = {}
+        self.stores: list[tuple[Leaf, ArrayValue]] = []
+        self.scalars: list[ArrayValue] = []
+
+    def read(self, arguments: Mapping[str, ArrayValue | Integer]) -> Value | None:
+        sizes: set[sympy.Symbol] = set()
+        for parameter, binding in self.summary.parameters:
+            if not self._bind(parameter, binding, arguments[parameter]):
+                return None
+            if isinstance(binding, Leaf):
+                sizes |= {s for e in binding.shape for s in e.free_symbols}
+            elif isinstance(binding, Integer) and binding.value is not None:
+                sizes |= binding.value.free_symbols
+        mapping = self._solve(sizes - self.summary.fixed)
+        if mapping is None:
+            return None
+        result = self._result(mapping)
+        if result is None:
+            return None
+        self._instantiate(mapping, result)
+        return result
+
+    # ---- arguments ----------------------------------------------------------------------
+
+    def _bind(self, parameter: str, binding: Binding, value: ArrayValue | Integer) -> bool:
+        reader = self.reader
+        said = f"`{self.name}` takes `{parameter}`"
+        if isinstance(binding, Integer):
+            if binding.value is None or not binding.value.free_symbols:
+                return True
+            if isinstance(value, Integer) and value.value is not None:
+                self.pairs.append((binding.value, value.value, parameter))
+                return True
+            why = value.unknown_because if isinstance(value, Integer) else "is not an integer"
+            reader.note(
+                UnknownKind.DATA_DEPENDENT_BOUND,
+                self.node,
+                f"{said} as a size, and `{_text(value)}` {why}; the call is not counted",
+            )
+            return False
+        if isinstance(binding, Leaf):
+            shape = () if isinstance(value, Integer) else value.shape
+            if isinstance(value, Integer) or len(shape) != len(binding.shape):
+                if isinstance(value, Scalar) and value.text in reader.inferred:
+                    # An un-annotated parameter of the caller passed as an array: it is one.
+                    reader.rank_hints[value.text] = len(binding.shape)
+                reader.note(
+                    UnknownKind.UNKNOWN_SHAPE,
+                    self.node,
+                    f"{said} of shape {shape_text(binding.shape)}, and `{_text(value)}` has "
+                    f"shape {shape_text(shape)}; the call is not counted",
+                )
+                return False
+            self.pairs += [(b, v, parameter) for b, v in zip(binding.shape, shape, strict=True)]
+            if isinstance(value, Leaf):
+                self.arrays[binding.array] = (value.array, value.index)
+            else:
+                from aiscan.frontends.python.expressions import leaf_for
+
+                temporary = leaf_for(f"{self.prefix}_{parameter}", shape, value.element, self.span)
+                self.stores.append((temporary, value))
+                self.arrays[binding.array] = (temporary.array, temporary.index)
+            return True
+        if isinstance(binding, Scalar):
+            if isinstance(value, Integer):
+                return True
+            if value.shape:
+                reader.note(
+                    UnknownKind.UNKNOWN_SHAPE,
+                    self.node,
+                    f"{said} as a scalar (nothing in it indexes it), and `{_text(value)}` "
+                    f"has shape {shape_text(value.shape)}; the call is not counted",
+                )
+                return False
+            if not (isinstance(value, Scalar) and (value.constant or value.text.isidentifier())):
+                self.scalars.append(value)  # `seq[i]`, `a[i] + 1`: evaluated by the caller
+            return True
+        reader.note(
+            UnknownKind.UNKNOWN_SHAPE,
+            self.node,
+            f"`{parameter}` of `{self.name}` could not be typed; the call is not counted",
+        )
+        return False
+
+    def _solve(self, sizes: set[sympy.Symbol]) -> dict[sympy.Symbol, sympy.Expr] | None:
+        """The helper's sizes in the caller's terms, from its parameters' extents and size
+        arguments; two arguments that must agree and are not known to are taken as equal
+        (NumPy raises where they differ), an assumption with the call's line."""
+        mapping: dict[sympy.Symbol, sympy.Expr] = {}
+        waiting = list(self.pairs)
+        progress = True
+        while waiting and progress:
+            progress = False
+            for pair in list(waiting):
+                helper, caller, parameter = pair
+                open_ = [s for s in helper.free_symbols if s in sizes and s not in mapping]
+                if len(open_) > 1:
+                    continue
+                waiting.remove(pair)
+                progress = True
+                if open_:
+                    solved = _solve_linear(helper, open_[0], caller, mapping)
+                    if solved is not None:
+                        mapping[open_[0]] = solved
+                        continue
+                    waiting.append(pair)  # not linear in it: perhaps another pair names it
+                    progress = False
+                    continue
+                given = helper.xreplace(mapping)
+                if not same_extent(given, caller):
+                    self.reader.unify((given,), (caller,))
+                    self.reader.note(
+                        UnknownKind.ASSUMPTION,
+                        self.node,
+                        f"`{self.text}`: `{self.name}` needs extent {given} for `{parameter}`, "
+                        f"given {caller}; taken as equal (NumPy raises where they differ)",
+                    )
+            if not progress and waiting:
+                break
+        missing = sorted(str(s) for s in sizes if s not in mapping)
+        if missing:
+            self.reader.note(
+                UnknownKind.UNKNOWN_SHAPE,
+                self.node,
+                f"`{self.text}`: the size{'s' if len(missing) > 1 else ''} "
+                f"{', '.join(missing)} of `{self.name}` cannot be said in the caller's "
+                "sizes; the call is not counted",
+            )
+            return None
+        return mapping
+
+    # ---- the returned value -------------------------------------------------------------
+
+    def _result(self, mapping: dict[sympy.Symbol, sympy.Expr]) -> Leaf | Scalar | None:
+        """What the caller gets: a scalar, or the helper's returned array (renamed) or the
+        caller's own array it hands back."""
+        returns = self.summary.returns
+        if not returns:
+            return Scalar(dtypes.PYTHON_INT, True, "None", constant=True)
+        if all(isinstance(r, (Integer, Scalar)) for r in returns):
+            element, weak = dtypes.PYTHON_INT, True
+            for r in returns:
+                if isinstance(r, Scalar):
+                    element = dtypes.promote(element, weak, r.element, r.weak)
+                    weak = weak and r.weak
+            return Scalar(element, weak, self.text)
+        first = returns[0]
+        if isinstance(first, Leaf) and all(
+            isinstance(r, Leaf) and r.array == first.array and r.index == first.index
+            for r in returns
+        ):
+            shape = tuple(substituted(e, mapping, simultaneous=True) for e in first.shape)
+            array, view = self._array(first.array)
+            index = _composed(view, first.index, mapping)
+            return Leaf(array, first.element, shape, index, self.text, self.span)
+        from aiscan.frontends.python.expressions import Opaque
+
+        why = next((r.reason for r in returns if isinstance(r, Opaque)), None)
+        said = (
+            f"the value `{self.name}` returns is unknown ({why} there)"
+            if why is not None
+            else f"the value `{self.name}` returns (not one array or scalar on every path) "
+            "is not modeled"
+        )
+        self.reader.note(UnknownKind.UNKNOWN_CALL, self.node, f"{said}; the call is not counted")
+        return None
+
+    def _array(self, array: str) -> tuple[str, tuple[sympy.Expr, ...] | None]:
+        """The caller's array (and view) for one of the helper's arrays."""
+        if array in self.arrays:
+            return self.arrays[array]
+        return self.local(array), None
+
+    def local(self, array: str) -> str:
+        """The caller's name for an array of the helper's own (`conv2d_L45_out`)."""
+        return f"{self.prefix}_{array}"
+
+    # ---- instantiation ------------------------------------------------------------------
+
+    def _copies(self, mapping: dict[sympy.Symbol, sympy.Expr]) -> tuple[list[Node], list[Region]]:
+        """The helper's function-level notes (as a statement) and its regions, copied."""
+        loops = _loop_variables(n for r in self.summary.function.regions for n in r.body)
+        symbols: dict[sympy.Symbol, sympy.Expr] = dict(mapping)
+        symbols |= {loop_symbol(v): loop_symbol(f"{self.prefix}_{v}") for v in loops}
+        copier = _Copier(self, symbols)
+        notes = tuple(copier.unknown(u) for u in self.summary.notes)
+        first: list[Node] = []
+        if notes:
+            first.append(Statement(self.span, self.text, FlopTally(), unknowns=notes))
+        regions = [copier.region(r) for r in self.summary.function.regions]
+        if regions and first:
+            # The notes go with the helper's work, not in a region of their own.
+            regions[0] = replace(regions[0], body=(*first, *regions[0].body))
+            first = []
+        return first, regions
+
+    def _instantiate(self, mapping: dict[sympy.Symbol, sympy.Expr], value: Leaf | Scalar) -> None:
+        from aiscan.frontends.python.expressions import Allocation
+        from aiscan.frontends.python.library_calls import Construction
+        from aiscan.frontends.python.nests import NestBuilder, Target
+
+        first, regions = self._copies(mapping)
+        stores = tuple(self.stores)
+        scalars = tuple(self.scalars)
+
+        def build(_: Leaf, namer: Namer, span: Span) -> Construction:
+            evaluated: list[Node] = []
+            for scalar in scalars:
+                evaluated += NestBuilder(namer, span).assign(Target(None), scalar, scalar.text)
+            return Construction(stores, (*first, *evaluated), library=False, regions=tuple(regions))
+
+        leaf = value if isinstance(value, Leaf) and value.array.startswith(self.prefix) else None
+        if leaf is None or leaf.index != tuple(coordinate(d) for d in range(len(leaf.shape))):
+            # A scalar, or a view of an array: no new array of the call's (no temporary).
+            leaf = Leaf(self.prefix, value.element, (), (), self.text, self.span)
+        allocation = Allocation(leaf.shape, leaf.element, False, self.text, build)
+        self.reader.pending.append((leaf, allocation))
+
+
+class _Copier:
+    """The helper's nodes in the caller's names, located at the call."""
+
+    def __init__(self, call: _CallSite, symbols: dict[sympy.Symbol, sympy.Expr]) -> None:
+        self.call = call
+        self.symbols = symbols
+
+    def expression(self, expression: sympy.Expr) -> sympy.Expr:
+        return substituted(expression, self.symbols, simultaneous=True)
+
+    def unknown(self, unknown: Unknown) -> Unknown:
+        call = self.call
+        where = f"in `{call.name}` (line {unknown.span.line}, called here)"
+        return replace(unknown, message=f"{where}: {unknown.message}", span=call.span)
+
+    def region(self, region: Region) -> Region:
+        """One of the helper's regions with its views (eager calls, temporaries, the arrays
+        the jit view keeps in registers, contraction conventions) in the caller's names."""
+        call = self.call
+        return replace(
+            region,
+            body=tuple(self.nodes(region.body)),
+            span=call.span,
+            eager_calls=tuple(self.region(r) for r in region.eager_calls),
+            temporaries=tuple(
+                replace(
+                    t,
+                    name=call.local(t.name),
+                    span=call.span,
+                    elements=self.expression(t.elements),
+                )
+                for t in region.temporaries
+            ),
+            local_arrays=frozenset(call.local(a) for a in region.local_arrays),
+            conventions=tuple((text, self.expression(e)) for text, e in region.conventions),
+        )
+
+    def nodes(self, body: Sequence[Node]) -> list[Node]:
+        return [self.node(n) for n in body]
+
+    def node(self, node: Node) -> Node:
+        call = self.call
+        if isinstance(node, Loop):
+            return Loop(
+                f"{call.prefix}_{node.var}",
+                self.expression(node.start),
+                node.step,
+                self.expression(node.trip),
+                tuple(self.nodes(node.body)),
+                call.span,
+                tuple(self.unknown(u) for u in node.unknowns),
+            )
+        if isinstance(node, Branch):
+            condition = self.node(node.condition)
+            assert isinstance(condition, Statement)
+            return Branch(
+                call.span,
+                condition,
+                self.expression(node.taken_fraction),
+                tuple(self.nodes(node.then_body)),
+                tuple(self.nodes(node.else_body)),
+                tuple(self.unknown(u) for u in node.unknowns),
+                None if node.guard is None else node.guard.xreplace(self.symbols),
+            )
+        return replace(
+            node,
+            span=call.span,
+            text=f"{call.name}: {node.text}",
+            accesses=tuple(self.access(a) for a in node.accesses),
+            unknowns=tuple(self.unknown(u) for u in node.unknowns),
+        )
+
+    def access(self, access: Access) -> Access:
+        array, view = self.call._array(access.array)
+        index = None
+        if access.index is not None:
+            inner = tuple(self.expression(e) for e in access.index)
+            if view is None:
+                index = inner
+            elif len(inner) == _rank(view):
+                index = tuple(
+                    substituted(e, {coordinate(d): c for d, c in enumerate(inner)}) for e in view
+                )
+        return Access(array, index, access.element, access.is_write, self.call.span, access.text)
+
+
+def _composed(
+    view: tuple[sympy.Expr, ...] | None,
+    index: tuple[sympy.Expr, ...],
+    mapping: Mapping[sympy.Symbol, sympy.Expr],
+) -> tuple[sympy.Expr, ...]:
+    """A helper's view `index` (of one of its arrays) seen through the caller's `view`."""
+    inner = tuple(substituted(e, mapping, simultaneous=True) for e in index)
+    if view is None:
+        return inner
+    return tuple(substituted(e, {coordinate(d): c for d, c in enumerate(inner)}) for e in view)
+
+
+def _rank(view: tuple[sympy.Expr, ...]) -> int:
+    """How many coordinates a view's index uses (its rank)."""
+    used = [d for d in range(64) if any(coordinate(d) in e.free_symbols for e in view)]
+    return max(used, default=-1) + 1
+
+
+def _solve_linear(
+    helper: sympy.Expr,
+    symbol: sympy.Symbol,
+    caller: sympy.Expr,
+    mapping: Mapping[sympy.Symbol, sympy.Expr],
+) -> sympy.Expr | None:
+    """`symbol` from `helper == caller` when `helper` is `symbol` plus or minus known terms
+    (`n - 1` given `m`: n is `m + 1`); None otherwise (`2*n`, `floor(n/2)`)."""
+    known = helper.xreplace(mapping)
+    if not known.is_polynomial(symbol) or sympy.degree(known, symbol) != 1:
+        return None
+    slope = sympy.diff(known, symbol)
+    if slope not in (1, -1):
+        return None
+    return sympy.expand((caller - (known - slope * symbol)) / slope)
+
+
+def _loop_variables(nodes: object) -> set[str]:
+    found: set[str] = set()
+    for node in nodes:  # type: ignore[attr-defined]
+        if isinstance(node, Loop):
+            found.add(node.var)
+            found |= _loop_variables(node.body)
+        elif isinstance(node, Branch):
+            found |= _loop_variables((*node.then_body, *node.else_body))
+    return found
+
+
+def _prefix(reader: ExpressionReader, name: str, span: Span) -> str:
+    """`conv2d_L45`: the call's name for the helper's loops and arrays; a second call of
+    the same helper on the same line adds its column."""
+    prefix = f"{name}_L{span.line}"
+    taken = reader.call_names.setdefault(prefix, (span.line, span.column))
+    if taken != (span.line, span.column):
+        prefix = f"{prefix}_{span.column}"
+    return prefix
+
+
+def _text(value: Value) -> str:
+    return value.text if hasattr(value, "text") else str(value)
