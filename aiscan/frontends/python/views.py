@@ -97,9 +97,29 @@ def resolve_shape(old: Shape, new: Sequence[sympy.Expr]) -> Shape | str:
     return tuple(sympy.expand(solved) if e == -1 else e for e in new)
 
 
-def reshaped(leaf: Leaf, new: Shape) -> Leaf | str:
+def _may_be_equal(first: sympy.Expr, second: sympy.Expr) -> bool:
+    """Whether two element counts in sizes could be equal: their difference is not a
+    number and not a polynomial whose terms all have one sign (sizes are positive)."""
+    gap = sympy.expand(first - second)
+    if gap.is_number:
+        return bool(gap == 0)
+    coefficients = [c for c, _ in _terms(gap)]
+    one_sign = all(c > 0 for c in coefficients) or all(c < 0 for c in coefficients)
+    return not (coefficients and one_sign)
+
+
+def _terms(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr]]:
+    """(coefficient, monomial) pairs of a polynomial in its symbols; [] for anything else."""
+    if not expr.is_polynomial():
+        return []
+    return [term.as_coeff_Mul() for term in sympy.Add.make_args(expr)]
+
+
+def reshaped(leaf: Leaf, new: Shape, assume_equal: bool = False) -> Leaf | str:
     """`reshape` in C order as a view: axes are matched in groups of equal element count;
-    a group of one base axis (a split) gets an affine index, a merge `floor` and `mod`."""
+    a group of one base axis (a split) gets an affine index, a merge `floor` and `mod`.
+    With `assume_equal` (counts NumPy requires equal, not provably so), axes that do not
+    match form one last group."""
     old = leaf.shape
     mapping: dict[sympy.Symbol, sympy.Expr] = {}
     i = j = 0
@@ -116,6 +136,9 @@ def reshaped(leaf: Leaf, new: Shape) -> Leaf | str:
         olds, news = [i], [j]
         while not same_extent(_product(old, olds), _product(new, news)):
             grown = _grow(old, new, olds, news)
+            if grown is None and assume_equal:
+                olds, news = list(range(i, len(old))), list(range(j, len(new)))
+                break
             if grown is None:
                 return f"cannot match the axes of {shape_text(old)} with {shape_text(new)}"
         i, j = olds[-1] + 1, news[-1] + 1
@@ -191,8 +214,19 @@ def read_view(
         if extents is None:
             return None
         new = resolve_shape(base.shape, extents)
+        assumed = False
         if isinstance(new, str) and -1 not in extents:
             _learn_from_reshape(reader, base.shape, extents)
+            if _may_be_equal(sympy.Mul(*base.shape), sympy.Mul(*extents)):
+                # NumPy raises unless the counts agree: the code that runs has them equal.
+                total, wanted = sympy.Mul(*base.shape), sympy.Mul(*extents)
+                reader.note(
+                    UnknownKind.ASSUMPTION,
+                    node,
+                    f"`{text}`: {wanted} elements taken equal to the {total} of "
+                    f"{shape_text(base.shape)}, as NumPy requires",
+                )
+                new, assumed = tuple(extents), True
         if isinstance(new, str):
             return _unsupported(reader, node, f"`{text}`: {new}")
         if isinstance(base, Contract):
@@ -200,7 +234,7 @@ def read_view(
             if squeezed is not None:
                 return squeezed
         shape = new
-        view = lambda leaf: reshaped(leaf, shape)  # noqa: E731
+        view = lambda leaf: reshaped(leaf, shape, assumed)  # noqa: E731
     elif function in ("transpose", "swapaxes", "moveaxis"):
         axes = _permutation(node, function, arguments, rank)
         if axes is None:
