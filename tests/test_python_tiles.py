@@ -400,12 +400,13 @@ def test_fixture_tiles_are_brute_force(
             assert at(traffic.total(False), **sizes) == compulsory, (name, n, b)
 
 
-@pytest.mark.parametrize("name", ["other_end", "downward"])
+@pytest.mark.parametrize("name", ["other_end", "downward", "half_tiles"])
 def test_pairs_that_are_not_tiles_stay_flagged(
     name: str, fixture_functions: dict[str, FunctionAnalysis]
 ) -> None:
     """A point loop ending elsewhere than its tiles (`min(ii + 8, m)` under `range(0, n,
-    8)`), and downward tiles: the alternatives and their named fraction, as before."""
+    8)`), points narrower than the tiles, downward tiles: the alternatives and their named
+    fraction, as before."""
     kinds = {u.kind.value for u in fixture_functions[name].unknowns}
     assert "branch-fraction" in kinds
     assert any(s.name.startswith("p_L") for s in fixture_functions[name].flops.total.free_symbols)

@@ -93,6 +93,9 @@ _AUGMENTED = {
 
 _MAX_BODY_COPIES = 16
 
+_RangeChoice = tuple[sympy.Expr, sympy.Expr, tuple[sympy.Basic, ...]]
+"""One combination of a `range`'s `min`/`max` alternatives: start, stop, conditions."""
+
 
 @dataclass(slots=True)
 class _Lowered:
@@ -851,12 +854,7 @@ class FunctionLowering:
             guard if loop_variables else None,
         )
 
-    def _range(
-        self, node: cst.For
-    ) -> (
-        tuple[str, sympy.Expr, list[tuple[sympy.Expr, sympy.Expr, tuple[sympy.Basic, ...]]]]
-        | None
-    ):
+    def _range(self, node: cst.For) -> tuple[str, sympy.Expr, list[_RangeChoice]] | None:
         """`(var, step, [(start, stop, conditions), ...])` of `for var in range(...)`, one
         entry per combination of `min`/`max` alternatives in the bounds (one for plain
         bounds); None, with the reader's notes on the bounds (if any) in
