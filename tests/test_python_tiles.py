@@ -310,6 +310,9 @@ def test_tiled_python_nests_that_must_be_exact(program: Tiled) -> None:
 Touch = tuple[str, tuple[int, ...], bool]
 """(array, element, is a write), in the order a statement touches them."""
 
+Loops = Callable[[int, int], Iterator[tuple[int, list[Touch]]]]
+"""A loop nest at `(n, b)`: per iteration, its FLOPs and what it touches."""
+
 
 def _blocked_sum(n: int, b: int) -> Iterator[tuple[int, list[Touch]]]:
     for ii in range(0, n, 8):
@@ -354,7 +357,7 @@ def _every_bth(n: int, b: int) -> Iterator[tuple[int, list[Touch]]]:
         yield 1, [("x", (i,), False), ("x", (i,), True)]
 
 
-FIXTURE_LOOPS: dict[str, Callable[[int, int], Iterator[tuple[int, list[Touch]]]]] = {
+FIXTURE_LOOPS: dict[str, Loops] = {
     "blocked_sum": _blocked_sum,
     "tiled_matmul": _tiled_matmul,
     "tiled_transpose": _tiled_transpose,
@@ -364,12 +367,12 @@ FIXTURE_LOOPS: dict[str, Callable[[int, int], Iterator[tuple[int, list[Touch]]]]
 }
 
 
-def _fixture_brute_force(name: str, n: int, b: int) -> tuple[int, int]:
-    """FLOPs and compulsory bytes (no write-allocate) of the fixture's function."""
+def _loops_brute_force(loops: Loops, n: int, b: int) -> tuple[int, int]:
+    """FLOPs and compulsory bytes (no write-allocate) of running `loops` at `n` and `b`."""
     flops = 0
     first_touch: dict[tuple[str, tuple[int, ...]], bool] = {}
     written: set[tuple[str, tuple[int, ...]]] = set()
-    for count, touches in FIXTURE_LOOPS[name](n, b):
+    for count, touches in loops(n, b):
         flops += count
         for array, element, is_write in touches:
             first_touch.setdefault((array, element), is_write)
@@ -394,7 +397,7 @@ def test_fixture_tiles_are_brute_force(
     low = 4 if name == "strip_from_three" else 1  # where the loops run
     for b in (1, 2, 3, 5, 16):
         for n in range(low, 21 if name != "tiled_matmul" else 13):
-            flops, compulsory = _fixture_brute_force(name, n, b)
+            flops, compulsory = _loops_brute_force(FIXTURE_LOOPS[name], n, b)
             sizes = {"n": n, "b": b, "TILE": b}
             assert at(function.flops.total, **sizes) == flops, (name, n, b)
             assert at(traffic.total(False), **sizes) == compulsory, (name, n, b)
@@ -410,3 +413,56 @@ def test_pairs_that_are_not_tiles_stay_flagged(
     kinds = {u.kind.value for u in fixture_functions[name].unknowns}
     assert "branch-fraction" in kinds
     assert any(s.name.startswith("p_L") for s in fixture_functions[name].flops.total.free_symbols)
+
+
+_TILE_VARIABLE_IN_BOUNDS = """
+import numpy as np
+from jaxtyping import Float64
+
+
+def square_tiles(A: Float64[np.ndarray, "n n"], n: int):
+    for ii in range(0, n, 4):
+        for i in range(ii, min(ii + 4, n)):
+            for k in range(ii, min(ii + 4, n)):
+                A[i, k] = A[i, k] + A[k, i]
+
+
+def triangle_in_tile(x: Float64[np.ndarray, "n"], n: int, b: int):
+    s = 0.0
+    for ii in range(0, n, b):
+        for i in range(ii, min(ii + b, n)):
+            for j in range(ii, i):
+                s += x[j]
+    return s
+"""
+
+
+def _square_tiles(n: int, b: int) -> Iterator[tuple[int, list[Touch]]]:
+    for ii in range(0, n, 4):
+        for i in range(ii, min(ii + 4, n)):
+            for k in range(ii, min(ii + 4, n)):
+                yield 1, [("A", (i, k), False), ("A", (k, i), False), ("A", (i, k), True)]
+
+
+def _triangle_in_tile(n: int, b: int) -> Iterator[tuple[int, list[Touch]]]:
+    for ii in range(0, n, b):
+        for i in range(ii, min(ii + b, n)):
+            for j in range(ii, i):
+                yield 1, [("x", (j,), False)]
+
+
+def test_tile_variable_in_inner_bounds_sums_over_tiles() -> None:
+    """Where an inner loop's bounds use the tile variable too (a square tile, a triangle in
+    each tile), the pair is not untiled: FLOPs are the exact sum over the tiles (a `Sum` of
+    `Min` terms, as in C), and the footprints a flagged upper bound."""
+    functions = _analyze(_TILE_VARIABLE_IN_BOUNDS)
+    for name, loops in (("square_tiles", _square_tiles), ("triangle_in_tile", _triangle_in_tile)):
+        function = functions[name]
+        traffic = function.traffic["compulsory"]
+        assert {u.kind.value for u in function.unknowns} == {"footprint-bound"}, name
+        assert not traffic.exact, name
+        for b in (1, 2, 3, 5):
+            for n in range(1, 16):
+                flops, compulsory = _loops_brute_force(loops, n, b)
+                assert at(function.flops.total, n=n, b=b) == flops, (name, n, b)
+                assert at(traffic.total(False), n=n, b=b) >= compulsory, (name, n, b)
