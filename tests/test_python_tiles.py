@@ -357,6 +357,18 @@ def _every_bth(n: int, b: int) -> Iterator[tuple[int, list[Touch]]]:
         yield 1, [("x", (i,), False), ("x", (i,), True)]
 
 
+def _tile_index(n: int, b: int) -> Iterator[tuple[int, list[Touch]]]:
+    for t in range((n + b - 1) // b):
+        for i in range(t * b, min(t * b + b, n)):
+            yield 1, [("x", (i,), False)]
+
+
+def _tile_index8(n: int, b: int) -> Iterator[tuple[int, list[Touch]]]:
+    for t in range(-(-n // 8)):
+        for i in range(8 * t, min(n, 8 * (t + 1))):
+            yield 1, [("x", (i,), False), ("y", (i,), False), ("y", (i,), True)]
+
+
 FIXTURE_LOOPS: dict[str, Loops] = {
     "blocked_sum": _blocked_sum,
     "tiled_matmul": _tiled_matmul,
@@ -364,6 +376,8 @@ FIXTURE_LOOPS: dict[str, Loops] = {
     "strip_from_three": _strip_from_three,
     "within_tile": _within_tile,
     "every_bth": _every_bth,
+    "tile_index": _tile_index,
+    "tile_index8": _tile_index8,
 }
 
 

@@ -263,3 +263,24 @@ def test_tiles_larger_than_the_fitting_sizes_are_not_fitted_below_them() -> None
         _, allocated, _ = brute_force(program, n, 64)
         counted = at(traffic.total(True), program, n, 64)
         assert counted == allocated if traffic.exact else counted >= allocated, n
+
+
+def test_tiles_counted_by_index_are_the_untiled_range() -> None:
+    """`for (t = 0; t < (n + bs - 1) / bs; t++)` around `i` from `t*bs` to `MIN(t*bs + bs,
+    n)`: floor((n - 1)/bs) + 1 tiles is ceiling(n/bs), so the pair is the loop over [0, n)
+    (it was a `Sum` of `Min` terms over the tiles)."""
+    text = (
+        "#define MIN(a, b) ((a) < (b) ? (a) : (b))\n"
+        "void f(int n, int bs, double *restrict a) {\n"
+        "  for (int t = 0; t < (n + bs - 1) / bs; t++)\n"
+        "    for (int i = t * bs; i < MIN(t * bs + bs, n); i++)\n"
+        "      a[i] = 2.0 * a[i];\n"
+        "}\n"
+    )
+    analysis = analyze_text(text, "k.c", PipelineOptions()).analysis
+    assert analysis is not None
+    (function,) = analysis.functions
+    n = size_symbol("n")
+    assert sympy.expand(function.flops.total - n) == 0
+    traffic = function.traffic["compulsory"]
+    assert traffic.exact and sympy.expand(traffic.total(False) - 16 * n) == 0
