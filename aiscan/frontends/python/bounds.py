@@ -12,12 +12,12 @@ is affine in loop variables the analysis counts each side's iterations exactly (
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import libcst as cst
 import sympy
 
-from aiscan.ir.nodes import LoopLike
+from aiscan.ir.nodes import Loop, LoopLike
 from aiscan.ir.tiles import tile_cover
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ def tile_point_trip(
     if start is None or any(end is None for end in ends):
         return None
     trip = sympy.Min(*(sympy.expand(end - start) for end in ends if end is not None))
-    point = _Range("_aiscan_point", sympy.expand(start), 1, trip)
+    point = Loop("_aiscan_point", sympy.expand(start), 1, trip, (), reader.span(stop))
     if any(tile_cover(tile, point) is not None for tile in enclosing):
         return trip
     return None
@@ -114,12 +114,3 @@ def _is_min_of_two(reader: ExpressionReader, node: cst.BaseExpression) -> bool:
         and len(node.args) == 2
         and all(a.keyword is None and not a.star for a in node.args)
     )
-
-
-class _Range(NamedTuple):
-    """A candidate point loop's bounds (a `LoopLike`)."""
-
-    var: str
-    start: sympy.Expr
-    step: int
-    trip: sympy.Expr

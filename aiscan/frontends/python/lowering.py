@@ -143,11 +143,11 @@ class FunctionLowering:
         """A simple statement of the function's top level is being lowered: a summarized
         call in it runs its helper's nests as regions of their own."""
         self.body_copies = 1
+        """How many times the statement being lowered is lowered (once per combination of
+        the `min`/`max` alternatives of the loops around it)."""
         self.enclosing: list[Loop] = []
         """The counted loops around the statement being lowered, outermost first (their
         bodies left empty): where a point loop looks for its tile loop."""
-        """How many times the statement being lowered is lowered (once per combination of
-        the `min`/`max` alternatives of the loops around it)."""
         self.function_unknowns: list[Unknown] = []
         self.rank_hints: dict[str, int] = {}
         self.parameters: set[str] | None = None
