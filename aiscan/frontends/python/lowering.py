@@ -991,14 +991,16 @@ class FunctionLowering:
         self.scope.names[var] = Integer(loop_symbol(var), var)
         self.scope.names.update(bindings)
         self.loop_depth += 1
+        self.enclosing.append(Loop(var, start, step, trip, (), span))  # a tile loop too
         nodes = [n for statement in statements for n in self._statement(statement).nodes]
+        self.enclosing.pop()
         self.loop_depth -= 1
         self._restore_after_loop(before, var)
         for name in bindings:
             if name not in before.names:
                 self.scope.names.pop(name, None)
         extent = span.through(self.names.span(node.body))
-        loop = Loop(var, start, step, trip, tuple(nodes), extent, ())
+        loop = merged_tiles(Loop(var, start, step, trip, tuple(nodes), extent, ()))
         if all(is_size_symbol(s) for s in trip.free_symbols):
             return loop
         condition = Statement(span, f"if {var}'s range is not empty", FlopTally(), (), ())
