@@ -155,19 +155,7 @@ def clamped_window(x: Float64[np.ndarray, "n"], y: Float64[np.ndarray, "n"], n: 
 """
 
 
-_TILED = pytest.param(
-    "blocked_sum",
-    marks=pytest.mark.xfail(
-        strict=True,
-        reason="the alternatives of `range(i, min(i + 8, n))` under a loop stepping by 8 "
-        "run floor(n/8) and ceiling(n/8) - floor(n/8) times, which no polynomial in "
-        "ceiling(n/8) fits (the fits now checked past one period): a named fraction "
-        "remains; the C frontend's tile/point rule does not see alternatives",
-    ),
-)
-
-
-@pytest.mark.parametrize("name", [_TILED, "neighbor_sum", "band", "clamped_window"])
+@pytest.mark.parametrize("name", ["blocked_sum", "neighbor_sum", "band", "clamped_window"])
 def test_min_max_bounds_count_what_the_loops_run(name: str) -> None:
     """Exact at every size where the loops run (a branch of the alternatives that is never
     taken at n = 1 runs 0 times there)."""

@@ -263,3 +263,58 @@ def test_tiles_larger_than_the_fitting_sizes_are_not_fitted_below_them() -> None
         _, allocated, _ = brute_force(program, n, 64)
         counted = at(traffic.total(True), program, n, 64)
         assert counted == allocated if traffic.exact else counted >= allocated, n
+
+
+def test_tiles_counted_by_index_are_the_untiled_range() -> None:
+    """`for (t = 0; t < (n + bs - 1) / bs; t++)` around `i` from `t*bs` to `MIN(t*bs + bs,
+    n)`: floor((n - 1)/bs) + 1 tiles is ceiling(n/bs), so the pair is the loop over [0, n)
+    (it was a `Sum` of `Min` terms over the tiles)."""
+    text = (
+        "#define MIN(a, b) ((a) < (b) ? (a) : (b))\n"
+        "void f(int n, int bs, double *restrict a) {\n"
+        "  for (int t = 0; t < (n + bs - 1) / bs; t++)\n"
+        "    for (int i = t * bs; i < MIN(t * bs + bs, n); i++)\n"
+        "      a[i] = 2.0 * a[i];\n"
+        "}\n"
+    )
+    analysis = analyze_text(text, "k.c", PipelineOptions()).analysis
+    assert analysis is not None
+    (function,) = analysis.functions
+    n = size_symbol("n")
+    assert sympy.expand(function.flops.total - n) == 0
+    traffic = function.traffic["compulsory"]
+    assert traffic.exact and sympy.expand(traffic.total(False) - 16 * n) == 0
+
+
+def test_first_touch_across_tiles_is_a_bound_at_least_brute_force() -> None:
+    """`b[j][i + 1] = b[j + 1][i] + a[i][j]` under `ii, jj, i, j` tiles: the untiled order
+    writes `b[r][c]` at `(c - 1, r)` before reading it at `(c, r - 1)`, but where `r`
+    starts a column tile the read runs first. The iteration distance has mixed signs there
+    and does not decide: a flagged bound at least brute force (it was 16n**2 + 16n - 8,
+    flagged, 184 bytes at n = 3 against 192)."""
+    text = (
+        "#define MIN(a, b) ((a) < (b) ? (a) : (b))\n"
+        "void f(int n, double a[restrict n + 2][n + 2], double b[restrict n + 2][n + 2]) {\n"
+        "  for (int ii = 0; ii < n; ii += 2)\n"
+        "    for (int jj = 0; jj < n; jj += 2)\n"
+        "      for (int i = ii; i < MIN(ii + 2, n); i++)\n"
+        "        for (int j = jj; j < MIN(jj + 2, n); j++)\n"
+        "          b[j][i + 1] = b[j + 1][i] + a[i][j];\n"
+        "}\n"
+    )
+    analysis = analyze_text(text, "k.c", PipelineOptions()).analysis
+    assert analysis is not None
+    (function,) = analysis.functions
+    traffic = function.traffic["compulsory"]
+    assert not traffic.exact
+    for n in range(1, 11):
+        first_touch: dict[tuple[str, int, int], bool] = {}
+        for ii in range(0, n, 2):
+            for jj in range(0, n, 2):
+                for i in range(ii, min(ii + 2, n)):
+                    for j in range(jj, min(jj + 2, n)):
+                        for element in (("b", j + 1, i, False), ("a", i, j, False)):
+                            first_touch.setdefault(element[:3], False)
+                        first_touch.setdefault(("b", j, i + 1), True)
+        plain = 8 * (sum(not w for w in first_touch.values()) + n * n)
+        assert evaluated(traffic.total(False).subs(size_symbol("n"), n)) >= plain, n

@@ -26,6 +26,7 @@ from aiscan.analysis.polynomials import expanded, linear_coefficient
 from aiscan.analysis.walk import Placed, guards_of
 from aiscan.ir.nodes import Access, Branch, Loop, Node, Statement, Unknown, UnknownKind
 from aiscan.ir.symbols import loop_symbol
+from aiscan.ir.tiles import tile_cover
 
 if TYPE_CHECKING:
     from aiscan.analysis.polyhedral import ExactCounts
@@ -443,9 +444,25 @@ def _iteration_distance(
         if coefficient not in (1, -1) or var in distance_by_var:
             return None
         distance_by_var[var] = difference / coefficient
-    return [
+    distance = [
         distance_by_var.get(loop_symbol(loop.var), sympy.Integer(0)) / loop.step for loop in loops
     ]
+    signs = {bool(step > 0) for step in distance if step != 0}
+    if len(signs) > 1 and _tiles_apart(loops):
+        # Tile loops outside several point loops (`ii, jj, i, j`) run the points in an
+        # order the distance alone does not give: `(i - 1, j + 1)` comes before `(i, j)`
+        # within a tile and after it where `j + 1` starts the next column tile.
+        return None
+    return distance
+
+
+def _tiles_apart(loops: Sequence[Loop]) -> bool:
+    """Some tile loop and its point loop with another loop between them."""
+    return any(
+        tile_cover(loops[outer], loops[inner]) is not None
+        for outer in range(len(loops))
+        for inner in range(outer + 2, len(loops))
+    )
 
 
 def streaming_traffic(body: tuple[Node, ...]) -> Traffic:

@@ -67,7 +67,9 @@ def tile_cover(tile: LoopLike, point: LoopLike) -> tuple[sympy.Expr, sympy.Expr]
     start = sympy.expand(point.start.subs(loop_symbol(tile.var), value))
     size = start.coeff(_K, 1)
     low = sympy.expand(start - size * _K)
-    if _K in size.free_symbols or _K in low.free_symbols or not size.is_positive:
+    if _K in size.free_symbols or _K in low.free_symbols:
+        return None
+    if not (size.is_positive and size.is_integer):
         return None
     trip = point.trip.subs(loop_symbol(tile.var), value)
     if not isinstance(trip, sympy.Min) or len(trip.args) != 2:
@@ -82,7 +84,19 @@ def tile_cover(tile: LoopLike, point: LoopLike) -> tuple[sympy.Expr, sympy.Expr]
         return None
     if _K in end.free_symbols:
         return None
-    expected = sympy.ceiling(sympy.expand((end - low) / size))
-    if sympy.expand(tile.trip - expected) != 0:
+    if not _counts_tiles(tile.trip, sympy.expand(end - low), size):
         return None
     return low, end
+
+
+def _counts_tiles(trip: sympy.Expr, length: sympy.Expr, size: sympy.Expr) -> bool:
+    """`trip` is ceiling(length/size), written as a loop counting tiles may write it:
+    `ceiling`, `-floor(-length/size)` (Python's `-(-n // B)`), or
+    `floor((length - 1)/size) + 1` (`(n + B - 1) // B`), equal for an integer length and
+    a positive integer size."""
+    forms = (
+        sympy.ceiling(sympy.expand(length / size)),
+        -sympy.floor(sympy.expand(-length / size)),
+        sympy.floor(sympy.expand((length - 1) / size)) + 1,
+    )
+    return any(sympy.expand(trip - form) == 0 for form in forms)

@@ -17,7 +17,7 @@ import sympy
 from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.annotations import parameter_binding
-from aiscan.frontends.python.bounds import bound_choices
+from aiscan.frontends.python.bounds import bound_choices, tile_point_trip
 from aiscan.frontends.python.eager import (
     EagerCalls,
     eager_calls,
@@ -78,6 +78,7 @@ from aiscan.ir.symbols import (
     size_symbol,
     trip_symbol,
 )
+from aiscan.ir.tiles import merged_tiles
 from aiscan.span import Span
 
 __all__ = ["FunctionLowering"]
@@ -91,6 +92,9 @@ _AUGMENTED = {
 
 
 _MAX_BODY_COPIES = 16
+
+_RangeChoice = tuple[sympy.Expr, sympy.Expr, tuple[sympy.Basic, ...]]
+"""One combination of a `range`'s `min`/`max` alternatives: start, stop, conditions."""
 
 
 @dataclass(slots=True)
@@ -141,6 +145,9 @@ class FunctionLowering:
         self.body_copies = 1
         """How many times the statement being lowered is lowered (once per combination of
         the `min`/`max` alternatives of the loops around it)."""
+        self.enclosing: list[Loop] = []
+        """The counted loops around the statement being lowered, outermost first (their
+        bodies left empty): where a point loop looks for its tile loop."""
         self.function_unknowns: list[Unknown] = []
         self.rank_hints: dict[str, int] = {}
         self.parameters: set[str] | None = None
@@ -769,6 +776,13 @@ class FunctionLowering:
             why = self.reader.unknowns[0].message if self.reader.unknowns else ""
             return [self._loop_with_unknown_trip(node, node.body, node.target, why)]
         var, step, choices = header
+        span = self.names.span(node)
+        assert isinstance(node.iter, cst.Call)
+        arguments = [a.value for a in node.iter.args]
+        tile_trip = tile_point_trip(self.reader, arguments, self.enclosing) if step == 1 else None
+        if tile_trip is not None:
+            start = sympy.expand(choices[0][0])
+            return [self._loop(var, start, 1, tile_trip, node.body, span, ())]
         copies = self.body_copies * len(choices)
         if copies > _MAX_BODY_COPIES:
             # Each alternative lowers the body once: nested `min`/`max` bounds multiply.
@@ -778,8 +792,11 @@ class FunctionLowering:
         outer, self.body_copies = self.body_copies, copies
         try:
             for start, stop, conditions in choices:
-                distance = stop - start if step > 0 else start - stop
-                trip = distance if abs(step) == 1 else sympy.ceiling(distance / abs(step))
+                distance = stop - start if step.is_positive else start - stop
+                if step.is_Integer and abs(step) == 1:
+                    trip = distance
+                else:
+                    trip = sympy.ceiling(distance / abs(step))
                 loop = self._counted_loop(var, sympy.expand(start), step, sympy.expand(trip), node)
                 variants.append((conditions, loop))
         finally:
@@ -787,10 +804,18 @@ class FunctionLowering:
         return [self._chosen(variants, node)]
 
     def _counted_loop(
-        self, var: str, start: sympy.Expr, step: int, trip: sympy.Expr, node: cst.For
+        self, var: str, start: sympy.Expr, step: sympy.Expr, trip: sympy.Expr, node: cst.For
     ) -> Node:
         span = self.names.span(node)
-        loop = self._loop(var, start, step, trip, node.body, span, ())
+        if step.is_Integer:
+            loop = self._loop(var, start, int(step), trip, node.body, span, ())
+        else:
+            # A step that is a size (`range(0, n, B)`, as tile loops step): the loop counts
+            # its tiles `t_L<line>` from 0 and `var` is `start + B*t_L<line>` in the body,
+            # as C's frontend lowers `ii += BS`.
+            tiles = f"t_L{span.line}"
+            counter = (var, start + step * loop_symbol(tiles))
+            loop = self._loop(tiles, sympy.Integer(0), 1, trip, node.body, span, (), counter)
         if all(is_size_symbol(s) for s in trip.free_symbols):
             return loop
         # A trip following an enclosing loop (`range(i + 2, n)`) is negative where the loop
@@ -829,13 +854,12 @@ class FunctionLowering:
             guard if loop_variables else None,
         )
 
-    def _range(
-        self, node: cst.For
-    ) -> tuple[str, int, list[tuple[sympy.Expr, sympy.Expr, tuple[sympy.Basic, ...]]]] | None:
+    def _range(self, node: cst.For) -> tuple[str, sympy.Expr, list[_RangeChoice]] | None:
         """`(var, step, [(start, stop, conditions), ...])` of `for var in range(...)`, one
         entry per combination of `min`/`max` alternatives in the bounds (one for plain
         bounds); None, with the reader's notes on the bounds (if any) in
-        `self.reader.unknowns`, when it is not one."""
+        `self.reader.unknowns`, when it is not one. The step is a nonzero integer or a
+        positive size (`range(0, n, B)`)."""
         self.reader.unknowns = []
         iterator = node.iter
         if not (
@@ -848,12 +872,15 @@ class FunctionLowering:
         if not 1 <= len(arguments) <= 3:
             return None
         bounds = [bound_choices(self.reader, a) for a in arguments[:2]]
-        step = 1
+        step: sympy.Expr = sympy.Integer(1)
         if len(arguments) == 3:
             literal = self.reader.integer(arguments[2])
-            if literal is None or not literal.is_Integer or literal == 0:
+            if literal is None or literal == 0:
                 return None
-            step = int(literal)
+            sized = literal.is_positive and all(is_size_symbol(s) for s in literal.free_symbols)
+            if not (literal.is_Integer or sized):
+                return None
+            step = literal
         starts, stops = ([(sympy.Integer(0), ())], bounds[0]) if len(arguments) == 1 else bounds
         if starts is None or stops is None:
             return None
@@ -873,16 +900,27 @@ class FunctionLowering:
         body: cst.BaseSuite,
         span: Span,
         unknowns: tuple[Unknown, ...],
+        counter: tuple[str, sympy.Expr] | None = None,
     ) -> Loop:
+        """The loop over `var`; `counter` is the source's variable and its value in the
+        body where `var` counts tiles (`_counted_loop`). A tile loop whose body is just its
+        point loop is that one loop (`ir.tiles.merged_tiles`)."""
         before = self.scope.copy()
         self._forget_assigned(body)
         self.scope.names[var] = Integer(loop_symbol(var), var)
+        if counter is not None:
+            self.scope.names[counter[0]] = Integer(counter[1], counter[0])
         self.loop_depth += 1
+        self.enclosing.append(Loop(var, start, step, trip, (), span))
         nodes = self._block(body)
+        self.enclosing.pop()
         self.loop_depth -= 1
         self._restore_after_loop(before, var)
+        if counter is not None:
+            self._restore_after_loop(before, counter[0])
         end = self.names.span(body)
-        return Loop(var, start, step, trip, tuple(nodes), span.through(end), unknowns)
+        loop = Loop(var, start, step, trip, tuple(nodes), span.through(end), unknowns)
+        return merged_tiles(loop)
 
     def _iteration(self, node: cst.For) -> list[Node] | None:
         """`for v in A`, `for i, v in enumerate(A)` and `for a, b in zip(x, y)` over arrays
@@ -953,14 +991,16 @@ class FunctionLowering:
         self.scope.names[var] = Integer(loop_symbol(var), var)
         self.scope.names.update(bindings)
         self.loop_depth += 1
+        self.enclosing.append(Loop(var, start, step, trip, (), span))  # a tile loop too
         nodes = [n for statement in statements for n in self._statement(statement).nodes]
+        self.enclosing.pop()
         self.loop_depth -= 1
         self._restore_after_loop(before, var)
         for name in bindings:
             if name not in before.names:
                 self.scope.names.pop(name, None)
         extent = span.through(self.names.span(node.body))
-        loop = Loop(var, start, step, trip, tuple(nodes), extent, ())
+        loop = merged_tiles(Loop(var, start, step, trip, tuple(nodes), extent, ()))
         if all(is_size_symbol(s) for s in trip.free_symbols):
             return loop
         condition = Statement(span, f"if {var}'s range is not empty", FlopTally(), (), ())
