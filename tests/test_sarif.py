@@ -112,11 +112,13 @@ def test_fingerprint_survives_lines_moving(
     _, before = sarif(capsys, "k.c")
     Path("k.c").write_text("/* a new comment */\n\n" + source)
     _, after = sarif(capsys, "k.c")
-    (first,) = before["runs"][0]["results"]
-    (second,) = after["runs"][0]["results"]
-    line = first["locations"][0]["physicalLocation"]["region"]["startLine"]
-    assert second["locations"][0]["physicalLocation"]["region"]["startLine"] == line + 2
-    assert first["partialFingerprints"] == second["partialFingerprints"]
+    firsts, seconds = before["runs"][0]["results"], after["runs"][0]["results"]
+    assert firsts and len(firsts) == len(seconds)
+    for first, second in zip(firsts, seconds, strict=True):
+        line = first["locations"][0]["physicalLocation"]["region"]["startLine"]
+        assert second["locations"][0]["physicalLocation"]["region"]["startLine"] == line + 2
+        assert first["partialFingerprints"] == second["partialFingerprints"]
+    assert len({str(r["partialFingerprints"]) for r in firsts}) == len(firsts)  # distinct
 
 
 def test_input_errors_are_tool_notifications(
