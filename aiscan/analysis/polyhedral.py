@@ -36,6 +36,7 @@ from typing import Any
 import sympy
 
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of
+from aiscan.analysis.polynomials import terms_of
 from aiscan.ir.nodes import Access, Loop
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
@@ -581,9 +582,63 @@ class _Var:
 def _affine(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
     """`expr` as isl affine text, sizes replaced by numbers and loop variables by their
     iteration expressions; _NotAffine when it is not (quasi-)affine there."""
+    terms = _plain_terms(expr)
+    if terms is not None:
+        return _polynomial_text(terms, substitution)
     numbers = {s: v for s, v in substitution.items() if isinstance(v, int)}
     expr = sympy.expand(expr.subs(numbers)) if numbers else expr
     return _text(expr, substitution)
+
+
+@lru_cache(maxsize=8192)
+def _plain_terms(
+    expr: sympy.Expr,
+) -> tuple[tuple[Fraction, tuple[tuple[sympy.Symbol, int], ...]], ...] | None:
+    """A polynomial's terms as exact coefficients and symbol powers, or None for anything
+    else (floor, Mod, Min...): read once per expression, not once per grid point."""
+    terms = terms_of(expr)
+    if terms is None:
+        return None
+    return tuple(
+        (Fraction(int(c.p), int(c.q)), tuple(sorted(m.items(), key=lambda kv: kv[0].name)))
+        for c, m in terms
+    )
+
+
+def _polynomial_text(
+    terms: tuple[tuple[Fraction, tuple[tuple[sympy.Symbol, int], ...]], ...],
+    substitution: dict[sympy.Symbol, Any],
+) -> str:
+    """`_text` of a polynomial at the sizes in `substitution`: each loop variable's integer
+    coefficient and the constant, summed in plain integers (`sympy.subs` and `expand` at
+    every grid point cost a conv2d nest seconds)."""
+    constant = Fraction(0)
+    linear: dict[sympy.Symbol, Fraction] = {}
+    for coefficient, powers in terms:
+        value, variable = coefficient, None
+        for symbol, power in powers:
+            given = substitution.get(symbol)
+            if isinstance(given, int):
+                value *= given**power
+            elif isinstance(given, _Var) and power == 1 and variable is None:
+                variable = symbol
+            else:
+                raise _NotAffine  # a product of loop variables, or a free symbol
+        if variable is None:
+            constant += value
+        else:
+            linear[variable] = linear.get(variable, Fraction(0)) + value
+    parts = []
+    for symbol, value in linear.items():
+        if value.denominator != 1:
+            raise _NotAffine  # a fraction of a variable
+        if value:
+            var = substitution[symbol]
+            parts.append(f"{value.numerator}*(({var.start}) + {var.step}*{var.t})")
+    if constant.denominator != 1:
+        raise _NotAffine
+    parts.append(str(constant.numerator))
+    return "(" + " + ".join(parts) + ")"
 
 
 def _text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
