@@ -345,14 +345,17 @@ class FunctionLowering:
     # ---- statements ---------------------------------------------------------------------
 
     def _block(self, block: cst.BaseSuite) -> list[Node]:
-        body = block.body if isinstance(block, cst.IndentedBlock) else [block]
+        return self._lowered_statements(_statements(block))
+
+    def _lowered_statements(self, statements: Sequence[cst.CSTNode]) -> list[Node]:
         nodes: list[Node] = []
-        for statement in body:
+        for statement in statements:
             nodes += self._statement(statement).nodes
         return nodes
 
     def _statement(self, node: cst.CSTNode) -> _Lowered:
-        if isinstance(node, cst.SimpleStatementLine):
+        # A line of small statements, or the same after a colon (`for i in range(n): s += 1`).
+        if isinstance(node, cst.SimpleStatementLine | cst.SimpleStatementSuite):
             lowered = _Lowered()
             for small in node.body:
                 try:
@@ -776,13 +779,12 @@ class FunctionLowering:
             why = self.reader.unknowns[0].message if self.reader.unknowns else ""
             return [self._loop_with_unknown_trip(node, node.body, node.target, why)]
         var, step, choices = header
-        span = self.names.span(node)
         assert isinstance(node.iter, cst.Call)
         arguments = [a.value for a in node.iter.args]
         tile_trip = tile_point_trip(self.reader, arguments, self.enclosing) if step == 1 else None
         if tile_trip is not None:
             start = sympy.expand(choices[0][0])
-            return [self._loop(var, start, 1, tile_trip, node.body, span, ())]
+            return [self._loop(var, start, 1, tile_trip, node, _statements(node.body))]
         copies = self.body_copies * len(choices)
         if copies > _MAX_BODY_COPIES:
             # Each alternative lowers the body once: nested `min`/`max` bounds multiply.
@@ -806,21 +808,26 @@ class FunctionLowering:
     def _counted_loop(
         self, var: str, start: sympy.Expr, step: sympy.Expr, trip: sympy.Expr, node: cst.For
     ) -> Node:
-        span = self.names.span(node)
+        statements = _statements(node.body)
         if step.is_Integer:
-            loop = self._loop(var, start, int(step), trip, node.body, span, ())
-        else:
-            # A step that is a size (`range(0, n, B)`, as tile loops step): the loop counts
-            # its tiles `t_L<line>` from 0 and `var` is `start + B*t_L<line>` in the body,
-            # as C's frontend lowers `ii += BS`.
-            tiles = f"t_L{span.line}"
-            counter = (var, start + step * loop_symbol(tiles))
-            loop = self._loop(tiles, sympy.Integer(0), 1, trip, node.body, span, (), counter)
+            loop = self._loop(var, start, int(step), trip, node, statements)
+            return self._nonempty(loop, node, var, trip)
+        # A step that is a size (`range(0, n, B)`, as tile loops step): the loop counts its
+        # tiles `t_L<line>` from 0 and `var` is `start + B*t_L<line>` in the body, as C's
+        # frontend lowers `ii += BS`.
+        tiles = f"t_L{self.names.span(node).line}"
+        bindings: dict[str, Binding] = {var: Integer(start + step * loop_symbol(tiles), var)}
+        loop = self._loop(tiles, sympy.Integer(0), 1, trip, node, statements, bindings)
+        return self._nonempty(loop, node, var, trip)
+
+    def _nonempty(self, loop: Loop, node: cst.For | cst.While, var: str, trip: sympy.Expr) -> Node:
+        """`loop` (over the source's `var`, `trip` passes as written, before any tile
+        merge), guarded by `trip >= 1` where the trip follows an enclosing loop (`range(i +
+        2, n)`): negative where the loop does not run, so the branch analysis counts only
+        the iterations that exist, not a closed form that goes below zero."""
         if all(is_size_symbol(s) for s in trip.free_symbols):
             return loop
-        # A trip following an enclosing loop (`range(i + 2, n)`) is negative where the loop
-        # does not run: guarded by `trip >= 1`, the branch analysis counts only the
-        # iterations that exist, not a closed form that goes below zero.
+        span = self.names.span(node)
         condition = Statement(span, f"if {var}'s range is not empty", FlopTally(), (), ())
         return Branch(span, condition, sympy.Integer(1), (loop,), (), (), sympy.Ge(trip, 1))
 
@@ -897,30 +904,30 @@ class FunctionLowering:
         start: sympy.Expr,
         step: int,
         trip: sympy.Expr,
-        body: cst.BaseSuite,
-        span: Span,
-        unknowns: tuple[Unknown, ...],
-        counter: tuple[str, sympy.Expr] | None = None,
+        node: cst.For | cst.While,
+        statements: Sequence[cst.CSTNode],
+        bindings: dict[str, Binding] | None = None,
     ) -> Loop:
-        """The loop over `var`; `counter` is the source's variable and its value in the
-        body where `var` counts tiles (`_counted_loop`). A tile loop whose body is just its
-        point loop is that one loop (`ir.tiles.merged_tiles`)."""
+        """The loop over `var` running `statements` of `node`'s body; `bindings` are names
+        the body sees at each pass (the source's counter where `var` counts tiles, the
+        element of an iterated array). A tile loop whose body is just its point loop is
+        that one loop (`ir.tiles.merged_tiles`)."""
+        span = self.names.span(node)
+        bindings = bindings or {}
         before = self.scope.copy()
-        self._forget_assigned(body)
+        self._forget_assigned(node.body)
         self.scope.names[var] = Integer(loop_symbol(var), var)
-        if counter is not None:
-            self.scope.names[counter[0]] = Integer(counter[1], counter[0])
+        self.scope.names.update(bindings)
         self.loop_depth += 1
         self.enclosing.append(Loop(var, start, step, trip, (), span))
-        nodes = self._block(body)
+        nodes = self._lowered_statements(statements)
         self.enclosing.pop()
         self.loop_depth -= 1
         self._restore_after_loop(before, var)
-        if counter is not None:
-            self._restore_after_loop(before, counter[0])
-        end = self.names.span(body)
-        loop = Loop(var, start, step, trip, tuple(nodes), span.through(end), unknowns)
-        return merged_tiles(loop)
+        for name in bindings:
+            self._restore_after_loop(before, name)
+        extent = span.through(self.names.span(node.body))
+        return merged_tiles(Loop(var, start, step, trip, tuple(nodes), extent, ()))
 
     def _iteration(self, node: cst.For) -> list[Node] | None:
         """`for v in A`, `for i, v in enumerate(A)` and `for a, b in zip(x, y)` over arrays
@@ -969,42 +976,8 @@ class FunctionLowering:
             for name, leaf in zip(names, leaves, strict=True)
             if isinstance(name, cst.Name)
         }
-        assert isinstance(node.body, cst.IndentedBlock | cst.SimpleStatementSuite)
-        return [self._counted_body(var, sympy.Integer(0), 1, trip, node, node.body.body, bindings)]
-
-    def _counted_body(
-        self,
-        var: str,
-        start: sympy.Expr,
-        step: int,
-        trip: sympy.Expr,
-        node: cst.For | cst.While,
-        statements: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
-        bindings: dict[str, Binding],
-    ) -> Node:
-        """A loop of `trip` passes over `statements`, `var` its counter, `bindings` names
-        the body sees (an element per pass); guarded by `trip >= 1` where the trip follows
-        an enclosing loop, as `range` loops are."""
-        span = self.names.span(node)
-        before = self.scope.copy()
-        self._forget_assigned(node.body)
-        self.scope.names[var] = Integer(loop_symbol(var), var)
-        self.scope.names.update(bindings)
-        self.loop_depth += 1
-        self.enclosing.append(Loop(var, start, step, trip, (), span))  # a tile loop too
-        nodes = [n for statement in statements for n in self._statement(statement).nodes]
-        self.enclosing.pop()
-        self.loop_depth -= 1
-        self._restore_after_loop(before, var)
-        for name in bindings:
-            if name not in before.names:
-                self.scope.names.pop(name, None)
-        extent = span.through(self.names.span(node.body))
-        loop = merged_tiles(Loop(var, start, step, trip, tuple(nodes), extent, ()))
-        if all(is_size_symbol(s) for s in trip.free_symbols):
-            return loop
-        condition = Statement(span, f"if {var}'s range is not empty", FlopTally(), (), ())
-        return Branch(span, condition, sympy.Integer(1), (loop,), (), (), sympy.Ge(trip, 1))
+        loop = self._loop(var, sympy.Integer(0), 1, trip, node, _statements(node.body), bindings)
+        return [self._nonempty(loop, node, var, trip)]
 
     def _while(self, node: cst.While) -> list[Node]:
         """`i = a` ... `while i < n: ...; i += s` is `for i in range(a, n, s)`: a counted
@@ -1015,10 +988,11 @@ class FunctionLowering:
         var, start, stop, step = counted
         if stop is None:  # `while x[i] > 0: ...; i += 1`: a counter, an unknown trip
             return [self._loop_with_unknown_trip(node, node.body, None, counter=(var, start, step))]
-        assert isinstance(node.body, cst.IndentedBlock)
         distance = sympy.expand(stop - start)
         trip = distance if step == 1 else sympy.ceiling(distance / step)
-        return [self._counted_body(var, start, step, trip, node, node.body.body[:-1], {})]
+        statements = _statements(node.body)[:-1]  # without the counter's step
+        loop = self._loop(var, start, step, trip, node, statements)
+        return [self._nonempty(loop, node, var, trip)]
 
     def _while_counter(
         self, node: cst.While
@@ -1110,20 +1084,14 @@ class FunctionLowering:
         self._forget_assigned(body)  # `i += 1` in the body: `x[i]` is not one element
         if isinstance(target, cst.Name) and isinstance(self.scope.names.get(var), Integer):
             self.scope.names[var] = Integer(loop_symbol(var), var)
-        statements: Sequence[cst.BaseStatement] = (
-            body.body if isinstance(body, cst.IndentedBlock) else ()
-        )
+        statements = _statements(body)
         if counter is not None:
             name, start, step = counter
             value = sympy.expand(start + step * loop_symbol(var))
             self.scope.names[name] = Integer(value, name)
             statements = statements[:-1]
         self.loop_depth += 1
-        nodes = (
-            [n for statement in statements for n in self._statement(statement).nodes]
-            if counter is not None
-            else self._block(body)
-        )
+        nodes = self._lowered_statements(statements)
         self.loop_depth -= 1
         self._restore_after_loop(before, var)
         return Loop(
@@ -1399,6 +1367,11 @@ def _first_axis_at(leaf: Leaf, at: sympy.Expr) -> Leaf:
     return Leaf(leaf.array, leaf.element, leaf.shape[1:], index, f"{leaf.text}[{at}]", leaf.span)
 
 
+def _statements(block: cst.BaseSuite) -> list[cst.CSTNode]:
+    """A suite's statements: an indented block's lines, or the one-line suite itself."""
+    return list(block.body) if isinstance(block, cst.IndentedBlock) else [block]
+
+
 def _jumps(body: cst.CSTNode) -> bool:
     """A `break` or `continue` of this loop (not of a loop nested in it)."""
     stack = [body]
@@ -1406,15 +1379,19 @@ def _jumps(body: cst.CSTNode) -> bool:
         node = stack.pop()
         if isinstance(node, cst.Break | cst.Continue):
             return True
-        if isinstance(node, cst.For | cst.While | cst.FunctionDef | cst.BaseExpression):
-            continue
-        for name in _node_fields(type(node)):
-            child = getattr(node, name)
-            if isinstance(child, cst.CSTNode):
-                stack.append(child)
-            elif isinstance(child, (tuple, list)):
-                stack.extend(c for c in child if isinstance(c, cst.CSTNode))
+        if not isinstance(node, cst.For | cst.While | cst.FunctionDef | cst.BaseExpression):
+            stack.extend(_children(node))
     return False
+
+
+def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The child nodes of `node`, read from its fields (no visitor: see below)."""
+    for name in _node_fields(type(node)):
+        child = getattr(node, name)
+        if isinstance(child, cst.CSTNode):
+            yield child
+        elif isinstance(child, (tuple, list)):
+            yield from (c for c in child if isinstance(c, cst.CSTNode))
 
 
 def _assigned_names(body: cst.CSTNode) -> set[str]:
@@ -1433,12 +1410,7 @@ def _assigned_names(body: cst.CSTNode) -> set[str]:
             if isinstance(node.target, cst.Name):
                 found.add(node.target.value)
         elif not isinstance(node, cst.BaseExpression):
-            for name in _node_fields(type(node)):
-                child = getattr(node, name)
-                if isinstance(child, cst.CSTNode):
-                    stack.append(child)
-                elif isinstance(child, (tuple, list)):
-                    stack.extend(c for c in child if isinstance(c, cst.CSTNode))
+            stack.extend(_children(node))
     return found
 
 
