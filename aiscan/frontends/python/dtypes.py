@@ -18,6 +18,7 @@ __all__ = [
     "PYTHON_INT",
     "dtype_named",
     "promote",
+    "reduction_element",
 ]
 
 BOOL = ElementType("bool", 1, is_float=False, precision="int8")
@@ -141,3 +142,13 @@ def _float_holding(integer: ElementType, floating: ElementType) -> ElementType:
     if floating.width_bytes >= need and floating != BFLOAT16:
         return floating
     return {2: FLOAT16, 4: FLOAT32}.get(max(need, floating.width_bytes * 2), FLOAT64)
+
+
+def reduction_element(kind: str, element: ElementType) -> ElementType:
+    """What a reduction of `element`s accumulates in, as NumPy does: a sum of booleans
+    counts in int64, a mean of integers sums in float64; anything else keeps its type."""
+    if kind == "sum" and element.name == "bool":
+        return INT64
+    if kind == "mean" and not element.is_float:
+        return FLOAT64
+    return element

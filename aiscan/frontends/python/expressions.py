@@ -932,11 +932,7 @@ class ExpressionReader:
             if keepdims or d not in chosen
         )
         text = self.names.text(node)
-        element = operand.element
-        if kind == "sum" and element.name == "bool":
-            element = dtypes.INT64
-        if kind == "mean" and not element.is_float:
-            element = dtypes.FLOAT64  # NumPy's mean of integers sums in float64
+        element = dtypes.reduction_element(kind, operand.element)
         total = Reduce(
             "sum" if kind == "mean" else kind,
             operand,

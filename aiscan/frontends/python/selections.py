@@ -166,9 +166,7 @@ def select_reduce(
         return _refuse(
             reader, node, f"`{text}`: a reduction along some axes of a boolean selection"
         )
-    element = dtypes.INT64 if kind == "sum" and operand.element.name == "bool" else operand.element
-    if kind == "mean" and not element.is_float:
-        element = dtypes.FLOAT64  # NumPy's mean of integers sums in float64
+    element = dtypes.reduction_element(kind, operand.element)
     shape = tuple(sympy.Integer(1) for _ in operand.shape) if keepdims else ()
     total = Reduce(
         "sum" if kind == "mean" else kind,
