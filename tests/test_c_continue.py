@@ -4,6 +4,7 @@ exact for index conditions, equal to brute-force iteration at every size."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -18,6 +19,14 @@ CONDITIONS: dict[str, Callable[[int, int, int], bool]] = {
 }
 
 
+def _function(source: str) -> Any:
+    """The one function of a C source, analyzed."""
+    analysis = analyze_text(source, "k.c", PipelineOptions()).analysis
+    assert analysis is not None
+    (function,) = analysis.functions
+    return function
+
+
 @pytest.mark.parametrize("condition", CONDITIONS)
 def test_continue_on_an_index_condition_counts_what_runs(condition: str) -> None:
     source = (
@@ -29,9 +38,7 @@ def test_continue_on_an_index_condition_counts_what_runs(condition: str) -> None
         "    }\n"
         "}\n"
     )
-    analysis = analyze_text(source, "k.c", PipelineOptions()).analysis
-    assert analysis is not None
-    (function,) = analysis.functions
+    function = _function(source)
     assert not [u for u in function.unknowns if "continue" in u.message]
     test = CONDITIONS[condition]
     for n in range(1, 9):
@@ -50,8 +57,6 @@ def test_continue_elsewhere_stays_an_unknown() -> None:
         "  }\n"
         "}\n"
     )
-    analysis = analyze_text(source, "k.c", PipelineOptions()).analysis
-    assert analysis is not None
-    (function,) = analysis.functions
+    function = _function(source)
     assert any("continue" in u.message for u in function.unknowns)
     assert function.flops.total == size_symbol("n")  # counted as if never taken, and said
