@@ -81,7 +81,7 @@ def lower_python_source(
             functions.append(summaries.lowered(statement))
         elif isinstance(statement, cst.ClassDef):
             functions += _methods(statement, names, globals_, default_element, errors)
-        elif _is_module_work(statement) and not _binds_constants(statement, constants, floats):
+        elif _is_module_work(statement) and not _binds_constants(statement):
             top_level.append(statement)
     if top_level:
         lowering = FunctionLowering(names.within(None), globals_.copy())
@@ -249,38 +249,39 @@ def _module_constants(module: cst.Module) -> tuple[dict[str, int | None], set[st
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
         for small in statement.body:
-            if not (
-                isinstance(small, cst.Assign)
-                and len(small.targets) == 1
-                and isinstance(small.targets[0].target, cst.Name)
-            ):
+            constant = _constant(small)
+            if constant is None:
                 continue
-            name = small.targets[0].target.value
-            value = number_literal(small.value)
-            if isinstance(small.value, cst.Integer):
-                found[name] = value if isinstance(value, int) else None
-                floats.discard(name)
-            elif isinstance(value, float):
+            name, value = constant
+            if isinstance(value, float):
                 floats.add(name)
                 found.pop(name, None)
+            else:
+                found[name] = value
+                floats.discard(name)
     return found, floats
 
 
-def _binds_constants(
-    statement: cst.CSTNode, constants: dict[str, int | None], floats: set[str]
-) -> bool:
-    """`N = 1000` at the top: already the size `N` (default 1000) in every function and in
-    `<module>` itself; lowering it again would make `<module>`'s counts plain numbers."""
-    if not isinstance(statement, cst.SimpleStatementLine):
-        return False
-    return all(
+def _constant(small: cst.BaseSmallStatement) -> tuple[str, int | float | None] | None:
+    """`NAME = <integer literal>` (its value, None past 2**64) or `NAME = <float
+    literal>`: the name and the value; None for any other statement."""
+    if not (
         isinstance(small, cst.Assign)
         and len(small.targets) == 1
         and isinstance(small.targets[0].target, cst.Name)
-        and isinstance(small.value, cst.Integer | cst.Float | cst.UnaryOperation)
-        and number_literal(small.value) is not None
-        and (small.targets[0].target.value in constants or small.targets[0].target.value in floats)
-        for small in statement.body
+    ):
+        return None
+    name, value = small.targets[0].target.value, number_literal(small.value)
+    if isinstance(small.value, cst.Integer):
+        return name, value if isinstance(value, int) else None
+    return (name, value) if isinstance(value, float) else None
+
+
+def _binds_constants(statement: cst.CSTNode) -> bool:
+    """`N = 1000` at the top: already the size `N` (default 1000) in every function and in
+    `<module>` itself; lowering it again would make `<module>`'s counts plain numbers."""
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        _constant(small) is not None for small in statement.body
     )
 
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import libcst as cst
-import sympy
 
 from aiscan.frontends.python import dtypes
+from aiscan.frontends.python.calls import _dtype_argument, _keyword, _positional, _shape
 from aiscan.frontends.python.expressions import Allocation, Value
 from aiscan.frontends.python.values import Leaf, Scalar, Shape
-from aiscan.ir.nodes import ElementType
+from aiscan.ir.nodes import ElementType, UnknownKind
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.expressions import ExpressionReader
@@ -67,9 +67,11 @@ def read_random_call(reader: ExpressionReader, node: cst.Call, function: str) ->
         return reader.unsupported(node, f"`{reader.names.text(node)}`: this random function")
     where = _LEGACY[function]
     if where is None:  # `rand(d0, d1, ...)`: the extents as separate arguments
-        extents = [a.value for a in node.args if a.keyword is None and not a.star]
-        shape = _extents(reader, extents, node)
-        return None if shape is None else _random(reader, node, shape, function)
+        shapes = [_shape(reader, argument) for argument in _positional(node)]
+        if any(shape is None for shape in shapes):
+            _no_size(reader, node)
+            return None
+        return _random(reader, node, tuple(e for shape in shapes if shape for e in shape), function)
     return _sized(reader, node, function, where)
 
 
@@ -81,32 +83,26 @@ def read_generator_method(reader: ExpressionReader, node: cst.Call, method: str)
 
 
 def _sized(reader: ExpressionReader, node: cst.Call, function: str, where: int) -> Value | None:
-    positional = [a.value for a in node.args if a.keyword is None and not a.star]
-    size = next(
-        (a.value for a in node.args if a.keyword is not None and a.keyword.value == "size"),
-        positional[where] if len(positional) > where else None,
-    )
+    """A call whose `size` is a keyword or the positional argument at `where`."""
+    positional = _positional(node)
+    size = _keyword(node, "size")
+    if size is None and len(positional) > where:
+        size = positional[where]
     if size is None or (isinstance(size, cst.Name) and size.value == "None"):
         return _random(reader, node, (), function)
-    items = [e.value for e in size.elements] if isinstance(size, cst.Tuple | cst.List) else [size]
-    shape = _extents(reader, items, node)
-    return None if shape is None else _random(reader, node, shape, function)
+    shape = _shape(reader, size)
+    if shape is None:
+        _no_size(reader, node)
+        return None
+    return _random(reader, node, shape, function)
 
 
-def _extents(
-    reader: ExpressionReader, items: list[cst.BaseExpression], node: cst.Call
-) -> Shape | None:
-    from aiscan.frontends.python.values import Integer
-
-    extents: list[sympy.Expr] = []
-    for item in items:
-        value = reader.value(item)
-        if not isinstance(value, Integer) or value.value is None:
-            if value is not None:
-                reader.unsupported(node, f"`{reader.names.text(item)}` is not a known size")
-            return None
-        extents.append(value.value)
-    return tuple(extents)
+def _no_size(reader: ExpressionReader, node: cst.Call) -> None:
+    reader.note(
+        UnknownKind.UNKNOWN_SHAPE,
+        node,
+        f"`{reader.names.text(node)}`: the size is not a tuple of sizes; its work is not counted",
+    )
 
 
 def _random(reader: ExpressionReader, node: cst.Call, shape: Shape, function: str) -> Value | None:
@@ -126,12 +122,10 @@ def _random(reader: ExpressionReader, node: cst.Call, shape: Shape, function: st
 
 
 def _element(reader: ExpressionReader, node: cst.Call, function: str) -> ElementType | None:
-    from aiscan.frontends.python.calls import _dtype_argument
-
-    given = next((a for a in node.args if a.keyword and a.keyword.value == "dtype"), None)
+    given = _keyword(node, "dtype")
     if given is None:
         return dtypes.INT64 if function in _INTEGER_RESULTS else dtypes.FLOAT64
     element = _dtype_argument(reader, node)
     if element is None:
-        reader.unsupported(node, f"`{reader.names.text(given.value)}`: not a known dtype")
+        reader.unsupported(node, f"`{reader.names.text(given)}`: not a known dtype")
     return element
