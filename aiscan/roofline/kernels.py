@@ -192,7 +192,8 @@ def size_paths(
     them, and the point is (main-memory AI, attainable). The symbolic traffic alone is the
     large-size regime (every growing working set taken not to fit): drawn at small sizes
     it put a naive dgemm at 0.09 F/B where its traffic at n = 64 is 6 F/B, compute-bound.
-    Empty when a branch fraction or a non-size symbol stays free."""
+    Empty when a branch fraction or a non-size symbol stays free; `spec.cache_traffic`,
+    the traffic at the module's sizes, says which devices model caches."""
     at = _at_sizes(spec, sizes)
     free = sympy.sympify(at.flops).free_symbols | sympy.sympify(at.bytes_moved).free_symbols
     growing = growing_symbols(sympy.Add(*free)) if free else ()
@@ -200,7 +201,7 @@ def size_paths(
         return {}
     paths: dict[str, tuple[tuple[int, float, float], ...]] = {}
     for device in options.devices:
-        if cache_traffic_on(region, device, options, sizes) is None:
+        if (spec.cache_traffic or {}).get(device.key) is None:
             continue  # no modelled caches: one symbolic intensity, drawn as it is
         points = []
         for size in sweep_sizes(size_range):
