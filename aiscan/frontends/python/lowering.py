@@ -55,9 +55,8 @@ from aiscan.frontends.python.values import (
     Reduce,
     Scalar,
     Select,
-    coordinate,
-    substituted,
 )
+from aiscan.frontends.python.views import element_at
 from aiscan.ir.nodes import (
     Branch,
     ElementType,
@@ -972,7 +971,7 @@ class FunctionLowering:
                 trip = sympy.Min(trip, extent)  # `zip` stops at the shortest
         at = loop_symbol(var)
         bindings: dict[str, Binding] = {
-            name.value: _first_axis_at(leaf, at)
+            name.value: element_at(leaf, at)
             for name, leaf in zip(names, leaves, strict=True)
             if isinstance(name, cst.Name)
         }
@@ -1356,15 +1355,6 @@ def _out_argument(node: cst.BaseExpression) -> cst.BaseExpression | None:
     if not isinstance(node, cst.Call):
         return None
     return next((a.value for a in node.args if a.keyword and a.keyword.value == "out"), None)
-
-
-def _first_axis_at(leaf: Leaf, at: sympy.Expr) -> Leaf:
-    """`A[at]`: the element (or row) of `leaf`'s first axis at `at`, a view one rank down."""
-    shift = {coordinate(0): at} | {
-        coordinate(d): coordinate(d - 1) for d in range(1, len(leaf.shape))
-    }
-    index = tuple(substituted(e, shift, simultaneous=True) for e in leaf.index)
-    return Leaf(leaf.array, leaf.element, leaf.shape[1:], index, f"{leaf.text}[{at}]", leaf.span)
 
 
 def _statements(block: cst.BaseSuite) -> list[cst.CSTNode]:

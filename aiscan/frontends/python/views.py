@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "VIEWS",
+    "element_at",
     "flipped",
     "permuted",
     "read_view",
@@ -62,6 +63,15 @@ def _remapped(leaf: Leaf, mapping: dict[sympy.Symbol, sympy.Expr], shape: Shape)
         sympy.expand(e.subs(mapping, simultaneous=True)) if mapping else e for e in leaf.index
     )
     return replace(leaf, shape=tuple(shape), index=index)
+
+
+def element_at(leaf: Leaf, at: sympy.Expr) -> Leaf:
+    """`A[at]`: the element (or row) of `leaf`'s first axis at `at`, a view one rank down
+    (what `for v in A` binds at each pass)."""
+    mapping = {coordinate(0): at} | {
+        coordinate(d): coordinate(d - 1) for d in range(1, len(leaf.shape))
+    }
+    return replace(_remapped(leaf, mapping, leaf.shape[1:]), text=f"{leaf.text}[{at}]")
 
 
 def permuted(leaf: Leaf, axes: Sequence[int]) -> Leaf:
