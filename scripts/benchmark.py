@@ -32,6 +32,7 @@ import argparse
 import dataclasses
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -211,12 +212,13 @@ def language_split(root: Path) -> None:
     )
     print("  each language alone, one process (bare parse -> analyzed, as a worker does):")
     for line in result.stdout.strip().splitlines():
-        suffix, count, bare, analyzed, floor = line.split()
+        suffix, count, bare, analyzed, floor, peak = line.split()
         bare_s, analyzed_s, floor_s = float(bare), float(analyzed), float(floor)
         print(
             f"    {count} {suffix} files: {bare_s:.2f} s -> {analyzed_s:.2f} s"
             f"   ratio {analyzed_s / bare_s:.2f}; floor (walk, IR objects, JSON) "
-            f"{floor_s:.2f} s = {floor_s / bare_s:.2f} x the parse"
+            f"{floor_s:.2f} s = {floor_s / bare_s:.2f} x the parse;"
+            f" peak RSS so far {float(peak):.0f} MiB"
         )
 
 
@@ -266,7 +268,8 @@ def _language_split_worker(root: str) -> None:
         for entry in entries:
             json.dumps(entry)
         floor = time.perf_counter() - start
-        print(suffix, len(chosen), bare, analyzed, floor)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(suffix, len(chosen), bare, analyzed, floor, peak)
 
 
 def _walk_c(node: Any) -> None:
@@ -318,15 +321,10 @@ def tree_figures(files: int, repeat: int) -> None:
         root = Path(directory) / "tree"
         lines = generate_tree(root, files)
         cache = Path(directory) / "cache"
-        bare = []
-        for _ in range(repeat):
-            result = subprocess.run(
-                [sys.executable, "-c", _BARE_TREE, str(root), str(jobs)],
-                check=True,
-                capture_output=True,
-                text=True,
-            )
-            bare.append(float(result.stdout.strip()))
+        bare = [
+            measured_output([sys.executable, "-c", _BARE_TREE, str(root), str(jobs)])
+            for _ in range(repeat)
+        ]
         command = [
             sys.executable,
             "-m",
@@ -345,33 +343,37 @@ def tree_figures(files: int, repeat: int) -> None:
         cold = []
         for _ in range(repeat):
             shutil.rmtree(cache, ignore_errors=True)
-            start = time.perf_counter()
-            subprocess.run(command, capture_output=True, check=False)
-            cold.append(time.perf_counter() - start)
-        warm = []
-        for _ in range(repeat):
-            start = time.perf_counter()
-            subprocess.run(command, capture_output=True, check=False)
-            warm.append(time.perf_counter() - start)
+            cold.append(measured_output(command, check=False)[1])
+        warm = [measured_output(command, check=False)[1] for _ in range(repeat)]
         _print_tree_figures(files, lines, jobs, bare, cold, warm)
         language_split(root)
 
 
 def _print_tree_figures(
-    files: int, lines: int, jobs: int, bare: list[float], cold: list[float], warm: list[float]
+    files: int,
+    lines: int,
+    jobs: int,
+    bare_runs: list[tuple[str, ProcessSample]],
+    cold_runs: list[ProcessSample],
+    warm_runs: list[ProcessSample],
 ) -> None:
+    """Wall times are the parse's own clock (inside its process) and the whole aiscan
+    process's; peak RSS is the largest process's, workers included."""
+    bare = [float(output.strip()) for output, _ in bare_runs]
+    cold, warm = [s.wall for s in cold_runs], [s.wall for s in warm_runs]
     print(f"generated tree: {files} files, {lines} lines, {jobs} worker processes")
     print(
         f"  bare parse (pycparser + libcst, same workers): {_best(bare):.2f} s  "
-        f"({files / _best(bare):,.0f} files/s)"
+        f"({files / _best(bare):,.0f} files/s); {_peak([s for _, s in bare_runs])}"
     )
     print(
         f"  aiscan analyze, cold cache: {_best(cold):.2f} s  ({files / _best(cold):,.0f} files/s)"
-        f"   ratio to bare parse {_best(cold) / _best(bare):.2f} (aim: <= 1.8)"
+        f"   ratio to bare parse {_best(cold) / _best(bare):.2f} (aim: <= 1.8);"
+        f" {_peak(cold_runs)}"
     )
     print(
         f"  aiscan analyze, warm cache: {_best(warm):.2f} s  ({files / _best(warm):,.0f} files/s)"
-        f"   (aim: < 2 s)"
+        f"   (aim: < 2 s); {_peak(warm_runs)}"
     )
 
 
@@ -400,6 +402,26 @@ def measured_run(command: list[str]) -> ProcessSample:
     if child.returncode != 0:
         raise RuntimeError(f"{command[0]} exited {child.returncode}: {errors[-500:]}")
     return ProcessSample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def measured_output(command: list[str], check: bool = True) -> tuple[str, ProcessSample]:
+    """`measured_run` for a child whose standard output is wanted too. Its peak RSS is
+    that of the largest process among it and the workers it waited for (`wait4` folds
+    reaped children into a child's usage)."""
+    with tempfile.TemporaryFile() as errors:
+        start = time.perf_counter()
+        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors)
+        output = child.stdout.read().decode() if child.stdout else ""
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        if check and os.waitstatus_to_exitcode(status) != 0:
+            errors.seek(0)
+            raise RuntimeError(f"{command[0]} failed: {errors.read().decode()[-500:]}")
+    return output, ProcessSample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def _peak(samples: list[ProcessSample]) -> str:
+    return f"peak RSS {max(s.peak_mib for s in samples):.0f} MiB"
 
 
 def _aiscan_kernel_command(cache: str | None, device: str | None = None) -> list[str]:
@@ -475,7 +497,7 @@ def print_single_kernel(arguments: argparse.Namespace) -> None:
     _print_samples("served from the result cache", single_kernel_samples(arguments.repeat, True))
 
 
-def bare_parse_seconds(text: str, repeat: int) -> list[float]:
+def bare_parse_seconds(text: str, repeat: int) -> tuple[list[float], str]:
     code = (
         "import sys, time\nfrom pycparser import c_parser\n"
         "text = open(sys.argv[1]).read()\nstart = time.perf_counter()\n"
@@ -485,7 +507,7 @@ def bare_parse_seconds(text: str, repeat: int) -> list[float]:
     return _timed_in_process(code, text, repeat)
 
 
-def analysis_seconds(text: str, repeat: int) -> list[float]:
+def analysis_seconds(text: str, repeat: int) -> tuple[list[float], str]:
     code = (
         "import sys, time, io, contextlib\nfrom aiscan.cli import main\n"
         "start = time.perf_counter()\n"
@@ -522,28 +544,29 @@ _PHASES = (
 
 def phase_seconds(text: str, repeat: int) -> list[float]:
     """Best time of each phase of one analysis: preprocess, parse, lower, analyze, report."""
-    rows = _timed_rows(_PHASES, text, repeat)
+    rows, _ = _timed_rows(_PHASES, text, repeat)
     return [min(row[i] for row in rows) for i in range(5)]
 
 
-def _timed_in_process(code: str, text: str, repeat: int) -> list[float]:
-    """Time inside a fresh interpreter, imports excluded (they are measured by step 1)."""
-    return [row[0] for row in _timed_rows(code, text, repeat)]
+def _timed_in_process(code: str, text: str, repeat: int) -> tuple[list[float], str]:
+    """Time inside a fresh interpreter, imports excluded (they are measured by step 1),
+    and the interpreters' peak RSS."""
+    rows, samples = _timed_rows(code, text, repeat)
+    return [row[0] for row in rows], _peak(samples)
 
 
-def _timed_rows(code: str, text: str, repeat: int) -> list[list[float]]:
+def _timed_rows(code: str, text: str, repeat: int) -> tuple[list[list[float]], list[ProcessSample]]:
     """The numbers `code` prints on its last line, once per fresh interpreter, given
-    `text` as a C file."""
+    `text` as a C file, and each interpreter's own usage."""
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "generated.c"
         path.write_text(text)
-        rows = []
+        rows, samples = [], []
         for _ in range(repeat):
-            result = subprocess.run(
-                [sys.executable, "-c", code, str(path)], check=True, capture_output=True, text=True
-            )
-            rows.append([float(x) for x in result.stdout.strip().splitlines()[-1].split()])
-        return rows
+            output, sample = measured_output([sys.executable, "-c", code, str(path)])
+            rows.append([float(x) for x in output.strip().splitlines()[-1].split()])
+            samples.append(sample)
+        return rows, samples
 
 
 def main() -> None:
@@ -568,11 +591,17 @@ def main() -> None:
         return
     text = generate(arguments.lines)
     lines = text.count("\n") + 1
-    bare = bare_parse_seconds(text, arguments.repeat)
-    full = analysis_seconds(text, arguments.repeat)
+    bare, bare_peak = bare_parse_seconds(text, arguments.repeat)
+    full, full_peak = analysis_seconds(text, arguments.repeat)
     print(f"generated C file: {lines} lines, {text.count('{') // 1} blocks")
-    print(f"  pycparser bare parse: {_best(bare):.3f} s  ({lines / _best(bare):,.0f} lines/s)")
-    print(f"  aiscan analyze (JSON): {_best(full):.3f} s  ({lines / _best(full):,.0f} lines/s)")
+    print(
+        f"  pycparser bare parse: {_best(bare):.3f} s  ({lines / _best(bare):,.0f} lines/s)"
+        f"; {bare_peak}"
+    )
+    print(
+        f"  aiscan analyze (JSON): {_best(full):.3f} s  ({lines / _best(full):,.0f} lines/s)"
+        f"; {full_peak}"
+    )
     print(f"  ratio analyze / bare parse: {_best(full) / _best(bare):.2f}   (aim: <= 1.5)")
     phases = phase_seconds(text, arguments.repeat)
     names = ("preprocess", "parse", "lower", "analyze", "report")

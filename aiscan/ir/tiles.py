@@ -61,17 +61,23 @@ def _statement_symbols(statement: Statement) -> set[sympy.Basic]:
 def tile_cover(tile: LoopLike, point: LoopLike) -> tuple[sympy.Expr, sympy.Expr] | None:
     """`(s, N)` when `point` runs over tile `k` of `[s, N)` at iteration `k` of `tile`
     (see the module docstring), else None."""
-    if point.step != 1:
+    tile_var = loop_symbol(tile.var)
+    # Most loop pairs are no tile pair; these two tests, cheap beside the substitutions
+    # below, give the same None: the point must start at the tile variable, and
+    # substitution cannot make a `Min` where there is none.
+    if point.step != 1 or tile_var not in point.start.free_symbols:
+        return None
+    if not point.trip.has(sympy.Min):
         return None
     value = tile.start + tile.step * _K
-    start = sympy.expand(point.start.subs(loop_symbol(tile.var), value))
+    start = sympy.expand(point.start.subs(tile_var, value))
     size = start.coeff(_K, 1)
     low = sympy.expand(start - size * _K)
     if _K in size.free_symbols or _K in low.free_symbols:
         return None
     if not (size.is_positive and size.is_integer):
         return None
-    trip = point.trip.subs(loop_symbol(tile.var), value)
+    trip = point.trip.subs(tile_var, value)
     if not isinstance(trip, sympy.Min) or len(trip.args) != 2:
         return None
     ends = [sympy.expand(start + a) for a in trip.args]
