@@ -316,7 +316,7 @@ def _init_arguments(value: Any) -> list[Any]:
 
 
 def tree_figures(files: int, repeat: int) -> None:
-    jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory) / "tree"
         lines = generate_tree(root, files)
