@@ -395,22 +395,29 @@ def bound_name(node: cst.CSTNode | None) -> str | None:
 
 def self_attributes(body: cst.CSTNode, include_bound: bool = False) -> dict[str, cst.Attribute]:
     """`self.X` used in `body` and not bound there (`self.X = ...`): each one's first use."""
-    found: dict[str, cst.Attribute] = {}
-    bound: set[str] = set()
+    uses = _SelfUses()
+    body.visit(uses)
+    return {n: use for n, use in uses.found.items() if include_bound or n not in uses.bound}
 
-    class _Uses(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> None:
-            name = bound_name(node)
-            if name is not None and name.startswith("self."):
-                found.setdefault(name, node)
 
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            name = bound_name(node.target)
-            if name is not None and name.startswith("self."):
-                bound.add(name)
+class _SelfUses(cst.CSTVisitor):
+    """A module-level class, not one made per call: a class is a reference cycle, and each
+    one kept the file's trees alive until a collection traced them."""
 
-    body.visit(_Uses())
-    return {n: use for n, use in found.items() if include_bound or n not in bound}
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: dict[str, cst.Attribute] = {}
+        self.bound: set[str] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        name = bound_name(node)
+        if name is not None and name.startswith("self."):
+            self.found.setdefault(name, node)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        name = bound_name(node.target)
+        if name is not None and name.startswith("self."):
+            self.bound.add(name)
 
 
 def class_sizes(node: cst.ClassDef) -> set[str]:
@@ -447,23 +454,29 @@ def _arithmetic_names(node: cst.BaseExpression, candidates: set[str]) -> list[st
 
 
 def _names_in(node: cst.CSTNode) -> list[str]:
-    found: list[str] = []
+    names = _Names()
+    node.visit(names)
+    return names.found
 
-    class _Names(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name.value)
 
-        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-            name = bound_name(attribute)
-            if name is not None and name.startswith("self."):
-                found.append(name)  # `range(self.N)`: the attribute is a size
-            return False  # `A.shape[0]`: A is not a size
+class _Names(cst.CSTVisitor):
+    """The names an expression reads, in order (module level, as `_SelfUses`)."""
 
-        def visit_Subscript(self, subscript: cst.Subscript) -> bool:
-            return False  # `x[i]` inside a bound: x is an array
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
 
-    node.visit(_Names())
-    return found
+    def visit_Name(self, name: cst.Name) -> None:
+        self.found.append(name.value)
+
+    def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+        name = bound_name(attribute)
+        if name is not None and name.startswith("self."):
+            self.found.append(name)  # `range(self.N)`: the attribute is a size
+        return False  # `A.shape[0]`: A is not a size
+
+    def visit_Subscript(self, subscript: cst.Subscript) -> bool:
+        return False  # `x[i]` inside a bound: x is an array
 
 
 def _is_shape_of(node: cst.BaseExpression) -> cst.BaseExpression | None:
