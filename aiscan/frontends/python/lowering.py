@@ -393,6 +393,9 @@ class FunctionLowering:
                 first.eager.temporaries.append(
                     Temporary(leaf.array, allocation.text, span, elements, leaf.element)
                 )
+        # A builder refers to the reader: kept here, it would make a cycle (see
+        # `tests/test_reference_cycles.py`).
+        self.reader.pending = []
         first.extend(lowered)
         return first
 

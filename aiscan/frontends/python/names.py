@@ -61,7 +61,8 @@ _TORCH_ALIASES = {
 _NEWLINE = re.compile(r"\r\n?|\n")
 _BINDING_WORDS = re.compile(rb"\b(import|def|class|lambda|global|nonlocal)\b")
 _MAX_ORDERINGS = 4
-_NEW_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_NEW_SCOPES = (*_DEFINITIONS, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 class _Unsure(Enum):
@@ -353,19 +354,16 @@ class _Bindings:
             return
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             return
-        nested = _Where(None, where.unmodeled)
         if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Store):
                 self._bind(where, node.id, _LOCAL)
             elif isinstance(node.ctx, ast.Del):
                 self.unmodeled_anywhere.add(node.id)
             return
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(node, _DEFINITIONS):
             self._bind(where, node.name, _LOCAL)
-            for child in ast.iter_child_nodes(node):
-                self._walk(child, nested)
-            return
         if isinstance(node, _NEW_SCOPES):
+            nested = _Where(None, where.unmodeled)
             for child in ast.iter_child_nodes(node):
                 self._walk(child, nested)
             return
