@@ -228,10 +228,9 @@ def _counts_cached(
 ) -> tuple[int, int, int]:
     import islpy as isl
 
-    values = dict(sizes)
     width = 2 * max(len(r.loops) for r in references) + 2
     try:
-        maps = [(r, isl.Map(_map_text(r, values, width))) for r in references]
+        maps = [(r, _map_at(r, sizes, width)) for r in references]
     except isl.Error as error:
         raise _NotAffine from error
     ranks = {m.dim(isl.dim_type.out) for _, m in maps}
@@ -263,6 +262,60 @@ def _counts_cached(
     )
 
 
+# ---- sets at fixed sizes -----------------------------------------------------------------
+# A nest is counted at every point of a grid of sizes, and isl's parser took two fifths of
+# the analysis of PolyBench's kernels. Where the sizes enter affinely (`i < n - 1`,
+# `A[i + n]`), each map or set is parsed once with the sizes as isl parameters and fixed at
+# each point: the same integer set as the text at those sizes, so the same counts. Where
+# they do not (`A[i*n + j]`, `n/2`), `_NotAffine` sends the nest back to text per point.
+
+
+@dataclass(frozen=True, slots=True)
+class _Param:
+    """A size written as an isl parameter (`P0`, ...: no loop's or element's name)."""
+
+    name: str
+
+
+def _parameters(sizes: Sequence[sympy.Symbol]) -> dict[sympy.Symbol, Any]:
+    return {size: _Param(f"P{k}") for k, size in enumerate(sizes)}
+
+
+def _fixed(parametric: Any, values: Sequence[int]) -> Any:
+    """`parametric` (a map or set over `P0, P1, ...`) at `P_k = values[k]`, without them."""
+    import islpy as isl
+
+    for position, value in enumerate(values):
+        found = parametric.find_dim_by_name(isl.dim_type.param, f"P{position}")
+        if found >= 0:
+            parametric = parametric.fix_val(isl.dim_type.param, found, value)
+    return parametric.project_out(isl.dim_type.param, 0, parametric.dim(isl.dim_type.param))
+
+
+def _map_at(
+    reference: PolyReference, sizes: tuple[tuple[sympy.Symbol, int], ...], width: int
+) -> Any:
+    """The reference's map at these sizes (see above)."""
+    import islpy as isl
+
+    parametric = _parametric_map(reference, tuple(s for s, _ in sizes), width)
+    if parametric is None:
+        return isl.Map(_map_text(reference, dict(sizes), width))
+    return _fixed(parametric, [v for _, v in sizes])
+
+
+@lru_cache(maxsize=2048)
+def _parametric_map(
+    reference: PolyReference, sizes: tuple[sympy.Symbol, ...], width: int
+) -> Any | None:
+    import islpy as isl
+
+    try:
+        return isl.Map(_map_text(reference, _parameters(sizes), width))
+    except (_NotAffine, isl.Error):
+        return None
+
+
 def _union_range(maps: Sequence[Any]) -> Any:
     result = None
     for m in maps:
@@ -276,8 +329,9 @@ def _count(points: Any) -> int:
     return int(points.coalesce().count_val().to_python())
 
 
-def _map_text(reference: PolyReference, sizes: dict[sympy.Symbol, int], width: int) -> str:
-    """`{ [T...] -> A[e...] : constraints }` of one reference at fixed sizes."""
+def _map_text(reference: PolyReference, sizes: dict[sympy.Symbol, Any], width: int) -> str:
+    """`{ [T...] -> A[e...] : constraints }` of one reference at fixed sizes (numbers), or
+    over the sizes as parameters (`_Param`s)."""
     times = [f"T{k}" for k in range(width)]
     constraints, substitution = _loop_constraints(reference.loops, sizes)
     for level, position in enumerate(reference.loop_positions):
@@ -294,14 +348,20 @@ def _map_text(reference: PolyReference, sizes: dict[sympy.Symbol, int], width: i
     for name, expr in zip(elements, index, strict=True):
         constraints.append(f"{name} = {_affine(expr, substitution)}")
     return (
-        f"{{ [{', '.join(times)}] -> {reference.access.array}[{', '.join(elements)}] : "
+        _parameter_prefix(sizes)
+        + f"{{ [{', '.join(times)}] -> {reference.access.array}[{', '.join(elements)}] : "
         + " and ".join(constraints)
         + " }"
     )
 
 
+def _parameter_prefix(sizes: dict[sympy.Symbol, Any]) -> str:
+    names = [v.name for v in sizes.values() if isinstance(v, _Param)]
+    return f"[{', '.join(names)}] -> " if names else ""
+
+
 def _loop_constraints(
-    loops: Sequence[LoopLike], sizes: dict[sympy.Symbol, int]
+    loops: Sequence[LoopLike], sizes: dict[sympy.Symbol, Any]
 ) -> tuple[list[str], dict[sympy.Symbol, Any]]:
     """Iteration `T(2l + 1)` of the loop at level `l` runs; and the substitution of the
     sizes by numbers and of each loop variable by `start + step*T(2l + 1)`."""
@@ -377,14 +437,41 @@ def _domain_count(
 ) -> int:
     import islpy as isl
 
-    constraints, substitution = _loop_constraints(loops, dict(sizes))
-    constraints += [_condition(guard, substitution) for guard in guards]
-    times = ", ".join(f"T{2 * level + 1}" for level in range(len(loops)))
-    text = f"{{ [{times}] : " + " and ".join(constraints or ["0 = 0"]) + " }"
+    parametric = _parametric_domain(loops, guards, tuple(s for s, _ in sizes))
     try:
-        return int(isl.Set(text).count_val().to_python())
+        if parametric is not None:
+            points = _fixed(parametric, [v for _, v in sizes])
+        else:
+            points = isl.Set(_domain_text(loops, guards, dict(sizes)))
+        return int(points.count_val().to_python())
     except isl.Error as error:
         raise _NotAffine from error
+
+
+@lru_cache(maxsize=4096)
+def _parametric_domain(
+    loops: tuple[Bounds, ...], guards: tuple[sympy.Basic, ...], sizes: tuple[sympy.Symbol, ...]
+) -> Any | None:
+    import islpy as isl
+
+    try:
+        return isl.Set(_domain_text(loops, guards, _parameters(sizes)))
+    except (_NotAffine, isl.Error):
+        return None
+
+
+def _domain_text(
+    loops: tuple[Bounds, ...], guards: tuple[sympy.Basic, ...], sizes: dict[sympy.Symbol, Any]
+) -> str:
+    constraints, substitution = _loop_constraints(loops, sizes)
+    constraints += [_condition(guard, substitution) for guard in guards]
+    times = ", ".join(f"T{2 * level + 1}" for level in range(len(loops)))
+    return (
+        _parameter_prefix(sizes)
+        + f"{{ [{times}] : "
+        + " and ".join(constraints or ["0 = 0"])
+        + " }"
+    )
 
 
 def _degrees(
@@ -614,21 +701,33 @@ def _polynomial_text(
     every grid point cost a conv2d nest seconds)."""
     constant = Fraction(0)
     linear: dict[sympy.Symbol, Fraction] = {}
+    parameters: dict[str, Fraction] = {}
     for coefficient, powers in terms:
-        value, variable = coefficient, None
+        value, variable, parameter = coefficient, None, None
         for symbol, power in powers:
             given = substitution.get(symbol)
             if isinstance(given, int):
                 value *= given**power
             elif isinstance(given, _Var) and power == 1 and variable is None:
                 variable = symbol
+            elif isinstance(given, _Param) and power == 1 and parameter is None:
+                parameter = given.name
             else:
                 raise _NotAffine  # a product of loop variables, or a free symbol
-        if variable is None:
+        if parameter is not None:
+            if variable is not None:
+                raise _NotAffine  # a size times a loop variable: affine at fixed sizes only
+            parameters[parameter] = parameters.get(parameter, Fraction(0)) + value
+        elif variable is None:
             constant += value
         else:
             linear[variable] = linear.get(variable, Fraction(0)) + value
     parts = []
+    for name, value in parameters.items():
+        if value.denominator != 1:
+            raise _NotAffine  # `n/2`: integral at some sizes only
+        if value:
+            parts.append(f"{value.numerator}*{name}")
     for symbol, value in linear.items():
         if value.denominator != 1:
             raise _NotAffine  # a fraction of a variable
@@ -648,6 +747,8 @@ def _text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
         value = substitution.get(expr)
         if isinstance(value, _Var):
             return f"(({value.start}) + {value.step}*{value.t})"
+        if isinstance(value, _Param):
+            return value.name
         raise _NotAffine
     if expr.is_Add:
         return "(" + " + ".join(_text(a, substitution) for a in expr.args) + ")"
