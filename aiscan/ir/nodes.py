@@ -3,6 +3,11 @@
 Both frontends (C via pycparser, Python via libcst) produce these frozen nodes; everything
 after them reads only these. Index expressions, starts and trip counts are sympy expressions
 in the program's own names (sizes via `size_symbol`, loop variables via `loop_symbol`).
+
+Statements, loops and branches memoize their hash: nests are keys of the analysis's memo
+caches (`lru_cache`), and the generated hash walked a loop's whole body at every lookup (a
+quarter of the analysis of PolyBench's kernels). The memo holds within one process (string
+hashes differ between processes); nodes are never pickled.
 """
 
 from __future__ import annotations
@@ -130,6 +135,16 @@ class Statement:
     special_calls: tuple[str, ...] = ()
     unknowns: tuple[Unknown, ...] = ()
 
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        """Memoized (see the module docstring)."""
+        if self._hash is not None:
+            return self._hash
+        return _remember_hash(
+            self, self.span, self.text, self.flops, self.accesses, self.special_calls, self.unknowns
+        )
+
 
 class LoopLike(Protocol):
     """What sums, footprints and tiles need of a loop (a `Loop`, or its bounds alone):
@@ -157,6 +172,16 @@ class Loop:
     span: Span
     unknowns: tuple[Unknown, ...] = ()
 
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        """Memoized (see the module docstring)."""
+        if self._hash is not None:
+            return self._hash
+        return _remember_hash(
+            self, self.var, self.start, self.step, self.trip, self.body, self.span, self.unknowns
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Branch:
@@ -173,8 +198,31 @@ class Branch:
     analysis then counts the iterations that take each side exactly and drops the
     fraction's unknown; it keeps both where it cannot (docs/model.md)."""
 
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        """Memoized (see the module docstring)."""
+        if self._hash is not None:
+            return self._hash
+        return _remember_hash(
+            self,
+            self.span,
+            self.condition,
+            self.taken_fraction,
+            self.then_body,
+            self.else_body,
+            self.unknowns,
+            self.guard,
+        )
+
 
 Node = Statement | Loop | Branch
+
+
+def _remember_hash(node: Node, *parts: object) -> int:
+    value = hash(parts)
+    object.__setattr__(node, "_hash", value)
+    return value
 
 
 @dataclass(frozen=True, slots=True)
