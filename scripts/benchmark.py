@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import random
 import resource
@@ -226,8 +227,6 @@ def _language_split_worker(root: str) -> None:
     """Per language: the bare parse, the analysis as a worker runs it, and the floor of any
     analysis built this way (one walk of each parsed tree, as many IR objects as the
     analysis builds, the JSON report serialized), printed as one line each."""
-    import json
-
     import libcst
     from pycparser import c_parser
 
@@ -497,6 +496,60 @@ def print_single_kernel(arguments: argparse.Namespace) -> None:
     _print_samples("served from the result cache", single_kernel_samples(arguments.repeat, True))
 
 
+# The editor's path: a document opened (analyzed in a process that has imported the
+# language server's modules), a hover on every loop nest with two devices, the document
+# analyzed again after an edit, and the hovers again.
+_EDITOR = (
+    "import sys, time, json\n"
+    "from pathlib import Path\n"
+    "from aiscan.lsp.document import analyze_document, settings_for\n"
+    "from aiscan.lsp.hover import hover_markdown\n"
+    "def hovers(result, settings):\n"
+    "    regions = [r for f in result.analysis.functions for r in f.regions\n"
+    "               if r.region.kind == 'nest']\n"
+    "    slowest = 0.0\n"
+    "    for region in regions:\n"
+    "        start = time.perf_counter()\n"
+    "        hover_markdown(region, settings.devices, result.analysis.sizes, False)\n"
+    "        slowest = max(slowest, time.perf_counter() - start)\n"
+    "    return slowest\n"
+    "rows = []\n"
+    "for path in sys.argv[1:]:\n"
+    "    text = Path(path).read_text()\n"
+    "    settings = settings_for(path, ('h100', 'haswell'))\n"
+    "    start = time.perf_counter()\n"
+    "    result = analyze_document(text, path, settings)\n"
+    "    opened = time.perf_counter() - start\n"
+    "    first = hovers(result, settings)\n"
+    "    start = time.perf_counter()\n"
+    "    result = analyze_document(text + '\\n', path, settings)\n"
+    "    edited = time.perf_counter() - start\n"
+    "    rows.append([opened, first, edited, hovers(result, settings)])\n"
+    "print(json.dumps(rows))\n"
+)
+_EDITOR_FILES = (
+    "fixtures/c/dgemm_ijk.c",
+    "fixtures/c/triangular.c",
+    "fixtures/python/loops.py",
+)
+
+
+def print_editor(repeat: int) -> None:
+    """Open, hover, edit, hover: the best of `repeat` fresh processes, and their peak RSS."""
+    command = [sys.executable, "-c", _EDITOR, *(str(ROOT / f) for f in _EDITOR_FILES)]
+    runs = [measured_output(command) for _ in range(repeat)]
+    rows = [json.loads(output) for output, _ in runs]
+    peak = _peak([sample for _, sample in runs])
+    print(f"editor (the language server's document path, fresh process, imports excluded; {peak}):")
+    for index, name in enumerate(_EDITOR_FILES):
+        best = [min(row[index][k] for row in rows) for k in range(4)]
+        print(
+            f"  {Path(name).name}: open {best[0] * 1000:.0f} ms, slowest first hover"
+            f" {best[1] * 1000:.1f} ms, after an edit {best[2] * 1000:.0f} ms,"
+            f" hover {best[3] * 1000:.1f} ms"
+        )
+
+
 def bare_parse_seconds(text: str, repeat: int) -> tuple[list[float], str]:
     code = (
         "import sys, time\nfrom pycparser import c_parser\n"
@@ -587,6 +640,7 @@ def main() -> None:
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
     print_single_kernel(arguments)
+    print_editor(arguments.repeat)
     if arguments.single_only:
         return
     text = generate(arguments.lines)

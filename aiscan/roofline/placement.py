@@ -13,6 +13,7 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import sympy
@@ -260,8 +261,7 @@ def place(
         crossover = _constant(compute=True)
         bound, attainable, attainable_limit = Bound.COMPUTE, peak, peak
     else:
-        intensity = sympy.simplify(flops_expr / bytes_expr)
-        limit = _limit(intensity)
+        intensity, limit = _intensity_and_limit(flops_expr, bytes_expr)
         crossover = _crossover(flops_expr, bytes_expr, ridge, sizes or {}, repeats)
         exact_value = at_flops / at_bytes
         value = finite_value(exact_value)
@@ -473,6 +473,16 @@ def _one_size(
     return expr.subs({s: x for s in growing}), x, tuple(s.name for s in growing)
 
 
+@lru_cache(maxsize=4096)
+def _intensity_and_limit(
+    flops: sympy.Expr, bytes_moved: sympy.Expr
+) -> tuple[sympy.Expr, sympy.Expr | None]:
+    """Memoized like `_swept_crossover`: a nest is placed on every device and level, and
+    again at every hover."""
+    intensity = sympy.simplify(flops / bytes_moved)
+    return intensity, _limit(intensity)
+
+
 def _limit(intensity: sympy.Expr) -> sympy.Expr | None:
     together, x, names = _one_size(intensity)
     if not names:
@@ -508,9 +518,12 @@ def _crossover(
     return replace(_swept_crossover(flops, bytes_moved, ridge, sweep), held=held)
 
 
+@lru_cache(maxsize=4096)
 def _swept_crossover(
     flops: sympy.Expr, bytes_moved: sympy.Expr, ridge: sympy.Rational, sweep: frozenset[str]
 ) -> Crossover:
+    """Memoized: a limit and a root solve cost up to a tenth of a second, and the editor
+    asks again at every hover of the same nest (and after every edit that leaves it)."""
     gap, x, names = _one_size(sympy.expand(flops - ridge * bytes_moved), sweep)
     if gap.has(sympy.Max):
         # Small-size corrections (`Max(0, 4 - n)`, exact footprints below a gap) vanish
