@@ -12,6 +12,7 @@ new one runs. Positions are converted between LSP's 0-based lines/characters and
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -208,6 +209,27 @@ async def _refresh(ls: AiscanServer, uri: str, delay_s: float) -> None:
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
     )
+    # A hover places its nest on every device (a limit and a root solve, up to a tenth of
+    # a second a nest); placing them now, on the worker, lets the first hover find them
+    # memoized instead of blocking the server while it computes them.
+    await loop.run_in_executor(ls.worker, _place_every_nest, result, settings)
+
+
+def _place_every_nest(result: DocumentAnalysis, settings: ServerSettings) -> None:
+    if result.analysis is None or not settings.devices:
+        return
+    for function in result.analysis.functions:
+        for region in function.regions:
+            if region.region.kind != "nest":
+                continue
+            # A nest that cannot be placed says why in its own hover, when asked.
+            with contextlib.suppress(Exception):
+                hover_markdown(
+                    region,
+                    settings.devices,
+                    result.analysis.sizes,
+                    result.analysis.write_allocate,
+                )
 
 
 def _finding_diagnostic(finding: Finding, template: str) -> types.Diagnostic:
