@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from polynomial_strategies import SYMBOLS, polynomials
 
 from aiscan.analysis.domain import Bounds, _polynomial_sum, sum_over_loop
-from aiscan.analysis.intensity import _leading_of_terms, _leading_with_poly
+from aiscan.analysis.intensity import _leading_of_terms, _leading_with_poly, limit_at_infinity
 from aiscan.analysis.polynomials import expanded, linear_coefficient, terms_of
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
@@ -76,3 +76,13 @@ def test_leading_terms_match_poly(expr: sympy.Expr) -> None:
 def test_expanded_is_expand(first: sympy.Expr, second: sympy.Expr, weight: int) -> None:
     for expr in (first + second, weight * first, first * second, (first + 1) * weight):
         assert expanded(expr) == sympy.expand(expr)
+
+
+@settings(max_examples=200, deadline=None)
+@given(polynomials(), st.sampled_from(SYMBOLS[:2]))
+def test_limit_of_a_polynomial_in_one_size_is_sympys(expr: sympy.Expr, size: sympy.Symbol) -> None:
+    """`limit_at_infinity` reads a polynomial in the swept size alone off its leading term;
+    with other symbols left, or none, it is sympy's `limit` either way."""
+    one_size = sympy.expand(expr.subs({s: size for s in expr.free_symbols}))
+    for candidate in (one_size, expr):
+        assert limit_at_infinity(candidate, size) == sympy.limit(candidate, size, sympy.oo)

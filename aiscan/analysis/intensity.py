@@ -317,6 +317,14 @@ def finite_value(expr: sympy.Expr | None) -> float | None:
 def limit_at_infinity(expr: sympy.Expr, variable: sympy.Symbol) -> sympy.Expr | None:
     """sympy's limit as `variable` grows, or None where sympy cannot take it (it raises
     on some expressions, such as `Min` of a size and an unknown trip count)."""
+    terms = terms_of(expr)
+    if terms is not None and all(set(monomial) <= {variable} for _, monomial in terms):
+        # A polynomial in `variable` alone (a crossover's gap): its leading term decides,
+        # as sympy's `limit` would after tens of milliseconds.
+        degree, coefficient = max((monomial.get(variable, 0), c) for c, monomial in terms)
+        if degree == 0:
+            return expr
+        return sympy.oo if coefficient > 0 else -sympy.oo
     try:
         result = sympy.limit(expr, variable, sympy.oo)
     except (NotImplementedError, ValueError, TypeError):
