@@ -922,10 +922,14 @@ class ExpressionReader:
                 f"{shape_text(operand.shape)}",
             )
             return None
-        if isinstance(operand, Select):
-            from aiscan.frontends.python.selections import select_reduce
-
-            return select_reduce(self, kind, operand, chosen, keepdims, node)
+        if isinstance(operand, Select) and chosen != tuple(range(rank)):
+            # Every axis of a selection is `k - 1` combines of its `k = p * N` elements, as
+            # below; along some axes only, the rows' lengths are the data's.
+            self.unsupported(
+                node,
+                f"`{self.names.text(node)}`: a reduction along some axes of a boolean selection",
+            )
+            return None
         shape = tuple(
             sympy.Integer(1) if d in chosen else extent
             for d, extent in enumerate(operand.shape)

@@ -24,7 +24,7 @@ import sympy
 
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text
-from aiscan.frontends.python.values import Apply, ArrayValue, Leaf, Reduce, Scalar, Select
+from aiscan.frontends.python.values import Apply, ArrayValue, Leaf, Reduce, Select
 from aiscan.ir.nodes import Unknown, UnknownKind
 from aiscan.ir.symbols import fraction_symbol
 
@@ -38,7 +38,6 @@ __all__ = [
     "misplaced_selection",
     "read_selection",
     "select_elementwise",
-    "select_reduce",
 ]
 
 NOT_A_MASK = object()
@@ -149,40 +148,6 @@ def select_elementwise(
         return _refuse(reader, node, f"`{said}` on a selection")
     shape = (first.shape[0], *value.shape[len(first.mask.shape) :])
     return replace(first, operand=value, element=value.element, shape=shape, text=text or said)
-
-
-def select_reduce(
-    reader: ExpressionReader,
-    kind: str,
-    operand: Select,
-    chosen: tuple[int, ...],
-    keepdims: bool,
-    node: cst.CSTNode,
-) -> ArrayValue | None:
-    """A reduction of every axis of a selection: `k - 1` combines of its `k = p * N`
-    elements (a mean divides once more). Along some axes only: not modeled."""
-    text = reader.names.text(node)
-    if chosen != tuple(range(len(operand.shape))):
-        return _refuse(
-            reader, node, f"`{text}`: a reduction along some axes of a boolean selection"
-        )
-    element = dtypes.reduction_element(kind, operand.element)
-    shape = tuple(sympy.Integer(1) for _ in operand.shape) if keepdims else ()
-    total = Reduce(
-        "sum" if kind == "mean" else kind,
-        operand,
-        chosen,
-        keepdims,
-        element,
-        shape,
-        text,
-        reader.span(node),
-    )
-    if kind != "mean":
-        return total
-    count = sympy.Mul(*operand.shape)
-    divisor = Scalar(dtypes.PYTHON_INT, True, str(count), constant=True)
-    return reader.elementwise("div", "divide", (total, divisor), node, text)
 
 
 def misplaced_selection(value: ArrayValue, root: bool) -> Select | None:
