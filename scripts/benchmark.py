@@ -390,32 +390,25 @@ class ProcessSample:
 
 
 def measured_run(command: list[str]) -> ProcessSample:
-    """Run `command` to completion and take its own resource usage from `wait4`, so the
-    figures are the child's alone (not every child's so far, as RUSAGE_CHILDREN gives)."""
-    start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    errors = child.stderr.read().decode() if child.stderr else ""
-    if child.returncode != 0:
-        raise RuntimeError(f"{command[0]} exited {child.returncode}: {errors[-500:]}")
-    return ProcessSample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    """`measured_output` of a child whose output is not wanted."""
+    return measured_output(command)[1]
 
 
 def measured_output(command: list[str], check: bool = True) -> tuple[str, ProcessSample]:
-    """`measured_run` for a child whose standard output is wanted too. Its peak RSS is
-    that of the largest process among it and the workers it waited for (`wait4` folds
-    reaped children into a child's usage)."""
+    """Run `command` to completion: its standard output, and its own resource usage from
+    `wait4`, so the figures are the child's alone (not every child's so far, as
+    RUSAGE_CHILDREN gives). Its peak RSS is that of the largest process among it and the
+    workers it waited for (`wait4` folds reaped children into a child's usage)."""
     with tempfile.TemporaryFile() as errors:
         start = time.perf_counter()
         child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors)
         output = child.stdout.read().decode() if child.stdout else ""
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
-        if check and os.waitstatus_to_exitcode(status) != 0:
+        code = os.waitstatus_to_exitcode(status)
+        if check and code != 0:
             errors.seek(0)
-            raise RuntimeError(f"{command[0]} failed: {errors.read().decode()[-500:]}")
+            raise RuntimeError(f"{command[0]} exited {code}: {errors.read().decode()[-500:]}")
     return output, ProcessSample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
