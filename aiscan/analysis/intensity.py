@@ -321,10 +321,10 @@ def limit_at_infinity(expr: sympy.Expr, variable: sympy.Symbol) -> sympy.Expr | 
     if terms is not None and all(set(monomial) <= {variable} for _, monomial in terms):
         # A polynomial in `variable` alone (a crossover's gap): its leading term decides,
         # as sympy's `limit` would after tens of milliseconds.
-        degree, coefficient = max((monomial.get(variable, 0), c) for c, monomial in terms)
-        if degree == 0:
-            return expr
-        return sympy.oo if coefficient > 0 else -sympy.oo
+        leading = _leading_of_terms(terms, {variable})
+        if leading is None or leading[0] == 0:
+            return expr  # a constant
+        return sympy.oo if leading[1] > 0 else -sympy.oo
     try:
         result = sympy.limit(expr, variable, sympy.oo)
     except (NotImplementedError, ValueError, TypeError):
