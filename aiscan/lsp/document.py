@@ -6,6 +6,7 @@ failure of the analysis on a half-typed edit becomes a diagnostic, never an exce
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,15 +42,21 @@ class DocumentAnalysis:
     errors: tuple[Diagnostic, ...]
     """Parse errors and frontend notes: shown as diagnostics besides the findings."""
 
-    def nest_at(self, line: int) -> RegionAnalysis | None:
-        """The loop nest whose lines (1-based, inclusive) hold `line`."""
+    def nests(self) -> Iterator[RegionAnalysis]:
+        """The file's loop nests, in order (none when it did not analyze)."""
         if self.analysis is None:
-            return None
+            return
         for function in self.analysis.functions:
             for region in function.regions:
-                span = region.region.span
-                if region.region.kind == "nest" and span.line <= line <= span.end_line:
-                    return region
+                if region.region.kind == "nest":
+                    yield region
+
+    def nest_at(self, line: int) -> RegionAnalysis | None:
+        """The loop nest whose lines (1-based, inclusive) hold `line`."""
+        for region in self.nests():
+            span = region.region.span
+            if span.line <= line <= span.end_line:
+                return region
         return None
 
 

@@ -12,7 +12,6 @@ new one runs. Positions are converted between LSP's 0-based lines/characters and
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -108,22 +107,19 @@ def build_server() -> AiscanServer:
         if result is None or result.analysis is None:
             return []
         lenses = []
-        for function in result.analysis.functions:
-            for region in function.regions:
-                if region.region.kind != "nest":
-                    continue
-                try:
-                    title = lens_title(region, result.analysis.write_allocate)
-                except Exception as error:  # one nest's failure leaves the other lenses
-                    title = f"aiscan: no figures for this nest ({type(error).__name__})"
-                start = _position(region.region.span.line, 1)
-                arguments = [params.text_document.uri, start.line]
-                lenses.append(
-                    types.CodeLens(
-                        range=types.Range(start, start),
-                        command=types.Command(title, NEST_COMMAND, arguments=arguments),
-                    )
+        for region in result.nests():
+            try:
+                title = lens_title(region, result.analysis.write_allocate)
+            except Exception as error:  # one nest's failure leaves the other lenses
+                title = f"aiscan: no figures for this nest ({type(error).__name__})"
+            start = _position(region.region.span.line, 1)
+            arguments = [params.text_document.uri, start.line]
+            lenses.append(
+                types.CodeLens(
+                    range=types.Range(start, start),
+                    command=types.Command(title, NEST_COMMAND, arguments=arguments),
                 )
+            )
         return lenses
 
     @server.command(NEST_COMMAND)
@@ -212,24 +208,12 @@ async def _refresh(ls: AiscanServer, uri: str, delay_s: float) -> None:
     # A hover places its nest on every device (a limit and a root solve, up to a tenth of
     # a second a nest); placing them now, on the worker, lets the first hover find them
     # memoized instead of blocking the server while it computes them.
-    await loop.run_in_executor(ls.worker, _place_every_nest, result, settings)
+    await loop.run_in_executor(ls.worker, _place_every_nest, ls, uri, result)
 
 
-def _place_every_nest(result: DocumentAnalysis, settings: ServerSettings) -> None:
-    if result.analysis is None or not settings.devices:
-        return
-    for function in result.analysis.functions:
-        for region in function.regions:
-            if region.region.kind != "nest":
-                continue
-            # A nest that cannot be placed says why in its own hover, when asked.
-            with contextlib.suppress(Exception):
-                hover_markdown(
-                    region,
-                    settings.devices,
-                    result.analysis.sizes,
-                    result.analysis.write_allocate,
-                )
+def _place_every_nest(ls: AiscanServer, uri: str, result: DocumentAnalysis) -> None:
+    for region in result.nests():
+        _nest_text(ls, uri, region, result)
 
 
 def _finding_diagnostic(finding: Finding, template: str) -> types.Diagnostic:
