@@ -28,7 +28,7 @@ import sympy
 
 from aiscan.analysis.domain import sum_over_loop, sum_over_loops
 from aiscan.analysis.footprint import footprint_of, union_size
-from aiscan.analysis.intensity import finite_value
+from aiscan.analysis.intensity import finite_value, size_bindings
 from aiscan.analysis.polynomials import linear_coefficient
 from aiscan.analysis.traffic import compulsory_traffic, streaming_traffic
 from aiscan.analysis.walk import Placed, placed_statements
@@ -400,7 +400,7 @@ def _statements(nodes: tuple[Node, ...]) -> list[Placed]:
 
 
 def _at_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:
-    values = {s: sizes[s.name] for s in expr.free_symbols if s.name in sizes}
+    values = size_bindings(expr, sizes)
     return sympy.expand(expr.subs(values)) if values else expr
 
 

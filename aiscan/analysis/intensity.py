@@ -184,8 +184,15 @@ def _integer_dict(
     }
 
 
+def size_bindings(expr: sympy.Expr, sizes: Mapping[str, int] | None) -> dict[sympy.Basic, int]:
+    """The values `sizes` gives to `expr`'s symbols, by symbol (for `subs`)."""
+    if not sizes:
+        return {}
+    return {s: sizes[s.name] for s in expr.free_symbols if s.name in sizes}
+
+
 def substitute_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:
-    bindings = {s: sizes[s.name] for s in expr.free_symbols if s.name in sizes}
+    bindings = size_bindings(expr, sizes)
     if not bindings:
         return expr
     bound = expr.subs(bindings)

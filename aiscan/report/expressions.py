@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import sympy
 
-from aiscan.analysis.intensity import finite_value, substitute_sizes
+from aiscan.analysis.intensity import finite_value, size_bindings, substitute_sizes
 from aiscan.analysis.polynomials import Monomial, Term, term_of, terms_of
 
 __all__ = ["count_text", "count_value", "decimal", "expression_text", "json_count", "numeric_value"]
@@ -169,9 +169,7 @@ def count_value(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr | None
     if terms_of(expr) is not None:
         # A polynomial's expanded form is canonical, so simplifying before expanding (tens
         # of milliseconds where symbols remain) changes nothing.
-        return sympy.expand(
-            expr.subs({s: sizes[s.name] for s in expr.free_symbols if s.name in sizes})
-        )
+        return sympy.expand(expr.subs(size_bindings(expr, sizes)))
     return sympy.expand(substitute_sizes(expr, sizes))
 
 

@@ -19,7 +19,12 @@ from typing import TYPE_CHECKING
 import sympy
 
 from aiscan.analysis.flops import FlopCounts
-from aiscan.analysis.intensity import finite_value, limit_at_infinity, past_bends
+from aiscan.analysis.intensity import (
+    finite_value,
+    limit_at_infinity,
+    past_bends,
+    size_bindings,
+)
 from aiscan.errors import UsageError
 from aiscan.roofline.devices import Device, PeakChoice
 from aiscan.roofline.in_core import InCoreCeiling, in_core_ceiling
@@ -457,10 +462,8 @@ def _exact(value: float) -> sympy.Rational:
 
 
 def _substitute(expr: sympy.Expr, sizes: Mapping[str, int] | None) -> sympy.Expr:
-    if not sizes:
-        return expr
-    values = {s: sizes[s.name] for s in expr.free_symbols if s.name in sizes}
-    return expr.subs(values)
+    values = size_bindings(expr, sizes)
+    return expr.subs(values) if values else expr
 
 
 def _one_size(
