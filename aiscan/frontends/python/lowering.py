@@ -1131,6 +1131,7 @@ class FunctionLowering:
         if self.reader.pending:
             self.reader.unsupported(test, "an array constructed in a condition")
             condition_value = None
+            self.reader.pending = []  # dropped, as `_small` drops those it computes
         condition_unknowns = tuple(self.reader.unknowns)
         condition_nodes: list[Node] = []
         if isinstance(condition_value, (Leaf, Scalar, Apply, Reduce, Contract)):
