@@ -16,7 +16,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -411,8 +411,12 @@ def _keep_integer_macro_symbolic(preprocessor: Any, toks: list[Any]) -> list[tup
     return [(name, value)]
 
 
+@lru_cache(maxsize=1024)
 def _in_stub(source: str | None) -> bool:
-    """Macros of the stub headers expand as usual; only the user's sizes stay symbolic."""
+    """Macros of the stub headers expand as usual; only the user's sizes stay symbolic.
+
+    Memoized: pcpp asks at every `#define`, and resolving the path each time was a third
+    of preprocessing a PolyBench kernel."""
     return source is not None and Path(source).resolve().is_relative_to(STUB_DIR)
 
 
