@@ -677,7 +677,6 @@ def _fitted(
             )
         }
         coefficients = _coefficients(values)
-        polynomial = _as_polynomial(sizes, coefficients)
         if any(_evaluated(coefficients, point) != count(point) for point in held_out):
             if len(sizes) != 1 or period <= 1:
                 return None
@@ -685,6 +684,7 @@ def _fitted(
             if in_periods is None:
                 return None
             return _corrected(sizes[0], in_periods, count, runs)
+        polynomial = _as_polynomial(sizes, coefficients)
         if len(sizes) == 1:
             return _corrected(sizes[0], polynomial, count, runs)
         for point in _small(len(sizes)):
