@@ -1,0 +1,798 @@
+"""Exact polynomials with rational coefficients, without importing sympy.
+
+Trip counts, sums over affine domains, footprints and byte totals are polynomials in the size
+symbols (`2*n`, `n**2/4 - 3*n/2`). Importing sympy costs more than the rest of a one-kernel
+run together, so these values are carried as `Poly` and sympy is imported only where a result
+needs it (`ceiling`, `Min`, limits, roots). The two types meet without ceremony:
+
+- a `Poly` symbol hashes and compares equal to the sympy `Symbol` of the same name and
+  assumptions, so dictionaries and sets of symbols work across the boundary;
+- sympy converts a `Poly` it meets through `_sympy_`, and `Poly` hands any operation with a
+  sympy operand to sympy;
+- `str` writes sympy's own text, so reports do not change (tests/test_algebra.py holds all
+  three to sympy).
+
+The canonical rule: a value that is a polynomial is a `Poly`. `normal` turns sympy results
+back into one where they are polynomials.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from functools import cache
+from math import gcd
+from typing import Any
+
+__all__ = [
+    "ONE",
+    "SYMPY",
+    "ZERO",
+    "Poly",
+    "as_expression",
+    "constant",
+    "expand",
+    "is_poly",
+    "normal",
+    "symbol",
+    "to_sympy",
+]
+
+Var = tuple[str, str]
+"""A symbol's identity: its name and its kind (the sympy assumptions it carries)."""
+Monomial = tuple[tuple[Var, int], ...]
+"""Powers of symbols, sorted by (name, kind); `()` is the constant monomial."""
+
+KIND_ASSUMPTIONS: dict[str, dict[str, bool]] = {
+    "size": {"integer": True, "positive": True},
+    "loop": {"integer": True},
+    "trip": {"integer": True, "nonnegative": True},
+    "fraction": {"nonnegative": True},
+    "positive": {"positive": True},
+    "plain": {},
+}
+"""The assumptions each kind of symbol is created with in sympy."""
+
+
+def _facts(true: str, false: str = "") -> tuple[tuple[str, bool], ...]:
+    return tuple(sorted([(k, True) for k in true.split()] + [(k, False) for k in false.split()]))
+
+
+_REAL = "commutative complex extended_real finite hermitian real"
+_INTEGER = _REAL + " algebraic integer rational"
+_NOT_INTEGER_ONLY = "imaginary infinite irrational noninteger transcendental"
+_NONNEGATIVE = ("extended_nonnegative nonnegative", "extended_negative negative")
+_POSITIVE = (
+    "extended_nonnegative extended_nonzero extended_positive nonnegative nonzero positive",
+    "extended_negative extended_nonpositive negative nonpositive zero",
+)
+_ASSUMPTIONS0: dict[str, tuple[tuple[str, bool], ...]] = {
+    # sympy's `Symbol(name, **KIND_ASSUMPTIONS[kind]).assumptions0`, sorted: a symbol's hash
+    # is built from it. tests/test_algebra.py checks this table against sympy.
+    "size": _facts(f"{_INTEGER} {_POSITIVE[0]}", f"{_NOT_INTEGER_ONLY} {_POSITIVE[1]}"),
+    "loop": _facts(_INTEGER, _NOT_INTEGER_ONLY),
+    "trip": _facts(f"{_INTEGER} {_NONNEGATIVE[0]}", f"{_NOT_INTEGER_ONLY} {_NONNEGATIVE[1]}"),
+    "fraction": _facts(f"{_REAL} {_NONNEGATIVE[0]}", f"imaginary infinite {_NONNEGATIVE[1]}"),
+    "positive": _facts(f"{_REAL} {_POSITIVE[0]}", f"imaginary infinite {_POSITIVE[1]}"),
+    "plain": _facts("commutative"),
+}
+_POSITIVE_KINDS = frozenset({"size", "positive"})
+_INTEGER_KINDS = frozenset({"size", "loop", "trip"})
+_KIND_OF_ASSUMPTIONS = {assumptions: kind for kind, assumptions in _ASSUMPTIONS0.items()}
+
+Number = int | Fraction
+
+
+class _DeferredSympy:
+    """The sympy module, imported at the first attribute read. Modules bind it as `sympy`
+    (with the real import under TYPE_CHECKING for the annotations), so that code which
+    never reaches sympy's operations never pays for its import."""
+
+    def __getattr__(self, name: str) -> Any:
+        import sympy
+
+        value = getattr(sympy, name)
+        setattr(self, name, value)  # later reads skip __getattr__
+        return value
+
+
+SYMPY: Any = _DeferredSympy()
+
+
+def _symbol_hash(var: Var) -> int:
+    """The hash sympy gives `Symbol(name, **assumptions)`."""
+    return hash(("Symbol", var[0], *_ASSUMPTIONS0[var[1]]))
+
+
+def _from_sympy_module(value: object) -> bool:
+    return type(value).__module__.startswith("sympy")
+
+
+class Poly:
+    """A polynomial with rational coefficients in symbols of known kinds; immutable."""
+
+    __slots__ = ("_hash", "_sympy", "terms")
+
+    terms: dict[Monomial, Fraction]
+    """Coefficient per monomial; no zero coefficients (the zero polynomial has no terms)."""
+
+    def __init__(self, terms: dict[Monomial, Fraction]) -> None:
+        self.terms = terms
+        self._hash: int | None = None
+        self._sympy: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        """Any other question sympy code asks of an expression (`atoms`, `args`, `is_Add`),
+        put to the sympy form. Never for private names (`__sympy__`, `_op_priority`): sympy
+        must not take a Poly for one of its own objects, but convert it."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(to_sympy(self), name)
+
+    def __reduce__(self) -> tuple[type[Poly], tuple[dict[Monomial, Fraction]]]:
+        return Poly, (self.terms,)  # not the cached sympy form, which would import sympy
+
+    # -- construction -------------------------------------------------------------------
+
+    @staticmethod
+    def _of(value: object) -> Poly | None:
+        """`value` as a Poly when it is one or a plain number; None otherwise."""
+        if value.__class__ is Poly:
+            return value
+        if isinstance(value, int | Fraction) and not isinstance(value, bool):
+            return constant(value)
+        return None
+
+    # -- what sympy code asks of an expression ----------------------------------------------
+
+    @property
+    def is_number(self) -> bool:
+        return all(not monomial for monomial in self.terms)
+
+    @property
+    def is_Integer(self) -> bool:
+        value = self.constant_value()
+        return value is not None and value.denominator == 1
+
+    @property
+    def is_Rational(self) -> bool:
+        return self.is_number
+
+    @property
+    def is_zero(self) -> bool:
+        return not self.terms
+
+    # Signs: decided here for a number, or a sum of one sign over positive symbols (sizes);
+    # anything else is sympy's assumption system's to decide.
+
+    def _sign(self) -> int | None:
+        var = self.var()
+        if var is not None:
+            facts = dict(_ASSUMPTIONS0[var[1]])
+            if facts.get("positive"):
+                return 1
+            if facts.get("negative"):
+                return -1
+        value = self.constant_value()
+        if value is not None:
+            return (value > 0) - (value < 0)
+        kinds = {var[1] for monomial in self.terms for var, _ in monomial}
+        signs = {c > 0 for c in self.terms.values()}
+        if kinds <= _POSITIVE_KINDS and len(signs) == 1:
+            return 1 if signs.pop() else -1
+        return None
+
+    @property
+    def is_positive(self) -> bool | None:
+        var = self.var()
+        if var is not None:
+            return dict(_ASSUMPTIONS0[var[1]]).get("positive")
+        sign = self._sign()
+        return sign > 0 if sign is not None else to_sympy(self).is_positive
+
+    @property
+    def is_negative(self) -> bool | None:
+        var = self.var()
+        if var is not None:
+            return dict(_ASSUMPTIONS0[var[1]]).get("negative")
+        sign = self._sign()
+        return sign < 0 if sign is not None else to_sympy(self).is_negative
+
+    @property
+    def is_nonnegative(self) -> bool | None:
+        var = self.var()
+        if var is not None:
+            return dict(_ASSUMPTIONS0[var[1]]).get("nonnegative")
+        sign = self._sign()
+        return sign >= 0 if sign is not None else to_sympy(self).is_nonnegative
+
+    @property
+    def is_nonpositive(self) -> bool | None:
+        var = self.var()
+        if var is not None:
+            return dict(_ASSUMPTIONS0[var[1]]).get("nonpositive")
+        sign = self._sign()
+        return sign <= 0 if sign is not None else to_sympy(self).is_nonpositive
+
+    @property
+    def is_integer(self) -> bool | None:
+        var = self.var()
+        if var is not None:
+            return dict(_ASSUMPTIONS0[var[1]]).get("integer")
+        kinds = {var[1] for monomial in self.terms for var, _ in monomial}
+        if all(c.denominator == 1 for c in self.terms.values()) and kinds <= _INTEGER_KINDS:
+            return True
+        return to_sympy(self).is_integer if kinds else False
+
+    @property
+    def is_Symbol(self) -> bool:
+        return self.var() is not None
+
+    @property
+    def p(self) -> int:
+        """The numerator of a rational constant (sympy's `Rational.p`)."""
+        value = self._required_constant()
+        return value.numerator
+
+    @property
+    def q(self) -> int:
+        value = self._required_constant()
+        return value.denominator
+
+    @property
+    def name(self) -> str:
+        """A symbol's name; an AttributeError for anything else, as for sympy's `Add`."""
+        var = self.var()
+        if var is None:
+            raise AttributeError("name")
+        return var[0]
+
+    @property
+    def kind(self) -> str:
+        var = self.var()
+        if var is None:
+            raise AttributeError("kind")
+        return var[1]
+
+    @property
+    def free_symbols(self) -> set[Poly]:
+        return {symbol(*var) for monomial in self.terms for var, _ in monomial}
+
+    def var(self) -> Var | None:
+        """The symbol this polynomial is, if it is exactly one symbol."""
+        if len(self.terms) != 1:
+            return None
+        ((monomial, coefficient),) = self.terms.items()
+        if coefficient != 1 or len(monomial) != 1 or monomial[0][1] != 1:
+            return None
+        return monomial[0][0]
+
+    def constant_value(self) -> Fraction | None:
+        """The value of a constant polynomial; None when symbols remain."""
+        if not self.terms:
+            return Fraction(0)
+        if len(self.terms) == 1:
+            coefficient = self.terms.get(())
+            return coefficient
+        return None
+
+    def _required_constant(self) -> Fraction:
+        value = self.constant_value()
+        if value is None:
+            raise TypeError(f"{self} is not a number")
+        return value
+
+    def degree(self, var: Poly | None = None) -> int:
+        """The total degree, or the degree in one symbol."""
+        if var is None:
+            return max((sum(e for _, e in m) for m in self.terms), default=0)
+        v = var.var()
+        return max((e for m in self.terms for w, e in m if w == v), default=0)
+
+    def coeff(self, var: Any, n: int = 1) -> Any:
+        """What multiplies `var` to the power `n` (sympy's `Expr.coeff` on an expanded sum)."""
+        v = _var_of(var)
+        if v is None or n != 1:
+            return normal(to_sympy(self).coeff(to_sympy(var), n))
+        result: dict[Monomial, Fraction] = {}
+        for monomial, coefficient in self.terms.items():
+            if (v, 1) in monomial:
+                rest = tuple(p for p in monomial if p[0] != v)
+                result[rest] = coefficient
+        return Poly(result)
+
+    def by_power(self, var: Poly) -> dict[int, Poly]:
+        """The coefficients of each power of `var` (itself free of `var`)."""
+        v = var.var()
+        parts: dict[int, dict[Monomial, Fraction]] = {}
+        for monomial, coefficient in self.terms.items():
+            power = next((e for w, e in monomial if w == v), 0)
+            rest = tuple(p for p in monomial if p[0] != v) if power else monomial
+            parts.setdefault(power, {})[rest] = coefficient
+        return {power: Poly(terms) for power, terms in parts.items()}
+
+    # -- what cancelling a quotient needs --------------------------------------------------
+
+    def has_name_clash(self, other: Poly) -> bool:
+        """Whether two different symbols (of the two together) share a name."""
+        variables = {v for p in (self, other) for m in p.terms for v, _ in m}
+        return len({name for name, _ in variables}) != len(variables)
+
+    def common_monomial(self, other: Poly) -> dict[Var, int]:
+        """The largest monomial dividing every term of both."""
+        monomials = [dict(m) for p in (self, other) for m in p.terms]
+        variables = set(monomials[0]).intersection(*monomials[1:]) if monomials else set()
+        return {v: min(m[v] for m in monomials) for v in variables}
+
+    def divided_by_monomial(self, monomial: dict[Var, int]) -> Poly:
+        """Each term divided by `monomial`, which divides all of them."""
+        if not monomial:
+            return self
+        terms = {}
+        for m, c in self.terms.items():
+            powers = {v: e - monomial.get(v, 0) for v, e in m}
+            terms[tuple(sorted((v, e) for v, e in powers.items() if e))] = c
+        return Poly(terms)
+
+    def divmod_monomial(self, divisor: Poly) -> tuple[Poly, Poly]:
+        """Division by one term (`sympy.div` over the divisor's symbols): the terms it
+        divides, divided, and the others."""
+        ((monomial, coefficient),) = divisor.terms.items()
+        quotient: dict[Monomial, Fraction] = {}
+        remainder: dict[Monomial, Fraction] = {}
+        for m, c in self.terms.items():
+            powers = dict(m)
+            if all(powers.get(v, 0) >= e for v, e in monomial):
+                for v, e in monomial:
+                    powers[v] -= e
+                quotient[tuple(sorted((v, e) for v, e in powers.items() if e))] = c / coefficient
+            else:
+                remainder[m] = c
+        return Poly(quotient), Poly(remainder)
+
+    def content(self) -> Fraction:
+        """The positive rational whose quotient is primitive with integer coefficients."""
+        numerators = 0
+        denominators = 1
+        for c in self.terms.values():
+            numerators = gcd(numerators, c.numerator)
+            denominators = denominators * c.denominator // gcd(denominators, c.denominator)
+        return Fraction(numerators, denominators)
+
+    def leading_coefficient(self) -> Fraction:
+        """The coefficient of the highest term, lexicographic in the symbols sorted by name
+        (the order of sympy's `lex` over symbols given sorted by name)."""
+        variables = sorted({v for m in self.terms for v, _ in m})
+        best = max(self.terms, key=lambda m: tuple(dict(m).get(v, 0) for v in variables))
+        return self.terms[best]
+
+    def at(self, values: Mapping[Any, float]) -> float:
+        """The value, in floating point, with the given symbols at the given values."""
+        given = {_var_of(k): v for k, v in values.items()}
+        total = 0.0
+        for monomial, coefficient in self.terms.items():
+            term = float(coefficient)
+            for var, power in monomial:
+                term *= given[var] ** power
+            total += term
+        return total
+
+    def has(self, *items: object) -> bool:
+        mine = {var for monomial in self.terms for var, _ in monomial}
+        for item in items:
+            other = _var_of(item)
+            if other is not None and other in mine:
+                return True
+        return False
+
+    def expand(self) -> Poly:
+        return self
+
+    def subs(self, *arguments: Any, simultaneous: bool = False) -> Any:
+        """Substitute symbols, as sympy's `subs` does (a mapping, pairs, or one old and one
+        new value); a Poly when every value is a number or a Poly, else sympy's result."""
+        if len(arguments) == 2:
+            pairs = [(arguments[0], arguments[1])]
+        else:
+            (mapping,) = arguments
+            pairs = list(mapping.items()) if isinstance(mapping, Mapping) else list(mapping)
+        values: dict[Var, Poly] = {}
+        for key, value in pairs:
+            var = _var_of(key)
+            replacement = Poly._of(value)
+            if var is None or replacement is None:
+                return normal(to_sympy(self).subs(pairs, simultaneous=simultaneous))
+            values[var] = replacement
+        if not simultaneous and len(values) > 1:
+            chained = {v for r in values.values() for m in r.terms for v, _ in m} & set(values)
+            if chained:  # one value names another key: sympy substitutes in its own order
+                return normal(to_sympy(self).subs(pairs))
+        if not values:
+            return self
+        total = ZERO
+        for monomial, coefficient in self.terms.items():
+            term = constant(coefficient)
+            for var, power in monomial:
+                factor = values.get(var)
+                term = term * (symbol(*var) ** power if factor is None else factor**power)
+            total = total + term
+        return total
+
+    def _sympy_(self) -> Any:
+        if self._sympy is None:
+            import sympy
+
+            parts = []
+            for monomial, coefficient in self.terms.items():
+                factors = [sympy.Rational(coefficient.numerator, coefficient.denominator)]
+                factors += [_sympy_symbol(var) ** power for var, power in monomial]
+                parts.append(sympy.Mul(*factors))
+            self._sympy = sympy.Add(*parts)
+        return self._sympy
+
+    # -- arithmetic -----------------------------------------------------------------------
+
+    def __add__(self, other: object) -> Any:
+        right = Poly._of(other)
+        if right is None:
+            return NotImplemented
+        if not right.terms:
+            return self
+        if not self.terms:
+            return right
+        terms = dict(self.terms)
+        for monomial, coefficient in right.terms.items():
+            total = terms.get(monomial, 0) + coefficient
+            if total:
+                terms[monomial] = total
+            else:
+                del terms[monomial]
+        return Poly(terms)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> Poly:
+        return Poly({m: -c for m, c in self.terms.items()})
+
+    def __pos__(self) -> Poly:
+        return self
+
+    def __sub__(self, other: object) -> Any:
+        right = Poly._of(other)
+        if right is None:
+            return NotImplemented
+        return self + (-right)
+
+    def __rsub__(self, other: object) -> Any:
+        left = Poly._of(other)
+        if left is None:
+            return NotImplemented
+        return left + (-self)
+
+    def __mul__(self, other: object) -> Any:
+        right = Poly._of(other)
+        if right is None:
+            return NotImplemented
+        terms: dict[Monomial, Fraction] = {}
+        for m1, c1 in self.terms.items():
+            for m2, c2 in right.terms.items():
+                monomial = _multiply(m1, m2) if m1 and m2 else m1 or m2
+                total = terms.get(monomial, 0) + c1 * c2
+                if total:
+                    terms[monomial] = total
+                else:
+                    terms.pop(monomial, None)
+        return Poly(terms)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: object) -> Any:
+        right = Poly._of(other)
+        if right is None:
+            return NotImplemented
+        divisor = right.constant_value()
+        if divisor is not None and divisor != 0:
+            return self * constant(1 / divisor)
+        if len(self.terms) == 1 and len(right.terms) == 1:
+            # A monomial over a monomial: sympy cancels it when it is made, as here.
+            ((top, c1),), ((bottom, c2),) = self.terms.items(), right.terms.items()
+            powers = dict(top)
+            for var, power in bottom:
+                powers[var] = powers.get(var, 0) - power
+            if all(power >= 0 for power in powers.values()):
+                monomial = tuple(sorted((v, e) for v, e in powers.items() if e))
+                return Poly({monomial: c1 / c2})
+        elif self == right and self.terms:
+            return ONE
+        return normal(to_sympy(self) / to_sympy(right))
+
+    def __rtruediv__(self, other: object) -> Any:
+        left = Poly._of(other)
+        if left is None:
+            return NotImplemented
+        return left / self
+
+    def __pow__(self, power: object) -> Any:
+        if isinstance(power, Poly):
+            value = power.constant_value()
+            power = int(value) if value is not None and value.denominator == 1 else power
+        if not isinstance(power, int) or power < 0:
+            return normal(to_sympy(self) ** to_sympy(power))
+        result = ONE
+        for _ in range(power):
+            result = result * self
+        return result
+
+    def __abs__(self) -> Any:
+        sign = self._sign()
+        if sign is not None:  # sympy's `Abs` of an expression of known sign is the same
+            return self if sign >= 0 else -self
+        import sympy
+
+        return normal(sympy.Abs(to_sympy(self)))
+
+    # -- comparison -----------------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is Poly:
+            return self.terms == other.terms
+        if isinstance(other, int | float | Fraction):
+            value = self.constant_value()
+            return value is not None and value == other
+        if _from_sympy_module(other):
+            if getattr(other, "is_Symbol", False):
+                mine = self.var()
+                return mine is not None and mine == _var_of(other)
+            return bool(to_sympy(self) == other)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            var = self.var()
+            if var is not None:
+                self._hash = _symbol_hash(var)
+            else:
+                value = self.constant_value()
+                self._hash = (
+                    hash(value) if value is not None else hash(frozenset(self.terms.items()))
+                )
+        return self._hash
+
+    def _compare(self, other: object) -> tuple[Fraction, Fraction] | None:
+        right = Poly._of(other) if not isinstance(other, float) else None
+        mine = self.constant_value()
+        theirs = right.constant_value() if right is not None else None
+        if mine is None or theirs is None:
+            return None
+        return mine, theirs
+
+    def __lt__(self, other: object) -> Any:
+        pair = self._compare(other)
+        return pair[0] < pair[1] if pair else to_sympy(self) < to_sympy(other)
+
+    def __le__(self, other: object) -> Any:
+        pair = self._compare(other)
+        return pair[0] <= pair[1] if pair else to_sympy(self) <= to_sympy(other)
+
+    def __gt__(self, other: object) -> Any:
+        pair = self._compare(other)
+        return pair[0] > pair[1] if pair else to_sympy(self) > to_sympy(other)
+
+    def __ge__(self, other: object) -> Any:
+        pair = self._compare(other)
+        return pair[0] >= pair[1] if pair else to_sympy(self) >= to_sympy(other)
+
+    def __bool__(self) -> bool:
+        return bool(self.terms)
+
+    def __int__(self) -> int:
+        return int(self._required_constant())
+
+    def __float__(self) -> float:
+        return float(self._required_constant())
+
+    def __index__(self) -> int:
+        value = self._required_constant()
+        if value.denominator != 1:
+            raise TypeError(f"{self} is not an integer")
+        return value.numerator
+
+    # -- text -----------------------------------------------------------------------------
+
+    def __str__(self) -> str:
+        text = _text(self)
+        return text if text is not None else str(to_sympy(self))
+
+    __repr__ = __str__
+
+
+def _multiply(m1: Monomial, m2: Monomial) -> Monomial:
+    powers = dict(m1)
+    for var, power in m2:
+        powers[var] = powers.get(var, 0) + power
+    return tuple(sorted(powers.items()))
+
+
+@cache
+def symbol(name: str, kind: str) -> Poly:
+    """The symbol `name` of the given kind (see `KIND_ASSUMPTIONS`)."""
+    if kind not in _ASSUMPTIONS0:
+        raise ValueError(f"unknown kind of symbol: {kind}")
+    return Poly({(((name, kind), 1),): Fraction(1)})
+
+
+def constant(value: int | Fraction) -> Poly:
+    """The constant polynomial `value`."""
+    if not value:
+        return ZERO
+    return Poly({(): Fraction(value)})
+
+
+ZERO = Poly({})
+ONE = Poly({(): Fraction(1)})
+
+
+def is_poly(value: object) -> bool:
+    return value.__class__ is Poly
+
+
+def _var_of(item: object) -> Var | None:
+    """The symbol identity of a Poly symbol or a sympy Symbol of a known kind."""
+    if item.__class__ is Poly:
+        return item.var()
+    if _from_sympy_module(item) and getattr(item, "is_Symbol", False):
+        content = item._hashable_content()  # type: ignore[attr-defined]
+        if type(item).__name__ != "Symbol":
+            return None  # a Dummy or a Wild
+        kind = _KIND_OF_ASSUMPTIONS.get(tuple(content[1:]))
+        return None if kind is None else (content[0], kind)
+    return None
+
+
+def _sympy_symbol(var: Var) -> Any:
+    import sympy
+
+    return sympy.Symbol(var[0], **KIND_ASSUMPTIONS[var[1]])
+
+
+def to_sympy(value: object) -> Any:
+    """`value` as a sympy object (Poly converted, numbers made exact, sympy unchanged)."""
+    if value.__class__ is Poly:
+        return value._sympy_()
+    import sympy
+
+    if isinstance(value, Fraction):
+        return sympy.Rational(value.numerator, value.denominator)
+    return sympy.sympify(value)
+
+
+def as_expression(value: Any) -> Any:
+    """`sympy.sympify` that keeps polynomials and numbers as `Poly` (and imports sympy only
+    for anything else, such as text)."""
+    if value.__class__ is Poly:
+        return value
+    if isinstance(value, int | Fraction) and not isinstance(value, bool):
+        return constant(value)
+    if _from_sympy_module(value):
+        return normal(value)
+    import sympy
+
+    return normal(sympy.sympify(value))
+
+
+def normal(value: Any) -> Any:
+    """A sympy result as a Poly when it is a polynomial in symbols of known kinds (the
+    canonical rule); anything else unchanged."""
+    if value.__class__ is Poly or not _from_sympy_module(value):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return constant(value)
+        return value
+    terms = _sympy_terms(value)
+    return value if terms is None else Poly(terms)
+
+
+def _sympy_terms(expr: Any) -> dict[Monomial, Fraction] | None:
+    if getattr(expr, "is_Rational", False):
+        return {(): Fraction(int(expr.p), int(expr.q))} if expr != 0 else {}
+    if not getattr(expr, "is_commutative", False):
+        return None
+    summands = expr.args if expr.is_Add else (expr,)
+    terms: dict[Monomial, Fraction] = {}
+    for summand in summands:
+        coefficient = Fraction(1)
+        powers: dict[Var, int] = {}
+        for factor in summand.args if summand.is_Mul else (summand,):
+            if factor.is_Rational:
+                coefficient *= Fraction(int(factor.p), int(factor.q))
+                continue
+            base, exponent = (factor.base, factor.exp) if factor.is_Pow else (factor, 1)
+            var = _var_of(base)
+            if var is None or not (exponent == int(exponent) and int(exponent) > 0):
+                return None
+            powers[var] = powers.get(var, 0) + int(exponent)
+        monomial = tuple(sorted(powers.items()))
+        total = terms.get(monomial, 0) + coefficient
+        if total:
+            terms[monomial] = total
+        else:
+            terms.pop(monomial, None)
+    return terms
+
+
+def expand(value: Any) -> Any:
+    """`sympy.expand`, which a Poly needs no call for."""
+    if value.__class__ is Poly:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return constant(value)
+    import sympy
+
+    return normal(sympy.expand(value))
+
+
+# -- text, as sympy's printer writes a polynomial ---------------------------------------
+
+
+def _text(poly: Poly) -> str | None:
+    terms = list(poly.terms.items())
+    if not terms:
+        return "0"
+    names = sorted({var for monomial, _ in terms for var, _ in monomial})
+    if len({name for name, _ in names}) != len(names):
+        return None  # one name, two kinds: leave the order to sympy
+    if len(terms) == 1:
+        return _term_text(terms[0][1], terms[0][0])
+    if _number_minus_term(terms):
+        ordered = sorted(terms, key=lambda t: bool(t[0]))  # sympy's `1 - n` special case
+    else:
+        # sympy's default order: lexicographic in the sorted symbols, highest first.
+        ordered = sorted(
+            terms, key=lambda t: tuple(dict(t[0]).get(v, 0) for v in names), reverse=True
+        )
+    text = ""
+    for monomial, coefficient in ordered:
+        part = _term_text(coefficient, monomial)
+        negative = part.startswith("-")
+        if not text:
+            text = part
+        else:
+            text += (" - " if negative else " + ") + (part[1:] if negative else part)
+    return text
+
+
+def _rational_text(value: Fraction) -> str:
+    return (
+        str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    )
+
+
+def _term_text(coefficient: Fraction, monomial: Monomial) -> str:
+    """As sympy's `_print_Mul` writes it: sign, numerator factors, then `/denominator`."""
+    if not monomial:
+        return _rational_text(coefficient)
+    sign = "-" if coefficient < 0 else ""
+    numerator, denominator = abs(coefficient.numerator), coefficient.denominator
+    factors = [name if power == 1 else f"{name}**{power}" for (name, _), power in monomial]
+    if numerator != 1:
+        factors.insert(0, str(numerator))
+    text = sign + "*".join(factors)
+    return text if denominator == 1 else f"{text}/{denominator}"
+
+
+def _number_minus_term(terms: list[tuple[Monomial, Fraction]]) -> bool:
+    """A positive number plus one negative multiple of one factor, printed number first."""
+    if len(terms) != 2:
+        return False
+    number = next((c for m, c in terms if not m), None)
+    other = next(((m, c) for m, c in terms if m), None)
+    return (
+        number is not None
+        and other is not None
+        and number > 0
+        and other[1] < 0
+        and len(other[0]) == 1
+    )
