@@ -13,6 +13,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -141,6 +142,8 @@ def _run_guarded(path: str, task: Task, timeout_s: float | None) -> Payload:
             path, Diagnostic(Span(path, 1, 1), Severity.ERROR, message), task.options
         )
     except Exception as error:  # one bad file must not stop the scan
+        if os.environ.get("AISCAN_DEBUG"):  # as for the CLI's own internal errors
+            traceback.print_exc()
         message = f"internal error while analyzing: {type(error).__name__}: {error}"
         return task.failed(
             path, Diagnostic(Span(path, 1, 1), Severity.ERROR, message), task.options

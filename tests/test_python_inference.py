@@ -8,6 +8,7 @@ from pathlib import Path
 
 import sympy
 
+from aiscan.algebra import to_sympy
 from aiscan.analysis.kernel import AnalysisOptions, analyze_module
 from aiscan.ir.nodes import UnknownKind
 from aiscan.pipeline import PipelineOptions, lower_source
@@ -23,6 +24,7 @@ def _functions(text: str, dtype: str = "float64") -> dict[str, object]:
 
 
 def _same(actual: object, expected: str) -> bool:
+    actual = to_sympy(actual)  # counts that are polynomials come as aiscan.algebra.Poly
     assert isinstance(actual, sympy.Expr)
     plain = actual.subs({s: sympy.Symbol(s.name) for s in actual.free_symbols})
     return sympy.simplify(plain - sympy.sympify(expected)) == 0

@@ -23,9 +23,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import TYPE_CHECKING
 
-import sympy
-
+from aiscan.algebra import SYMPY, ZERO, constant, expand
 from aiscan.analysis.domain import sum_over_loop, sum_over_loops
 from aiscan.analysis.footprint import footprint_of, union_size
 from aiscan.analysis.intensity import finite_value, size_bindings
@@ -34,6 +35,12 @@ from aiscan.analysis.traffic import compulsory_traffic, streaming_traffic
 from aiscan.analysis.walk import Placed, placed_statements
 from aiscan.ir.nodes import Access, Loop, Node
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = [
     "SAFETY_FACTOR",
@@ -45,13 +52,13 @@ __all__ = [
     "cache_traffic",
 ]
 
-SAFETY_FACTOR = sympy.Rational(1, 2)
+SAFETY_FACTOR = Fraction(1, 2)
 """A layer condition holds when the working set fills at most half the cache: the safety
 margin of the ECM layer-condition papers (Stengel et al. 2015), which absorbs conflict
 misses, LRU approximations and the other data a real cache holds. (Kerncraft's LC
 predictor compares with the full capacity; see docs/model.md.)"""
 
-_ZERO = sympy.Integer(0)
+_ZERO = ZERO
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +131,7 @@ class LevelTraffic:
 
     @property
     def total(self) -> sympy.Expr:
-        return sympy.expand(self.read + self.write)
+        return expand(self.read + self.write)
 
 
 def cache_traffic(
@@ -166,8 +173,8 @@ def cache_traffic(
         levels.append(
             LevelTraffic(
                 name,
-                sympy.expand(read),
-                sympy.expand(write),
+                expand(read),
+                expand(write),
                 not model.bounded,
                 tuple(model.conditions),
             )
@@ -304,7 +311,7 @@ class _Model:
 
     def working_set(self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]) -> sympy.Expr:
         """Distinct bytes (whole lines) `nodes` touch with `outer` fixed."""
-        return sympy.expand(sum(self._arrays(nodes, outer, everything=True)[0], _ZERO))
+        return expand(sum(self._arrays(nodes, outer, everything=True)[0], _ZERO))
 
     def footprint(
         self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]
@@ -312,7 +319,7 @@ class _Model:
         """Read and written bytes of `nodes` when every line is moved once."""
         reads, writes, exact = self._arrays(nodes, outer, everything=self.write_allocate)
         self.bounded = self.bounded or not exact
-        return sympy.expand(sum(reads, _ZERO)), sympy.expand(sum(writes, _ZERO))
+        return expand(sum(reads, _ZERO)), expand(sum(writes, _ZERO))
 
     def _arrays(
         self, nodes: tuple[Node, ...], outer: tuple[Loop, ...], *, everything: bool
@@ -358,18 +365,18 @@ class _Model:
         assert access.index is not None  # indirect references are undecided earlier
         width = access.element.width_bytes
         line = self.cache.line_bytes
-        last = sympy.expand(access.index[-1])
+        last = expand(access.index[-1])
         strides = []
         for loop in loops:
             coefficient = linear_coefficient(last, loop_symbol(loop.var)) * abs(loop.step)
             if coefficient != 0:
-                strides.append(sympy.Abs(coefficient))
+                strides.append(abs(coefficient))
         if not strides:
-            return sympy.Integer(line)
+            return constant(line)
         numeric = [int(s) for s in strides if s.is_number]
         if not numeric:
-            return sympy.Integer(line)
-        return sympy.Integer(min(line, min(numeric) * width))
+            return constant(line)
+        return constant(min(line, min(numeric) * width))
 
     def fits(self, working_set: sympy.Expr, loop: Loop, inside: tuple[Loop, ...]) -> bool:
         at_sizes = _at_sizes(working_set, self.sizes)
@@ -401,7 +408,7 @@ def _statements(nodes: tuple[Node, ...]) -> list[Placed]:
 
 def _at_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:
     values = size_bindings(expr, sizes)
-    return sympy.expand(expr.subs(values)) if values else expr
+    return expand(expr.subs(values)) if values else expr
 
 
 def _worst_over_loops(
@@ -415,7 +422,7 @@ def _worst_over_loops(
             continue
         first = _at_sizes(loop.start, sizes)
         last = _at_sizes(loop.start + loop.step * (loop.trip - 1), sizes)
-        ends = [sympy.expand(expr.subs(var, first)), sympy.expand(expr.subs(var, last))]
+        ends = [expand(expr.subs(var, first)), expand(expr.subs(var, last))]
         values = [finite_value(e) for e in ends]
         if all(v is not None for v in values):
             expr = ends[0] if values[0] >= values[1] else ends[1]  # type: ignore[operator]
@@ -432,7 +439,7 @@ def _breaking_size(working_set: sympy.Expr, loops: Sequence[Loop], capacity: flo
         var = loop_symbol(loop.var)
         last = loop.start + loop.step * (loop.trip - 1)
         candidates = [
-            sympy.expand(c.subs(var, end)) if var in c.free_symbols else c
+            expand(c.subs(var, end)) if var in c.free_symbols else c
             for c in candidates
             for end in (loop.start, last)
         ]
@@ -446,7 +453,7 @@ def _root(working_set: sympy.Expr, capacity: float) -> float | None:
     if not growing or working_set.free_symbols - set(growing):
         return None
     x = sympy.Symbol("x", positive=True)
-    gap = sympy.expand(working_set.subs({s: x for s in growing}) - sympy.Rational(repr(capacity)))
+    gap = expand(working_set.subs({s: x for s in growing}) - sympy.Rational(repr(capacity)))
     try:
         roots = [complex(r) for r in sympy.Poly(gap, x).nroots()]
     except (sympy.PolynomialError, TypeError, ValueError):

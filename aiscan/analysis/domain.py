@@ -8,18 +8,22 @@ than `sympy.summation`; anything non-polynomial falls back to `sympy.summation`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from functools import cache, lru_cache
-from typing import NamedTuple
+from math import comb
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import sympy
-from sympy.polys.domains import QQ
-from sympy.polys.rings import PolyElement
-
+from aiscan.algebra import SYMPY, ZERO, Poly, constant, expand, is_poly, normal, symbol
 from aiscan.analysis.extrema import resolve_extrema
-from aiscan.analysis.polynomials import from_ring, ring_over, terms_of, to_ring
 from aiscan.ir.nodes import LoopLike
 from aiscan.ir.symbols import loop_symbol
 from aiscan.ir.tiles import tile_cover
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = [
     "Bounds",
@@ -44,25 +48,32 @@ def bounds_of(loops: Sequence[LoopLike]) -> tuple[Bounds, ...]:
     return tuple(Bounds(loop.var, loop.start, loop.step, loop.trip) for loop in loops)
 
 
-_T = sympy.Symbol("_aiscan_t", integer=True, nonnegative=True)
-_TRIP = sympy.Symbol("_aiscan_trip", integer=True, nonnegative=True)
+_T = symbol("_aiscan_t", "trip")
 
 
 @cache
-def _power_sum(power: int) -> sympy.Expr:
-    """sum_{t=0}^{trip-1} t**power as a polynomial in `_TRIP` (Faulhaber, via Bernoulli
-    polynomials: exact, and much cheaper on first use than `sympy.summation`)."""
-    bernoulli = sympy.bernoulli(power + 1, _TRIP) - sympy.bernoulli(power + 1, 0)
-    return sympy.expand(bernoulli / (power + 1))
+def _bernoulli(m: int) -> Fraction:
+    """The Bernoulli number B_m, with B_1 = -1/2 (the convention of Bernoulli polynomials)."""
+    if m == 0:
+        return Fraction(1)
+    return -sum((comb(m + 1, k) * _bernoulli(k) for k in range(m)), Fraction(0)) / (m + 1)
 
 
 @cache
-def _iteration(level: int) -> sympy.Symbol:
+def _power_sum_coefficients(power: int) -> tuple[Fraction, ...]:
+    """sum_{t=0}^{trip-1} t**power as a polynomial in the trip count (Faulhaber's formula,
+    `(B_{p+1}(trip) - B_{p+1}) / (p+1)`), its coefficients highest power first, down to the
+    linear one (the sum has no constant term)."""
+    return tuple(comb(power + 1, k) * _bernoulli(k) / (power + 1) for k in range(power + 1))
+
+
+@cache
+def _iteration(level: int) -> Poly:
     """The summation variable of the loop at `level` (0 outermost) of a nest. One per
     level: a sum with no closed form stays a `Sum` over its variable, and an outer loop's
     substitution into that sum's bounds must not capture it (with one variable for all,
     `Sum(f, (t, 0, 3*t))` came out of `j <= i` under `i += 3`, a wrong count)."""
-    return sympy.Symbol(f"_aiscan_t{level}", integer=True, nonnegative=True)
+    return symbol(f"_aiscan_t{level}", "trip")
 
 
 def sum_over_loop(
@@ -77,18 +88,20 @@ def sum_over_loop(
     if over_tiles is not None:
         return over_tiles
     t = _iteration(level)
-    shifted = sympy.expand(expr.subs(var, loop.start + loop.step * t))
+    shifted = expand(expr.subs(var, loop.start + loop.step * t))
     shifted = resolve_extrema(shifted, t, loop.trip, enclosing)
+    if is_poly(shifted) and is_poly(loop.trip):
+        return _power_sums(shifted, t, loop.trip)
     try:
         poly = sympy.Poly(shifted, t)
     except sympy.PolynomialError:
         poly = None
     if poly is None or not poly.domain.is_Exact or _inside_a_function(t, shifted):
-        return sympy.summation(shifted, (t, 0, loop.trip - 1))
-    total = sympy.Integer(0)
+        return normal(sympy.summation(shifted, (t, 0, loop.trip - 1)))
+    total = ZERO
     for (power,), coefficient in poly.terms():
-        total += coefficient * _power_sum(power).subs(_TRIP, loop.trip)
-    return sympy.expand(total)
+        total += coefficient * _power_sum_at(power, loop.trip)
+    return expand(total)
 
 
 def _inside_a_function(symbol: sympy.Symbol, expr: sympy.Expr) -> bool:
@@ -111,52 +124,39 @@ def _sum_over_bounds(expr: sympy.Expr, bounds: tuple[Bounds, ...]) -> sympy.Expr
     return expr
 
 
-def _polynomial_sum(expr: sympy.Expr, bounds: tuple[Bounds, ...]) -> sympy.Expr | None:
-    """The sum, expanded, when the summand and every start and trip count are polynomials
-    in plain symbols (rectangular and triangular nests): the same Faulhaber sums done in
-    sympy's sparse polynomial ring, several times cheaper than on expressions. None
-    otherwise (`floor`, `ceiling`, unknown functions), for `sum_over_loop` to handle."""
-    parts = []
-    for part in (expr, *(b.start for b in bounds), *(b.trip for b in bounds)):
-        terms = terms_of(part)
-        if terms is None:
-            return None
-        parts.append(terms)
-    variables = [loop_symbol(b.var) for b in bounds]
-    found = {s for terms in parts for _, m in terms for s in m}
-    ring = ring_over([*sorted(found | set(variables), key=lambda s: s.name), _T])
-    if ring is None:
+def _polynomial_sum(expr: sympy.Expr, bounds: tuple[Bounds, ...]) -> Poly | None:
+    """The sum when the summand and every start and trip count are polynomials (rectangular
+    and triangular nests): Faulhaber's sums on `Poly`, innermost loop first. None otherwise
+    (`floor`, `ceiling`, unknown functions), for `sum_over_loop` to handle."""
+    parts = [normal(part) for part in (expr, *(b.start for b in bounds), *(b.trip for b in bounds))]
+    if not all(is_poly(part) for part in parts):
         return None
-    summand, *rest = (to_ring(ring, terms) for terms in parts)
+    summand, *rest = parts
     starts, trips = rest[: len(bounds)], rest[len(bounds) :]
-    t = ring.gens[-1]
     for position in reversed(range(len(bounds))):
-        var = ring.gens[ring.symbols.index(variables[position])]
+        var = loop_symbol(bounds[position].var)
         if summand.degree(var) <= 0:
             summand = summand * trips[position]
             continue
-        shifted = summand.compose(var, starts[position] + bounds[position].step * t)
-        total = ring.zero
-        for power in range(shifted.degree(t) + 1):
-            coefficient = shifted.coeff_wrt(t, power)
-            if coefficient:
-                total += coefficient * _power_sum_at(power, trips[position])
-        summand = total
-    return from_ring(summand)
+        shifted = summand.subs(var, starts[position] + bounds[position].step * _T)
+        summand = _power_sums(shifted, _T, trips[position])
+    return summand if is_poly(summand) else None
 
 
-def _power_sum_at(power: int, trip: PolyElement) -> PolyElement:
-    """`_power_sum(power)` with `trip` for the trip count, by Horner's rule."""
-    value = trip.ring.zero
+def _power_sums(summand: Poly, t: Poly, trip: Any) -> Any:
+    """`summand`, a polynomial in `t`, summed over `t = 0 .. trip-1`."""
+    total = ZERO
+    for power, coefficient in summand.by_power(t).items():
+        total = total + coefficient * _power_sum_at(power, trip)
+    return total
+
+
+def _power_sum_at(power: int, trip: Any) -> Any:
+    """sum_{t=0}^{trip-1} t**power, by Horner's rule in `trip`."""
+    value: Any = ZERO
     for coefficient in _power_sum_coefficients(power):
-        value = value * trip + QQ(coefficient.p, coefficient.q)
+        value = (value + constant(coefficient)) * trip
     return value
-
-
-@cache
-def _power_sum_coefficients(power: int) -> tuple[sympy.Rational, ...]:
-    """The coefficients of `_power_sum(power)` in `_TRIP`, highest power first."""
-    return tuple(sympy.Poly(_power_sum(power), _TRIP).all_coeffs())
 
 
 def untiled(bounds: tuple[Bounds, ...], uses: frozenset[sympy.Basic]) -> tuple[Bounds, ...]:
@@ -189,7 +189,7 @@ def untiled(bounds: tuple[Bounds, ...], uses: frozenset[sympy.Basic]) -> tuple[B
             if covered is None:
                 continue
             low, end = covered
-            point = Bounds(bounds[point_level].var, low, 1, sympy.expand(end - low))
+            point = Bounds(bounds[point_level].var, low, 1, expand(end - low))
             bounds = tuple(
                 point if other == point_level else loop
                 for other, loop in enumerate(bounds)
@@ -220,11 +220,11 @@ def _sum_over_tiles(expr: sympy.Expr, loop: LoopLike) -> sympy.Expr | None:
         return None
     low, end = covered
     placeholder = sympy.Dummy("tile")
-    linear = sympy.expand(expr.subs(tile, placeholder))
+    linear = expand(expr.subs(tile, placeholder))
     if var in linear.free_symbols or not linear.is_polynomial(placeholder):
         return None
     if sympy.degree(linear, placeholder) > 1:
         return None
     slope = linear.coeff(placeholder, 1)
-    constant = sympy.expand(linear - slope * placeholder)
-    return sympy.expand(constant * loop.trip + slope * (end - low))
+    constant = expand(linear - slope * placeholder)
+    return expand(constant * loop.trip + slope * (end - low))

@@ -14,11 +14,17 @@ least once (an empty range sums to zero whatever the summand says).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypeAlias
 
-import sympy
-
+from aiscan.algebra import SYMPY, ZERO, expand
 from aiscan.ir.nodes import LoopLike
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["resolve_extrema"]
 
@@ -40,12 +46,11 @@ def resolve_extrema(
         if counter not in extremum.free_symbols or len(extremum.args) != 2:
             continue
         first, second = extremum.args
-        difference = sympy.expand(first - second)
+        difference = expand(first - second)
         if not difference.is_polynomial(counter) or sympy.degree(difference, counter) > 1:
             continue
         signs = {
-            _sign_under(sympy.expand(difference.subs(counter, end)), facts)
-            for end in (sympy.Integer(0), trip - 1)
+            _sign_under(expand(difference.subs(counter, end)), facts) for end in (ZERO, trip - 1)
         }
         if signs <= {0, 1}:  # first >= second over the whole range
             replacements[extremum] = second if extremum.func is sympy.Min else first
@@ -54,7 +59,7 @@ def resolve_extrema(
     return expr.xreplace(replacements) if replacements else expr
 
 
-_Fact = dict[sympy.Symbol, sympy.Expr]
+_Fact: TypeAlias = "dict[sympy.Symbol, sympy.Expr]"
 
 
 def _facts(trip: sympy.Expr, enclosing: Sequence[LoopLike]) -> list[_Fact]:
@@ -83,7 +88,7 @@ def _trip_fact(trip: sympy.Expr) -> _Fact:
     if len(unsigned) != 1:
         return {}
     (symbol,) = unsigned
-    rest = sympy.expand(trip - symbol)
+    rest = expand(trip - symbol)
     if symbol in rest.free_symbols:
         return {}
     return {symbol: _slack(symbol) + 1 - rest}
@@ -91,7 +96,7 @@ def _trip_fact(trip: sympy.Expr) -> _Fact:
 
 def _sign_under(value: sympy.Expr, facts: list[_Fact]) -> int | None:
     for fact in facts:
-        sign = _sign(sympy.expand(value.subs(fact)) if fact else value)
+        sign = _sign(expand(value.subs(fact)) if fact else value)
         if sign is not None:
             return sign
     return None
@@ -106,7 +111,7 @@ def _sign(value: sympy.Expr) -> int | None:
     symbols allowed (sizes at least 1, the rest at least 0), told from the signs of its
     coefficients; None when they do not tell."""
     sizes = {s: _slack(s) + 1 for s in value.free_symbols if is_size_symbol(s)}
-    polynomial = sympy.expand(value.subs(sizes))
+    polynomial = expand(value.subs(sizes))
     if polynomial == 0:
         return 0
     symbols = sorted(polynomial.free_symbols, key=str)

@@ -6,12 +6,18 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import sympy
-
+from aiscan.algebra import SYMPY, ZERO, expand, normal
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
 from aiscan.analysis.polynomials import expanded
 from aiscan.analysis.walk import Placed
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["FlopCounts", "count_flops", "executions", "executions_over", "weighted_sum"]
 
@@ -34,7 +40,7 @@ class FlopCounts:
 
     @staticmethod
     def zero() -> FlopCounts:
-        zero = sympy.Integer(0)
+        zero = ZERO
         return FlopCounts(zero, zero, zero, zero, zero, zero)
 
 
@@ -81,14 +87,14 @@ def count_flops(statements: Sequence[Placed], special_weight: int = 0) -> FlopCo
                 per_kind[kind][runs] += count
     expanded = {kind: weighted_sum(counts) for kind, counts in per_kind.items()}
     total = (
-        sum((expanded[k] for k in ("add", "sub", "mul", "div")), sympy.Integer(0))
+        sum((expanded[k] for k in ("add", "sub", "mul", "div")), ZERO)
         + special_weight * expanded["special"]
     )
-    return FlopCounts(total=sympy.expand(total), **expanded)
+    return FlopCounts(total=expand(total), **expanded)
 
 
 def weighted_sum(counts: Counter[sympy.Expr]) -> sympy.Expr:
     """`sum(weight * expr)` for integer weights and expanded `expr`s (execution counts are
     expanded): statements that run equally often share one product. A number times an
     expanded sum distributes, so the total is expanded without another `expand` pass."""
-    return sympy.Add(*(weight * expr for expr, weight in counts.items() if weight))
+    return normal(sum((weight * expr for expr, weight in counts.items() if weight), ZERO))

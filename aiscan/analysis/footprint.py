@@ -18,21 +18,27 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, product
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-import sympy
-
+from aiscan import algebra
+from aiscan.algebra import ONE, SYMPY, ZERO, expand, is_poly
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops, untiled
 from aiscan.analysis.flops import executions_over
 from aiscan.analysis.polynomials import linear_coefficient
 from aiscan.ir.nodes import Access
 from aiscan.ir.symbols import loop_symbol
 
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
+
 __all__ = ["Box", "Footprint", "footprint_of", "union_size"]
 
 MAX_UNION_BOXES = 12
 
-Interval = tuple[sympy.Expr, sympy.Expr]
+Interval: TypeAlias = "tuple[sympy.Expr, sympy.Expr]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +52,7 @@ class Box:
     are. Two boxes with other strides are other addresses, whatever their intervals."""
 
     def size(self) -> sympy.Expr:
-        size = sympy.Integer(1)
+        size = ONE
         for low, high in self.intervals:
             size *= _length(low, high)
         return size
@@ -86,14 +92,14 @@ class Footprint:
 
 
 def _length(low: sympy.Expr, high: sympy.Expr) -> sympy.Expr:
-    length = sympy.expand(high - low + 1)
+    length = expand(high - low + 1)
     if (length.is_number and length < 0) or length.is_negative:
-        return sympy.Integer(0)
+        return ZERO
     return length
 
 
 def _provably_nonnegative(expr: sympy.Expr) -> bool:
-    expr = sympy.expand(expr)
+    expr = expand(expr)
     return bool(expr.is_nonnegative) or (expr.is_number and expr >= 0)
 
 
@@ -112,9 +118,7 @@ def _ranges(loops: Sequence[LoopLike]) -> list[_Range]:
     for loop in loops:
         last = loop.start + loop.step * (loop.trip - 1)
         low, high = (loop.start, last) if loop.step > 0 else (last, loop.start)
-        ranges.append(
-            _Range(loop_symbol(loop.var), sympy.expand(low), sympy.expand(high), abs(loop.step))
-        )
+        ranges.append(_Range(loop_symbol(loop.var), expand(low), expand(high), abs(loop.step)))
     return ranges
 
 
@@ -125,14 +129,14 @@ def _extreme(
     is not (`ceiling(var/2)`, `var**2`: its coefficient of `var` says nothing then, and
     taking it for 0 let `var` escape its loop into the counts)."""
     coefficient = linear_coefficient(expr, var)
-    if var in sympy.expand(expr - coefficient * var).free_symbols:
+    if var in expand(expr - coefficient * var).free_symbols:
         return None
     if coefficient == 0:
         return expr
     if var in coefficient.free_symbols or coefficient.is_positive is None:
         return None
     take_high = bool(coefficient.is_positive) == want_max
-    return sympy.expand(expr.subs(var, high if take_high else low))
+    return expand(expr.subs(var, high if take_high else low))
 
 
 def _project(loops: Sequence[LoopLike], keep: set[sympy.Symbol]) -> list[_Range] | None:
@@ -173,17 +177,17 @@ def _eliminated(
 
 def _count(ranges: Sequence[_Range]) -> sympy.Expr:
     loops = [Bounds(str(r.var), r.low, r.step, _trip(r)) for r in ranges]
-    return sympy.expand(sum_over_loops(sympy.Integer(1), loops))
+    return expand(sum_over_loops(ONE, loops))
 
 
 def _trip(r: _Range) -> sympy.Expr:
     distance = r.high - r.low
-    return sympy.expand(distance + 1) if r.step == 1 else sympy.floor(distance / r.step) + 1
+    return expand(distance + 1) if r.step == 1 else sympy.floor(distance / r.step) + 1
 
 
 def executions_bound(loops: Sequence[LoopLike]) -> sympy.Expr:
     """How often a reference runs: an upper bound on the elements it can touch."""
-    return executions_over(sympy.Integer(1), loops)
+    return executions_over(ONE, loops)
 
 
 def footprint_of(access: Access, loops: Sequence[LoopLike]) -> Footprint:
@@ -207,7 +211,7 @@ def _footprint(
     raw_index: tuple[sympy.Expr, ...], loops: tuple[Bounds, ...]
 ) -> tuple[sympy.Expr, Box | None, object, bool, str]:
     """Memoized on the index and the loop bounds alone: same math, same answer."""
-    index = tuple(sympy.expand(e) for e in raw_index)
+    index = tuple(expand(e) for e in raw_index)
     loops = untiled(loops, frozenset().union(*(e.free_symbols for e in index)))
     loop_vars = {loop_symbol(loop.var) for loop in loops}
     used = set().union(*(e.free_symbols for e in index)) & loop_vars
@@ -245,7 +249,7 @@ def _linear_parts(
             if coefficient != 0:
                 coefficients[var] = coefficient
                 constant -= coefficient * var
-        constant = sympy.expand(constant)
+        constant = expand(constant)
         if constant.free_symbols & used:
             return None
         parts.append((coefficients, constant))
@@ -262,19 +266,19 @@ def _image_box(
     strides: list[sympy.Expr] = []
     for coefficients, constant in linear:
         if not coefficients:
-            dims.append((None, sympy.Integer(1), constant))
-            strides.append(sympy.Integer(1))
+            dims.append((None, ONE, constant))
+            strides.append(ONE)
             continue
         if len(coefficients) > 1 and all(c in (1, -1) for c in coefficients.values()):
             variables = tuple(sorted(coefficients, key=attrgetter("name")))
             dims.append((variables, tuple(coefficients[v] for v in variables), constant))
-            strides.append(sympy.Integer(1))
+            strides.append(ONE)
             continue
         split = _delinearize(coefficients, constant, ranges)
         if split is None:
             return None
         dims.extend(split)
-        strides.extend(sympy.Abs(coefficients[var]) for var, _, _ in split)
+        strides.extend(abs(coefficients[var]) for var, _, _ in split)
     seen: set[sympy.Symbol] = set()
     intervals: list[Interval] = []
     for var, coefficient, constant in dims:
@@ -290,14 +294,14 @@ def _image_box(
                     ranges[v].low if coefficient[k] == 1 else -ranges[v].high
                     for k, v in enumerate(var)
                 ),
-                sympy.Integer(0),
+                ZERO,
             )
             high = constant + sum(
                 (
                     ranges[v].high if coefficient[k] == 1 else -ranges[v].low
                     for k, v in enumerate(var)
                 ),
-                sympy.Integer(0),
+                ZERO,
             )
             intervals.append((low, high))
             continue
@@ -312,7 +316,7 @@ def _image_box(
     if len(seen) != len(projected) or any(r.step != 1 for r in projected):
         return None
     linearized = tuple(strides) if any(stride != 1 for stride in strides) else ()
-    return Box(tuple((sympy.expand(a), sympy.expand(b)) for a, b in intervals), linearized)
+    return Box(tuple((expand(a), expand(b)) for a, b in intervals), linearized)
 
 
 def _delinearize(
@@ -334,15 +338,15 @@ def _delinearize(
     if len(unit) != 1 or order[0] != unit[0]:
         return None
     # Injectivity: every stride exceeds the span the smaller strides can cover.
-    covered = sympy.Integer(0)
+    covered = ZERO
     for var in order:
         stride = coefficients[var]
-        if covered != 0 and not _provably_nonnegative(sympy.Abs(stride) - covered - 1):
+        if covered != 0 and not _provably_nonnegative(abs(stride) - covered - 1):
             return None
         extent = _max_extent(ranges[var], ranges)
         if extent is None:
             return None
-        covered = sympy.expand(covered + sympy.Abs(stride) * extent)
+        covered = expand(covered + abs(stride) * extent)
     dims: list[tuple[sympy.Symbol | None, sympy.Expr, sympy.Expr]] = []
     remainder = constant
     for var in reversed(order):
@@ -350,18 +354,18 @@ def _delinearize(
         if var == order[0]:
             dims.append((var, stride, remainder))
             break
-        quotient = _nearest_quotient(remainder, sympy.Abs(stride))
+        quotient = _nearest_quotient(remainder, abs(stride))
         if quotient is None:
             return None
-        remainder = sympy.expand(remainder - quotient * sympy.Abs(stride))
+        remainder = expand(remainder - quotient * abs(stride))
         sign = 1 if stride.is_positive or (stride.is_number and stride > 0) else -1
-        dims.append((var, sympy.Integer(sign), quotient * sign))
+        dims.append((var, algebra.constant(sign), quotient * sign))
     return dims
 
 
 def _max_extent(r: _Range, ranges: dict[sympy.Symbol, _Range]) -> sympy.Expr | None:
     """The widest `high - low` a variable's range reaches over the outer variables."""
-    extent = sympy.expand(r.high - r.low)
+    extent = expand(r.high - r.low)
     for _ in range(len(ranges) + 1):
         outer = [v for v in extent.free_symbols if v in ranges and v != r.var]
         if not outer:
@@ -375,21 +379,29 @@ def _max_extent(r: _Range, ranges: dict[sympy.Symbol, _Range]) -> sympy.Expr | N
 
 
 def _stride_rank(stride: sympy.Expr) -> tuple[int, str]:
-    stride = sympy.Abs(stride)
-    degree = sympy.Poly(stride, *stride.free_symbols).total_degree() if stride.free_symbols else 0
+    stride = abs(stride)
+    if is_poly(stride):
+        degree = stride.degree()
+    else:
+        degree = (
+            sympy.Poly(stride, *stride.free_symbols).total_degree() if stride.free_symbols else 0
+        )
     magnitude = int(stride) if stride.is_number else 0
     return (degree * 10**9 + magnitude, str(stride))
 
 
 def _nearest_quotient(value: sympy.Expr, stride: sympy.Expr) -> sympy.Expr | None:
     if value == 0:
-        return sympy.Integer(0)
+        return ZERO
     if stride.is_number and value.is_number:
-        return sympy.Integer(round(value / stride))
-    quotient, remainder = sympy.div(value, stride, *stride.free_symbols)
+        return algebra.constant(round(value / stride))
+    if is_poly(value) and is_poly(stride) and len(stride.terms) == 1:
+        quotient, remainder = value.divmod_monomial(stride)
+    else:
+        quotient, remainder = sympy.div(value, stride, *stride.free_symbols)
     if remainder.free_symbols & stride.free_symbols:
         return None
-    return sympy.expand(quotient)
+    return expand(quotient)
 
 
 def _injective(
@@ -410,7 +422,7 @@ def _injective(
 def union_size(footprints: Sequence[Footprint]) -> Footprint:
     """The size of the union of several footprints of one array."""
     if not footprints:
-        return Footprint(sympy.Integer(0), None, (), True)
+        return Footprint(ZERO, None, (), True)
     unique: dict[object, Footprint] = {}
     for footprint in footprints:
         unique.setdefault(footprint.box if footprint.box is not None else footprint.key, footprint)
@@ -434,7 +446,7 @@ def union_size(footprints: Sequence[Footprint]) -> Footprint:
     else:
         reason = "references with different access patterns"
     return Footprint(
-        sympy.expand(sum((p.count for p in parts), sympy.Integer(0))),
+        expand(sum((p.count for p in parts), ZERO)),
         None,
         tuple(p.key for p in parts),
         False,
@@ -453,11 +465,11 @@ def _rows_overlap(boxes: Sequence[Box]) -> str | None:
         return None
     if any(box.strides != strides for box in boxes):
         return "references linearized with other strides; counted as rows and columns"
-    covered = sympy.Integer(0)
+    covered = ZERO
     for d in reversed(range(len(strides))):
         stride = strides[d]
         if stride == 1:
-            covered = sympy.Integer(0)  # the finest dimension of a subscript
+            covered = ZERO  # the finest dimension of a subscript
         elif not _provably_nonnegative(stride - covered - 1):
             return (
                 "shifted references cross from one row of a linearized index into the "
@@ -465,7 +477,7 @@ def _rows_overlap(boxes: Sequence[Box]) -> str | None:
             )
         low = sympy.Min(*(box.intervals[d][0] for box in boxes))
         high = sympy.Max(*(box.intervals[d][1] for box in boxes))
-        covered = sympy.expand(covered + stride * (high - low))
+        covered = expand(covered + stride * (high - low))
     return None
 
 
@@ -488,7 +500,7 @@ def _inclusion_exclusion(boxes: Sequence[Box]) -> sympy.Expr | None:
     when an intersection may be empty in a way its bounds do not show: its length would
     go negative (`a[i][j]` and `a[n-1-i][j]` share a row only at the middle `i`, and
     counted so the union grew with the rows between them, marked exact)."""
-    total = sympy.Integer(0)
+    total = ZERO
     for size in range(1, len(boxes) + 1):
         sign = 1 if size % 2 else -1
         for subset in combinations(boxes, size):
@@ -500,7 +512,7 @@ def _inclusion_exclusion(boxes: Sequence[Box]) -> sympy.Expr | None:
             ):
                 return None
             total += sign * common.size()
-    return sympy.expand(total)
+    return expand(total)
 
 
 def _shift_union(boxes: Sequence[Box]) -> sympy.Expr | None:
@@ -517,12 +529,12 @@ def _as_shifts(boxes: Sequence[Box]) -> tuple[list[sympy.Expr], list[tuple[int, 
     for box in boxes:
         vector = []
         for (low, high), (base_low, base_high) in zip(box.intervals, base, strict=True):
-            shift = sympy.expand(low - base_low)
-            if not shift.is_Integer or sympy.expand(high - base_high) != shift:
+            shift = expand(low - base_low)
+            if not shift.is_Integer or expand(high - base_high) != shift:
                 return None
             vector.append(int(shift))
         offsets.append(tuple(vector))
-    lengths = [sympy.expand(high - low + 1) for low, high in base]
+    lengths = [expand(high - low + 1) for low, high in base]
     return lengths, offsets
 
 
@@ -572,7 +584,7 @@ def _union_of_shifts(
             sides[d] = grid[position]
         return _count_union(tuple(sides), tuple(offsets))
 
-    total = sympy.Integer(0)
+    total = ZERO
     for bend in product(*(range(base[d]) for d in varying)):
         coefficient = 0
         for shift in product((0, 1, 2), repeat=len(varying)):
@@ -583,18 +595,18 @@ def _union_of_shifts(
                 tuple(b + 1 - s for b, s in zip(bend, shift, strict=True))
             )
         if coefficient:
-            term = sympy.Integer(coefficient)
+            term = algebra.constant(coefficient)
             for position, d in enumerate(varying):
                 term *= _hinge(lengths[d], bend[position])
             total += term
-    return sympy.expand(total)
+    return expand(total)
 
 
 def _hinge(length: sympy.Expr, bend: int) -> sympy.Expr:
     """`Max(0, length - bend)` for a side `length >= 1`, written `length - bend +
     Max(0, bend - length)`: the correction vanishes past the bend, so the leading
     polynomial reads as before, and it is left out where it always vanishes."""
-    difference = sympy.expand(length - bend)
+    difference = expand(length - bend)
     if bend <= 1 or _provably_nonnegative(difference):
         return difference
     return difference + sympy.Max(0, -difference)
@@ -628,4 +640,4 @@ def _hull_if_exact(boxes: Sequence[Box], union_count: sympy.Expr) -> Box | None:
         ),
         boxes[0].strides,
     )
-    return hull if sympy.expand(hull.size() - union_count) == 0 else None
+    return hull if expand(hull.size() - union_count) == 0 else None

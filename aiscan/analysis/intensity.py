@@ -13,12 +13,18 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from operator import attrgetter
+from typing import TYPE_CHECKING
 
-import sympy
-from sympy.polys.rings import PolyElement
-
+from aiscan.algebra import ONE, SYMPY, ZERO, Poly, as_expression, constant, expand, is_poly, symbol
 from aiscan.analysis.polynomials import Term, from_ring, ring_over, terms_of
 from aiscan.ir.symbols import is_size_symbol
+
+if TYPE_CHECKING:
+    import sympy
+    from sympy.polys.rings import PolyElement
+else:
+    sympy = SYMPY
+
 
 __all__ = [
     "Intensity",
@@ -30,7 +36,7 @@ __all__ = [
     "substitute_sizes",
 ]
 
-_GROWTH = sympy.Symbol("_aiscan_growth", positive=True)
+_GROWTH = symbol("_aiscan_growth", "positive")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +65,10 @@ def _intensity(
 ) -> Intensity:
     """Memoized: a function of one nest has that nest's counts, and kernels recur."""
     sizes = dict(size_items)
-    if sympy.expand(bytes_moved) == 0:
+    if expand(bytes_moved) == 0:
         return Intensity(None, None, None)
-    numerator, denominator = _cancelled(sympy.expand(flops), sympy.expand(bytes_moved))
-    if denominator == 1 or numerator.is_number or not isinstance(numerator, sympy.Add):
+    numerator, denominator = _cancelled(expand(flops), expand(bytes_moved))
+    if denominator == 1 or numerator.is_number or not _is_sum(numerator):
         ratio = numerator / denominator
     elif denominator.is_number:  # keep (n + 1)/48 rather than n/48 + 1/48
         ratio = sympy.Mul(numerator, sympy.Pow(denominator, -1, evaluate=False), evaluate=False)
@@ -73,14 +79,22 @@ def _intensity(
         value = substitute_sizes(ratio, sizes)
         # A relational sympy cannot decide (a DiracDelta, say) leaves the value as it is.
         with contextlib.suppress(TypeError):
-            value = sympy.nsimplify(value)
+            value = value if is_poly(value) else sympy.nsimplify(value)
     return Intensity(ratio, _limit_of_ratio(numerator, denominator), value)
+
+
+def _is_sum(expr: sympy.Expr) -> bool:
+    return len(expr.terms) > 1 if is_poly(expr) else isinstance(expr, sympy.Add)
 
 
 @lru_cache(maxsize=4096)
 def _cancelled(numerator: sympy.Expr, denominator: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
     """numerator/denominator in lowest terms with coprime integer coefficients and a
     positive leading denominator coefficient: `n/12`, `(n + 1)/48`, `(2*N - 1)/(4*N + 2)`."""
+    if is_poly(numerator) and is_poly(denominator):
+        fast = _cancelled_by_monomial(numerator, denominator)
+        if fast is not None:
+            return fast
     symbols = sorted(numerator.free_symbols | denominator.free_symbols, key=attrgetter("name"))
     if not symbols:
         top, bottom = sympy.fraction(sympy.nsimplify(numerator / denominator))
@@ -92,6 +106,29 @@ def _cancelled(numerator: sympy.Expr, denominator: sympy.Expr) -> tuple[sympy.Ex
         return top, bottom
     fast = _cancelled_polynomials(numerator, denominator, symbols)
     return fast if fast is not None else _cancelled_with_poly(numerator, denominator, symbols)
+
+
+def _cancelled_by_monomial(numerator: Poly, denominator: Poly) -> tuple[Poly, Poly] | None:
+    """`_cancelled` where one side is a monomial (or a number): its common factor with the
+    other is a monomial, so no polynomial gcd is needed. The same normal form: coprime
+    integer coefficients, a bottom whose leading coefficient (lex in the symbols' names) is
+    positive. None for two sums, or two symbols of one name."""
+    if min(len(numerator.terms), len(denominator.terms)) > 1 or not denominator.terms:
+        return None
+    if not numerator.terms:
+        return ZERO, ONE
+    if numerator.has_name_clash(denominator):
+        return None
+    common = numerator.common_monomial(denominator)
+    top, bottom = numerator.divided_by_monomial(common), denominator.divided_by_monomial(common)
+    if bottom.leading_coefficient() < 0:
+        top, bottom = -top, -bottom
+    top_content, bottom_content = top.content(), bottom.content()
+    ratio = top_content / bottom_content
+    return (
+        top * constant(ratio.numerator / top_content),
+        bottom * constant(ratio.denominator / bottom_content),
+    )
 
 
 def _cancelled_with_poly(
@@ -106,7 +143,7 @@ def _cancelled_with_poly(
         # below (not `(-n - 3)/(-12*n - 16)`).
         top_expr, bottom_expr = sympy.fraction(sympy.cancel(numerator / denominator))
         if _grows_negative(bottom_expr, symbols):
-            top_expr, bottom_expr = sympy.expand(-top_expr), sympy.expand(-bottom_expr)
+            top_expr, bottom_expr = expand(-top_expr), expand(-bottom_expr)
         return top_expr, bottom_expr
     coefficient, top, bottom = top.cancel(bottom, include=False)
     top_scale, top = (top * coefficient).clear_denoms(convert=True)
@@ -117,8 +154,8 @@ def _cancelled_with_poly(
     if bottom.LC() < 0:
         scale, bottom = -scale, -bottom
     return (
-        sympy.expand(scale.p * top.as_expr()),
-        sympy.expand(scale.q * bottom.as_expr()),
+        expand(scale.p * top.as_expr()),
+        expand(scale.q * bottom.as_expr()),
     )
 
 
@@ -212,7 +249,7 @@ def leading_limit(expr: sympy.Expr) -> sympy.Expr | None:
 def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Expr | None:
     symbols = numerator.free_symbols | denominator.free_symbols
     sizes = sorted(
-        (s for s in symbols if isinstance(s, sympy.Symbol) and is_size_symbol(s)),
+        (s for s in symbols if getattr(s, "is_Symbol", False) and is_size_symbol(s)),
         key=attrgetter("name"),
     )
     if not sizes:
@@ -233,7 +270,7 @@ def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Exp
         return limit_at_infinity(numerator.subs(growth) / denominator.subs(growth), _GROWTH)
     (top_degree, top_coefficient), (bottom_degree, bottom_coefficient) = top, bottom
     if top_degree < bottom_degree:
-        return sympy.Integer(0)
+        return ZERO
     ratio = top_coefficient / bottom_coefficient
     if not ratio.is_number:
         ratio = sympy.cancel(ratio)
@@ -252,7 +289,7 @@ def past_bends(expr: sympy.Expr, sizes: list[sympy.Symbol]) -> sympy.Expr:
     def settled(largest: bool) -> Callable[..., sympy.Expr]:
         def choose(*args: sympy.Expr) -> sympy.Expr:
             if len(args) == 2:
-                gap = sympy.expand((args[0] - args[1]).subs(growth))
+                gap = expand((args[0] - args[1]).subs(growth))
                 if gap.is_polynomial(_GROWTH) and sympy.degree(gap, _GROWTH) > 0:
                     leading = sympy.Poly(gap, _GROWTH).LC()
                     if leading.is_positive or leading.is_negative:
@@ -263,7 +300,7 @@ def past_bends(expr: sympy.Expr, sizes: list[sympy.Symbol]) -> sympy.Expr:
         return choose
 
     settled_max = expr.replace(sympy.Max, settled(largest=True))
-    return sympy.expand(settled_max.replace(sympy.Min, settled(largest=False)))
+    return expand(settled_max.replace(sympy.Min, settled(largest=False)))
 
 
 def _leading(expr: sympy.Expr, sizes: list[sympy.Symbol]) -> tuple[int, sympy.Expr] | None:
@@ -285,10 +322,10 @@ def _leading_with_poly(
         return None
     terms = poly.terms()
     degree = max(sum(monomial) for monomial, _ in terms)
-    coefficient = sum((c for monomial, c in terms if sum(monomial) == degree), sympy.Integer(0))
+    coefficient = sum((c for monomial, c in terms if sum(monomial) == degree), ZERO)
     if coefficient == 0:
         return None  # leading terms cancel when sizes are equal: let sympy decide
-    return degree, sympy.sympify(coefficient)
+    return degree, as_expression(coefficient)
 
 
 def _leading_of_terms(terms: list[Term], sizes: set[sympy.Symbol]) -> tuple[int, sympy.Expr] | None:
@@ -312,6 +349,11 @@ def finite_value(expr: sympy.Expr | None) -> float | None:
     or not real, or is something sympy cannot evaluate (a sum with no closed form)."""
     if expr is None or expr.free_symbols:
         return None
+    if is_poly(expr):
+        try:
+            return float(expr)
+        except OverflowError:  # beyond a double: not finite
+            return None
     try:
         value = complex(sympy.N(expr))
     except TypeError:

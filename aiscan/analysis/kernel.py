@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-import sympy
-
+from aiscan.algebra import SYMPY, ZERO, expand
 from aiscan.analysis.flops import FlopCounts, count_flops
 from aiscan.analysis.intensity import Intensity, intensity
 from aiscan.analysis.traffic import (
@@ -33,6 +33,12 @@ from aiscan.ir.nodes import (
     UnknownKind,
 )
 from aiscan.options import AnalysisOptions
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = [
     "AnalysisOptions",
@@ -64,7 +70,7 @@ class RegionAnalysis:
     precision: str
     unknowns: tuple[Unknown, ...]
     special_calls: tuple[str, ...]
-    contraction_flops: sympy.Expr = sympy.S.Zero
+    contraction_flops: sympy.Expr = ZERO
     """The part of `flops.total` done by library contractions (NumPy eager calls marked
     `contraction`); the rest runs on the vector units."""
 
@@ -163,12 +169,12 @@ def _analyze_region(
 
 def _contraction_flops(region: Region, options: AnalysisOptions) -> sympy.Expr:
     """FLOPs of the region's contraction calls: each call counted as NumPy runs it."""
-    total = sympy.Integer(0)
+    total = ZERO
     for call in region.eager_calls:
         if call.contraction:
             flops = count_flops(placed_statements(call.body), options.special_weight).total
             total += call.weight * flops
-    return sympy.expand(total)
+    return expand(total)
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,9 +290,9 @@ def _weighted(traffic: Traffic, weight: sympy.Expr) -> Traffic:
         return traffic
     return Traffic(
         traffic.model,
-        sympy.expand(weight * traffic.read_bytes),
-        sympy.expand(weight * traffic.write_bytes),
-        sympy.expand(weight * traffic.allocate_bytes),
+        expand(weight * traffic.read_bytes),
+        expand(weight * traffic.write_bytes),
+        expand(weight * traffic.allocate_bytes),
         traffic.exact,
     )
 

@@ -31,14 +31,19 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import product
 from math import lcm
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sympy
-
+from aiscan.algebra import SYMPY, ZERO, expand, is_poly, to_sympy
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of
 from aiscan.analysis.polynomials import terms_of
 from aiscan.ir.nodes import Access, Loop
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["ExactCounts", "PolyReference", "exact_counts", "guarded_runs"]
 
@@ -142,7 +147,7 @@ def _size_symbols(
         for symbol in expr.free_symbols:
             if symbol in loop_vars:
                 continue
-            if not isinstance(symbol, sympy.Symbol) or not is_size_symbol(symbol):
+            if not getattr(symbol, "is_Symbol", False) or not is_size_symbol(symbol):
                 return None
             found.add(symbol)
     return found
@@ -559,13 +564,13 @@ def _period(
                     longest = max(longest, _denominator(atom.args[0]))
                 else:
                     for argument in atom.args:
-                        for term in sympy.Add.make_args(sympy.expand(argument)):
+                        for term in sympy.Add.make_args(to_sympy(expand(argument))):
                             longest = max(longest, _integer_size(term))
     return None if longest > MAX_PERIOD else longest
 
 
 def _integer_size(expr: sympy.Basic) -> int:
-    coefficient = expr.as_coeff_Mul()[0] if isinstance(expr, sympy.Expr) else expr
+    coefficient = expr.as_coeff_Mul()[0] if is_poly(expr) or isinstance(expr, sympy.Expr) else expr
     return abs(int(coefficient)) if getattr(coefficient, "is_Integer", False) else 1
 
 
@@ -611,7 +616,7 @@ def _fitted_in_periods(
             value = q * period - residue
             if fitted.subs(quotient, q) != count((value,)):
                 return None
-    return sympy.expand(fitted.subs(quotient, sympy.ceiling(size / period)))
+    return expand(fitted.subs(quotient, sympy.ceiling(size / period)))
 
 
 def _corrected(
@@ -642,7 +647,7 @@ def _small_sizes_correction(
         if not runs((value,)):
             break
         shortfall[value] = count((value,)) - int(polynomial.subs(size, value))
-    correction = sympy.Integer(0)
+    correction = ZERO
     for bend in range(min(shortfall) + 1, BASE_SIZE + 1):
         below = shortfall[bend - 1] - shortfall[bend]
         above = shortfall[bend] - shortfall[bend + 1]
@@ -711,7 +716,7 @@ def _affine(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
     if terms is not None:
         return _polynomial_text(terms, substitution)
     numbers = {s: v for s, v in substitution.items() if isinstance(v, int)}
-    expr = sympy.expand(expr.subs(numbers)) if numbers else expr
+    expr = expand(expr.subs(numbers)) if numbers else expr
     return _text(expr, substitution)
 
 
@@ -799,7 +804,7 @@ def _text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
         (argument,) = expr.args
         denominator = _denominator(argument)
         name = "floor" if isinstance(expr, sympy.floor) else "ceil"
-        inner = sympy.expand(argument * denominator)
+        inner = expand(argument * denominator)
         return f"{name}(({_text(inner, substitution)})/{denominator})"
     if isinstance(expr, sympy.Mod) and expr.args[1].is_Integer and expr.args[1] > 0:
         return f"(({_text(expr.args[0], substitution)}) mod {int(expr.args[1])})"
@@ -816,7 +821,7 @@ def _text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
 def _denominator(expr: sympy.Expr) -> int:
     """The least common denominator of `expr`'s rational coefficients."""
     denominator = 1
-    for term in sympy.Add.make_args(sympy.expand(expr)):
+    for term in sympy.Add.make_args(to_sympy(expand(expr))):
         coefficient, _ = term.as_coeff_Mul()
         if coefficient.is_Rational:
             denominator = lcm(denominator, int(coefficient.q))

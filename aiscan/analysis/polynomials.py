@@ -12,11 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
+from typing import TYPE_CHECKING, TypeAlias
 
-import sympy
-from sympy.polys.domains import QQ, ZZ
-from sympy.polys.orderings import lex
-from sympy.polys.rings import PolyElement, PolyRing
+from aiscan.algebra import ONE, SYMPY, ZERO, constant, expand, is_poly, normal, symbol, to_sympy
+
+if TYPE_CHECKING:
+    import sympy
+    from sympy.polys.rings import PolyElement, PolyRing
+else:
+    sympy = SYMPY
+
 
 __all__ = [
     "Monomial",
@@ -30,16 +35,21 @@ __all__ = [
     "to_ring",
 ]
 
-Monomial = dict[sympy.Symbol, int]
-Term = tuple[sympy.Rational, Monomial]
+Monomial: TypeAlias = "dict[sympy.Symbol, int]"
+Term: TypeAlias = "tuple[sympy.Rational, Monomial]"
 
 
 def term_of(expr: sympy.Expr) -> Term | None:
     """`expr` as a rational coefficient times powers of plain symbols, or None."""
+    if is_poly(expr):
+        terms = terms_of(expr)
+        if not terms:
+            return ZERO, {}
+        return terms[0] if len(terms) == 1 else None
     if isinstance(expr, sympy.Rational):
         return expr, {}
     factors = expr.args if isinstance(expr, sympy.Mul) else (expr,)
-    coefficient: sympy.Rational = sympy.Integer(1)
+    coefficient: sympy.Rational = ONE
     monomial: Monomial = {}
     for factor in factors:
         if isinstance(factor, sympy.Rational):
@@ -61,6 +71,10 @@ def term_of(expr: sympy.Expr) -> Term | None:
 
 def terms_of(expr: sympy.Expr) -> list[Term] | None:
     """The terms of a polynomial in plain symbols, or None for any other expression."""
+    if is_poly(expr):
+        return [
+            (constant(c), {symbol(*var): power for var, power in m}) for m, c in expr.terms.items()
+        ]
     terms = []
     for argument in expr.args if isinstance(expr, sympy.Add) else (expr,):
         term = term_of(argument)
@@ -71,24 +85,28 @@ def terms_of(expr: sympy.Expr) -> list[Term] | None:
 
 
 def expanded(expr: sympy.Expr) -> sympy.Expr:
-    """`sympy.expand(expr)`, skipped when `expr` is already a sum of monomials in plain
+    """`expand(expr)`, skipped when `expr` is already a sum of monomials in plain
     symbols (sums of counts usually are; `expand` would walk them for nothing)."""
-    return expr if terms_of(expr) is not None else sympy.expand(expr)
+    if is_poly(expr):
+        return expr
+    return normal(expr) if terms_of(expr) is not None else expand(expr)
 
 
 @lru_cache(maxsize=8192)
 def linear_coefficient(expr: sympy.Expr, var: sympy.Symbol) -> sympy.Expr:
-    """`sympy.expand(expr).coeff(var)`: what multiplies `var` to the first power. Read off
+    """`expand(expr).coeff(var)`: what multiplies `var` to the first power. Read off
     the terms directly for polynomials (`Expr.coeff` costs ~0.3 ms on a small sum)."""
+    if is_poly(expr) and is_poly(var):
+        return expr.coeff(var)
     terms = terms_of(expr) if type(var) is sympy.Symbol else None
     if terms is None:
-        return sympy.expand(expr).coeff(var)
+        return expand(expr).coeff(var)
     parts = [
         sympy.Mul(coefficient, *(s**p for s, p in monomial.items() if s != var))
         for coefficient, monomial in terms
         if monomial.get(var) == 1
     ]
-    return sympy.Add(*parts)
+    return normal(sympy.Add(*parts))
 
 
 def ring_over(symbols: Sequence[sympy.Symbol], integers: bool = False) -> PolyRing | None:
@@ -100,14 +118,20 @@ def ring_over(symbols: Sequence[sympy.Symbol], integers: bool = False) -> PolyRi
 
 @lru_cache(maxsize=1024)
 def _ring(symbols: tuple[sympy.Symbol, ...], integers: bool) -> PolyRing | None:
+    from sympy.polys.domains import QQ, ZZ
+    from sympy.polys.orderings import lex
+    from sympy.polys.rings import PolyRing
+
     if len({s.name for s in symbols}) != len(symbols):
         return None
-    return PolyRing(symbols, ZZ if integers else QQ, lex)
+    return PolyRing([to_sympy(s) for s in symbols], ZZ if integers else QQ, lex)
 
 
 def to_ring(ring: PolyRing, terms: list[Term]) -> PolyElement:
     """The ring element of `terms`, built directly (`from_dict` re-converts every
     coefficient, a visible cost at thousands of sums)."""
+    from sympy.polys.domains import QQ
+
     symbols = ring.symbols
     return ring.dtype({tuple(m.get(s, 0) for s in symbols): QQ(c.p, c.q) for c, m in terms if c})
 
@@ -121,4 +145,4 @@ def from_ring(poly: PolyElement, factor: Fraction = Fraction(1)) -> sympy.Expr:
         factors: list[sympy.Expr] = [sympy.Rational(value.numerator, value.denominator)]
         factors += [s**power for s, power in zip(symbols, exponents, strict=True) if power]
         terms.append(sympy.Mul(*factors))
-    return sympy.Add(*terms)
+    return normal(sympy.Add(*terms))

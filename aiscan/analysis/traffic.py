@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
-import sympy
-
+from aiscan.algebra import ONE, SYMPY, ZERO, expand
 from aiscan.analysis.domain import bounds_of, untiled
 from aiscan.analysis.flops import guarded_executions, weighted_sum
 from aiscan.analysis.footprint import Footprint, footprint_of, union_size
@@ -29,12 +28,18 @@ from aiscan.ir.symbols import loop_symbol
 from aiscan.ir.tiles import tile_cover
 
 if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
+
+if TYPE_CHECKING:
     from aiscan.analysis.polyhedral import ExactCounts
 
 __all__ = ["MODELS", "NUMPY_VIEWS", "Traffic", "compulsory_traffic", "streaming_traffic"]
 
 MODELS = ("compulsory", "streaming")
-_ZERO = sympy.Integer(0)
+_ZERO = ZERO
 NUMPY_VIEWS = ("fused", "eager", "jit")
 
 
@@ -65,7 +70,7 @@ class Traffic:
 
     @staticmethod
     def zero(model: str) -> Traffic:
-        zero = sympy.Integer(0)
+        zero = ZERO
         return Traffic(model, zero, zero, zero)
 
 
@@ -95,7 +100,7 @@ def compulsory_traffic(statements: Sequence[Placed]) -> tuple[Traffic, list[Unkn
     by_array: dict[str, list[_Reference]] = defaultdict(list)
     for reference in _references(statements):
         by_array[reference.access.array].append(reference)
-    read = write = allocate = sympy.Integer(0)
+    read = write = allocate = ZERO
     exact = True
     unknowns: list[Unknown] = []
     first_positions = _first_positions(statements)
@@ -136,9 +141,7 @@ def compulsory_traffic(statements: Sequence[Placed]) -> tuple[Traffic, list[Unkn
                     references[0].access.span,
                 )
             )
-    return Traffic(
-        "compulsory", sympy.expand(read), sympy.expand(write), sympy.expand(allocate), exact
-    ), unknowns
+    return Traffic("compulsory", expand(read), expand(write), expand(allocate), exact), unknowns
 
 
 def _first_positions(statements: Sequence[Placed]) -> dict[int, int]:
@@ -271,7 +274,7 @@ def _first_written(
                 if not maybe:
                     return Footprint(lowest, None, ("first-written", id(write)), True)
                 highest = _first_written_by(write, earlier, footprints)
-                certain = highest is not None and sympy.expand(highest - lowest) == 0
+                certain = highest is not None and expand(highest - lowest) == 0
                 first = Footprint(lowest, None, ("first-written", id(write)), True)
                 return first if certain else _flagged(first, maybe)
     uncovered: list[_Reference] = []
@@ -304,7 +307,7 @@ def _first_written_by(
     reads_alone = union_size(others)
     if not (with_write.exact and reads_alone.exact):
         return None
-    return sympy.expand(with_write.count - reads_alone.count)
+    return expand(with_write.count - reads_alone.count)
 
 
 def _flagged(first_written: Footprint, undecided_reads: Sequence[_Reference]) -> Footprint:
@@ -425,11 +428,11 @@ def _iteration_distance(
     if read_index == write_index:
         # The same element at the same iteration, whatever the index's shape (`i*n + j`
         # too): the order within the body decides for every element.
-        return [sympy.Integer(0)] * len(loops)
+        return [ZERO] * len(loops)
     loop_vars = {loop_symbol(loop.var) for loop in loops}
     distance_by_var: dict[sympy.Symbol, sympy.Expr] = {}
     for r, w in zip(read_index, write_index, strict=True):
-        difference = sympy.expand(w - r)
+        difference = expand(w - r)
         if not difference.is_number:
             return None
         used = r.free_symbols & loop_vars
@@ -444,9 +447,7 @@ def _iteration_distance(
         if coefficient not in (1, -1) or var in distance_by_var:
             return None
         distance_by_var[var] = difference / coefficient
-    distance = [
-        distance_by_var.get(loop_symbol(loop.var), sympy.Integer(0)) / loop.step for loop in loops
-    ]
+    distance = [distance_by_var.get(loop_symbol(loop.var), ZERO) / loop.step for loop in loops]
     signs = {bool(step > 0) for step in distance if step != 0}
     if len(signs) > 1 and _tiles_apart(loops):
         # Tile loops outside several point loops (`ii, jj, i, j`) run the points in an
@@ -468,7 +469,7 @@ def _tiles_apart(loops: Sequence[Loop]) -> bool:
 def streaming_traffic(body: tuple[Node, ...]) -> Traffic:
     """Streaming bytes of a region body (see the module docstring)."""
     totals = _StreamingTotals()
-    _stream_body(body, (), sympy.Integer(1), _Registers(), totals)
+    _stream_body(body, (), ONE, _Registers(), totals)
     return Traffic(
         "streaming",
         weighted_sum(totals.read),

@@ -9,10 +9,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import count
+from typing import TYPE_CHECKING
 
-import sympy
-
+from aiscan.algebra import ONE, SYMPY
 from aiscan.ir.nodes import Branch, Loop, Node, Statement
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["Placed", "guards_of", "placed_statements"]
 
@@ -45,7 +51,7 @@ def guards_of(branches: tuple[tuple[Branch, bool], ...]) -> tuple[sympy.Basic, .
 
 
 def placed_statements(body: tuple[Node, ...]) -> list[Placed]:
-    return list(_walk(body, (), sympy.Integer(1), count(), ()))
+    return list(_walk(body, (), ONE, count(), ()))
 
 
 def _walk(

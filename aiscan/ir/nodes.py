@@ -14,12 +14,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import sympy
-
+from aiscan.algebra import ONE, SYMPY
 from aiscan.errors import Diagnostic
 from aiscan.span import Span
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = [
     "Access",
@@ -258,7 +263,7 @@ class Region:
     view: str = ""
     """`jit` (a compiled function: XLA, TorchInductor, Numba fuse it) or `eager` (each array
     call its own kernel) for code under a detected framework; empty otherwise."""
-    weight: sympy.Expr = sympy.S.One
+    weight: sympy.Expr = ONE
     """NumPy eager calls only: the share of executions that make this call (`y = a if c
     else b`: the named fraction of `c` for `a`'s calls, its complement for `b`'s); the
     call's bytes and FLOPs count weighted by it, as a branch's are."""

@@ -2,14 +2,17 @@
 
 Sizes are positive integers (as Kerncraft declares them), loop variables are integers, and
 branch fractions are reals in [0, 1]. One constructor per kind keeps sympy's assumption-aware
-symbol identity consistent across modules.
+symbol identity consistent across modules. The symbols are `aiscan.algebra` polynomials, equal
+(and hashing alike) to the sympy symbols with these assumptions, so building a kernel's counts
+imports no sympy.
 """
 
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
-import sympy
+from aiscan.algebra import Poly, is_poly, symbol
 
 __all__ = [
     "MAX_INTEGER",
@@ -29,29 +32,32 @@ with, or print, numbers of unbounded size (`10**10**10`, `1 << 4000000000`)."""
 
 
 @cache
-def size_symbol(name: str) -> sympy.Symbol:
+def size_symbol(name: str) -> Poly:
     """A problem size such as `n`, `N`, `nnz`: a positive integer that may grow."""
-    return sympy.Symbol(name, integer=True, positive=True)
+    return symbol(name, "size")
 
 
 @cache
-def loop_symbol(name: str) -> sympy.Symbol:
+def loop_symbol(name: str) -> Poly:
     """A loop variable, bound by its loop."""
-    return sympy.Symbol(name, integer=True)
+    return symbol(name, "loop")
 
 
 @cache
-def trip_symbol(name: str) -> sympy.Symbol:
+def trip_symbol(name: str) -> Poly:
     """A data-dependent trip count the analysis cannot derive (named, never guessed)."""
-    return sympy.Symbol(name, integer=True, nonnegative=True)
+    return symbol(name, "trip")
 
 
 @cache
-def fraction_symbol(name: str) -> sympy.Symbol:
+def fraction_symbol(name: str) -> Poly:
     """The fraction of executions that take a branch; lies in [0, 1]."""
-    return sympy.Symbol(name, nonnegative=True)
+    return symbol(name, "fraction")
 
 
-def is_size_symbol(symbol: sympy.Symbol) -> bool:
-    """Sizes grow in limits; fractions and loop variables do not."""
+def is_size_symbol(symbol: Any) -> bool:
+    """Sizes grow in limits; fractions and loop variables do not. `symbol` is a Poly symbol
+    or a sympy one."""
+    if is_poly(symbol):
+        return bool(symbol.kind == "size")
     return bool(symbol.is_positive and symbol.is_integer)

@@ -12,14 +12,21 @@ and footprints, whose values do not depend on the order.
 
 from __future__ import annotations
 
-import sympy
+from typing import TYPE_CHECKING
 
+from aiscan.algebra import SYMPY, expand, symbol
 from aiscan.ir.nodes import Branch, Loop, LoopLike, Node, Statement
 from aiscan.ir.symbols import loop_symbol
 
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
+
 __all__ = ["merged_tiles", "tile_cover"]
 
-_K = sympy.Symbol("_aiscan_tile", integer=True, nonnegative=True)
+_K = symbol("_aiscan_tile", "trip")
 
 
 def merged_tiles(loop: Loop) -> Loop:
@@ -32,7 +39,7 @@ def merged_tiles(loop: Loop) -> Loop:
     if covered is None or loop_symbol(loop.var) in _symbols(point.body):
         return loop
     low, end = covered
-    return Loop(point.var, low, 1, sympy.expand(end - low), point.body, loop.span, point.unknowns)
+    return Loop(point.var, low, 1, expand(end - low), point.body, loop.span, point.unknowns)
 
 
 def _symbols(body: tuple[Node, ...]) -> set[sympy.Basic]:
@@ -70,9 +77,9 @@ def tile_cover(tile: LoopLike, point: LoopLike) -> tuple[sympy.Expr, sympy.Expr]
     if not point.trip.has(sympy.Min):
         return None
     value = tile.start + tile.step * _K
-    start = sympy.expand(point.start.subs(tile_var, value))
+    start = expand(point.start.subs(tile_var, value))
     size = start.coeff(_K, 1)
-    low = sympy.expand(start - size * _K)
+    low = expand(start - size * _K)
     if _K in size.free_symbols or _K in low.free_symbols:
         return None
     if not (size.is_positive and size.is_integer):
@@ -80,8 +87,8 @@ def tile_cover(tile: LoopLike, point: LoopLike) -> tuple[sympy.Expr, sympy.Expr]
     trip = point.trip.subs(tile_var, value)
     if not isinstance(trip, sympy.Min) or len(trip.args) != 2:
         return None
-    ends = [sympy.expand(start + a) for a in trip.args]
-    full = sympy.expand(start + size)
+    ends = [expand(start + a) for a in trip.args]
+    full = expand(start + size)
     if ends[0] == full:
         end = ends[1]
     elif ends[1] == full:
@@ -90,7 +97,7 @@ def tile_cover(tile: LoopLike, point: LoopLike) -> tuple[sympy.Expr, sympy.Expr]
         return None
     if _K in end.free_symbols:
         return None
-    if not _counts_tiles(tile.trip, sympy.expand(end - low), size):
+    if not _counts_tiles(tile.trip, expand(end - low), size):
         return None
     return low, end
 
@@ -101,8 +108,8 @@ def _counts_tiles(trip: sympy.Expr, length: sympy.Expr, size: sympy.Expr) -> boo
     `floor((length - 1)/size) + 1` (`(n + B - 1) // B`), equal for an integer length and
     a positive integer size."""
     forms = (
-        sympy.ceiling(sympy.expand(length / size)),
-        -sympy.floor(sympy.expand(-length / size)),
-        sympy.floor(sympy.expand((length - 1) / size)) + 1,
+        sympy.ceiling(expand(length / size)),
+        -sympy.floor(expand(-length / size)),
+        sympy.floor(expand((length - 1) / size)) + 1,
     )
-    return any(sympy.expand(trip - form) == 0 for form in forms)
+    return any(expand(trip - form) == 0 for form in forms)

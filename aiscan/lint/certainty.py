@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import sympy
-
+from aiscan.algebra import SYMPY, expand
 from aiscan.analysis.intensity import leading_limit, substitute_sizes
 from aiscan.ir.symbols import is_size_symbol
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["grows_with_size", "surely_positive"]
 
@@ -17,10 +23,10 @@ def surely_positive(expr: sympy.Expr, sizes: Mapping[str, int]) -> bool:
 
     Symbols other than sizes (branch fractions, unnamed trip counts) make it unsure.
     """
-    expr = sympy.expand(substitute_sizes(expr, sizes))
+    expr = expand(substitute_sizes(expr, sizes))
     if expr.is_number:
         return bool(expr > 0)
-    if not all(isinstance(s, sympy.Symbol) and is_size_symbol(s) for s in expr.free_symbols):
+    if not all(getattr(s, "is_Symbol", False) and is_size_symbol(s) for s in expr.free_symbols):
         return False
     if expr.is_positive:
         return True
@@ -30,4 +36,4 @@ def surely_positive(expr: sympy.Expr, sizes: Mapping[str, int]) -> bool:
 
 def grows_with_size(expr: sympy.Expr) -> bool:
     """Does the count depend on a problem size (a hot loop rather than a fixed few runs)?"""
-    return any(isinstance(s, sympy.Symbol) and is_size_symbol(s) for s in expr.free_symbols)
+    return any(getattr(s, "is_Symbol", False) and is_size_symbol(s) for s in expr.free_symbols)

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-import sympy
+from typing import TYPE_CHECKING
 
+from aiscan.algebra import SYMPY
 from aiscan.analysis.intensity import substitute_sizes
 from aiscan.roofline.units import format_si
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["bytes_text", "exact_text", "flops_rate", "intensity_text", "ratio_text"]
 

@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import sympy
-
+from aiscan.algebra import SYMPY
 from aiscan.analysis.kernel import RegionAnalysis
 from aiscan.report.placement_format import placement_lines
 from aiscan.roofline.devices import Device
 from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devices
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["LENS_MAX_CHARS", "expression_text", "hover_markdown", "lens_title"]
 

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import sympy
-
+from aiscan.algebra import SYMPY, expand, is_poly
 from aiscan.analysis.intensity import finite_value, size_bindings, substitute_sizes
 from aiscan.analysis.polynomials import Monomial, Term, term_of, terms_of
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["count_text", "count_value", "decimal", "expression_text", "json_count", "numeric_value"]
 
@@ -22,6 +28,8 @@ def expression_text(expr: sympy.Expr | None) -> str | None:
 
 @lru_cache(maxsize=16384)
 def _text(expr: sympy.Expr) -> str:
+    if is_poly(expr):
+        return str(expr)
     fast = _polynomial_text(expr)
     return fast if fast is not None else str(expr)
 
@@ -43,7 +51,7 @@ def decimal(expr: sympy.Expr | None) -> str:
     """`0.08333` for 1/12, `inf` for oo, empty when symbols remain."""
     if expr is None:
         return ""
-    if expr in (sympy.oo, sympy.zoo):
+    if not is_poly(expr) and expr in (sympy.oo, sympy.zoo):
         return "inf"
     value = numeric_value(expr)
     return "" if value is None else f"{value:.4g}"
@@ -169,8 +177,8 @@ def count_value(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr | None
     if terms_of(expr) is not None:
         # A polynomial's expanded form is canonical, so simplifying before expanding (tens
         # of milliseconds where symbols remain) changes nothing.
-        return sympy.expand(expr.subs(size_bindings(expr, sizes)))
-    return sympy.expand(substitute_sizes(expr, sizes))
+        return expand(expr.subs(size_bindings(expr, sizes)))
+    return expand(substitute_sizes(expr, sizes))
 
 
 def json_count(expr: sympy.Expr, sizes: Mapping[str, int]) -> int | float | None:

@@ -7,10 +7,9 @@ to the shape bumps `SCHEMA_VERSION` and is recorded in CHANGELOG.md.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sympy
-
+from aiscan.algebra import SYMPY
 from aiscan.analysis.cache_model import LevelTraffic
 from aiscan.analysis.flops import FlopCounts
 from aiscan.analysis.intensity import Intensity, intensity, substitute_sizes
@@ -32,6 +31,12 @@ from aiscan.roofline.kernels import (
     place_on_devices,
 )
 from aiscan.roofline.placement import Bound, Placement
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["SCHEMA_VERSION", "file_entry", "join_report", "load_schema"]
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import sympy
-
+from aiscan.algebra import SYMPY
 from aiscan.analysis.intensity import Intensity
 from aiscan.analysis.intensity import intensity as intensity_of
 from aiscan.analysis.kernel import FunctionAnalysis, RegionAnalysis
@@ -24,6 +24,12 @@ from aiscan.roofline.kernels import (
     place_on_devices,
 )
 from aiscan.span import Span
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["file_text", "join_text"]
 

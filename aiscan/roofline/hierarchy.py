@@ -10,12 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import sympy
-
+from aiscan.algebra import SYMPY, ZERO, expand
 from aiscan.analysis.cache_model import CacheLevelSpec, LevelTraffic, cache_traffic
 from aiscan.ir.nodes import Node
 from aiscan.roofline.devices import MEMORY_LEVELS, Device
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["DeviceCacheTraffic", "cache_specs", "device_cache_traffic"]
 
@@ -82,17 +88,17 @@ def _added(parts: Sequence[tuple[LevelTraffic, ...]]) -> tuple[LevelTraffic, ...
         undecided = tuple(u for p in same_level for u in p.undecided)
         lower_read = lower_write = None
         if undecided:
-            lower_read = sympy.expand(
+            lower_read = expand(
                 sum((p.read if p.read_lower is None else p.read_lower for p in same_level), 0)
             )
-            lower_write = sympy.expand(
+            lower_write = expand(
                 sum((p.write if p.write_lower is None else p.write_lower for p in same_level), 0)
             )
         levels.append(
             LevelTraffic(
                 first.level,
-                sympy.expand(sum((p.read for p in same_level), sympy.Integer(0))),
-                sympy.expand(sum((p.write for p in same_level), sympy.Integer(0))),
+                expand(sum((p.read for p in same_level), ZERO)),
+                expand(sum((p.write for p in same_level), ZERO)),
                 all(p.exact for p in same_level),
                 tuple(c for p in same_level for c in p.conditions),
                 undecided,

@@ -17,12 +17,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-import sympy
-
+from aiscan.algebra import SYMPY
 from aiscan.analysis.flops import FlopCounts
 from aiscan.analysis.intensity import finite_value, leading_limit, substitute_sizes
 from aiscan.roofline.devices import Peak
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["InCoreCeiling", "Limiter", "in_core_ceiling"]
 

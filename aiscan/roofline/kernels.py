@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import sympy
-
+from aiscan.algebra import SYMPY, ZERO, as_expression, expand
 from aiscan.analysis.intensity import substitute_sizes
 from aiscan.analysis.kernel import FunctionAnalysis, ModuleAnalysis, RegionAnalysis
 from aiscan.errors import UsageError
@@ -24,6 +24,12 @@ from aiscan.roofline.placement import Placement, growing_symbols
 from aiscan.roofline.plot import KernelSpec, sweep_sizes
 from aiscan.roofline.repeats import repeat_symbols
 from aiscan.roofline.roofs import LOOPS, VECTOR
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = [
     "PlacementOptions",
@@ -121,7 +127,7 @@ def _regions(result: RegionAnalysis | FunctionAnalysis) -> tuple[RegionAnalysis,
 
 
 def _contraction_flops(result: RegionAnalysis | FunctionAnalysis) -> sympy.Expr:
-    return sympy.expand(sum((r.contraction_flops for r in _regions(result)), sympy.Integer(0)))
+    return expand(sum((r.contraction_flops for r in _regions(result)), ZERO))
 
 
 def _has_calls(result: RegionAnalysis | FunctionAnalysis) -> bool:
@@ -195,7 +201,7 @@ def size_paths(
     Empty when a branch fraction or a non-size symbol stays free; `spec.cache_traffic`,
     the traffic at the module's sizes, says which devices model caches."""
     at = _at_sizes(spec, sizes)
-    free = sympy.sympify(at.flops).free_symbols | sympy.sympify(at.bytes_moved).free_symbols
+    free = as_expression(at.flops).free_symbols | as_expression(at.bytes_moved).free_symbols
     growing = growing_symbols(sympy.Add(*free)) if free else ()
     if not growing or len(growing) != len(free):
         return {}

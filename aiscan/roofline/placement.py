@@ -13,11 +13,11 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from fractions import Fraction
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-import sympy
-
+from aiscan.algebra import SYMPY, Poly, as_expression, constant, expand, is_poly, normal, symbol
 from aiscan.analysis.flops import FlopCounts
 from aiscan.analysis.intensity import (
     finite_value,
@@ -29,6 +29,12 @@ from aiscan.errors import UsageError
 from aiscan.roofline.devices import Device, PeakChoice
 from aiscan.roofline.in_core import InCoreCeiling, in_core_ceiling
 from aiscan.roofline.roofs import CONTRACTION, roof_label
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 if TYPE_CHECKING:
     from aiscan.roofline.hierarchy import DeviceCacheTraffic
@@ -251,8 +257,8 @@ def place(
         in_core = in_core_ceiling(flop_mix, stored, device_peak, sizes=sizes)
     peak = device_peak if in_core is None or in_core.flops_per_s is None else in_core.flops_per_s
     ridge = _exact(peak) / _exact(bandwidth)
-    flops_expr = sympy.sympify(flops)
-    bytes_expr = sympy.sympify(bytes_moved)
+    flops_expr = as_expression(flops)
+    bytes_expr = as_expression(bytes_moved)
     at_flops = _substitute(flops_expr, sizes)
     at_bytes = _substitute(bytes_expr, sizes)
     notes = [choice.note] if choice.note else []
@@ -328,7 +334,7 @@ def _combined_roof(
     ]
     notes = [f"{_words(p.flops)} FLOPs on {w}" for p, w in zip(parts, words, strict=True)]
     notes += [c.note for c in choices if c.note]
-    counts = [finite_value(_substitute(sympy.sympify(p.flops), sizes)) for p in parts]
+    counts = [finite_value(_substitute(as_expression(p.flops), sizes)) for p in parts]
     fastest = max(choices, key=lambda c: c.flops_per_s)
     if all(c is not None for c in counts) and sum(c for c in counts if c) > 0:
         total = sum(c for c in counts if c is not None)
@@ -355,7 +361,7 @@ def _split_times(
     """Math time as the sum of each part's FLOPs over its own roof."""
     math_s = 0.0
     for part in parts:
-        count = finite_value(_substitute(sympy.sympify(part.flops), sizes))
+        count = finite_value(_substitute(as_expression(part.flops), sizes))
         if count is None:
             return times
         math_s += count / device.choose_peak(part.precision, sparse=sparse).flops_per_s
@@ -365,7 +371,7 @@ def _split_times(
 
 def _words(expr: sympy.Expr) -> str:
     """A count as plain text for a note (`2*n**3`)."""
-    return str(sympy.sympify(expr))
+    return str(as_expression(expr))
 
 
 def place_hierarchical(
@@ -456,9 +462,9 @@ def _bounding(placed: Sequence[tuple[object, Placement]]) -> int:
     return len(placed) - 1
 
 
-def _exact(value: float) -> sympy.Rational:
+def _exact(value: float) -> Poly:
     """The decimal the file wrote, as an exact rational (989.4e12 -> 9894*10**11)."""
-    return sympy.Rational(repr(value))
+    return constant(Fraction(repr(value)))
 
 
 def _substitute(expr: sympy.Expr, sizes: Mapping[str, int] | None) -> sympy.Expr:
@@ -472,7 +478,7 @@ def _one_size(
     """The growing symbols (those in `sweep` when given) replaced by one positive real `x`
     (sizes grow together)."""
     growing = tuple(s for s in growing_symbols(expr) if sweep is None or s.name in sweep)
-    x = sympy.Symbol("x", positive=True)
+    x = symbol("x", "positive")
     return expr.subs({s: x for s in growing}), x, tuple(s.name for s in growing)
 
 
@@ -482,7 +488,10 @@ def _intensity_and_limit(
 ) -> tuple[sympy.Expr, sympy.Expr | None]:
     """Memoized like `_swept_crossover`: a nest is placed on every device and level, and
     again at every hover."""
-    intensity = sympy.simplify(flops / bytes_moved)
+    ratio = flops / bytes_moved
+    # A monomial or a number is already as simple as sympy's `simplify` would make it.
+    simple = is_poly(ratio) and len(ratio.terms) <= 1
+    intensity = ratio if simple else normal(sympy.simplify(ratio))
     return intensity, _limit(intensity)
 
 
@@ -510,7 +519,7 @@ def _crossover(
     held at their values, repeat counts at theirs or symbolic; when every size is given,
     all but the repeat counts are swept (where the given sizes sit against the crossing)."""
     sizes = sizes or {}
-    growing = growing_symbols(sympy.expand(flops - ridge * bytes_moved))
+    growing = growing_symbols(expand(flops - ridge * bytes_moved))
     swept = [s for s in growing if s.name not in sizes and s.name not in repeats]
     if not swept:  # every size given: sweep them, holding only the repeat counts
         swept = [s for s in growing if s.name not in repeats]
@@ -527,8 +536,8 @@ def _swept_crossover(
 ) -> Crossover:
     """Memoized: a limit and a root solve cost up to a tenth of a second, and the editor
     asks again at every hover of the same nest (and after every edit that leaves it)."""
-    gap, x, names = _one_size(sympy.expand(flops - ridge * bytes_moved), sweep)
-    if gap.has(sympy.Max):
+    gap, x, names = _one_size(expand(flops - ridge * bytes_moved), sweep)
+    if not is_poly(gap) and gap.has(sympy.Max):
         # Small-size corrections (`Max(0, 4 - n)`, exact footprints below a gap) vanish
         # past a few elements: the crossing is sought where they have.
         gap = past_bends(gap, [x])
@@ -536,16 +545,21 @@ def _swept_crossover(
         return Crossover(CrossoverKind.UNKNOWN, names)
     if x not in gap.free_symbols:
         at_or_above = gap >= 0
+        if is_poly(gap):  # a number
+            return _constant(compute=bool(at_or_above), names=names)
         if not isinstance(at_or_above, sympy.logic.boolalg.BooleanAtom):
             return Crossover(CrossoverKind.UNKNOWN, names)  # e.g. a sum with no closed form
         return _constant(compute=bool(at_or_above), names=names)
-    at_infinity = limit_at_infinity(gap, x)
-    if at_infinity is None or at_infinity == 0:
-        return Crossover(CrossoverKind.UNKNOWN, names)
-    positive = at_infinity > 0
-    if not isinstance(positive, sympy.logic.boolalg.BooleanAtom):
-        return Crossover(CrossoverKind.UNKNOWN, names)  # a sign sympy cannot decide
-    above = bool(positive)
+    if is_poly(gap):  # a polynomial in x alone: its leading coefficient decides
+        above = gap.by_power(x)[gap.degree(x)] > 0
+    else:
+        at_infinity = limit_at_infinity(gap, x)
+        if at_infinity is None or at_infinity == 0:
+            return Crossover(CrossoverKind.UNKNOWN, names)
+        positive = at_infinity > 0
+        if not isinstance(positive, sympy.logic.boolalg.BooleanAtom):
+            return Crossover(CrossoverKind.UNKNOWN, names)  # a sign sympy cannot decide
+        above = bool(positive)
     roots = _positive_roots(gap, x)
     if roots is None:
         return Crossover(CrossoverKind.UNKNOWN, names)
@@ -571,7 +585,8 @@ def _counts_hold(
     values = []
     for expr in (flops, bytes_moved):
         one_size, x, _ = _one_size(expr, sweep)
-        value = finite_value(one_size.subs(x, crossing.value))
+        at = crossing.value
+        value = one_size.at({x: at}) if is_poly(one_size) else finite_value(one_size.subs(x, at))
         if value is None:
             return True  # cannot tell: keep the crossing
         values.append(value)
@@ -583,7 +598,7 @@ _MAX_EXACT_DEGREE = 4
 root is a `CRootOf` that costs a factorization of the whole polynomial (seconds at the
 degrees a deep loop nest gives) and says no more than its value, so roots are isolated
 in exact rational intervals instead."""
-_RELATIVE_WIDTH = sympy.Rational(1, 2**53)
+_RELATIVE_WIDTH = Fraction(1, 2**53)
 """Isolated roots are narrowed to double precision (relative to the root)."""
 
 
@@ -598,7 +613,20 @@ class _Root:
     floor: int
 
 
+def _at(expr: sympy.Expr, x: sympy.Symbol, value: float) -> Any:
+    """`expr` at `x = value` (a float)."""
+    return expr.at({x: value}) if is_poly(expr) else expr.subs(x, value)
+
+
 def _positive_roots(gap: sympy.Expr, x: sympy.Symbol) -> list[_Root] | None:
+    if is_poly(gap):
+        by_power = gap.by_power(x)
+        powers = sorted(by_power)
+        if len(powers) == 1:  # c*x**k: no positive root
+            return []
+        if len(powers) == 2 and powers[1] == powers[0] + 1:  # x**k*(a*x + b)
+            root = -by_power[powers[0]] / by_power[powers[1]]
+            return [_exact_root(root)] if root > 0 else []
     numerator = sympy.numer(sympy.together(gap))
     if numerator.is_polynomial(x):
         _, poly = sympy.Poly(numerator, x).terms_gcd()  # roots at 0 do not matter
@@ -686,7 +714,7 @@ def _last_sign_change(
     for index in range(len(roots) - 1, -1, -1):
         left_end = roots[index - 1].value if index else 0.0
         probe = (left_end + roots[index].value) / 2
-        sign_left = math.copysign(1.0, float(gap.subs(x, probe)))
+        sign_left = math.copysign(1.0, float(_at(gap, x, probe)))
         if sign_left != sign_right:
             return roots[index]
         sign_right = sign_left
@@ -695,7 +723,7 @@ def _last_sign_change(
 
 def _attainable_limit(limit: sympy.Expr | None, peak: float, bandwidth: float) -> float | None:
     """Attainable FLOP/s as the sizes grow; an unbounded AI reaches the peak."""
-    if limit == sympy.oo:
+    if limit is not None and not is_poly(limit) and limit == sympy.oo:
         return peak
     value = finite_value(limit)
     return None if value is None else min(peak, value * bandwidth)

@@ -16,8 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-import sympy
-
+from aiscan.algebra import SYMPY, ZERO, as_expression, expand
 from aiscan.analysis.flops import FlopCounts
 from aiscan.errors import UsageError
 from aiscan.roofline.devices import MAIN_MEMORY_LEVELS, Device
@@ -33,6 +32,12 @@ from aiscan.roofline.placement import (
 )
 from aiscan.roofline.roofs import VECTOR, roof_for, roof_label
 from aiscan.roofline.units import format_si
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -69,7 +74,7 @@ class KernelSpec:
     """Bytes when stores allocate (CPUs); placed on devices that write-allocate."""
     write_allocate: bool | None = None
     """Override of the devices' store policy; None follows each device."""
-    contraction_flops: sympy.Expr = sympy.S.Zero
+    contraction_flops: sympy.Expr = ZERO
     """The FLOPs of library contractions (tensor-core roof); the rest are vector FLOPs."""
     tf32: str | None = None
     """Why fp32 contractions run in TF32 (a framework's policy), or None for full FP32."""
@@ -100,8 +105,8 @@ class KernelSpec:
             roof = roof_for(self.precision, contraction=True, device_kind=device.kind,
                             tf32=self.tf32)  # fmt: skip
             return roof.precision, f"{roof.reason}; --sparse asks for the tensor cores", ()
-        contraction = sympy.sympify(self.contraction_flops)
-        vector = sympy.expand(sympy.sympify(self.flops) - contraction)
+        contraction = as_expression(self.contraction_flops)
+        vector = expand(as_expression(self.flops) - contraction)
         kinds = [(contraction, True), (vector, False)]
         roofs = [
             (f, roof_for(self.precision, contraction=c, device_kind=device.kind,

@@ -9,10 +9,16 @@ one (`T = n ≈ 61`) answers a question nobody asks.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
-import sympy
-
+from aiscan.algebra import SYMPY
 from aiscan.ir.nodes import Access, Branch, Loop, Node, Statement
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["repeat_symbols"]
 
@@ -27,7 +33,7 @@ def repeat_symbols(bodies: Iterable[tuple[Node, ...]]) -> frozenset[str]:
             if access.index is None:
                 return frozenset()  # an index not seen through: hold nothing
             for index in access.index:
-                used |= _names(sympy.sympify(index))
+                used |= _names(index)
         if isinstance(node, Branch) and node.guard is not None:
             used |= _names(node.guard)
     loops = [n for n in nodes if isinstance(n, Loop)]
@@ -43,8 +49,10 @@ def repeat_symbols(bodies: Iterable[tuple[Node, ...]]) -> frozenset[str]:
     return frozenset(candidates - elsewhere)
 
 
-def _names(expr: sympy.Basic) -> set[str]:
-    return {s.name for s in expr.free_symbols if isinstance(s, sympy.Symbol)}
+def _names(expr: sympy.Basic | int) -> set[str]:
+    if isinstance(expr, int):
+        return set()
+    return {s.name for s in expr.free_symbols if getattr(s, "is_Symbol", False)}
 
 
 def _walk(body: tuple[Node, ...]) -> Iterator[Node]:

@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
-import sympy
 from pycparser import c_ast
 
+from aiscan.algebra import SYMPY, ZERO, constant, expand, normal
 from aiscan.frontends.c.literals import integer_literal
 from aiscan.frontends.c.text import source_text
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
@@ -21,6 +22,12 @@ from aiscan.ir.arithmetic import literal_power_multiplies, operator_flops
 from aiscan.ir.nodes import Access, ElementType, FlopTally, Unknown, UnknownKind
 from aiscan.ir.symbols import MAX_INTEGER_BITS, loop_symbol, size_symbol
 from aiscan.span import Span
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["Evaluation", "ExpressionReader", "Scope", "Variable"]
 
@@ -83,12 +90,12 @@ SPECIAL_FUNCTIONS = frozenset(
 )
 # Conversions, comparisons and sign changes: 0 FLOPs by MODEL.md.
 INTEGER_MIN_MAX = {
-    "min": sympy.Min,
-    "max": sympy.Max,
-    "MIN": sympy.Min,
-    "MAX": sympy.Max,
-    "imin": sympy.Min,
-    "imax": sympy.Max,
+    "min": "Min",
+    "max": "Max",
+    "MIN": "Min",
+    "MAX": "Max",
+    "imin": "Min",
+    "imax": "Max",
 }
 """Two-argument integer `min`/`max` as code defines them (a macro expands to `?:`, which
 `affine` reads too; a function of these names is taken to mean just that)."""
@@ -396,8 +403,8 @@ class ExpressionReader:
         variable = self.scope.lookup(target.name)
         if variable is None or variable.ctype.is_scalar or variable.pointer_varies:
             return False
-        base, offset = variable.pointer_base or (target.name, sympy.Integer(0))
-        variable.pointer_base = (base, sympy.expand(offset + amount))
+        base, offset = variable.pointer_base or (target.name, ZERO)
+        variable.pointer_base = (base, expand(offset + amount))
         return True
 
     def _pointer_move(self, node: c_ast.Assignment) -> sympy.Expr | None:
@@ -469,7 +476,7 @@ class ExpressionReader:
         if isinstance(node, c_ast.Cast):
             return self._pointer_target(node.expr)
         if isinstance(node, c_ast.ID):
-            return self._array_base(node.name, sympy.Integer(0))
+            return self._array_base(node.name, ZERO)
         if (
             isinstance(node, c_ast.UnaryOp)
             and node.op == "&"
@@ -621,7 +628,7 @@ class ExpressionReader:
                 index = [offset]
             else:
                 index[0] = index[0] + offset
-        return tuple(sympy.expand(e) for e in index) if index else (sympy.Integer(0),)
+        return tuple(expand(e) for e in index) if index else (ZERO,)
 
     # ---- affine expressions -------------------------------------------------------------
 
@@ -632,7 +639,7 @@ class ExpressionReader:
         if isinstance(node, c_ast.Constant):
             if node.type in ("int", "long", "unsigned int", "unsigned long"):
                 value = integer_literal(node.value)
-                return None if value is None else sympy.Integer(value)
+                return None if value is None else constant(value)
             if node.type == "char":
                 return None
             return None
@@ -683,7 +690,7 @@ class ExpressionReader:
             values = [self.affine(a) for a in arguments]
             if values[0] is None or values[1] is None:
                 return None
-            return chosen(values[0], values[1])
+            return normal(getattr(sympy, chosen)(values[0], values[1]))
         return None
 
     def _min_max_select(self, node: c_ast.TernaryOp) -> sympy.Expr | None:
@@ -698,14 +705,14 @@ class ExpressionReader:
         ]
         if any(p is None for p in parts):
             return None
-        left, right, then, other = (sympy.expand(p) for p in parts if p is not None)
+        left, right, then, other = (expand(p) for p in parts if p is not None)
         if (then, other) == (left, right):
             smaller_first = condition.op in ("<", "<=")
         elif (then, other) == (right, left):
             smaller_first = condition.op in (">", ">=")
         else:
             return None
-        return sympy.Min(left, right) if smaller_first else sympy.Max(left, right)
+        return normal(sympy.Min(left, right) if smaller_first else sympy.Max(left, right))
 
 
 def _integer_operator(op: str, left: sympy.Expr, right: sympy.Expr) -> sympy.Expr | None:
@@ -716,13 +723,13 @@ def _integer_operator(op: str, left: sympy.Expr, right: sympy.Expr) -> sympy.Exp
     if op == "*":
         return left * right
     if op == "/" and right != 0:
-        return sympy.floor(left / right)
+        return normal(sympy.floor(left / right))
     if op == "%" and right != 0:
-        return sympy.Mod(left, right)
+        return normal(sympy.Mod(left, right))
     if op in ("<<", ">>") and right.is_Integer and 0 <= int(right) < MAX_INTEGER_BITS:
         # A wider shift (or a negative one) is undefined for every C integer type.
-        scale = sympy.Integer(2 ** int(right))
-        return left * scale if op == "<<" else sympy.floor(left / scale)
+        scale = constant(2 ** int(right))
+        return left * scale if op == "<<" else normal(sympy.floor(left / scale))
     return None
 
 

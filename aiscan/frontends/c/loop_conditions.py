@@ -9,19 +9,27 @@ rather than trusted.
 
 from __future__ import annotations
 
-import sympy
+from typing import TYPE_CHECKING
+
 from pycparser import c_ast
 
+from aiscan.algebra import SYMPY, expand, normal
 from aiscan.frontends.c.expressions import ExpressionReader, Variable
 from aiscan.frontends.c.text import source_text
 from aiscan.frontends.c.types import CType, element_type_named
 from aiscan.ir.symbols import loop_symbol
 
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
+
 __all__ = ["counter_bound", "unsigned_wrap"]
 
 _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
 # For an integer counter: `a*v < q` is `v < ceiling(q/a)`, `a*v <= q` is `v <= floor(q/a)`.
-_ROUNDING = {"<": sympy.ceiling, "<=": sympy.floor, ">": sympy.floor, ">=": sympy.ceiling}
+_ROUNDING = {"<": "ceiling", "<=": "floor", ">": "floor", ">=": "ceiling"}
 _INT_CTYPE = CType(element_type_named(["int"]))
 
 
@@ -37,10 +45,10 @@ def counter_bound(
         return None
     counter = loop_symbol(var)
     if left == counter and counter not in right.free_symbols:
-        return condition.op, sympy.expand(right)  # `i < n`, the usual form, as below
+        return condition.op, expand(right)  # `i < n`, the usual form, as below
     if right == counter and counter not in left.free_symbols:
-        return _FLIPPED[condition.op], sympy.expand(left)
-    difference = sympy.expand(left - right)  # the condition is `difference OP 0`
+        return _FLIPPED[condition.op], expand(left)
+    difference = expand(left - right)  # the condition is `difference OP 0`
     if not difference.is_polynomial(counter):
         return None
     # Degree one in the counter, without building a Poly (a seventh of a C file's time):
@@ -48,7 +56,7 @@ def counter_bound(
     coefficient = difference.coeff(counter, 1)
     if not coefficient.is_Integer or coefficient == 0:
         return None
-    rest = sympy.expand(difference - coefficient * counter)
+    rest = expand(difference - coefficient * counter)
     if counter in rest.free_symbols:
         return None
     operator = condition.op
@@ -60,7 +68,7 @@ def counter_bound(
         return operator, bound
     if operator == "!=":
         return None  # `2*i != n` stops only when n is even: no closed form without parity
-    return operator, _ROUNDING[operator](bound)
+    return operator, normal(getattr(sympy, _ROUNDING[operator])(bound))
 
 
 def _with_counter(
@@ -93,7 +101,7 @@ def unsigned_wrap(reader: ExpressionReader, condition: c_ast.Node | None) -> str
         if not (_is_unsigned(reader, node.left) or _is_unsigned(reader, node.right)):
             continue
         value = reader.affine(node)
-        if value is None or not sympy.expand(value).is_nonnegative:
+        if value is None or not expand(value).is_nonnegative:
             return source_text(node)
     return None
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
-import sympy
 from pycparser import c_ast
 
+from aiscan.algebra import ONE, SYMPY, ZERO, constant, expand, is_poly, normal
 from aiscan.frontends.c.expressions import (
     Evaluation,
     ExpressionReader,
@@ -47,6 +48,12 @@ from aiscan.ir.symbols import (
 )
 from aiscan.ir.tiles import merged_tiles
 from aiscan.span import Span
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["lower_file"]
 
@@ -473,15 +480,15 @@ class _FunctionLowering:
                 tested = header.condition
         each_pass = body if tested is None else c_ast.Compound([tested, body], body.coord)
         var = header.var or f"_loop_L{span.line}"
-        step: sympy.Expr = sympy.Integer(header.step or 1)
-        moves_by: sympy.Expr = sympy.Integer(header.step or 1)
+        step: sympy.Expr = constant(header.step or 1)
+        moves_by: sympy.Expr = constant(header.step or 1)
         if header.tile_step is not None and header.var is not None:
             # A counter moved by a size (`ii += BS`): the loop counts its tiles `t_L<line>`
             # from 0, and the counter is `start + BS*t_L<line>` in the body.
             moves_by = header.tile_step
         if header.alias or header.tile_step is not None:
-            var, step = f"t_L{span.line}", sympy.Integer(1)
-            counter_entry, start = start, sympy.Integer(0)
+            var, step = f"t_L{span.line}", ONE
+            counter_entry, start = start, ZERO
         before = self.scope.copy()
         self._forget_assigned(each_pass)
         declared = before.lookup(var)
@@ -537,8 +544,8 @@ class _FunctionLowering:
                 variable.pointer_base, variable.pointer_varies = None, True
                 walks[name] = None
                 continue
-            base, offset = entry.pointer_base or (name, sympy.Integer(0))
-            variable.pointer_base = (base, sympy.expand(offset + step * iteration))
+            base, offset = entry.pointer_base or (name, ZERO)
+            variable.pointer_base = (base, expand(offset + step * iteration))
             walks[name] = (base, offset, step)
         return walks
 
@@ -554,7 +561,7 @@ class _FunctionLowering:
                 variable.pointer_base, variable.pointer_varies = None, True
             else:
                 base, offset, step = walk
-                variable.pointer_base = (base, sympy.expand(offset + step * trip))
+                variable.pointer_base = (base, expand(offset + step * trip))
                 variable.pointer_varies = False
 
     def _forget_assigned(self, body: c_ast.Node) -> None:
@@ -573,7 +580,7 @@ class _FunctionLowering:
         if exact is not None:
             start, trip = exact
             if at_least_once:
-                trip = sympy.Max(trip, 1)
+                trip = normal(sympy.Max(trip, 1))
             wrap = unsigned_wrap(self.reader, header.condition)
             if self._never_ends(header):
                 unknown = Unknown(
@@ -611,7 +618,7 @@ class _FunctionLowering:
             span,
             str(symbol),
         )
-        start = header.start if header.start is not None else sympy.Integer(0)
+        start = header.start if header.start is not None else ZERO
         return start, symbol, (unknown,), False
 
     def _exact_trip(self, header: _Header) -> tuple[sympy.Expr, sympy.Expr] | None:
@@ -636,8 +643,10 @@ class _FunctionLowering:
         else:
             return None
         magnitude = abs(step)
-        trip = distance if magnitude == 1 else sympy.ceiling(distance / magnitude)
-        return start, trip if isinstance(trip, sympy.Min | sympy.Max) else sympy.expand(trip)
+        trip = distance if magnitude == 1 else normal(sympy.ceiling(distance / magnitude))
+        if is_poly(trip) or not isinstance(trip, sympy.Min | sympy.Max):
+            trip = expand(trip)
+        return start, trip
 
     def _tile_trip(self, header: _Header, step: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr] | None:
         """`for (ii = s; ii < n; ii += BS)`: ceiling((n - s)/BS) tiles."""
@@ -646,10 +655,10 @@ class _FunctionLowering:
         if found is None or found[0] not in ("<", "<="):
             return None
         operator, bound = found
-        distance = sympy.expand(bound - header.start + (1 if operator == "<=" else 0))
-        if isinstance(bound, sympy.Min | sympy.Max):
+        distance = expand(bound - header.start + (1 if operator == "<=" else 0))
+        if not is_poly(bound) and isinstance(bound, sympy.Min | sympy.Max):
             return None
-        return header.start, sympy.ceiling(sympy.expand(distance / step))
+        return header.start, normal(sympy.ceiling(expand(distance / step)))
 
     def _never_ends(self, header: _Header) -> bool:
         """`for (size_t i = n - 1; i >= 0; i--)`: an unsigned counter is never below 0."""
@@ -678,7 +687,7 @@ class _FunctionLowering:
             self.reader.affine(low.subscript),
             self.reader.affine(high.subscript),
         )
-        if low_index is None or high_index is None or sympy.expand(high_index - low_index) != 1:
+        if low_index is None or high_index is None or expand(high_index - low_index) != 1:
             return None
         if not self.enclosing_loops or low_index != loop_symbol(self.enclosing_loops[-1][0]):
             return None
@@ -726,14 +735,16 @@ def _shifted(bound: sympy.Expr, offset: sympy.Expr) -> sympy.Expr:
     """`bound + offset`, the offset moved into each side of a `Min`/`Max` bound
     (`min(ii + BS, n) - ii` is `Min(BS, n - ii)`), so that the tile loops of
     `analysis.domain.untiled` are recognised; `-Min(a, b)` is `Max(-a, -b)`."""
+    if is_poly(bound):
+        return expand(bound + offset)
     if isinstance(bound, sympy.Mul) and bound.args[0] == -1 and len(bound.args) == 2:
         inner = bound.args[1]
         if isinstance(inner, sympy.Min | sympy.Max):
             flipped = sympy.Max if isinstance(inner, sympy.Min) else sympy.Min
-            return flipped(*(sympy.expand(offset - a) for a in inner.args))
+            return flipped(*(expand(offset - a) for a in inner.args))
     if isinstance(bound, sympy.Min | sympy.Max):
-        return type(bound)(*(sympy.expand(a + offset) for a in bound.args))
-    return sympy.expand(bound + offset)
+        return type(bound)(*(expand(a + offset) for a in bound.args))
+    return expand(bound + offset)
 
 
 def _induction_step(node: c_ast.Node | None) -> tuple[str | None, int | None]:

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import sympy
 from pycparser import c_ast
 
+from aiscan.algebra import SYMPY, constant
 from aiscan.frontends.c.literals import integer_literal
 from aiscan.ir.nodes import ElementType
 from aiscan.ir.symbols import size_symbol
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["CType", "TypeResolver", "element_type_named"]
 
@@ -160,7 +167,7 @@ def _extent(dim: c_ast.Node | None) -> sympy.Expr | None:
     """A dimension's element count when it is an integer constant or a size name."""
     if isinstance(dim, c_ast.Constant):
         value = integer_literal(dim.value) if dim.type.endswith(("int", "long")) else None
-        return None if value is None else sympy.Integer(value)
+        return None if value is None else constant(value)
     if isinstance(dim, c_ast.ID):
         return size_symbol(dim.name)
     return None

@@ -14,8 +14,8 @@ from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.expressions import Binding, Opaque, leaf_for, string_literal
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.shapes import parse_dimensions
+from aiscan.frontends.python.symbols import size_symbol
 from aiscan.frontends.python.values import Integer, Scalar
-from aiscan.ir.symbols import size_symbol
 
 __all__ = ["parameter_binding"]
 

@@ -20,6 +20,7 @@ from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text, slice_view
+from aiscan.frontends.python.symbols import MAX_INTEGER, MAX_INTEGER_BITS
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -35,7 +36,6 @@ from aiscan.frontends.python.values import (
 )
 from aiscan.ir.arithmetic import literal_power_multiplies
 from aiscan.ir.nodes import ElementType, Unknown, UnknownKind
-from aiscan.ir.symbols import MAX_INTEGER, MAX_INTEGER_BITS
 from aiscan.span import Span
 
 if TYPE_CHECKING:

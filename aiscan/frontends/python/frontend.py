@@ -28,9 +28,9 @@ from aiscan.frontends.python.lowering import FunctionLowering
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.precision_rules import apply_rules
 from aiscan.frontends.python.summaries import Summary
+from aiscan.frontends.python.symbols import size_symbol
 from aiscan.frontends.python.values import Integer, Scalar
 from aiscan.ir.nodes import ElementType, Function, Module
-from aiscan.ir.symbols import size_symbol
 from aiscan.span import Span
 
 __all__ = ["lower_python_source"]

@@ -23,6 +23,7 @@ from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.calls import _dtype_node, _keyword, _positional
 from aiscan.frontends.python.expressions import Allocation, Value, leaf_for, number_literal
 from aiscan.frontends.python.shapes import same_extent
+from aiscan.frontends.python.symbols import loop_symbol
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -45,7 +46,6 @@ from aiscan.ir.nodes import (
     Statement,
     UnknownKind,
 )
-from aiscan.ir.symbols import loop_symbol
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.expressions import ExpressionReader

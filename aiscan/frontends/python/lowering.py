@@ -46,6 +46,13 @@ from aiscan.frontends.python.nests import Namer, NestBuilder, ShapeMismatch, Tar
 from aiscan.frontends.python.random_calls import GENERATOR_REASON, GENERATORS
 from aiscan.frontends.python.selections import mask_fraction, misplaced_selection
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text
+from aiscan.frontends.python.symbols import (
+    fraction_symbol,
+    is_size_symbol,
+    loop_symbol,
+    size_symbol,
+    trip_symbol,
+)
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -69,13 +76,6 @@ from aiscan.ir.nodes import (
     Temporary,
     Unknown,
     UnknownKind,
-)
-from aiscan.ir.symbols import (
-    fraction_symbol,
-    is_size_symbol,
-    loop_symbol,
-    size_symbol,
-    trip_symbol,
 )
 from aiscan.ir.tiles import merged_tiles
 from aiscan.span import Span

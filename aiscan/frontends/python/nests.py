@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 
 import sympy
 
+from aiscan.frontends.python.symbols import is_size_symbol, loop_symbol
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -31,7 +32,6 @@ from aiscan.frontends.python.values import (
 )
 from aiscan.ir.arithmetic import operator_flops as arithmetic_flops
 from aiscan.ir.nodes import Access, Branch, FlopTally, Loop, Node, Statement
-from aiscan.ir.symbols import is_size_symbol, loop_symbol
 from aiscan.span import Span
 
 __all__ = [

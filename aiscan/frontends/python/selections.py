@@ -24,9 +24,9 @@ import sympy
 
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text
+from aiscan.frontends.python.symbols import fraction_symbol
 from aiscan.frontends.python.values import Apply, ArrayValue, Leaf, Reduce, Select
 from aiscan.ir.nodes import Unknown, UnknownKind
-from aiscan.ir.symbols import fraction_symbol
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.expressions import ExpressionReader, Value

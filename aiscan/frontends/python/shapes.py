@@ -14,8 +14,8 @@ from functools import lru_cache
 
 import sympy
 
+from aiscan.frontends.python.symbols import size_symbol
 from aiscan.frontends.python.values import Shape
-from aiscan.ir.symbols import size_symbol
 
 __all__ = [
     "SliceView",

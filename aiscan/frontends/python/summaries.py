@@ -29,6 +29,7 @@ import sympy
 
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.shapes import same_extent, shape_text
+from aiscan.frontends.python.symbols import loop_symbol
 from aiscan.frontends.python.values import (
     ArrayValue,
     Integer,
@@ -50,7 +51,6 @@ from aiscan.ir.nodes import (
     Unknown,
     UnknownKind,
 )
-from aiscan.ir.symbols import loop_symbol
 from aiscan.span import Span
 
 if TYPE_CHECKING:

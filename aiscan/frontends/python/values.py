@@ -13,8 +13,8 @@ from functools import lru_cache
 
 import sympy
 
+from aiscan.frontends.python.symbols import loop_symbol
 from aiscan.ir.nodes import ElementType, Unknown
-from aiscan.ir.symbols import loop_symbol
 from aiscan.span import Span
 
 __all__ = [

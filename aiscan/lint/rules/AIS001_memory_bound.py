@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import sympy
-
+from aiscan.algebra import SYMPY
 from aiscan.errors import Severity
 from aiscan.lint.context import LintContext
 from aiscan.lint.figures import flops_rate, intensity_text
@@ -14,6 +13,12 @@ from aiscan.lint.finding import Finding
 from aiscan.lint.rule import Rule
 from aiscan.roofline.placement import CrossoverKind, Placement, growing_symbols
 from aiscan.roofline.units import format_si
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["MemoryBound"]
 

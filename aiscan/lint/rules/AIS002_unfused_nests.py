@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import sympy
-
+from aiscan.algebra import SYMPY, expand
 from aiscan.analysis.intensity import intensity
 from aiscan.analysis.kernel import RegionAnalysis, analyze_module
 from aiscan.errors import Severity
@@ -17,6 +17,12 @@ from aiscan.lint.context import LintContext
 from aiscan.lint.figures import bytes_text, intensity_text
 from aiscan.lint.finding import Finding
 from aiscan.lint.rule import Rule
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["UnfusedNests"]
 
@@ -79,7 +85,7 @@ class UnfusedNests(Rule):
                     context.analysis_options, sizes=dict(context.sizes)
                 )
                 merged = analyze_module(module, options_at_sizes).functions[0].regions[0]
-                apart = sympy.expand(
+                apart = expand(
                     first.traffic["compulsory"].total(write_allocate)
                     + second.traffic["compulsory"].total(write_allocate)
                 )
@@ -150,8 +156,8 @@ def _same_header(x: Loop, y: Loop) -> bool:
     return (
         x.var == y.var
         and x.step == y.step
-        and sympy.expand(x.start - y.start) == 0
-        and sympy.expand(x.trip - y.trip) == 0
+        and expand(x.start - y.start) == 0
+        and expand(x.trip - y.trip) == 0
         and not x.unknowns
         and not y.unknowns
     )
@@ -167,9 +173,7 @@ def _fusion_legal(first: Sequence[Statement], second: Sequence[Statement]) -> bo
         return False
     written = {a.array for a in accesses if a.is_write}
     for array in written:
-        indices = {
-            tuple(sympy.expand(e) for e in a.index or ()) for a in accesses if a.array == array
-        }
+        indices = {tuple(expand(e) for e in a.index or ()) for a in accesses if a.array == array}
         if len(indices) != 1:
             return False
     return True

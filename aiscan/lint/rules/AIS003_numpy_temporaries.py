@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
-import sympy
-
+from aiscan.algebra import SYMPY, expand
 from aiscan.errors import Severity
 from aiscan.lint.certainty import surely_positive
 from aiscan.lint.context import LintContext
 from aiscan.lint.figures import bytes_text, intensity_text
 from aiscan.lint.finding import Finding
 from aiscan.lint.rule import Rule
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["NumpyTemporaries"]
 
@@ -56,7 +62,7 @@ class NumpyTemporaries(Rule):
                 continue
             eager = region.traffic["eager"].total(write_allocate)
             fused = region.traffic["fused"].total(write_allocate)
-            if not surely_positive(sympy.expand(eager - fused), context.sizes):
+            if not surely_positive(expand(eager - fused), context.sizes):
                 continue
             temporaries = region.region.temporaries
             named = ", ".join(

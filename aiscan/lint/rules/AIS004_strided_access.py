@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import sympy
-
+from aiscan.algebra import SYMPY, ZERO, expand, symbol
 from aiscan.errors import Severity
 from aiscan.ir.nodes import Access, Loop
 from aiscan.ir.symbols import loop_symbol
 from aiscan.lint.context import LintContext
 from aiscan.lint.finding import Finding
 from aiscan.lint.rule import Rule
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["StridedAccess"]
 
@@ -87,12 +92,12 @@ def _stride(access: Access, loop: Loop) -> sympy.Expr | None:
     if access.index is None or (loop.trip.is_number and loop.trip <= 1):
         return None
     var = loop_symbol(loop.var)
-    *leading, last = (sympy.expand(e) for e in access.index)
-    coefficient = last.coeff(var) if var in last.free_symbols else sympy.Integer(0)
+    *leading, last = (expand(e) for e in access.index)
+    coefficient = last.coeff(var) if var in last.free_symbols else ZERO
     if coefficient.free_symbols & _loop_symbols(last):
         return None
     if coefficient != 0:
-        stride = sympy.expand(coefficient * loop.step)
+        stride = expand(coefficient * loop.step)
         return None if abs(stride) == 1 else abs(stride)
     for dimension, expr in enumerate(leading):
         if var in expr.free_symbols:
@@ -112,7 +117,7 @@ def _column_stride(access: Access, dimension: int, step: sympy.Expr) -> sympy.Ex
     return abs(sympy.Mul(step, *trailing))
 
 
-_ROW = sympy.Symbol("row")
+_ROW = symbol("row", "plain")
 """A column walk's stride where a trailing extent is not declared: one row, size unknown."""
 
 
@@ -126,11 +131,11 @@ def _stride_details(stride: sympy.Expr, width: int) -> tuple[tuple[str, str], ..
 def _column_walk(access: Access, loop: Loop) -> bool:
     if access.index is None:
         return False
-    return loop_symbol(loop.var) not in sympy.expand(access.index[-1]).free_symbols
+    return loop_symbol(loop.var) not in expand(access.index[-1]).free_symbols
 
 
 def _loop_symbols(expr: sympy.Expr) -> set[sympy.Symbol]:
-    return {s for s in expr.free_symbols if isinstance(s, sympy.Symbol) and not s.is_positive}
+    return {s for s in expr.free_symbols if getattr(s, "is_Symbol", False) and not s.is_positive}
 
 
 def _message(access: Access, loop: Loop, stride: sympy.Expr, loops: tuple[Loop, ...]) -> str:
@@ -144,11 +149,11 @@ def _message(access: Access, loop: Loop, stride: sympy.Expr, loops: tuple[Loop, 
         text = (
             f"`{access.text}` is walked down a column: consecutive iterations of the innermost "
             f"loop {loop.var} (line {loop.span.line}) are {stride} elements "
-            f"({sympy.expand(stride * width)} bytes) apart"
+            f"({expand(stride * width)} bytes) apart"
         )
     else:
         text = (
-            f"`{access.text}` strides {stride} elements ({sympy.expand(stride * width)} bytes) "
+            f"`{access.text}` strides {stride} elements ({expand(stride * width)} bytes) "
             f"per iteration of the innermost loop {loop.var} (line {loop.span.line})"
         )
     better = _contiguous_loop(access, loops[:-1])
@@ -161,7 +166,7 @@ def _message(access: Access, loop: Loop, stride: sympy.Expr, loops: tuple[Loop, 
 def _contiguous_loop(access: Access, outer: tuple[Loop, ...]) -> Loop | None:
     if access.index is None:
         return None
-    last = sympy.expand(access.index[-1])
+    last = expand(access.index[-1])
     for loop in reversed(outer):
         var = loop_symbol(loop.var)
         if var in last.free_symbols and abs(last.coeff(var) * loop.step) == 1:

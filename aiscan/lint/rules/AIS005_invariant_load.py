@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
-import sympy
-
+from aiscan.algebra import SYMPY, as_expression, expand
 from aiscan.analysis.flops import executions, executions_over
 from aiscan.analysis.walk import Placed
 from aiscan.errors import Severity
@@ -14,6 +14,12 @@ from aiscan.ir.symbols import loop_symbol
 from aiscan.lint.context import LintContext
 from aiscan.lint.finding import Finding
 from aiscan.lint.rule import Rule
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["InvariantLoad"]
 
@@ -85,7 +91,7 @@ class InvariantLoad(Rule):
             b.taken_fraction: int(taken) for b, taken in placed.branches if b.guard is not None
         }
         distinct = executions_over(placed.weight.subs(sides), placed.loops[:-1])
-        if sympy.expand(loads - distinct) == 0:
+        if expand(loads - distinct) == 0:
             return None
         message = (
             f"`{access.text}` does not change in loop {loop.var} (line {loop.span.line}, "
@@ -108,7 +114,7 @@ def _invariant(access: Access, loop: Loop) -> bool:
     if access.index is None:
         return False
     var = loop_symbol(loop.var)
-    return not any(var in sympy.sympify(e).free_symbols for e in access.index)
+    return not any(var in as_expression(e).free_symbols for e in access.index)
 
 
 def _arrays_stored_moving(group: list[Placed], loop: Loop) -> set[str]:

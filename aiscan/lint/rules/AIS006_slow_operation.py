@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
-import sympy
-
+from aiscan.algebra import SYMPY, expand
 from aiscan.analysis.flops import executions
 from aiscan.errors import Severity
 from aiscan.ir.nodes import Statement
@@ -15,6 +15,12 @@ from aiscan.lint.certainty import grows_with_size
 from aiscan.lint.context import LintContext
 from aiscan.lint.finding import Finding
 from aiscan.lint.rule import Rule
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
 
 __all__ = ["SlowOperation"]
 
@@ -76,7 +82,7 @@ class SlowOperation(Rule):
                 parts.append(f"call{'s' if len(specials) > 1 else ''} to {', '.join(specials)}")
             message = f"{' and '.join(parts)} per execution, executed {runs} times"
             if divisions > 0 and region.flops.total != 0:
-                total = sympy.expand(divisions * runs)
+                total = expand(divisions * runs)
                 message += f"; {total} of the nest's {region.flops.total} FLOPs are divisions"
             yield self.finding(
                 statement.span,
