@@ -10,6 +10,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+# A long-lived server pays sympy's import when it starts, not inside the first document's
+# first hover: the command line defers it (aiscan.algebra), but real code in an editor
+# reaches a `ceiling`, a `Min` or a limit soon enough.
+import sympy  # noqa: F401
+
 from aiscan.analysis.kernel import ModuleAnalysis, RegionAnalysis, analyze_module
 from aiscan.config import Config, find_config, load_config
 from aiscan.errors import AiscanError, Diagnostic, InputError, Severity
