@@ -18,7 +18,7 @@ back into one where they are polynomials.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from functools import cache
 from math import gcd
@@ -34,6 +34,7 @@ __all__ = [
     "expand",
     "is_poly",
     "normal",
+    "polynomial_text",
     "symbol",
     "to_sympy",
 ]
@@ -78,9 +79,8 @@ _ASSUMPTIONS0: dict[str, tuple[tuple[str, bool], ...]] = {
 }
 _POSITIVE_KINDS = frozenset({"size", "positive"})
 _INTEGER_KINDS = frozenset({"size", "loop", "trip"})
+_FACTS = {kind: dict(assumptions) for kind, assumptions in _ASSUMPTIONS0.items()}
 _KIND_OF_ASSUMPTIONS = {assumptions: kind for kind, assumptions in _ASSUMPTIONS0.items()}
-
-Number = int | Fraction
 
 
 class _DeferredSympy:
@@ -162,17 +162,10 @@ class Poly:
     def is_zero(self) -> bool:
         return not self.terms
 
-    # Signs: decided here for a number, or a sum of one sign over positive symbols (sizes);
-    # anything else is sympy's assumption system's to decide.
+    # Signs: a symbol's facts come from its kind; a number's, or a sum of one sign over
+    # positive symbols (sizes), from its sign; anything else is sympy's to decide.
 
     def _sign(self) -> int | None:
-        var = self.var()
-        if var is not None:
-            facts = dict(_ASSUMPTIONS0[var[1]])
-            if facts.get("positive"):
-                return 1
-            if facts.get("negative"):
-                return -1
         value = self.constant_value()
         if value is not None:
             return (value > 0) - (value < 0)
@@ -182,43 +175,34 @@ class Poly:
             return 1 if signs.pop() else -1
         return None
 
-    @property
-    def is_positive(self) -> bool | None:
+    def _fact(self, fact: str, of_sign: Callable[[int], bool]) -> bool | None:
         var = self.var()
         if var is not None:
-            return dict(_ASSUMPTIONS0[var[1]]).get("positive")
+            return _FACTS[var[1]].get(fact)
         sign = self._sign()
-        return sign > 0 if sign is not None else to_sympy(self).is_positive
+        return of_sign(sign) if sign is not None else getattr(to_sympy(self), f"is_{fact}")
+
+    @property
+    def is_positive(self) -> bool | None:
+        return self._fact("positive", lambda sign: sign > 0)
 
     @property
     def is_negative(self) -> bool | None:
-        var = self.var()
-        if var is not None:
-            return dict(_ASSUMPTIONS0[var[1]]).get("negative")
-        sign = self._sign()
-        return sign < 0 if sign is not None else to_sympy(self).is_negative
+        return self._fact("negative", lambda sign: sign < 0)
 
     @property
     def is_nonnegative(self) -> bool | None:
-        var = self.var()
-        if var is not None:
-            return dict(_ASSUMPTIONS0[var[1]]).get("nonnegative")
-        sign = self._sign()
-        return sign >= 0 if sign is not None else to_sympy(self).is_nonnegative
+        return self._fact("nonnegative", lambda sign: sign >= 0)
 
     @property
     def is_nonpositive(self) -> bool | None:
-        var = self.var()
-        if var is not None:
-            return dict(_ASSUMPTIONS0[var[1]]).get("nonpositive")
-        sign = self._sign()
-        return sign <= 0 if sign is not None else to_sympy(self).is_nonpositive
+        return self._fact("nonpositive", lambda sign: sign <= 0)
 
     @property
     def is_integer(self) -> bool | None:
         var = self.var()
         if var is not None:
-            return dict(_ASSUMPTIONS0[var[1]]).get("integer")
+            return _FACTS[var[1]].get("integer")
         kinds = {var[1] for monomial in self.terms for var, _ in monomial}
         if all(c.denominator == 1 for c in self.terms.values()) and kinds <= _INTEGER_KINDS:
             return True
@@ -604,7 +588,7 @@ class Poly:
     # -- text -----------------------------------------------------------------------------
 
     def __str__(self) -> str:
-        text = _text(self)
+        text = polynomial_text(self)
         return text if text is not None else str(to_sympy(self))
 
     __repr__ = __str__
@@ -737,7 +721,10 @@ def expand(value: Any) -> Any:
 # -- text, as sympy's printer writes a polynomial ---------------------------------------
 
 
-def _text(poly: Poly) -> str | None:
+def polynomial_text(poly: Poly) -> str | None:
+    """`str(poly)` as sympy's printer writes it, read off the terms (sympy's printer costs
+    about half a millisecond a polynomial); None when two symbols share a name, whose order
+    only sympy knows."""
     terms = list(poly.terms.items())
     if not terms:
         return "0"

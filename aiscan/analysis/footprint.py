@@ -21,7 +21,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from aiscan import algebra
-from aiscan.algebra import ONE, SYMPY, ZERO, expand, is_poly
+from aiscan.algebra import ONE, SYMPY, ZERO, expand, is_poly, normal
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops, untiled
 from aiscan.analysis.flops import executions_over
 from aiscan.analysis.polynomials import linear_coefficient
@@ -182,7 +182,7 @@ def _count(ranges: Sequence[_Range]) -> sympy.Expr:
 
 def _trip(r: _Range) -> sympy.Expr:
     distance = r.high - r.low
-    return expand(distance + 1) if r.step == 1 else sympy.floor(distance / r.step) + 1
+    return expand(distance + 1) if r.step == 1 else normal(sympy.floor(distance / r.step) + 1)
 
 
 def executions_bound(loops: Sequence[LoopLike]) -> sympy.Expr:

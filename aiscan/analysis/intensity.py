@@ -21,7 +21,6 @@ from aiscan.ir.symbols import is_size_symbol
 
 if TYPE_CHECKING:
     import sympy
-    from sympy.polys.rings import PolyElement
 else:
     sympy = SYMPY
 
@@ -169,8 +168,8 @@ def _grows_negative(expr: sympy.Expr, symbols: list[sympy.Symbol]) -> bool:
 def _cancelled_polynomials(
     numerator: sympy.Expr, denominator: sympy.Expr, symbols: list[sympy.Symbol]
 ) -> tuple[sympy.Expr, sympy.Expr] | None:
-    """`_cancelled` for polynomials in plain symbols, through sympy's sparse integer
-    polynomials (about a tenth of the cost of building `Poly`s); None for anything else.
+    """`_cancelled` for two sums, through sympy's sparse integer polynomials and their gcd
+    (about a tenth of the cost of building `sympy.Poly`s); None for anything else.
 
     The result is the one normal form `_cancelled` promises: the bottom is `q` times a
     primitive polynomial whose leading coefficient (lex order in `symbols`) is positive,
@@ -185,13 +184,7 @@ def _cancelled_polynomials(
     bottom = ring.dtype(_integer_dict(bottom_terms, symbols, scale))
     if not top:
         return None
-    if len(top) == 1 or len(bottom) == 1:
-        # A monomial's common factor with anything is a monomial: no polynomial gcd needed
-        # (numeric contents are normalized below either way).
-        common = tuple(map(min, *top.monoms(), *bottom.monoms()))
-        top, bottom = _divided(top, common), _divided(bottom, common)
-    else:
-        _, top, bottom = top.cofactors(bottom)
+    _, top, bottom = top.cofactors(bottom)  # a monomial side is `_cancelled_by_monomial`'s
     if bottom.LC < 0:
         top, bottom = -top, -bottom
     top_content, bottom_content = top.content(), bottom.content()
@@ -199,15 +192,6 @@ def _cancelled_polynomials(
     return (
         from_ring(top, Fraction(ratio.numerator, int(top_content))),
         from_ring(bottom, Fraction(ratio.denominator, int(bottom_content))),
-    )
-
-
-def _divided(poly: PolyElement, monomial: tuple[int, ...]) -> PolyElement:
-    return poly.ring.dtype(
-        {
-            tuple(e - m for e, m in zip(exponents, monomial, strict=True)): coefficient
-            for exponents, coefficient in poly.terms()
-        }
     )
 
 
@@ -344,9 +328,11 @@ def _leading_of_terms(terms: list[Term], sizes: set[sympy.Symbol]) -> tuple[int,
     return degree, coefficient
 
 
-def finite_value(expr: sympy.Expr | None) -> float | None:
+def finite_value(expr: sympy.Expr | float | None) -> float | None:
     """The float value of a closed expression; None if it still has symbols, is infinite
     or not real, or is something sympy cannot evaluate (a sum with no closed form)."""
+    if isinstance(expr, float):  # already evaluated (a Poly at a float)
+        return expr if math.isfinite(expr) else None
     if expr is None or expr.free_symbols:
         return None
     if is_poly(expr):

@@ -87,9 +87,10 @@ def terms_of(expr: sympy.Expr) -> list[Term] | None:
 def expanded(expr: sympy.Expr) -> sympy.Expr:
     """`expand(expr)`, skipped when `expr` is already a sum of monomials in plain
     symbols (sums of counts usually are; `expand` would walk them for nothing)."""
-    if is_poly(expr):
-        return expr
-    return normal(expr) if terms_of(expr) is not None else expand(expr)
+    converted = normal(expr)
+    if is_poly(converted):
+        return converted
+    return expr if terms_of(expr) is not None else expand(expr)
 
 
 @lru_cache(maxsize=8192)

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from aiscan.algebra import SYMPY, expand, is_poly
+from aiscan.algebra import SYMPY, expand, is_poly, normal, polynomial_text
 from aiscan.analysis.intensity import finite_value, size_bindings, substitute_sizes
-from aiscan.analysis.polynomials import Monomial, Term, term_of, terms_of
+from aiscan.analysis.polynomials import terms_of
 
 if TYPE_CHECKING:
     import sympy
@@ -65,61 +65,18 @@ def decimal(expr: sympy.Expr | None) -> str:
 
 
 def _polynomial_text(expr: sympy.Expr) -> str | None:
-    if isinstance(expr, sympy.Rational):
-        return _rational_text(expr)
-    if isinstance(expr, sympy.Add):
-        return _sum_text(expr)
     if isinstance(expr, sympy.Mul):
         quotient = _quotient_text(expr)
         if quotient is not None:
             return quotient
-    term = term_of(expr)
-    if term is None:
-        return None
-    return _term_text(*term)
+    return _poly_text(expr)
 
 
-def _rational_text(value: sympy.Rational) -> str:
-    return str(value.p) if value.q == 1 else f"{value.p}/{value.q}"
-
-
-def _term_text(coefficient: sympy.Rational, monomial: Monomial) -> str:
-    """As sympy's `_print_Mul` writes it: sign, numerator factors, then `/denominator`."""
-    if not monomial:
-        return _rational_text(coefficient)
-    sign = "-" if coefficient < 0 else ""
-    numerator, denominator = abs(coefficient.p), coefficient.q
-    factors = [
-        name if power == 1 else f"{name}**{power}"
-        for name, power in sorted((symbol.name, power) for symbol, power in monomial.items())
-    ]
-    if numerator != 1:
-        factors.insert(0, str(numerator))
-    text = sign + "*".join(factors)
-    return text if denominator == 1 else f"{text}/{denominator}"
-
-
-def _sum_text(expr: sympy.Add) -> str | None:
-    terms = terms_of(expr)
-    if terms is None:
-        return None
-    symbols = sorted({s for _, monomial in terms for s in monomial}, key=lambda s: s.name)
-    if len({s.name for s in symbols}) != len(symbols):
-        return None  # one name, two sets of assumptions: leave the order to sympy
-    if _number_minus_term(terms):
-        ordered = sorted(terms, key=lambda t: bool(t[1]))  # sympy's `1 - n` special case
-    else:
-        # sympy's default order: lexicographic in the sorted symbols, highest first.
-        ordered = sorted(terms, key=lambda t: tuple(t[1].get(s, 0) for s in symbols), reverse=True)
-    text = ""
-    for coefficient, monomial in ordered:
-        part = _term_text(coefficient, monomial)
-        negative = part.startswith("-")
-        if not text:
-            text = part
-        else:
-            text += (" - " if negative else " + ") + (part[1:] if negative else part)
-    return text
+def _poly_text(expr: sympy.Expr) -> str | None:
+    """A polynomial in symbols of known kinds, written as `aiscan.algebra` writes a `Poly`;
+    None for anything else."""
+    poly = normal(expr)
+    return polynomial_text(poly) if is_poly(poly) else None
 
 
 def _quotient_text(expr: sympy.Mul) -> str | None:
@@ -137,36 +94,24 @@ def _quotient_text(expr: sympy.Mul) -> str | None:
     (inverse,) = inverses
     rest = [a for a in expr.args if a is not inverse]
     if isinstance(inverse.base, sympy.Add):
-        below = _sum_text(inverse.base)
+        below = _poly_text(inverse.base)
         if below is None:
             return None
         below = f"({below})"
     else:
         below = str(inverse.base)
     if len(rest) == 1 and isinstance(rest[0], sympy.Add):
-        above = _sum_text(rest[0])
+        above = _poly_text(rest[0])
         return None if above is None else f"({above})/{below}"
     if any(isinstance(a, sympy.Mul) for a in rest):
         return None  # an unevaluated product nested in another: sympy adds parentheses
-    term = term_of(sympy.Mul(*rest, evaluate=False) if len(rest) > 1 else rest[0])
-    if term is None or not term[1] or term[0].q != 1:
+    term = normal(sympy.Mul(*rest, evaluate=False) if len(rest) > 1 else rest[0])
+    if not is_poly(term) or len(term.terms) != 1:
         return None
-    return f"{_term_text(*term)}/{below}"
-
-
-def _number_minus_term(terms: list[Term]) -> bool:
-    """A positive number plus one negative multiple of one factor, printed number first."""
-    if len(terms) != 2:
-        return False
-    number = next((c for c, m in terms if not m), None)
-    other = next(((c, m) for c, m in terms if m), None)
-    return (
-        number is not None
-        and other is not None
-        and number > 0
-        and other[0] < 0
-        and len(other[1]) == 1
-    )
+    ((monomial, coefficient),) = term.terms.items()
+    if not monomial or coefficient.denominator != 1:
+        return None
+    return f"{polynomial_text(term)}/{below}"
 
 
 def count_value(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr | None:

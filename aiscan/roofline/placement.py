@@ -585,8 +585,7 @@ def _counts_hold(
     values = []
     for expr in (flops, bytes_moved):
         one_size, x, _ = _one_size(expr, sweep)
-        at = crossing.value
-        value = one_size.at({x: at}) if is_poly(one_size) else finite_value(one_size.subs(x, at))
+        value = finite_value(_at(one_size, x, crossing.value))
         if value is None:
             return True  # cannot tell: keep the crossing
         values.append(value)
@@ -614,7 +613,7 @@ class _Root:
 
 
 def _at(expr: sympy.Expr, x: sympy.Symbol, value: float) -> Any:
-    """`expr` at `x = value` (a float)."""
+    """`expr` at `x = value` (a float): a float for a Poly, a sympy value otherwise."""
     return expr.at({x: value}) if is_poly(expr) else expr.subs(x, value)
 
 

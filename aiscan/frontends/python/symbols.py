@@ -2,12 +2,12 @@
 
 The Python frontend computes with sympy throughout (shapes, views, library calls), so it
 takes its symbols in sympy's own type; they equal the `aiscan.algebra` symbols the C
-frontend and the analysis use, so both meet in the same dictionaries and sets.
+frontend and the analysis use, so both meet in the same dictionaries and sets. No cache
+here: the shared constructors are cached, and a `Poly` keeps its sympy form.
 """
 
 from __future__ import annotations
 
-from functools import cache
 from typing import TYPE_CHECKING
 
 from aiscan.algebra import to_sympy
@@ -28,21 +28,17 @@ __all__ = [
 ]
 
 
-@cache
 def size_symbol(name: str) -> sympy.Symbol:
     return to_sympy(symbols.size_symbol(name))
 
 
-@cache
 def loop_symbol(name: str) -> sympy.Symbol:
     return to_sympy(symbols.loop_symbol(name))
 
 
-@cache
 def fraction_symbol(name: str) -> sympy.Symbol:
     return to_sympy(symbols.fraction_symbol(name))
 
 
-@cache
 def trip_symbol(name: str) -> sympy.Symbol:
     return to_sympy(symbols.trip_symbol(name))
