@@ -12,8 +12,10 @@ from pathlib import Path
 
 # A long-lived server pays sympy's import when it starts, not inside the first document's
 # first hover: the command line defers it (aiscan.algebra), but real code in an editor
-# reaches a `ceiling`, a `Min` or a limit soon enough.
-import sympy  # noqa: F401
+# reaches a `ceiling`, a `Min` or a limit soon enough. `sympy.simplify` imports
+# `sympy.physics.units` at its first call (0.1 s), which placing any intensity that is not
+# a monomial makes, so the server imports that too.
+import sympy.physics.units  # noqa: F401  (binds sympy too)
 
 from aiscan.analysis.kernel import ModuleAnalysis, RegionAnalysis, analyze_module
 from aiscan.config import Config, find_config, load_config
