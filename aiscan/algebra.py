@@ -483,7 +483,7 @@ class Poly:
             return NotImplemented
         divisor = right.constant_value()
         if divisor is not None and divisor != 0:
-            return self * constant(_quotient(1, divisor))
+            return self if divisor == 1 else self * constant(_quotient(1, divisor))
         if len(self.terms) == 1 and len(right.terms) == 1:
             # A monomial over a monomial: sympy cancels it when it is made, as here.
             ((top, c1),), ((bottom, c2),) = self.terms.items(), right.terms.items()
@@ -603,6 +603,8 @@ class Poly:
 
 def _quotient(top: Coefficient, bottom: Coefficient) -> Coefficient:
     """`top / bottom`, exact (`/` of two ints is a float)."""
+    if top.__class__ is int and bottom.__class__ is int:
+        return top // bottom if top % bottom == 0 else Fraction(top, bottom)
     value = Fraction(top) / bottom
     return value.numerator if value.denominator == 1 else value
 
