@@ -204,7 +204,9 @@ _BARE_TREE = (
 
 
 def language_split(root: Path) -> None:
-    """Each language's files alone, in one fresh process (`_language_split_worker`)."""
+    """Each language's files alone, in one fresh process (`_language_split_worker`), and
+    where the time above the bare parse goes, phase by phase: the profile that says what
+    stands between the cold scan and its aim."""
     result = subprocess.run(
         [sys.executable, __file__, "--language-split", str(root)],
         check=True,
@@ -212,22 +214,96 @@ def language_split(root: Path) -> None:
         text=True,
     )
     print("  each language alone, one process (bare parse -> analyzed, as a worker does):")
-    for line in result.stdout.strip().splitlines():
-        suffix, count, bare, analyzed, floor, peak = line.split()
-        bare_s, analyzed_s, floor_s = float(bare), float(analyzed), float(floor)
+    rows = [json.loads(line) for line in result.stdout.strip().splitlines()]
+    for row in rows:
+        bare, analyzed, floor = row["bare"], row["analyzed"], row["floor"]
         print(
-            f"    {count} {suffix} files: {bare_s:.2f} s -> {analyzed_s:.2f} s"
-            f"   ratio {analyzed_s / bare_s:.2f}; floor (walk, IR objects, JSON) "
-            f"{floor_s:.2f} s = {floor_s / bare_s:.2f} x the parse;"
-            f" peak RSS so far {float(peak):.0f} MiB"
+            f"    {row['count']} {row['suffix']} files: {bare:.2f} s -> {analyzed:.2f} s"
+            f"   ratio {analyzed / bare:.2f}; floor (walk, IR objects, JSON) "
+            f"{floor:.2f} s = {floor / bare:.2f} x the parse;"
+            f" peak RSS so far {row['peak']:.0f} MiB"
         )
+        parse = row["phases"]["parse"]
+        row["phases"]["the rest (reading, the task, garbage)"] = analyzed - sum(
+            row["phases"].values()
+        )
+        split = ", ".join(
+            f"{name} {seconds:.2f} s ({seconds / parse:.2f}x)"
+            for name, seconds in sorted(row["phases"].items(), key=lambda item: -item[1])
+            if name != "parse"
+        )
+        print(f"      above its parse ({parse:.2f} s, inside the analysis): {split}")
+    parse = sum(row["phases"]["parse"] for row in rows)
+    analyzed = sum(row["analyzed"] for row in rows)
+    print(
+        f"    both: {analyzed:.2f} s = {analyzed / parse:.2f} x their parse; at 1.8 x,"
+        f" {max(analyzed - 1.8 * parse, 0):.2f} s of the {analyzed - parse:.2f} s above it"
+        " would have to go"
+    )
+
+
+# Each stage of one file's analysis, as `_phase_clock` names it: (module, attribute, phase).
+# The frontends look these up at call time, so replacing the attribute times every call;
+# a phase's time excludes the timed phases inside it.
+_PHASE_POINTS = (
+    ("aiscan.frontends.c.frontend", "preprocess", "preprocess"),
+    ("pycparser.c_parser", "CParser.parse", "parse"),
+    ("libcst", "parse_module", "parse"),
+    ("aiscan.frontends.python.frontend", "_check_with_cpython_parser", "CPython's parse"),
+    ("aiscan.frontends.c.lower", "lower_file", "lower"),
+    ("aiscan.frontends.python.frontend", "SourceNames", "positions and names"),
+    ("aiscan.frontends.python.frontend", "_lowered_functions", "lower"),
+    ("aiscan.frontends.python.frontend", "read_frameworks", "lower"),
+    ("aiscan.pipeline", "analyze_module", "analyze"),
+    ("aiscan.report.file_task", "_render", "report"),
+)
+
+
+def _phase_clock() -> tuple[dict[str, float], Any]:
+    """Seconds per phase from now on, filled in as files are analyzed (a few calls a file,
+    so the clock itself costs nothing measurable), and a function that stops the clock."""
+    import importlib
+
+    seconds: dict[str, float] = {}
+    inner: list[float] = []
+
+    def timed(original: Any, phase: str) -> Any:
+        def call(*arguments: Any, **keywords: Any) -> Any:
+            start = time.perf_counter()
+            inner.append(0.0)
+            try:
+                return original(*arguments, **keywords)
+            finally:
+                spent = time.perf_counter() - start
+                seconds[phase] = seconds.get(phase, 0.0) + spent - inner.pop()
+                if inner:
+                    inner[-1] += spent
+
+        return call
+
+    originals = []
+    for module_name, attribute, phase in _PHASE_POINTS:
+        owner: Any = importlib.import_module(module_name)
+        *path, name = attribute.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        originals.append((owner, name, getattr(owner, name)))
+        setattr(owner, name, timed(getattr(owner, name), phase))
+
+    def stop() -> None:
+        for owner, name, original in originals:
+            setattr(owner, name, original)
+
+    return seconds, stop
 
 
 def _language_split_worker(root: str) -> None:
-    """Per language: the bare parse, the analysis as a worker runs it, and the floor of any
-    analysis built this way (one walk of each parsed tree, as many IR objects as the
-    analysis builds, the JSON report serialized), printed as one line each."""
+    """Per language: the bare parse, the analysis as a worker runs it (with the time of each
+    phase), and the floor of any analysis built this way (one walk of each parsed tree, as
+    many IR objects as the analysis builds, the JSON report serialized), printed as one
+    JSON line each."""
     import libcst
+    import sympy.tensor.tensor  # noqa: F401  (imports excluded, as in a worker that has run)
     from pycparser import c_parser
 
     from aiscan.analysis.kernel import analyze_module
@@ -250,11 +326,13 @@ def _language_split_worker(root: str) -> None:
             for text, path in zip(texts, chosen, strict=True)
         ]
         bare = time.perf_counter() - start
+        phases, stop_clock = _phase_clock()
         start = time.perf_counter()
         for path in chosen:
             task.run(path, task.options)
             retire_file_garbage()
         analyzed = time.perf_counter() - start
+        stop_clock()
         pairs = zip(texts, chosen, strict=True)
         modules = [lower_source(text, path, PipelineOptions()) for text, path in pairs]
         entries = [file_entry(FileResult(m.path, analyze_module(m), ()), None) for m in modules]
@@ -268,7 +346,8 @@ def _language_split_worker(root: str) -> None:
             json.dumps(entry)
         floor = time.perf_counter() - start
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(suffix, len(chosen), bare, analyzed, floor, peak)
+        row = {"suffix": suffix, "count": len(chosen), "bare": bare, "analyzed": analyzed}
+        print(json.dumps(row | {"floor": floor, "peak": peak, "phases": phases}))
 
 
 def _walk_c(node: Any) -> None:
@@ -553,9 +632,17 @@ def bare_parse_seconds(text: str, repeat: int) -> tuple[list[float], str]:
     return _timed_in_process(code, text, repeat)
 
 
+# Throughput figures exclude imports (step 1 times a whole process). aiscan imports sympy at
+# the first value that needs it (`aiscan.algebra`), which in these runs is inside the clock:
+# import it, and the module sympy's `Add` imports at first use, before the clock starts, or
+# the phase that first needs it pays the import (0.25 s, once).
+_THROUGHPUT_IMPORTS = "import sympy, sympy.tensor.tensor\n"
+
+
 def analysis_seconds(text: str, repeat: int) -> tuple[list[float], str]:
     code = (
         "import sys, time, io, contextlib\nfrom aiscan.cli import main\n"
+        f"{_THROUGHPUT_IMPORTS}"
         "start = time.perf_counter()\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    main(['analyze', sys.argv[1], '--format', 'json', '--no-cache', '-o', '/dev/null'])\n"
@@ -574,6 +661,7 @@ _PHASES = (
     "from aiscan.pipeline import FileResult\n"
     "from aiscan.report.json_report import file_entry\n"
     "from pycparser import c_parser\n"
+    f"{_THROUGHPUT_IMPORTS}"
     "path = sys.argv[1]\n"
     "text = open(path).read()\n"
     "t0 = time.perf_counter(); source = preprocess(text, path)\n"
