@@ -115,7 +115,7 @@ def _from_sympy_module(value: object) -> bool:
 class Poly:
     """A polynomial with rational coefficients in symbols of known kinds; immutable."""
 
-    __slots__ = ("_hash", "_sympy", "terms")
+    __slots__ = ("_hash", "_sympy", "_text", "terms")
 
     terms: dict[Monomial, Coefficient]
     """Coefficient per monomial; no zero coefficients (the zero polynomial has no terms),
@@ -125,6 +125,7 @@ class Poly:
         self.terms = terms
         self._hash: int | None = None
         self._sympy: Any = None
+        self._text: str | None = None
 
     def __getattr__(self, name: str) -> Any:
         """Any other question sympy code asks of an expression (`atoms`, `args`, `is_Add`),
@@ -595,8 +596,11 @@ class Poly:
     # -- text -----------------------------------------------------------------------------
 
     def __str__(self) -> str:
-        text = polynomial_text(self)
-        return text if text is not None else str(to_sympy(self))
+        """Kept once written: a report writes the same count in several places."""
+        if self._text is None:
+            text = polynomial_text(self)
+            self._text = text if text is not None else str(to_sympy(self))
+        return self._text
 
     __repr__ = __str__
 

@@ -23,13 +23,11 @@ def expression_text(expr: sympy.Expr | None) -> str | None:
     """A sympy-parsable string in the source's own names (`n/12`, `(2*N - 1)/(4*N + 2)`)."""
     if expr is None:
         return None
-    return _text(expr)
+    return str(expr) if is_poly(expr) else _text(expr)  # a Poly keeps its own text
 
 
 @lru_cache(maxsize=16384)
 def _text(expr: sympy.Expr) -> str:
-    if is_poly(expr):
-        return str(expr)
     fast = _polynomial_text(expr)
     return fast if fast is not None else str(expr)
 
