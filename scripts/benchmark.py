@@ -326,6 +326,9 @@ def _language_split_worker(root: str) -> None:
             for text, path in zip(texts, chosen, strict=True)
         ]
         bare = time.perf_counter() - start
+        # The parsed trees survive; collected and frozen now, as a worker's imports are, or
+        # the first file's collection inside the clock would trace all of them.
+        retire_file_garbage()
         phases, stop_clock = _phase_clock()
         start = time.perf_counter()
         for path in chosen:
