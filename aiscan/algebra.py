@@ -232,17 +232,17 @@ class Poly:
     @property
     def name(self) -> str:
         """A symbol's name; an AttributeError for anything else, as for sympy's `Add`."""
-        var = self.var()
-        if var is None:
-            raise AttributeError("name")
-        return var[0]
+        return self._required_var("name")[0]
 
     @property
     def kind(self) -> str:
+        return self._required_var("kind")[1]
+
+    def _required_var(self, attribute: str) -> Var:
         var = self.var()
         if var is None:
-            raise AttributeError("kind")
-        return var[1]
+            raise AttributeError(attribute)
+        return var
 
     @property
     def free_symbols(self) -> set[Poly]:

@@ -58,8 +58,6 @@ margin of the ECM layer-condition papers (Stengel et al. 2015), which absorbs co
 misses, LRU approximations and the other data a real cache holds. (Kerncraft's LC
 predictor compares with the full capacity; see docs/model.md.)"""
 
-_ZERO = ZERO
-
 
 @dataclass(frozen=True, slots=True)
 class CacheLevelSpec:
@@ -236,7 +234,7 @@ class _Model:
         self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]
     ) -> tuple[sympy.Expr, sympy.Expr]:
         """Bytes of running `nodes` once, the loops in `outer` fixed."""
-        read, write = _ZERO, _ZERO
+        read, write = ZERO, ZERO
         for node in nodes:
             if isinstance(node, Loop):
                 r, w = self.loop(node, outer)
@@ -311,7 +309,7 @@ class _Model:
 
     def working_set(self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]) -> sympy.Expr:
         """Distinct bytes (whole lines) `nodes` touch with `outer` fixed."""
-        return expand(sum(self._arrays(nodes, outer, everything=True)[0], _ZERO))
+        return expand(sum(self._arrays(nodes, outer, everything=True)[0], ZERO))
 
     def footprint(
         self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]
@@ -319,7 +317,7 @@ class _Model:
         """Read and written bytes of `nodes` when every line is moved once."""
         reads, writes, exact = self._arrays(nodes, outer, everything=self.write_allocate)
         self.bounded = self.bounded or not exact
-        return expand(sum(reads, _ZERO)), expand(sum(writes, _ZERO))
+        return expand(sum(reads, ZERO)), expand(sum(writes, ZERO))
 
     def _arrays(
         self, nodes: tuple[Node, ...], outer: tuple[Loop, ...], *, everything: bool

@@ -33,7 +33,7 @@ from itertools import product
 from math import lcm
 from typing import TYPE_CHECKING, Any
 
-from aiscan.algebra import SYMPY, ZERO, expand, is_poly, to_sympy
+from aiscan.algebra import SYMPY, ZERO, expand, to_sympy
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of
 from aiscan.analysis.polynomials import terms_of
 from aiscan.ir.nodes import Access, Loop
@@ -570,7 +570,7 @@ def _period(
 
 
 def _integer_size(expr: sympy.Basic) -> int:
-    coefficient = expr.as_coeff_Mul()[0] if is_poly(expr) or isinstance(expr, sympy.Expr) else expr
+    coefficient = expr.as_coeff_Mul()[0] if isinstance(expr, sympy.Expr) else expr
     return abs(int(coefficient)) if getattr(coefficient, "is_Integer", False) else 1
 
 

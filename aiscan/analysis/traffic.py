@@ -29,17 +29,14 @@ from aiscan.ir.tiles import tile_cover
 
 if TYPE_CHECKING:
     import sympy
+
+    from aiscan.analysis.polyhedral import ExactCounts
 else:
     sympy = SYMPY
-
-
-if TYPE_CHECKING:
-    from aiscan.analysis.polyhedral import ExactCounts
 
 __all__ = ["MODELS", "NUMPY_VIEWS", "Traffic", "compulsory_traffic", "streaming_traffic"]
 
 MODELS = ("compulsory", "streaming")
-_ZERO = ZERO
 NUMPY_VIEWS = ("fused", "eager", "jit")
 
 
@@ -54,7 +51,7 @@ class Traffic:
     exact: bool = True
 
     def reads(self, write_allocate: bool) -> sympy.Expr:
-        return _expanded_sum(self.read_bytes, self.allocate_bytes if write_allocate else _ZERO)
+        return _expanded_sum(self.read_bytes, self.allocate_bytes if write_allocate else ZERO)
 
     def total(self, write_allocate: bool) -> sympy.Expr:
         return _expanded_sum(self.reads(write_allocate), self.write_bytes)
@@ -70,8 +67,7 @@ class Traffic:
 
     @staticmethod
     def zero(model: str) -> Traffic:
-        zero = ZERO
-        return Traffic(model, zero, zero, zero)
+        return Traffic(model, ZERO, ZERO, ZERO)
 
 
 @lru_cache(maxsize=16384)

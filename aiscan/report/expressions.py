@@ -109,7 +109,7 @@ def _quotient_text(expr: sympy.Mul) -> str | None:
     ((monomial, coefficient),) = term.terms.items()
     if not monomial or coefficient.denominator != 1:
         return None
-    return f"{polynomial_text(term)}/{below}"
+    return f"{term}/{below}"
 
 
 def count_value(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr | None:

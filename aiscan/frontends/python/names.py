@@ -366,18 +366,8 @@ class _Bindings:
             self._walk(statement, inside)
 
     def _walk(self, node: ast.AST, where: _Where) -> None:
-        kind = type(node)
-        if kind in _BINDS_NOTHING:
-            # Most nodes: their children, in `ast.iter_child_nodes`' order, without its
-            # two generators (this walk is a tenth of a Python file's lowering).
-            for name in kind._fields:
-                value = getattr(node, name, None)
-                if value.__class__ is list:
-                    for item in value:
-                        if isinstance(item, ast.AST):
-                            self._walk(item, where)
-                elif isinstance(value, ast.AST):
-                    self._walk(value, where)
+        if type(node) in _BINDS_NOTHING:  # most nodes
+            self._walk_children(node, where)
             return
         if isinstance(node, ast.Constant):
             # libcst parses some strings (annotations, `cast("T", x)`) as code and records
@@ -399,9 +389,7 @@ class _Bindings:
         if isinstance(node, _DEFINITIONS):
             self._bind(where, node.name, _LOCAL)
         if isinstance(node, _NEW_SCOPES):
-            nested = _Where(None, where.unmodeled)
-            for child in ast.iter_child_nodes(node):
-                self._walk(child, nested)
+            self._walk_children(node, _Where(None, where.unmodeled))
             return
         if isinstance(node, ast.arg):
             where.unmodeled.add(node.arg)  # a nested function's or lambda's parameter
@@ -416,8 +404,19 @@ class _Bindings:
             self.unmodeled_anywhere.add(node.name)
         elif isinstance(node, ast.MatchMapping) and node.rest is not None:
             self.unmodeled_anywhere.add(node.rest)
-        for child in ast.iter_child_nodes(node):
-            self._walk(child, where)
+        self._walk_children(node, where)
+
+    def _walk_children(self, node: ast.AST, where: _Where) -> None:
+        """`_walk` of each child, in `ast.iter_child_nodes`' order, without its two
+        generators (this walk is a tenth of a Python file's lowering)."""
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self._walk(item, where)
+            elif isinstance(value, ast.AST):
+                self._walk(value, where)
 
     def _import(self, node: ast.Import | ast.ImportFrom, where: _Where) -> None:
         module = ""
