@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiscan import __version__
 from aiscan.errors import UsageError
+from aiscan.printable import printable
 
 if TYPE_CHECKING:
     from aiscan.cache import ResultCache
@@ -45,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = arguments.handler(arguments)
         return code
     except UsageError as error:
-        print(f"aiscan: error: {error}", file=sys.stderr)
+        print(f"aiscan: error: {printable(str(error))}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         sys.stderr.close()
@@ -56,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("AISCAN_DEBUG"):
             traceback.print_exc()
         print(
-            f"aiscan: internal error: {type(error).__name__}: {error} "
+            f"aiscan: internal error: {type(error).__name__}: {printable(str(error))} "
             "(set AISCAN_DEBUG=1 for a traceback, and please report it)",
             file=sys.stderr,
         )

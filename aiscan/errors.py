@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from aiscan.printable import printable
 from aiscan.span import Span
 
 __all__ = ["AiscanError", "Diagnostic", "InputError", "Severity", "UsageError"]
@@ -29,7 +30,7 @@ class Diagnostic:
     message: str
 
     def format(self) -> str:
-        return f"{self.span.location()}: {self.severity.value}: {self.message}"
+        return f"{self.span.location()}: {self.severity.value}: {printable(self.message)}"
 
 
 class AiscanError(Exception):

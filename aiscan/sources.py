@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from aiscan.errors import Diagnostic, InputError, Severity
@@ -26,6 +27,12 @@ def read_source(path: str) -> str:
     file = Path(path)
     try:
         size = file.stat().st_size
+        if file.is_dir():
+            try:
+                os.listdir(file)
+            except OSError as error:
+                raise fail(f"cannot read directory: {error.strerror or error}") from None
+            raise fail("is a directory")
         if not file.is_file():
             raise fail("not a regular file")
         if size > MAX_SOURCE_BYTES:

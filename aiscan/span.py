@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from aiscan.printable import printable_path
+
 __all__ = ["Span"]
 
 
@@ -28,8 +30,9 @@ class Span:
         return str(self.line)
 
     def location(self) -> str:
-        """`file:line:col`, the compilers' form that editors' problem matchers read."""
-        return f"{self.file}:{self.line}:{self.column}"
+        """`file:line:col`, the compilers' form that editors' problem matchers read, with
+        the file name made safe to print."""
+        return f"{printable_path(self.file)}:{self.line}:{self.column}"
 
     def through(self, other: Span) -> Span:
         """The span from the start of `self` to the end of `other`."""

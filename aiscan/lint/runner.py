@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from aiscan.cache import ResultCache, fingerprint
-from aiscan.discovery import discover
+from aiscan.discovery import discover, work_tree_root
 from aiscan.errors import Diagnostic, InputError, Severity, UsageError
 from aiscan.lint.checker import LintRun, check_analysis
 from aiscan.lint.context import LintContext
-from aiscan.lint.files import repository_root
 from aiscan.lint.finding import Finding
 from aiscan.lint.settings import LintSettings
 from aiscan.pipeline import PipelineOptions, analyze_text
@@ -83,7 +82,7 @@ def check_paths(
                 errors.append(error.diagnostic)
                 continue
         findings += found
-    root = repository_root(Path.cwd()) or Path.cwd()
+    root = work_tree_root(Path.cwd()) or Path.cwd()
     return LintRun(
         tuple(findings), sources, settings.enabled(), tuple(errors), root, warnings=tuple(warnings)
     )

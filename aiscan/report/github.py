@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from aiscan.errors import Severity
 from aiscan.lint.checker import LintRun
+from aiscan.printable import printable
 from aiscan.span import Span
 
 __all__ = ["render_github"]
@@ -49,6 +50,7 @@ def _command(severity: Severity, span: Span, title: str, message: str) -> str:
 
 
 def _data(text: str) -> str:
+    text = printable(text, keep_line_breaks=True)
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

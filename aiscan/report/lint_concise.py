@@ -8,6 +8,7 @@ form (`input_errors`), and the summary line counts them.
 from __future__ import annotations
 
 from aiscan.lint.checker import LintRun
+from aiscan.printable import printable
 from aiscan.report.lint_summary import Palette, summary_line
 
 __all__ = ["input_errors", "render_concise"]
@@ -17,7 +18,7 @@ def input_errors(run: LintRun, palette: Palette | None = None) -> str:
     """Files that could not be analyzed, `file:line:col: error: message`, one a line."""
     paint = (palette or Palette(False)).paint
     return "".join(
-        f"{paint('bold', e.span.location())}: {paint('error', 'error')}: {e.message}\n"
+        f"{paint('bold', e.span.location())}: {paint('error', 'error')}: {printable(e.message)}\n"
         for e in run.errors
     )
 
@@ -25,7 +26,8 @@ def input_errors(run: LintRun, palette: Palette | None = None) -> str:
 def render_concise(run: LintRun, palette: Palette | None = None) -> str:
     paint = (palette or Palette(False)).paint
     lines = [
-        f"{paint('bold', f.span.location())}: {paint(f.severity.value, f.code)} {f.message}\n"
+        f"{paint('bold', f.span.location())}: "
+        f"{paint(f.severity.value, f.code)} {printable(f.message)}\n"
         for f in run.findings
     ]
     return "".join(lines) + summary_line(run) + "\n"

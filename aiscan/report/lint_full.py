@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aiscan.lint.checker import LintRun
 from aiscan.lint.finding import Finding
+from aiscan.printable import printable
 from aiscan.report.lint_summary import Palette, summary_line
 
 __all__ = ["render_full"]
@@ -24,13 +25,15 @@ def _block(finding: Finding, source: str, palette: Palette) -> str:
     severity = finding.severity.value
     head = (
         f"{paint('bold', finding.span.location())}: {paint(severity, severity)}: "
-        f"{finding.code} [{finding.name}] {finding.message}\n"
+        f"{finding.code} [{finding.name}] {printable(finding.message)}\n"
     )
     gutter = " " * len(str(number))
     body = ""
     if 0 < number <= len(lines):
-        text = lines[number - 1].expandtabs(4)
-        caret = " " * (max(finding.span.column, 1) - 1) + paint(severity, "^")
+        line = lines[number - 1]
+        text = printable(line.expandtabs(4))
+        before = printable(line[: max(finding.span.column, 1) - 1].expandtabs(4))
+        caret = " " * len(before) + paint(severity, "^")
         body = f" {number} | {text}\n {gutter} | {caret}\n"
     numbers = "".join(f" {gutter} = {label}: {value}\n" for label, value in finding.details)
     return head + body + numbers + "\n"

@@ -13,6 +13,7 @@ import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from aiscan import __version__
 from aiscan.errors import Severity
@@ -98,10 +99,12 @@ def _result(
 
 
 def _artifact(path: str, root: Path) -> dict[str, str]:
-    """A root-relative location when the file is under the root, else an absolute URI."""
+    """A root-relative location when the file is under the root, else an absolute URI;
+    both percent-encoded, as URIs are (a name holding `%0A` stays that name)."""
     absolute = Path(path).resolve()
     try:
-        return {"uri": absolute.relative_to(root.resolve()).as_posix(), "uriBaseId": "%SRCROOT%"}
+        relative = absolute.relative_to(root.resolve()).as_posix()
+        return {"uri": quote(relative, safe="/"), "uriBaseId": "%SRCROOT%"}
     except ValueError:
         return {"uri": absolute.as_uri()}
 

@@ -12,6 +12,7 @@ from aiscan.analysis.kernel import FunctionAnalysis, RegionAnalysis
 from aiscan.analysis.traffic import Traffic
 from aiscan.ir.nodes import Unknown, UnknownKind
 from aiscan.pipeline import FileResult
+from aiscan.printable import printable, printable_path
 from aiscan.report.assembly import join_text
 from aiscan.report.expressions import count_text, decimal, expression_text
 from aiscan.report.placement_format import placement_lines
@@ -43,7 +44,7 @@ def file_text(result: FileResult, default_model: str, placement: PlacementOption
     if result.analysis is None:
         return ""
     analysis = result.analysis
-    header = f"{result.path}"
+    header = printable_path(result.path)
     if sizes := file_sizes(analysis):
         header += "  [" + ", ".join(f"{k}={v}" for k, v in sizes.items()) + "]"
     if analysis.write_allocate:
@@ -121,7 +122,7 @@ def _function(
         )
     for unknown in function.function.unknowns:
         if unknown.kind in (UnknownKind.ALIASING, UnknownKind.ASSUMPTION):
-            lines.append(f"  assumption (line {unknown.span.line}): {unknown.message}")
+            lines.append(f"  assumption (line {unknown.span.line}): {printable(unknown.message)}")
         else:
             lines.append(f"  unknown: {_unknown_text(unknown)}")
     return lines
@@ -220,4 +221,4 @@ def _intensity_text(intensity: Intensity) -> str:
 
 
 def _unknown_text(unknown: Unknown) -> str:
-    return f"line {unknown.span.line}: {unknown.message}"
+    return f"line {unknown.span.line}: {printable(unknown.message)}"

@@ -18,6 +18,7 @@ from aiscan.analysis.kernel import FunctionAnalysis, ModuleAnalysis, RegionAnaly
 from aiscan.errors import UsageError
 from aiscan.ir.nodes import Node
 from aiscan.options import PlacementOptions
+from aiscan.printable import printable
 from aiscan.roofline.devices import MAIN_MEMORY_LEVELS, Device
 from aiscan.roofline.hierarchy import DeviceCacheTraffic, device_cache_traffic
 from aiscan.roofline.placement import Placement, growing_symbols
@@ -166,7 +167,7 @@ def module_kernels(
     several = len(analyses) > 1
     specs = []
     for analysis in analyses:
-        stem = analysis.module.path.rsplit("/", 1)[-1]
+        stem = printable(analysis.module.path.rsplit("/", 1)[-1])
         for function in analysis.functions:
             for region in function.regions:
                 if region.region.kind != "nest" or region.flops.total == 0:
