@@ -1,7 +1,9 @@
 """A content-hash result cache, like ruff's: an unchanged file is not analyzed twice.
 
 The key hashes the aiscan version and its own code files' state, the kind of result, the
-options (device data included), and the file's bytes. An entry also records the files the
+options (device data and lint settings included), where the file is (the path as given, the
+working directory, the resolved path: a result names its file and per-file settings match
+it), and the file's bytes. An entry also records the files the
 result depended on (included headers) with their hashes; a changed dependency makes the
 entry a miss. Entries are JSON files written atomically, so concurrent workers never read
 half an entry.
@@ -45,6 +47,13 @@ def _code_identity() -> str:
     return digest.hexdigest()
 
 
+def _place(path: str) -> tuple[str, str, str]:
+    """Where the file is, as far as its result can tell: the path as given (reports print
+    it), the working directory (relative `-I` directories and header names start there)
+    and the path with links resolved (per-file settings match it)."""
+    return path, os.getcwd(), os.path.realpath(path)
+
+
 def _file_hash(path: str) -> str | None:
     try:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
@@ -53,7 +62,8 @@ def _file_hash(path: str) -> str | None:
 
 
 class ResultCache:
-    """Results by (kind, options, content) in `directory`; a no-op when `directory` is None."""
+    """Results by (kind, options, place, content) in `directory`; a no-op when `directory`
+    is None."""
 
     def __init__(self, directory: Path | None) -> None:
         self.directory = directory / __version__ if directory is not None else None
@@ -64,8 +74,8 @@ class ResultCache:
         content = _file_hash(path)
         if content is None:
             return None
-        parts = f"{_code_identity()}\0{kind}\0{options_fingerprint}\0{content}"
-        return hashlib.sha256(parts.encode()).hexdigest()
+        parts = [_code_identity(), kind, options_fingerprint, *_place(path), content]
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def get(self, key: str | None) -> dict[str, Any] | None:
         if key is None or self.directory is None:
