@@ -1,12 +1,12 @@
 """A content-hash result cache, like ruff's: an unchanged file is not analyzed twice.
 
 The key hashes the aiscan version and its own code files' state, the kind of result, the
-options (device data and lint settings included), where the file is (the path as given, the
-working directory, the resolved path: a result names its file and per-file settings match
-it), and the file's bytes. An entry also records the files the
-result depended on (included headers) with their hashes; a changed dependency makes the
-entry a miss. Entries are JSON files written atomically, so concurrent workers never read
-half an entry.
+options (device data and lint settings included), where the file is (the path as given,
+the working directory, the resolved path: a result names its file, and per-file settings
+match it), and the digest of the bytes the analysis read (looked up by the file's bytes
+now). An entry also records the files the result depended on (included headers) with
+their hashes; a changed dependency makes the entry a miss. Entries are JSON files written
+atomically, so concurrent workers never read half an entry.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from aiscan import __version__
+from aiscan.sources import content_digest
 
 __all__ = ["ResultCache", "fingerprint"]
 
@@ -56,7 +57,7 @@ def _place(path: str) -> tuple[str, str, str]:
 
 def _file_hash(path: str) -> str | None:
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return content_digest(Path(path).read_bytes())
     except OSError:
         return None
 
@@ -68,11 +69,19 @@ class ResultCache:
     def __init__(self, directory: Path | None) -> None:
         self.directory = directory / __version__ if directory is not None else None
 
-    def key(self, kind: str, options_fingerprint: str, path: str) -> str | None:
+    def lookup_key(self, kind: str, options_fingerprint: str, path: str) -> str | None:
+        """The key of the file as it is now: what a scan looks up before analyzing it."""
         if self.directory is None:
             return None
-        content = _file_hash(path)
-        if content is None:
+        return self.key(kind, options_fingerprint, path, _file_hash(path))
+
+    def key(
+        self, kind: str, options_fingerprint: str, path: str, content: str | None
+    ) -> str | None:
+        """The key of a result of the bytes whose `content_digest` is `content`: a result
+        is stored under the digest of the text it analyzed, never of the file's text at
+        another moment."""
+        if self.directory is None or content is None:
             return None
         parts = [_code_identity(), kind, options_fingerprint, *_place(path), content]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()

@@ -12,7 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from aiscan.cache import ResultCache
 from aiscan.cli import main
+from aiscan.options import PipelineOptions
+from aiscan.report.file_task import AnalyzeOptions, analyze_task
+from aiscan.scan import Payload, Task, run_task
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -102,3 +106,39 @@ def test_the_same_relative_path_from_another_directory_is_another_entry(
     assert run(capsys, "check", "kernel.c", "--cache-dir", cache)[0] == 1
     monkeypatch.chdir(tmp_path / "b")
     assert run(capsys, "check", "kernel.c", "--cache-dir", cache)[0] == 0
+
+
+_EDITED_TO = SCALED.replace("{body}", "x[i] * x[i] + 1.0")
+
+
+def _edit_then_analyze(path: str, options: AnalyzeOptions) -> Payload:
+    """The task's own run, with the file changed after the scan looked it up (as an editor
+    saving mid-scan does) and changed back once the analysis has read it."""
+    original = Path(path).read_text()
+    Path(path).write_text(_EDITED_TO)
+    try:
+        return analyze_task(options).run(path, options)
+    finally:
+        Path(path).write_text(original)
+
+
+def test_a_file_edited_during_its_analysis_is_cached_under_the_text_analyzed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / "k.c"
+    source.write_text(SCALED.replace("{body}", "2.0 * x[i]"))
+    options = AnalyzeOptions(PipelineOptions(), None, "json", "compulsory")
+    real = analyze_task(options)
+    racing = Task(real.kind, _edit_then_analyze, real.failed, options, real.fingerprint)
+    cache = ResultCache(tmp_path / "cache")
+    [edited] = run_task(["k.c"], racing, jobs=1, cache=cache)
+    assert flops(f'{{"files": [{edited["output"]}]}}') == ["2*n"]  # the edit was analyzed
+    assert source.read_text() == SCALED.replace("{body}", "2.0 * x[i]")
+    # The file is back to its first text: a warm run must not serve the edit's result.
+    [warm] = run_task(["k.c"], real, jobs=1, cache=cache)
+    assert flops(f'{{"files": [{warm["output"]}]}}') == ["n"]
+    # And the edit's text, when it comes back, is served from the cache.
+    source.write_text(_EDITED_TO)
+    [again] = run_task(["k.c"], real, jobs=1, cache=cache)
+    assert again["output"] == edited["output"]

@@ -23,7 +23,7 @@ from aiscan.lint.settings import LintSettings
 from aiscan.pipeline import PipelineOptions, analyze_text
 from aiscan.roofline.devices import Device
 from aiscan.scan import Payload, Task, run_task
-from aiscan.sources import read_source
+from aiscan.sources import read_source, read_source_file
 from aiscan.span import Span
 
 __all__ = ["CheckOptions", "check_paths"]
@@ -91,10 +91,10 @@ def check_paths(
 
 def _check_file(path: str, options: CheckOptions) -> Payload:
     try:
-        source = read_source(path)
+        source = read_source_file(path)
     except InputError as error:
         return _failed((error.diagnostic,))
-    return _check_source(source, path, options)
+    return {**_check_source(source.text, path, options), "content": source.digest}
 
 
 def _check_source(source: str, path: str, options: CheckOptions) -> Payload:

@@ -52,13 +52,20 @@ def _render(result: FileResult, options: AnalyzeOptions) -> Any:
 
 
 def _analyze_file(path: str, options: AnalyzeOptions) -> Payload:
-    from aiscan.pipeline import analyze_path
+    from aiscan.errors import InputError
+    from aiscan.pipeline import analyze_text
     from aiscan.report.sizes import size_names
+    from aiscan.sources import read_source_file
 
-    result = analyze_path(path, options.pipeline)
+    try:
+        source = read_source_file(path)
+    except InputError as error:
+        return _failed_file(path, error.diagnostic, options)
+    result = analyze_text(source.text, path, options.pipeline)
     dependencies = list(result.analysis.module.dependencies) if result.analysis else []
     return {
         "ok": result.analysis is not None,
+        "content": source.digest,
         "sizes_used": sorted(size_names(result.analysis)) if result.analysis else [],
         "output": _render(result, options),
         "errors": [d.format() for d in result.diagnostics] if result.analysis is None else [],
