@@ -5,7 +5,8 @@ options (device data and lint settings included), where the file is (the path as
 the working directory, the resolved path: a result names its file, and per-file settings
 match it), and the digest of the bytes the analysis read (looked up by the file's bytes
 now). An entry also records the files the result depended on (included headers) with
-their hashes; a changed dependency makes the entry a miss. Entries are JSON files written
+the hashes of the bytes the analysis read, and the header candidates it found absent; a
+changed dependency, or one that appeared, makes the entry a miss. Entries are JSON files written
 atomically, so concurrent workers never read half an entry.
 """
 
@@ -15,7 +16,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -101,13 +102,16 @@ class ResultCache:
         return payload if isinstance(payload, dict) else None
 
     def put(
-        self, key: str | None, payload: Mapping[str, Any], dependencies: Sequence[str] = ()
+        self,
+        key: str | None,
+        payload: Mapping[str, Any],
+        dependencies: Iterable[tuple[str, str | None]] = (),
     ) -> None:
+        """Store `payload`; `dependencies` are (path, digest) pairs from the analysis: the
+        digest of the bytes it read, or None for a file it looked for and did not find."""
         if key is None or self.directory is None:
             return
-        hashes = {path: _file_hash(path) for path in dependencies}
-        if any(digest is None for digest in hashes.values()):
-            return
+        hashes = dict(dependencies)
         folder = self.directory / key[:2]
         try:
             folder.mkdir(parents=True, exist_ok=True)

@@ -142,3 +142,58 @@ def test_a_file_edited_during_its_analysis_is_cached_under_the_text_analyzed(
     source.write_text(_EDITED_TO)
     [again] = run_task(["k.c"], real, jobs=1, cache=cache)
     assert again["output"] == edited["output"]
+
+
+@pytest.mark.parametrize("spelling", ["<params.h>", '"params.h"'])
+def test_a_header_that_appears_later_is_a_miss(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    spelling: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "inc").mkdir()
+    body = "\n#ifdef TWICE\n2.0 * x[i] * x[i]\n#else\n2.0 * x[i]\n#endif\n"
+    (tmp_path / "k.c").write_text(f"#include {spelling}\n" + SCALED.replace("{body}", body))
+    command = ("analyze", "k.c", "-I", "inc", "--format", "json", "--jobs", "1")
+    code, report, _ = run(capsys, *command)
+    if spelling == "<params.h>":
+        assert (code, flops(report)) == (0, ["n"])
+        assert "header <params.h> not found, treated as empty" in report
+    else:
+        assert code == 2  # a quoted header that is missing is an error: nothing cached
+    (tmp_path / "inc" / "params.h").write_text("#define TWICE 1\n")
+    assert flops(run(capsys, *command)[1]) == ["2*n"]
+    # A header of the same name beside the source comes first for `"..."` (and is
+    # then no longer absent): the next run must see it.
+    (tmp_path / "params.h").write_text("/* nothing */\n")
+    expected = ["n"] if spelling == '"params.h"' else ["2*n"]
+    assert flops(run(capsys, *command)[1]) == expected
+    assert flops(run(capsys, *command, "--no-cache")[1]) == expected
+
+
+def _edit_header_then_analyze(path: str, options: AnalyzeOptions) -> Payload:
+    """The task's own run with `k.h` changed while the file is analyzed, and changed back."""
+    header = Path(path).with_name("k.h")
+    original = header.read_text()
+    header.write_text("#define SCALE 2.0 * 3.0\n")
+    try:
+        return analyze_task(options).run(path, options)
+    finally:
+        header.write_text(original)
+
+
+def test_a_header_edited_during_the_analysis_is_recorded_as_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.h").write_text("#define SCALE 2.0\n")
+    (tmp_path / "k.c").write_text('#include "k.h"\n' + SCALED.replace("{body}", "SCALE * x[i]"))
+    options = AnalyzeOptions(PipelineOptions(), None, "json", "compulsory")
+    real = analyze_task(options)
+    racing = Task(real.kind, _edit_header_then_analyze, real.failed, options, real.fingerprint)
+    cache = ResultCache(tmp_path / "cache")
+    [edited] = run_task(["k.c"], racing, jobs=1, cache=cache)
+    assert flops(f'{{"files": [{edited["output"]}]}}') == ["2*n"]
+    [warm] = run_task(["k.c"], real, jobs=1, cache=cache)
+    assert flops(f'{{"files": [{warm["output"]}]}}') == ["n"]
