@@ -56,6 +56,16 @@ def _place(path: str) -> tuple[str, str, str]:
     return path, os.getcwd(), os.path.realpath(path)
 
 
+def _well_formed(entry: Any) -> bool:
+    """Is `entry` what `put` writes? The payload's own shape is its task's to judge."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("payload"), dict):
+        return False
+    dependencies = entry.get("dependencies")
+    return isinstance(dependencies, dict) and all(
+        isinstance(digest, str | None) for digest in dependencies.values()
+    )
+
+
 def _file_hash(path: str) -> str | None:
     try:
         return content_digest(Path(path).read_bytes())
@@ -88,6 +98,8 @@ class ResultCache:
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def get(self, key: str | None) -> dict[str, Any] | None:
+        """The payload stored under `key`, unless the entry is malformed or a dependency
+        changed (or appeared)."""
         if key is None or self.directory is None:
             return None
         entry_path = self.directory / key[:2] / f"{key}.json"
@@ -95,11 +107,13 @@ class ResultCache:
             entry = json.loads(entry_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        dependencies: Mapping[str, str] = entry.get("dependencies", {})
+        if not _well_formed(entry):
+            return None  # a bad entry is a miss, whoever wrote it
+        dependencies: Mapping[str, str | None] = entry["dependencies"]
         if any(_file_hash(path) != digest for path, digest in dependencies.items()):
             return None
-        payload = entry.get("payload")
-        return payload if isinstance(payload, dict) else None
+        payload: dict[str, Any] = entry["payload"]
+        return payload
 
     def put(
         self,

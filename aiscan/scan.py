@@ -38,6 +38,10 @@ __all__ = [
 Payload = dict[str, Any]
 
 
+def _succeeded(payload: Payload) -> bool:
+    return payload.get("ok") is True
+
+
 @dataclass(frozen=True)
 class Task:
     """What to do with each file. `run` and `failed` must be module-level (picklable)."""
@@ -47,6 +51,8 @@ class Task:
     failed: Callable[[str, Diagnostic, Any], Payload]
     options: Any
     fingerprint: str
+    well_formed: Callable[[Payload], bool] = _succeeded
+    """Is a cached payload one `run` could have returned? A bad entry is a miss."""
 
 
 class AnalysisTimedOut(BaseException):
@@ -87,7 +93,7 @@ def run_task(
     """The task's payload for every file, in the order given."""
     cache = cache or ResultCache(None)
     keys = [cache.lookup_key(task.kind, task.fingerprint, path) for path in files]
-    results: list[Payload | None] = [cache.get(key) for key in keys]
+    results = [_served(cache.get(key), task) for key in keys]
     missing = [i for i, result in enumerate(results) if result is None]
     bar = _Progress(progress, len(files), len(files) - len(missing))
     jobs = min(jobs or default_jobs(), max(1, len(missing)))
@@ -101,6 +107,10 @@ def run_task(
         bar.advance(files[index])
     bar.close()
     return [r for r in results if r is not None]
+
+
+def _served(payload: Payload | None, task: Task) -> Payload | None:
+    return payload if payload is not None and task.well_formed(payload) else None
 
 
 def _execute(

@@ -197,3 +197,65 @@ def test_a_header_edited_during_the_analysis_is_recorded_as_read(
     assert flops(f'{{"files": [{edited["output"]}]}}') == ["2*n"]
     [warm] = run_task(["k.c"], real, jobs=1, cache=cache)
     assert flops(f'{{"files": [{warm["output"]}]}}') == ["n"]
+
+
+def _corrupt(entry: dict[str, object], how: str) -> object:
+    payload = entry["payload"]
+    assert isinstance(payload, dict)
+    if how == "a list":
+        return [entry]
+    if how == "no output":
+        return {**entry, "payload": {k: v for k, v in payload.items() if k != "output"}}
+    if how == "no findings":
+        return {**entry, "payload": {k: v for k, v in payload.items() if k != "findings"}}
+    if how == "dependencies a list":
+        return {**entry, "dependencies": ["k.h"]}
+    if how == "a dependency's digest a number":
+        return {**entry, "dependencies": {"k.h": 7}}
+    if how == "payload a string":
+        return {**entry, "payload": "ok"}
+    if how == "output a number":
+        return {**entry, "payload": {**payload, "output": 7}}
+    if how == "a finding without its span":
+        findings = [{k: v for k, v in f.items() if k != "span"} for f in payload["findings"]]
+        return {**entry, "payload": {**payload, "findings": findings}}
+    if how == "a finding's line a string":
+        findings = [{**f, "span": [f["span"][0], "six", 5, 6, 5]} for f in payload["findings"]]
+        return {**entry, "payload": {**payload, "findings": findings}}
+    raise AssertionError(how)
+
+
+@pytest.mark.parametrize(
+    ("command", "how"),
+    [
+        (("analyze", "--format", "json"), "a list"),
+        (("analyze", "--format", "json"), "no output"),
+        (("analyze",), "no output"),
+        (("analyze", "--format", "json"), "dependencies a list"),
+        (("analyze", "--format", "json"), "a dependency's digest a number"),
+        (("analyze",), "payload a string"),
+        (("analyze",), "output a number"),
+        (("check", "--device", "h100"), "a list"),
+        (("check", "--device", "h100"), "no findings"),
+        (("check", "--device", "h100"), "dependencies a list"),
+        (("check", "--device", "h100"), "a finding without its span"),
+        (("check", "--device", "h100"), "a finding's line a string"),
+    ],
+)
+def test_a_bad_entry_is_a_miss(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: tuple[str, ...],
+    how: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.h").write_text("#define SCALE 2.0\n")
+    (tmp_path / "k.c").write_text('#include "k.h"\n' + SCALED.replace("{body}", "SCALE * x[i]"))
+    argv = (command[0], "k.c", *command[1:], "--jobs", "1", "--cache-dir", "cache")
+    cold = run(capsys, *argv)
+    assert cold[0] == (1 if command[0] == "check" else 0)
+    [entry_path] = (tmp_path / "cache").rglob("*.json")
+    entry_path.write_text(json.dumps(_corrupt(json.loads(entry_path.read_text()), how)))
+    assert run(capsys, *argv) == cold
+    assert run(capsys, *argv) == cold  # the miss wrote a good entry back

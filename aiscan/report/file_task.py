@@ -36,7 +36,23 @@ def analyze_task(options: AnalyzeOptions) -> Task:
         failed=_failed_file,
         options=options,
         fingerprint=fingerprint(repr(options)),
+        well_formed=_well_formed,
     )
+
+
+def _well_formed(payload: Payload) -> bool:
+    """Has a cached payload the shape `_analyze_file` gives a success? (The output itself is
+    not re-parsed: a warm scan joins the stored parts as they are.)"""
+    return (
+        payload.get("ok") is True
+        and isinstance(payload.get("output"), str)
+        and _strings(payload.get("errors"))
+        and _strings(payload.get("sizes_used"))
+    )
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def _render(result: FileResult, options: AnalyzeOptions) -> Any:
