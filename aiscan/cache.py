@@ -24,13 +24,24 @@ from typing import Any
 from aiscan import __version__
 from aiscan.sources import content_digest
 
-__all__ = ["ResultCache", "fingerprint"]
+__all__ = ["ResultCache", "fingerprint", "holder_of"]
 
 
 def fingerprint(value: Any) -> str:
     """A stable hash of JSON-able options (sorted keys)."""
     text = json.dumps(value, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def holder_of(directory: Path, places: Iterable[tuple[str, Path]]) -> tuple[str, Path] | None:
+    """The first of the named `places` that `directory` is or lies above: a cache there
+    would write its entries, and a `.gitignore` of `*`, among the user's files (a `*`
+    .gitignore in the project hides it from git and from the next scan's discovery)."""
+    target = directory.resolve()
+    for name, place in places:
+        if place.resolve().is_relative_to(target):
+            return name, place
+    return None
 
 
 @lru_cache(maxsize=1)
@@ -79,6 +90,7 @@ class ResultCache:
 
     def __init__(self, directory: Path | None) -> None:
         self.directory = directory / __version__ if directory is not None else None
+        self._ignore_written = False
 
     def lookup_key(self, kind: str, options_fingerprint: str, path: str) -> str | None:
         """The key of the file as it is now: what a scan looks up before analyzing it."""
@@ -128,13 +140,22 @@ class ResultCache:
         hashes = dict(dependencies)
         folder = self.directory / key[:2]
         try:
+            self._ignore_in_git(self.directory.parent)
             folder.mkdir(parents=True, exist_ok=True)
-            gitignore = self.directory.parent / ".gitignore"
-            if not gitignore.exists():
-                gitignore.write_text("# Created by aiscan: its result cache.\n*\n")
             handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
                 json.dump({"dependencies": hashes, "payload": payload}, stream)
             os.replace(temporary, folder / f"{key}.json")
         except OSError:
             return  # a cache that cannot be written is only slower, never wrong
+
+    def _ignore_in_git(self, root: Path) -> None:
+        """Give a cache directory that aiscan creates (or finds empty) a `.gitignore` of
+        `*`; never write one among files that are not aiscan's, which it would hide."""
+        if self._ignore_written:
+            return
+        self._ignore_written = True
+        if root.exists() and any(root.iterdir()):
+            return
+        root.mkdir(parents=True, exist_ok=True)
+        (root / ".gitignore").write_text("# Created by aiscan: its result cache.\n*\n")

@@ -259,3 +259,74 @@ def test_a_bad_entry_is_a_miss(
     entry_path.write_text(json.dumps(_corrupt(json.loads(entry_path.read_text()), how)))
     assert run(capsys, *argv) == cold
     assert run(capsys, *argv) == cold  # the miss wrote a good entry back
+
+
+@pytest.mark.parametrize(
+    ("where", "directory"),
+    [
+        ("config", "."),
+        ("config", ".."),
+        ("flag", "."),
+        ("flag", "{tmp}"),
+        ("environment", "{tmp}/project"),
+        ("flag", "src"),
+    ],
+)
+def test_a_cache_directory_that_holds_the_project_is_refused(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    where: str,
+    directory: str,
+) -> None:
+    monkeypatch.delenv("AISCAN_CACHE_DIR")
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    shutil.copy(FIXTURES / "c" / "daxpy.c", project / "src" / "daxpy.c")
+    monkeypatch.chdir(project)
+    directory = directory.replace("{tmp}", str(tmp_path))
+    extra: tuple[str, ...] = ()
+    if where == "config":
+        (project / "aiscan.toml").write_text(f'cache-dir = "{directory}"\n')
+    elif where == "flag":
+        extra = ("--cache-dir", directory)
+    else:
+        monkeypatch.setenv("AISCAN_CACHE_DIR", directory)
+    for command in ("analyze", "check"):
+        code, out, error = run(capsys, command, "src", *extra)
+        assert (code, out) == (2, "")
+        [line] = error.splitlines()
+        assert line.startswith("aiscan: error: ")
+        assert "cache directory" in line and "would hold" in line
+    assert sorted(p.name for p in tmp_path.rglob("*")) == sorted(
+        ["project", "src", "daxpy.c", *(["aiscan.toml"] if where == "config" else [])]
+    )
+
+
+def test_a_cache_directory_of_its_own_inside_the_project_is_used(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AISCAN_CACHE_DIR")
+    (tmp_path / "src").mkdir()
+    shutil.copy(FIXTURES / "c" / "daxpy.c", tmp_path / "src" / "daxpy.c")
+    (tmp_path / "aiscan.toml").write_text('cache-dir = "build/aiscan"\n')
+    monkeypatch.chdir(tmp_path / "src")  # the configuration's paths are relative to it
+    assert run(capsys, "analyze", "daxpy.c")[0] == 0
+    assert len(list((tmp_path / "build" / "aiscan").rglob("*.json"))) == 1
+    assert (tmp_path / "build" / "aiscan" / ".gitignore").is_file()
+
+
+def test_no_gitignore_among_files_that_are_not_the_caches(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache directory below the scanned one, that already holds sources: the entries go
+    there, but a `*` .gitignore would hide those sources from git."""
+    (tmp_path / "src").mkdir()
+    shutil.copy(FIXTURES / "c" / "daxpy.c", tmp_path / "src" / "daxpy.c")
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "analyze", ".", "--cache-dir", "src")[0] == 0
+    assert len(list((tmp_path / "src").rglob("*.json"))) == 1
+    assert not (tmp_path / "src" / ".gitignore").exists()
+    (tmp_path / "empty").mkdir()  # made ready for the cache: it is aiscan's
+    assert run(capsys, "analyze", ".", "--cache-dir", "empty")[0] == 0
+    assert (tmp_path / "empty" / ".gitignore").read_text().endswith("\n*\n")
