@@ -60,13 +60,6 @@ def _code_identity() -> str:
     return digest.hexdigest()
 
 
-def _place(path: str) -> tuple[str, str, str]:
-    """Where the file is, as far as its result can tell: the path as given (reports print
-    it), the working directory (relative `-I` directories and header names start there)
-    and the path with links resolved (per-file settings match it)."""
-    return path, os.getcwd(), os.path.realpath(path)
-
-
 def _well_formed(entry: Any) -> bool:
     """Is `entry` what `put` writes? The payload's own shape is its task's to judge."""
     if not isinstance(entry, dict) or not isinstance(entry.get("payload"), dict):
@@ -91,6 +84,7 @@ class ResultCache:
     def __init__(self, directory: Path | None) -> None:
         self.directory = directory / __version__ if directory is not None else None
         self._ignore_written = False
+        self._real_directories: dict[str, str] = {}
 
     def lookup_key(self, kind: str, options_fingerprint: str, path: str) -> str | None:
         """The key of the file as it is now: what a scan looks up before analyzing it."""
@@ -106,8 +100,21 @@ class ResultCache:
         another moment."""
         if self.directory is None or content is None:
             return None
-        parts = [_code_identity(), kind, options_fingerprint, *_place(path), content]
+        parts = [_code_identity(), kind, options_fingerprint, *self._place(path), content]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+    def _place(self, path: str) -> tuple[str, str, str]:
+        """Where the file is, as far as its result can tell: the path as given (reports
+        print it), the working directory (relative `-I` directories and header names start
+        there) and the path with links resolved (per-file settings match it). Directories
+        are resolved once a run: a scan's files share a few."""
+        directory, name = os.path.split(path)
+        if os.path.islink(path) or name in ("", os.curdir, os.pardir):
+            return path, os.getcwd(), os.path.realpath(path)
+        real = self._real_directories.get(directory)
+        if real is None:
+            real = self._real_directories[directory] = os.path.realpath(directory or os.curdir)
+        return path, os.getcwd(), os.path.join(real, name)
 
     def get(self, key: str | None) -> dict[str, Any] | None:
         """The payload stored under `key`, unless the entry is malformed or a dependency
