@@ -6,8 +6,8 @@ the working directory, the resolved path: a result names its file, and per-file 
 match it), and the digest of the bytes the analysis read (looked up by the file's bytes
 now). An entry also records the files the result depended on (included headers) with
 the hashes of the bytes the analysis read, and the header candidates it found absent; a
-changed dependency, or one that appeared, makes the entry a miss. Entries are JSON files written
-atomically, so concurrent workers never read half an entry.
+changed dependency, or one that appeared, makes the entry a miss. Entries are JSON files
+written atomically, so concurrent workers never read half an entry.
 """
 
 from __future__ import annotations

@@ -14,9 +14,11 @@ import pytest
 
 from aiscan.cache import ResultCache
 from aiscan.cli import main
+from aiscan.frontends.c.preprocess import preprocess
 from aiscan.options import PipelineOptions
 from aiscan.report.file_task import AnalyzeOptions, analyze_task
 from aiscan.scan import Payload, Task, run_task
+from aiscan.sources import content_digest
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -197,6 +199,37 @@ def test_a_header_edited_during_the_analysis_is_recorded_as_read(
     assert flops(f'{{"files": [{edited["output"]}]}}') == ["2*n"]
     [warm] = run_task(["k.c"], real, jobs=1, cache=cache)
     assert flops(f'{{"files": [{warm["output"]}]}}') == ["n"]
+
+
+def test_the_headers_looked_for_are_recorded_with_what_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each candidate of each `#include`, in search order: absent (None) or the digest of
+    the bytes read; one read in two states matches no file."""
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "twice.h").write_text("/* first */\n")
+    (tmp_path / "inc" / "once.h").write_text("/* once */\n")
+    source = '#include "twice.h"\n#include <once.h>\n#include "twice.h"\nint k;\n'
+    read_bytes = Path.read_bytes
+    reads: list[str] = []
+
+    def edited_between_reads(path: Path) -> bytes:
+        data = read_bytes(path)
+        if path.name == "twice.h":
+            reads.append(path.name)
+            return data if len(reads) == 1 else b"/* second */\n"
+        return data
+
+    monkeypatch.setattr(Path, "read_bytes", edited_between_reads)
+    processed = preprocess(source, str(tmp_path / "k.c"), include_dirs=[str(tmp_path / "inc")])
+    digests = dict(processed.dependencies)
+    beside, found, system = (str(tmp_path / p) for p in ("twice.h", "inc/twice.h", "inc/once.h"))
+    assert list(digests) == [beside, found, system]
+    assert digests[beside] is None
+    assert digests[system] == content_digest(b"/* once */\n")
+    states = (b"/* first */\n", b"/* second */\n")
+    assert digests[found] not in [content_digest(state) for state in states]
+    assert reads == ["twice.h", "twice.h"]
 
 
 def _corrupt(entry: dict[str, object], how: str) -> object:

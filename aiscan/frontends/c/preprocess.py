@@ -220,7 +220,7 @@ def _quoted(path: str) -> str:
     return line_name(path).replace("\\", "\\\\").replace('"', '\\"')
 
 
-CHANGED_DURING_PREPROCESSING = "changed during preprocessing"
+_CHANGED_WHILE_READ = "changed during preprocessing"
 """The digest of a header read in two states: no file matches it, so no cache serves the
 result of a preprocessing that saw a header change."""
 
@@ -268,7 +268,7 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
         if file.is_relative_to(STUB_DIR):
             return  # aiscan's own headers: its code identity covers them
         if looked_for.setdefault(str(file), digest) != digest:
-            looked_for[str(file)] = CHANGED_DURING_PREPROCESSING
+            looked_for[str(file)] = _CHANGED_WHILE_READ
 
     missing: list[str] = []
     pending_size: list[tuple[str, int]] = []
