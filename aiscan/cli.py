@@ -339,7 +339,7 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
         files,
         task,
         jobs=arguments.jobs,
-        cache=_cache(arguments, config),
+        cache=_cache(arguments, config, arguments.files),
         timeout_s=arguments.timeout,
         progress=sys.stderr,
     )
@@ -389,20 +389,43 @@ def _given_sizes(groups: Sequence[str]) -> dict[str, int]:
     return sizes
 
 
-def _cache(arguments: argparse.Namespace, config: Config) -> ResultCache:
+def _cache(arguments: argparse.Namespace, config: Config, scanned: Sequence[str]) -> ResultCache:
     """`--no-cache` or AISCAN_NO_CACHE turn it off; `--cache-dir`, AISCAN_CACHE_DIR, the
-    config's `cache-dir`, else `.aiscan_cache` in the working directory."""
-    from aiscan.cache import ResultCache
+    config's `cache-dir` (relative to the configuration's directory), else `.aiscan_cache`
+    in the working directory. A directory that holds the project, the working directory or
+    a scanned path is refused: its entries and its `*` .gitignore would bury the sources."""
+    from aiscan.cache import ResultCache, holder_of
 
     if arguments.no_cache or os.environ.get("AISCAN_NO_CACHE"):
         return ResultCache(None)
-    directory = (
-        arguments.cache_dir
-        or os.environ.get("AISCAN_CACHE_DIR")
-        or config.raw.get("cache-dir")
-        or ".aiscan_cache"
-    )
-    return ResultCache(Path(directory))
+    configured = config.raw.get("cache-dir")
+    if arguments.cache_dir:
+        directory, source = Path(arguments.cache_dir), f"--cache-dir {arguments.cache_dir}"
+    elif os.environ.get("AISCAN_CACHE_DIR"):
+        value = os.environ["AISCAN_CACHE_DIR"]
+        directory, source = Path(value), f"AISCAN_CACHE_DIR={value}"
+    elif configured is not None and config.path is not None:
+        if not isinstance(configured, str) or not configured:
+            raise UsageError(f"{config.path}: cache-dir must be a directory name")
+        directory = config.path.parent / configured
+        source = f'{config.path}: cache-dir "{configured}"'
+    else:
+        directory, source = Path(".aiscan_cache"), ".aiscan_cache"
+    project = config.path.parent if config.path is not None else Path.cwd()
+    places = [
+        ("the project", project),
+        ("the working directory", Path.cwd()),
+        *((f"the scanned path {path}", Path(path)) for path in scanned),
+    ]
+    held = holder_of(directory, places)
+    if held is not None:
+        name, place = held
+        raise UsageError(
+            f"{source}: the cache directory would hold {name} ({place.resolve()}), and its "
+            "'*' .gitignore would hide it from git; name a directory of its own, such as "
+            ".aiscan_cache"
+        )
+    return ResultCache(directory)
 
 
 def _add_scan_options(parser: argparse.ArgumentParser) -> None:
@@ -609,7 +632,7 @@ def _run_check(arguments: argparse.Namespace) -> int:
         if arguments.write_allocate is not None
         else config.write_allocate,
         jobs=arguments.jobs,
-        cache=_cache(arguments, config),
+        cache=_cache(arguments, config, [p for p in arguments.paths if p != "-"]),
         timeout_s=arguments.timeout,
         progress=sys.stderr,
         stdin=_stdin_source(arguments),

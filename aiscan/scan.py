@@ -1,9 +1,11 @@
 """Running one per-file task over many files: in parallel, cached, time-limited, in order.
 
 Each file is handled by a module-level task function that returns a JSON-able payload
-(`{"ok": bool, "output": ..., "dependencies": [...]}`), so payloads travel cheaply between
-processes and can be cached as they are. Output order is the input order whatever the
-parallelism; a file over the time limit becomes a located "analysis timed out" error.
+(`{"ok": bool, "content": digest, "output": ..., "dependencies": [...]}`), so payloads
+travel cheaply between processes and can be cached as they are: under the `content` digest
+of the bytes the task read, so a file edited mid-scan is never cached under its other text.
+Output order is the input order whatever the parallelism; a file over the time limit
+becomes a located "analysis timed out" error.
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ __all__ = [
 Payload = dict[str, Any]
 
 
+def _succeeded(payload: Payload) -> bool:
+    return payload.get("ok") is True
+
+
 @dataclass(frozen=True)
 class Task:
     """What to do with each file. `run` and `failed` must be module-level (picklable)."""
@@ -45,6 +51,8 @@ class Task:
     failed: Callable[[str, Diagnostic, Any], Payload]
     options: Any
     fingerprint: str
+    well_formed: Callable[[Payload], bool] = _succeeded
+    """Is a cached payload one `run` could have returned? A bad entry is a miss."""
 
 
 class AnalysisTimedOut(BaseException):
@@ -84,8 +92,8 @@ def run_task(
 ) -> list[Payload]:
     """The task's payload for every file, in the order given."""
     cache = cache or ResultCache(None)
-    keys = [cache.key(task.kind, task.fingerprint, path) for path in files]
-    results: list[Payload | None] = [cache.get(key) for key in keys]
+    keys = [cache.lookup_key(task.kind, task.fingerprint, path) for path in files]
+    results = [_served(cache.get(key), task) for key in keys]
     missing = [i for i, result in enumerate(results) if result is None]
     bar = _Progress(progress, len(files), len(files) - len(missing))
     jobs = min(jobs or default_jobs(), max(1, len(missing)))
@@ -94,10 +102,15 @@ def run_task(
     ):
         results[index] = payload
         if payload.get("ok"):
-            cache.put(keys[index], payload, payload.get("dependencies", ()))
+            key = cache.key(task.kind, task.fingerprint, files[index], payload.get("content"))
+            cache.put(key, payload, payload.get("dependencies", ()))
         bar.advance(files[index])
     bar.close()
     return [r for r in results if r is not None]
+
+
+def _served(payload: Payload | None, task: Task) -> Payload | None:
+    return payload if payload is not None and task.well_formed(payload) else None
 
 
 def _execute(

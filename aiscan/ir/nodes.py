@@ -298,5 +298,6 @@ class Module:
     size_defaults: tuple[tuple[str, int], ...] = ()
     """Sizes the source itself fixes (`#define N 1024`), used when the user gives none."""
     diagnostics: tuple[Diagnostic, ...] = field(default=())
-    dependencies: tuple[str, ...] = ()
-    """Other files the result depends on (included headers), for cache validation."""
+    dependencies: tuple[tuple[str, str | None], ...] = ()
+    """Other files the result depends on, for cache validation: each included header with
+    the digest of the bytes read, and each header candidate looked for and absent (None)."""

@@ -22,7 +22,7 @@ from aiscan.lint.settings import LintSettings
 from aiscan.pipeline import PipelineOptions, analyze_text
 from aiscan.roofline.devices import Device
 from aiscan.scan import Payload, Task, run_task
-from aiscan.sources import read_source
+from aiscan.sources import read_source, read_source_file
 from aiscan.span import Span
 
 __all__ = ["CheckOptions", "check_paths"]
@@ -56,7 +56,7 @@ def check_paths(
     if not files and stdin is None:
         raise UsageError("no C or Python source files found in the given paths")
     check = CheckOptions(options, settings, devices, sparse, write_allocate)
-    task = Task("check", _check_file, _failed_file, check, fingerprint(repr(check)))
+    task = Task("check", _check_file, _failed_file, check, fingerprint(repr(check)), _well_formed)
     payloads = run_task(files, task, jobs=jobs, cache=cache, timeout_s=timeout_s, progress=progress)
     findings: list[Finding] = []
     errors: list[Diagnostic] = []
@@ -90,10 +90,10 @@ def check_paths(
 
 def _check_file(path: str, options: CheckOptions) -> Payload:
     try:
-        source = read_source(path)
+        source = read_source_file(path)
     except InputError as error:
         return _failed((error.diagnostic,))
-    return _check_source(source, path, options)
+    return {**_check_source(source.text, path, options), "content": source.digest}
 
 
 def _check_source(source: str, path: str, options: CheckOptions) -> Payload:
@@ -129,6 +129,55 @@ def _failed(diagnostics: Sequence[Diagnostic]) -> Payload:
         "errors": [_diagnostic_data(d) for d in diagnostics],
         "dependencies": [],
     }
+
+
+def _well_formed(payload: Payload) -> bool:
+    """Has a cached payload the shape `_check_source` gives a success, every finding and
+    diagnostic rebuildable? A bad entry is a miss, never a crash."""
+    findings, errors, warnings = (payload.get(key) for key in ("findings", "errors", "warnings"))
+    return (
+        payload.get("ok") is True
+        and isinstance(findings, list)
+        and isinstance(errors, list)
+        and isinstance(warnings, list)
+        and all(map(_is_finding_data, findings))
+        and all(map(_is_diagnostic_data, [*errors, *warnings]))
+    )
+
+
+def _is_finding_data(data: Any) -> bool:
+    return (
+        _is_diagnostic_data(data)
+        and isinstance(data.get("code"), str)
+        and isinstance(data.get("name"), str)
+        and isinstance(data.get("details"), list)
+        and all(_is_label_and_value(pair) for pair in data["details"])
+    )
+
+
+def _is_diagnostic_data(data: Any) -> bool:
+    return (
+        isinstance(data, dict)
+        and _is_span_data(data.get("span"))
+        and data.get("severity") in _SEVERITIES
+        and isinstance(data.get("message"), str)
+    )
+
+
+def _is_span_data(data: Any) -> bool:
+    return (
+        isinstance(data, list)
+        and len(data) == 5
+        and isinstance(data[0], str)
+        and all(type(number) is int for number in data[1:])
+    )
+
+
+def _is_label_and_value(pair: Any) -> bool:
+    return isinstance(pair, list) and len(pair) == 2 and all(isinstance(t, str) for t in pair)
+
+
+_SEVERITIES = frozenset(severity.value for severity in Severity)
 
 
 def _span_data(span: Span) -> list[Any]:

@@ -36,7 +36,23 @@ def analyze_task(options: AnalyzeOptions) -> Task:
         failed=_failed_file,
         options=options,
         fingerprint=fingerprint(repr(options)),
+        well_formed=_well_formed,
     )
+
+
+def _well_formed(payload: Payload) -> bool:
+    """Has a cached payload the shape `_analyze_file` gives a success? (The output itself is
+    not re-parsed: a warm scan joins the stored parts as they are.)"""
+    return (
+        payload.get("ok") is True
+        and isinstance(payload.get("output"), str)
+        and _strings(payload.get("errors"))
+        and _strings(payload.get("sizes_used"))
+    )
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def _render(result: FileResult, options: AnalyzeOptions) -> Any:
@@ -52,13 +68,20 @@ def _render(result: FileResult, options: AnalyzeOptions) -> Any:
 
 
 def _analyze_file(path: str, options: AnalyzeOptions) -> Payload:
-    from aiscan.pipeline import analyze_path
+    from aiscan.errors import InputError
+    from aiscan.pipeline import analyze_text
     from aiscan.report.sizes import size_names
+    from aiscan.sources import read_source_file
 
-    result = analyze_path(path, options.pipeline)
+    try:
+        source = read_source_file(path)
+    except InputError as error:
+        return _failed_file(path, error.diagnostic, options)
+    result = analyze_text(source.text, path, options.pipeline)
     dependencies = list(result.analysis.module.dependencies) if result.analysis else []
     return {
         "ok": result.analysis is not None,
+        "content": source.digest,
         "sizes_used": sorted(size_names(result.analysis)) if result.analysis else [],
         "output": _render(result, options),
         "errors": [d.format() for d in result.diagnostics] if result.analysis is None else [],

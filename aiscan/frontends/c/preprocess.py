@@ -22,6 +22,7 @@ from typing import Any
 
 from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.c.literals import integer_literal
+from aiscan.sources import content_digest
 from aiscan.span import Span
 
 __all__ = ["PreprocessedSource", "named_as_user", "preprocess"]
@@ -74,8 +75,10 @@ class PreprocessedSource:
     diagnostics: tuple[Diagnostic, ...] = ()
     used_fast_path: bool = False
     fatal: bool = False
-    dependencies: tuple[str, ...] = ()
-    """Files read besides the source (user headers), so a cache can tell when to re-analyze."""
+    dependencies: tuple[tuple[str, str | None], ...] = ()
+    """Files looked for besides the source, with the digest of the bytes read, or None for a
+    candidate that was absent (a header created there later changes the result): so that a
+    cache can tell when to re-analyze."""
     missing_headers: tuple[str, ...] = ()
     """`<...>` headers found nowhere and treated as empty (each also warned about)."""
 
@@ -217,6 +220,10 @@ def _quoted(path: str) -> str:
     return line_name(path).replace("\\", "\\\\").replace('"', '\\"')
 
 
+_CHANGED_WHILE_READ = "changed during preprocessing"
+"""The digest of a header read in two states: no file matches it, so no cache serves the
+result of a preprocessing that saw a header change."""
+
 UNNAMEABLE_INPUT = "<aiscan: the analyzed file>"
 """The name a `#line` directive gives a file whose own name cannot be written in one (a
 newline or another control character ends the directive): spans map it back to the path."""
@@ -255,7 +262,13 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
         *(d.resolve() for d in options.include_dirs),
     ]
     refused: set[str] = set()
-    read_files: list[str] = []
+    looked_for: dict[str, str | None] = {}
+
+    def depend(file: Path, digest: str | None) -> None:
+        if file.is_relative_to(STUB_DIR):
+            return  # aiscan's own headers: its code identity covers them
+        if looked_for.setdefault(str(file), digest) != digest:
+            looked_for[str(file)] = _CHANGED_WHILE_READ
 
     missing: list[str] = []
     pending_size: list[tuple[str, int]] = []
@@ -277,9 +290,12 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
                 raise OSError(f"outside the include paths: {includepath}")
             if len(self.temp_path) > MAX_INCLUDE_DEPTH:
                 raise OSError("include nested too deeply")
-            data = resolved.read_bytes()
-            if not resolved.is_relative_to(STUB_DIR):
-                read_files.append(str(resolved))
+            try:
+                data = resolved.read_bytes()
+            except OSError:
+                depend(resolved, None)
+                raise
+            depend(resolved, content_digest(data))
             if b"\0" in data:
                 raise OSError("binary file")
             try:
@@ -387,7 +403,7 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
         text=f"{_PRELUDE_TYPES}\n{text}",
         size_defaults=size_defaults,
         diagnostics=tuple(diagnostics),
-        dependencies=tuple(dict.fromkeys(read_files)),
+        dependencies=tuple(looked_for.items()),
         missing_headers=tuple(dict.fromkeys(missing)),
     )
 
