@@ -259,6 +259,11 @@ class _KernelLowering:
             self.frames[-1].useful.append(Loop(var, as_expression(0), 1, trip, tuple(frame.useful), span))
         for target, increment in carried.items():
             self.env[target] = _moved(entry[target], increment, trip)
+        for name_, value in list(self.env.items()):
+            # Blocks carried out of the loop (accumulators): their lanes' validity cannot
+            # name an iteration any more.
+            if isinstance(value, Tile) and counter in sympy.sympify(value.valid).free_symbols:
+                self.env[name_] = replace(value, valid=without_axis(value.valid, counter))
 
     def _carried_pointers(self, node: cst.For) -> dict[str, Tile]:
         """`ptrs += BLOCK_K * stride` in the loop body: the pointer at iteration t is its
@@ -440,6 +445,8 @@ class _KernelLowering:
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
             return self._cast(node)
         name = _called_name(node)
+        if name == "float":
+            return Tile((), weak=True)  # `float("inf")`
         short = name.rsplit(".", 1)[-1] if name and name.startswith(("tl.", "triton.")) else None
         handler = _HANDLERS.get(short or "")
         if short is not None and handler is not None:
@@ -598,10 +605,11 @@ class _KernelLowering:
         specials: tuple[str, ...] = (),
         contraction: bool = False,
         loops: Sequence[tuple[str, sympy.Expr, int]] = (),
+        reduce: str | None = None,
     ) -> None:
         """Arithmetic on every lane of `shape` (executed), and on its valid lanes (useful).
-        `loops` are extra (name, trip, start) loops inside the block's, for reductions
-        and contractions."""
+        `loops` are extra (name, trip, start) loops inside the block's, for contractions;
+        `reduce` names the axis of `shape` a reduction combines: e - 1 combines of e lanes."""
         if tally.is_zero():
             return
         span = self.span(node)
@@ -611,8 +619,10 @@ class _KernelLowering:
         inner: Node = statement
         for name, trip, start in reversed(loops):
             inner = Loop(name, as_expression(start), 1, as_expression(trip), (inner,), span)
-        self.frames[-1].executed.append(_element_loops(inner, shape, span))
+        lanes, _, _ = lane_loops(shape, sympy.true)
+        self.frames[-1].executed.append(_in_lanes(inner, _combines(lanes, reduce), span))
         lanes, substitution, rest = lane_loops(shape, valid)
+        lanes = _combines(lanes, reduce)
         guarded = _masked(statement, rest, span, statement.text)
         for name, trip, start in reversed(loops):
             bounds = sympy.sympify(trip).subs(substitution), sympy.sympify(start).subs(substitution)
@@ -664,14 +674,7 @@ class _KernelLowering:
         for position in axes:
             if combine is not None:
                 reduced_axis = axis_name(tile.rank - 1 - position)
-                outer = tile.shape[:position] + (sympy.Integer(1),) + tile.shape[position + 1 :]
-                self.work(
-                    node,
-                    outer,
-                    FlopTally(add=1),
-                    tile.valid,
-                    loops=[(reduced_axis, tile.shape[position] - 1, 1)],
-                )
+                self.work(node, tile.shape, FlopTally(add=1), tile.valid, reduce=reduced_axis)
             tile = reduced(tile, position)
         return tile if short not in ("argmax", "argmin") else Tile(tile.shape, valid=tile.valid)
 
@@ -847,6 +850,18 @@ def _masked(statement: Statement, condition: sympy.Basic | None, span: Span, tex
         (unknown,),
         condition,
     )
+
+
+def _combines(lanes: list[LaneLoop], reduce: str | None) -> list[LaneLoop]:
+    """The lanes of a reduction's axis less its first: e lanes take e - 1 combines."""
+    if reduce is None:
+        return lanes
+    return [
+        LaneLoop(lane.var, lane.start + 1, sympy.sympify(lane.trip) - 1)
+        if lane.var == reduce
+        else lane
+        for lane in lanes
+    ]
 
 
 def _in_lanes(node: Node, loops: Sequence[LaneLoop], span: Span) -> Node:
