@@ -163,12 +163,8 @@ def merged(python: Module, triton: TritonKernels) -> Module:
         if function.name in triton.kernel_names:
             continue
         kept.append(_without_lines(function, triton.launch_lines))
-    diagnostics = tuple(
-        d for d in python.diagnostics if d.span.line not in triton.launch_lines
-    )
-    return replace(
-        python, functions=(*kept, *triton.functions), diagnostics=diagnostics
-    )
+    diagnostics = tuple(d for d in python.diagnostics if d.span.line not in triton.launch_lines)
+    return replace(python, functions=(*kept, *triton.functions), diagnostics=diagnostics)
 
 
 def _without_lines(function: Function, lines: frozenset[int]) -> Function:
@@ -183,7 +179,11 @@ def _without_lines(function: Function, lines: frozenset[int]) -> Function:
 
 def _strip(node: Node, lines: frozenset[int]) -> Node:
     if isinstance(node, Loop):
-        return replace(node, body=tuple(_strip(n, lines) for n in node.body), unknowns=_kept(node.unknowns, lines))
+        return replace(
+            node,
+            body=tuple(_strip(n, lines) for n in node.body),
+            unknowns=_kept(node.unknowns, lines),
+        )
     if isinstance(node, Branch):
         return replace(
             node,

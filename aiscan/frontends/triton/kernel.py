@@ -187,7 +187,9 @@ class _KernelLowering:
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
             self._bind(small.target, self.value(small.value))
         elif isinstance(small, cst.AugAssign):
-            combined = self._binary(small.target, small.value, _AUGMENTED[type(small.operator)], small)
+            combined = self._binary(
+                small.target, small.value, _AUGMENTED[type(small.operator)], small
+            )
             self._bind(small.target, combined)
         elif isinstance(small, cst.Expr):
             if isinstance(small.value, cst.SimpleString | cst.ConcatenatedString):
@@ -254,9 +256,13 @@ class _KernelLowering:
         span = self.span(node)
         var = str(counter)
         trip = as_expression(trip)
-        self.frames[-1].executed.append(Loop(var, as_expression(0), 1, trip, tuple(frame.executed), span))
+        self.frames[-1].executed.append(
+            Loop(var, as_expression(0), 1, trip, tuple(frame.executed), span)
+        )
         if frame.useful:
-            self.frames[-1].useful.append(Loop(var, as_expression(0), 1, trip, tuple(frame.useful), span))
+            self.frames[-1].useful.append(
+                Loop(var, as_expression(0), 1, trip, tuple(frame.useful), span)
+            )
         for target, increment in carried.items():
             self.env[target] = _moved(entry[target], increment, trip)
         for name_, value in list(self.env.items()):
@@ -302,7 +308,9 @@ class _KernelLowering:
             op = _BINARY.get(type(node.operator))
             if op is None:
                 raise self.unknown(
-                    UnknownKind.UNSUPPORTED, f"operator in `{self.text(node)}` is not analyzed", node
+                    UnknownKind.UNSUPPORTED,
+                    f"operator in `{self.text(node)}` is not analyzed",
+                    node,
                 )
             return self._binary(node.left, node.right, op, node)
         if isinstance(node, cst.Comparison):
@@ -322,7 +330,9 @@ class _KernelLowering:
         if found is not None:
             return found
         if node.value in ("True", "False"):
-            return Tile((), is_bool=True, condition=sympy.true if node.value == "True" else sympy.false)
+            return Tile(
+                (), is_bool=True, condition=sympy.true if node.value == "True" else sympy.false
+            )
         raise self.unknown(
             UnknownKind.UNSUPPORTED, f"`{node.value}` has no value the analysis knows", node
         )
@@ -338,7 +348,11 @@ class _KernelLowering:
         )
 
     def _binary(
-        self, left_node: cst.BaseExpression, right_node: cst.BaseExpression, op: str, node: cst.CSTNode
+        self,
+        left_node: cst.BaseExpression,
+        right_node: cst.BaseExpression,
+        op: str,
+        node: cst.CSTNode,
     ) -> Value:
         left, right = self.value(left_node), self.value(right_node)
         if isinstance(left, Pointer) or isinstance(right, Pointer):
@@ -352,7 +366,9 @@ class _KernelLowering:
             )
         if op in ("and", "or"):
             condition = _logical(left.condition, right.condition, op)
-            return Tile(shape, valid=sympy.And(left.valid, right.valid), is_bool=True, condition=condition)
+            return Tile(
+                shape, valid=sympy.And(left.valid, right.valid), is_bool=True, condition=condition
+            )
         element = _element(left, right)
         if element is None:
             return Tile(shape, index=_index_arithmetic(left.index, right.index, op))
@@ -362,7 +378,9 @@ class _KernelLowering:
         )
         if op in ("floordiv", "mod"):
             raise self.unknown(
-                UnknownKind.UNSUPPORTED, f"`{self.text(node)}` on floating-point blocks is not analyzed", node
+                UnknownKind.UNSUPPORTED,
+                f"`{self.text(node)}` on floating-point blocks is not analyzed",
+                node,
             )
         self.work(node, shape, tally, valid)
         return Tile(shape, element=element, valid=valid)
@@ -374,7 +392,9 @@ class _KernelLowering:
             pointer, offset, sign = right, left, 1
         else:
             raise self.unknown(
-                UnknownKind.UNSUPPORTED, f"pointer arithmetic `{self.text(node)}` is not analyzed", node
+                UnknownKind.UNSUPPORTED,
+                f"pointer arithmetic `{self.text(node)}` is not analyzed",
+                node,
             )
         if offset.element is not None or offset.weak:
             raise self.unknown(
@@ -384,13 +404,17 @@ class _KernelLowering:
             )
         shape = broadcast_shapes(pointer.offset.shape, offset.shape)
         if shape is None:
-            raise self.unknown(UnknownKind.UNKNOWN_SHAPE, f"shapes in `{self.text(node)}` do not broadcast", node)
+            raise self.unknown(
+                UnknownKind.UNKNOWN_SHAPE, f"shapes in `{self.text(node)}` do not broadcast", node
+            )
         index = _index_arithmetic(pointer.offset.index, offset.index, "add" if sign > 0 else "sub")
         return replace(pointer, offset=Tile(shape, index=index))
 
     def _comparison(self, node: cst.Comparison) -> Value:
         if len(node.comparisons) != 1:
-            raise self.unknown(UnknownKind.UNSUPPORTED, f"chained comparison `{self.text(node)}`", node)
+            raise self.unknown(
+                UnknownKind.UNSUPPORTED, f"chained comparison `{self.text(node)}`", node
+            )
         (target,) = node.comparisons
         relation = _RELATIONS.get(type(target.operator))
         left, right = self.value(node.left), self.value(target.comparator)
@@ -398,11 +422,15 @@ class _KernelLowering:
             raise self.unknown(UnknownKind.UNSUPPORTED, f"comparison `{self.text(node)}`", node)
         shape = broadcast_shapes(left.shape, right.shape)
         if shape is None:
-            raise self.unknown(UnknownKind.UNKNOWN_SHAPE, f"shapes in `{self.text(node)}` do not broadcast", node)
+            raise self.unknown(
+                UnknownKind.UNKNOWN_SHAPE, f"shapes in `{self.text(node)}` do not broadcast", node
+            )
         condition = None
         if left.index is not None and right.index is not None:
             condition = sympy.Rel(sympy.sympify(left.index), sympy.sympify(right.index), relation)
-        return Tile(shape, valid=sympy.And(left.valid, right.valid), is_bool=True, condition=condition)
+        return Tile(
+            shape, valid=sympy.And(left.valid, right.valid), is_bool=True, condition=condition
+        )
 
     def _unary(self, node: cst.UnaryOperation) -> Value:
         operand = self.value(node.expression)
@@ -423,9 +451,18 @@ class _KernelLowering:
         entries: list[str] = []
         for element in node.slice:
             item = element.slice
-            if isinstance(item, cst.Slice) and item.lower is None and item.upper is None and item.step is None:
+            if (
+                isinstance(item, cst.Slice)
+                and item.lower is None
+                and item.upper is None
+                and item.step is None
+            ):
                 entries.append("slice")
-            elif isinstance(item, cst.Index) and isinstance(item.value, cst.Name) and item.value.value == "None":
+            elif (
+                isinstance(item, cst.Index)
+                and isinstance(item.value, cst.Name)
+                and item.value.value == "None"
+            ):
                 entries.append("none")
             else:
                 entries.append("other")
@@ -474,7 +511,9 @@ class _KernelLowering:
     def _required(self, node: cst.Call, position: int, keyword: str) -> cst.BaseExpression:
         found = self.argument(node, position, keyword)
         if found is None:
-            raise self.unknown(UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: no `{keyword}`", node)
+            raise self.unknown(
+                UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: no `{keyword}`", node
+            )
         return found
 
     def dtype(self, node: cst.BaseExpression | None) -> ElementType | None:
@@ -489,7 +528,9 @@ class _KernelLowering:
         operand = self.value(node.func.value)
         element = self.dtype(self.argument(node, 0, "dtype"))
         if isinstance(operand, Pointer) or element is None:
-            raise self.unknown(UnknownKind.UNSUPPORTED, f"cast `{self.text(node)}` is not analyzed", node)
+            raise self.unknown(
+                UnknownKind.UNSUPPORTED, f"cast `{self.text(node)}` is not analyzed", node
+            )
         if operand.element is None and not element.is_float:
             return operand  # an index stays an index
         return replace(operand, element=element, index=None, weak=False)
@@ -510,7 +551,9 @@ class _KernelLowering:
         found = self.argument(node, 0, "axis")
         if isinstance(found, cst.Integer) and int(found.value) in (0, 1, 2):
             return int(found.value)
-        raise self.unknown(UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: axis must be 0, 1 or 2", node)
+        raise self.unknown(
+            UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: axis must be 0, 1 or 2", node
+        )
 
     def _arange(self, node: cst.Call) -> Value:
         start = self.scalar_index(self._required(node, 0, "start"))
@@ -524,16 +567,22 @@ class _KernelLowering:
 
     def _zeros(self, node: cst.Call) -> Value:
         shape_node = self._required(node, 0, "shape")
-        element = self.dtype(self.argument(node, 1 if _called_name(node) == "tl.zeros" else 2, "dtype"))
+        element = self.dtype(
+            self.argument(node, 1 if _called_name(node) == "tl.zeros" else 2, "dtype")
+        )
         if not isinstance(shape_node, cst.Tuple | cst.List) or element is None:
-            raise self.unknown(UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: shape or dtype not read", node)
+            raise self.unknown(
+                UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: shape or dtype not read", node
+            )
         shape = tuple(as_expression(self.scalar_index(e.value)) for e in shape_node.elements)
         return Tile(shape, element=element)
 
     def _load(self, node: cst.Call) -> Value:
         pointer = self.value(self._required(node, 0, "pointer"))
         if not isinstance(pointer, Pointer):
-            raise self.unknown(UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: not a pointer block", node)
+            raise self.unknown(
+                UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: not a pointer block", node
+            )
         mask = self._mask(node, 1)
         other = self.argument(node, 2, "other")
         if other is not None:
@@ -544,7 +593,9 @@ class _KernelLowering:
     def _store(self, node: cst.Call) -> Value:
         pointer = self.value(self._required(node, 0, "pointer"))
         if not isinstance(pointer, Pointer):
-            raise self.unknown(UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: not a pointer block", node)
+            raise self.unknown(
+                UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: not a pointer block", node
+            )
         self.value(self._required(node, 1, "value"))
         self.access(node, pointer, self._mask(node, 2), is_write=True)
         return Tile(())
@@ -555,10 +606,14 @@ class _KernelLowering:
             return None
         mask = self.value(found)
         if isinstance(mask, Pointer) or not mask.is_bool:
-            raise self.unknown(UnknownKind.UNSUPPORTED, f"mask `{self.text(found)}` is not a condition", found)
+            raise self.unknown(
+                UnknownKind.UNSUPPORTED, f"mask `{self.text(found)}` is not a condition", found
+            )
         return mask
 
-    def access(self, node: cst.Call, pointer: Pointer, mask: Tile | None, *, is_write: bool) -> sympy.Basic:
+    def access(
+        self, node: cst.Call, pointer: Pointer, mask: Tile | None, *, is_write: bool
+    ) -> sympy.Basic:
         """A load or a store: one access per lane under its mask; returns the lanes read."""
         shape = pointer.offset.shape
         if mask is not None:
@@ -589,10 +644,15 @@ class _KernelLowering:
             return sympy.true
         loops, substitution, rest = lane_loops(shape, condition)
         if substitution and access.index is not None:
-            moved = tuple(as_expression(sympy.expand(sympy.sympify(i).subs(substitution, simultaneous=True))) for i in access.index)
+            moved = tuple(
+                as_expression(sympy.expand(sympy.sympify(i).subs(substitution, simultaneous=True)))
+                for i in access.index
+            )
             access = replace(access, index=moved)
         statement = Statement(span, text, FlopTally(), accesses=(access,), unknowns=unknowns)
-        self.frames[-1].executed.append(_in_lanes(_masked(statement, rest, span, text), loops, span))
+        self.frames[-1].executed.append(
+            _in_lanes(_masked(statement, rest, span, text), loops, span)
+        )
         return condition
 
     def work(
@@ -626,14 +686,18 @@ class _KernelLowering:
         guarded = _masked(statement, rest, span, statement.text)
         for name, trip, start in reversed(loops):
             bounds = sympy.sympify(trip).subs(substitution), sympy.sympify(start).subs(substitution)
-            guarded = Loop(name, as_expression(bounds[1]), 1, as_expression(bounds[0]), (guarded,), span)
+            guarded = Loop(
+                name, as_expression(bounds[1]), 1, as_expression(bounds[0]), (guarded,), span
+            )
         self.frames[-1].useful.append(_in_lanes(guarded, lanes, span))
 
     def _elementwise(self, node: cst.Call, short: str) -> Value:
         operands = [self.value(a.value) for a in node.args if a.keyword is None]
         tiles = [o for o in operands if isinstance(o, Tile)]
         if len(tiles) != len(operands) or not tiles:
-            raise self.unknown(UnknownKind.UNSUPPORTED, f"`{self.text(node)}` is not analyzed", node)
+            raise self.unknown(
+                UnknownKind.UNSUPPORTED, f"`{self.text(node)}` is not analyzed", node
+            )
         if short == "where":
             condition, tiles = tiles[0], tiles[1:]
             valid_extra = condition.valid
@@ -644,10 +708,16 @@ class _KernelLowering:
         valid: sympy.Basic = valid_extra
         for tile in tiles:
             shape = broadcast_shapes(shape or (), tile.shape) if shape is not None else None
-            element = tile.element if element is None else (element if tile.element is None else dtypes.wider(element, tile.element))
+            element = (
+                tile.element
+                if element is None
+                else (element if tile.element is None else dtypes.wider(element, tile.element))
+            )
             valid = sympy.And(valid, tile.valid)
         if shape is None:
-            raise self.unknown(UnknownKind.UNKNOWN_SHAPE, f"shapes in `{self.text(node)}` do not broadcast", node)
+            raise self.unknown(
+                UnknownKind.UNKNOWN_SHAPE, f"shapes in `{self.text(node)}` do not broadcast", node
+            )
         if element is None and any(t.weak for t in tiles):
             element = dtypes.FLOAT32
         if element is None:
@@ -663,7 +733,9 @@ class _KernelLowering:
         tile = self.value(self._required(node, 0, "input"))
         axis_node = self.argument(node, 1, "axis")
         if isinstance(tile, Pointer) or tile.element is None and not tile.weak:
-            raise self.unknown(UnknownKind.UNSUPPORTED, f"`{self.text(node)}` on an index block", node)
+            raise self.unknown(
+                UnknownKind.UNSUPPORTED, f"`{self.text(node)}` on an index block", node
+            )
         if axis_node is None or isinstance(axis_node, cst.Name) and axis_node.value == "None":
             axes = list(range(tile.rank - 1, -1, -1))
         elif isinstance(axis_node, cst.Integer) and 0 <= int(axis_node.value) < tile.rank:
@@ -690,12 +762,22 @@ class _KernelLowering:
             or second.rank != 2
             or isinstance(acc, Pointer)
         ):
-            raise self.unknown(UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: 2-D blocks expected", node)
+            raise self.unknown(
+                UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: 2-D blocks expected", node
+            )
         rows, inner = first.shape
         columns = second.shape[1]
         k = loop_symbol(_DOT_AXIS)
-        valid_a = first.valid.subs({axis_symbol(0): k}, simultaneous=True) if first.valid is not sympy.true else sympy.true
-        valid_b = second.valid.subs({axis_symbol(1): k}, simultaneous=True) if second.valid is not sympy.true else sympy.true
+        valid_a = (
+            first.valid.subs({axis_symbol(0): k}, simultaneous=True)
+            if first.valid is not sympy.true
+            else sympy.true
+        )
+        valid_b = (
+            second.valid.subs({axis_symbol(1): k}, simultaneous=True)
+            if second.valid is not sympy.true
+            else sympy.true
+        )
         valid = sympy.And(valid_a, valid_b)
         self.work(
             node,
@@ -708,8 +790,10 @@ class _KernelLowering:
         element = first.element or dtypes.FLOAT32
         if element.precision == "fp32" and self.tf32 is None and _tf32_allowed(self, node):
             self.tf32 = "tl.dot runs float32 inputs in TF32 by default (input_precision='tf32')"
-        result_element = acc.element if acc is not None and acc.element else (
-            dtypes.FLOAT32 if element.is_float else dtypes.INT32
+        result_element = (
+            acc.element
+            if acc is not None and acc.element
+            else (dtypes.FLOAT32 if element.is_float else dtypes.INT32)
         )
         result_valid = without_axis(valid, k)
         if acc is not None:
@@ -788,7 +872,9 @@ def _element(left: Tile, right: Tile) -> ElementType | None:
     return dtypes.wider(left.element, right.element)
 
 
-def _index_arithmetic(left: sympy.Expr | None, right: sympy.Expr | None, op: str) -> sympy.Expr | None:
+def _index_arithmetic(
+    left: sympy.Expr | None, right: sympy.Expr | None, op: str
+) -> sympy.Expr | None:
     if left is None or right is None:
         return None
     if op == "add":
@@ -870,7 +956,9 @@ def _in_lanes(node: Node, loops: Sequence[LaneLoop], span: Span) -> Node:
     return node
 
 
-def _inside(body: tuple[Node, ...], grid: list[tuple[str, sympy.Expr]], span: Span) -> tuple[Node, ...]:
+def _inside(
+    body: tuple[Node, ...], grid: list[tuple[str, sympy.Expr]], span: Span
+) -> tuple[Node, ...]:
     """The kernel body as one program of the launch: inside a loop per grid axis."""
     if not body:
         return body

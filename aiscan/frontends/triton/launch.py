@@ -148,7 +148,9 @@ def _assign(target: cst.BaseExpression, value: cst.BaseExpression, wrapper: _Wra
         # `M, K = a.shape`: each a size of its own name.
         for element in target.elements:
             if isinstance(element.value, cst.Name):
-                wrapper.values[element.value.value] = Argument(index=size_symbol(element.value.value))
+                wrapper.values[element.value.value] = Argument(
+                    index=size_symbol(element.value.value)
+                )
         return
     if not isinstance(target, cst.Name):
         return

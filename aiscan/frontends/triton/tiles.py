@@ -141,7 +141,9 @@ def reduced(tile: Tile, position: int) -> Tile:
     one step to the right in the naming."""
     removed = axis_symbol(tile.rank - 1 - position)
     valid = without_axis(tile.valid, removed)
-    mapping = {axis_symbol(tile.rank - 1 - p): axis_symbol(tile.rank - 2 - p) for p in range(position)}
+    mapping = {
+        axis_symbol(tile.rank - 1 - p): axis_symbol(tile.rank - 2 - p) for p in range(position)
+    }
     shape = tile.shape[:position] + tile.shape[position + 1 :]
     result = replace(tile, valid=valid, index=None, condition=None)
     return replace(result.substituted(mapping), shape=shape)

@@ -1,0 +1,108 @@
+"""Triton kernels and their launches (fixtures/triton): aiscan's per-launch figures against
+the expected values beside each fixture and against the counts Triton's CPU interpreter
+measured (`scripts/count_triton.py`, stored as `<fixture>.counts.json`; triton is not
+needed here)."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+import sympy
+
+from aiscan.analysis.kernel import RegionAnalysis, analyze_module
+from aiscan.ir.nodes import UnknownKind
+from aiscan.pipeline import PipelineOptions, lower_source
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "triton"
+NAMES = sorted(p.stem for p in FIXTURES.glob("*.py"))
+
+
+def _launch(name: str) -> RegionAnalysis:
+    path = FIXTURES / f"{name}.py"
+    module = lower_source(path.read_text(), str(path), PipelineOptions())
+    analysis = analyze_module(module)
+    (launch,) = [f for f in analysis.functions if "launched in" in f.function.name]
+    (region,) = launch.regions
+    return region
+
+
+def _at(expr: sympy.Expr, sizes: dict[str, int]) -> int:
+    value = sympy.sympify(expr).subs(
+        {sympy.Symbol(k, integer=True, positive=True): v for k, v in sizes.items()}
+    )
+    assert not value.free_symbols, (expr, sizes)
+    return int(value)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_expected_values(name: str) -> None:
+    want = tomllib.loads((FIXTURES / f"{name}.expected.toml").read_text())
+    region = _launch(name)
+    figures = {
+        "flops": region.flops.total,
+        "useful_flops": region.useful_flops.total if region.useful_flops else None,
+        "contraction_flops": region.contraction_flops,
+        "compulsory": region.traffic["compulsory"].total(False),
+        "l2_to_sm": region.traffic["streaming"].total(False),
+    }
+    for key, text in want.items():
+        found = sympy.sympify(figures[key])
+        expected = sympy.sympify(text, locals={s.name: s for s in found.free_symbols})
+        assert sympy.simplify(found - expected) == 0, (key, found)
+    assert region.traffic["compulsory"].exact
+    assert not [u for u in region.unknowns if u.kind is not UnknownKind.ASSUMPTION], region.unknowns
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_counts_match_the_interpreter(name: str) -> None:
+    measured = json.loads((FIXTURES / f"{name}.counts.json").read_text())["launches"]
+    region = _launch(name)
+    flops, traffic = region.flops, region.traffic
+    half_dot = sympy.sympify(region.contraction_flops) / 2
+    for row in measured:
+        sizes = row["sizes"]
+        assert _at(region.contraction_flops, sizes) == row["flops_dot"], sizes
+        assert _at(flops.add - half_dot, sizes) == row["flops_add"], sizes
+        assert _at(flops.mul - half_dot, sizes) == row["flops_mul"], sizes
+        assert _at(flops.sub, sizes) == row["flops_sub"], sizes
+        assert _at(flops.div, sizes) == row["flops_div"], sizes
+        assert _at(flops.special, sizes) == row["flops_special"], sizes
+        assert _at(traffic["compulsory"].read_bytes, sizes) == row["compulsory_read_bytes"], sizes
+        assert _at(traffic["compulsory"].write_bytes, sizes) == row["compulsory_write_bytes"], sizes
+        assert _at(traffic["streaming"].read_bytes, sizes) == row["bytes_loaded"], sizes
+        assert _at(traffic["streaming"].write_bytes, sizes) == row["bytes_stored"], sizes
+
+
+def test_kernels_leave_the_python_frontend() -> None:
+    """The kernel is no longer read as NumPy code (0 FLOPs, `tl.load` unknown), and the
+    wrapper's launch line is the Triton frontend's."""
+    path = FIXTURES / "vector_add.py"
+    module = lower_source(path.read_text(), str(path), PipelineOptions())
+    names = [f.name for f in module.functions]
+    assert "add_kernel" not in names
+    assert "add_kernel (launched in add, line 22)" in names
+    wrapper = next(f for f in module.functions if f.name == "add")
+    assert all(u.span.line != 22 for u in wrapper.unknowns)
+
+
+def test_unknown_call_is_located_not_zero() -> None:
+    source = (
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+        "def k(x_ptr, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    x = tl.load(x_ptr + offs, mask=offs < n)\n"
+        "    tl.store(x_ptr + offs, tl.cumsum(x, 0), mask=offs < n)\n"
+    )
+    module = lower_source(source, "k.py", PipelineOptions())
+    (kernel,) = module.functions
+    analysis = analyze_module(module)
+    (region,) = analysis.functions[0].regions
+    calls = [u for u in region.unknowns if u.kind is UnknownKind.UNKNOWN_CALL]
+    assert [(u.span.line, u.span.column) for u in calls] == [(9, 28)]
+    assert "tl.cumsum" in calls[0].message
+    # Without a launch the grid is a symbol per axis, the block a symbol of its own name.
+    assert {str(s) for s in region.flops.total.free_symbols} <= {"grid0", "BLOCK"}
+    assert kernel.unknowns[0].kind is UnknownKind.ASSUMPTION
