@@ -23,12 +23,12 @@ from aiscan.frontends.triton import dtypes, operations
 from aiscan.frontends.triton.layout import with_stride_dimensions
 from aiscan.frontends.triton.masks import LaneLoop, lane_loops
 from aiscan.frontends.triton.tiles import (
-    cdiv,
     Pointer,
     Tile,
     axis_name,
     axis_symbol,
     broadcast_shapes,
+    cdiv,
     reduced,
     reshaped,
     without_axis,
@@ -133,7 +133,8 @@ class _KernelLowering:
     # ---- the kernel ------------------------------------------------------------------
 
     def lower(self) -> Function:
-        self._block(self.kernel.body.body)
+        body = self.kernel.body
+        self._block(body.body if isinstance(body, cst.IndentedBlock) else ())
         (frame,) = self.frames
         grid = self._grid()
         span = self.span(self.kernel)
@@ -195,9 +196,7 @@ class _KernelLowering:
             if isinstance(small.value, cst.SimpleString | cst.ConcatenatedString):
                 return  # a docstring
             self.value(small.value)
-        elif isinstance(small, cst.Return) and small.value is None:
-            return
-        elif isinstance(small, cst.Pass):
+        elif (isinstance(small, cst.Return) and small.value is None) or isinstance(small, cst.Pass):
             return
         else:
             raise self.unknown(
@@ -490,7 +489,7 @@ class _KernelLowering:
             return handler(self, node)
         if short in operations.SPECIALS or short in operations.FREE_ELEMENTWISE or short == "fma":
             return self._elementwise(node, short)
-        if short in operations.REDUCTIONS:
+        if short is not None and short in operations.REDUCTIONS:
             return self._reduction(node, short)
         if short in operations.TRANSPARENT:
             return self.value(node.args[0].value)
@@ -732,11 +731,11 @@ class _KernelLowering:
     def _reduction(self, node: cst.Call, short: str) -> Value:
         tile = self.value(self._required(node, 0, "input"))
         axis_node = self.argument(node, 1, "axis")
-        if isinstance(tile, Pointer) or tile.element is None and not tile.weak:
+        if isinstance(tile, Pointer) or (tile.element is None and not tile.weak):
             raise self.unknown(
                 UnknownKind.UNSUPPORTED, f"`{self.text(node)}` on an index block", node
             )
-        if axis_node is None or isinstance(axis_node, cst.Name) and axis_node.value == "None":
+        if axis_node is None or (isinstance(axis_node, cst.Name) and axis_node.value == "None"):
             axes = list(range(tile.rank - 1, -1, -1))
         elif isinstance(axis_node, cst.Integer) and 0 <= int(axis_node.value) < tile.rank:
             axes = [int(axis_node.value)]
@@ -984,9 +983,9 @@ def pointer_parameters(kernel: cst.FunctionDef) -> set[str]:
             if node.args:
                 pointerish |= _additive_names(node.args[0].value)
         elif isinstance(node, cst.Assign) and len(node.targets) == 1:
-            target = node.targets[0].target
-            if isinstance(target, cst.Name):
-                assignments.append((target.value, node.value))
+            assigned = node.targets[0].target
+            if isinstance(assigned, cst.Name):
+                assignments.append((assigned.value, node.value))
         elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
             assignments.append((node.target.value, node.target))
     changed = True

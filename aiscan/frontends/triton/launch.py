@@ -155,7 +155,7 @@ def _assign(target: cst.BaseExpression, value: cst.BaseExpression, wrapper: _Wra
     if not isinstance(target, cst.Name):
         return
     name = target.value
-    if isinstance(value, cst.Lambda) or isinstance(value, cst.Tuple):
+    if isinstance(value, cst.Lambda | cst.Tuple):
         wrapper.grids[name] = value
         wrapper.read_lines(value)
         if isinstance(value, cst.Lambda):
