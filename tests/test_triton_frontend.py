@@ -9,14 +9,18 @@ import json
 import tomllib
 from pathlib import Path
 
+import jsonschema
 import pytest
 import sympy
 
 from aiscan.analysis.kernel import RegionAnalysis, analyze_module
+from aiscan.cli import main
 from aiscan.ir.nodes import UnknownKind
 from aiscan.pipeline import PipelineOptions, lower_source
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "triton"
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures" / "triton"
+SCHEMA = ROOT / "aiscan" / "report" / "schema" / "report.schema.json"
 NAMES = sorted(p.stem for p in FIXTURES.glob("*.py"))
 
 
@@ -106,3 +110,47 @@ def test_unknown_call_is_located_not_zero() -> None:
     # Without a launch the grid is a symbol per axis, the block a symbol of its own name.
     assert {str(s) for s in region.flops.total.free_symbols} <= {"grid0", "BLOCK"}
     assert kernel.unknowns[0].kind is UnknownKind.ASSUMPTION
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_analyze_places_a_launch_on_the_gpu(capsys: pytest.CaptureFixture[str]) -> None:
+    """`aiscan analyze kernels.py --device h100` as a new user runs it: the vector add's
+    figures at a ragged n, placed with its compulsory bytes on the CUDA-core roof."""
+    path = FIXTURES / "vector_add.py"
+    code, out = run(capsys, "analyze", str(path), "--device", "h100", "--size", "n=1000000")
+    assert code == 0
+    assert "FLOPs       1024*ceiling(n/1024) = 1,000,448   [add 1024*ceiling(n/1024)]" in out
+    assert "useful      n = 1,000,000" in out
+    assert "L2 → SM     12*n = 12,000,000" in out
+    assert "compulsory 12*n = 12,000,000   read 8*n, write 4*n" in out
+    assert "h100-sxm fp32: ridge 10 F/B, memory-bound" in out
+    assert "roof FP32 CUDA cores (loop code); compulsory bytes 12*n" in out
+    assert "unknown function `tl." not in out
+
+
+def test_matmul_on_the_fp16_tensor_core_roof(capsys: pytest.CaptureFixture[str]) -> None:
+    path = FIXTURES / "matmul.py"
+    sizes = "M=4096,N=4096,K=4096"
+    code, out = run(capsys, "analyze", str(path), "--device", "h100", "--size", sizes)
+    assert code == 0
+    assert "h100-sxm fp16: ridge 295.3 F/B, compute-bound, attainable 989.4 TFLOP/s" in out
+    assert "roof FP16 tensor core" in out
+    assert "T_math 139 µs, T_comms 30 µs" in out
+
+
+def test_json_report_carries_the_launch_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    path = FIXTURES / "matmul.py"
+    code, out = run(capsys, "analyze", str(path), "--format", "json", "--size", "M=100,N=70,K=50")
+    assert code == 0
+    report = json.loads(out)
+    jsonschema.validate(report, json.loads(SCHEMA.read_text()))
+    (launch,) = [f for f in report["files"][0]["functions"] if "launched" in f["name"]]
+    figures = launch["nests"][0]["gpu_launch"]
+    assert figures["useful_flops"] == "2*K*M*N"
+    assert figures["useful_flops_value"] == 700000
+    assert figures["l2_to_sm_bytes_value"] == 34000 + 14000  # the interpreter's loads, stores
+    assert figures["placement_flops"] == "executed"

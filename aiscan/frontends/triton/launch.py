@@ -109,12 +109,44 @@ def find_launches(
         wrapper = _Wrapper(statement.name.value, path, positions)
         for param in statement.params.params:
             name = param.name.value
-            wrapper.values[name] = Argument(Tensor(name, None), size_symbol(name))
+            element = _annotated_dtype(param.annotation)
+            wrapper.values[name] = Argument(Tensor(name, element), size_symbol(name))
         for small in _simple_statements(statement.body):
             launch = _read(small, wrapper, kernels)
             if launch is not None:
                 launches.append(launch)
     return launches
+
+
+_JAXTYPING: Mapping[str, str] = {
+    "Float16": "float16",
+    "BFloat16": "bfloat16",
+    "Float32": "float32",
+    "Float64": "float64",
+    "Int8": "int8",
+    "Int32": "int32",
+    "Int64": "int64",
+}
+
+
+def _annotated_dtype(annotation: cst.Annotation | None) -> ElementType | None:
+    """The dtype a jaxtyping annotation gives a tensor parameter (`Float16[Tensor, "M
+    K"]`, quoted or not)."""
+    if annotation is None:
+        return None
+    node = annotation.annotation
+    if isinstance(node, cst.SimpleString):
+        text = node.evaluated_value
+        try:
+            node = cst.parse_expression(text) if isinstance(text, str) else node
+        except cst.ParserSyntaxError:
+            return None
+    if not isinstance(node, cst.Subscript):
+        return None
+    head = node.value
+    name = head.attr.value if isinstance(head, cst.Attribute) else getattr(head, "value", None)
+    found = _JAXTYPING.get(name) if isinstance(name, str) else None
+    return dtypes.dtype_named(found) if found is not None else None
 
 
 def _simple_statements(block: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement]:
