@@ -154,3 +154,15 @@ def test_json_report_carries_the_launch_figures(capsys: pytest.CaptureFixture[st
     assert figures["useful_flops_value"] == 700000
     assert figures["l2_to_sm_bytes_value"] == 34000 + 14000  # the interpreter's loads, stores
     assert figures["placement_flops"] == "executed"
+
+
+def test_hover_on_a_kernel_shows_the_launch_and_its_verdict() -> None:
+    from aiscan.lsp.hover import hover_markdown
+    from aiscan.roofline.devices import load_devices
+
+    region = _launch("matmul")
+    h100 = load_devices().get("h100")
+    text = hover_markdown(region, (h100,), {"M": 4096, "N": 4096, "K": 4096}, False)
+    assert text.startswith("**aiscan: GPU launch, lines 15-47** (fp16)")
+    assert "- useful FLOPs (masked-in lanes): `2*K*M*N`" in text
+    assert "compute-bound" in text and "FP16 tensor core" in text
