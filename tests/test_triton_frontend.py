@@ -166,3 +166,62 @@ def test_hover_on_a_kernel_shows_the_launch_and_its_verdict() -> None:
     assert text.startswith("**aiscan: GPU launch, lines 15-47** (fp16)")
     assert "- useful FLOPs (masked-in lanes): `2*K*M*N`" in text
     assert "compute-bound" in text and "FP16 tensor core" in text
+
+
+KERNEL_HEAD = (
+    "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+    "def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "kind", "column", "words"),
+    [
+        ("    for i in range():\n        pass\n", UnknownKind.UNSUPPORTED, 5, "loop bounds"),
+        ("    for i in range(n, 0, -1):\n        pass\n", UnknownKind.UNSUPPORTED, 5, "step"),
+        ("    if n > 0:\n        tl.store(x_ptr, 1.0)\n", UnknownKind.UNSUPPORTED, 5, "`if`"),
+        (
+            "    offs = tl.arange(0, BLOCK)\n"
+            "    x = tl.load(x_ptr + offs, mask=tl.load(y_ptr + offs) > 0)\n",
+            UnknownKind.BRANCH_FRACTION,
+            (8, 9),
+            "fraction of lanes",
+        ),
+        ("    x = tl.load(x_ptr + n // 2)\n", UnknownKind.NON_AFFINE_INDEX, 9, "not affine"),
+        (
+            "    x = tl.load(x_ptr + tl.arange(0, 16)) + tl.load(y_ptr + tl.arange(0, 8))\n",
+            UnknownKind.UNKNOWN_SHAPE,
+            9,
+            "(16,) and (8,) do not broadcast",
+        ),
+    ],
+)
+def test_what_is_not_understood_is_located(
+    body: str, kind: UnknownKind, column: int | tuple[int, int], words: str
+) -> None:
+    """Each construct the kernel lowering does not read is an unknown on its line (7, the
+    kernel's first, unless given), never a crash or a silent zero."""
+    module = lower_source(KERNEL_HEAD + body, "k.py", PipelineOptions())
+    (region,) = analyze_module(module).functions[0].regions
+    found = [u for u in region.unknowns if u.kind is kind]
+    assert found, region.unknowns
+    where = column if isinstance(column, tuple) else (7, column)
+    assert (found[0].span.line, found[0].span.column) == where
+    assert words in found[0].message
+
+
+def test_reduction_combines_and_broadcast_axes() -> None:
+    """`tl.sum` over a (BLOCK, BLOCK) block is BLOCK**2 - 1 adds (rows, then the row sums);
+    `offs[:, None] * stride + offs[None, :]` addresses a BLOCK x BLOCK tile once."""
+    body = (
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    x = tl.load(x_ptr + offs[:, None] * n + offs[None, :])\n"
+        "    tl.store(y_ptr + tl.program_id(0), tl.sum(x))\n"
+    )
+    module = lower_source(KERNEL_HEAD + body, "k.py", PipelineOptions())
+    (region,) = analyze_module(module).functions[0].regions
+    grid0, block = sympy.symbols("grid0 BLOCK", integer=True, positive=True)
+    assert sympy.expand(region.flops.add - grid0 * (block**2 - 1)) == 0
+    compulsory = region.traffic["compulsory"]
+    assert compulsory.read_bytes == 4 * block**2  # every program reads the same tile
+    assert sympy.expand(compulsory.write_bytes - 4 * grid0) == 0

@@ -230,12 +230,26 @@ class _KernelLowering:
                 "analyzed (expected `range`, `tl.range` or `tl.static_range`)",
                 node,
             )
-        bounds = [self.scalar_index(a.value) for a in call.args if a.keyword is None][:3]
-        start, stop, step = {
-            1: lambda b: (sympy.Integer(0), b[0], sympy.Integer(1)),
-            2: lambda b: (b[0], b[1], sympy.Integer(1)),
-            3: lambda b: (b[0], b[1], b[2]),
-        }[len(bounds)](bounds)
+        if not 1 <= len(call.args) <= 3 or any(a.keyword is not None for a in call.args):
+            raise self.unknown(
+                UnknownKind.UNSUPPORTED,
+                f"loop bounds `{self.text(call)}` are not analyzed (expected 1 to 3 positional "
+                "arguments)",
+                node,
+            )
+        bounds = [self.scalar_index(a.value) for a in call.args]
+        zero, one = sympy.Integer(0), sympy.Integer(1)
+        start, stop, step = (
+            (zero, bounds[0], one)
+            if len(bounds) == 1
+            else (bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else one)
+        )
+        if not sympy.sympify(step).is_positive:
+            raise self.unknown(
+                UnknownKind.UNSUPPORTED,
+                f"loop `{self.text(call)}`: only a positive step is analyzed",
+                node,
+            )
         trip = sympy.ceiling(sympy.sympify(stop - start) / step)
         user = node.target.value
         plain = start == 0 and step == 1
