@@ -15,8 +15,9 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from aiscan.algebra import as_expression
 from aiscan.frontends.triton import dtypes
-from aiscan.frontends.triton.kernel import KernelBinding, lower_kernel, pointer_parameters
+from aiscan.frontends.triton.kernel import KernelBinding, lower_kernel
 from aiscan.frontends.triton.launch import Launch, find_launches
+from aiscan.frontends.triton.pointers import pointer_parameters
 from aiscan.frontends.triton.tiles import Pointer, Tile
 from aiscan.ir.nodes import Branch, Function, Loop, Module, Node, Statement, Unknown, UnknownKind
 from aiscan.ir.symbols import size_symbol

@@ -11,7 +11,7 @@ shape. Whatever the lowering does not understand is a located unknown, never a z
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -19,23 +19,18 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from aiscan.algebra import SYMPY, as_expression
-from aiscan.frontends.triton import dtypes, operations
+from aiscan.frontends.triton import calls, dtypes, emission, operations
 from aiscan.frontends.triton.layout import with_stride_dimensions
-from aiscan.frontends.triton.masks import LaneLoop, lane_loops
+from aiscan.frontends.triton.masks import lane_loops
 from aiscan.frontends.triton.tiles import (
     Pointer,
     Tile,
-    axis_name,
-    axis_symbol,
     broadcast_shapes,
-    cdiv,
-    reduced,
     reshaped,
     without_axis,
 )
 from aiscan.ir.nodes import (
     Access,
-    Branch,
     ElementType,
     FlopTally,
     Function,
@@ -46,7 +41,7 @@ from aiscan.ir.nodes import (
     Unknown,
     UnknownKind,
 )
-from aiscan.ir.symbols import fraction_symbol, loop_symbol, size_symbol
+from aiscan.ir.symbols import loop_symbol, size_symbol
 from aiscan.span import Span
 
 if TYPE_CHECKING:
@@ -54,10 +49,9 @@ if TYPE_CHECKING:
 else:
     sympy = SYMPY
 
-__all__ = ["KernelBinding", "lower_kernel", "pointer_parameters"]
+__all__ = ["KernelBinding", "KernelLowering", "Value", "lower_kernel"]
 
 Value = Tile | Pointer
-_DOT_AXIS = "axk"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +79,7 @@ class _Opaque(Exception):
     """An operand could not be derived; its cause is already reported."""
 
 
-class _KernelLowering:
+class KernelLowering:
     def __init__(
         self,
         kernel: cst.FunctionDef,
@@ -138,8 +132,8 @@ class _KernelLowering:
         (frame,) = self.frames
         grid = self._grid()
         span = self.span(self.kernel)
-        executed = _inside(tuple(frame.executed), grid, span)
-        useful = _inside(tuple(frame.useful), grid, span)
+        executed = emission.inside(tuple(frame.executed), grid, span)
+        useful = emission.inside(tuple(frame.useful), grid, span)
         executed = with_stride_dimensions(executed, self.binding.strides)
         region = Region("nest", executed, span, tf32=self.tf32, useful=useful)
         return Function(self.binding.label, span, (region,), self.binding.notes)
@@ -217,7 +211,7 @@ class _KernelLowering:
 
     def _for(self, node: cst.For) -> None:
         call = node.iter
-        name = _called_name(call) if isinstance(call, cst.Call) else None
+        name = calls.called_name(call) if isinstance(call, cst.Call) else None
         if (
             not isinstance(node.target, cst.Name)
             or not isinstance(call, cst.Call)
@@ -493,18 +487,18 @@ class _KernelLowering:
 
     def _call(self, node: cst.Call) -> Value:
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
-            return self._cast(node)
-        name = _called_name(node)
+            return calls.cast(self, node)
+        name = calls.called_name(node)
         if name == "float":
             return Tile((), weak=True)  # `float("inf")`
         short = name.rsplit(".", 1)[-1] if name and name.startswith(("tl.", "triton.")) else None
-        handler = _HANDLERS.get(short or "")
+        handler = calls.HANDLERS.get(short or "")
         if short is not None and handler is not None:
             return handler(self, node)
         if short in operations.SPECIALS or short in operations.FREE_ELEMENTWISE or short == "fma":
-            return self._elementwise(node, short)
+            return calls.elementwise(self, node, short)
         if short is not None and short in operations.REDUCTIONS:
-            return self._reduction(node, short)
+            return calls.reduction(self, node, short)
         if short in operations.TRANSPARENT:
             return self.value(node.args[0].value)
         raise self.unknown(
@@ -521,7 +515,7 @@ class _KernelLowering:
         positional = [a.value for a in node.args if a.keyword is None]
         return positional[position] if position < len(positional) else None
 
-    def _required(self, node: cst.Call, position: int, keyword: str) -> cst.BaseExpression:
+    def required(self, node: cst.Call, position: int, keyword: str) -> cst.BaseExpression:
         found = self.argument(node, position, keyword)
         if found is None:
             raise self.unknown(
@@ -535,94 +529,6 @@ class _KernelLowering:
         if isinstance(node, cst.Name):
             return dtypes.dtype_named(node.value)
         return None
-
-    def _cast(self, node: cst.Call) -> Value:
-        assert isinstance(node.func, cst.Attribute)
-        operand = self.value(node.func.value)
-        element = self.dtype(self.argument(node, 0, "dtype"))
-        if isinstance(operand, Pointer) or element is None:
-            raise self.unknown(
-                UnknownKind.UNSUPPORTED, f"cast `{self.text(node)}` is not analyzed", node
-            )
-        if operand.element is None and not element.is_float:
-            return operand  # an index stays an index
-        return replace(operand, element=element, index=None, weak=False)
-
-    def _program_id(self, node: cst.Call) -> Value:
-        axis = self._literal_axis(node)
-        self.program_axes.add(axis)
-        return Tile((), index=loop_symbol(f"pid_{axis}"))
-
-    def _num_programs(self, node: cst.Call) -> Value:
-        axis = self._literal_axis(node)
-        grid = self.binding.grid
-        if grid is not None and axis < len(grid):
-            return Tile((), index=as_expression(grid[axis]))
-        return Tile((), index=size_symbol(f"grid{axis}"))
-
-    def _literal_axis(self, node: cst.Call) -> int:
-        found = self.argument(node, 0, "axis")
-        if isinstance(found, cst.Integer) and int(found.value) in (0, 1, 2):
-            return int(found.value)
-        raise self.unknown(
-            UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: axis must be 0, 1 or 2", node
-        )
-
-    def _arange(self, node: cst.Call) -> Value:
-        start = self.scalar_index(self._required(node, 0, "start"))
-        end = self.scalar_index(self._required(node, 1, "end"))
-        return Tile((as_expression(end - start),), index=start + axis_symbol(0))
-
-    def _cdiv(self, node: cst.Call) -> Value:
-        first = self.scalar_index(self._required(node, 0, "x"))
-        second = self.scalar_index(self._required(node, 1, "div"))
-        return Tile((), index=cdiv(first, second))
-
-    def _zeros(self, node: cst.Call) -> Value:
-        shape_node = self._required(node, 0, "shape")
-        element = self.dtype(
-            self.argument(node, 1 if _called_name(node) == "tl.zeros" else 2, "dtype")
-        )
-        if not isinstance(shape_node, cst.Tuple | cst.List) or element is None:
-            raise self.unknown(
-                UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: shape or dtype not read", node
-            )
-        shape = tuple(as_expression(self.scalar_index(e.value)) for e in shape_node.elements)
-        return Tile(shape, element=element)
-
-    def _load(self, node: cst.Call) -> Value:
-        pointer = self.value(self._required(node, 0, "pointer"))
-        if not isinstance(pointer, Pointer):
-            raise self.unknown(
-                UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: not a pointer block", node
-            )
-        mask = self._mask(node, 1)
-        other = self.argument(node, 2, "other")
-        if other is not None:
-            self.value(other)
-        valid = self.access(node, pointer, mask, is_write=False)
-        return Tile(pointer.offset.shape, element=pointer.element, valid=valid)
-
-    def _store(self, node: cst.Call) -> Value:
-        pointer = self.value(self._required(node, 0, "pointer"))
-        if not isinstance(pointer, Pointer):
-            raise self.unknown(
-                UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: not a pointer block", node
-            )
-        self.value(self._required(node, 1, "value"))
-        self.access(node, pointer, self._mask(node, 2), is_write=True)
-        return Tile(())
-
-    def _mask(self, node: cst.Call, position: int) -> Tile | None:
-        found = self.argument(node, position, "mask")
-        if found is None:
-            return None
-        mask = self.value(found)
-        if isinstance(mask, Pointer) or not mask.is_bool:
-            raise self.unknown(
-                UnknownKind.UNSUPPORTED, f"mask `{self.text(found)}` is not a condition", found
-            )
-        return mask
 
     def access(
         self, node: cst.Call, pointer: Pointer, mask: Tile | None, *, is_write: bool
@@ -652,8 +558,8 @@ class _KernelLowering:
         if condition is None:
             # A mask read from data: a named fraction of the lanes.
             statement = Statement(span, text, FlopTally(), accesses=(access,), unknowns=unknowns)
-            masked = _masked(statement, None, span, text)
-            self.frames[-1].executed.append(_element_loops(masked, shape, span))
+            masked = emission.masked(statement, None, span, text)
+            self.frames[-1].executed.append(emission.element_loops(masked, shape, span))
             return sympy.true
         loops, substitution, rest = lane_loops(shape, condition)
         if substitution and access.index is not None:
@@ -664,7 +570,7 @@ class _KernelLowering:
             access = replace(access, index=moved)
         statement = Statement(span, text, FlopTally(), accesses=(access,), unknowns=unknowns)
         self.frames[-1].executed.append(
-            _in_lanes(_masked(statement, rest, span, text), loops, span)
+            emission.in_lanes(emission.masked(statement, rest, span, text), loops, span)
         )
         return condition
 
@@ -693,146 +599,19 @@ class _KernelLowering:
         for name, trip, start in reversed(loops):
             inner = Loop(name, as_expression(start), 1, as_expression(trip), (inner,), span)
         lanes, _, _ = lane_loops(shape, sympy.true)
-        self.frames[-1].executed.append(_in_lanes(inner, _combines(lanes, reduce), span))
+        self.frames[-1].executed.append(
+            emission.in_lanes(inner, emission.combines(lanes, reduce), span)
+        )
         lanes, substitution, rest = lane_loops(shape, valid)
-        lanes = _combines(lanes, reduce)
-        guarded = _masked(statement, rest, span, statement.text)
+        lanes = emission.combines(lanes, reduce)
+        guarded = emission.masked(statement, rest, span, statement.text)
         for name, trip, start in reversed(loops):
             bounds = sympy.sympify(trip).subs(substitution), sympy.sympify(start).subs(substitution)
             guarded = Loop(
                 name, as_expression(bounds[1]), 1, as_expression(bounds[0]), (guarded,), span
             )
-        self.frames[-1].useful.append(_in_lanes(guarded, lanes, span))
+        self.frames[-1].useful.append(emission.in_lanes(guarded, lanes, span))
 
-    def _elementwise(self, node: cst.Call, short: str) -> Value:
-        operands = [self.value(a.value) for a in node.args if a.keyword is None]
-        tiles = [o for o in operands if isinstance(o, Tile)]
-        if len(tiles) != len(operands) or not tiles:
-            raise self.unknown(
-                UnknownKind.UNSUPPORTED, f"`{self.text(node)}` is not analyzed", node
-            )
-        if short == "where":
-            condition, tiles = tiles[0], tiles[1:]
-            valid_extra = condition.valid
-        else:
-            valid_extra = sympy.true
-        shape: tuple[sympy.Expr, ...] | None = ()
-        element: ElementType | None = None
-        valid: sympy.Basic = valid_extra
-        for tile in tiles:
-            shape = broadcast_shapes(shape or (), tile.shape) if shape is not None else None
-            element = (
-                tile.element
-                if element is None
-                else (element if tile.element is None else dtypes.wider(element, tile.element))
-            )
-            valid = sympy.And(valid, tile.valid)
-        if shape is None:
-            raise self.unknown(
-                UnknownKind.UNKNOWN_SHAPE, f"shapes in `{self.text(node)}` do not broadcast", node
-            )
-        if element is None and any(t.weak for t in tiles):
-            element = dtypes.FLOAT32
-        if element is None:
-            index = tiles[0].index if short in ("abs",) else None
-            return Tile(shape, index=index)
-        if short in operations.SPECIALS:
-            self.work(node, shape, FlopTally(special=1), valid, specials=(short,))
-        elif short == "fma":
-            self.work(node, shape, FlopTally(add=1, mul=1), valid)
-        return Tile(shape, element=element, valid=valid)
-
-    def _reduction(self, node: cst.Call, short: str) -> Value:
-        tile = self.value(self._required(node, 0, "input"))
-        axis_node = self.argument(node, 1, "axis")
-        if isinstance(tile, Pointer) or (tile.element is None and not tile.weak):
-            raise self.unknown(
-                UnknownKind.UNSUPPORTED, f"`{self.text(node)}` on an index block", node
-            )
-        if axis_node is None or (isinstance(axis_node, cst.Name) and axis_node.value == "None"):
-            axes = list(range(tile.rank - 1, -1, -1))
-        elif isinstance(axis_node, cst.Integer) and 0 <= int(axis_node.value) < tile.rank:
-            axes = [int(axis_node.value)]
-        else:
-            raise self.unknown(UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: axis not read", node)
-        combine = operations.REDUCTIONS[short]
-        for position in axes:
-            if combine is not None:
-                reduced_axis = axis_name(tile.rank - 1 - position)
-                self.work(node, tile.shape, FlopTally(add=1), tile.valid, reduce=reduced_axis)
-            tile = reduced(tile, position)
-        return tile if short not in ("argmax", "argmin") else Tile(tile.shape, valid=tile.valid)
-
-    def _dot(self, node: cst.Call) -> Value:
-        first = self.value(self._required(node, 0, "input"))
-        second = self.value(self._required(node, 1, "other"))
-        acc_node = self.argument(node, 2, "acc")
-        acc = self.value(acc_node) if acc_node is not None else None
-        if (
-            not isinstance(first, Tile)
-            or not isinstance(second, Tile)
-            or first.rank != 2
-            or second.rank != 2
-            or isinstance(acc, Pointer)
-        ):
-            raise self.unknown(
-                UnknownKind.UNSUPPORTED, f"`{self.text(node)}`: 2-D blocks expected", node
-            )
-        rows, inner = first.shape
-        columns = second.shape[1]
-        k = loop_symbol(_DOT_AXIS)
-        valid_a = (
-            first.valid.subs({axis_symbol(0): k}, simultaneous=True)
-            if first.valid is not sympy.true
-            else sympy.true
-        )
-        valid_b = (
-            second.valid.subs({axis_symbol(1): k}, simultaneous=True)
-            if second.valid is not sympy.true
-            else sympy.true
-        )
-        valid = sympy.And(valid_a, valid_b)
-        self.work(
-            node,
-            (rows, columns),
-            FlopTally(add=1, mul=1),
-            valid,
-            contraction=True,
-            loops=[(_DOT_AXIS, inner, 0)],
-        )
-        element = first.element or dtypes.FLOAT32
-        if element.precision == "fp32" and self.tf32 is None and _tf32_allowed(self, node):
-            self.tf32 = "tl.dot runs float32 inputs in TF32 by default (input_precision='tf32')"
-        result_element = (
-            acc.element
-            if acc is not None and acc.element
-            else (dtypes.FLOAT32 if element.is_float else dtypes.INT32)
-        )
-        result_valid = without_axis(valid, k)
-        if acc is not None:
-            result_valid = sympy.And(result_valid, acc.valid)
-        return Tile((rows, columns), element=result_element, valid=result_valid)
-
-
-def _tf32_allowed(lowering: _KernelLowering, node: cst.Call) -> bool:
-    precision = lowering.argument(node, 99, "input_precision")
-    if isinstance(precision, cst.SimpleString) and "ieee" in precision.value:
-        return False
-    allow = lowering.argument(node, 99, "allow_tf32")
-    return not (isinstance(allow, cst.Name) and allow.value == "False")
-
-
-_HANDLERS: dict[str, Callable[[_KernelLowering, cst.Call], Value]] = {
-    "program_id": _KernelLowering._program_id,
-    "num_programs": _KernelLowering._num_programs,
-    "arange": _KernelLowering._arange,
-    "cdiv": _KernelLowering._cdiv,
-    "zeros": _KernelLowering._zeros,
-    "full": _KernelLowering._zeros,
-    "load": _KernelLowering._load,
-    "store": _KernelLowering._store,
-    "dot": _KernelLowering._dot,
-}
 
 _BINARY: dict[type, str] = {
     cst.Add: "add",
@@ -858,23 +637,6 @@ _RELATIONS: dict[type, str] = {
     cst.Equal: "==",
     cst.NotEqual: "!=",
 }
-
-
-def _called_name(node: cst.Call) -> str | None:
-    """`tl.load` for `tl.load(...)`, `triton.language.load` spelled out reads as `tl.load`."""
-    parts: list[str] = []
-    func: cst.BaseExpression = node.func
-    while isinstance(func, cst.Attribute):
-        parts.append(func.attr.value)
-        func = func.value
-    if not isinstance(func, cst.Name):
-        return None
-    parts.append(func.value)
-    dotted = ".".join(reversed(parts))
-    for long in ("triton.language.", "tl.math.", "tl.extra.cuda.libdevice.", "libdevice."):
-        if dotted.startswith(long):
-            return "tl." + dotted.removeprefix(long)
-    return dotted
 
 
 def _element(left: Tile, right: Tile) -> ElementType | None:
@@ -917,121 +679,6 @@ def _shape_text(tile: Tile) -> str:
     return "(" + ", ".join(str(e) for e in tile.shape) + ("," if tile.rank == 1 else "") + ")"
 
 
-def _element_loops(node: Node, shape: tuple[sympy.Expr, ...], span: Span) -> Node:
-    """`node` inside one loop per block axis of extent other than 1, outermost first."""
-    for position in range(len(shape) - 1, -1, -1):
-        extent = shape[position]
-        if extent == 1:
-            continue
-        name = axis_name(len(shape) - 1 - position)
-        node = Loop(name, as_expression(0), 1, as_expression(extent), (node,), span)
-    return node
-
-
-def _masked(statement: Statement, condition: sympy.Basic | None, span: Span, text: str) -> Node:
-    """A masked access: under its mask as a guard, or a named fraction for a mask read
-    from data."""
-    if condition is sympy.true:
-        return statement
-    fraction = fraction_symbol(f"p_L{span.line}")
-    unknown = Unknown(
-        UnknownKind.BRANCH_FRACTION,
-        f"mask of `{text}`: the fraction of lanes it keeps is named {fraction}",
-        span,
-        str(fraction),
-    )
-    return Branch(
-        span,
-        Statement(span, text, FlopTally()),
-        fraction,
-        (statement,),
-        (),
-        (unknown,),
-        condition,
-    )
-
-
-def _combines(lanes: list[LaneLoop], reduce: str | None) -> list[LaneLoop]:
-    """The lanes of a reduction's axis less its first: e lanes take e - 1 combines."""
-    if reduce is None:
-        return lanes
-    return [
-        LaneLoop(lane.var, lane.start + 1, sympy.sympify(lane.trip) - 1)
-        if lane.var == reduce
-        else lane
-        for lane in lanes
-    ]
-
-
-def _in_lanes(node: Node, loops: Sequence[LaneLoop], span: Span) -> Node:
-    for loop in reversed(loops):
-        node = Loop(loop.var, loop.start, 1, as_expression(loop.trip), (node,), span)
-    return node
-
-
-def _inside(
-    body: tuple[Node, ...], grid: list[tuple[str, sympy.Expr]], span: Span
-) -> tuple[Node, ...]:
-    """The kernel body as one program of the launch: inside a loop per grid axis."""
-    if not body:
-        return body
-    node: tuple[Node, ...] = body
-    for name, extent in reversed(grid):
-        node = (Loop(name, as_expression(0), 1, extent, node, span),)
-    return node
-
-
-def pointer_parameters(kernel: cst.FunctionDef) -> set[str]:
-    """Parameters used as the base of a load's or store's address (through `+`/`-` and
-    assignments): the kernel's pointers, whatever their names."""
-    pointerish: set[str] = set()
-    assignments: list[tuple[str, cst.BaseExpression]] = []
-    for node in _walk(kernel.body):
-        if isinstance(node, cst.Call) and _called_name(node) in (
-            "tl.load",
-            "tl.store",
-            "tl.atomic_add",
-            "tl.atomic_max",
-            "tl.atomic_min",
-        ):
-            if node.args:
-                pointerish |= _additive_names(node.args[0].value)
-        elif isinstance(node, cst.Assign) and len(node.targets) == 1:
-            assigned = node.targets[0].target
-            if isinstance(assigned, cst.Name):
-                assignments.append((assigned.value, node.value))
-        elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
-            assignments.append((node.target.value, node.target))
-    changed = True
-    while changed:
-        changed = False
-        for target, value in assignments:
-            if target in pointerish:
-                found = _additive_names(value) - pointerish
-                if found:
-                    pointerish |= found
-                    changed = True
-    names = {p.name.value for p in kernel.params.params}
-    return pointerish & names
-
-
-def _additive_names(node: cst.BaseExpression) -> set[str]:
-    if isinstance(node, cst.Name):
-        return {node.value}
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add | cst.Subtract):
-        right = _additive_names(node.right) if isinstance(node.operator, cst.Add) else set()
-        return _additive_names(node.left) | right
-    if isinstance(node, cst.Subscript):
-        return _additive_names(node.value)
-    return set()
-
-
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    yield node
-    for child in node.children:
-        yield from _walk(child)
-
-
 def lower_kernel(
     kernel: cst.FunctionDef,
     positions: Mapping[cst.CSTNode, CodeRange],
@@ -1040,4 +687,4 @@ def lower_kernel(
     binding: KernelBinding,
 ) -> Function:
     """The IR function of one launch of `kernel` (or of the kernel with symbolic launch)."""
-    return _KernelLowering(kernel, positions, path, module, binding).lower()
+    return KernelLowering(kernel, positions, path, module, binding).lower()
