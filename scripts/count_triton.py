@@ -45,6 +45,22 @@ class Tally:
         self.read_bytes = 0
         self.write_bytes = 0
 
+    def load(self, addresses: list[int], width: int) -> None:
+        self.loaded += len(addresses)
+        self.bytes_loaded += len(addresses) * width
+        for address in addresses:
+            if address not in self.written and address not in self.read_first:
+                self.read_first.add(address)
+                self.read_bytes += width
+
+    def store(self, addresses: list[int], width: int) -> None:
+        self.stored += len(addresses)
+        self.bytes_stored += len(addresses) * width
+        for address in addresses:
+            if address not in self.written:
+                self.written.add(address)
+                self.write_bytes += width
+
     def figures(self) -> dict[str, int]:
         return {
             "flops_add": self.flops["add"],
@@ -108,20 +124,17 @@ def _instrument() -> None:
 
     wrap("create_dot", "dot", dot_flops)
 
+    def masked_addresses(ptrs: Any, mask: Any) -> tuple[list[int], int]:
+        """The addresses of the masked-in lanes, and the element width."""
+        width = np.dtype(interpreter._get_np_dtype(ptrs.get_element_ty())).itemsize
+        keep = np.broadcast_to(np.asarray(mask.data, dtype=bool), ptrs.data.shape)
+        return ptrs.data[keep].tolist(), width
+
     load = builder.create_masked_load
 
     def counted_load(self: Any, ptrs: Any, mask: Any, other: Any, *rest: Any) -> Any:
         if _current:
-            tally = _current[-1]
-            width = np.dtype(interpreter._get_np_dtype(ptrs.get_element_ty())).itemsize
-            keep = np.broadcast_to(np.asarray(mask.data, dtype=bool), ptrs.data.shape)
-            addresses = ptrs.data[keep].tolist()
-            tally.loaded += len(addresses)
-            tally.bytes_loaded += len(addresses) * width
-            for address in addresses:
-                if address not in tally.written and address not in tally.read_first:
-                    tally.read_first.add(address)
-                    tally.read_bytes += width
+            _current[-1].load(*masked_addresses(ptrs, mask))
         return load(self, ptrs, mask, other, *rest)
 
     builder.create_masked_load = counted_load
@@ -130,16 +143,7 @@ def _instrument() -> None:
 
     def counted_store(self: Any, ptrs: Any, value: Any, mask: Any, *rest: Any) -> Any:
         if _current:
-            tally = _current[-1]
-            width = np.dtype(interpreter._get_np_dtype(ptrs.get_element_ty())).itemsize
-            keep = np.broadcast_to(np.asarray(mask.data, dtype=bool), ptrs.data.shape)
-            addresses = ptrs.data[keep].tolist()
-            tally.stored += len(addresses)
-            tally.bytes_stored += len(addresses) * width
-            for address in addresses:
-                if address not in tally.written:
-                    tally.written.add(address)
-                    tally.write_bytes += width
+            _current[-1].store(*masked_addresses(ptrs, mask))
         return store(self, ptrs, value, mask, *rest)
 
     builder.create_masked_store = counted_store

@@ -22,6 +22,7 @@ from aiscan.algebra import SYMPY, as_expression
 from aiscan.frontends.triton import calls, dtypes, emission, operations
 from aiscan.frontends.triton.layout import with_stride_dimensions
 from aiscan.frontends.triton.masks import lane_loops
+from aiscan.frontends.triton.spans import span_of
 from aiscan.frontends.triton.tiles import (
     Pointer,
     Tile,
@@ -102,14 +103,7 @@ class KernelLowering:
     # ---- positions and text --------------------------------------------------------
 
     def span(self, node: cst.CSTNode) -> Span:
-        where = self.positions[node]
-        return Span(
-            self.path,
-            where.start.line,
-            where.start.column + 1,
-            where.end.line,
-            where.end.column + 1,
-        )
+        return span_of(self.path, self.positions[node])
 
     def text(self, node: cst.CSTNode) -> str:
         return " ".join(self.module.code_for_node(node).split())

@@ -19,6 +19,7 @@ from libcst.metadata import CodeRange
 
 from aiscan.algebra import SYMPY, as_expression
 from aiscan.frontends.triton import dtypes
+from aiscan.frontends.triton.spans import span_of
 from aiscan.frontends.triton.tiles import cdiv
 from aiscan.ir.nodes import ElementType, Unknown, UnknownKind
 from aiscan.ir.symbols import size_symbol
@@ -394,11 +395,4 @@ def _grid(
 
 
 def _span(node: cst.CSTNode, wrapper: _Wrapper) -> Span:
-    where = wrapper.positions[node]
-    return Span(
-        wrapper.path,
-        where.start.line,
-        where.start.column + 1,
-        where.end.line,
-        where.end.column + 1,
-    )
+    return span_of(wrapper.path, wrapper.positions[node])
