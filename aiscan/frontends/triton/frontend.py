@@ -81,11 +81,6 @@ def _root(node: cst.BaseExpression) -> str | None:
     return node.value if isinstance(node, cst.Name) else None
 
 
-def _is_constexpr(param: cst.Param) -> bool:
-    annotation = param.annotation.annotation if param.annotation is not None else None
-    return isinstance(annotation, cst.Attribute) and annotation.attr.value == "constexpr"
-
-
 def _unlaunched(kernel: cst.FunctionDef, path: str, line: int) -> KernelBinding:
     """No launch in the file: every size, stride and block constant a symbol of its own
     name, the grid a symbol per axis, pointers float32 (said on the kernel's line)."""

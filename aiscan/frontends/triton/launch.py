@@ -88,9 +88,6 @@ class _Wrapper:
     strides: set[str] = field(default_factory=set)
     lines: set[int] = field(default_factory=set)
 
-    def line(self, node: cst.CSTNode) -> int:
-        return self.positions[node].start.line
-
     def read_lines(self, node: cst.CSTNode) -> None:
         where = self.positions[node]
         self.lines.update(range(where.start.line, where.end.line + 1))

@@ -30,7 +30,6 @@ __all__ = [
     "axis_symbol",
     "broadcast_shapes",
     "cdiv",
-    "conjunction",
     "reduced",
     "reshaped",
     "without_axis",
@@ -152,7 +151,3 @@ def reduced(tile: Tile, position: int) -> Tile:
 def cdiv(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Expr:
     """`triton.cdiv`: the tile count `aiscan.ir.tiles` recognises over masked lanes."""
     return sympy.ceiling(sympy.sympify(numerator) / denominator)
-
-
-def conjunction(first: sympy.Basic, second: sympy.Basic) -> sympy.Basic:
-    return sympy.And(first, second)
