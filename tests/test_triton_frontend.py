@@ -225,3 +225,23 @@ def test_reduction_combines_and_broadcast_axes() -> None:
     compulsory = region.traffic["compulsory"]
     assert compulsory.read_bytes == 4 * block**2  # every program reads the same tile
     assert sympy.expand(compulsory.write_bytes - 4 * grid0) == 0
+
+
+def test_useful_flops_behind_a_data_mask_are_a_named_fraction() -> None:
+    """A mask computed from data (`offs % 2 == 0` is not affine) keeps an unknown share of
+    the lanes: the useful FLOPs carry a named fraction, said on the arithmetic's line,
+    instead of counting every lane as useful."""
+    body = (
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    x = tl.load(x_ptr + offs, mask=offs % 2 == 0)\n"
+        "    tl.store(y_ptr + offs, x * x)\n"
+    )
+    module = lower_source(KERNEL_HEAD + body, "k.py", PipelineOptions())
+    (region,) = analyze_module(module).functions[0].regions
+    block = sympy.Symbol("BLOCK", integer=True, positive=True)
+    assert region.flops.total == block
+    assert region.useful_flops is not None
+    assert str(region.useful_flops.total) == "BLOCK*p_L9"
+    fractions = [u for u in region.unknowns if u.kind is UnknownKind.BRANCH_FRACTION]
+    assert [(u.span.line, u.symbol) for u in fractions] == [(8, "p_L8"), (9, "p_L9")]
+    assert "lanes of `x * x` whose inputs are masked in" in fractions[1].message

@@ -154,6 +154,9 @@ def _analyze_region(
     unknowns = [*_structural_unknowns(region.body, _counted_branches(statements))]
     unknowns += [u for p in statements for u in p.statement.unknowns]
     unknowns += counts.footprint_unknowns
+    useful = placed_statements(region.useful) if region.useful else []
+    if useful:  # the fractions the useful FLOPs could not count exactly
+        unknowns += _structural_unknowns(region.useful, _counted_branches(useful))
     elements = Counter(
         a.element.precision for p in statements for a in p.statement.accesses if a.element.is_float
     )
@@ -167,9 +170,7 @@ def _analyze_region(
         tuple(_unique(unknowns)),
         tuple(sorted({c for p in statements for c in p.statement.special_calls})),
         _contraction_flops(region, statements, options),
-        count_flops(placed_statements(region.useful), options.special_weight)
-        if region.useful
-        else None,
+        count_flops(useful, options.special_weight) if region.useful else None,
     )
 
 

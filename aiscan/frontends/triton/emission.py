@@ -32,15 +32,24 @@ def element_loops(node: Node, shape: tuple[sympy.Expr, ...], span: Span) -> Node
     return node
 
 
-def masked(statement: Statement, condition: sympy.Basic | None, span: Span, text: str) -> Node:
-    """A masked access: under its mask as a guard, or a named fraction for a mask read
-    from data."""
+def masked(
+    statement: Statement,
+    condition: sympy.Basic | None,
+    span: Span,
+    text: str,
+    *,
+    useful: bool = False,
+) -> Node:
+    """A masked access (or, `useful`, arithmetic on masked-in lanes): under its mask as a
+    guard, with a named fraction for when the integer sets cannot count it (a mask read
+    from data)."""
     if condition is sympy.true:
         return statement
     fraction = fraction_symbol(f"p_L{span.line}")
+    what = f"lanes of `{text}` whose inputs are masked in" if useful else f"mask of `{text}`"
     unknown = Unknown(
         UnknownKind.BRANCH_FRACTION,
-        f"mask of `{text}`: the fraction of lanes it keeps is named {fraction}",
+        f"{what}: the fraction of lanes it keeps is named {fraction}",
         span,
         str(fraction),
     )

@@ -554,7 +554,8 @@ class KernelLowering:
             statement = Statement(span, text, FlopTally(), accesses=(access,), unknowns=unknowns)
             masked = emission.masked(statement, None, span, text)
             self.frames[-1].executed.append(emission.element_loops(masked, shape, span))
-            return sympy.true
+            # Lanes computed from these: useful where the data says, which no count knows.
+            return sympy.Symbol(f"mask_L{span.line}")
         loops, substitution, rest = lane_loops(shape, condition)
         if substitution and access.index is not None:
             moved = tuple(
@@ -598,7 +599,7 @@ class KernelLowering:
         )
         lanes, substitution, rest = lane_loops(shape, valid)
         lanes = emission.combines(lanes, reduce)
-        guarded = emission.masked(statement, rest, span, statement.text)
+        guarded = emission.masked(statement, rest, span, statement.text, useful=True)
         for name, trip, start in reversed(loops):
             bounds = sympy.sympify(trip).subs(substitution), sympy.sympify(start).subs(substitution)
             guarded = Loop(
