@@ -194,7 +194,11 @@ def _cases() -> dict[str, list[tuple[dict[str, int], Callable[[Any], Any]]]]:
             torch.rand(rows, cols), torch.rand(cols), torch.rand(cols)
         )
 
+    def transpose(m_: int, n: int) -> tuple[dict[str, int], Callable[[Any], Any]]:
+        return {"M": m_, "N": n}, lambda m: m.transpose(torch.rand(m_, n))
+
     return {
+        "transpose": [transpose(*s) for s in ((32, 32), (100, 70), (33, 65))],
         "vector_add": [vector(n) for n in (1024, 1000, 3000, 5000)],
         "activation": [activation(n) for n in (512, 700, 2000)],
         "softmax": [softmax(r, c) for r, c in ((3, 100), (4, 128), (2, 300))],

@@ -74,8 +74,8 @@ class RegionAnalysis:
     """The part of `flops.total` done by library contractions (NumPy eager calls marked
     `contraction`, GPU statements such as `tl.dot`); the rest runs on the vector units."""
     useful_flops: FlopCounts | None = None
-    """GPU launches: the FLOPs of masked-in lanes (`Region.useful`); `flops` counts
-    every lane the hardware executes."""
+    """GPU launches (`Region.gpu_launch`): the FLOPs of masked-in lanes
+    (`Region.useful`); `flops` counts every lane the hardware executes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +170,7 @@ def _analyze_region(
         tuple(_unique(unknowns)),
         tuple(sorted({c for p in statements for c in p.statement.special_calls})),
         _contraction_flops(region, statements, options),
-        count_flops(useful, options.special_weight) if region.useful else None,
+        count_flops(useful, options.special_weight) if region.gpu_launch else None,
     )
 
 

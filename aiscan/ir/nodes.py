@@ -277,10 +277,12 @@ class Region:
     """NumPy eager calls only: the share of executions that make this call (`y = a if c
     else b`: the named fraction of `c` for `a`'s calls, its complement for `b`'s); the
     call's bytes and FLOPs count weighted by it, as a branch's are."""
+    gpu_launch: bool = False
+    """One launch of a GPU kernel (Triton): its grid is the outer loops, and `body`
+    counts every lane, as the hardware executes masked-off lanes too."""
     useful: tuple[Node, ...] = ()
     """GPU launches only: the arithmetic of `body`, each statement under the condition
-    that its lanes' inputs are masked in. `body` counts every lane, as the hardware
-    executes masked-off lanes too; the FLOPs counted over this are the useful ones."""
+    that its lanes' inputs are masked in; the FLOPs counted over it are the useful ones."""
 
 
 @dataclass(frozen=True, slots=True)

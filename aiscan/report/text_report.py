@@ -152,7 +152,7 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
                 "every lane executed, which placement uses)",
             )
         )
-    if region.contraction_flops != 0 and region.region.useful:
+    if region.contraction_flops != 0 and region.region.gpu_launch:
         contraction = region.contraction_flops
         lines.append(
             _row("tensor core", f"{contraction}{count_text(contraction, sizes)}   (tl.dot)")
@@ -166,7 +166,7 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
         )
     for name, expr in region.region.conventions:
         lines.append(_row("also quoted", f"{expr} ({name} convention)"))
-    if region.region.useful:
+    if region.region.gpu_launch:
         streaming = region.traffic["streaming"].total(False)
         lines.append(
             _row(

@@ -138,7 +138,7 @@ def _contraction_flops(result: RegionAnalysis | FunctionAnalysis) -> sympy.Expr:
 
 def _is_launch(result: RegionAnalysis | FunctionAnalysis) -> bool:
     """A GPU kernel launch (its regions count useful FLOPs apart)."""
-    return any(r.region.useful for r in _regions(result))
+    return any(r.region.gpu_launch for r in _regions(result))
 
 
 def _has_calls(result: RegionAnalysis | FunctionAnalysis) -> bool:

@@ -129,7 +129,7 @@ class KernelLowering:
         executed = emission.inside(tuple(frame.executed), grid, span)
         useful = emission.inside(tuple(frame.useful), grid, span)
         executed = with_stride_dimensions(executed, self.binding.strides)
-        region = Region("nest", executed, span, tf32=self.tf32, useful=useful)
+        region = Region("nest", executed, span, tf32=self.tf32, gpu_launch=True, useful=useful)
         return Function(self.binding.label, span, (region,), self.binding.notes)
 
     def _grid(self) -> list[tuple[str, sympy.Expr]]:
