@@ -36,13 +36,19 @@ def lower_source(text: str, path: str, options: PipelineOptions) -> Module:
     if language == "python":
         from aiscan.frontends.python import lower_python_source
 
-        return lower_python_source(
+        module = lower_python_source(
             text,
             path,
             options.python_dtype,
             x64=options.jax_enable_x64,
             tf32=options.fp32_matmul_tf32,
         )
+        from aiscan.frontends import triton
+
+        if triton.has_triton_kernels(text):
+            # `@triton.jit` kernels are Triton's; the rest of the file stays Python.
+            return triton.merged(module, triton.lower_triton_kernels(text, path))
+        return module
     raise InputError(
         Diagnostic(
             Span(path, 1, 1), Severity.ERROR, "unknown language (expected a .c, .h or .py file)"

@@ -72,7 +72,10 @@ class RegionAnalysis:
     special_calls: tuple[str, ...]
     contraction_flops: sympy.Expr = ZERO
     """The part of `flops.total` done by library contractions (NumPy eager calls marked
-    `contraction`); the rest runs on the vector units."""
+    `contraction`, GPU statements such as `tl.dot`); the rest runs on the vector units."""
+    useful_flops: FlopCounts | None = None
+    """GPU launches (`Region.gpu_launch`): the FLOPs of masked-in lanes
+    (`Region.useful`); `flops` counts every lane the hardware executes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +154,9 @@ def _analyze_region(
     unknowns = [*_structural_unknowns(region.body, _counted_branches(statements))]
     unknowns += [u for p in statements for u in p.statement.unknowns]
     unknowns += counts.footprint_unknowns
+    useful = placed_statements(region.useful) if region.useful else []
+    if useful:  # the fractions the useful FLOPs could not count exactly
+        unknowns += _structural_unknowns(region.useful, _counted_branches(useful))
     elements = Counter(
         a.element.precision for p in statements for a in p.statement.accesses if a.element.is_float
     )
@@ -163,13 +169,20 @@ def _analyze_region(
         elements.most_common(1)[0][0] if elements else "",
         tuple(_unique(unknowns)),
         tuple(sorted({c for p in statements for c in p.statement.special_calls})),
-        _contraction_flops(region, options),
+        _contraction_flops(region, statements, options),
+        count_flops(useful, options.special_weight) if region.gpu_launch else None,
     )
 
 
-def _contraction_flops(region: Region, options: AnalysisOptions) -> sympy.Expr:
-    """FLOPs of the region's contraction calls: each call counted as NumPy runs it."""
+def _contraction_flops(
+    region: Region, statements: list[Placed], options: AnalysisOptions
+) -> sympy.Expr:
+    """FLOPs of the region's contraction calls (each counted as NumPy runs it) and of
+    its contraction statements (`tl.dot`)."""
     total = ZERO
+    contractions = [p for p in statements if p.statement.contraction]
+    if contractions:
+        total += count_flops(contractions, options.special_weight).total
     for call in region.eager_calls:
         if call.contraction:
             flops = count_flops(placed_statements(call.body), options.special_weight).total

@@ -139,6 +139,9 @@ class Statement:
     accesses: tuple[Access, ...] = ()
     special_calls: tuple[str, ...] = ()
     unknowns: tuple[Unknown, ...] = ()
+    contraction: bool = False
+    """GPU kernels: these FLOPs are a matrix contraction the hardware runs on its
+    tensor cores (`tl.dot`), placed on the tensor-core roof of the operands' dtype."""
 
     _hash: int | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -147,7 +150,14 @@ class Statement:
         if self._hash is not None:
             return self._hash
         return _remember_hash(
-            self, self.span, self.text, self.flops, self.accesses, self.special_calls, self.unknowns
+            self,
+            self.span,
+            self.text,
+            self.flops,
+            self.accesses,
+            self.special_calls,
+            self.unknowns,
+            self.contraction,
         )
 
 
@@ -267,6 +277,12 @@ class Region:
     """NumPy eager calls only: the share of executions that make this call (`y = a if c
     else b`: the named fraction of `c` for `a`'s calls, its complement for `b`'s); the
     call's bytes and FLOPs count weighted by it, as a branch's are."""
+    gpu_launch: bool = False
+    """One launch of a GPU kernel (Triton): its grid is the outer loops, and `body`
+    counts every lane, as the hardware executes masked-off lanes too."""
+    useful: tuple[Node, ...] = ()
+    """GPU launches only: the arithmetic of `body`, each statement under the condition
+    that its lanes' inputs are masked in; the FLOPs counted over it are the useful ones."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,11 +53,17 @@ def hover_markdown(
         for kind in ("add", "sub", "mul", "div", "special")
         if (value := getattr(flops, kind)) != 0
     )
+    kind = "GPU launch" if region.useful_flops is not None else "loop nest"
     lines = [
-        f"**aiscan: loop nest, lines {span.lines()}** ({region.precision or 'no float data'})",
+        f"**aiscan: {kind}, lines {span.lines()}** ({region.precision or 'no float data'})",
         "",
         f"- FLOPs: `{expression_text(flops.total)}`" + (f" ({kinds})" if kinds else ""),
     ]
+    if region.useful_flops is not None:
+        useful = expression_text(region.useful_flops.total)
+        streaming = expression_text(region.traffic["streaming"].total(False))
+        lines.append(f"- useful FLOPs (masked-in lanes): `{useful}`; placement uses all lanes")
+        lines.append(f"- bytes, L2 → SM (every program's loads and stores): `{streaming}`")
     for model, traffic in region.traffic.items():
         lines.append(f"- bytes, {model}: `{expression_text(traffic.total(write_allocate))}`")
     for model, intensity in region.intensity.items():

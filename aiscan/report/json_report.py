@@ -215,8 +215,27 @@ def _region(
             for t in region.region.temporaries
         ],
         "unknowns": [_unknown(u) for u in region.unknowns],
+        **_gpu_launch(region, sizes),
         **_placements(f"{function_name}:{span.line}", region, placement, sizes),
     }
+
+
+def _gpu_launch(region: RegionAnalysis, sizes: Mapping[str, int]) -> dict[str, Any]:
+    """Schema 1.3: a GPU launch's useful FLOPs, tensor-core FLOPs and L2 → SM bytes."""
+    if region.useful_flops is None:
+        return {}
+    useful = region.useful_flops.total
+    streaming = region.traffic["streaming"].total(False)
+    entry: dict[str, Any] = {
+        "useful_flops": expression_text(useful),
+        "tensor_core_flops": expression_text(region.contraction_flops),
+        "l2_to_sm_bytes": expression_text(streaming),
+        "placement_flops": "executed",
+    }
+    if sizes:
+        entry["useful_flops_value"] = json_count(useful, sizes)
+        entry["l2_to_sm_bytes_value"] = json_count(streaming, sizes)
+    return {"gpu_launch": entry}
 
 
 def _flops(flops: FlopCounts, sizes: Mapping[str, int]) -> dict[str, Any]:

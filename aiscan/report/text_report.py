@@ -144,6 +144,20 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
     ]
     detail = f"   [{', '.join(kinds)}]" if kinds else ""
     lines.append(_row("FLOPs", f"{flops.total}{count_text(flops.total, sizes)}{detail}"))
+    if region.useful_flops is not None:
+        useful = region.useful_flops.total
+        lines.append(
+            _row(
+                "useful",
+                f"{useful}{count_text(useful, sizes)}   (masked-in lanes; the FLOPs above are "
+                "every lane executed, which placement uses)",
+            )
+        )
+    if region.contraction_flops != 0 and region.region.gpu_launch:
+        contraction = region.contraction_flops
+        lines.append(
+            _row("tensor core", f"{contraction}{count_text(contraction, sizes)}   (tl.dot)")
+        )
     if region.special_calls:
         lines.append(
             _row(
@@ -153,6 +167,15 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
         )
     for name, expr in region.region.conventions:
         lines.append(_row("also quoted", f"{expr} ({name} convention)"))
+    if region.region.gpu_launch:
+        streaming = region.traffic["streaming"].total(False)
+        lines.append(
+            _row(
+                "L2 → SM",
+                f"{streaming}{count_text(streaming, sizes)}   (every program's loads and stores: "
+                "the streaming model; main memory: compulsory)",
+            )
+        )
     for index, (model, traffic) in enumerate(region.traffic.items()):
         lines.append(
             _row(

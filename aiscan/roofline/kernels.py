@@ -40,6 +40,10 @@ __all__ = [
     "place_on_devices",
 ]
 
+LAUNCH_NOTE = (
+    "GPU launch: placed with its compulsory (main-memory) bytes and every executed FLOP; "
+    "whether the L2 holds the programs' re-reads is not modelled yet"
+)
 NO_CACHE_NOTE = "no cache level with a capacity and a line size: placed with compulsory traffic"
 
 
@@ -101,6 +105,8 @@ def _traffic_view(result: RegionAnalysis | FunctionAnalysis, model: str) -> tupl
     """The traffic to place. `auto` (the default) follows the code: a compiled function
     (jax.jit, torch.compile, numba.njit) the jit view, other array code the eager view (each
     call its own kernel, temporaries included), loops the compulsory model."""
+    if _is_launch(result) and model in ("auto", "cache"):
+        return "compulsory", LAUNCH_NOTE
     if model != "auto":
         return model, None
     regions = _regions(result)
@@ -129,6 +135,11 @@ def _regions(result: RegionAnalysis | FunctionAnalysis) -> tuple[RegionAnalysis,
 
 def _contraction_flops(result: RegionAnalysis | FunctionAnalysis) -> sympy.Expr:
     return expand(sum((r.contraction_flops for r in _regions(result)), ZERO))
+
+
+def _is_launch(result: RegionAnalysis | FunctionAnalysis) -> bool:
+    """A GPU kernel launch (its regions count useful FLOPs apart)."""
+    return any(r.region.gpu_launch for r in _regions(result))
 
 
 def _has_calls(result: RegionAnalysis | FunctionAnalysis) -> bool:
@@ -174,7 +185,7 @@ def module_kernels(
                     continue
                 label = f"{function.function.name}:{region.region.span.line}"
                 spec = kernel_spec(f"{stem}:{label}" if several else label, region, options)
-                if _uses_cache_model(spec, options):
+                if _uses_cache_model(spec, options, region):
                     traffic = {
                         d.key: cache_traffic_on(region, d, options, analysis.sizes)
                         for d in options.devices
@@ -249,9 +260,15 @@ def _placed(
     return replace(placed, times_by_roof=tuple(times.items()))
 
 
-def _uses_cache_model(spec: KernelSpec, options: PlacementOptions) -> bool:
+def _uses_cache_model(
+    spec: KernelSpec, options: PlacementOptions, result: RegionAnalysis | FunctionAnalysis
+) -> bool:
     """`cache` when asked for, and by default (`auto`) for loop code; array code keeps its
-    framework's view (eager or jit), which is what the H100's counters confirmed."""
+    framework's view (eager or jit), which is what the H100's counters confirmed. GPU
+    launches (Triton) are placed with their compulsory bytes: the layer conditions model
+    one core's cache, not an L2 shared by every program of a grid."""
+    if _is_launch(result):
+        return False
     if options.model == "cache":
         return True
     return options.model == "auto" and spec.traffic_view == "compulsory"
@@ -266,7 +283,7 @@ def _place_one(
 ) -> Placement:
     """One device's placement: hierarchical under the `cache` model where the device
     describes its caches, else on main memory with the kernel's own traffic."""
-    if result is not None and _uses_cache_model(spec, options):
+    if result is not None and _uses_cache_model(spec, options, result):
         traffic = cache_traffic_on(result, device, options, sizes)
         if traffic is not None and not traffic.levels:
             # No loop nest at all (a function of scalars): nothing for caches to model.
