@@ -391,7 +391,7 @@ def _dtype_node(reader: ExpressionReader, node: cst.BaseExpression) -> ElementTy
         return dtypes.dtype_named(string_literal(node))
     canonical = reader.names.canonical(node)
     if canonical is not None:
-        return dtypes.dtype_named(canonical.rpartition(".")[2])
+        return dtypes.dtype_qualified(canonical)
     if isinstance(node, cst.Name):
         return dtypes.dtype_named(node.value)
     return None

@@ -213,6 +213,9 @@ class ExpressionReader:
         """Parameters whose shapes come from the code (a call may say they are arrays)."""
         self.call_names: dict[str, tuple[int, int]] = {}
         """Names given to summarized calls (`conv2d_L45`), by where the call is."""
+        self.framework: str | None = None
+        """The array library the function runs in (`torch`: `x.transpose(0, 1)` swaps
+        two axes, `x.size(0)` is an extent), as `frameworks.py` decides it."""
         self.masks: dict[str, Shape] = {}
         """Boolean masks (by their text) of the masked store being read (`r[r > 0] = 1.0 /
         r[r > 0]`): a selection by one of them is the element at hand."""

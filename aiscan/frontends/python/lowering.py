@@ -126,6 +126,9 @@ class FunctionLowering:
         hints: _Hints | None = None,
         class_sizes: frozenset[str] = frozenset(),
         dtypes_given: Mapping[str, tuple[ElementType, bool]] | None = None,
+        *,
+        dtype_source: str = "--python-dtype",
+        framework: str | None = None,
     ) -> None:
         self.names = names
         self.class_sizes = class_sizes
@@ -133,9 +136,14 @@ class FunctionLowering:
         self.scope = scope
         self.initial_scope = scope.copy()
         self.default_element = default_element
+        self.dtype_source = dtype_source
+        """Why un-annotated arrays have `default_element` (the setting, or the framework)."""
+        self.framework = framework
+        """The array library the function runs in (`frameworks.py`), for its methods."""
         self.hints = hints or _Hints()
         self.candidates: set[str] = set()
         self.reader = ExpressionReader(names, scope)
+        self.reader.framework = framework
         self.namer = Namer()
         self.loop_depth = 0
         self.at_top = False
@@ -208,6 +216,8 @@ class FunctionLowering:
                 self.hints,
                 self.class_sizes,
                 self.dtypes_given,
+                dtype_source=self.dtype_source,
+                framework=self.framework,
             )
             function = again.function(node, qualified)
             self.scope = again.scope
@@ -249,7 +259,9 @@ class FunctionLowering:
             span = self.names.span(parameters[name])
             element = binding.element or self.default_element
             dtype_note = (
-                "" if binding.element is not None else f"; dtype assumed {width} (--python-dtype)"
+                ""
+                if binding.element is not None
+                else f"; dtype assumed {width} ({self.dtype_source})"
             )
             weak = binding.element is None
             if name in self.dtypes_given and binding.element is None:
