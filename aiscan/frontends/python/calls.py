@@ -44,6 +44,11 @@ _EINSUM = re.compile(r"^([a-zA-Z,]*)(->([a-zA-Z]*))?$")
 
 def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
     func = node.func
+    if reader.framework == "torch" and isinstance(func, cst.Attribute):
+        from aiscan.frontends.python.framework_calls import TENSOR_METHODS, read_tensor_method
+
+        if func.attr.value in TENSOR_METHODS and reader.names.canonical(func) is None:
+            return read_tensor_method(reader, node)  # `k.transpose(-2, -1)`, `q.size(-1)`
     if (
         isinstance(func, cst.Attribute)
         and func.attr.value in _METHODS
@@ -78,6 +83,14 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
 
     if canonical in LIBRARY:  # std, var, cov, outer, norm, eye, linalg.solve, ...
         return read_library_call(reader, node, canonical)
+    from aiscan.frontends.python.framework_calls import FRAMEWORK_CALLS
+
+    if canonical in FRAMEWORK_CALLS:  # F.softmax, F.layer_norm, jax.nn.gelu, ...
+        before = len(reader.unknowns)
+        value = FRAMEWORK_CALLS[canonical](reader, node)
+        if value is None and len(reader.unknowns) == before:
+            reader.unsupported(node, f"`{reader.names.text(node)}`: missing or unread arguments")
+        return value
     module, _, function = canonical.rpartition(".")
     if module == "numpy.random":
         from aiscan.frontends.python.random_calls import read_random_call
@@ -258,7 +271,8 @@ def _reduction(
     operand: ArrayValue,
     rest: list[cst.BaseExpression],
 ) -> ArrayValue | None:
-    axis_node = _keyword(node, "axis") or (rest[0] if rest else None)
+    # `dim=`/`keepdim=`: PyTorch's spelling of NumPy's `axis=`/`keepdims=`.
+    axis_node = _keyword(node, "axis") or _keyword(node, "dim") or (rest[0] if rest else None)
     axes: tuple[int, ...] | None = None
     if axis_node is not None and not (
         isinstance(axis_node, cst.Name) and axis_node.value == "None"
@@ -272,7 +286,7 @@ def _reduction(
                 "or a tuple of them",
             )
             return None
-    keepdims_node = _keyword(node, "keepdims")
+    keepdims_node = _keyword(node, "keepdims") or _keyword(node, "keepdim")
     keepdims = isinstance(keepdims_node, cst.Name) and keepdims_node.value == "True"
     return reader.reduce(kind, operand, axes, keepdims, node)
 

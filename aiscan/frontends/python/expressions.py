@@ -845,6 +845,10 @@ class ExpressionReader:
         ra, rb = len(a.shape), len(b.shape)
         if ra == 0 or rb == 0:
             return self.elementwise("mul", "multiply", (a, b), node, text)
+        if self.framework in ("torch", "jax") and ra != rb and min(ra, rb) >= 2:
+            # Model code multiplies stacks with the same batch axes (`q @ k.mT`): an
+            # inferred operand of fewer axes has as many as the other (an assumption).
+            self.unify(a.shape, b.shape)
         batch = "abcdefgh"[: max(ra, rb) - 2] if max(ra, rb) > 2 else ""
         left = (batch[len(batch) - (ra - 2) :] if ra > 2 else "") + ("ik" if ra >= 2 else "k")
         right = (batch[len(batch) - (rb - 2) :] if rb > 2 else "") + ("kj" if rb >= 2 else "k")
@@ -867,6 +871,7 @@ class ExpressionReader:
             self.unsupported(node, f"`{self.names.text(node)}` on a boolean selection")
             return None
         extents: dict[str, sympy.Expr] = {}
+        differ: list[str] = []
         for operand, letters in zip(operands, labels, strict=True):
             if len(letters) != len(operand.shape):
                 self.note(
@@ -879,14 +884,12 @@ class ExpressionReader:
             for letter, extent in zip(letters, operand.shape, strict=True):
                 known = extents.setdefault(letter, extent)
                 if not same_extent(known, extent):
+                    # Every pair is matched at once: a lowering learns them in one round.
                     self.unify((known,), (extent,))
-                    self.note(
-                        UnknownKind.UNKNOWN_SHAPE,
-                        node,
-                        f"`{self.names.text(node)}`: extents {known} and {extent} "
-                        f"of index `{letter}` differ",
-                    )
-                    return None
+                    differ.append(f"extents {known} and {extent} of index `{letter}` differ")
+        if differ:
+            self.note(UnknownKind.UNKNOWN_SHAPE, node, f"`{self.names.text(node)}`: {differ[0]}")
+            return None
         element, weak = operands[0].element, operands[0].weak
         for operand in operands[1:]:
             element = dtypes.promote(element, weak, operand.element, operand.weak)

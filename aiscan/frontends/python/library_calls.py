@@ -69,6 +69,10 @@ class Construction:
     library: bool = True
     """`nodes` are one library routine (LAPACK), run as one contraction call; False for a
     summarized helper's work (`summaries.py`), which runs as its own code does."""
+    arguments: tuple[str, ...] = ()
+    """Work arrays that hold a framework kernel's arguments (`F.gelu(x @ w + b)`): each is
+    the argument's own value, its last call writing it (no copy), as Python evaluates
+    arguments before the call (`framework_calls.py`)."""
     regions: tuple[Region, ...] = ()
     """A summarized helper's regions, after `nodes`: nests of their own where the call is
     a statement of the function's top level (the compulsory model starts cold at each, as
@@ -675,10 +679,10 @@ def _join(kind: str) -> Callable[[ExpressionReader, cst.Call], Value | None]:
 
     def read(reader: ExpressionReader, node: cst.Call) -> Value | None:
         takes_axis = kind in ("concatenate", "stack")
-        known = ("axis",) if takes_axis else ()
-        if _unmodeled_keywords(reader, node, known, len(known) + 1):
+        known = ("axis", "dim") if takes_axis else ()  # `torch.cat(seq, dim=1)`
+        if _unmodeled_keywords(reader, node, known, 2 if takes_axis else 1):
             return None
-        axis_node = _argument(node, 1, "axis") if takes_axis else None
+        axis_node = (_keyword(node, "dim") or _argument(node, 1, "axis")) if takes_axis else None
         axis = 0 if axis_node is None else _literal_int(reader, axis_node, "axis")
         values = _sequence(reader, node)
         if values is None or axis is None:

@@ -597,7 +597,9 @@ class FunctionLowering:
         for view, content in built.stores:
             # A computed value stored whole (`y = y * step + start`): NumPy's last call
             # writes it there, with no copy.
-            whole = view == leaf and isinstance(content, (Apply, Reduce, Contract))
+            whole = (view == leaf or view.array in built.arguments) and isinstance(
+                content, (Apply, Reduce, Contract)
+            )
             part = self._array_statement(Target(view), content, text, span, rebinds=whole)
             lowered.nodes += part.nodes
             lowered.eager = _merge(lowered.eager, part.eager)
@@ -1308,6 +1310,11 @@ class FunctionLowering:
         return [*prelude, Branch(span, condition, fraction, then_body, else_body, (unknown,))]
 
 
+_MAX_ROUNDS = 6
+"""Lowerings a function may take to learn its inferred shapes: model code learns a rank,
+then the extents, per tensor it meets (`q @ k.mT`, then `p @ v`)."""
+
+
 @dataclass(slots=True)
 class _Hints:
     """What earlier lowerings of a function learned about its inferred parameter shapes."""
@@ -1327,7 +1334,7 @@ class _Hints:
             if symbol not in resolved.free_symbols:  # `A_d0 -> B_d0 -> A_d0` is no news
                 self.equations[symbol] = resolved
                 learned = True
-        if not (learned or new_ranks) or self.rounds >= 4:
+        if not (learned or new_ranks) or self.rounds >= _MAX_ROUNDS:
             return False
         self.rounds += 1
         self.ranks.update(new_ranks)
