@@ -73,12 +73,7 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
             return reader.inline(node, helper)
     if canonical is None:
         name = reader.names.text(node.func)
-        reader.note(
-            UnknownKind.UNKNOWN_CALL,
-            node,
-            f"call to unknown function `{name}`: its work and traffic are not counted",
-        )
-        return None
+        return _unmodeled(reader, node, f"call to unknown function `{name}`")
     from aiscan.frontends.python.library_calls import LIBRARY, read_library_call
 
     if canonical in LIBRARY:  # std, var, cov, outer, norm, eye, linalg.solve, ...
@@ -100,11 +95,19 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return _numpy(reader, node, function, canonical)
     if module == "builtins":
         return _builtin(reader, node, function)
+    return _unmodeled(reader, node, f"call to `{canonical}` is not modeled")
+
+
+def _unmodeled(reader: ExpressionReader, node: cst.Call, what: str) -> Value | None:
+    """A located unknown for the call alone: its computed arguments are still counted."""
+    from aiscan.frontends.python.library_calls import count_arguments
+
     reader.note(
         UnknownKind.UNKNOWN_CALL,
         node,
-        f"call to `{canonical}` is not modeled: its work and traffic are not counted",
+        f"{what}: its work and traffic are not counted (its arguments are)",
     )
+    count_arguments(reader, node)
     return None
 
 
@@ -199,12 +202,7 @@ def _numpy(reader: ExpressionReader, node: cst.Call, function: str, canonical: s
         if not values:
             return None
         return _cast(values[0], dtypes_by_name()[function], scalar=True)
-    reader.note(
-        UnknownKind.UNKNOWN_CALL,
-        node,
-        f"call to `{canonical}` is not modeled: its work and traffic are not counted",
-    )
-    return None
+    return _unmodeled(reader, node, f"call to `{canonical}` is not modeled")
 
 
 def dtypes_by_name() -> dict[str, ElementType]:

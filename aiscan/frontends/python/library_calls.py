@@ -27,6 +27,7 @@ from aiscan.frontends.python.symbols import loop_symbol
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
+    Contract,
     Integer,
     Leaf,
     Reduce,
@@ -52,7 +53,14 @@ if TYPE_CHECKING:
     from aiscan.frontends.python.nests import Namer
     from aiscan.span import Span
 
-__all__ = ["LIBRARY", "METHODS", "Construction", "read_library_call", "read_library_method"]
+__all__ = [
+    "LIBRARY",
+    "METHODS",
+    "Construction",
+    "count_arguments",
+    "read_library_call",
+    "read_library_method",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +88,27 @@ class Construction:
 
 
 Builder = Callable[["Leaf", "Namer", "Span"], Construction]
+
+
+def count_arguments(reader: ExpressionReader, node: cst.Call) -> None:
+    """An unmodeled call's computed arguments are still computed, as Python evaluates them
+    before the call (`mystery(x @ w + b)`): each becomes a temporary whose work and traffic
+    are counted. Only the call itself, and what uses its result, are unknown."""
+    for argument in node.args:
+        expression = argument.value
+        if argument.star or not isinstance(
+            expression, cst.BinaryOperation | cst.UnaryOperation | cst.Call | cst.Subscript
+        ):
+            continue
+        value = reader.value(expression)
+        if not isinstance(value, Apply | Reduce | Contract) or not value.shape:
+            continue
+
+        def build(leaf: Leaf, namer: Namer, span: Span, value: ArrayValue = value) -> Construction:
+            return Construction(((leaf, value),), arguments=(leaf.array,))
+
+        text = reader.names.text(expression)
+        reader.materialize(Allocation(value.shape, value.element, False, text, build), expression)
 
 
 def read_library_call(reader: ExpressionReader, node: cst.Call, canonical: str) -> Value | None:
