@@ -848,6 +848,7 @@ class ExpressionReader:
         if self.framework in ("torch", "jax") and ra != rb and min(ra, rb) >= 2:
             # Model code multiplies stacks with the same batch axes (`q @ k.mT`): an
             # inferred operand of fewer axes has as many as the other (an assumption).
+            # NumPy code broadcasts a matrix against a stack (`A3 @ C4`): not there.
             self.unify(a.shape, b.shape)
         batch = "abcdefgh"[: max(ra, rb) - 2] if max(ra, rb) > 2 else ""
         left = (batch[len(batch) - (ra - 2) :] if ra > 2 else "") + ("ik" if ra >= 2 else "k")

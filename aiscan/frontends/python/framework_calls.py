@@ -494,6 +494,8 @@ def _sdpa(reader: ExpressionReader, node: cst.Call) -> Value | None:
     dropout = number_literal(_argument(node, 4, "dropout_p") or cst.Integer("0"))
     if not _is_none(mask_node) or causal is None or dropout != 0:
         return reader.unsupported(node, f"`{text}`: attn_mask, dropout or a non-literal is_causal")
+    for operand in (k, v):
+        reader.unify(operand.shape, q.shape)  # an inferred k or v has q's rank
     if not (len(q.shape) == len(k.shape) == len(v.shape) >= 2):
         return reader.unsupported(node, f"`{text}`: q, k and v of different ranks")
     batch = q.shape[:-2]
@@ -502,15 +504,18 @@ def _sdpa(reader: ExpressionReader, node: cst.Call) -> Value | None:
         k.shape[-2:],
         v.shape[-2:],
     )
-    for a, b in (
+    pairs = (
         (key_width, width),
         (values_, keys),
         *zip(k.shape[:-2], batch, strict=True),
         *zip(v.shape[:-2], batch, strict=True),
-    ):
-        if not same_extent(a, b):
-            reader.unify((a,), (b,))
-            return reader.unsupported(node, f"`{text}`: extents {a} and {b} differ")
+    )
+    differ = [(a, b) for a, b in pairs if not same_extent(a, b)]
+    for a, b in differ:
+        reader.unify((a,), (b,))  # all at once: one more lowering learns them
+    if differ:
+        a, b = differ[0]
+        return reader.unsupported(node, f"`{text}`: extents {a} and {b} differ")
     if causal and not same_extent(length, keys):
         return reader.unsupported(node, f"`{text}`: is_causal with {length} queries, {keys} keys")
     element = q.element

@@ -413,6 +413,7 @@ _TENSOR_OPERANDS = {
     "layer_norm": (("input", 1), ("normalized_shape", 0), ("weight", 1), ("bias", 1)),
     "rms_norm": (("input", 1), ("normalized_shape", 0), ("weight", 1)),
     "linear": (("input", 1), ("weight", 2), ("bias", 1)),
+    "scaled_dot_product_attention": (("query", 2), ("key", 2), ("value", 2)),
 }
 """Per framework function, each argument's keyword and the rank it has at least."""
 

@@ -75,6 +75,26 @@ _TORCH_ALIASES = {
     "pow": "power",
     "clamp": "clip",
 }
+_LAX_SAME = "exp exp2 expm1 log log1p sqrt rsqrt tanh sin cos abs erf"
+_LAX_AS_NUMPY = {
+    f"jax.lax.{lax}": f"numpy.{numpy}"
+    for lax, numpy in (
+        *((n, n) for n in _LAX_SAME.split(" ")),
+        ("add", "add"),
+        ("sub", "subtract"),
+        ("mul", "multiply"),
+        ("div", "divide"),
+        ("neg", "negative"),
+        ("max", "maximum"),
+        ("min", "minimum"),
+        ("pow", "power"),
+        ("logistic", "sigmoid"),
+        ("select", "where"),
+        ("batch_matmul", "matmul"),
+        ("dot", "dot"),
+    )
+}
+"""`jax.lax`'s common elementwise ops and products, by the NumPy name of the same thing."""
 _NEWLINE = re.compile(r"\r\n?|\n")
 _BINDING_WORDS = re.compile(rb"\b(import|def|class|lambda|global|nonlocal)\b")
 _MAX_ORDERINGS = 4
@@ -162,7 +182,9 @@ def _canonical_of(qualified_names: frozenset[str]) -> str | None:
         for prefix, replacement in _MIRRORS:
             if qualified.startswith(prefix) or qualified == prefix.rstrip("."):
                 name = replacement + qualified[len(prefix) :]
-                return _torch_as_numpy(name) if replacement == "torch." else name
+                if replacement == "torch.":
+                    return _torch_as_numpy(name)
+                return _LAX_AS_NUMPY.get(name, name)
     return None
 
 
