@@ -47,7 +47,9 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
     if reader.framework == "torch" and isinstance(func, cst.Attribute):
         from aiscan.frontends.python.framework_calls import TENSOR_METHODS, read_tensor_method
 
-        if func.attr.value in TENSOR_METHODS and reader.names.canonical(func) is None:
+        owner = func.value
+        computed = not isinstance(owner, cst.Name | cst.Attribute)  # `(k @ k.mT).to(...)`
+        if func.attr.value in TENSOR_METHODS and (computed or reader.names.canonical(func) is None):
             return read_tensor_method(reader, node)  # `k.transpose(-2, -1)`, `q.size(-1)`
     if (
         isinstance(func, cst.Attribute)

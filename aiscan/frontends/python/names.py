@@ -61,7 +61,7 @@ _TORCH_WORDS = (
     "multiply divide true_divide square sigmoid relu sign floor ceil round trunc isnan "
     "isfinite logical_and logical_or logical_not greater less greater_equal less_equal "
     "reshape triu tril clip pi e inf nan float16 float32 float64 bfloat16 int32 int64 "
-    "complex64 complex128"
+    "complex64 complex128 stack"
 )
 _TORCH_AS_NUMPY = frozenset(_TORCH_WORDS.split())
 _TORCH_ALIASES = {
@@ -74,6 +74,8 @@ _TORCH_ALIASES = {
     "neg": "negative",
     "pow": "power",
     "clamp": "clip",
+    "cat": "concatenate",
+    "concat": "concatenate",
 }
 _LAX_SAME = "exp exp2 expm1 log log1p sqrt rsqrt tanh sin cos abs erf"
 _LAX_AS_NUMPY = {
@@ -191,7 +193,8 @@ def _canonical_of(qualified_names: frozenset[str]) -> str | None:
 def _torch_as_numpy(name: str) -> str:
     """`torch.exp` is `numpy.exp`, `torch.mm` is `numpy.matmul`; `torch.softmax` stays."""
     function = name.removeprefix("torch.")
-    function = _TORCH_ALIASES.get(function, function)
+    if function in _TORCH_ALIASES:
+        return f"numpy.{_TORCH_ALIASES[function]}"
     return f"numpy.{function}" if function in _TORCH_AS_NUMPY else name
 
 
