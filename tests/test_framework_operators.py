@@ -239,3 +239,31 @@ def test_jit_sgemm_beside_numpy_runs_in_tf32(
     assert "BLAS contraction" in str(placed["roof"])
     host = functions["host_sum"]["nests"][0]["placement"][0]
     assert host["precision"] == "fp64"
+
+
+MEASURED = Path(__file__).parent.parent / "fixtures" / "python" / "frameworks_torch.measured.toml"
+
+
+@pytest.mark.parametrize(
+    "name", ["mlp", "attention", "layernorm", "fused_attention", "fused_layernorm"]
+)
+def test_against_what_pytorch_measured(name: str) -> None:
+    """aiscan against PyTorch itself (`scripts/count_torch.py`, stored): the contractions'
+    `2*m*k*n` figures equal FlopCounterMode's, and the eager bytes are within 1% of the
+    bytes every ATen operator read and wrote. The differences, each known: `mlp`'s and
+    `layernorm`'s bias and gain are never indexed, so taken as scalars where PyTorch reads
+    (d,) vectors; fused attention and layer_norm also write their row statistics (logsumexp,
+    mean, rstd) for a backward pass; the hand-written mean is a sum and a divide."""
+    import tomllib
+
+    measured = tomllib.loads(MEASURED.read_text())["functions"][name]
+    fixture = MEASURED.with_name("frameworks_torch.py")
+    result = analyzed(fixture.read_text())[name]
+    sizes = {s: measured["sizes"][s.name] for s in result.flops.total.free_symbols}
+    quoted = sum((v for r in result.regions for k, v in r.region.conventions if k != ""), 0)
+    if measured["flop_counter"]:  # FlopCounterMode does not count the CPU flash kernel
+        assert sympy.sympify(quoted).subs(sizes) == measured["flop_counter"]
+    eager = result.traffic["eager"].total(False)
+    eager_sizes = {s: measured["sizes"][s.name] for s in eager.free_symbols}
+    ratio = float(eager.subs(eager_sizes)) / measured["eager_bytes"]
+    assert 0.99 <= ratio <= 1.0, (name, ratio)

@@ -602,6 +602,7 @@ class FunctionLowering:
             )
             part = self._array_statement(Target(view), content, text, span, rebinds=whole)
             lowered.nodes += part.nodes
+            lowered.conventions += part.conventions  # `F.gelu(x @ w)`: the argument's product
             lowered.eager = _merge(lowered.eager, part.eager)
         if built.nodes:
             lowered.nodes += built.nodes
