@@ -267,3 +267,21 @@ def test_against_what_pytorch_measured(name: str) -> None:
     eager_sizes = {s: measured["sizes"][s.name] for s in eager.free_symbols}
     ratio = float(eager.subs(eager_sizes)) / measured["eager_bytes"]
     assert 0.99 <= ratio <= 1.0, (name, ratio)
+
+
+def test_a_compiled_function_runs_in_its_framework() -> None:
+    """`@torch.compile` beside NumPy: PyTorch's float32 and the jit view; the NumPy
+    function beside it keeps float64 and the eager view."""
+    source = (
+        "import numpy as np\nimport torch\n\n\n@torch.compile\ndef f(x):\n    return x.sum()\n"
+        "\n\ndef g(y):\n    return np.sum(y)\n"
+    )
+    module = lower_source(source, "k.py", PipelineOptions())
+    by_name = {f.name: f for f in module.functions}
+    widths = {
+        name: {a.element.width_bytes for r in f.regions for a in _accesses(r.body)}
+        for name, f in by_name.items()
+    }
+    assert widths == {"f": {4}, "g": {8}}
+    assert by_name["f"].regions[0].view == "jit"
+    assert by_name["g"].regions[0].view == "eager"
