@@ -17,7 +17,7 @@ swaps two axes, `x.size(k)`, `.float()`, `dim=`/`keepdim=`) is read here.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 import sympy
@@ -715,8 +715,6 @@ def _cast_to(
 
 
 def _retyped(value: ArrayValue, element: ElementType) -> ArrayValue:
-    from dataclasses import replace
-
     if isinstance(value, Scalar):
         return Scalar(element, False, value.text, value.constant)
     return replace(value, element=element)

@@ -374,12 +374,7 @@ def _jit_functions(tree: ast.Module, aliases: dict[str, str]) -> set[str]:
 def _is_jit(node: ast.AST, aliases: dict[str, str]) -> bool:
     """`@jax.jit`, `@jit` (imported from jax/numba), `@numba.njit(...)`,
     `@partial(jax.jit, ...)`, `@torch.compile(...)`."""
-    if isinstance(node, ast.Call):
-        name = _qualified(node.func, aliases)
-        if name in ("functools.partial", "partial") and node.args:
-            return _is_jit(node.args[0], aliases)
-        return name in _JIT
-    return _qualified(node, aliases) in _JIT
+    return _jit_name(node, aliases) in _JIT
 
 
 def _notes(rules: FrameworkRules) -> None:
