@@ -285,3 +285,15 @@ def test_a_compiled_function_runs_in_its_framework() -> None:
     assert widths == {"f": {4}, "g": {8}}
     assert by_name["f"].regions[0].view == "jit"
     assert by_name["g"].regions[0].view == "eager"
+
+
+def test_numpy_typing_beside_jax_is_no_numpy_use() -> None:
+    """The GPU reference set's form: `import jax.numpy as np`, `import numpy.typing as npt`
+    beside it: annotations name no array library, so JAX's rules apply."""
+    source = (
+        "import jax\nimport jax.numpy as np\nimport numpy.typing as npt\n\n\n"
+        "def f(x: npt.NDArray[np.float64]):\n    return np.sum(x)\n"
+    )
+    module = lower_source(source, "k.py", PipelineOptions())
+    (function,) = module.functions
+    assert {a.element.width_bytes for r in function.regions for a in _accesses(r.body)} == {4}

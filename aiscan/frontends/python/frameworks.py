@@ -42,6 +42,8 @@ __all__ = ["FrameworkRules", "read_frameworks"]
 
 _ROOTS = {"jax": "JAX", "torch": "PyTorch", "cupy": "CuPy", "numba": "Numba"}
 _ARRAY_LIBRARIES = ("numpy", "jax", "torch", "cupy")
+_TYPING = ("numpy.typing", "jax.typing")
+"""Annotations only: naming them says nothing of which library runs the code."""
 _JIT_FRAMEWORK = {"jax.jit": "jax", "jax.pmap": "jax", "torch.compile": "torch"}
 _JIT = {
     "jax.jit",
@@ -157,8 +159,10 @@ def _function_frameworks(
             root
             for node in ast.walk(function)
             if isinstance(node, ast.Call | ast.Attribute)
-            and (root := _qualified(node.func if isinstance(node, ast.Call) else node, aliases)
-                 .split(".")[0]) in _ARRAY_LIBRARIES
+            and not (qualified := _qualified(
+                node.func if isinstance(node, ast.Call) else node, aliases
+            )).startswith(_TYPING)
+            and (root := qualified.split(".")[0]) in _ARRAY_LIBRARIES
         }  # fmt: skip
         if len(used) == 1:
             found[name] = used.pop()
@@ -234,7 +238,8 @@ def _statements(tree: ast.Module) -> Iterator[ast.AST]:
 
 def _seen(rules: FrameworkRules, module: str, line: int) -> None:
     root = module.split(".")[0]
-    rules.imported.add(root)
+    if not module.startswith(_TYPING):  # `import numpy.typing as npt` beside JAX: types only
+        rules.imported.add(root)
     if root in _ROOTS and root not in rules.frameworks:
         rules.frameworks[root] = line
 
