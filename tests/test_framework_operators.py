@@ -297,3 +297,14 @@ def test_numpy_typing_beside_jax_is_no_numpy_use() -> None:
     module = lower_source(source, "k.py", PipelineOptions())
     (function,) = module.functions
     assert {a.element.width_bytes for r in function.regions for a in _accesses(r.body)} == {4}
+
+
+def test_causal_mask_spelled_with_triu_and_masked_fill() -> None:
+    """`torch.triu(ones, diagonal=1)` is a masked copy (0 FLOPs), as NumPy's `triu`."""
+    result = one(
+        'def f(s: Float32[torch.Tensor, "n n"], ones: Float32[torch.Tensor, "n n"]):\n'
+        "    mask = torch.triu(ones, diagonal=1)\n"
+        "    return torch.softmax(s.masked_fill(mask > 0.5, -1e9), dim=-1)\n"
+    )
+    assert not messages(result)
+    assert plain(result.flops.total) == plain(n * (3 * n - 1))

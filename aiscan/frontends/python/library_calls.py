@@ -525,10 +525,10 @@ def _vector_norm(
 
 
 def _triangle(reader: ExpressionReader, node: cst.Call) -> Value | None:
-    """`np.triu(A, k)`, `np.tril(A, k)`: a masked copy (`where(mask, A, 0)`), 0 FLOPs; it
-    reads `A` and writes a new array of its shape."""
+    """`np.triu(A, k)`, `np.tril(A, k)` (`torch.triu(A, diagonal=k)`): a masked copy
+    (`where(mask, A, 0)`), 0 FLOPs; it reads `A` and writes a new array of its shape."""
     arguments = _positional(node)
-    if _unmodeled_keywords(reader, node, ("k",), 2):
+    if _unmodeled_keywords(reader, node, ("k", "diagonal"), 2):
         return None
     a = _operand(reader, arguments[0] if arguments else None)
     if a is None:
