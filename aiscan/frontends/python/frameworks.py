@@ -383,7 +383,9 @@ def _is_jit(node: ast.AST, aliases: dict[str, str]) -> bool:
 
 
 def _notes(rules: FrameworkRules) -> None:
-    frameworks = rules.frameworks
+    """The rules of each framework some function runs in (`numba` always: its jit view)."""
+    running = {*rules.function_frameworks.values(), rules.module_framework, "numba"}
+    frameworks = {k: v for k, v in rules.frameworks.items() if k in running}
     if "jax" in frameworks:
         line = frameworks["jax"]
         if rules.x64:
@@ -418,8 +420,8 @@ def _notes(rules: FrameworkRules) -> None:
         rules.notes.append(
             (line, f"CuPy: NumPy's promotion rules (NEP 50); float32 matmul in {text}")
         )
-    if frameworks and rules.module_framework is None:
-        line = min(frameworks.values())
+    if rules.frameworks and rules.module_framework is None:
+        line = min(rules.frameworks.values())
         by_library: dict[str, list[str]] = {}
         for function, library in sorted(rules.function_frameworks.items()):
             by_library.setdefault(library, []).append(function)
@@ -429,9 +431,9 @@ def _notes(rules: FrameworkRules) -> None:
              f"calls or is compiled by ({runs or 'none decided'}); a function using none or "
              "several gets no framework rule")
         )  # fmt: skip
-    if rules.jit_functions and frameworks:
-        line = min(frameworks.values())
+    if rules.jit_functions and rules.frameworks:
+        line = min(rules.frameworks.values())
         names = ", ".join(sorted(rules.jit_functions))
         rules.notes.append((line, f"compiled (jit view): {names}; other array code: eager view"))
-    elif frameworks:
-        rules.notes.append((min(frameworks.values()), "no compiled function: eager view"))
+    elif rules.frameworks:
+        rules.notes.append((min(rules.frameworks.values()), "no compiled function: eager view"))
