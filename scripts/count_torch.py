@@ -41,8 +41,8 @@ CASES: dict[str, tuple[dict[str, int], tuple[tuple[str, ...], ...]]] = {
     ),
     "layernorm": ({"n": 64, "d": 256}, (("n", "d"), ("d",), ("d",))),
     "fused_attention": (
-        {"b": 2, "h": 4, "n": 64, "d": 32},
-        (("b", "h", "n", "d"), ("b", "h", "n", "d"), ("b", "h", "n", "d")),
+        {"b": 2, "h": 4, "n": 64, "d": 32, "v_d3": 32},
+        (("b", "h", "n", "d"), ("b", "h", "n", "d"), ("b", "h", "n", "v_d3")),
     ),
     "fused_layernorm": ({"n": 64, "d": 256}, (("n", "d"), ("d",), ("d",))),
 }

@@ -308,3 +308,19 @@ def test_causal_mask_spelled_with_triu_and_masked_fill() -> None:
     )
     assert not messages(result)
     assert plain(result.flops.total) == plain(n * (3 * n - 1))
+
+
+def test_untyped_tensor_evidence_from_framework_calls() -> None:
+    """`b, n = x.size()` names extents as `.shape` does; an operator's input is a tensor
+    (never a scalar); attention's keys keep their own length (cross-attention)."""
+    functions = analyzed(
+        "import torch\nimport torch.nn.functional as F\n\n\n"
+        "def f(x):\n    n, d = x.size()\n    return F.gelu(x).sum() + n\n\n\n"
+        "def g(x):\n    return F.relu(x)\n\n\n"
+        "def h(q, k, v):\n    b, n, d = q.shape\n"
+        "    return F.scaled_dot_product_attention(q, k, v)\n"
+    )
+    assert plain(functions["f"].flops.total) == plain(4 * n * d + n * d - 1 + 1)
+    assert plain(functions["g"].traffic["eager"].total(False)) != 0
+    keys = {s.name for s in functions["h"].flops.total.free_symbols}
+    assert keys == {"b", "n", "d", "k_d1", "v_d2"}

@@ -105,12 +105,15 @@ def _axis(
 ) -> int | None:
     """A literal axis (`dim=-1`) within `rank`, made non-negative; None (noted) otherwise."""
     value = number_literal(node) if node is not None else None
+    if node is None:
+        reader.unsupported(call, f"`{reader.names.text(call)}`: no dim given (an implicit dim)")
+        return None
     if not isinstance(value, int) or not -rank <= value < rank:
-        shown = reader.names.text(node) if node is not None else "no dim"
         reader.unsupported(
-            call, f"`{reader.names.text(call)}`: {shown} is not a literal axis of a rank-{rank} "
-            "operand",
-        )  # fmt: skip
+            call,
+            f"`{reader.names.text(call)}`: {reader.names.text(node)} is not a literal axis of "
+            f"a rank-{rank} operand",
+        )
         return None
     return value % rank
 
@@ -253,8 +256,12 @@ def _along(
     def read(reader: ExpressionReader, call: _Call) -> Value | None:
         node = call.node
         x = call.first(reader, "input", "x", "a")
-        if x is None:
-            return None
+        if x is None or not x.shape:
+            return (
+                None
+                if x is None
+                else reader.unsupported(node, f"`{reader.names.text(node)}` of a scalar")
+            )
         axis_node = call.argument(position, *dim_names)
         if _is_none(axis_node) and default is not None:
             axis: int | None = default % max(len(x.shape), 1)
@@ -495,7 +502,8 @@ def _sdpa(reader: ExpressionReader, node: cst.Call) -> Value | None:
     if not _is_none(mask_node) or causal is None or dropout != 0:
         return reader.unsupported(node, f"`{text}`: attn_mask, dropout or a non-literal is_causal")
     for operand in (k, v):
-        reader.unify(operand.shape, q.shape)  # an inferred k or v has q's rank
+        if len(operand.shape) != len(q.shape):
+            reader.unify(operand.shape, q.shape)  # an inferred k or v has q's rank
     if not (len(q.shape) == len(k.shape) == len(v.shape) >= 2):
         return reader.unsupported(node, f"`{text}`: q, k and v of different ranks")
     batch = q.shape[:-2]
@@ -517,6 +525,7 @@ def _sdpa(reader: ExpressionReader, node: cst.Call) -> Value | None:
         a, b = differ[0]
         return reader.unsupported(node, f"`{text}`: extents {a} and {b} differ")
     if causal and not same_extent(length, keys):
+        reader.unify((keys,), (length,))  # an inferred key length: causal self-attention
         return reader.unsupported(node, f"`{text}`: is_causal with {length} queries, {keys} keys")
     element = q.element
     reader.note(
@@ -674,8 +683,9 @@ def _permute(reader: ExpressionReader, node: cst.Call, base: ArrayValue) -> Valu
 
 def _view(reader: ExpressionReader, node: cst.Call, base: ArrayValue) -> Value | None:
     """`x.view(b, n, h, d)`: a reshape (a view; PyTorch raises where it cannot be one)."""
-    if not isinstance(base, Leaf):
-        return reader.unsupported(node, f"`{reader.names.text(node)}` of a computed value")
+    if not isinstance(base, Leaf) or not base.shape:
+        what = "a scalar" if not base.shape else "a computed value"
+        return reader.unsupported(node, f"`{reader.names.text(node)}` of {what}")
     return read_view(reader, node, "reshape", base, _positional(node))
 
 

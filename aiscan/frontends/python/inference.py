@@ -396,6 +396,7 @@ def _tensor_evidence(
             positional[0], cst.Tuple | cst.List) else positional  # fmt: skip
         walker.evidence.at_least(method, len(axes))
     elif callee == "view" and method:
+        walker.evidence.at_least(method, 1)
         for extent in positional:
             walker._mark_sizes(extent)
     ranks = _TENSOR_OPERANDS.get(callee, ())
@@ -414,6 +415,21 @@ _TENSOR_OPERANDS = {
     "rms_norm": (("input", 1), ("normalized_shape", 0), ("weight", 1)),
     "linear": (("input", 1), ("weight", 2), ("bias", 1)),
     "scaled_dot_product_attention": (("query", 2), ("key", 2), ("value", 2)),
+    **{
+        name: (("input", 1),)
+        for name in (
+            "softmax",
+            "log_softmax",
+            "logsumexp",
+            "gelu",
+            "silu",
+            "relu",
+            "sigmoid",
+            "tanh",
+            "dropout",
+            "masked_fill",
+        )
+    },
 }
 """Per framework function, each argument's keyword and the rank it has at least."""
 

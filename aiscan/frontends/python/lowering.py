@@ -635,9 +635,11 @@ class FunctionLowering:
         return self._array_statement(Target(view), value, self.names.text(node), span, rebinds=True)
 
     def _unpack(self, target: cst.Tuple, value_node: cst.BaseExpression) -> _Lowered:
-        """`n, m = A.shape`: bind each size; anything else is not understood."""
-        if isinstance(value_node, cst.Attribute) and value_node.attr.value == "shape":
-            base = self.reader.value(value_node.value)
+        """`n, m = A.shape` (or PyTorch's `A.size()`): bind each size; anything else is not
+        understood."""
+        shaped = _shape_owner(value_node, self.reader.framework == "torch")
+        if shaped is not None:
+            base = self.reader.value(shaped)
             names = [e.value for e in target.elements]
             if (
                 isinstance(base, Leaf)
@@ -1349,6 +1351,21 @@ class _Hints:
                 break
             extent = following
         return extent
+
+
+def _shape_owner(node: cst.BaseExpression, torch: bool) -> cst.BaseExpression | None:
+    """`A` of `A.shape`, or of PyTorch's `A.size()`."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "shape":
+        return node.value
+    if (
+        torch
+        and isinstance(node, cst.Call)
+        and not node.args
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "size"
+    ):
+        return node.func.value
+    return None
 
 
 def _arrays_of(body: Sequence[Node]) -> frozenset[str]:
