@@ -324,3 +324,16 @@ def test_untyped_tensor_evidence_from_framework_calls() -> None:
     assert plain(functions["g"].traffic["eager"].total(False)) != 0
     keys = {s.name for s in functions["h"].flops.total.free_symbols}
     assert keys == {"b", "n", "d", "k_d1", "v_d2"}
+
+
+def test_attention_mask_is_read_once_and_added() -> None:
+    result = one(
+        'def f(q: Float32[torch.Tensor, "b h n d"], k: Float32[torch.Tensor, "b h m d"], '
+        'v: Float32[torch.Tensor, "b h m d"], bias: Float32[torch.Tensor, "n m"]):\n'
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)\n"
+    )
+    pairs = b * h * n * m
+    expected = pairs * (2 * d - 1) + 4 * pairs + b * h * n * (m - 1) + b * h * n * d * (2 * m - 1)
+    assert plain(result.flops.total) == plain(expected)  # one add per pair for the mask
+    qkvo = 4 * b * h * d * (2 * n + 2 * m)
+    assert plain(result.traffic["eager"].total(False)) == plain(qkvo + 4 * n * m)

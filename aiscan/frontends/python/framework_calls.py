@@ -490,7 +490,9 @@ def _sdpa(reader: ExpressionReader, node: cst.Call) -> Value | None:
     the reference algorithm's FLOPs (scores `2E - 1` each, the scale, softmax, `p @ v`),
     over the causal half where `is_causal` (key `j <= i`, as the iteration really runs),
     with the traffic of a fused attention kernel (FlashAttention, memory-efficient
-    attention): q, k, v read once, the output written once, the scores never stored."""
+    attention): q, k, v read once, the output written once, the scores never stored. An
+    `attn_mask` is read once per element; a float mask adds to each score (1 FLOP per
+    pair), a boolean one selects (0)."""
     values = [_array(reader, _argument(node, i, name)) for i, name in enumerate("qkv")]
     if any(v is None for v in values):
         return None
@@ -499,8 +501,11 @@ def _sdpa(reader: ExpressionReader, node: cst.Call) -> Value | None:
     mask_node = _argument(node, 3, "attn_mask")
     causal = _flag(_argument(node, 5, "is_causal"), False)
     dropout = number_literal(_argument(node, 4, "dropout_p") or cst.Integer("0"))
-    if not _is_none(mask_node) or causal is None or dropout != 0:
-        return reader.unsupported(node, f"`{text}`: attn_mask, dropout or a non-literal is_causal")
+    mask = None if _is_none(mask_node) else _array(reader, mask_node)
+    if causal is None or dropout != 0 or (mask is not None and causal):
+        return reader.unsupported(node, f"`{text}`: dropout, or a non-literal is_causal")
+    if mask is None and not _is_none(mask_node):
+        return None
     for operand in (k, v):
         if len(operand.shape) != len(q.shape):
             reader.unify(operand.shape, q.shape)  # an inferred k or v has q's rank
@@ -527,6 +532,12 @@ def _sdpa(reader: ExpressionReader, node: cst.Call) -> Value | None:
     if causal and not same_extent(length, keys):
         reader.unify((keys,), (length,))  # an inferred key length: causal self-attention
         return reader.unsupported(node, f"`{text}`: is_causal with {length} queries, {keys} keys")
+    scores = (*batch, length, keys)
+    if mask is not None and broadcast_shapes(scores, mask.shape) != scores:
+        reader.unify(mask.shape, scores[len(scores) - len(mask.shape) :])
+        return reader.unsupported(
+            node, f"`{text}`: attn_mask of shape {shape_text(mask.shape)} against the scores"
+        )
     element = q.element
     reader.note(
         UnknownKind.ASSUMPTION,
@@ -535,7 +546,7 @@ def _sdpa(reader: ExpressionReader, node: cst.Call) -> Value | None:
         "the output written once, the scores never stored"
         + ("; the causal half of the scores counted (key <= query)" if causal else ""),
     )
-    operands = (q, k, v)
+    operands = (q, k, v) if mask is None else (q, k, v, mask)
 
     def build(leaf: Leaf, namer: Namer, span: Span) -> Construction:
         stores: list[tuple[Leaf, ArrayValue]] = []
@@ -562,7 +573,7 @@ def _attention(
 ) -> tuple[Node, sympy.Expr]:
     """The loops of one attention: per query row `i`, the scores against its keys, the
     softmax, and `p @ v`; and the number of (query, key) pairs."""
-    q, k, v = reads
+    q, k, v, *masks = reads
     batch = [loop_symbol(namer.fresh("_i")) for _ in q.shape[:-2]]
     i, j, e = (loop_symbol(namer.fresh(p)) for p in ("_i", "_j", "_e"))
     length, width = q.shape[-2:]
@@ -581,8 +592,15 @@ def _attention(
         )
 
     products = Statement(span, f"{text} (q k)", FlopTally(mul=1), (at(q, i, e), at(k, j, e)))
+    scores = (*q.shape[:-1], k.shape[-2])
+    masked = tuple(_access(m, (*batch, i, j), scores, span) for m in masks)
+    additive = int(any(m.element.is_float for m in masks))  # a float mask is added
     softmax = Statement(
-        span, f"{text} (scale, softmax)", FlopTally(mul=1, sub=1, div=1, special=1), (), ("exp",)
+        span,
+        f"{text} (scale, mask, softmax)",
+        FlopTally(add=additive, mul=1, sub=1, div=1, special=1),
+        masked,
+        ("exp",),
     )
     weighted = Statement(span, f"{text} (p v)", FlopTally(mul=1), (at(v, j, e),))
     write = _access(out, (*batch, i, e), out.shape, span, write=True)
