@@ -337,3 +337,47 @@ def test_attention_mask_is_read_once_and_added() -> None:
     assert plain(result.flops.total) == plain(expected)  # one add per pair for the mask
     qkvo = 4 * b * h * d * (2 * n + 2 * m)
     assert plain(result.traffic["eager"].total(False)) == plain(qkvo + 4 * n * m)
+
+
+MODULE = """import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self, d, hidden):
+        super().__init__()
+        self.norm = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(d, hidden)
+        self.act = nn.GELU(approximate="tanh")
+        self.fc2 = nn.Linear(hidden, d, bias=False)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x):
+        n, _ = x.shape
+        h = self.act(self.fc1(self.norm(x)))
+        return x + self.drop(self.fc2(h))
+"""
+
+
+def test_an_nn_module_counts_its_layers() -> None:
+    """`__init__` builds the layers, sizes named as its arguments; `forward` calls them:
+    layer_norm (8d + 1 per row), fc1 (n*hidden*(2d - 1) + the bias), gelu (8 per
+    element), fc2 without bias (n*d*(2*hidden - 1)), the residual add. Each parameter
+    (weights (out, in), biases and the norm's (d,)) is read once."""
+    functions = analyzed(MODULE)
+    forward = functions["Block.forward"]
+    hidden = sympy.Symbol("hidden", positive=True, integer=True)
+    expected = (
+        n * (8 * d + 1)
+        + n * hidden * (2 * d - 1)
+        + n * hidden
+        + 8 * n * hidden
+        + n * d * (2 * hidden - 1)
+        + n * d
+    )
+    assert plain(forward.flops.total) == plain(expected)
+    parameters = 4 * (2 * d * hidden + hidden + 2 * d)
+    assert plain(forward.traffic["jit"].total(False)) == plain(parameters + 8 * n * d)
+    kinds = [u.kind.value for u in forward.unknowns]
+    assert kinds == ["assumption", "assumption"]  # x's shape, and dropout as in evaluation
+    assert not functions["Block.__init__"].unknowns

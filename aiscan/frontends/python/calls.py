@@ -33,6 +33,7 @@ from aiscan.ir.nodes import ElementType, UnknownKind
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.expressions import ExpressionReader
+    from aiscan.frontends.python.modules import Layer
 
 __all__ = ["read_call"]
 
@@ -44,6 +45,17 @@ _EINSUM = re.compile(r"^([a-zA-Z,]*)(->([a-zA-Z]*))?$")
 
 def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
     func = node.func
+    if (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Call)
+        and reader.names.canonical(func.value.func) == "builtins.super"
+    ):
+        return None  # `super().__init__()`: the base class's set-up, no array work
+    layer = _layer_called(reader, func)
+    if layer is not None:
+        from aiscan.frontends.python.modules import call_layer
+
+        return call_layer(reader, node, *layer)  # `self.fc1(x)`
     if reader.framework == "torch" and isinstance(func, cst.Attribute):
         from aiscan.frontends.python.framework_calls import TENSOR_METHODS, read_tensor_method
 
@@ -111,6 +123,17 @@ def _unmodeled(reader: ExpressionReader, node: cst.Call, what: str) -> Value | N
     )
     count_arguments(reader, node)
     return None
+
+
+def _layer_called(reader: ExpressionReader, func: cst.BaseExpression) -> tuple[str, Layer] | None:
+    """`self.fc1` of a module whose `__init__` built `self.fc1 = nn.Linear(...)`."""
+    if not reader.scope.layers or not isinstance(func, cst.Attribute):
+        return None
+    if not (isinstance(func.value, cst.Name) and func.value.value == "self"):
+        return None
+    name = f"self.{func.attr.value}"
+    layer = reader.scope.layers.get(name)
+    return None if layer is None else (name, layer)
 
 
 def _generator_method(reader: ExpressionReader, func: cst.BaseExpression) -> str | None:

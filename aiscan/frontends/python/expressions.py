@@ -40,6 +40,7 @@ from aiscan.span import Span
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.library_calls import Builder
+    from aiscan.frontends.python.modules import Layer
     from aiscan.frontends.python.summaries import Summarize
 
 __all__ = [
@@ -174,10 +175,17 @@ class Scope:
     """Names bound to `slice(...)` objects, usable as indices (`s = slice(1, n - 1)`)."""
     summarize: Summarize | None = None
     """The summary of a helper with loops or branches (`summaries.py`), from the frontend."""
+    layers: dict[str, Layer] = field(default_factory=dict)
+    """`self.fc1 = nn.Linear(d, 4 * d)`: the `torch.nn` layers a module built (`modules.py`)."""
 
     def copy(self) -> Scope:
         return Scope(
-            dict(self.names), self.helpers, self.inlining, dict(self.slices), self.summarize
+            dict(self.names),
+            self.helpers,
+            self.inlining,
+            dict(self.slices),
+            self.summarize,
+            dict(self.layers),
         )
 
 

@@ -48,7 +48,16 @@ from aiscan.frontends.python.views import permuted, read_view, through_operands
 from aiscan.ir.nodes import Access, ElementType, FlopTally, Loop, Node, Statement, UnknownKind
 from aiscan.span import Span
 
-__all__ = ["FRAMEWORK_CALLS", "TENSOR_METHODS", "read_tensor_method"]
+__all__ = [
+    "FRAMEWORK_CALLS",
+    "TENSOR_METHODS",
+    "activation",
+    "dropout_value",
+    "linear_value",
+    "norm_value",
+    "read_tensor_method",
+    "softmax_value",
+]
 
 Reader = Callable[[ExpressionReader, cst.Call], Value | None]
 OnTensor = Callable[["ExpressionReader", "_Call"], Value | None]
@@ -354,27 +363,42 @@ def _norm(rms: bool) -> Reader:
             return None
         weight_node = _argument(node, 2, "weight")
         bias_node = None if rms else _argument(node, 3, "bias")
-        operands = [x]
+        extras: list[ArrayValue | None] = []
         for extra in (weight_node, bias_node):
-            if not _is_none(extra):
-                value = _array(reader, extra)
-                if value is None:
-                    return None
-                operands.append(value)
-        weight, bias = int(not _is_none(weight_node)), int(not _is_none(bias_node))
-        if rms:
-            counts = _Counts(
-                FlopTally(mul=2 + weight), combines=1, row=FlopTally(add=1, div=1, special=1),
-                row_specials=("rsqrt",),
-            )  # fmt: skip
-        else:
-            counts = _Counts(
-                FlopTally(sub=2, mul=2 + weight, add=bias), combines=2,
-                row=FlopTally(add=1, div=2, special=1), row_specials=("rsqrt",),
-            )  # fmt: skip
-        return _kernel(reader, node, operands, len(x.shape) - 1, counts)
+            value = None if _is_none(extra) else _array(reader, extra)
+            if value is None and not _is_none(extra):
+                return None
+            extras.append(value)
+        return norm_value(reader, node, x, extras[0], extras[1], rms=rms)
 
     return read
+
+
+def norm_value(
+    reader: ExpressionReader,
+    node: cst.Call,
+    x: ArrayValue,
+    weight: ArrayValue | None,
+    bias: ArrayValue | None,
+    *,
+    rms: bool,
+) -> Value | None:
+    """layer_norm (or rms_norm) of `x` over its last axis, with the parameters given."""
+    if not x.shape:
+        return reader.unsupported(node, "a norm of a scalar")
+    operands = [x, *(p for p in (weight, bias) if p is not None)]
+    scaled, shifted = int(weight is not None), int(bias is not None)
+    if rms:
+        counts = _Counts(
+            FlopTally(mul=2 + scaled), combines=1, row=FlopTally(add=1, div=1, special=1),
+            row_specials=("rsqrt",),
+        )  # fmt: skip
+    else:
+        counts = _Counts(
+            FlopTally(sub=2, mul=2 + scaled, add=shifted), combines=2,
+            row=FlopTally(add=1, div=2, special=1), row_specials=("rsqrt",),
+        )  # fmt: skip
+    return _kernel(reader, node, operands, len(x.shape) - 1, counts)
 
 
 _GELU_ERF = _Counts(FlopTally(mul=3, add=1, special=1), ("erf",))
@@ -409,6 +433,36 @@ def _gelu(jax: bool) -> Reader:
     return read
 
 
+_ACTIVATIONS = {
+    "GELU": _GELU_ERF,
+    "SiLU": _SILU,
+    "ReLU": _FREE,
+    "Sigmoid": _ONE_SPECIAL["sigmoid"],
+    "Tanh": _ONE_SPECIAL["tanh"],
+}
+
+
+def activation(
+    reader: ExpressionReader, node: cst.Call, x: ArrayValue, kind: str, option: str
+) -> Value | None:
+    """The kernel of `nn.GELU(approximate=option)`, `nn.SiLU()`, `nn.ReLU()`... on `x`."""
+    counts = _GELU_TANH if kind == "GELU" and option == "tanh" else _ACTIVATIONS.get(kind)
+    if counts is None:
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: layer `{kind}`")
+    return _kernel(reader, node, [x], None, counts)
+
+
+def softmax_value(
+    reader: ExpressionReader, node: cst.Call, x: ArrayValue, dim: str
+) -> Value | None:
+    """`nn.Softmax(dim)(x)`."""
+    value = number_literal(cst.parse_expression(dim)) if dim else None
+    rank = len(x.shape)
+    if not isinstance(value, int) or not -rank <= value < rank:
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: softmax dim `{dim}`")
+    return _kernel(reader, node, [x], value % rank, _SOFTMAX)
+
+
 def _elementwise(counts: _Counts) -> Reader:
     def read(reader: ExpressionReader, node: cst.Call) -> Value | None:
         x = _array(reader, _argument(node, 0, "input", "x"))
@@ -421,8 +475,10 @@ def _dropout(reader: ExpressionReader, node: cst.Call) -> Value | None:
     """`F.dropout(x, p, training)`: counted as in evaluation, where it returns `x` itself
     (no FLOPs, no traffic); a note says so, since `F.dropout`'s default is training."""
     x = _array(reader, _argument(node, 0, "input", "x"))
-    if x is None:
-        return None
+    return None if x is None else dropout_value(reader, node, x)
+
+
+def dropout_value(reader: ExpressionReader, node: cst.Call, x: ArrayValue) -> Value:
     reader.note(
         UnknownKind.ASSUMPTION,
         node,
@@ -439,6 +495,21 @@ def _linear(reader: ExpressionReader, node: cst.Call) -> Value | None:
     w = _array(reader, _argument(node, 1, "weight"))
     if x is None or w is None:
         return None
+    bias_node = _argument(node, 2, "bias")
+    bias = None if _is_none(bias_node) else _array(reader, bias_node)
+    if bias is None and not _is_none(bias_node):
+        return None
+    return linear_value(reader, node, x, w, bias)
+
+
+def linear_value(
+    reader: ExpressionReader,
+    node: cst.Call,
+    x: ArrayValue,
+    w: ArrayValue,
+    bias: ArrayValue | None,
+) -> Value | None:
+    """`x @ w.T (+ bias)`."""
     if len(w.shape) != 2:
         return reader.unsupported(
             node, f"`{reader.names.text(node)}`: a weight of rank {len(w.shape)}"
@@ -447,11 +518,9 @@ def _linear(reader: ExpressionReader, node: cst.Call) -> Value | None:
     if transposed is None:
         return None
     product = reader.contract_matmul(x, transposed, node)
-    bias_node = _argument(node, 2, "bias")
-    if product is None or _is_none(bias_node):
+    if product is None or bias is None:
         return product
-    bias = _array(reader, bias_node)
-    return None if bias is None else reader.elementwise("add", "add", (product, bias), node)
+    return reader.elementwise("add", "add", (product, bias), node)
 
 
 def _permuted(

@@ -245,6 +245,7 @@ def _methods(
         for key, binding in lowering.scope.names.items():
             if key.startswith("self.") and not isinstance(binding, Opaque):
                 state.names[key] = binding
+        state.layers.update(lowering.scope.layers)
         found.append((function.span.line, function))
     return [f for _, f in sorted(found, key=lambda pair: pair[0])]
 

@@ -399,13 +399,20 @@ def _tensor_evidence(
         walker.evidence.at_least(method, 1)
         for extent in positional:
             walker._mark_sizes(extent)
+    if callee in ("Linear", "LayerNorm", "RMSNorm"):  # `nn.Linear(d, 4 * d)`: sizes
+        for extent in positional[:2]:
+            walker._mark_sizes(extent)
+    if str(bound_name(node.func)).startswith("self.") and positional:
+        called = walker._candidate(positional[0])  # `self.fc1(x)`: a layer's input is a tensor
+        if called is not None:
+            walker.evidence.at_least(called, 1)
     ranks = _TENSOR_OPERANDS.get(callee, ())
     keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
     for position, (keyword, rank) in enumerate(ranks):
-        argument = keywords.get(keyword) or (
+        passed = keywords.get(keyword) or (
             positional[position] if position < len(positional) else None
         )
-        array = walker._candidate(argument) if argument is not None else None
+        array = walker._candidate(passed) if passed is not None else None
         if array is not None and rank:
             walker.evidence.at_least(array, rank)
 

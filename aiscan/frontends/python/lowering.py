@@ -191,7 +191,7 @@ class FunctionLowering:
         # Only a method's `self.X` are sizes or inputs (a walk of the body: skipped otherwise).
         attributes = self_attributes(node.body) if self._is_method(node) else {}
         for attribute, use in attributes.items():
-            if attribute in self.scope.names:
+            if attribute in self.scope.names or attribute in self.scope.layers:
                 continue
             plain = attribute.removeprefix("self.")
             if plain in self.class_sizes:
@@ -515,6 +515,15 @@ class FunctionLowering:
             if made is not None:
                 self.scope.slices[bound] = made
                 self.scope.names[bound] = Opaque(bound, SLICE_REASON)
+                return _Lowered()
+        if bound is not None and bound.startswith("self.") and isinstance(value_node, cst.Call):
+            from aiscan.frontends.python.modules import LAYERS, read_layer
+
+            kind = self.names.canonical(value_node.func)
+            if kind in LAYERS:  # `self.fc1 = nn.Linear(d, 4 * d)`: a layer, called later
+                layer = read_layer(self.reader, value_node, kind, self.default_element)
+                if layer is not None:
+                    self.scope.layers[bound] = layer
                 return _Lowered()
         if bound is not None and self._binds_generator(value_node):
             # `rng = np.random.default_rng(0)`: its methods make random arrays.
