@@ -381,8 +381,9 @@ def _tensor_evidence(
 ) -> None:
     """What framework calls say of ranks: einsum subscripts give each operand's rank
     (`"bhqd,bhkd->bhqk"`), `x.permute(0, 2, 1, 3)` the permutation's; the weight and bias
-    of `layer_norm`/`rms_norm` are vectors, `linear`'s weight a matrix; `x.view(b, n, d)`
-    extents are sizes."""
+    of `layer_norm`/`rms_norm` are vectors, `linear`'s weight a matrix, an operator's or a
+    layer's (`self.fc1(x)`) input a tensor; `x.view(b, n, d)` extents and `nn.Linear(d, h)`
+    sizes are sizes."""
     if callee == "einsum" and positional and isinstance(positional[0], cst.SimpleString):
         subscripts = positional[0].raw_value.replace(" ", "").split("->")[0].split(",")
         for letters, operand in zip(subscripts, positional[1:], strict=False):
