@@ -282,8 +282,8 @@ def _pipeline_options(arguments: argparse.Namespace, config: Config) -> Pipeline
     )
     from aiscan.config import PYTHON_DTYPES
 
-    python_dtype = getattr(arguments, "python_dtype", None) or config.python_dtype or "float64"
-    if python_dtype not in PYTHON_DTYPES:
+    python_dtype = getattr(arguments, "python_dtype", None) or config.python_dtype
+    if python_dtype is not None and python_dtype not in PYTHON_DTYPES:
         raise UsageError(f"--python-dtype {python_dtype}: one of {', '.join(PYTHON_DTYPES)}")
     # An integer -D value binds a size in the preprocessor (see frontends/c/preprocess.py).
     return PipelineOptions(

@@ -29,8 +29,9 @@ class PipelineOptions:
     include_dirs: tuple[str, ...] = ()
     defines: Mapping[str, str] = field(default_factory=dict)
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
-    python_dtype: str = "float64"
-    """The dtype of Python arrays and scalars nothing in the code types (`--python-dtype`)."""
+    python_dtype: str | None = None
+    """The dtype of Python arrays and scalars nothing in the code types (`--python-dtype`);
+    None: the framework's default (float64 for NumPy, float32 for PyTorch and JAX)."""
     jax_enable_x64: bool | None = None
     """Setting that overrides what a JAX module says about x64 (None: the code decides)."""
     fp32_matmul_tf32: bool | None = None

@@ -66,10 +66,27 @@ def test_the_setting_overrides_the_code() -> None:
     assert widths(lower_python_source(JAX_GEMM.format(extra=""), "k.py", x64=True)) == {8}
 
 
-def test_numpy_beside_jax_applies_no_framework_rule() -> None:
-    module = lower_python_source("import numpy as np\n" + JAX_GEMM.format(extra=""), "k.py")
+def test_numpy_beside_jax_decides_the_framework_per_function() -> None:
+    """`import numpy as np` beside JAX (how JAX code is written) no longer turns the rules
+    off: a function on `jax.Array`s runs in JAX (float64 as float32), one calling `np.*`
+    in NumPy (float64 kept)."""
+    source = (
+        "import numpy as np\n"
+        + JAX_GEMM.format(extra="")
+        + ('\n\ndef host(A: Float64[np.ndarray, "n n"]):\n    return np.sum(A)\n')
+    )
+    module = lower_python_source(source, "k.py")
+    by_name = {f.name: f for f in module.functions}
+    assert widths(Module("k.py", "python", (by_name["gemm"],))) == {4}
+    assert widths(Module("k.py", "python", (by_name["host"],))) == {8}
+    assert any("jax: gemm; numpy: host" in text for _, text in notes(module))
+
+
+def test_an_undecided_function_gets_no_framework_rule() -> None:
+    source = "import numpy as np\n" + JAX_GEMM.replace("jax.Array", "Array").format(extra="")
+    module = lower_python_source(source, "k.py")
     assert widths(module) == {8}
-    assert any("no framework rule applied" in text for _, text in notes(module))
+    assert any("none decided" in text for _, text in notes(module))
 
 
 def run_json(capsys: pytest.CaptureFixture[str], path: Path, *argv: str) -> dict[str, object]:

@@ -85,7 +85,7 @@ def settings_for(path: str, devices: tuple[str, ...] = ()) -> ServerSettings:
         tuple(str(d) for d in config.include_dirs),
         dict(config.defines),
         analysis,
-        config.python_dtype or "float64",
+        config.python_dtype,
         jax_enable_x64=config.jax_enable_x64,
         fp32_matmul_tf32=config.fp32_matmul_tf32,
     )

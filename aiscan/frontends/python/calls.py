@@ -33,6 +33,7 @@ from aiscan.ir.nodes import ElementType, UnknownKind
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.expressions import ExpressionReader
+    from aiscan.frontends.python.modules import Layer
 
 __all__ = ["read_call"]
 
@@ -44,6 +45,24 @@ _EINSUM = re.compile(r"^([a-zA-Z,]*)(->([a-zA-Z]*))?$")
 
 def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
     func = node.func
+    if (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Call)
+        and reader.names.canonical(func.value.func) == "builtins.super"
+    ):
+        return None  # `super().__init__()`: the base class's set-up, no array work
+    layer = _layer_called(reader, func)
+    if layer is not None:
+        from aiscan.frontends.python.modules import call_layer
+
+        return call_layer(reader, node, *layer)  # `self.fc1(x)`
+    if reader.framework == "torch" and isinstance(func, cst.Attribute):
+        from aiscan.frontends.python.framework_calls import TENSOR_METHODS, read_tensor_method
+
+        owner = func.value
+        computed = not isinstance(owner, cst.Name | cst.Attribute)  # `(k @ k.mT).to(...)`
+        if func.attr.value in TENSOR_METHODS and (computed or reader.names.canonical(func) is None):
+            return read_tensor_method(reader, node)  # `k.transpose(-2, -1)`, `q.size(-1)`
     if (
         isinstance(func, cst.Attribute)
         and func.attr.value in _METHODS
@@ -68,16 +87,19 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
             return reader.inline(node, helper)
     if canonical is None:
         name = reader.names.text(node.func)
-        reader.note(
-            UnknownKind.UNKNOWN_CALL,
-            node,
-            f"call to unknown function `{name}`: its work and traffic are not counted",
-        )
-        return None
+        return _unmodeled(reader, node, f"call to unknown function `{name}`")
     from aiscan.frontends.python.library_calls import LIBRARY, read_library_call
 
     if canonical in LIBRARY:  # std, var, cov, outer, norm, eye, linalg.solve, ...
         return read_library_call(reader, node, canonical)
+    from aiscan.frontends.python.framework_calls import FRAMEWORK_CALLS
+
+    if canonical in FRAMEWORK_CALLS:  # F.softmax, F.layer_norm, jax.nn.gelu, ...
+        before = len(reader.unknowns)
+        value = FRAMEWORK_CALLS[canonical](reader, node)
+        if value is None and len(reader.unknowns) == before:
+            reader.unsupported(node, f"`{reader.names.text(node)}`: missing or unread arguments")
+        return value
     module, _, function = canonical.rpartition(".")
     if module == "numpy.random":
         from aiscan.frontends.python.random_calls import read_random_call
@@ -87,12 +109,31 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return _numpy(reader, node, function, canonical)
     if module == "builtins":
         return _builtin(reader, node, function)
+    return _unmodeled(reader, node, f"call to `{canonical}` is not modeled")
+
+
+def _unmodeled(reader: ExpressionReader, node: cst.Call, what: str) -> Value | None:
+    """A located unknown for the call alone: its computed arguments are still counted."""
+    from aiscan.frontends.python.library_calls import count_arguments
+
     reader.note(
         UnknownKind.UNKNOWN_CALL,
         node,
-        f"call to `{canonical}` is not modeled: its work and traffic are not counted",
+        f"{what}: its work and traffic are not counted (its arguments are)",
     )
+    count_arguments(reader, node)
     return None
+
+
+def _layer_called(reader: ExpressionReader, func: cst.BaseExpression) -> tuple[str, Layer] | None:
+    """`self.fc1` of a module whose `__init__` built `self.fc1 = nn.Linear(...)`."""
+    if not reader.scope.layers or not isinstance(func, cst.Attribute):
+        return None
+    if not (isinstance(func.value, cst.Name) and func.value.value == "self"):
+        return None
+    name = f"self.{func.attr.value}"
+    layer = reader.scope.layers.get(name)
+    return None if layer is None else (name, layer)
 
 
 def _generator_method(reader: ExpressionReader, func: cst.BaseExpression) -> str | None:
@@ -186,12 +227,7 @@ def _numpy(reader: ExpressionReader, node: cst.Call, function: str, canonical: s
         if not values:
             return None
         return _cast(values[0], dtypes_by_name()[function], scalar=True)
-    reader.note(
-        UnknownKind.UNKNOWN_CALL,
-        node,
-        f"call to `{canonical}` is not modeled: its work and traffic are not counted",
-    )
-    return None
+    return _unmodeled(reader, node, f"call to `{canonical}` is not modeled")
 
 
 def dtypes_by_name() -> dict[str, ElementType]:
@@ -258,7 +294,8 @@ def _reduction(
     operand: ArrayValue,
     rest: list[cst.BaseExpression],
 ) -> ArrayValue | None:
-    axis_node = _keyword(node, "axis") or (rest[0] if rest else None)
+    # `dim=`/`keepdim=`: PyTorch's spelling of NumPy's `axis=`/`keepdims=`.
+    axis_node = _keyword(node, "axis") or _keyword(node, "dim") or (rest[0] if rest else None)
     axes: tuple[int, ...] | None = None
     if axis_node is not None and not (
         isinstance(axis_node, cst.Name) and axis_node.value == "None"
@@ -272,7 +309,7 @@ def _reduction(
                 "or a tuple of them",
             )
             return None
-    keepdims_node = _keyword(node, "keepdims")
+    keepdims_node = _keyword(node, "keepdims") or _keyword(node, "keepdim")
     keepdims = isinstance(keepdims_node, cst.Name) and keepdims_node.value == "True"
     return reader.reduce(kind, operand, axes, keepdims, node)
 
@@ -391,7 +428,7 @@ def _dtype_node(reader: ExpressionReader, node: cst.BaseExpression) -> ElementTy
         return dtypes.dtype_named(string_literal(node))
     canonical = reader.names.canonical(node)
     if canonical is not None:
-        return dtypes.dtype_named(canonical.rpartition(".")[2])
+        return dtypes.dtype_qualified(canonical)
     if isinstance(node, cst.Name):
         return dtypes.dtype_named(node.value)
     return None

@@ -17,6 +17,7 @@ __all__ = [
     "PYTHON_FLOAT",
     "PYTHON_INT",
     "dtype_named",
+    "dtype_qualified",
     "promote",
     "reduction_element",
 ]
@@ -92,6 +93,28 @@ _KIND_RANK = {"b": 0, "i": 1, "f": 2, "c": 3}
 
 def dtype_named(name: str) -> ElementType | None:
     """`float32`, `np.float32`'s last part, `'f4'`, `Float32` (jaxtyping): the element type."""
+    return _BY_NAME.get(name)
+
+
+_TORCH_NAMES: Mapping[str, ElementType] = {
+    "float": FLOAT32,
+    "half": FLOAT16,
+    "double": FLOAT64,
+    "cfloat": COMPLEX64,
+    "cdouble": COMPLEX128,
+    "long": INT64,
+    "int": INT32,
+    "short": INT16,
+    "bool": BOOL,
+}
+
+
+def dtype_qualified(canonical: str) -> ElementType | None:
+    """The dtype a resolved name spells: `numpy.float32`, `torch.bfloat16`, and torch's
+    own words (`torch.float` is float32, `torch.half` float16, `torch.long` int64)."""
+    module, _, name = canonical.rpartition(".")
+    if module == "torch" and name in _TORCH_NAMES:
+        return _TORCH_NAMES[name]
     return _BY_NAME.get(name)
 
 

@@ -40,6 +40,7 @@ from aiscan.span import Span
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.library_calls import Builder
+    from aiscan.frontends.python.modules import Layer
     from aiscan.frontends.python.summaries import Summarize
 
 __all__ = [
@@ -174,10 +175,17 @@ class Scope:
     """Names bound to `slice(...)` objects, usable as indices (`s = slice(1, n - 1)`)."""
     summarize: Summarize | None = None
     """The summary of a helper with loops or branches (`summaries.py`), from the frontend."""
+    layers: dict[str, Layer] = field(default_factory=dict)
+    """`self.fc1 = nn.Linear(d, 4 * d)`: the `torch.nn` layers a module built (`modules.py`)."""
 
     def copy(self) -> Scope:
         return Scope(
-            dict(self.names), self.helpers, self.inlining, dict(self.slices), self.summarize
+            dict(self.names),
+            self.helpers,
+            self.inlining,
+            dict(self.slices),
+            self.summarize,
+            dict(self.layers),
         )
 
 
@@ -213,6 +221,9 @@ class ExpressionReader:
         """Parameters whose shapes come from the code (a call may say they are arrays)."""
         self.call_names: dict[str, tuple[int, int]] = {}
         """Names given to summarized calls (`conv2d_L45`), by where the call is."""
+        self.framework: str | None = None
+        """The array library the function runs in (`torch`: `x.transpose(0, 1)` swaps
+        two axes, `x.size(0)` is an extent), as `frameworks.py` decides it."""
         self.masks: dict[str, Shape] = {}
         """Boolean masks (by their text) of the masked store being read (`r[r > 0] = 1.0 /
         r[r > 0]`): a selection by one of them is the element at hand."""
@@ -842,6 +853,11 @@ class ExpressionReader:
         ra, rb = len(a.shape), len(b.shape)
         if ra == 0 or rb == 0:
             return self.elementwise("mul", "multiply", (a, b), node, text)
+        if self.framework in ("torch", "jax") and ra != rb and min(ra, rb) >= 2:
+            # Model code multiplies stacks with the same batch axes (`q @ k.mT`): an
+            # inferred operand of fewer axes has as many as the other (an assumption).
+            # NumPy code broadcasts a matrix against a stack (`A3 @ C4`): not there.
+            self.unify(a.shape, b.shape)
         batch = "abcdefgh"[: max(ra, rb) - 2] if max(ra, rb) > 2 else ""
         left = (batch[len(batch) - (ra - 2) :] if ra > 2 else "") + ("ik" if ra >= 2 else "k")
         right = (batch[len(batch) - (rb - 2) :] if rb > 2 else "") + ("kj" if rb >= 2 else "k")
@@ -864,6 +880,7 @@ class ExpressionReader:
             self.unsupported(node, f"`{self.names.text(node)}` on a boolean selection")
             return None
         extents: dict[str, sympy.Expr] = {}
+        differ: list[str] = []
         for operand, letters in zip(operands, labels, strict=True):
             if len(letters) != len(operand.shape):
                 self.note(
@@ -876,14 +893,12 @@ class ExpressionReader:
             for letter, extent in zip(letters, operand.shape, strict=True):
                 known = extents.setdefault(letter, extent)
                 if not same_extent(known, extent):
+                    # Every pair is matched at once: a lowering learns them in one round.
                     self.unify((known,), (extent,))
-                    self.note(
-                        UnknownKind.UNKNOWN_SHAPE,
-                        node,
-                        f"`{self.names.text(node)}`: extents {known} and {extent} "
-                        f"of index `{letter}` differ",
-                    )
-                    return None
+                    differ.append(f"extents {known} and {extent} of index `{letter}` differ")
+        if differ:
+            self.note(UnknownKind.UNKNOWN_SHAPE, node, f"`{self.names.text(node)}`: {differ[0]}")
+            return None
         element, weak = operands[0].element, operands[0].weak
         for operand in operands[1:]:
             element = dtypes.promote(element, weak, operand.element, operand.weak)

@@ -16,6 +16,14 @@ The same NumPy-style code runs differently under each framework (measured on an 
   visible module-level wrap `g = jax.jit(f)`) is placed with the jit view; other array code
   with the eager view.
 
+The framework is decided per function, not per module: a function under `jax.jit` or
+`torch.compile` runs in that framework; any other runs in the one whose names it calls
+(`jnp.dot`, `F.gelu`, `np.sum`), or, calling none, in the module's only array library.
+So `import numpy as np` beside `import jax.numpy as jnp` (how JAX code is written) keeps
+each function's rules. Un-annotated parameters take the framework's default dtype:
+float32 for PyTorch (`torch.set_default_dtype` read) and for JAX without x64, float64 for
+NumPy and CuPy.
+
 Each rule applied becomes a note on the import's line. Only CPython's `ast` is read: the
 code is never imported or run.
 """
@@ -27,9 +35,16 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from aiscan.frontends.python.dtypes import FLOAT32, dtype_qualified
+from aiscan.ir.nodes import ElementType
+
 __all__ = ["FrameworkRules", "read_frameworks"]
 
 _ROOTS = {"jax": "JAX", "torch": "PyTorch", "cupy": "CuPy", "numba": "Numba"}
+_ARRAY_LIBRARIES = ("numpy", "jax", "torch", "cupy")
+_TYPING = ("numpy.typing", "jax.typing")
+"""Annotations only: naming them says nothing of which library runs the code."""
+_JIT_FRAMEWORK = {"jax.jit": "jax", "jax.pmap": "jax", "torch.compile": "torch"}
 _JIT = {
     "jax.jit",
     "jax.pmap",
@@ -50,8 +65,6 @@ class FrameworkRules:
     """Framework name (`jax`, `torch`, `cupy`, `numba`) to the line of its first import."""
     x64: bool = False
     x64_source: str = ""
-    tf32: str | None = None
-    """Why float32 contractions run in TF32, or None for full FP32."""
     full_fp32_functions: set[str] = field(default_factory=set)
     """Functions whose contractions ask for full float32 (`precision=HIGHEST`)."""
     jit_functions: set[str] = field(default_factory=set)
@@ -59,20 +72,43 @@ class FrameworkRules:
     """(line, text) for each rule applied, on the import's line."""
     imported: set[str] = field(default_factory=set)
     """Top-level modules imported (`numpy` among them or not)."""
-    mixed: bool = False
-    """Several array libraries: the framework rules are not applied."""
+    function_frameworks: dict[str, str] = field(default_factory=dict)
+    """The array library each function runs in (`numpy`, `jax`, `torch`, `cupy`), where one
+    is decided (see `_function_frameworks`); by function name (`Class.method` too)."""
+    module_framework: str | None = None
+    """The module's only array library, which functions that call none run in."""
+    torch_default: ElementType = FLOAT32
+    """`torch.get_default_dtype()`: float32 unless `torch.set_default_dtype(...)` says."""
+    tf32_by_framework: dict[str, str | None] = field(default_factory=dict)
+    """Per framework, why its float32 contractions run in TF32, or None for full FP32."""
 
-    @property
-    def demotes_float64(self) -> bool:
+    def framework(self, function: str) -> str | None:
+        """The array library `function` runs in; None where that is not decided."""
+        return self.function_frameworks.get(function, self.module_framework)
+
+    def demotes_float64_in(self, function: str) -> bool:
         """JAX without x64: float64 data is float32."""
-        return "jax" in self.frameworks and not self.x64
+        return self.framework(function) == "jax" and not self.x64
+
+    def default_dtype(self, function: str) -> tuple[ElementType, str] | None:
+        """The dtype un-annotated arrays of `function` have in its framework, and why;
+        None for NumPy's own default (the `--python-dtype` setting)."""
+        framework = self.framework(function)
+        if framework == "torch":
+            return self.torch_default, "PyTorch's default dtype"
+        if framework == "jax" and not self.x64:
+            return FLOAT32, "JAX's default dtype with x64 off"
+        return None
 
     def view(self, function: str) -> str:
         """`jit` for a compiled function, `eager` otherwise."""
         return "jit" if function in self.jit_functions else "eager"
 
     def tf32_for(self, function: str) -> str | None:
-        return None if function in self.full_fp32_functions else self.tf32
+        if function in self.full_fp32_functions:
+            return None
+        framework = self.framework(function)
+        return self.tf32_by_framework.get(framework, None) if framework else None
 
 
 def read_frameworks(
@@ -81,21 +117,9 @@ def read_frameworks(
     """The rules of `tree`'s frameworks; a setting (not None) overrides what the code says."""
     rules = FrameworkRules()
     aliases = _aliases(tree, rules)
+    libraries = [a for a in _ARRAY_LIBRARIES if a in rules.imported]
+    rules.module_framework = libraries[0] if len(libraries) == 1 else None
     if not rules.frameworks:
-        return rules
-    arrays = sorted(set(rules.frameworks) & {"jax", "torch", "cupy"})
-    if len(arrays) > 1 or (arrays and "numpy" in rules.imported):
-        # Which library holds an array is not visible: no dtype or precision rule applies.
-        names = ", ".join(_ROOTS[a] for a in arrays)
-        line = min(rules.frameworks[a] for a in arrays)
-        rules.notes.append(
-            (line, f"{names} imported beside NumPy or each other: dtypes and matmul precision "
-             "as written (no framework rule applied)")
-        )  # fmt: skip
-        rules.jit_functions = _jit_functions(tree, aliases)
-        rules.frameworks = {k: v for k, v in rules.frameworks.items() if k == "numba"}
-        rules.mixed = True
-        _notes(rules)
         return rules
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     jax_x64 = _jax_x64(tree, calls, aliases)
@@ -106,13 +130,78 @@ def read_frameworks(
         rules.x64, rules.x64_source = True, 'jax.config.update("jax_enable_x64", True)'
     elif env.get("JAX_ENABLE_X64", "") in _TRUE_TEXT:
         rules.x64, rules.x64_source = True, "JAX_ENABLE_X64 set in the module"
-    rules.tf32 = _tf32(rules, calls, aliases, env, tree)
-    if tf32_setting is not None:
-        rules.tf32 = "the fp32-matmul setting" if tf32_setting else None
+    for framework in ("jax", "torch", "cupy"):
+        if framework in rules.frameworks:
+            tf32 = _tf32(framework, calls, aliases, env, tree)
+            if tf32_setting is not None:
+                tf32 = "the fp32-matmul setting" if tf32_setting else None
+            rules.tf32_by_framework[framework] = tf32
+    rules.torch_default = _torch_default(calls, aliases)
     rules.full_fp32_functions = _full_fp32_functions(tree, aliases)
     rules.jit_functions = _jit_functions(tree, aliases)
+    rules.function_frameworks = _function_frameworks(tree, aliases, rules.module_framework)
     _notes(rules)
     return rules
+
+
+def _function_frameworks(
+    tree: ast.Module, aliases: dict[str, str], module_framework: str | None
+) -> dict[str, str]:
+    """Each function's array library: its jit decorator's (`jax.jit`, `torch.compile`),
+    else the one library whose names it uses (`jnp.dot`, `F.gelu`, `np.sum`); a function
+    using several is left undecided, one using none runs in the module's only library."""
+    found: dict[str, str] = {}
+    for function, name in _all_functions(tree):
+        jitted = {
+            _JIT_FRAMEWORK.get(_jit_name(d, aliases), "") for d in function.decorator_list
+        } - {""}
+        used = jitted or {
+            root
+            for node in ast.walk(function)
+            if isinstance(node, ast.Call | ast.Attribute)
+            and not (qualified := _qualified(
+                node.func if isinstance(node, ast.Call) else node, aliases
+            )).startswith(_TYPING)
+            and (root := qualified.split(".")[0]) in _ARRAY_LIBRARIES
+        }  # fmt: skip
+        if len(used) == 1:
+            found[name] = used.pop()
+        elif used and module_framework is None:
+            found[name] = ""  # several libraries in one function: no rule applies
+    return {k: v for k, v in found.items() if v}
+
+
+def _all_functions(
+    tree: ast.Module,
+) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]]:
+    """Top-level functions, and methods of top-level classes as `Class.method`."""
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield node, node.name
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                    yield item, f"{node.name}.{item.name}"
+
+
+def _jit_name(node: ast.AST, aliases: dict[str, str]) -> str:
+    """The qualified name of a jit decorator (`jax.jit`, through `partial` or a call)."""
+    if isinstance(node, ast.Call):
+        name = _qualified(node.func, aliases)
+        if name in ("functools.partial", "partial") and node.args:
+            return _jit_name(node.args[0], aliases)
+        return name
+    return _qualified(node, aliases)
+
+
+def _torch_default(calls: list[ast.Call], aliases: dict[str, str]) -> ElementType:
+    """`torch.set_default_dtype(torch.float64)` in the module, else float32."""
+    for call in calls:
+        if _qualified(call.func, aliases) == "torch.set_default_dtype" and call.args:
+            named = dtype_qualified(_qualified(call.args[0], aliases))
+            if named is not None:
+                return named
+    return FLOAT32
 
 
 def _aliases(tree: ast.Module, rules: FrameworkRules) -> dict[str, str]:
@@ -149,7 +238,8 @@ def _statements(tree: ast.Module) -> Iterator[ast.AST]:
 
 def _seen(rules: FrameworkRules, module: str, line: int) -> None:
     root = module.split(".")[0]
-    rules.imported.add(root)
+    if not module.startswith(_TYPING):  # `import numpy.typing as npt` beside JAX: types only
+        rules.imported.add(root)
     if root in _ROOTS and root not in rules.frameworks:
         rules.frameworks[root] = line
 
@@ -202,14 +292,14 @@ def _environment(tree: ast.Module) -> dict[str, str]:
 
 
 def _tf32(
-    rules: FrameworkRules,
+    framework: str,
     calls: list[ast.Call],
     aliases: dict[str, str],
     env: dict[str, str],
     tree: ast.Module,
 ) -> str | None:
-    """Why float32 contractions run in TF32 in this module, or None."""
-    if "jax" in rules.frameworks:
+    """Why `framework`'s float32 contractions run in TF32 in this module, or None."""
+    if framework == "jax":
         for call in calls:
             name = _qualified(call.func, aliases)
             args = [_constant(a) for a in call.args]
@@ -221,7 +311,7 @@ def _tf32(
         if env.get("JAX_DEFAULT_MATMUL_PRECISION", "") in _FULL_FP32:
             return None
         return "JAX's default matmul precision on GPUs"
-    if "torch" in rules.frameworks:
+    if framework == "torch":
         for node in ast.walk(tree):
             if (
                 isinstance(node, ast.Assign)
@@ -235,7 +325,7 @@ def _tf32(
             if name == "torch.set_float32_matmul_precision" and args[:1] in (["high"], ["medium"]):
                 return f'torch.set_float32_matmul_precision("{args[0]}")'
         return None
-    if "cupy" in rules.frameworks and env.get("CUPY_TF32", "") == "1":
+    if env.get("CUPY_TF32", "") == "1":
         return "CUPY_TF32=1 set in the module"
     return None
 
@@ -289,16 +379,13 @@ def _jit_functions(tree: ast.Module, aliases: dict[str, str]) -> set[str]:
 def _is_jit(node: ast.AST, aliases: dict[str, str]) -> bool:
     """`@jax.jit`, `@jit` (imported from jax/numba), `@numba.njit(...)`,
     `@partial(jax.jit, ...)`, `@torch.compile(...)`."""
-    if isinstance(node, ast.Call):
-        name = _qualified(node.func, aliases)
-        if name in ("functools.partial", "partial") and node.args:
-            return _is_jit(node.args[0], aliases)
-        return name in _JIT
-    return _qualified(node, aliases) in _JIT
+    return _jit_name(node, aliases) in _JIT
 
 
 def _notes(rules: FrameworkRules) -> None:
-    frameworks = rules.frameworks
+    """The rules of each framework some function runs in (`numba` always: its jit view)."""
+    running = {*rules.function_frameworks.values(), rules.module_framework, "numba"}
+    frameworks = {k: v for k, v in rules.frameworks.items() if k in running}
     if "jax" in frameworks:
         line = frameworks["jax"]
         if rules.x64:
@@ -310,9 +397,10 @@ def _notes(rules: FrameworkRules) -> None:
         rules.notes.append(
             (line, "JAX: Python scalars are weakly typed (x_f16 / 2.0 stays float16)")
         )
-        if rules.tf32:
+        tf32 = rules.tf32_by_framework.get("jax")
+        if tf32:
             rules.notes.append(
-                (line, f"JAX: float32 contractions in TF32 ({rules.tf32}) unless precision=HIGHEST")
+                (line, f"JAX: float32 contractions in TF32 ({tf32}) unless precision=HIGHEST")
             )
         else:
             rules.notes.append(
@@ -320,17 +408,32 @@ def _notes(rules: FrameworkRules) -> None:
             )
     if "torch" in frameworks:
         line = frameworks["torch"]
-        text = f"TF32 ({rules.tf32})" if rules.tf32 else "full FP32 (PyTorch default)"
+        tf32 = rules.tf32_by_framework.get("torch")
+        text = f"TF32 ({tf32})" if tf32 else "full FP32 (PyTorch default)"
         rules.notes.append((line, f"PyTorch: float32 matmul in {text}"))
+        if rules.torch_default != FLOAT32:
+            rules.notes.append((line, f"PyTorch: default dtype {rules.torch_default.name}"))
     if "cupy" in frameworks:
         line = frameworks["cupy"]
-        text = f"TF32 ({rules.tf32})" if rules.tf32 else "FP32 (CUPY_TF32 not set)"
+        tf32 = rules.tf32_by_framework.get("cupy")
+        text = f"TF32 ({tf32})" if tf32 else "FP32 (CUPY_TF32 not set)"
         rules.notes.append(
             (line, f"CuPy: NumPy's promotion rules (NEP 50); float32 matmul in {text}")
         )
-    if rules.jit_functions and frameworks:
-        line = min(frameworks.values())
+    if rules.frameworks and rules.module_framework is None:
+        line = min(rules.frameworks.values())
+        by_library: dict[str, list[str]] = {}
+        for function, library in sorted(rules.function_frameworks.items()):
+            by_library.setdefault(library, []).append(function)
+        runs = "; ".join(f"{k}: {', '.join(v)}" for k, v in sorted(by_library.items()))
+        rules.notes.append(
+            (line, "several array libraries imported: each function runs in the one it "
+             f"calls or is compiled by ({runs or 'none decided'}); a function using none or "
+             "several gets no framework rule")
+        )  # fmt: skip
+    if rules.jit_functions and rules.frameworks:
+        line = min(rules.frameworks.values())
         names = ", ".join(sorted(rules.jit_functions))
         rules.notes.append((line, f"compiled (jit view): {names}; other array code: eager view"))
-    elif frameworks:
-        rules.notes.append((min(frameworks.values()), "no compiled function: eager view"))
+    elif rules.frameworks:
+        rules.notes.append((min(rules.frameworks.values()), "no compiled function: eager view"))

@@ -22,7 +22,7 @@ from aiscan.frontends.python.expressions import (
     Scope,
     number_literal,
 )
-from aiscan.frontends.python.frameworks import read_frameworks
+from aiscan.frontends.python.frameworks import FrameworkRules, read_frameworks
 from aiscan.frontends.python.inference import class_sizes
 from aiscan.frontends.python.lowering import FunctionLowering
 from aiscan.frontends.python.names import SourceNames
@@ -39,18 +39,20 @@ __all__ = ["lower_python_source"]
 def lower_python_source(
     text: str,
     path: str,
-    default_dtype: str = "float64",
+    default_dtype: str | None = None,
     *,
     x64: bool | None = None,
     tf32: bool | None = None,
 ) -> Module:
     """Parse and lower one Python file; raises `InputError` when it does not parse.
 
-    `default_dtype` types what nothing in the code types (un-annotated parameters). `x64`
-    and `tf32` are settings that override what the code says about its framework's
-    precision (see `frameworks.py`)."""
-    default_element = dtypes.dtype_named(default_dtype) or dtypes.FLOAT64
+    `default_dtype` types what nothing in the code types (un-annotated parameters); None
+    leaves it to each function's framework (float32 for PyTorch and JAX without x64,
+    float64 for NumPy). `x64` and `tf32` are settings that override what the code says
+    about its framework's precision (see `frameworks.py`)."""
     syntax = _check_with_cpython_parser(text, path)
+    rules = read_frameworks(syntax, x64_setting=x64, tf32_setting=tf32)
+    defaults = _Defaults(rules, dtypes.dtype_named(default_dtype or ""))
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -72,16 +74,15 @@ def lower_python_source(
     globals_ = Scope(bindings)
     globals_.helpers = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
     errors: list[Diagnostic] = []
-    summaries = _Summaries(names, globals_, default_element, errors)
+    summaries = _Summaries(names, globals_, defaults, errors)
     globals_.summarize = summaries.summary
     try:
-        functions = _lowered_functions(module, names, globals_, summaries, default_element, errors)
+        functions = _lowered_functions(module, names, globals_, summaries, defaults, errors)
     finally:
         # The scope and the summaries refer to each other. With the cycle broken, the
         # file's trees and IR are freed the moment it is done, instead of by a collection
         # that must trace them (12,000 objects, 2.4 ms, a Python file: `collector.py`).
         globals_.summarize = None
-    rules = read_frameworks(syntax, x64_setting=x64, tf32_setting=tf32)
     if rules.frameworks or rules.jit_functions:
         functions = [apply_rules(f, rules) for f in functions]
     notes = tuple(
@@ -90,12 +91,27 @@ def lower_python_source(
     return Module(path, "python", tuple(functions), size_defaults, diagnostics=(*errors, *notes))
 
 
+class _Defaults:
+    """The dtype of what nothing in a function's code types: the `--python-dtype` setting
+    where given, else the default of the function's framework (`frameworks.py`)."""
+
+    def __init__(self, rules: FrameworkRules, setting: ElementType | None) -> None:
+        self.rules = rules
+        self.setting = setting
+
+    def __call__(self, function: str) -> tuple[ElementType, str]:
+        if self.setting is not None:
+            return self.setting, "--python-dtype"
+        found = self.rules.default_dtype(function)
+        return found if found is not None else (dtypes.FLOAT64, "--python-dtype")
+
+
 def _lowered_functions(
     module: cst.Module,
     names: SourceNames,
     globals_: Scope,
     summaries: _Summaries,
-    default_element: ElementType,
+    defaults: _Defaults,
     errors: list[Diagnostic],
 ) -> list[Function]:
     """The module's functions and methods, and its top-level work as `<module>`."""
@@ -105,11 +121,14 @@ def _lowered_functions(
         if isinstance(statement, cst.FunctionDef):
             functions.append(summaries.lowered(statement))
         elif isinstance(statement, cst.ClassDef):
-            functions += _methods(statement, names, globals_, default_element, errors)
+            functions += _methods(statement, names, globals_, defaults, errors)
         elif _is_module_work(statement) and not _binds_constants(statement):
             top_level.append(statement)
     if top_level:
-        lowering = FunctionLowering(names.within(None), globals_.copy())
+        element, source = defaults("<module>")
+        lowering = FunctionLowering(
+            names.within(None), globals_.copy(), element, dtype_source=source
+        )
         pseudo = lowering.build("<module>", names.span(top_level[0]), top_level)
         errors += lowering.errors
         if pseudo.regions:
@@ -126,12 +145,12 @@ class _Summaries:
         self,
         names: SourceNames,
         globals_: Scope,
-        default_element: ElementType,
+        defaults: _Defaults,
         errors: list[Diagnostic],
     ) -> None:
         self.names = names
         self.globals_ = globals_
-        self.default_element = default_element
+        self.defaults = defaults
         self.errors = errors
         self.done: dict[tuple[str, tuple[tuple[str, str, bool], ...]], Summary] = {}
         self.lowering: set[str] = set()
@@ -165,11 +184,14 @@ class _Summaries:
     def _lower(
         self, definition: cst.FunctionDef, dtypes_given: Mapping[str, tuple[ElementType, bool]]
     ) -> Summary:
+        element, source = self.defaults(definition.name.value)
         lowering = FunctionLowering(
             self.names.within(definition),
             self.globals_.copy(),
-            self.default_element,
+            element,
             dtypes_given=dtypes_given,
+            dtype_source=source,
+            framework=self.defaults.rules.framework(definition.name.value),
         )
         function = lowering.function(definition)
         if not dtypes_given:
@@ -193,7 +215,7 @@ def _methods(
     node: cst.ClassDef,
     names: SourceNames,
     globals_: Scope,
-    default_element: ElementType,
+    defaults: _Defaults,
     errors: list[Diagnostic],
 ) -> list[Function]:
     """A class's methods, each a function `Class.method`, `__init__` first.
@@ -208,14 +230,22 @@ def _methods(
     state = globals_.copy()
     found: list[tuple[int, Function]] = []
     for method in methods:
+        qualified = f"{node.name.value}.{method.name.value}"
+        element, source = defaults(qualified)
         lowering = FunctionLowering(
-            names.within(None), state.copy(), default_element, class_sizes=sizes
+            names.within(None),
+            state.copy(),
+            element,
+            class_sizes=sizes,
+            dtype_source=source,
+            framework=defaults.rules.framework(qualified),
         )
-        function = lowering.function(method, f"{node.name.value}.{method.name.value}")
+        function = lowering.function(method, qualified)
         errors += lowering.errors
         for key, binding in lowering.scope.names.items():
             if key.startswith("self.") and not isinstance(binding, Opaque):
                 state.names[key] = binding
+        state.layers.update(lowering.scope.layers)
         found.append((function.span.line, function))
     return [f for _, f in sorted(found, key=lambda pair: pair[0])]
 

@@ -218,8 +218,9 @@ class _Walker(cst.CSTVisitor):
             attribute = bound_name(target_node)
             if stored is not None and attribute is not None and attribute.startswith("self."):
                 self.evidence.stored_as[stored] = plain_name(attribute)
-            if isinstance(target_node, cst.Tuple) and _is_shape_of(value) is not None:
-                array = self._candidate(_is_shape_of(value))  # type: ignore[arg-type]
+            shaped = _is_shape_of(value) or _sizes_of(value)
+            if isinstance(target_node, cst.Tuple) and shaped is not None:
+                array = self._candidate(shaped)
                 names = [e.value for e in target_node.elements]
                 if array is not None:
                     self.evidence.at_least(array, len(names))
@@ -240,8 +241,8 @@ class _Walker(cst.CSTVisitor):
                         self._name_extent(name.value, item.value)
 
     def _name_extent(self, target: cst.Name, value: cst.BaseExpression) -> None:
-        """`n = A.shape[k]` or `n = len(A)`: `n` names that extent of A."""
-        found = _one_extent(value)
+        """`n = A.shape[k]`, `n = A.size(k)` or `n = len(A)`: `n` names that extent of A."""
+        found = _one_extent(value) or _size_of(value)
         if found is not None:
             array_node, axis = found
             array = self._candidate(array_node)
@@ -340,6 +341,7 @@ class _Walker(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         callee = _callee(node)
         positional = [a.value for a in node.args if a.keyword is None]
+        _tensor_evidence(self, node, callee, positional)
         if callee == "len" and positional:
             array = self._candidate(positional[0])
             if array is not None:
@@ -372,6 +374,98 @@ class _Walker(cst.CSTVisitor):
                 names = set(_arithmetic_names(argument, self.candidates))
                 if len(names) == 1 and "" not in names:
                     self.evidence.at_least(names.pop(), 1)
+
+
+def _tensor_evidence(
+    walker: _Walker, node: cst.Call, callee: str, positional: list[cst.BaseExpression]
+) -> None:
+    """What framework calls say of ranks: einsum subscripts give each operand's rank
+    (`"bhqd,bhkd->bhqk"`), `x.permute(0, 2, 1, 3)` the permutation's; the weight and bias
+    of `layer_norm`/`rms_norm` are vectors, `linear`'s weight a matrix, an operator's or a
+    layer's (`self.fc1(x)`) input a tensor; `x.view(b, n, d)` extents and `nn.Linear(d, h)`
+    sizes are sizes."""
+    if callee == "einsum" and positional and isinstance(positional[0], cst.SimpleString):
+        subscripts = positional[0].raw_value.replace(" ", "").split("->")[0].split(",")
+        for letters, operand in zip(subscripts, positional[1:], strict=False):
+            array = walker._candidate(operand)
+            if array is not None and letters.isalpha():
+                walker.evidence.at_least(array, len(letters))
+        return
+    method = isinstance(node.func, cst.Attribute) and walker._candidate(node.func.value)
+    if callee == "permute" and method:
+        axes = positional[0].elements if len(positional) == 1 and isinstance(
+            positional[0], cst.Tuple | cst.List) else positional  # fmt: skip
+        walker.evidence.at_least(method, len(axes))
+    elif callee == "view" and method:
+        walker.evidence.at_least(method, 1)
+        for extent in positional:
+            walker._mark_sizes(extent)
+    if callee in ("Linear", "LayerNorm", "RMSNorm"):  # `nn.Linear(d, 4 * d)`: sizes
+        for extent in positional[:2]:
+            walker._mark_sizes(extent)
+    if str(bound_name(node.func)).startswith("self.") and positional:
+        called = walker._candidate(positional[0])  # `self.fc1(x)`: a layer's input is a tensor
+        if called is not None:
+            walker.evidence.at_least(called, 1)
+    ranks = _TENSOR_OPERANDS.get(callee, ())
+    keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+    for position, (keyword, rank) in enumerate(ranks):
+        passed = keywords.get(keyword) or (
+            positional[position] if position < len(positional) else None
+        )
+        array = walker._candidate(passed) if passed is not None else None
+        if array is not None and rank:
+            walker.evidence.at_least(array, rank)
+
+
+_TENSOR_OPERANDS = {
+    "layer_norm": (("input", 1), ("normalized_shape", 0), ("weight", 1), ("bias", 1)),
+    "rms_norm": (("input", 1), ("normalized_shape", 0), ("weight", 1)),
+    "linear": (("input", 1), ("weight", 2), ("bias", 1)),
+    "scaled_dot_product_attention": (("query", 2), ("key", 2), ("value", 2)),
+    **{
+        name: (("input", 1),)
+        for name in (
+            "softmax",
+            "log_softmax",
+            "logsumexp",
+            "gelu",
+            "silu",
+            "relu",
+            "sigmoid",
+            "tanh",
+            "dropout",
+            "masked_fill",
+        )
+    },
+}
+"""Per framework function, each argument's keyword and the rank it has at least."""
+
+
+def _size_of(node: cst.BaseExpression) -> tuple[cst.BaseExpression, int] | None:
+    """`A.size(k)` (PyTorch): the tensor and the axis."""
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "size"
+        and len(node.args) == 1
+    ):
+        value = node.args[0].value
+        if isinstance(value, cst.Integer):
+            return node.func.value, int(value.value, 0)
+    return None
+
+
+def _sizes_of(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`A.size()` (PyTorch): the whole shape, as `A.shape`."""
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "size"
+        and not node.args
+    ):
+        return node.func.value
+    return None
 
 
 _ALLOCATORS = frozenset(

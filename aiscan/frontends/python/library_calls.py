@@ -27,6 +27,7 @@ from aiscan.frontends.python.symbols import loop_symbol
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
+    Contract,
     Integer,
     Leaf,
     Reduce,
@@ -52,7 +53,14 @@ if TYPE_CHECKING:
     from aiscan.frontends.python.nests import Namer
     from aiscan.span import Span
 
-__all__ = ["LIBRARY", "METHODS", "Construction", "read_library_call", "read_library_method"]
+__all__ = [
+    "LIBRARY",
+    "METHODS",
+    "Construction",
+    "count_arguments",
+    "read_library_call",
+    "read_library_method",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +77,10 @@ class Construction:
     library: bool = True
     """`nodes` are one library routine (LAPACK), run as one contraction call; False for a
     summarized helper's work (`summaries.py`), which runs as its own code does."""
+    arguments: tuple[str, ...] = ()
+    """Work arrays that hold a framework kernel's arguments (`F.gelu(x @ w + b)`): each is
+    the argument's own value, its last call writing it (no copy), as Python evaluates
+    arguments before the call (`framework_calls.py`)."""
     regions: tuple[Region, ...] = ()
     """A summarized helper's regions, after `nodes`: nests of their own where the call is
     a statement of the function's top level (the compulsory model starts cold at each, as
@@ -76,6 +88,27 @@ class Construction:
 
 
 Builder = Callable[["Leaf", "Namer", "Span"], Construction]
+
+
+def count_arguments(reader: ExpressionReader, node: cst.Call) -> None:
+    """An unmodeled call's computed arguments are still computed, as Python evaluates them
+    before the call (`mystery(x @ w + b)`): each becomes a temporary whose work and traffic
+    are counted. Only the call itself, and what uses its result, are unknown."""
+    for argument in node.args:
+        expression = argument.value
+        if argument.star or not isinstance(
+            expression, cst.BinaryOperation | cst.UnaryOperation | cst.Call | cst.Subscript
+        ):
+            continue
+        value = reader.value(expression)
+        if not isinstance(value, Apply | Reduce | Contract) or not value.shape:
+            continue
+
+        def build(leaf: Leaf, namer: Namer, span: Span, value: ArrayValue = value) -> Construction:
+            return Construction(((leaf, value),), arguments=(leaf.array,))
+
+        text = reader.names.text(expression)
+        reader.materialize(Allocation(value.shape, value.element, False, text, build), expression)
 
 
 def read_library_call(reader: ExpressionReader, node: cst.Call, canonical: str) -> Value | None:
@@ -492,10 +525,10 @@ def _vector_norm(
 
 
 def _triangle(reader: ExpressionReader, node: cst.Call) -> Value | None:
-    """`np.triu(A, k)`, `np.tril(A, k)`: a masked copy (`where(mask, A, 0)`), 0 FLOPs; it
-    reads `A` and writes a new array of its shape."""
+    """`np.triu(A, k)`, `np.tril(A, k)` (`torch.triu(A, diagonal=k)`): a masked copy
+    (`where(mask, A, 0)`), 0 FLOPs; it reads `A` and writes a new array of its shape."""
     arguments = _positional(node)
-    if _unmodeled_keywords(reader, node, ("k",), 2):
+    if _unmodeled_keywords(reader, node, ("k", "diagonal"), 2):
         return None
     a = _operand(reader, arguments[0] if arguments else None)
     if a is None:
@@ -675,10 +708,10 @@ def _join(kind: str) -> Callable[[ExpressionReader, cst.Call], Value | None]:
 
     def read(reader: ExpressionReader, node: cst.Call) -> Value | None:
         takes_axis = kind in ("concatenate", "stack")
-        known = ("axis",) if takes_axis else ()
-        if _unmodeled_keywords(reader, node, known, len(known) + 1):
+        known = ("axis", "dim") if takes_axis else ()  # `torch.cat(seq, dim=1)`
+        if _unmodeled_keywords(reader, node, known, 2 if takes_axis else 1):
             return None
-        axis_node = _argument(node, 1, "axis") if takes_axis else None
+        axis_node = (_keyword(node, "dim") or _argument(node, 1, "axis")) if takes_axis else None
         axis = 0 if axis_node is None else _literal_int(reader, axis_node, "axis")
         values = _sequence(reader, node)
         if values is None or axis is None:

@@ -126,6 +126,9 @@ class FunctionLowering:
         hints: _Hints | None = None,
         class_sizes: frozenset[str] = frozenset(),
         dtypes_given: Mapping[str, tuple[ElementType, bool]] | None = None,
+        *,
+        dtype_source: str = "--python-dtype",
+        framework: str | None = None,
     ) -> None:
         self.names = names
         self.class_sizes = class_sizes
@@ -133,9 +136,14 @@ class FunctionLowering:
         self.scope = scope
         self.initial_scope = scope.copy()
         self.default_element = default_element
+        self.dtype_source = dtype_source
+        """Why un-annotated arrays have `default_element` (the setting, or the framework)."""
+        self.framework = framework
+        """The array library the function runs in (`frameworks.py`), for its methods."""
         self.hints = hints or _Hints()
         self.candidates: set[str] = set()
         self.reader = ExpressionReader(names, scope)
+        self.reader.framework = framework
         self.namer = Namer()
         self.loop_depth = 0
         self.at_top = False
@@ -183,7 +191,7 @@ class FunctionLowering:
         # Only a method's `self.X` are sizes or inputs (a walk of the body: skipped otherwise).
         attributes = self_attributes(node.body) if self._is_method(node) else {}
         for attribute, use in attributes.items():
-            if attribute in self.scope.names:
+            if attribute in self.scope.names or attribute in self.scope.layers:
                 continue
             plain = attribute.removeprefix("self.")
             if plain in self.class_sizes:
@@ -208,6 +216,8 @@ class FunctionLowering:
                 self.hints,
                 self.class_sizes,
                 self.dtypes_given,
+                dtype_source=self.dtype_source,
+                framework=self.framework,
             )
             function = again.function(node, qualified)
             self.scope = again.scope
@@ -249,7 +259,9 @@ class FunctionLowering:
             span = self.names.span(parameters[name])
             element = binding.element or self.default_element
             dtype_note = (
-                "" if binding.element is not None else f"; dtype assumed {width} (--python-dtype)"
+                ""
+                if binding.element is not None
+                else f"; dtype assumed {width} ({self.dtype_source})"
             )
             weak = binding.element is None
             if name in self.dtypes_given and binding.element is None:
@@ -504,6 +516,15 @@ class FunctionLowering:
                 self.scope.slices[bound] = made
                 self.scope.names[bound] = Opaque(bound, SLICE_REASON)
                 return _Lowered()
+        if bound is not None and bound.startswith("self.") and isinstance(value_node, cst.Call):
+            from aiscan.frontends.python.modules import LAYERS, read_layer
+
+            kind = self.names.canonical(value_node.func)
+            if kind in LAYERS:  # `self.fc1 = nn.Linear(d, 4 * d)`: a layer, called later
+                layer = read_layer(self.reader, value_node, kind, self.default_element)
+                if layer is not None:
+                    self.scope.layers[bound] = layer
+                return _Lowered()
         if bound is not None and self._binds_generator(value_node):
             # `rng = np.random.default_rng(0)`: its methods make random arrays.
             self.scope.names[bound] = Opaque(bound, GENERATOR_REASON)
@@ -585,9 +606,12 @@ class FunctionLowering:
         for view, content in built.stores:
             # A computed value stored whole (`y = y * step + start`): NumPy's last call
             # writes it there, with no copy.
-            whole = view == leaf and isinstance(content, (Apply, Reduce, Contract))
+            whole = (view == leaf or view.array in built.arguments) and isinstance(
+                content, (Apply, Reduce, Contract)
+            )
             part = self._array_statement(Target(view), content, text, span, rebinds=whole)
             lowered.nodes += part.nodes
+            lowered.conventions += part.conventions  # `F.gelu(x @ w)`: the argument's product
             lowered.eager = _merge(lowered.eager, part.eager)
         if built.nodes:
             lowered.nodes += built.nodes
@@ -620,9 +644,11 @@ class FunctionLowering:
         return self._array_statement(Target(view), value, self.names.text(node), span, rebinds=True)
 
     def _unpack(self, target: cst.Tuple, value_node: cst.BaseExpression) -> _Lowered:
-        """`n, m = A.shape`: bind each size; anything else is not understood."""
-        if isinstance(value_node, cst.Attribute) and value_node.attr.value == "shape":
-            base = self.reader.value(value_node.value)
+        """`n, m = A.shape` (or PyTorch's `A.size()`): bind each size; anything else is not
+        understood."""
+        shaped = _shape_owner(value_node, self.reader.framework == "torch")
+        if shaped is not None:
+            base = self.reader.value(shaped)
             names = [e.value for e in target.elements]
             if (
                 isinstance(base, Leaf)
@@ -1296,6 +1322,11 @@ class FunctionLowering:
         return [*prelude, Branch(span, condition, fraction, then_body, else_body, (unknown,))]
 
 
+_MAX_ROUNDS = 6
+"""Lowerings a function may take to learn its inferred shapes: model code learns a rank,
+then the extents, per tensor it meets (`q @ k.mT`, then `p @ v`)."""
+
+
 @dataclass(slots=True)
 class _Hints:
     """What earlier lowerings of a function learned about its inferred parameter shapes."""
@@ -1315,7 +1346,7 @@ class _Hints:
             if symbol not in resolved.free_symbols:  # `A_d0 -> B_d0 -> A_d0` is no news
                 self.equations[symbol] = resolved
                 learned = True
-        if not (learned or new_ranks) or self.rounds >= 4:
+        if not (learned or new_ranks) or self.rounds >= _MAX_ROUNDS:
             return False
         self.rounds += 1
         self.ranks.update(new_ranks)
@@ -1329,6 +1360,21 @@ class _Hints:
                 break
             extent = following
         return extent
+
+
+def _shape_owner(node: cst.BaseExpression, torch: bool) -> cst.BaseExpression | None:
+    """`A` of `A.shape`, or of PyTorch's `A.size()`."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "shape":
+        return node.value
+    if (
+        torch
+        and isinstance(node, cst.Call)
+        and not node.args
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "size"
+    ):
+        return node.func.value
+    return None
 
 
 def _arrays_of(body: Sequence[Node]) -> frozenset[str]:

@@ -1,8 +1,9 @@
 """What a name in the source refers to, whatever way it was imported, and where it is.
 
 `np.dot`, `from numpy import dot` and `import numpy.linalg as la` all resolve to NumPy's
-names; the APIs that mirror NumPy (`jax.numpy`, `cupy`, `torch`) map onto NumPy's names so
-one table of semantics serves them all.
+names; the APIs that mirror NumPy (`jax.numpy`, `cupy`, and the torch functions that mean
+what NumPy's do) map onto NumPy's names so one table of semantics serves them all. Other
+framework names keep their own (`torch.nn.functional.gelu`, `jax.nn.softmax`).
 
 The answers are those of libcst's `QualifiedNameProvider` and `PositionProvider`, but those
 providers walk a copy of the whole tree with libcst's visitors, for the few dozen nodes per
@@ -43,21 +44,59 @@ _MIRRORS = (
     ("jax.numpy.", "numpy."),
     ("cupy.", "numpy."),
     ("torch.linalg.", "numpy.linalg."),
-    ("torch.", "numpy."),
     ("numba.prange", "builtins.range"),
     ("math.", "math."),
     ("builtins.", "builtins."),
+    ("torch.", "torch."),
+    ("jax.", "jax."),
 )
-# torch spells some NumPy functions differently.
+# What torch spells as NumPy does, with NumPy's meaning: these read as `numpy.*`, so one
+# table of semantics serves both. Any other torch name keeps its own (`torch.nn.
+# functional.gelu`, `torch.softmax`): torch's `transpose`, `max`, `std` or `float` mean
+# something else than NumPy's.
+_TORCH_WORDS = (
+    "exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan tanh sinh cosh erf erfc "
+    "abs absolute maximum minimum where matmul dot inner outer einsum sum mean prod amax "
+    "amin zeros ones empty full zeros_like ones_like empty_like full_like add subtract "
+    "multiply divide true_divide square sigmoid relu sign floor ceil round trunc isnan "
+    "isfinite logical_and logical_or logical_not greater less greater_equal less_equal "
+    "reshape triu tril clip pi e inf nan float16 float32 float64 bfloat16 int32 int64 "
+    "complex64 complex128 stack"
+)
+_TORCH_AS_NUMPY = frozenset(_TORCH_WORDS.split())
 _TORCH_ALIASES = {
-    "numpy.mm": "numpy.matmul",
-    "numpy.bmm": "numpy.matmul",
-    "numpy.mv": "numpy.matmul",
-    "numpy.div": "numpy.divide",
-    "numpy.mul": "numpy.multiply",
-    "numpy.amax": "numpy.max",
-    "numpy.amin": "numpy.min",
+    "mm": "matmul",
+    "bmm": "matmul",
+    "mv": "matmul",
+    "div": "divide",
+    "mul": "multiply",
+    "sub": "subtract",
+    "neg": "negative",
+    "pow": "power",
+    "clamp": "clip",
+    "cat": "concatenate",
+    "concat": "concatenate",
 }
+_LAX_SAME = "exp exp2 expm1 log log1p sqrt rsqrt tanh sin cos abs erf"
+_LAX_AS_NUMPY = {
+    f"jax.lax.{lax}": f"numpy.{numpy}"
+    for lax, numpy in (
+        *((n, n) for n in _LAX_SAME.split(" ")),
+        ("add", "add"),
+        ("sub", "subtract"),
+        ("mul", "multiply"),
+        ("div", "divide"),
+        ("neg", "negative"),
+        ("max", "maximum"),
+        ("min", "minimum"),
+        ("pow", "power"),
+        ("logistic", "sigmoid"),
+        ("select", "where"),
+        ("batch_matmul", "matmul"),
+        ("dot", "dot"),
+    )
+}
+"""`jax.lax`'s common elementwise ops and products, by the NumPy name of the same thing."""
 _NEWLINE = re.compile(r"\r\n?|\n")
 _BINDING_WORDS = re.compile(rb"\b(import|def|class|lambda|global|nonlocal)\b")
 _MAX_ORDERINGS = 4
@@ -145,8 +184,18 @@ def _canonical_of(qualified_names: frozenset[str]) -> str | None:
         for prefix, replacement in _MIRRORS:
             if qualified.startswith(prefix) or qualified == prefix.rstrip("."):
                 name = replacement + qualified[len(prefix) :]
-                return _TORCH_ALIASES.get(name, name)
+                if replacement == "torch.":
+                    return _torch_as_numpy(name)
+                return _LAX_AS_NUMPY.get(name, name)
     return None
+
+
+def _torch_as_numpy(name: str) -> str:
+    """`torch.exp` is `numpy.exp`, `torch.mm` is `numpy.matmul`; `torch.softmax` stays."""
+    function = name.removeprefix("torch.")
+    if function in _TORCH_ALIASES:
+        return f"numpy.{_TORCH_ALIASES[function]}"
+    return f"numpy.{function}" if function in _TORCH_AS_NUMPY else name
 
 
 # ---- positions ------------------------------------------------------------------------

@@ -31,7 +31,7 @@ _DEMOTED = {FLOAT64: FLOAT32, COMPLEX128: COMPLEX64}
 
 def apply_rules(function: Function, rules: FrameworkRules) -> Function:
     """`function` as its framework runs it."""
-    demote = rules.demotes_float64
+    demote = rules.demotes_float64_in(function.name)
     view = rules.view(function.name)
     tf32 = rules.tf32_for(function.name)
     regions = tuple(_region(r, demote=demote, view=view, tf32=tf32) for r in function.regions)

@@ -1,0 +1,869 @@
+"""The operators ML code calls in PyTorch and JAX, each as the one kernel the framework runs.
+
+`F.softmax(x, -1)` is one kernel: it reads `x` once and writes `y` once, where the same
+softmax written by hand is five NumPy calls. Each operator here is an entry keyed by its
+qualified name (`torch.nn.functional.softmax`, `torch.softmax`, `jax.nn.softmax`, and the
+tensor method `x.softmax`), built as IR loops over its operands: the FLOPs by MODEL.md's
+conventions (a reduction of `n` elements is `n - 1` adds; `exp`, `erf`, `tanh`, `rsqrt`
+special, reported apart) and the eager traffic of one kernel (the operands read, the
+result written; an operand that is an expression is computed into its own temporary
+first, as Python evaluates arguments). The counts of each operator are in docs/python.md.
+
+Where the framework's semantics are NumPy's (`torch.exp`, `jnp.sum`), `names.py` maps the
+name onto NumPy's and `calls.py` reads it; what PyTorch spells differently (`transpose`
+swaps two axes, `x.size(k)`, `.float()`, `dim=`/`keepdim=`) is read here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+import sympy
+
+from aiscan.frontends.python import dtypes
+from aiscan.frontends.python.calls import _dtype_node, _keyword, _positional
+from aiscan.frontends.python.expressions import (
+    Allocation,
+    ExpressionReader,
+    Value,
+    leaf_for,
+    number_literal,
+)
+from aiscan.frontends.python.library_calls import Construction
+from aiscan.frontends.python.nests import Namer, broadcast_coordinates
+from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text
+from aiscan.frontends.python.symbols import loop_symbol
+from aiscan.frontends.python.values import (
+    ArrayValue,
+    Integer,
+    Leaf,
+    Scalar,
+    Shape,
+    coordinate,
+    substituted,
+)
+from aiscan.frontends.python.views import permuted, read_view, through_operands
+from aiscan.ir.nodes import Access, ElementType, FlopTally, Loop, Node, Statement, UnknownKind
+from aiscan.span import Span
+
+__all__ = [
+    "FRAMEWORK_CALLS",
+    "TENSOR_METHODS",
+    "activation",
+    "dropout_value",
+    "linear_value",
+    "norm_value",
+    "read_tensor_method",
+    "softmax_value",
+]
+
+Reader = Callable[[ExpressionReader, cst.Call], Value | None]
+OnTensor = Callable[["ExpressionReader", "_Call"], Value | None]
+
+
+# ---- arguments ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """A call, or a method call whose tensor is the first argument (`x.softmax(-1)` is
+    `torch.softmax(x, -1)`)."""
+
+    node: cst.Call
+    base: ArrayValue | None = None
+
+    def argument(self, position: int, *names: str) -> cst.BaseExpression | None:
+        """The argument passed by one of `names`, or at `position` among the positional
+        ones (counting a method's tensor as the first)."""
+        for name in names:
+            found = _keyword(self.node, name)
+            if found is not None:
+                return found
+        positional = _positional(self.node)
+        at = position - 1 if self.base is not None else position
+        return positional[at] if 0 <= at < len(positional) else None
+
+    def first(self, reader: ExpressionReader, *names: str) -> ArrayValue | None:
+        """The tensor operated on: the method's, or the first argument."""
+        if self.base is not None:
+            return self.base
+        return _array(reader, self.argument(0, *names))
+
+
+def _argument(node: cst.Call, position: int, *names: str) -> cst.BaseExpression | None:
+    return _Call(node).argument(position, *names)
+
+
+def _is_none(node: cst.BaseExpression | None) -> bool:
+    return node is None or (isinstance(node, cst.Name) and node.value == "None")
+
+
+def _flag(node: cst.BaseExpression | None, default: bool) -> bool | None:
+    """`True`/`False` literals; None for anything else (not decidable here)."""
+    if node is None:
+        return default
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    return None
+
+
+def _axis(
+    reader: ExpressionReader, node: cst.BaseExpression | None, rank: int, call: cst.Call
+) -> int | None:
+    """A literal axis (`dim=-1`) within `rank`, made non-negative; None (noted) otherwise."""
+    value = number_literal(node) if node is not None else None
+    if node is None:
+        reader.unsupported(call, f"`{reader.names.text(call)}`: no dim given (an implicit dim)")
+        return None
+    if not isinstance(value, int) or not -rank <= value < rank:
+        reader.unsupported(
+            call,
+            f"`{reader.names.text(call)}`: {reader.names.text(node)} is not a literal axis of "
+            f"a rank-{rank} operand",
+        )
+        return None
+    return value % rank
+
+
+def _array(reader: ExpressionReader, node: cst.BaseExpression | None) -> ArrayValue | None:
+    return reader.array(node) if node is not None else None
+
+
+# ---- one kernel over rows ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Counts:
+    """FLOPs of a kernel along one axis (its rows): per element, then per row."""
+
+    element: FlopTally = field(default_factory=FlopTally)
+    element_specials: tuple[str, ...] = ()
+    combines: int = 0
+    """Sums along the row: each `n - 1` adds."""
+    row: FlopTally = field(default_factory=FlopTally)
+    row_specials: tuple[str, ...] = ()
+
+
+def _kernel(
+    reader: ExpressionReader,
+    node: cst.Call,
+    operands: Sequence[ArrayValue],
+    axis: int | None,
+    counts: _Counts,
+    *,
+    reduces: bool = False,
+    keepdim: bool = False,
+    element: ElementType | None = None,
+) -> Value | None:
+    """One kernel on `operands[0]`'s shape (the others broadcast to it), along `axis`
+    (None: elementwise): each element read once, the result written once. `reduces`: the
+    result drops `axis` (kept as 1 with `keepdim`), written once per row."""
+    x = operands[0]
+    shape = x.shape
+    text = reader.names.text(node)
+    for other in operands[1:]:
+        if broadcast_shapes(shape, other.shape) != shape:
+            reader.unify(shape[len(shape) - len(other.shape) :], other.shape)
+            reader.note(
+                UnknownKind.UNKNOWN_SHAPE,
+                node,
+                f"`{text}`: operand `{other.text}` of shape {shape_text(other.shape)} does not "
+                f"broadcast to {shape_text(shape)}; its work is not counted",
+            )
+            return None
+    out_shape: Shape = shape
+    if reduces and axis is not None:
+        kept = [sympy.Integer(1) if d == axis else e for d, e in enumerate(shape)]
+        out_shape = tuple(kept if keepdim else (e for d, e in enumerate(shape) if d != axis))
+    result = element or x.element
+
+    def build(leaf: Leaf, namer: Namer, span: Span) -> Construction:
+        stores: list[tuple[Leaf, ArrayValue]] = []
+        reads: list[Leaf] = []
+        for operand in operands:
+            if isinstance(operand, Scalar):
+                continue
+            if isinstance(operand, Leaf):
+                reads.append(operand)
+                continue
+            work = leaf_for(namer.fresh("_a"), operand.shape, operand.element, span)
+            stores.append((work, operand))
+            reads.append(work)
+        nodes = _row_nodes(namer, span, text, shape, reads, leaf, axis, counts, reduces)
+        arguments = tuple(w.array for w, _ in stores)
+        return Construction(tuple(stores), tuple(nodes), library=False, arguments=arguments)
+
+    return Allocation(out_shape, result, False, text, build)
+
+
+def _access(
+    leaf: Leaf, coords: Sequence[sympy.Expr], shape: Shape, span: Span, write: bool = False
+) -> Access:
+    """`leaf` read (or written) at the kernel's coordinates, broadcast as NumPy does."""
+    at = broadcast_coordinates(coords, shape, leaf.shape)
+    bindings = {coordinate(d): c for d, c in enumerate(at)}
+    index = tuple(substituted(e, bindings) for e in leaf.index)
+    return Access(leaf.array, index, leaf.element, write, span, leaf.text)
+
+
+def _row_nodes(
+    namer: Namer,
+    span: Span,
+    text: str,
+    shape: Shape,
+    reads: Sequence[Leaf],
+    out: Leaf,
+    axis: int | None,
+    counts: _Counts,
+    reduces: bool,
+) -> list[Node]:
+    variables = [loop_symbol(namer.fresh("_i")) for _ in shape]
+    accesses = [_access(r, variables, shape, span) for r in reads]
+    if not reduces:
+        accesses.append(_access(out, variables, shape, span, write=True))
+    each = Statement(span, text, counts.element, tuple(accesses), counts.element_specials)
+    if axis is None:
+        return [_nest(variables, shape, [each], span)]
+    n = shape[axis]
+    row: list[Node] = [Loop(variables[axis].name, sympy.Integer(0), 1, n, (each,), span)]
+    if counts.combines:
+        adds = Statement(span, f"{text} (row sums)", FlopTally(add=counts.combines))
+        combine = loop_symbol(namer.fresh("_k"))
+        row.append(Loop(combine.name, sympy.Integer(0), 1, sympy.expand(n - 1), (adds,), span))
+    written: tuple[Access, ...] = ()
+    if reduces:
+        kept = [sympy.Integer(0) if d == axis else v for d, v in enumerate(variables)]
+        coords = kept if len(out.shape) == len(shape) else [v for v in kept if v != 0]
+        bindings = {coordinate(d): c for d, c in enumerate(coords)}
+        index = tuple(substituted(e, bindings) for e in out.index)
+        written = (Access(out.array, index, out.element, True, span, out.text),)
+    if not counts.row.is_zero() or counts.row_specials or written:
+        row.append(Statement(span, f"{text} (per row)", counts.row, written, counts.row_specials))
+    outer = [v for d, v in enumerate(variables) if d != axis]
+    extents = tuple(e for d, e in enumerate(shape) if d != axis)
+    return [_nest(outer, extents, row, span)] if outer else row
+
+
+def _nest(variables: Sequence[sympy.Symbol], shape: Shape, body: list[Node], span: Span) -> Node:
+    nodes: list[Node] = body
+    for variable, extent in zip(reversed(variables), reversed(shape), strict=True):
+        nodes = [Loop(variable.name, sympy.Integer(0), 1, extent, tuple(nodes), span)]
+    assert len(nodes) == 1
+    return nodes[0]
+
+
+# ---- operators ---------------------------------------------------------------------------
+
+
+def _along(
+    counts: _Counts, dim_names: tuple[str, ...], position: int, default: int | None = None
+) -> OnTensor:
+    """softmax-like kernels: `(x, dim)`; `default` the axis when none is passed (JAX's -1)."""
+
+    def read(reader: ExpressionReader, call: _Call) -> Value | None:
+        node = call.node
+        x = call.first(reader, "input", "x", "a")
+        if x is None or not x.shape:
+            return (
+                None
+                if x is None
+                else reader.unsupported(node, f"`{reader.names.text(node)}` of a scalar")
+            )
+        axis_node = call.argument(position, *dim_names)
+        if _is_none(axis_node) and default is not None:
+            axis: int | None = default % max(len(x.shape), 1)
+        else:
+            axis = _axis(reader, axis_node, len(x.shape), node)
+        element = _dtype_argument(reader, node)
+        if axis is None or element is False:
+            return None
+        typed = element if isinstance(element, ElementType) else None
+        return _kernel(reader, node, [x], axis, counts, element=typed)
+
+    return read
+
+
+def _dtype_argument(reader: ExpressionReader, node: cst.Call) -> ElementType | bool:
+    """`dtype=` (the result's and the computation's), or True when absent; False (noted)
+    when it is not a known dtype."""
+    found = _keyword(node, "dtype")
+    if _is_none(found):
+        return True
+    assert found is not None
+    element = _dtype_node(reader, found)
+    if element is None:
+        reader.unsupported(found, f"`{reader.names.text(found)}` is not a known dtype")
+        return False
+    return element
+
+
+_SOFTMAX = _Counts(FlopTally(sub=1, div=1, special=1), ("exp",), combines=1)
+"""max (comparisons), `x - max`, `exp`, the row sum, the divide: `3n - 1` + `n` exp."""
+_LOG_SOFTMAX = _Counts(
+    FlopTally(sub=2, special=1),
+    ("exp",),
+    combines=1,
+    row=FlopTally(special=1),
+    row_specials=("log",),
+)
+"""`x - max - log(sum(exp(x - max)))`: `3n - 1` + `n` exp and one log per row."""
+_LOGSUMEXP = _Counts(
+    FlopTally(sub=1, special=1),
+    ("exp",),
+    combines=1,
+    row=FlopTally(add=1, special=1),
+    row_specials=("log",),
+)
+"""`max + log(sum(exp(x - max)))`: `2n` + `n` exp and one log per row."""
+
+
+def _logsumexp(reader: ExpressionReader, call: _Call) -> Value | None:
+    node = call.node
+    x = call.first(reader, "input", "a")
+    if x is None:
+        return None
+    axis = _axis(reader, call.argument(1, "dim", "axis"), len(x.shape), node)
+    keepdim = _flag(call.argument(2, "keepdim", "keepdims"), False)
+    if axis is None or keepdim is None:
+        return None
+    return _kernel(reader, node, [x], axis, _LOGSUMEXP, reduces=True, keepdim=keepdim)
+
+
+def _normalized(
+    reader: ExpressionReader, node: cst.Call, x: ArrayValue, shape_node: cst.BaseExpression | None
+) -> bool:
+    """`normalized_shape` must be the last axis (`(d,)`, `[d]`, `d`, `x.shape[-1:]`)."""
+    if shape_node is None:
+        return True
+    items = shape_node.elements if isinstance(shape_node, cst.Tuple | cst.List) else None
+    if items is not None and len(items) != 1:
+        reader.unsupported(node, f"`{reader.names.text(node)}`: normalizing over several axes")
+        return False
+    value = reader.value(items[0].value if items is not None else shape_node)
+    if isinstance(value, Integer) and value.value is not None and x.shape:
+        reader.unify((x.shape[-1],), (value.value,))
+    return True
+
+
+def _norm(rms: bool) -> Reader:
+    """`F.layer_norm(x, (d,), weight, bias, eps)`, `F.rms_norm(x, (d,), weight, eps)`: one
+    kernel over the last axis. layer_norm as `native_layer_norm` decomposes it: mean
+    (`n - 1` adds, 1 div), variance of `x - mean` (`n` sub, `n` mul, `n - 1` adds, 1 div),
+    `rsqrt(var + eps)` (1 add, 1 special), `(x - mean) * rstd` (`n` sub, `n` mul), then
+    `* weight` and `+ bias` (`n` each): `8n + 1` per row with both. rms_norm: `x * x` (`n`
+    mul), its mean (`n - 1` adds, 1 div), `rsqrt(ms + eps)`, `x * rstd`, `* weight`."""
+
+    def read(reader: ExpressionReader, node: cst.Call) -> Value | None:
+        x = _array(reader, _argument(node, 0, "input", "x"))
+        if x is None or not x.shape:
+            return None if x is None else reader.unsupported(node, "a norm of a scalar")
+        if not _normalized(reader, node, x, _argument(node, 1, "normalized_shape")):
+            return None
+        weight_node = _argument(node, 2, "weight")
+        bias_node = None if rms else _argument(node, 3, "bias")
+        extras: list[ArrayValue | None] = []
+        for extra in (weight_node, bias_node):
+            value = None if _is_none(extra) else _array(reader, extra)
+            if value is None and not _is_none(extra):
+                return None
+            extras.append(value)
+        return norm_value(reader, node, x, extras[0], extras[1], rms=rms)
+
+    return read
+
+
+def norm_value(
+    reader: ExpressionReader,
+    node: cst.Call,
+    x: ArrayValue,
+    weight: ArrayValue | None,
+    bias: ArrayValue | None,
+    *,
+    rms: bool,
+) -> Value | None:
+    """layer_norm (or rms_norm) of `x` over its last axis, with the parameters given."""
+    if not x.shape:
+        return reader.unsupported(node, "a norm of a scalar")
+    operands = [x, *(p for p in (weight, bias) if p is not None)]
+    scaled, shifted = int(weight is not None), int(bias is not None)
+    if rms:
+        counts = _Counts(
+            FlopTally(mul=2 + scaled), combines=1, row=FlopTally(add=1, div=1, special=1),
+            row_specials=("rsqrt",),
+        )  # fmt: skip
+    else:
+        counts = _Counts(
+            FlopTally(sub=2, mul=2 + scaled, add=shifted), combines=2,
+            row=FlopTally(add=1, div=2, special=1), row_specials=("rsqrt",),
+        )  # fmt: skip
+    return _kernel(reader, node, operands, len(x.shape) - 1, counts)
+
+
+_GELU_ERF = _Counts(FlopTally(mul=3, add=1, special=1), ("erf",))
+"""`0.5 * x * (1 + erf(x * sqrt(1/2)))`: 3 mul, 1 add, 1 erf."""
+_GELU_TANH = _Counts(FlopTally(mul=6, add=2, special=1), ("tanh",))
+"""`0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x**3)))`: 6 mul, 2 add, 1 tanh."""
+_SILU = _Counts(FlopTally(mul=1, special=1), ("sigmoid",))
+"""`x * sigmoid(x)`: 1 mul, 1 sigmoid (a special, as `torch.sigmoid` is)."""
+_ONE_SPECIAL = {name: _Counts(FlopTally(special=1), (name,)) for name in ("sigmoid", "tanh")}
+_FREE = _Counts()
+"""relu: comparisons only, 0 FLOPs (MODEL.md), one kernel."""
+
+
+def _gelu(jax: bool) -> Reader:
+    """`F.gelu(x, approximate="none" | "tanh")`; `jax.nn.gelu(x, approximate=True)`, whose
+    default is the tanh form."""
+
+    def read(reader: ExpressionReader, node: cst.Call) -> Value | None:
+        x = _array(reader, _argument(node, 0, "input", "x"))
+        if x is None:
+            return None
+        form = _argument(node, 1, "approximate")
+        if jax:
+            tanh = _flag(form, True)
+        else:
+            text = reader.names.text(form).strip("'\"") if form is not None else "none"
+            tanh = {"none": False, "tanh": True}.get(text)
+        if tanh is None:
+            return reader.unsupported(node, f"`{reader.names.text(node)}`: approximate form")
+        return _kernel(reader, node, [x], None, _GELU_TANH if tanh else _GELU_ERF)
+
+    return read
+
+
+_ACTIVATIONS = {
+    "GELU": _GELU_ERF,
+    "SiLU": _SILU,
+    "ReLU": _FREE,
+    "Sigmoid": _ONE_SPECIAL["sigmoid"],
+    "Tanh": _ONE_SPECIAL["tanh"],
+}
+
+
+def activation(
+    reader: ExpressionReader, node: cst.Call, x: ArrayValue, kind: str, option: str
+) -> Value | None:
+    """The kernel of `nn.GELU(approximate=option)`, `nn.SiLU()`, `nn.ReLU()`... on `x`."""
+    counts = _GELU_TANH if kind == "GELU" and option == "tanh" else _ACTIVATIONS.get(kind)
+    if counts is None:
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: layer `{kind}`")
+    return _kernel(reader, node, [x], None, counts)
+
+
+def softmax_value(
+    reader: ExpressionReader, node: cst.Call, x: ArrayValue, dim: str
+) -> Value | None:
+    """`nn.Softmax(dim)(x)`."""
+    value = number_literal(cst.parse_expression(dim)) if dim else None
+    rank = len(x.shape)
+    if not isinstance(value, int) or not -rank <= value < rank:
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: softmax dim `{dim}`")
+    return _kernel(reader, node, [x], value % rank, _SOFTMAX)
+
+
+def _elementwise(counts: _Counts) -> Reader:
+    def read(reader: ExpressionReader, node: cst.Call) -> Value | None:
+        x = _array(reader, _argument(node, 0, "input", "x"))
+        return None if x is None else _kernel(reader, node, [x], None, counts)
+
+    return read
+
+
+def _dropout(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    """`F.dropout(x, p, training)`: counted as in evaluation, where it returns `x` itself
+    (no FLOPs, no traffic); a note says so, since `F.dropout`'s default is training."""
+    x = _array(reader, _argument(node, 0, "input", "x"))
+    return None if x is None else dropout_value(reader, node, x)
+
+
+def dropout_value(reader: ExpressionReader, node: cst.Call, x: ArrayValue) -> Value:
+    reader.note(
+        UnknownKind.ASSUMPTION,
+        node,
+        f"`{reader.names.text(node)}`: dropout counted as in evaluation (returns its input: "
+        "no FLOPs, no traffic); in training it also draws a mask and scales",
+    )
+    return x
+
+
+def _linear(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    """`F.linear(x, w, b)`: `x @ w.T + b` (`w` is `(out, in)`), the bias added by a second
+    call (eager), as `matmul` then `add`."""
+    x = _array(reader, _argument(node, 0, "input"))
+    w = _array(reader, _argument(node, 1, "weight"))
+    if x is None or w is None:
+        return None
+    bias_node = _argument(node, 2, "bias")
+    bias = None if _is_none(bias_node) else _array(reader, bias_node)
+    if bias is None and not _is_none(bias_node):
+        return None
+    return linear_value(reader, node, x, w, bias)
+
+
+def linear_value(
+    reader: ExpressionReader,
+    node: cst.Call,
+    x: ArrayValue,
+    w: ArrayValue,
+    bias: ArrayValue | None,
+) -> Value | None:
+    """`x @ w.T (+ bias)`."""
+    if len(w.shape) != 2:
+        return reader.unsupported(
+            node, f"`{reader.names.text(node)}`: a weight of rank {len(w.shape)}"
+        )
+    transposed = _permuted(reader, node, w, (1, 0))
+    if transposed is None:
+        return None
+    product = reader.contract_matmul(x, transposed, node)
+    if product is None or bias is None:
+        return product
+    return reader.elementwise("add", "add", (product, bias), node)
+
+
+def _permuted(
+    reader: ExpressionReader, node: cst.CSTNode, value: ArrayValue, axes: Sequence[int]
+) -> ArrayValue | None:
+    result = through_operands(value, lambda leaf: permuted(leaf, axes), reader.names.text(node))
+    if isinstance(result, str):
+        reader.unsupported(node, f"`{reader.names.text(node)}`: {result}")
+        return None
+    return result
+
+
+def _baddbmm(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    """`torch.baddbmm(input, b1, b2)` (beta = alpha = 1): `input + b1 @ b2`."""
+    if _keyword(node, "beta") is not None or _keyword(node, "alpha") is not None:
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: beta and alpha")
+    values = [_array(reader, _argument(node, i)) for i in range(3)]
+    if any(v is None for v in values):
+        return None
+    base, left, right = (v for v in values if v is not None)
+    product = reader.contract_matmul(left, right, node)
+    return None if product is None else reader.elementwise("add", "add", (base, product), node)
+
+
+def _masked_fill(reader: ExpressionReader, call: _Call) -> Value | None:
+    """`torch.masked_fill(x, mask, value)`: a select (0 FLOPs), as `where(mask, value, x)`."""
+    x = call.first(reader, "input")
+    mask, fill = (_array(reader, call.argument(i, name)) for i, name in ((1, "mask"), (2, "value")))
+    if x is None or mask is None or fill is None:
+        return None
+    return reader.elementwise("free", "where", (mask, fill, x), call.node)
+
+
+def _sdpa(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    """`F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, scale)`:
+    the reference algorithm's FLOPs (scores `2E - 1` each, the scale, softmax, `p @ v`),
+    over the causal half where `is_causal` (key `j <= i`, as the iteration really runs),
+    with the traffic of a fused attention kernel (FlashAttention, memory-efficient
+    attention): q, k, v read once, the output written once, the scores never stored. An
+    `attn_mask` is read once per element; a float mask adds to each score (1 FLOP per
+    pair), a boolean one selects (0)."""
+    values = [_array(reader, _argument(node, i, name)) for i, name in enumerate("qkv")]
+    if any(v is None for v in values):
+        return None
+    q, k, v = (x for x in values if x is not None)
+    text = reader.names.text(node)
+    mask_node = _argument(node, 3, "attn_mask")
+    causal = _flag(_argument(node, 5, "is_causal"), False)
+    dropout = number_literal(_argument(node, 4, "dropout_p") or cst.Integer("0"))
+    mask = None if _is_none(mask_node) else _array(reader, mask_node)
+    if causal is None or dropout != 0 or (mask is not None and causal):
+        return reader.unsupported(node, f"`{text}`: dropout, or a non-literal is_causal")
+    if mask is None and not _is_none(mask_node):
+        return None
+    for operand in (k, v):
+        if len(operand.shape) != len(q.shape):
+            reader.unify(operand.shape, q.shape)  # an inferred k or v has q's rank
+    if not (len(q.shape) == len(k.shape) == len(v.shape) >= 2):
+        return reader.unsupported(node, f"`{text}`: q, k and v of different ranks")
+    batch = q.shape[:-2]
+    (length, width), (keys, key_width), (values_, out_width) = (
+        q.shape[-2:],
+        k.shape[-2:],
+        v.shape[-2:],
+    )
+    pairs = (
+        (key_width, width),
+        (values_, keys),
+        *zip(k.shape[:-2], batch, strict=True),
+        *zip(v.shape[:-2], batch, strict=True),
+    )
+    differ = [(a, b) for a, b in pairs if not same_extent(a, b)]
+    for a, b in differ:
+        reader.unify((a,), (b,))  # all at once: one more lowering learns them
+    if differ:
+        a, b = differ[0]
+        return reader.unsupported(node, f"`{text}`: extents {a} and {b} differ")
+    if causal and not same_extent(length, keys):
+        reader.unify((keys,), (length,))  # an inferred key length: causal self-attention
+        return reader.unsupported(node, f"`{text}`: is_causal with {length} queries, {keys} keys")
+    scores = (*batch, length, keys)
+    if mask is not None and broadcast_shapes(scores, mask.shape) != scores:
+        reader.unify(mask.shape, scores[len(scores) - len(mask.shape) :])
+        return reader.unsupported(
+            node, f"`{text}`: attn_mask of shape {shape_text(mask.shape)} against the scores"
+        )
+    element = q.element
+    reader.note(
+        UnknownKind.ASSUMPTION,
+        node,
+        f"`{text}`: traffic of a fused attention kernel (FlashAttention): q, k, v read once, "
+        "the output written once, the scores never stored"
+        + ("; the causal half of the scores counted (key <= query)" if causal else ""),
+    )
+    operands = (q, k, v) if mask is None else (q, k, v, mask)
+
+    def build(leaf: Leaf, namer: Namer, span: Span) -> Construction:
+        stores: list[tuple[Leaf, ArrayValue]] = []
+        reads: list[Leaf] = []
+        for operand in operands:
+            if isinstance(operand, Leaf):
+                reads.append(operand)
+                continue
+            work = leaf_for(namer.fresh("_a"), operand.shape, operand.element, span)
+            stores.append((work, operand))
+            reads.append(work)
+        nodes, pairs = _attention(namer, span, text, reads, leaf, causal)
+        quoted = sympy.expand(2 * pairs * (width + out_width))
+        return Construction(
+            tuple(stores), (nodes,), (("scaled_dot_product_attention", quoted),),
+            arguments=tuple(w.array for w, _ in stores),
+        )  # fmt: skip
+
+    return Allocation((*batch, length, out_width), element, False, text, build)
+
+
+def _attention(
+    namer: Namer, span: Span, text: str, reads: Sequence[Leaf], out: Leaf, causal: bool
+) -> tuple[Node, sympy.Expr]:
+    """The loops of one attention: per query row `i`, the scores against its keys, the
+    softmax, and `p @ v`; and the number of (query, key) pairs."""
+    q, k, v, *masks = reads
+    batch = [loop_symbol(namer.fresh("_i")) for _ in q.shape[:-2]]
+    i, j, e = (loop_symbol(namer.fresh(p)) for p in ("_i", "_j", "_e"))
+    length, width = q.shape[-2:]
+    keys = i + 1 if causal else k.shape[-2]
+    out_width = v.shape[-1]
+
+    def at(leaf: Leaf, *last: sympy.Expr) -> Access:
+        return _access(leaf, (*batch, *last), leaf.shape, span)
+
+    def loop(var: sympy.Symbol, trip: sympy.Expr, body: list[Node]) -> Loop:
+        return Loop(var.name, sympy.Integer(0), 1, sympy.expand(trip), tuple(body), span)
+
+    def adds(trip: sympy.Expr) -> Loop:
+        return loop(
+            loop_symbol(namer.fresh("_k")), trip - 1, [Statement(span, text, FlopTally(add=1))]
+        )
+
+    products = Statement(span, f"{text} (q k)", FlopTally(mul=1), (at(q, i, e), at(k, j, e)))
+    scores = (*q.shape[:-1], k.shape[-2])
+    masked = tuple(_access(m, (*batch, i, j), scores, span) for m in masks)
+    additive = int(any(m.element.is_float for m in masks))  # a float mask is added
+    softmax = Statement(
+        span,
+        f"{text} (scale, mask, softmax)",
+        FlopTally(add=additive, mul=1, sub=1, div=1, special=1),
+        masked,
+        ("exp",),
+    )
+    weighted = Statement(span, f"{text} (p v)", FlopTally(mul=1), (at(v, j, e),))
+    write = _access(out, (*batch, i, e), out.shape, span, write=True)
+    row: list[Node] = [
+        loop(j, keys, [loop(e, width, [products]), adds(width), softmax]),
+        adds(keys),
+        loop(
+            e,
+            out_width,
+            [loop(j, keys, [weighted]), adds(keys), Statement(span, text, FlopTally(), (write,))],
+        ),
+    ]
+    pairs = length * (length + 1) / 2 if causal else length * k.shape[-2]
+    for extent in q.shape[:-2]:
+        pairs = pairs * extent
+    return _nest([*batch, i], (*q.shape[:-2], length), row, span), sympy.expand(pairs)
+
+
+_ON_TENSORS: dict[str, OnTensor] = {
+    "torch.softmax": _along(_SOFTMAX, ("dim",), 1),
+    "torch.log_softmax": _along(_LOG_SOFTMAX, ("dim",), 1),
+    "torch.logsumexp": _logsumexp,
+    "torch.masked_fill": _masked_fill,
+    "jax.nn.softmax": _along(_SOFTMAX, ("axis",), 1, default=-1),
+    "jax.nn.log_softmax": _along(_LOG_SOFTMAX, ("axis",), 1, default=-1),
+}
+"""The operators that are also tensor methods (`x.softmax(-1)`), read from a `_Call`."""
+
+
+def _function(read: OnTensor) -> Reader:
+    return lambda reader, node: read(reader, _Call(node))
+
+
+FRAMEWORK_CALLS: dict[str, Reader] = {
+    **{name: _function(read) for name, read in _ON_TENSORS.items()},
+    "torch.nn.functional.softmax": _function(_ON_TENSORS["torch.softmax"]),
+    "torch.nn.functional.log_softmax": _function(_ON_TENSORS["torch.log_softmax"]),
+    "jax.nn.logsumexp": _function(_logsumexp),
+    "jax.scipy.special.logsumexp": _function(_logsumexp),
+    "torch.nn.functional.layer_norm": _norm(rms=False),
+    "torch.layer_norm": _norm(rms=False),
+    "torch.nn.functional.rms_norm": _norm(rms=True),
+    "torch.rms_norm": _norm(rms=True),
+    "torch.nn.functional.gelu": _gelu(jax=False),
+    "jax.nn.gelu": _gelu(jax=True),
+    "torch.nn.functional.silu": _elementwise(_SILU),
+    "jax.nn.silu": _elementwise(_SILU),
+    "jax.nn.swish": _elementwise(_SILU),
+    "torch.nn.functional.relu": _elementwise(_FREE),
+    "jax.nn.relu": _elementwise(_FREE),
+    "torch.nn.functional.sigmoid": _elementwise(_ONE_SPECIAL["sigmoid"]),
+    "jax.nn.sigmoid": _elementwise(_ONE_SPECIAL["sigmoid"]),
+    "torch.nn.functional.tanh": _elementwise(_ONE_SPECIAL["tanh"]),
+    "torch.nn.functional.dropout": _dropout,
+    "torch.dropout": _dropout,
+    "torch.nn.functional.linear": _linear,
+    "torch.baddbmm": _baddbmm,
+    "torch.nn.functional.scaled_dot_product_attention": _sdpa,
+}
+"""Framework operators by qualified name (what `names.py` resolves a call to)."""
+
+
+# ---- tensor methods (PyTorch) ------------------------------------------------------------
+
+
+def _method_call(
+    read: OnTensor,
+) -> Callable[[ExpressionReader, cst.Call, ArrayValue], Value | None]:
+    """A method read as the function with the tensor as first argument (`x.softmax(-1)`)."""
+    return lambda reader, node, base: read(reader, _Call(node, base))
+
+
+def _transpose(reader: ExpressionReader, node: cst.Call, base: ArrayValue) -> Value | None:
+    """`x.transpose(a, b)`: PyTorch swaps two axes (NumPy's takes a permutation)."""
+    rank = len(base.shape)
+    axes = [number_literal(a) for a in _positional(node)]
+    if len(axes) != 2 or not all(isinstance(a, int) and -rank <= a < rank for a in axes):
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: two literal axes")
+    first, second = (int(a) % rank for a in axes if a is not None)
+    order = list(range(rank))
+    order[first], order[second] = order[second], order[first]
+    return _permuted(reader, node, base, order)
+
+
+def _permute(reader: ExpressionReader, node: cst.Call, base: ArrayValue) -> Value | None:
+    """`x.permute(0, 2, 1, 3)` (or a tuple): NumPy's `transpose(axes)`."""
+    arguments = _positional(node)
+    if len(arguments) == 1 and isinstance(arguments[0], cst.Tuple | cst.List):
+        arguments = [e.value for e in arguments[0].elements]
+    rank = len(base.shape)
+    axes = [number_literal(a) for a in arguments]
+    if sorted(int(a) % rank for a in axes if isinstance(a, int)) != list(range(rank)):
+        return reader.unsupported(
+            node, f"`{reader.names.text(node)}`: not a permutation of {rank} axes"
+        )
+    return _permuted(reader, node, base, [int(a) % rank for a in axes if isinstance(a, int)])
+
+
+def _view(reader: ExpressionReader, node: cst.Call, base: ArrayValue) -> Value | None:
+    """`x.view(b, n, h, d)`: a reshape (a view; PyTorch raises where it cannot be one)."""
+    if not isinstance(base, Leaf) or not base.shape:
+        what = "a scalar" if not base.shape else "a computed value"
+        return reader.unsupported(node, f"`{reader.names.text(node)}` of {what}")
+    return read_view(reader, node, "reshape", base, _positional(node))
+
+
+def _size(reader: ExpressionReader, node: cst.Call, base: ArrayValue) -> Value | None:
+    """`x.size(k)`: the extent of axis `k`, as `x.shape[k]`."""
+    arguments = _positional(node)
+    if len(arguments) != 1:
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: only `size(k)` is read")
+    axis = number_literal(arguments[0])
+    rank = len(base.shape)
+    if not isinstance(axis, int) or not -rank <= axis < rank:
+        return reader.unsupported(
+            node, f"`{reader.names.text(node)}`: axis of a rank-{rank} tensor"
+        )
+    return Integer(base.shape[axis], reader.names.text(node))
+
+
+def _cast_to(
+    element: ElementType | None,
+) -> Callable[[ExpressionReader, cst.Call, ArrayValue], Value | None]:
+    """`.float()`, `.half()`, `.bfloat16()`, `.double()`; `.to(dtype)` / `.type(dtype)`
+    (element None): a copy in the new dtype (none when it is already that dtype)."""
+
+    def read(reader: ExpressionReader, node: cst.Call, base: ArrayValue) -> Value | None:
+        target = element
+        if target is None:
+            found = _argument(node, 0, "dtype")
+            target = _dtype_node(reader, found) if found is not None else None
+            if target is None:
+                return base  # `.to(device)`, `.to("cuda")`: a move, not a conversion
+        if target == base.element:
+            return base
+        copied = reader.elementwise("free", "astype", (base,), node)
+        return None if copied is None else _retyped(copied, target)
+
+    return read
+
+
+def _retyped(value: ArrayValue, element: ElementType) -> ArrayValue:
+    if isinstance(value, Scalar):
+        return Scalar(element, False, value.text, value.constant)
+    return replace(value, element=element)
+
+
+def _same(reader: ExpressionReader, node: cst.Call, base: ArrayValue) -> Value | None:
+    """`.contiguous()`, `.detach()`: the tensor itself (a copy of a non-contiguous view is
+    not counted, as a reshape's is not)."""
+    return base
+
+
+def _elementwise_method(
+    op: str, name: str
+) -> Callable[[ExpressionReader, cst.Call, ArrayValue], Value | None]:
+    def read(reader: ExpressionReader, node: cst.Call, base: ArrayValue) -> Value | None:
+        return reader.elementwise(op, name, (base,), node)
+
+    return read
+
+
+TENSOR_METHODS: dict[str, Callable[[ExpressionReader, cst.Call, ArrayValue], Value | None]] = {
+    "softmax": _method_call(_ON_TENSORS["torch.softmax"]),
+    "log_softmax": _method_call(_ON_TENSORS["torch.log_softmax"]),
+    "logsumexp": _method_call(_logsumexp),
+    "masked_fill": _method_call(_masked_fill),
+    "transpose": _transpose,
+    "permute": _permute,
+    "view": _view,
+    "size": _size,
+    "float": _cast_to(dtypes.FLOAT32),
+    "half": _cast_to(dtypes.FLOAT16),
+    "bfloat16": _cast_to(dtypes.BFLOAT16),
+    "double": _cast_to(dtypes.FLOAT64),
+    "to": _cast_to(None),
+    "type": _cast_to(None),
+    "contiguous": _same,
+    "detach": _same,
+    "exp": _elementwise_method("special", "exp"),
+    "sqrt": _elementwise_method("special", "sqrt"),
+    "rsqrt": _elementwise_method("special", "rsqrt"),
+    "tanh": _elementwise_method("special", "tanh"),
+    "sigmoid": _elementwise_method("special", "sigmoid"),
+    "relu": _elementwise_method("free", "relu"),
+    "abs": _elementwise_method("free", "abs"),
+}
+"""PyTorch `Tensor` methods whose meaning is not NumPy's, or that NumPy lacks."""
+
+
+def read_tensor_method(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    """`x.method(...)` on a PyTorch tensor, `TENSOR_METHODS[method]`."""
+    assert isinstance(node.func, cst.Attribute)
+    base = reader.array(node.func.value)
+    if base is None:
+        return None
+    return TENSOR_METHODS[node.func.attr.value](reader, node, base)
