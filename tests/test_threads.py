@@ -166,7 +166,7 @@ def test_schema_3_tables_need_schema_3_and_matching_levels(tmp_path: Path) -> No
     with pytest.raises(UsageError, match="field 'core': needs schema = 3"):
         load_device_file(path)
     path.write_text("schema = 3\n" + base + core.replace("DRAM]", "HBM]"))
-    with pytest.raises(UsageError, match="core.memory.HBM'"):
+    with pytest.raises(UsageError, match=r"core\.memory\.HBM'"):
         load_device_file(path)
     curve = (
         '[scaling.memory.DRAM]\nthreads = [1, 4]\nbandwidth_bytes_per_s = [3e10]\nsource = "s"\n'
@@ -176,8 +176,16 @@ def test_schema_3_tables_need_schema_3_and_matching_levels(tmp_path: Path) -> No
         load_device_file(path)
     latency = '[core.latency.fp64]\nadd_cycles = 3\nmul_cycles = 3\nfma_cycles = 4\nsource = "s"\n'
     path.write_text("schema = 3\n" + base + latency)
-    with pytest.raises(UsageError, match="needs core.clock_hz"):
+    with pytest.raises(UsageError, match=r"needs core\.clock_hz"):
         load_device_file(path)
     path.write_text("schema = 3\n" + base + core + curve.replace("[3e10]", "[3e10, 9e10]"))
     device = load_device_file(path)
     assert scaled_to_threads(device, 2).main_memory.bandwidth_bytes_per_s == 5e10
+
+
+def test_devices_show_prints_one_core(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["devices", "show", "haswell"]) == 0
+    out = capsys.readouterr().out
+    assert "one core\n  clock        3.3 GHz" in out
+    assert "  fp64 latency add 3, mul 5, fma 5, divide 10 cycles" in out
+    assert "  DDR4-2133 (4 channels) by threads: 1: 9.7 GB/s, 2: 20.13 GB/s," in out
