@@ -102,9 +102,11 @@ def calibrate(
     gemm_n: int,
     gpu: bool,
     progress: TextIO | None = None,
+    repeats: int = _REPEATS,
 ) -> Calibration:
     """Measure bandwidth and GEMM rates; on a GPU when `gpu` and a backend imports.
-    Progress goes to `progress` (standard error, as it is when called, by default)."""
+    Progress goes to `progress` (standard error, as it is when called, by default); each
+    figure is the best of `repeats` runs."""
     progress = progress or sys.stderr
     backend = _gpu_backend() if gpu else None
     if gpu and backend is None:
@@ -114,7 +116,7 @@ def calibrate(
     result = Calibration(
         backend.kind,
         backend.describe,
-        f"{backend.name}: best of {_REPEATS}",
+        f"{backend.name}: best of {repeats}",
         sizes=f"arrays of {array_bytes} bytes, GEMM n = {gemm_n}",
         write_allocate=cpu,
     )
@@ -134,22 +136,22 @@ def calibrate(
     for name, kernel in kernels.items():
         moved = stream_bytes(name, n, result.write_allocate)
         _say(progress, f"{name}: {n} float64 elements, {moved // n} bytes each")
-        seconds = _best(functools.partial(kernel, 0, n), backend.sync)
+        seconds = _best(functools.partial(kernel, 0, n), backend.sync, repeats)
         if cpu:
             result.core_bandwidths[name] = moved / seconds  # NumPy's loops run on one thread
             if result.cpus > 1:
                 _say(progress, f"{name} on {result.cpus} threads")
-                seconds = _best(_split(kernel, n, result.cpus), backend.sync)
+                seconds = _best(_split(kernel, n, result.cpus), backend.sync, repeats)
         result.bandwidths[name] = max(moved / seconds, result.core_bandwidths.get(name, 0.0))
     for key, dtype in (("fp64", xp.float64), ("fp32", xp.float32)):
         _say(progress, f"GEMM {key}: n = {gemm_n}")
         x = xp.ones((gemm_n, gemm_n), dtype=dtype)
         y = xp.ones((gemm_n, gemm_n), dtype=dtype)
-        seconds = _best(functools.partial(xp.matmul, x, y), backend.sync)
+        seconds = _best(functools.partial(xp.matmul, x, y), backend.sync, repeats)
         result.gemm[key] = 2 * gemm_n**3 / seconds
         if cpu:
             _say(progress, f"GEMM {key} on one thread")
-            one = _one_thread_gemm(key, gemm_n)
+            one = _one_thread_gemm(key, gemm_n, repeats)
             if one is not None:
                 result.core_gemm[key] = one
                 # Every thread can do what one does: a noisy all-thread run is no lower.
@@ -171,14 +173,14 @@ def _split(kernel: Callable[[int, int], object], n: int, threads: int) -> Callab
     return run
 
 
-_GEMM_SCRIPT = f"""
+_GEMM_SCRIPT = """
 import sys, time
 import numpy
 n, dtype = int(sys.argv[1]), getattr(numpy, sys.argv[2])
 x, y = numpy.ones((n, n), dtype=dtype), numpy.ones((n, n), dtype=dtype)
 numpy.matmul(x, y)
 best = float("inf")
-for _ in range({_REPEATS}):
+for _ in range(int(sys.argv[3])):
     start = time.perf_counter()
     numpy.matmul(x, y)
     best = min(best, time.perf_counter() - start)
@@ -186,13 +188,13 @@ print(2 * n**3 / max(best, 1e-9))
 """
 
 
-def _one_thread_gemm(key: str, n: int) -> float | None:
+def _one_thread_gemm(key: str, n: int, repeats: int) -> float | None:
     """The GEMM rate with BLAS pinned to one thread, in a fresh interpreter (the thread
     count is read when the library loads); None if that run fails."""
     dtype = {"fp64": "float64", "fp32": "float32"}[key]
     try:
         done = subprocess.run(
-            [sys.executable, "-c", _GEMM_SCRIPT, str(n), dtype],
+            [sys.executable, "-c", _GEMM_SCRIPT, str(n), dtype, str(repeats)],
             env={**os.environ, **_ONE_THREAD},
             capture_output=True,
             text=True,
@@ -242,12 +244,12 @@ def _triad(xp: ModuleType, a: Any, b: Any, c: Any, temporary: Any) -> None:
     xp.add(b, temporary, out=a)
 
 
-def _best(run: Callable[[], object], sync: Callable[[], None]) -> float:
-    """The fastest of a warm-up plus `_REPEATS` timed runs, in seconds."""
+def _best(run: Callable[[], object], sync: Callable[[], None], repeats: int = _REPEATS) -> float:
+    """The fastest of a warm-up plus `repeats` timed runs, in seconds."""
     run()
     sync()
     best = float("inf")
-    for _ in range(_REPEATS):
+    for _ in range(repeats):
         start = time.perf_counter()
         run()
         sync()

@@ -88,8 +88,10 @@ def test_one_core_of_the_epyc() -> None:
 
 def test_a_measured_curve_sets_the_bandwidth_of_n_cores() -> None:
     haswell = load_devices().get("haswell")
-    curve = {n: scaled_to_threads(haswell, n).main_memory.bandwidth_bytes_per_s for n in (1, 3, 14)}
-    assert curve == {1: 9.70e9, 3: 27.73e9, 14: 44.19e9}
+    curve = {n: scaled_to_threads(haswell, n).main_memory.bandwidth_bytes_per_s for n in (1, 3, 13)}
+    assert curve == {1: 9.70e9, 3: 27.73e9, 13: 44.21e9}
+    # Every core: the device's own figure (the seeds' sustained 50 GB/s), not the curve's end.
+    assert scaled_to_threads(haswell, 14).main_memory.bandwidth_bytes_per_s == 50e9
     l3 = scaled_to_threads(haswell, 2).memory_level("L3")
     assert l3.bandwidth_bytes_per_s == 43.32e9 and "measured curve" in l3.source
 

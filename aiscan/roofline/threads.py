@@ -110,8 +110,8 @@ def on_threads(device: Device, request: ThreadRequest) -> tuple[Device, ThreadCh
 @lru_cache(maxsize=256)
 def scaled_to_threads(device: Device, threads: int) -> Device:
     """`device` with the peaks and bandwidths `threads` of its cores reach."""
-    if device.threads == threads or device.cores == 1:
-        return replace(device, threads=threads)
+    if device.threads == threads or threads >= device.cores:
+        return replace(device, threads=threads)  # every core: the device's own figures
     return replace(
         device,
         peaks=tuple(_peak(device, p, threads) for p in device.peaks),
@@ -156,9 +156,10 @@ def _peak(device: Device, peak: Peak, threads: int) -> Peak:
 
 
 def _level(device: Device, level: MemoryLevel, threads: int) -> MemoryLevel:
-    """A level's bandwidth for `threads` cores: the measured curve, else min(threads x one
-    core's figure, the device's), else a private level's share, else the device's figure
-    (an upper bound, said so in the source)."""
+    """A level's bandwidth for `threads` of fewer than all cores: the measured curve, else
+    min(threads x one core's figure, the device's), else a private level's share, else the
+    device's figure (an upper bound, said so in the source). With every core busy the
+    device's figure stands (`scaled_to_threads`)."""
     cores = _cores_text(device, threads)
     curve = device.curve(level.name)
     core = device.core.bandwidth(level.name)
@@ -176,13 +177,11 @@ def _level(device: Device, level: MemoryLevel, threads: int) -> MemoryLevel:
     elif total is None:
         return level
     elif level.shared_by_cores == 1:
-        rate = total * min(threads / device.cores, 1.0)
+        rate = total * threads / device.cores
         source = (
             f"{cores}: a private level, the device's figure x {threads}/{device.cores} "
             f"({level.source})"
         )
-    elif threads >= device.cores:
-        return level
     else:
         rate = total
         source = (
