@@ -30,6 +30,7 @@ from pathlib import Path
 
 from aiscan.calibrate import calibrate, device_toml
 from aiscan.host_caches import read_host_caches
+from aiscan.roofline.devices import load_device_file
 
 CFLAGS = "-O3 -march=native"
 
@@ -292,15 +293,25 @@ def main() -> int:
     print()
     print(
         "| kernel | n | measured: median (fastest) | aiscan lower bound | median / bound "
-        "| bound named | note |"
+        "| fastest / bound | bound named | note |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for kernel, n, median, fastest, bound, placed in rows:
-        ratio = median / bound
-        flag = " **fastest below the bound**" if fastest < bound else ""
+        flag = " **below the bound**" if fastest < bound else ""
         print(
             f"| {kernel.name} | {n} | {median:.4g} s ({fastest:.4g} s) | {bound:.4g} s | "
-            f"{ratio:.2f}{flag} | {placed['bound_name']} | {kernel.note} |"
+            f"{median / bound:.2f} | {fastest / bound:.2f}{flag} | {placed['bound_name']} | "
+            f"{kernel.note} |"
+        )
+    one = load_device_file(device).core
+    rates = ", ".join(f"{m.name} {m.bandwidth_bytes_per_s or 0:.4g} B/s" for m in one.memory)
+    peaks = ", ".join(f"{p.precision} {p.dense_flops_per_s:.4g} FLOP/s" for p in one.peaks)
+    print(f"\none core, measured in this run: {rates}; GEMM {peaks}")
+    for latency in one.latencies:
+        print(
+            f"latencies ({latency.precision}, cycles of {one.clock_hz or 0:.4g} Hz): add "
+            f"{latency.add_cycles:.3g}, mul {latency.mul_cycles:.3g}, fma "
+            f"{latency.fma_cycles:.3g}, divide {latency.divide_cycles or 0:.3g}"
         )
     if not arguments.keep:
         shutil.rmtree(work, ignore_errors=True)
