@@ -191,3 +191,48 @@ def test_devices_show_prints_one_core(capsys: pytest.CaptureFixture[str]) -> Non
     assert "one core\n  clock        3.3 GHz" in out
     assert "  fp64 latency add 3, mul 5, fma 5, divide 10 cycles" in out
     assert "  DDR4-2133 (4 channels) by threads: 1: 9.7 GB/s, 2: 20.13 GB/s," in out
+
+
+def test_the_roofline_plot_draws_the_roofs_of_the_kernels_threads() -> None:
+    from aiscan.ir.symbols import size_symbol
+    from aiscan.roofline.plot import KernelSpec, build_figure
+
+    n = size_symbol("n")
+    triad = KernelSpec("triad", 2 * n, 24 * n, "fp64", threads=ThreadRequest(1, "serial"))
+    epyc = load_devices().get("epyc")
+    figure = build_figure([triad], [epyc], sizes={"n": 10**8})
+    (roof,) = [line for line in figure.axes[0].lines if line.get_gid() == "roof:epyc-9654:fp64"]
+    assert roof.get_label() == (
+        "epyc-9654 (1 thread) FP64 vector units dense: 59.2 GFLOP/s, "
+        "DDR5-4800 (12 channels) 64 GB/s"
+    )
+    # The roof is one core's: min(59.2 GFLOP/s, 64 GB/s x AI) at AI = 1.
+    xs, ys = roof.get_data()
+    at_one = min(range(len(xs)), key=lambda i: abs(float(xs[i]) - 1.0))
+    assert float(ys[at_one]) == pytest.approx(min(59.2e9, 64e9 * float(xs[at_one])))
+
+
+def test_numpy_contractions_use_every_core_and_element_wise_code_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "kernels.py"
+    source.write_text(
+        "import numpy as np\n\n\n"
+        "def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:\n"
+        "    return a @ b\n\n\n"
+        "def axpy(a: float, x: np.ndarray, y: np.ndarray) -> np.ndarray:\n"
+        "    return a * x + y\n"
+    )
+    argv = ["analyze", str(source), "--device", "epyc", "--format", "json", "--no-cache"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    threads = {
+        f["name"]: f["nests"][0]["placement"][0]["threads"] for f in report["files"][0]["functions"]
+    }
+    assert threads == {
+        "matmul": {
+            "count": 96,
+            "reason": "a library contraction: BLAS runs it on the cores; every core",
+        },
+        "axpy": {"count": 1, "reason": "NumPy element-wise calls run on one thread"},
+    }

@@ -32,7 +32,7 @@ from aiscan.roofline.placement import (
     select_bytes,
 )
 from aiscan.roofline.roofs import VECTOR, roof_for, roof_label
-from aiscan.roofline.threads import ThreadChoice, ThreadRequest, on_threads
+from aiscan.roofline.threads import ThreadChoice, ThreadRequest, on_threads, scaled_to_threads
 from aiscan.roofline.units import format_si
 
 if TYPE_CHECKING:
@@ -390,7 +390,14 @@ def _draw_device(
     x_low: float,
     x_high: float,
 ) -> None:
-    """Roof per precision used on this device, ridge markers, dashed cache ceilings."""
+    """Roof per precision used on this device, ridge markers, dashed cache ceilings; on a
+    CPU the roofs of the threads its kernels run on (the most, where they differ)."""
+    counts = [d.placement.threads for d in drawn if d.placement.device == device.key]
+    threads = max((c for c in counts if c is not None), default=None)
+    cores = ""
+    if threads is not None:
+        device = scaled_to_threads(device, threads)
+        cores = f" ({threads} thread{'s' if threads != 1 else ''})"
     roofs: dict[str, tuple[float, bool]] = {}
     for d in drawn:
         if d.placement.device != device.key:
@@ -412,7 +419,7 @@ def _draw_device(
             xs, [min(peak, bandwidth * x) for x in xs],
             color=color, linestyle="-" if index == 0 else "-.", linewidth=2,
             gid=f"roof:{device.key}:{precision}",
-            label=f"{device.key} {roof_label(precision, device)} {density}: "
+            label=f"{device.key}{cores} {roof_label(precision, device)} {density}: "
             f"{format_si(peak, 'FLOP/s')}, "
             f"{device.main_memory.name} {format_si(bandwidth, 'B/s')}",
         )  # fmt: skip
@@ -569,6 +576,8 @@ def _draw_levels(axes: Axes, item: _Drawn, color: str, marker: str) -> Text | No
         )  # fmt: skip
     bounding = next((lv for lv in placement.levels if lv.level == bound), None)
     where = f"{_short(bounding)}-bound" if bounding else "compute-bound"
+    if placement.latency_bound and placement.in_core is not None:
+        where = placement.in_core.bound_name
     anchor = next(
         (x for lv, x in zip(placement.levels, xs, strict=True) if lv.level == bound), xs[-1]
     )

@@ -23,7 +23,7 @@ __all__ = ["ThreadChoice", "ThreadRequest", "on_threads", "thread_request", "thr
 
 SERIAL = "no OpenMP pragma on the nest"
 NUMPY_SERIAL = "NumPy element-wise calls run on one thread"
-CONTRACTION = "a library contraction: BLAS runs it on every core"
+CONTRACTION = "a library contraction: BLAS runs it on the cores"
 
 
 @dataclass(frozen=True, slots=True)
