@@ -238,6 +238,16 @@ def _add_device_options(parser: argparse.ArgumentParser) -> None:
         help="place against the datasheet peaks or the measured, attainable figures a device "
         "file carries (`aiscan calibrate` writes them); JSON gives both times when both exist",
     )
+    parser.add_argument(
+        "--threads", type=int, default=None, metavar="N",
+        help="threads for every loop nest on a CPU (default: one, unless an OpenMP directive "
+        "or a library contraction says otherwise)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--cflags", default=None, metavar="FLAGS",
+        help='the C compiler flags, e.g. "-O3 -march=native -ffast-math": they decide which '
+        "dependency chains the compiler may reassociate or fuse (default: -O3)",
+    )  # fmt: skip
 
 
 def _config(arguments: argparse.Namespace) -> Config:
@@ -310,6 +320,13 @@ def _placement_options(arguments: argparse.Namespace, config: Config) -> Placeme
     write_allocate = arguments.write_allocate
     if write_allocate is None:
         write_allocate = config.write_allocate
+    threads, threads_reason = getattr(arguments, "threads", None), ""
+    if threads is not None:
+        threads_reason = f"--threads {threads}"
+    elif config.threads is not None:
+        threads, threads_reason = config.threads, f"threads = {config.threads} in {config.path}"
+    if threads is not None and threads < 1:
+        raise UsageError(f"--threads {threads}: at least one thread")
     return PlacementOptions(
         devices=tuple(catalog.get(name) for name in names),
         model=arguments.model or "auto",
@@ -317,6 +334,9 @@ def _placement_options(arguments: argparse.Namespace, config: Config) -> Placeme
         sparse=arguments.sparse,
         write_allocate=write_allocate,
         roof=arguments.roof,
+        threads=threads,
+        threads_reason=threads_reason,
+        cflags=getattr(arguments, "cflags", None) or config.cflags,
     )
 
 

@@ -38,6 +38,8 @@ _KEYS = {
     "jax-enable-x64",
     "fp32-matmul",
     "python-dtype",
+    "threads",
+    "cflags",
     "fail-on-notes",
     "help-url",
 }
@@ -67,6 +69,10 @@ class Config:
     fp32_matmul_tf32: bool | None = None
     """`fp32-matmul = "tf32"` or `"fp32"`: overrides the framework's precision policy."""
     python_dtype: str | None = None
+    threads: int | None = None
+    """Threads for every loop nest on a CPU (`--threads`); None: the code decides."""
+    cflags: str | None = None
+    """The C compiler's flags (`--cflags`): which dependency chains it may break."""
     fail_on_notes: bool = False
     help_url: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict)
@@ -117,10 +123,26 @@ def load_config(path: Path | None) -> Config:
         jax_enable_x64=_optional_bool(table, "jax-enable-x64", path),
         fp32_matmul_tf32=_fp32_matmul(table, path),
         python_dtype=_python_dtype(table, path),
+        threads=_threads(table, path),
+        cflags=_cflags(table, path),
         fail_on_notes=bool(_optional_bool(table, "fail-on-notes", path)),
         help_url=_help_url(table, path),
         raw=table,
     )
+
+
+def _threads(table: Mapping[str, Any], path: Path) -> int | None:
+    value = _optional_int(table, "threads", path)
+    if value is not None and value < 1:
+        raise UsageError(f"{path}: threads must be at least 1")
+    return value
+
+
+def _cflags(table: Mapping[str, Any], path: Path) -> str | None:
+    value = table.get("cflags")
+    if value is not None and not isinstance(value, str):
+        raise UsageError(f"{path}: cflags must be a string of compiler flags")
+    return value
 
 
 def _python_dtype(table: Mapping[str, Any], path: Path) -> str | None:

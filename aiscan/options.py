@@ -50,3 +50,11 @@ class PlacementOptions:
     """None follows each device's store policy."""
     roof: str = "datasheet"
     """`attainable`: the device files' measured figures where they have them."""
+    threads: int | None = None
+    """Threads for every nest (`--threads`, the `threads` setting); None: the code decides
+    (one thread unless an OpenMP directive or a library contraction says otherwise)."""
+    threads_reason: str = ""
+    """Where `threads` was set, for the report (`--threads 8`)."""
+    cflags: str | None = None
+    """The compiler flags the C code is built with (`--cflags`); None: `-O3`. They decide
+    which dependency chains the compiler may break (reassociation) or fuse (FMA)."""

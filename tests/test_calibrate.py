@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from aiscan.calibrate import Calibration, device_toml
+from aiscan.calibrate import Calibration, device_toml, stream_bytes
 from aiscan.cli import main
 from aiscan.host_caches import read_host_caches
 from aiscan.roofline.devices import load_device_file
@@ -31,8 +31,14 @@ def test_calibrate_writes_a_device_file_that_analyze_places_against(
     assert {p.precision for p in device.peaks} == {"fp64", "fp32"}
     assert {p.precision for p in device.attainable_peaks} == {"fp64", "fp32"}
     sources = [p.source for p in device.peaks] + [device.main_memory.source]
-    assert all(s.startswith("measured by aiscan calibrate on ") for s in sources)
+    sources += [p.source for p in device.core.peaks] + [m.source for m in device.core.memory]
+    assert all(s.startswith("measured on this machine by aiscan calibrate on ") for s in sources)
     assert "NumPy" in device.peaks[0].source and "copy" in device.main_memory.source
+    assert "datasheet" not in output.read_text()
+    # One thread's figures beside every thread's: a serial nest is placed against them.
+    assert {p.precision for p in device.core.peaks} == {"fp64", "fp32"}
+    (one,) = device.core.memory
+    assert one.name == "DRAM" and "on one thread" in one.source
 
     device_options = ["--device-file", str(output), "--device", "this-machine"]
     report_options = ["--format", "json", "--no-cache", "--size", "n=1000", "--roof", "attainable"]
@@ -40,10 +46,39 @@ def test_calibrate_writes_a_device_file_that_analyze_places_against(
     report = json.loads(capsys.readouterr().out)
     (placed,) = report["files"][0]["functions"][0]["nests"][0]["placement"]
     assert placed["device"] == "here"
-    assert placed["peak_flops_per_s"] == device.peak("fp64").dense_flops_per_s  # type: ignore[union-attr]
-    assert placed["bandwidth_bytes_per_s"] == device.main_memory.bandwidth_bytes_per_s
-    assert placed["peak_source"].startswith("measured by aiscan calibrate")
+    assert placed["threads"] == {"count": 1, "reason": "no OpenMP pragma on the nest"}
+    assert placed["peak_flops_per_s"] == device.core.peak("fp64").dense_flops_per_s  # type: ignore[union-attr]
+    assert placed["peak_source"].startswith("one core: measured on this machine")
     assert set(placed["times_by_roof"]) == {"datasheet", "attainable"}
+
+
+def test_calibrate_counts_triad_bytes_as_the_model_does() -> None:
+    # NumPy's triad is two calls: reads c, b and the temporary, writes the temporary and a.
+    assert stream_bytes("triad", 1000, write_allocate=False) == 40_000
+    assert stream_bytes("triad", 1000, write_allocate=True) == 56_000
+    assert stream_bytes("copy", 1000, write_allocate=True) == 24_000
+
+
+def test_calibrate_writes_one_thread_and_every_thread(tmp_path: Path) -> None:
+    result = Calibration("cpu", "test machine", "NumPy: best of 5", cpus=4, write_allocate=True)
+    result.bandwidths["triad"] = 4e10
+    result.core_bandwidths["triad"] = 1.5e10
+    result.gemm["fp64"] = 2e11
+    result.core_gemm["fp64"] = 6e10
+    result.clock_hz, result.clock_source = 3e9, "read from /proc/cpuinfo"
+    result.latencies["fp64"] = (3.0, 3.0, 4.0, 13.0)
+    result.latency_source = "measured on this machine"
+    path = tmp_path / "machine.toml"
+    path.write_text(device_toml(result))
+    device = load_device_file(path)
+    assert device.schema == 3 and device.cores == 4 and device.write_allocate
+    assert device.core.peak("fp64").dense_flops_per_s == 6e10  # type: ignore[union-attr]
+    assert device.core.bandwidth("DRAM").bandwidth_bytes_per_s == 1.5e10  # type: ignore[union-attr]
+    curve = device.curve("DRAM")
+    assert curve is not None and curve.threads == (1, 4)
+    assert curve.bandwidths_bytes_per_s == (1.5e10, 4e10)
+    assert device.core.latency("fp64").fma_cycles == 4  # type: ignore[union-attr]
+    assert device.core.clock_hz == 3e9
 
 
 def test_calibrate_rejects_bad_sizes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

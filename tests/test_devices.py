@@ -123,7 +123,7 @@ NO_PEAK_SOURCE = 'source = "made up for the test"\n\n[[memory]]'
 @pytest.mark.parametrize(
     ("old", "new", "field"),
     [
-        ("schema = 1", "schema = 3", "schema"),
+        ("schema = 1", "schema = 9", "schema"),
         ('kind = "cpu"', 'kind = "fpga"', "kind"),
         ("write_allocate = true", 'write_allocate = "yes"', "write_allocate"),
         ("bandwidth_bytes_per_s = 1e11", 'bandwidth_bytes_per_s = "100 GB/s"',

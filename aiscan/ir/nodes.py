@@ -29,6 +29,8 @@ else:
 __all__ = [
     "Access",
     "Branch",
+    "ChainInput",
+    "Dataflow",
     "ElementType",
     "FlopTally",
     "Function",
@@ -36,6 +38,7 @@ __all__ = [
     "LoopLike",
     "Module",
     "Node",
+    "Parallel",
     "Region",
     "Statement",
     "Temporary",
@@ -130,6 +133,30 @@ class Access:
 
 
 @dataclass(frozen=True, slots=True)
+class ChainInput:
+    """A floating-point value an assignment reads, and the operations between it and the
+    value stored, innermost first: `add`, `add-fusable` (an add whose other operand is a
+    product, which contraction makes one FMA with it), `mul`, `div`, `fma`, `special`."""
+
+    name: str
+    index: tuple[sympy.Expr, ...] | None
+    """The element read (as `Access.index`); None for a scalar or a non-affine index."""
+    is_scalar: bool
+    operations: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Dataflow:
+    """What one assignment stores and what it reads: enough to find a chain of dependent
+    operations carried from one loop iteration to the next (`analysis.dependence`)."""
+
+    target: str
+    index: tuple[sympy.Expr, ...] | None
+    is_scalar: bool
+    inputs: tuple[ChainInput, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Statement:
     """One executed statement: its FLOPs and its array accesses in evaluation order."""
 
@@ -142,6 +169,8 @@ class Statement:
     contraction: bool = False
     """GPU kernels: these FLOPs are a matrix contraction the hardware runs on its
     tensor cores (`tl.dot`), placed on the tensor-core roof of the operands' dtype."""
+    dataflow: Dataflow | None = None
+    """For a floating-point assignment, where a frontend records it (C)."""
 
     _hash: int | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -158,6 +187,7 @@ class Statement:
             self.special_calls,
             self.unknowns,
             self.contraction,
+            self.dataflow,
         )
 
 
@@ -176,6 +206,20 @@ class LoopLike(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class Parallel:
+    """The construct that runs a loop on several threads (`#pragma omp parallel for`)."""
+
+    span: Span
+    text: str
+    """As written, for the report: `#pragma omp parallel for`."""
+    threads: int | None = None
+    """Threads the code asks for (`num_threads(8)`, `omp_set_num_threads(8)`); None: the
+    runtime's default, every core."""
+    threads_line: int | None = None
+    """Where `threads` comes from, when not from the construct itself."""
+
+
+@dataclass(frozen=True, slots=True)
 class Loop:
     """A counted loop: `var` takes `start`, `start + step`, ... for `trip` iterations."""
 
@@ -186,6 +230,8 @@ class Loop:
     body: tuple[Node, ...]
     span: Span
     unknowns: tuple[Unknown, ...] = ()
+    parallel: Parallel | None = None
+    """Set where the code runs this loop's iterations on several threads."""
 
     _hash: int | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -194,7 +240,15 @@ class Loop:
         if self._hash is not None:
             return self._hash
         return _remember_hash(
-            self, self.var, self.start, self.step, self.trip, self.body, self.span, self.unknowns
+            self,
+            self.var,
+            self.start,
+            self.step,
+            self.trip,
+            self.body,
+            self.span,
+            self.unknowns,
+            self.parallel,
         )
 
 

@@ -39,7 +39,9 @@ def merged_tiles(loop: Loop) -> Loop:
     if covered is None or loop_symbol(loop.var) in _symbols(point.body):
         return loop
     low, end = covered
-    return Loop(point.var, low, 1, expand(end - low), point.body, loop.span, point.unknowns)
+    return Loop(
+        point.var, low, 1, expand(end - low), point.body, loop.span, point.unknowns, loop.parallel
+    )
 
 
 def _symbols(body: tuple[Node, ...]) -> set[sympy.Basic]:

@@ -79,12 +79,46 @@ def device_details(device: Device) -> str:
         capacity = f", {format_si(level.capacity_bytes, 'B')}" if level.capacity_bytes else ""
         lines.append(f"  {level.name:<12} {bandwidth}{capacity}{_geometry(level)}")
         lines.append(f"  {'':<12} source: {level.source}")
+    lines += _core_lines(device)
     if device.interconnects:
         lines.append("interconnect")
         for link in device.interconnects:
             lines.append(f"  {link.name:<12} {format_si(link.bandwidth_bytes_per_s, 'B/s')}")
             lines.append(f"  {'':<12} source: {link.source}")
     return "\n".join(lines) + "\n"
+
+
+def _core_lines(device: Device) -> list[str]:
+    """Schema 3: one core's figures and the measured thread-scaling curves."""
+    core = device.core
+    if not (core.clock_hz or core.peaks or core.memory or core.latencies or device.curves):
+        return []
+    lines = ["one core"]
+    if core.clock_hz:
+        lines.append(f"  {'clock':<12} {core.clock_hz / 1e9:.4g} GHz")
+        lines.append(f"  {'':<12} source: {core.clock_source}")
+    for peak in core.peaks:
+        lines.append(f"  {peak.precision:<12} {format_si(peak.dense_flops_per_s, 'FLOP/s')}")
+        lines.append(f"  {'':<12} source: {peak.source}")
+    for level in core.memory:
+        rate = format_si(level.bandwidth_bytes_per_s or 0.0, "B/s")
+        lines.append(f"  {level.name:<12} {rate}")
+        lines.append(f"  {'':<12} source: {level.source}")
+    for latency in core.latencies:
+        divide = f", divide {latency.divide_cycles:g}" if latency.divide_cycles else ""
+        lines.append(
+            f"  {latency.precision + ' latency':<12} add {latency.add_cycles:g}, mul "
+            f"{latency.mul_cycles:g}, fma {latency.fma_cycles:g}{divide} cycles"
+        )
+        lines.append(f"  {'':<12} source: {latency.source}")
+    for curve in device.curves:
+        points = ", ".join(
+            f"{t}: {format_si(b, 'B/s')}"
+            for t, b in zip(curve.threads, curve.bandwidths_bytes_per_s, strict=True)
+        )
+        lines.append(f"  {curve.level} by threads: {points}")
+        lines.append(f"  {'':<12} source: {curve.source}")
+    return lines
 
 
 def _geometry(level: MemoryLevel) -> str:

@@ -42,6 +42,10 @@ def placement_json(placement: Placement | str, write_allocate: bool | None) -> d
         "bytes": expression_text(placement.bytes_moved),
         "intensity_flops_per_byte": placement.intensity_flops_per_byte,
         "bound": placement.bound.value,
+        "bound_name": _bound_name(placement),
+        "threads": None
+        if placement.threads is None
+        else {"count": placement.threads, "reason": placement.threads_reason},
         "attainable_flops_per_s": placement.attainable_flops_per_s,
         "fraction_of_peak": placement.fraction_of_peak,
         "times": None
@@ -105,7 +109,36 @@ def _in_core_json(ceiling: InCoreCeiling | None) -> dict[str, Any] | None:
         "divide_ops_per_s": ceiling.divide_ops_per_s,
         "special_ops_per_s": ceiling.special_ops_per_s,
         "notes": list(ceiling.notes),
+        "chain": None
+        if ceiling.chain is None
+        else {
+            "line": ceiling.chain.line,
+            "flops_per_s": ceiling.chain.flops_per_s,
+            "seconds": ceiling.chain.seconds,
+            "cycles_per_iteration": ceiling.chain.cycles_per_iteration,
+            "text": ceiling.chain.text,
+        },
     }
+
+
+def _bound_name(p: Placement) -> str:
+    """What bounds the kernel, in the verdict's words: `DRAM`, `L2`, `compute`,
+    `in-core (dependency chain, line 4)`, `memory or compute (depends on size)`."""
+    if p.bound is Bound.DEPENDS_ON_SIZE:
+        return "memory or compute (depends on size)"
+    if p.bound_level is not None:
+        return p.bound_level
+    if (
+        p.bound is Bound.COMPUTE
+        and p.in_core is not None
+        and p.in_core.limiter
+        not in (
+            Limiter.FMA,
+            Limiter.UNKNOWN,
+        )
+    ):
+        return p.in_core.bound_name
+    return p.bound.value
 
 
 def _in_core_text(ceiling: InCoreCeiling | None) -> list[str]:
@@ -119,6 +152,8 @@ def _in_core_text(ceiling: InCoreCeiling | None) -> list[str]:
             f"  in-core ceiling {format_si(ceiling.flops_per_s, 'FLOP/s')} ({share:.3g}% of "
             f"peak): {ceiling.limiter.value}"
         )
+    if ceiling.chain is not None:
+        lines.append(f"  dependency chain, {ceiling.chain.text}")
     lines += [f"  note: in-core ceiling: {note}" for note in ceiling.notes]
     return lines
 
@@ -128,14 +163,19 @@ def placement_lines(placement: Placement | str) -> list[str]:
     if isinstance(placement, str):
         return [f"cannot place on {placement}"]
     p = placement
+    threads = ""
+    if p.threads is not None:
+        threads = f", {p.threads} thread{'s' if p.threads != 1 else ''} ({p.threads_reason})"
     head = (
-        f"{p.device} {p.precision}{' sparse' if p.sparse else ''}: ridge "
+        f"{p.device} {p.precision}{' sparse' if p.sparse else ''}{threads}: ridge "
         f"{p.ridge_flops_per_byte:.4g} F/B, "
     )
     if p.bound is Bound.DEPENDS_ON_SIZE:
         head += "memory- or compute-bound depending on size"
     elif p.bound_level is not None:
         head += _level_verdict(p)
+    elif p.latency_bound and p.in_core is not None:
+        head += f"bound {p.in_core.bound_name}"
     else:
         head += f"{p.bound.value}-bound"
     if p.attainable_flops_per_s is not None:
@@ -149,7 +189,8 @@ def placement_lines(placement: Placement | str) -> list[str]:
         t = p.times
         details.append(
             f"T_math {format_time(t.math_s)}, T_comms {format_time(t.comms_s)}, "
-            f"time {format_time(t.lower_bound_s)} to {format_time(t.upper_bound_s)}"
+            f"time {format_time(t.lower_bound_s)} to {format_time(t.upper_bound_s)} "
+            "(lower and upper bounds on an ideal machine, not a prediction)"
         )
     crossover = _crossover_text(p)
     if p.model == "cache" and crossover:
@@ -161,6 +202,11 @@ def placement_lines(placement: Placement | str) -> list[str]:
         if shown:
             lines.append("  lower bound by roof: " + ", ".join(shown))
     lines += _in_core_text(p.in_core)
+    if p.latency_bound:
+        lines.append(
+            "  note: the loop waits on a chain of dependent operations: the bandwidth "
+            "roofline is optimistic here, and the chain's latency is the bound"
+        )
     if p.levels:
         lines.append(
             "  cache model, AI per level: " + ", ".join(_level_text(lv) for lv in p.levels)

@@ -9,6 +9,7 @@ This module imports only the standard library so that `aiscan devices` stays fas
 from __future__ import annotations
 
 import difflib
+import itertools
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -23,9 +24,12 @@ __all__ = [
     "MAIN_MEMORY_LEVELS",
     "MEMORY_LEVELS",
     "SCHEMA_VERSION",
+    "BandwidthCurve",
+    "CoreFigures",
     "Device",
     "DeviceCatalog",
     "Interconnect",
+    "Latencies",
     "MemoryLevel",
     "Peak",
     "PeakChoice",
@@ -34,10 +38,12 @@ __all__ = [
     "load_devices",
 ]
 
-SCHEMA_VERSION: Final = 2
-SCHEMAS: Final = frozenset({1, 2})
+SCHEMA_VERSION: Final = 3
+SCHEMAS: Final = frozenset({1, 2, 3})
 """Schema 2 adds cache geometry (`line_bytes`, `associativity`, `shared_by_cores`) and the
-device's `cores`; schema-1 files load unchanged. A file without `schema` is the newest."""
+device's `cores`; schema 3 adds one core's figures (`[core]`: clock, peaks, bandwidths,
+operation latencies) and measured bandwidth-over-threads curves (`[scaling]`). Older files
+load unchanged. A file without `schema` is the newest."""
 MEMORY_LEVELS: Final = ("hbm", "dram", "llc", "l3", "l2", "l1")
 """Allowed `level` values; `llc` is a last-level cache outside the core clusters."""
 MAIN_MEMORY_LEVELS: Final = frozenset({"hbm", "dram"})
@@ -104,6 +110,65 @@ class PeakChoice:
 
 
 @dataclass(frozen=True, slots=True)
+class Latencies:
+    """Result latencies of one precision's floating-point operations, in core cycles: what
+    a chain of dependent operations waits for (`aiscan.analysis.dependence`)."""
+
+    precision: str
+    add_cycles: float
+    mul_cycles: float
+    fma_cycles: float
+    divide_cycles: float | None
+    source: str
+    special_cycles: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BandwidthCurve:
+    """A level's measured bandwidth at some thread counts (`[scaling.memory.<name>]`)."""
+
+    level: str
+    threads: tuple[int, ...]
+    bandwidths_bytes_per_s: tuple[float, ...]
+    source: str
+
+    def at(self, threads: int) -> float:
+        """Linear between the measured points; the nearest end outside them."""
+        points = list(zip(self.threads, self.bandwidths_bytes_per_s, strict=True))
+        if threads <= points[0][0]:
+            return points[0][1] * threads / points[0][0]
+        for (low, low_bw), (high, high_bw) in itertools.pairwise(points):
+            if threads <= high:
+                return low_bw + (high_bw - low_bw) * (threads - low) / (high - low)
+        return points[-1][1]
+
+
+@dataclass(frozen=True, slots=True)
+class CoreFigures:
+    """One core's roofs (schema 3, `[core]`): what a serial loop nest can reach.
+
+    `clock_hz` converts latencies to seconds; it is the highest clock one core runs at, so
+    that a latency bound stays a lower bound on time. Peaks and bandwidths are keyed as
+    the device's (`[core.peaks.fp64]`, `[core.memory.<level name>]`)."""
+
+    clock_hz: float | None = None
+    clock_source: str | None = None
+    peaks: tuple[Peak, ...] = ()
+    memory: tuple[MemoryLevel, ...] = ()
+    latencies: tuple[Latencies, ...] = ()
+
+    def peak(self, precision: str) -> Peak | None:
+        return next((p for p in self.peaks if p.precision == precision), None)
+
+    def bandwidth(self, level_name: str) -> MemoryLevel | None:
+        wanted = level_name.lower()
+        return next((m for m in self.memory if m.name.lower() == wanted), None)
+
+    def latency(self, precision: str) -> Latencies | None:
+        return next((lat for lat in self.latencies if lat.precision == precision), None)
+
+
+@dataclass(frozen=True, slots=True)
 class Device:
     """One machine as a roofline sees it: compute peaks, memory levels, write policy."""
 
@@ -126,6 +191,17 @@ class Device:
     """Measured GEMM rates per precision key (`[attainable.peaks]`), dense."""
     attainable_memory: tuple[MemoryLevel, ...] = ()
     """Measured bandwidths of some memory levels (`[attainable.memory]`), by level name."""
+    core: CoreFigures = CoreFigures()
+    """One core's figures (schema 3); empty where the file gives none."""
+    curves: tuple[BandwidthCurve, ...] = ()
+    """Measured bandwidth over thread counts, per memory level (schema 3)."""
+    threads: int | None = None
+    """The threads the roofs are scaled to (`aiscan.roofline.threads`); None: the file's
+    figures as they are, the whole device with every core busy."""
+
+    def curve(self, level_name: str) -> BandwidthCurve | None:
+        wanted = level_name.lower()
+        return next((c for c in self.curves if c.level.lower() == wanted), None)
 
     @property
     def has_attainable(self) -> bool:
@@ -321,6 +397,8 @@ class _Reader:
                 "memory",
                 "interconnect",
                 "attainable",
+                "core",
+                "scaling",
             ),
         )
         schema = data.get("schema", SCHEMA_VERSION)
@@ -346,12 +424,19 @@ class _Reader:
             raise self.fail("notes", "expected text")
         memory = self.memory(data.get("memory"), int(schema))
         peaks, levels = self.attainable(data.get("attainable", {}))
+        for later in ("core", "scaling"):
+            if later in data and schema < 3:
+                raise self.fail(later, "needs schema = 3")
+        core = self.core(data.get("core", {}))
+        curves = self.scaling(data.get("scaling", {}))
         names = {m.name.lower() for m in memory}
-        for level in levels:
-            if level.name.lower() not in names:
-                raise self.fail(
-                    f"attainable.memory.{level.name}", "no [[memory]] level of that name"
-                )
+        for field, named in (
+            *((f"attainable.memory.{lv.name}", lv.name) for lv in levels),
+            *((f"core.memory.{lv.name}", lv.name) for lv in core.memory),
+            *((f"scaling.memory.{c.level}", c.level) for c in curves),
+        ):
+            if named.lower() not in names:
+                raise self.fail(field, "no [[memory]] level of that name")
         return Device(
             key=self.path.stem.lower(),
             name=self.text(data, "name", ""),
@@ -368,15 +453,85 @@ class _Reader:
             cores=cores,
             cache_safety_factor=safety,
             schema=int(schema),
+            core=core,
+            curves=curves,
         )
 
-    def attainable(self, raw: object) -> tuple[tuple[Peak, ...], tuple[MemoryLevel, ...]]:
+    def core(self, raw: object) -> CoreFigures:
+        """`[core]`: `clock_hz` with `clock_source`; `[core.peaks.<key>]` (flops_per_s,
+        source), `[core.memory.<level name>]` (bandwidth_bytes_per_s, source) and
+        `[core.latency.<key>]` (add/mul/fma/divide/special cycles, source)."""
+        data = self.table(raw, "core", ("clock_hz", "clock_source", "peaks", "memory", "latency"))
+        clock = self.number(data, "clock_hz", "core.", required=False)
+        clock_source = self.text(data, "clock_source", "core.") if clock is not None else None
+        peaks, memory = self.attainable(
+            {"peaks": data.get("peaks", {}), "memory": data.get("memory", {})}, "core"
+        )
+        latencies = []
+        for key, entry in self.table(data.get("latency", {}), "core.latency", PRECISIONS).items():
+            if clock is None:
+                raise self.fail(f"core.latency.{key}", "needs core.clock_hz")
+            field = f"core.latency.{key}."
+            names = ("add_cycles", "mul_cycles", "fma_cycles", "divide_cycles", "special_cycles")
+            entry = self.table(entry, field[:-1], (*names, "source"))
+            add, mul, fma, divide, special = (
+                self.number(entry, name, field, required=name in names[:3]) for name in names
+            )
+            assert add is not None and mul is not None and fma is not None
+            latencies.append(
+                Latencies(key, add, mul, fma, divide, self.text(entry, "source", field), special)
+            )
+        return CoreFigures(clock, clock_source, peaks, memory, tuple(latencies))
+
+    def scaling(self, raw: object) -> tuple[BandwidthCurve, ...]:
+        """`[scaling.memory.<level name>]`: `threads` (rising) and `bandwidth_bytes_per_s`
+        lists of one length, and a `source`."""
+        data = self.table(raw, "scaling", ("memory",))
+        memory = data.get("memory", {})
+        if not isinstance(memory, dict):
+            raise self.fail("scaling.memory", "expected a table of memory level names")
+        curves = []
+        for name, entry in memory.items():
+            field = f"scaling.memory.{name}."
+            entry = self.table(entry, field[:-1], ("threads", "bandwidth_bytes_per_s", "source"))
+            threads, rates = entry.get("threads"), entry.get("bandwidth_bytes_per_s")
+            if (
+                not isinstance(threads, list)
+                or not threads
+                or not all(isinstance(t, int) and not isinstance(t, bool) for t in threads)
+                or sorted(set(threads)) != threads
+                or threads[0] < 1
+            ):
+                raise self.fail(f"{field}threads", "expected rising positive thread counts")
+            if (
+                not isinstance(rates, list)
+                or len(rates) != len(threads)
+                or not all(isinstance(r, int | float) and not isinstance(r, bool) and r > 0
+                           for r in rates)
+            ):  # fmt: skip
+                raise self.fail(
+                    f"{field}bandwidth_bytes_per_s", "expected one positive number per count"
+                )
+            curves.append(
+                BandwidthCurve(
+                    name,
+                    tuple(threads),
+                    tuple(float(r) for r in rates),
+                    self.text(entry, "source", field),
+                )
+            )
+        return tuple(curves)
+
+    def attainable(
+        self, raw: object, table: str = "attainable"
+    ) -> tuple[tuple[Peak, ...], tuple[MemoryLevel, ...]]:
         """`[attainable.peaks.<key>]` (flops_per_s, source) and `[attainable.memory.<level
-        name>]` (bandwidth_bytes_per_s, source): measured figures beside the datasheet's."""
-        data = self.table(raw, "attainable", ("peaks", "memory"))
+        name>]` (bandwidth_bytes_per_s, source): measured figures beside the datasheet's.
+        `[core.peaks]` and `[core.memory]` have the same shape."""
+        data = self.table(raw, table, ("peaks", "memory"))
         peaks = []
-        for key, entry in self.table(data.get("peaks", {}), "attainable.peaks", PRECISIONS).items():
-            field = f"attainable.peaks.{key}."
+        for key, entry in self.table(data.get("peaks", {}), f"{table}.peaks", PRECISIONS).items():
+            field = f"{table}.peaks.{key}."
             entry = self.table(entry, field[:-1], ("flops_per_s", "source"))
             rate = self.number(entry, "flops_per_s", field)
             assert rate is not None
@@ -384,9 +539,9 @@ class _Reader:
         levels = []
         memory = data.get("memory", {})
         if not isinstance(memory, dict):
-            raise self.fail("attainable.memory", "expected a table of memory level names")
+            raise self.fail(f"{table}.memory", "expected a table of memory level names")
         for name, entry in memory.items():
-            field = f"attainable.memory.{name}."
+            field = f"{table}.memory.{name}."
             entry = self.table(entry, field[:-1], ("bandwidth_bytes_per_s", "source"))
             bandwidth = self.number(entry, "bandwidth_bytes_per_s", field)
             levels.append(MemoryLevel(name, "", bandwidth, None, self.text(entry, "source", field)))

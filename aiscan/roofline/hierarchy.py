@@ -1,8 +1,9 @@
 """A device's caches as the `cache` traffic model sees them, and that model's traffic
 for a loop nest (or a function: its nests added, each starting cold).
 
-Capacities: a level's `capacity_bytes` is the device total; one core's share of it is
-that total over the device's `cores` (docs/model.md, "Multicore"). A level without a
+Capacities: a level's `capacity_bytes` is the device total; one thread's share of it is
+one instance of the level over the threads that share that instance, or, with the threads
+unknown, the total over the device's `cores` (docs/model.md, "Multicore"). A level without a
 capacity or a line size cannot be modelled and is left out, with a note.
 """
 
@@ -49,7 +50,7 @@ def cache_specs(device: Device) -> tuple[tuple[CacheLevelSpec, ...], tuple[str, 
             missing = "capacity" if level.capacity_bytes is None else "line size"
             notes.append(f"{level.name}: no {missing} in {device.path.name}; not modelled")
             continue
-        share = level.capacity_bytes / device.cores
+        share = _share(level.capacity_bytes, level.shared_by_cores, device)
         if device.cache_safety_factor is None:
             specs.append(CacheLevelSpec(level.name, share, level.line_bytes))
         else:
@@ -57,6 +58,17 @@ def cache_specs(device: Device) -> tuple[tuple[CacheLevelSpec, ...], tuple[str, 
                 CacheLevelSpec(level.name, share, level.line_bytes, device.cache_safety_factor)
             )
     return tuple(specs), tuple(notes)
+
+
+def _share(capacity: float, shared_by: int | None, device: Device) -> float:
+    """One thread's share of a level: with the threads known (`Device.threads`), spread
+    evenly over the level's instances, each instance shared by the threads on it (one
+    thread has a whole shared cache to itself); otherwise the total over the cores."""
+    if device.threads is None or shared_by is None:
+        return capacity / device.cores
+    instances = max(device.cores // shared_by, 1)
+    on_each = -(-device.threads // instances)
+    return capacity / instances / max(min(on_each, shared_by), 1)
 
 
 def device_cache_traffic(

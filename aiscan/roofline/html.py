@@ -99,8 +99,8 @@ def _placement_table(placed: Sequence[tuple[KernelSpec, Placement]]) -> str:
     head = (
         "kernel", "device", "precision", "AI [F/B]", "AI value", "AI per level [F/B]",
         "ridge [F/B]", "bound",
-        "attainable", "of peak", "T_math", "T_comms", "lower (overlap)", "upper (no overlap)",
-        "crossover", "notes",
+        "attainable", "of peak", "T_math", "T_comms",
+        "lower bound (overlap)", "upper bound (no overlap)", "crossover", "notes",
     )  # fmt: skip
     numeric = [False, False, False, False, True, False, True, False]
     numeric += [True, True, True, True, True, True]
@@ -111,13 +111,16 @@ def _placement_table(placed: Sequence[tuple[KernelSpec, Placement]]) -> str:
         lower = _lower_bound(p)
         cells = [
             kernel.label,
-            p.device,
+            p.device
+            + ("" if p.threads is None else f", {p.threads} thread(s): {p.threads_reason}"),
             p.precision + (" sparse" if p.sparse else ""),
             "no traffic" if p.intensity is None else str(p.intensity) + lower,
             _maybe(p.intensity_flops_per_byte, lambda v: f"{v:.4g}") + lower,
             _levels_text(p),
             f"{p.ridge_flops_per_byte:.4g}",
-            p.bound.value + (f" at {p.bound_level}" if p.bound_level else ""),
+            p.in_core.bound_name
+            if p.latency_bound and p.in_core is not None
+            else p.bound.value + (f" at {p.bound_level}" if p.bound_level else ""),
             _attainable_text(p),
             _maybe(p.fraction_of_peak, lambda v: f"{100 * v:.3g} %"),
             _maybe(times.math_s if times else None, format_time),

@@ -10,19 +10,26 @@ the ceiling stays an upper bound.
 Pairing is counted, not proven from the dataflow: a loop with `a` adds (and subtractions) and
 `m` multiplies issues at least `max(a, m)` add/multiply/FMA instructions, whichever of them
 fuse. The ceiling is therefore optimistic, as a roofline ceiling must be.
+
+A loop-carried chain of dependent operations (`aiscan.analysis.dependence`) is one more
+ceiling: each iteration waits for the latencies on the chain, so the kernel's rate is at
+most its FLOPs over (iterations x chain cycles / clock / threads), with the latencies and
+the clock of the device file's `[core]`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from aiscan.algebra import SYMPY
+from aiscan.analysis.dependence import DependenceChain
 from aiscan.analysis.flops import FlopCounts
 from aiscan.analysis.intensity import finite_value, leading_limit, substitute_sizes
-from aiscan.roofline.devices import Peak
+from aiscan.roofline.devices import Device, Latencies, Peak
+from aiscan.roofline.precision import fallback_chain
 
 if TYPE_CHECKING:
     import sympy
@@ -30,7 +37,7 @@ else:
     sympy = SYMPY
 
 
-__all__ = ["InCoreCeiling", "Limiter", "in_core_ceiling"]
+__all__ = ["ChainBound", "InCoreCeiling", "Limiter", "chain_bound", "in_core_ceiling"]
 
 
 class Limiter(StrEnum):
@@ -41,6 +48,22 @@ class Limiter(StrEnum):
     SPECIAL = "special functions"
     UNKNOWN = "unknown"
     """The mix depends on a symbol that is not a size (a branch fraction): no ceiling."""
+    DEPENDENCY = "dependency chain"
+    """A loop-carried chain of dependent operations: one iteration per chain latency."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChainBound:
+    """The loop-carried chain that bounds a kernel hardest, as a FLOP/s ceiling.
+
+    `seconds` is the chain's time at the given sizes (None without them); `text` says what
+    the chain is, for the report."""
+
+    line: int
+    flops_per_s: float
+    seconds: float | None
+    cycles_per_iteration: float
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +80,15 @@ class InCoreCeiling:
     divide_ops_per_s: float | None
     special_ops_per_s: float | None
     notes: tuple[str, ...]
+    chain: ChainBound | None = None
+    """The dependency chain, where one bounds the loop below the other ceilings."""
+
+    @property
+    def bound_name(self) -> str:
+        """`in-core (dependency chain, line 4)`, `in-core (divisions)`: the verdict's words."""
+        if self.limiter is Limiter.DEPENDENCY and self.chain is not None:
+            return f"in-core (dependency chain, line {self.chain.line})"
+        return f"in-core ({self.limiter.value})"
 
 
 def in_core_ceiling(
@@ -65,12 +97,123 @@ def in_core_ceiling(
     peak_flops_per_s: float,
     *,
     sizes: Mapping[str, int] | None = None,
+    chains: Sequence[DependenceChain] = (),
+    device: Device | None = None,
 ) -> InCoreCeiling:
     """The in-core ceiling of `flops` under the FMA peak `peak_flops_per_s`.
 
     `peak` carries the division and special-function throughputs of that precision, if the
     device file gives them. The mix is taken at `sizes`, or as every size grows together.
+    `chains` (with the `device` whose core latencies time them) add the dependency ceiling.
     """
+    ceiling = _mix_ceiling(flops, peak, peak_flops_per_s, sizes)
+    if not chains or device is None:
+        return ceiling
+    bound, notes = chain_bound(chains, device, flops.total, sizes)
+    ceiling = replace(ceiling, notes=(*ceiling.notes, *notes))
+    if bound is None or (
+        ceiling.flops_per_s is not None and bound.flops_per_s >= ceiling.flops_per_s
+    ):
+        return ceiling
+    return replace(
+        ceiling,
+        flops_per_s=bound.flops_per_s,
+        fraction_of_peak=bound.flops_per_s / peak_flops_per_s,
+        limiter=Limiter.DEPENDENCY,
+        chain=bound,
+    )
+
+
+def chain_bound(
+    chains: Sequence[DependenceChain],
+    device: Device,
+    flops: sympy.Expr,
+    sizes: Mapping[str, int] | None,
+) -> tuple[ChainBound | None, list[str]]:
+    """The tightest ceiling the chains give on `device` (its threads each running their
+    share of the iterations), and notes on what could not be timed."""
+    clock = device.core.clock_hz
+    threads = device.threads or 1
+    notes: list[str] = []
+    best: ChainBound | None = None
+    for chain in chains:
+        latencies = _latencies(device, chain.precision)
+        where = f"line {chain.line}"
+        if latencies is None or clock is None:
+            notes.append(
+                f"dependency chain ({where}): no {chain.precision} operation latencies in "
+                f"{device.path.name}; not bounded"
+            )
+            continue
+        cycles, missing = _chain_cycles(chain, latencies)
+        notes += [f"dependency chain ({where}): no {m} latency in the device file; left out"
+                  for m in missing]  # fmt: skip
+        if cycles <= 0:
+            continue
+        ratio = _per_iteration(flops, chain.iterations, sizes)
+        if ratio is None or ratio <= 0:
+            notes.append(f"dependency chain ({where}): FLOPs per iteration unknown; not bounded")
+            continue
+        rate = ratio * clock * threads / cycles
+        iterations = finite_value(substitute_sizes(chain.iterations, sizes)) if sizes else None
+        seconds = None if iterations is None else iterations * cycles / clock / threads
+        if best is None or rate < best.flops_per_s:
+            best = ChainBound(chain.line, rate, seconds, cycles, _chain_text(chain, cycles))
+    return best, notes
+
+
+def _latencies(device: Device, precision: str) -> Latencies | None:
+    for key in fallback_chain(precision):
+        found = device.core.latency(key)
+        if found is not None:
+            return found
+    return None
+
+
+def _chain_cycles(chain: DependenceChain, latencies: Latencies) -> tuple[float, list[str]]:
+    """Cycles one iteration waits: the latencies on the chain over its distance."""
+    table = {
+        "add": latencies.add_cycles,
+        "mul": latencies.mul_cycles,
+        "fma": latencies.fma_cycles,
+        "div": latencies.divide_cycles,
+        "special": latencies.special_cycles,
+    }
+    missing = sorted({op for op in chain.operations if table.get(op) is None})
+    total = sum(table.get(op) or 0.0 for op in chain.operations)
+    return total / chain.distance, missing
+
+
+def _chain_text(chain: DependenceChain, cycles: float) -> str:
+    ops = ", ".join(chain.operations)
+    what = (
+        f"`{chain.variable}` accumulates"
+        if chain.kind == "accumulator"
+        else f"`{chain.variable}` depends on its value {chain.distance} iteration"
+        f"{'s' if chain.distance > 1 else ''} back"
+    )
+    return (
+        f"line {chain.line}: {what} in the loop over {chain.loop_var} (line {chain.loop_line}): "
+        f"{ops}, {cycles:.3g} cycles an iteration"
+    )
+
+
+def _per_iteration(
+    flops: sympy.Expr, iterations: sympy.Expr, sizes: Mapping[str, int] | None
+) -> float | None:
+    """FLOPs per iteration of the chain, at the sizes or as they grow."""
+    if iterations == 0:
+        return None
+    return _share(flops, iterations, sizes)
+
+
+def _mix_ceiling(
+    flops: FlopCounts,
+    peak: Peak | None,
+    peak_flops_per_s: float,
+    sizes: Mapping[str, int] | None,
+) -> InCoreCeiling:
+    """The ceiling of the operation mix alone."""
     divide_rate = None if peak is None else peak.divide_ops_per_s
     special_rate = None if peak is None else peak.special_ops_per_s
     notes = []

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from aiscan.algebra import SYMPY, ZERO, as_expression, expand
+from aiscan.analysis.dependence import DependenceChain, compiler_flags, find_chains
 from aiscan.analysis.intensity import substitute_sizes
 from aiscan.analysis.kernel import FunctionAnalysis, ModuleAnalysis, RegionAnalysis
 from aiscan.errors import UsageError
@@ -25,6 +26,7 @@ from aiscan.roofline.placement import Placement, growing_symbols
 from aiscan.roofline.plot import KernelSpec, sweep_sizes
 from aiscan.roofline.repeats import repeat_symbols
 from aiscan.roofline.roofs import LOOPS, VECTOR
+from aiscan.roofline.threads import ThreadRequest, on_threads, thread_request
 
 if TYPE_CHECKING:
     import sympy
@@ -62,7 +64,23 @@ def cache_traffic_on(
     write_allocate = (
         device.write_allocate if options.write_allocate is None else options.write_allocate
     )
+    device, _ = on_threads(device, _threads(result, options))
     return _cache_traffic(bodies, device, write_allocate, tuple(sorted(sizes.items())))
+
+
+def _threads(result: RegionAnalysis | FunctionAnalysis, options: PlacementOptions) -> ThreadRequest:
+    """The threads the code (or the user) asks for, for every device it is placed on."""
+    regions = tuple(r.region for r in _regions(result))
+    return thread_request(regions, options.threads, options.threads_reason)
+
+
+def _chains(
+    result: RegionAnalysis | FunctionAnalysis, options: PlacementOptions
+) -> tuple[DependenceChain, ...]:
+    """The loop-carried dependency chains of the nest (or the function's nests) under the
+    compiler flags the user gives."""
+    flags = compiler_flags(options.cflags)
+    return tuple(c for r in _regions(result) for c in find_chains(r.region.body, flags))
 
 
 @lru_cache(maxsize=1024)
@@ -98,6 +116,8 @@ def kernel_spec(
         flop_mix=result.flops,
         bytes_upper_bound=not traffic.exact,
         repeats=repeat_symbols(r.region.body for r in _regions(result)),
+        threads=_threads(result, options),
+        chains=_chains(result, options),
     )
 
 

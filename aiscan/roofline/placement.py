@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from aiscan.algebra import SYMPY, Poly, as_expression, constant, expand, is_poly, normal, symbol
+from aiscan.analysis.dependence import DependenceChain
 from aiscan.analysis.flops import FlopCounts
 from aiscan.analysis.intensity import (
     finite_value,
@@ -168,6 +169,19 @@ class Placement:
     bytes_upper_bound: bool = False
     """The bytes placed are a flagged upper bound (an indirect footprint, an undecided
     reuse at the bounding cache level): AI is then a lower bound, and every format says so."""
+    threads: int | None = None
+    """CPUs: the threads the roofs are for (`aiscan.roofline.threads`); None on a GPU."""
+    threads_reason: str = ""
+    """Why that many: `no OpenMP pragma on the nest`, `#pragma omp parallel for, line 12`."""
+
+    @property
+    def latency_bound(self) -> bool:
+        """Bound in the core by a loop-carried dependency chain, not by a roof."""
+        return (
+            self.bound is Bound.COMPUTE
+            and self.in_core is not None
+            and self.in_core.chain is not None
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +235,7 @@ def place(
     parts: Sequence[ComputePart] = (),
     flop_mix: FlopCounts | None = None,
     repeats: Collection[str] = (),
+    chains: Sequence[DependenceChain] = (),
 ) -> Placement:
     """Place a kernel: `flops` and `bytes_moved` are exact counts in size symbols.
 
@@ -235,6 +250,8 @@ def place(
     their combined rate).
     `repeats` names symbols that only count repetitions (a time loop's trip): the crossover
     holds them rather than sweeping them with the sizes (`_crossover`).
+    `chains` (loop-carried dependency chains) add their ceiling to the in-core one, timed
+    with the device's core latencies.
     """
     if len(parts) > 1:
         choice, roof, part_notes = _combined_roof(parts, device, sparse, sizes)
@@ -254,7 +271,9 @@ def place(
     contraction = roof_reason is not None and roof_reason.startswith(CONTRACTION)
     if flop_mix is not None and len(parts) <= 1 and not contraction:
         stored = device.peak(choice.precision)
-        in_core = in_core_ceiling(flop_mix, stored, device_peak, sizes=sizes)
+        in_core = in_core_ceiling(
+            flop_mix, stored, device_peak, sizes=sizes, chains=chains, device=device
+        )
     peak = device_peak if in_core is None or in_core.flops_per_s is None else in_core.flops_per_s
     ridge = _exact(peak) / _exact(bandwidth)
     flops_expr = as_expression(flops)
@@ -386,6 +405,7 @@ def place_hierarchical(
     parts: Sequence[ComputePart] = (),
     flop_mix: FlopCounts | None = None,
     repeats: Collection[str] = (),
+    chains: Sequence[DependenceChain] = (),
 ) -> Placement:
     """Place a kernel on the hierarchical roofline of the `cache` model: attainable is the
     minimum over the peak and every level's bandwidth x that level's intensity, over the
@@ -410,6 +430,7 @@ def place_hierarchical(
                     parts=parts,
                     flop_mix=flop_mix,
                     repeats=repeats,
+                    chains=chains,
                 ),
             )
         )

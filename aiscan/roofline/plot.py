@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from aiscan.algebra import SYMPY, ZERO, as_expression, expand
+from aiscan.analysis.dependence import DependenceChain
 from aiscan.analysis.flops import FlopCounts
 from aiscan.errors import UsageError
 from aiscan.roofline.devices import MAIN_MEMORY_LEVELS, Device
@@ -31,6 +32,7 @@ from aiscan.roofline.placement import (
     select_bytes,
 )
 from aiscan.roofline.roofs import VECTOR, roof_for, roof_label
+from aiscan.roofline.threads import ThreadChoice, ThreadRequest, on_threads, scaled_to_threads
 from aiscan.roofline.units import format_si
 
 if TYPE_CHECKING:
@@ -90,6 +92,10 @@ class KernelSpec:
     """`bytes_moved` is a flagged upper bound (the traffic is not exact)."""
     repeats: frozenset[str] = frozenset()
     """Names that only count repetitions (a time loop's trip): crossovers hold them."""
+    threads: ThreadRequest | None = None
+    """The threads the code asks for (`aiscan.roofline.threads`); None: the device as is."""
+    chains: tuple[DependenceChain, ...] = ()
+    """Loop-carried dependency chains: an in-core ceiling on CPUs."""
     size_paths: Mapping[str, tuple[tuple[int, float, float], ...]] | None = None
     """By device key, the `cache` model's (size, main-memory AI, attainable) at each size of
     the sweep, its layer conditions decided at that size: the path drawn when sizes are
@@ -128,11 +134,12 @@ class KernelSpec:
         self, device: Device, *, sizes: Mapping[str, int] | None = None, sparse: bool = False
     ) -> Placement:
         """This kernel on `device`'s roofline, on the roof its kind of work runs on."""
+        device, choice = self.on_threads(device)
         precision, reason, parts = self.roofs_on(device, sparse=sparse)
         placed = place(
             self.flops, self.bytes_on(device), precision, device,
             sizes=sizes, sparse=sparse, roof_reason=reason, parts=parts,
-            flop_mix=self.flop_mix, repeats=self.repeats,
+            flop_mix=self.flop_mix, repeats=self.repeats, chains=self._chains(device),
         )  # fmt: skip
         notes = (*placed.notes, self.view_note) if self.view_note else placed.notes
         return replace(
@@ -140,7 +147,19 @@ class KernelSpec:
             traffic_view=self.traffic_view,
             notes=notes,
             bytes_upper_bound=self.bytes_upper_bound,
+            threads=None if choice is None else choice.count,
+            threads_reason="" if choice is None else choice.reason,
         )
+
+    def on_threads(self, device: Device) -> tuple[Device, ThreadChoice | None]:
+        """`device` with the roofs of this kernel's threads (as it is on a GPU, or when
+        the kernel carries no thread request)."""
+        if self.threads is None:
+            return device, None
+        return on_threads(device, self.threads)
+
+    def _chains(self, device: Device) -> tuple[DependenceChain, ...]:
+        return self.chains if device.kind == "cpu" else ()
 
     def place_on_caches(
         self,
@@ -150,15 +169,21 @@ class KernelSpec:
         sizes: Mapping[str, int] | None = None,
         sparse: bool = False,
     ) -> Placement:
-        """This kernel on `device`'s hierarchical roofline (the `cache` model's `traffic`),
-        on the same compute roof `place_on` chooses."""
+        """This kernel on `device`'s hierarchical roofline (the `cache` model's `traffic`,
+        computed for the same threads), on the same compute roof `place_on` chooses."""
+        device, choice = self.on_threads(device)
         precision, reason, parts = self.roofs_on(device, sparse=sparse)
         placed = place_hierarchical(
             self.flops, traffic, precision, device,
             sizes=sizes, sparse=sparse, roof_reason=reason, parts=parts,
-            flop_mix=self.flop_mix, repeats=self.repeats,
+            flop_mix=self.flop_mix, repeats=self.repeats, chains=self._chains(device),
         )  # fmt: skip
-        return replace(placed, traffic_view="cache")
+        return replace(
+            placed,
+            traffic_view="cache",
+            threads=None if choice is None else choice.count,
+            threads_reason="" if choice is None else choice.reason,
+        )
 
     def bytes_on(self, device: Device) -> sympy.Expr:
         if self.bytes_write_allocate is None:
@@ -365,7 +390,14 @@ def _draw_device(
     x_low: float,
     x_high: float,
 ) -> None:
-    """Roof per precision used on this device, ridge markers, dashed cache ceilings."""
+    """Roof per precision used on this device, ridge markers, dashed cache ceilings; on a
+    CPU the roofs of the threads its kernels run on (the most, where they differ)."""
+    counts = [d.placement.threads for d in drawn if d.placement.device == device.key]
+    threads = max((c for c in counts if c is not None), default=None)
+    cores = ""
+    if threads is not None:
+        device = scaled_to_threads(device, threads)
+        cores = f" ({threads} thread{'s' if threads != 1 else ''})"
     roofs: dict[str, tuple[float, bool]] = {}
     for d in drawn:
         if d.placement.device != device.key:
@@ -387,7 +419,7 @@ def _draw_device(
             xs, [min(peak, bandwidth * x) for x in xs],
             color=color, linestyle="-" if index == 0 else "-.", linewidth=2,
             gid=f"roof:{device.key}:{precision}",
-            label=f"{device.key} {roof_label(precision, device)} {density}: "
+            label=f"{device.key}{cores} {roof_label(precision, device)} {density}: "
             f"{format_si(peak, 'FLOP/s')}, "
             f"{device.main_memory.name} {format_si(bandwidth, 'B/s')}",
         )  # fmt: skip
@@ -544,6 +576,8 @@ def _draw_levels(axes: Axes, item: _Drawn, color: str, marker: str) -> Text | No
         )  # fmt: skip
     bounding = next((lv for lv in placement.levels if lv.level == bound), None)
     where = f"{_short(bounding)}-bound" if bounding else "compute-bound"
+    if placement.latency_bound and placement.in_core is not None:
+        where = placement.in_core.bound_name
     anchor = next(
         (x for lv, x in zip(placement.levels, xs, strict=True) if lv.level == bound), xs[-1]
     )

@@ -19,7 +19,15 @@ from aiscan.frontends.c.literals import integer_literal
 from aiscan.frontends.c.text import source_text
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
 from aiscan.ir.arithmetic import literal_power_multiplies, operator_flops
-from aiscan.ir.nodes import Access, ElementType, FlopTally, Unknown, UnknownKind
+from aiscan.ir.nodes import (
+    Access,
+    ChainInput,
+    Dataflow,
+    ElementType,
+    FlopTally,
+    Unknown,
+    UnknownKind,
+)
 from aiscan.ir.symbols import MAX_INTEGER_BITS, loop_symbol, size_symbol
 from aiscan.span import Span
 
@@ -182,6 +190,19 @@ class Evaluation:
     accesses: list[Access] = field(default_factory=list)
     special_calls: list[str] = field(default_factory=list)
     unknowns: list[Unknown] = field(default_factory=list)
+    leaves: list[ChainInput] = field(default_factory=list)
+    """The floating-point values this value is computed from, each with the operations
+    on its way here (for dependence chains); `absorb` leaves them alone."""
+    top: str = ""
+    """The operation that produced the value (`mul`, `add`...), or empty."""
+    stored: Dataflow | None = None
+    """For an assignment of a floating-point value: what it stores and reads."""
+
+    def through(self, operation: str | None) -> list[ChainInput]:
+        """The leaves, one operation further on their way (None: unchanged)."""
+        if operation is None:
+            return list(self.leaves)
+        return [replace(leaf, operations=(*leaf.operations, operation)) for leaf in self.leaves]
 
     def absorb(self, other: Evaluation) -> None:
         self.flops = self.flops + other.flops
@@ -215,6 +236,8 @@ class ExpressionReader:
         if method is None:
             return Evaluation()
         result: Evaluation = method(node)
+        if result.leaves and (result.element is None or not result.element.is_float):
+            result.leaves = []  # an integer or a pointer: no floating-point chain
         return result
 
     def _value_Constant(self, node: c_ast.Constant) -> Evaluation:
@@ -227,7 +250,9 @@ class ExpressionReader:
         variable = self.scope.lookup(node.name)
         if variable is None:
             return Evaluation(_INT)
-        return Evaluation(variable.ctype.element if variable.ctype.is_scalar else None)
+        if not variable.ctype.is_scalar:
+            return Evaluation(None)
+        return Evaluation(variable.ctype.element, leaves=[ChainInput(node.name, None, True, ())])
 
     def _value_ArrayRef(self, node: c_ast.ArrayRef) -> Evaluation:
         return self.reference(node, is_write=False)
@@ -275,6 +300,11 @@ class ExpressionReader:
         result.element = element
         if node.op in _ARITHMETIC and element is not None and element.is_float:
             result.flops = result.flops + _operator_flops(node.op, left.element, right.element)
+            result.leaves = [
+                *left.through(_on_path(node.op, left.top, right.top)),
+                *right.through(_on_path(node.op, right.top, left.top)),
+            ]
+            result.top = _ARITHMETIC[node.op]
         return result
 
     def _value_TernaryOp(self, node: c_ast.TernaryOp) -> Evaluation:
@@ -283,6 +313,7 @@ class ExpressionReader:
         result.absorb(then)
         result.absorb(other)
         result.element = _promote(then.element, other.element)
+        result.leaves = [*then.leaves, *other.leaves]
         if not (then.flops.is_zero() and other.flops.is_zero()):
             result.unknowns.append(
                 Unknown(
@@ -306,17 +337,23 @@ class ExpressionReader:
             # `pow(x, 3)`: p - 1 multiplies, as compilers emit it (MODEL.md).
             result.flops = result.flops + FlopTally(mul=multiplies)
             result.element = _FLOAT if name == "powf" else element
+            result.leaves = evaluated[0].through("mul") if multiplies else []
         elif name in SPECIAL_FUNCTIONS:
             result.flops = result.flops + FlopTally(special=1)
             result.special_calls.append(name)
             result.element = _FLOAT if name.endswith("f") and name != "erf" else element
+            result.leaves = [leaf for a in evaluated for leaf in a.through("special")]
+            result.top = "special"
         elif name in _FMA:
             result.flops = result.flops + FlopTally(add=1, mul=1)
             result.element = element
+            result.leaves = [leaf for a in evaluated for leaf in a.through("fma")]
+            result.top = "fma"
         elif name in FREE_FUNCTIONS or (
             name in INTEGER_MIN_MAX and len(arguments) == 2 and self.affine(node) is not None
         ):
             result.element = element
+            result.leaves = [leaf for a in evaluated for leaf in a.leaves]
         else:
             where = self.known_functions.get(name)
             detail = f" (defined at line {where}, not inlined)" if where else ""
@@ -340,6 +377,7 @@ class ExpressionReader:
             part = self.value(expr)
             result.absorb(part)
             result.element = part.element
+            result.leaves, result.top = part.leaves, part.top
         return result
 
     def _value_InitList(self, node: c_ast.InitList) -> Evaluation:
@@ -358,7 +396,9 @@ class ExpressionReader:
             return rhs
         if node.op == "=":
             result = rhs
-            result.absorb(self._store(node.lvalue, rhs))
+            store = self._store(node.lvalue, rhs)
+            result.absorb(store)
+            result.stored = self._dataflow(node.lvalue, store, rhs.element, result.leaves)
             return result
         operator = node.op[:-1]
         return self.update(node.lvalue, operator, rhs)
@@ -370,13 +410,43 @@ class ExpressionReader:
         current = self.value(target)
         result.absorb(current)
         element = _promote(current.element, rhs.element)
-        if operator in _ARITHMETIC and current.element is not None and current.element.is_float:
+        floating = current.element is not None and current.element.is_float
+        if operator in _ARITHMETIC and floating:
             result.flops = result.flops + _operator_flops(operator, current.element, rhs.element)
+            result.leaves = [
+                *current.through(_on_path(operator, current.top, rhs.top)),
+                *rhs.through(_on_path(operator, rhs.top, current.top)),
+            ]
+            result.top = _ARITHMETIC[operator]
         result.element = element
         if isinstance(target, c_ast.ID):
             self._track_integer(target.name, None)
-        result.absorb(self._store(target, Evaluation(element), evaluate_address=False))
+        store = self._store(target, Evaluation(element), evaluate_address=False)
+        result.absorb(store)
+        if floating and operator in _ARITHMETIC:
+            result.stored = self._dataflow(target, store, element, result.leaves)
         return result
+
+    def _dataflow(
+        self,
+        target: c_ast.Node,
+        store: Evaluation,
+        element: ElementType | None,
+        leaves: list[ChainInput],
+    ) -> Dataflow | None:
+        """What a floating-point assignment stores (a scalar or one array element) and the
+        values it is computed from."""
+        if element is None or not element.is_float:
+            return None
+        if isinstance(target, c_ast.ID):
+            variable = self.scope.lookup(target.name)
+            if variable is None or not variable.ctype.is_scalar:
+                return None
+            return Dataflow(target.name, None, True, tuple(leaves))
+        written = [a for a in store.accesses if a.is_write]
+        if len(written) != 1:
+            return None
+        return Dataflow(written[0].array, written[0].index, False, tuple(leaves))
 
     def _store(
         self, target: c_ast.Node, rhs: Evaluation, *, evaluate_address: bool = True
@@ -450,6 +520,9 @@ class ExpressionReader:
         variable = self.scope.lookup(name)
         if variable is not None and init is not None:
             self._remember(variable, init)
+            element = variable.ctype.element
+            if variable.ctype.is_scalar and element is not None and element.is_float:
+                result.stored = Dataflow(name, None, True, tuple(result.leaves))
         return result
 
     def assign_integer_or_pointer(self, node: c_ast.Assignment) -> None:
@@ -581,6 +654,8 @@ class ExpressionReader:
         )
         result.accesses.append(Access(array, index, element, is_write, span, text, extents))
         result.element = element
+        if not is_write and element.is_float:
+            result.leaves = [ChainInput(array, index, False, ())]
         return result
 
     def _index_reads(self, node: c_ast.ArrayRef) -> Evaluation:
@@ -745,6 +820,15 @@ def _unwind(node: c_ast.Node) -> tuple[c_ast.Node, list[c_ast.Node]]:
             return inner.left, [inner.right, *subscripts]
         return inner, [c_ast.Constant("int", "0"), *subscripts]
     return node, subscripts
+
+
+def _on_path(operator: str, own_top: str, other_top: str) -> str | None:
+    """The operation a value passes through as one operand of `operator`: an add of a
+    product can fuse with the product's multiply into one FMA (`add-fusable`)."""
+    kind = _ARITHMETIC.get(operator)
+    if kind in ("add", "sub"):
+        return "add-fusable" if "mul" in (own_top, other_top) else "add"
+    return kind
 
 
 def _promote(a: ElementType | None, b: ElementType | None) -> ElementType | None:

@@ -22,6 +22,7 @@ from aiscan.frontends.c.expressions import (
 )
 from aiscan.frontends.c.literals import integer_literal
 from aiscan.frontends.c.loop_conditions import counter_bound, unsigned_wrap
+from aiscan.frontends.c.openmp import OpenMPDirective, read_directive
 from aiscan.frontends.c.pointer_walks import pointer_steps
 from aiscan.frontends.c.preprocess import UNNAMEABLE_INPUT
 from aiscan.frontends.c.subtree import SubtreeFacts, subtree_facts
@@ -34,6 +35,7 @@ from aiscan.ir.nodes import (
     Function,
     Loop,
     Node,
+    Parallel,
     Region,
     Statement,
     Unknown,
@@ -126,6 +128,12 @@ class _FunctionLowering:
         # nodes (parameters, types) were two fifths of each walk.
         self.subtrees = subtree_facts(definition.body)
         self.enclosing_loops: list[tuple[str, sympy.Expr, sympy.Expr]] = []
+        # OpenMP: the directive waiting for its statement, the loops it shares out, the
+        # parallel region being lowered (and its loop depth), `omp_set_num_threads(N)`.
+        self.directive: tuple[OpenMPDirective, Span] | None = None
+        self.shared_loops: dict[int, Parallel] = {}
+        self.parallel_region: tuple[Parallel, int] | None = None
+        self.threads_set: tuple[int, int] | None = None
 
     def run(self) -> Function:
         declaration = self.definition.decl
@@ -216,6 +224,24 @@ class _FunctionLowering:
     # ---- statements ---------------------------------------------------------------------
 
     def _lower(self, node: c_ast.Node) -> Iterator[Node]:
+        if isinstance(node, c_ast.Pragma):
+            found = read_directive(node.string or "")
+            self.directive = None if found is None else (found, self.span(node))
+            return
+        if self.directive is not None:
+            directive, span = self.directive
+            self.directive = None
+            parallel = self._parallel(directive, span)
+            if directive.shares_loop and isinstance(node, c_ast.For):
+                self.shared_loops[id(node)] = parallel
+            elif not directive.shares_loop:
+                outer = self.parallel_region
+                self.parallel_region = (parallel, len(self.enclosing_loops))
+                yield from self._lower(node)
+                self.parallel_region = outer
+                return
+        if isinstance(node, c_ast.FuncCall) and self._sets_threads(node):
+            return
         if isinstance(node, c_ast.Compound):
             for item in _items(node):
                 yield from self._lower(item)
@@ -250,6 +276,26 @@ class _FunctionLowering:
         else:
             yield self._statement(node, self.reader.value(node))
 
+    def _parallel(self, directive: OpenMPDirective, span: Span) -> Parallel:
+        """The directive's threads: its `num_threads`, else the last `omp_set_num_threads`."""
+        if directive.threads is not None or self.threads_set is None:
+            return Parallel(span, directive.text, directive.threads)
+        threads, line = self.threads_set
+        return Parallel(span, directive.text, threads, line)
+
+    def _sets_threads(self, node: c_ast.FuncCall) -> bool:
+        """`omp_set_num_threads(8)`: remembered for the parallel loops after it."""
+        name = node.name.name if isinstance(node.name, c_ast.ID) else None
+        arguments = node.args.exprs if node.args is not None else []
+        if name != "omp_set_num_threads" or len(arguments) != 1:
+            return False
+        argument = arguments[0]
+        value = integer_literal(argument.value) if isinstance(argument, c_ast.Constant) else None
+        if value is None or value < 1:
+            return False
+        self.threads_set = (value, self.span(node).line)
+        return True
+
     def _declaration(self, node: c_ast.Decl) -> Iterator[Node]:
         if not node.name or isinstance(node.type, c_ast.FuncDecl):
             return
@@ -267,6 +313,7 @@ class _FunctionLowering:
             accesses=tuple(evaluation.accesses),
             special_calls=tuple(evaluation.special_calls),
             unknowns=tuple(evaluation.unknowns),
+            dataflow=evaluation.stored,
         )
 
     def _unsupported(self, node: c_ast.Node, message: str) -> Statement:
@@ -469,6 +516,10 @@ class _FunctionLowering:
         entry, as compilers hoist it; an unrecognised condition is counted every iteration.
         """
         span = self.span(node)
+        parallel = self.shared_loops.pop(id(node), None)
+        if parallel is None and self.parallel_region is not None:
+            region, depth = self.parallel_region
+            parallel = region if depth == len(self.enclosing_loops) else None
         start, trip, unknowns, recognised = self._trip(header, span, at_least_once)
         comparison = _comparison(header.condition, header.var) if header.var else None
         tested = None  # a condition evaluated on every pass, with the body
@@ -523,7 +574,9 @@ class _FunctionLowering:
         if header.var not in before.variables:
             self.scope.variables.pop(var, None)
         # A tile loop around just its point loop is that one loop (`aiscan.ir.tiles`).
-        yield merged_tiles(Loop(var, start, int(step), trip, lowered, self._extent(node), unknowns))
+        yield merged_tiles(
+            Loop(var, start, int(step), trip, lowered, self._extent(node), unknowns, parallel)
+        )
 
     def _walk_pointers(
         self, body: c_ast.Node, before: Scope, iteration: sympy.Expr
