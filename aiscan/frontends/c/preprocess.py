@@ -99,6 +99,7 @@ def preprocess(
     `defines` maps names to values as `-D NAME=VALUE` does; an integer value keeps the
     name symbolic and binds its size instead of substituting it into the code.
     """
+    text = _unix_line_ends(text)
     defines = dict(defines or {})
     options = _Options(tuple(Path(d) for d in include_dirs), defines)
     for name, value in defines.items():
@@ -112,6 +113,14 @@ def preprocess(
     if fast is not None:
         return fast
     return _pcpp_path(text, path, options)
+
+
+def _unix_line_ends(text: str) -> str:
+    """`text` with CRLF and lone CR line ends as LF, as compilers read them: pycparser
+    refuses a `\r`, and a CRLF file must count as its LF twin (columns do not move)."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _integer_value(text: str) -> int | None:
@@ -286,7 +295,7 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
                 decoded = data.decode("utf-8")
             except UnicodeDecodeError as error:
                 raise OSError("not UTF-8") from error
-            return io.StringIO(decoded.lstrip("\ufeff"))
+            return io.StringIO(_unix_line_ends(decoded.lstrip("\ufeff")))
 
         def on_include_not_found(
             self, is_malformed: bool, is_system_include: bool, curdir: str, includepath: str
