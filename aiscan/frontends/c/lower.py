@@ -20,10 +20,10 @@ from aiscan.frontends.c.expressions import (
     Scope,
     Variable,
 )
+from aiscan.frontends.c.line_names import file_of
 from aiscan.frontends.c.literals import integer_literal
 from aiscan.frontends.c.loop_conditions import counter_bound, unsigned_wrap
 from aiscan.frontends.c.pointer_walks import pointer_steps
-from aiscan.frontends.c.preprocess import UNNAMEABLE_INPUT
 from aiscan.frontends.c.subtree import SubtreeFacts, subtree_facts
 from aiscan.frontends.c.text import source_text
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
@@ -806,9 +806,11 @@ def _updated_in_condition(
 
 
 def _same_file(a: str | None, b: str) -> bool:
-    if a == UNNAMEABLE_INPUT:
-        return True  # the analyzed file, whose name no `#line` can carry
-    return a is not None and (a == b or os.path.abspath(a) == os.path.abspath(b))
+    """Is `a`, a parser coordinate's file (a `#line` name), the file `b`?"""
+    if a is None:
+        return False
+    a = file_of(a)
+    return a == b or os.path.abspath(a) == os.path.abspath(b)
 
 
 def _init_of(init: c_ast.Node | None, var: str | None) -> c_ast.Node | None:
