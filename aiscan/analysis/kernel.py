@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from aiscan.algebra import SYMPY, ZERO, expand
 from aiscan.analysis.flops import FlopCounts, count_flops
+from aiscan.analysis.idle_loops import without_idle_loops
 from aiscan.analysis.intensity import Intensity, intensity
 from aiscan.analysis.traffic import (
     MODELS,
@@ -146,17 +147,25 @@ def _analyze_function(
 def _analyze_region(
     region: Region, options: AnalysisOptions, sizes: Mapping[str, int]
 ) -> RegionAnalysis:
-    statements = placed_statements(region.body)
+    loops = tuple(_loop_summaries(region.body, 0))
+    written = placed_statements(region.body)
+    elements = Counter(
+        a.element.precision for p in written for a in p.statement.accesses if a.element.is_float
+    )
+    # Loops that do not run lose their bodies before counting; the loops and the
+    # precision stay those of the code as written.
+    body, idle = without_idle_loops(region.body, sizes)
+    statements = written
+    if body is not region.body:
+        region = replace(region, body=body)
+        statements = placed_statements(body)
     counts = _region_counts(region, statements, options, sizes)
-    unknowns = [*_structural_unknowns(region.body, _counted_branches(statements))]
+    unknowns = [*idle, *_structural_unknowns(region.body, _counted_branches(statements))]
     unknowns += [u for p in statements for u in p.statement.unknowns]
     unknowns += counts.footprint_unknowns
-    elements = Counter(
-        a.element.precision for p in statements for a in p.statement.accesses if a.element.is_float
-    )
     return RegionAnalysis(
         region,
-        tuple(_loop_summaries(region.body, 0)),
+        loops,
         counts.flops,
         counts.traffic,
         counts.intensity,

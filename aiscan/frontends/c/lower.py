@@ -47,6 +47,7 @@ from aiscan.ir.symbols import (
     trip_symbol,
 )
 from aiscan.ir.tiles import merged_tiles
+from aiscan.ir.trips import never_below_zero
 from aiscan.span import Span
 
 if TYPE_CHECKING:
@@ -648,7 +649,7 @@ class _FunctionLowering:
         trip = distance if magnitude == 1 else normal(sympy.ceiling(distance / magnitude))
         if is_poly(trip) or not isinstance(trip, sympy.Min | sympy.Max):
             trip = expand(trip)
-        return start, trip
+        return start, never_below_zero(trip)
 
     def _tile_trip(self, header: _Header, step: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr] | None:
         """`for (ii = s; ii < n; ii += BS)`: ceiling((n - s)/BS) tiles."""
@@ -660,7 +661,7 @@ class _FunctionLowering:
         distance = expand(bound - header.start + (1 if operator == "<=" else 0))
         if not is_poly(bound) and isinstance(bound, sympy.Min | sympy.Max):
             return None
-        return header.start, normal(sympy.ceiling(expand(distance / step)))
+        return header.start, never_below_zero(normal(sympy.ceiling(expand(distance / step))))
 
     def _never_ends(self, header: _Header) -> bool:
         """`for (size_t i = n - 1; i >= 0; i--)`: an unsigned counter is never below 0."""

@@ -1,0 +1,137 @@
+"""Regression (issue 35, item 10): a loop that does not run counts nothing.
+
+`for (int i = 0; i < -5; i++)` and `i = n; i < n - 5` once gave trip -5, -5 FLOPs and -80
+streaming bytes, at any `--size`; a loop whose trip depends on the sizes (`i < n - 5`)
+gave negative counts at sizes where it does not run (n = 3), and compulsory bytes for a
+reference that does not use the counter of a loop that never runs. Every count below is
+checked against what running the loops would do."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from aiscan.cli import main
+
+C_KERNELS = """\
+void never(int n, double *restrict x) {
+    for (int i = 0; i < -5; i++)
+        x[i] = x[i] * 2.0;
+}
+void shifted(int n, double *restrict x) {
+    for (int i = n; i < n - 5; i++)
+        x[i] = x[i] * 2.0;
+}
+void inner(int n, double *restrict x, const double *restrict y) {
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < j - 3; i++)
+            x[i] = y[j] * 2.0;
+}
+void sized(int n, double *restrict x, const double *restrict y) {
+    for (int i = 0; i < n - 5; i++)
+        for (int j = 0; j < n; j++)
+            x[i * n + j] = y[j] * 2.0;
+}
+"""
+PYTHON_KERNELS = """\
+def never(n: int, x):
+    for i in range(-5):
+        x[i] = x[i] * 2.0
+
+def shifted(n: int, x):
+    for i in range(n, n - 5):
+        x[i] = x[i] * 2.0
+
+def inner(n: int, x, y):
+    for j in range(n):
+        for i in range(j, j - 3):
+            x[i] = y[j] * 2.0
+
+def sized(n: int, x, y):
+    for i in range(n - 5):
+        for j in range(n):
+            x[i * n + j] = y[j] * 2.0
+"""
+NEVER_RUN = ["never", "shifted", "inner"]
+
+
+def functions(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, language: str, *flags: str
+) -> dict[str, dict[str, object]]:
+    path = tmp_path / f"k.{language}"
+    path.write_text(C_KERNELS if language == "c" else PYTHON_KERNELS)
+    code = main(["analyze", str(path), "--no-cache", "--format", "json", *flags])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    [file] = json.loads(out)["files"]
+    return {f["name"]: f for f in file["functions"]}
+
+
+def counts(function: dict[str, object]) -> dict[str, object]:
+    """FLOPs and bytes of every model, symbolic and at the sizes."""
+    [nest] = function["nests"]  # type: ignore[misc]
+    found = {"flops": nest["flops"]["total"], "flops_value": nest["flops"].get("total_value")}
+    for model, traffic in nest["bytes"].items():
+        found[model] = traffic["total"]
+        found[f"{model}_value"] = traffic.get("total_value")
+    return found
+
+
+@pytest.mark.parametrize("language", ["c", "py"])
+@pytest.mark.parametrize("sizes", [[], ["--size", "n=100"], ["--size", "n=3"]])
+def test_a_loop_that_never_runs_counts_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, language: str, sizes: list[str]
+) -> None:
+    found = functions(capsys, tmp_path, language, *sizes)
+    for name in NEVER_RUN:
+        [nest] = found[name]["nests"]  # type: ignore[misc]
+        trips = [loop["trip"] for loop in nest["loops"]]
+        assert trips[-1] == "0", (name, trips)  # the innermost loop never runs
+        values = counts(found[name])
+        assert {values[k] for k in ("flops", "compulsory", "streaming")} == {"0"}, (name, values)
+
+
+@pytest.mark.parametrize("language", ["c", "py"])
+def test_a_trip_in_sizes_counts_where_the_loop_runs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, language: str
+) -> None:
+    """`i < n - 5` keeps its polynomial, exact from n = 5 on."""
+    sized = counts(functions(capsys, tmp_path, language, "--size", "n=100")["sized"])
+    assert sized["flops"] == "n**2 - 5*n" and sized["flops_value"] == 9500
+    # x: (n - 5)*n elements written; y: n elements read
+    assert sized["compulsory"] == "8*n**2 - 32*n" and sized["compulsory_value"] == 76800
+    assert sized["streaming"] == "16*n**2 - 80*n" and sized["streaming_value"] == 152000
+
+
+@pytest.mark.parametrize("language", ["c", "py"])
+@pytest.mark.parametrize("n", [3, 5])
+def test_at_sizes_where_the_loop_does_not_run_nothing_is_counted(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, language: str, n: int
+) -> None:
+    """At n = 3 the loop on `i < n - 5` does not run: no FLOPs, no bytes (y is never
+    read), never a negative count, and the report says why."""
+    function = functions(capsys, tmp_path, language, "--size", f"n={n}")["sized"]
+    values = counts(function)
+    assert {values[k] for k in ("flops", "compulsory", "streaming")} == {"0"}, values
+    [nest] = function["nests"]  # type: ignore[misc]
+    assert [loop["trip"] for loop in nest["loops"]] == ["n - 5", "n"]
+    [note] = [u for u in nest["unknowns"] if "does not run" in u["message"]]
+    assert note["line"] == 15
+    assert f"n - 5 times, which is {n - 5} at n = {n}" in note["message"]
+
+
+@pytest.mark.parametrize("language", ["c", "py"])
+def test_no_negative_value_reaches_a_report_or_a_placement(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, language: str
+) -> None:
+    path = tmp_path / f"k.{language}"
+    path.write_text(C_KERNELS if language == "c" else PYTHON_KERNELS)
+    argv = ["analyze", str(path), "--no-cache", "--size", "n=3"]
+    code = main([*argv, "--device", "epyc-9654", "--device", "h100-sxm"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "sized" in out
+    assert not re.search(r"(= |≈ |[:,] )-\d", out), out
