@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from aiscan.cli import main
+from aiscan.ir.symbols import size_symbol
+from aiscan.options import AnalysisOptions, PipelineOptions
+from aiscan.pipeline import analyze_text
 
 C_KERNELS = """\
 void never(int n, double *restrict x) {
@@ -135,3 +139,79 @@ def test_no_negative_value_reaches_a_report_or_a_placement(
     assert code == 0, err
     assert "sized" in out
     assert not re.search(r"(= |≈ |[:,] )-\d", out), out
+
+
+# Nests whose inner loop runs for some outer iterations and not for others, or not at all
+# at small sizes: (C loops, Python loops, statement, its references in order, per size).
+TRIANGLES = {
+    "tail": (
+        "for (int i = 0; i < n; i++) for (int j = i + 2; j < n; j++)",
+        "for i in range(n):\n  for j in range(i + 2, n):",
+        "a[j] = a[j] * 2.0",
+        lambda n: [[("a", j, False), ("a", j, True)] for i in range(n) for j in range(i + 2, n)],
+    ),
+    "shrinking": (
+        "for (int i = 0; i < n; i++) for (int j = 0; j < i - 1; j++)",
+        "for i in range(n):\n  for j in range(i - 1):",
+        "b[j] = a[i] * 2.0",
+        lambda n: [[("a", i, False), ("b", j, True)] for i in range(n) for j in range(i - 1)],
+    ),
+    "downward": (
+        "for (int i = 0; i < n; i++) for (int j = n - 1; j > i + 1; j--)",
+        "for i in range(n):\n  for j in range(n - 1, i + 1, -1):",
+        "a[j] = a[j] + b[i]",
+        lambda n: [
+            [("a", j, False), ("b", i, False), ("a", j, True)]
+            for i in range(n)
+            for j in range(n - 1, i + 1, -1)
+        ],
+    ),
+    "sized": (
+        "for (int i = 0; i < n - 3; i++) for (int j = 0; j < n; j++)",
+        "for i in range(n - 3):\n  for j in range(n):",
+        "a[i * n + j] = b[j] * 2.0",
+        lambda n: [
+            [("b", j, False), ("a", i * n + j, True)] for i in range(n - 3) for j in range(n)
+        ],
+    ),
+}
+
+
+def brute_force(iterations: list[list[tuple[str, int, bool]]]) -> tuple[int, int, int]:
+    """FLOPs (one per pass), streaming and compulsory bytes, by running the loops."""
+    first_read: dict[tuple[str, int], bool] = {}
+    written: set[tuple[str, int]] = set()
+    streaming = 0
+    for references in iterations:
+        streaming += 8 * len(set(references))
+        for array, index, is_write in references:
+            first_read.setdefault((array, index), not is_write)
+            if is_write:
+                written.add((array, index))
+    compulsory = 8 * (sum(first_read.values()) + len(written))
+    return len(iterations), streaming, compulsory
+
+
+@pytest.mark.parametrize("language", ["c", "py"])
+@pytest.mark.parametrize("name", sorted(TRIANGLES))
+def test_partly_running_nests_match_brute_force_at_every_size(language: str, name: str) -> None:
+    """Before, C summed the closed form over rows where the inner loop does not run (-1
+    FLOP for `j = i + 2` at i = n - 1), and both languages gave negative bytes at n = 1."""
+    c_loops, python_loops, statement, run = TRIANGLES[name]
+    if language == "c":
+        head = "void f(int n, double *restrict a, double *restrict b) {"
+        text = f"{head}\n{c_loops}\n  {statement};\n}}\n"
+    else:
+        loops = textwrap.indent(python_loops, "    ")
+        text = f"def f(n: int, a, b):\n{loops}\n        {statement}\n"
+    for n in range(1, 10):
+        options = PipelineOptions(analysis=AnalysisOptions(sizes={"n": n}))
+        analysis = analyze_text(text, f"k.{language}", options).analysis
+        assert analysis is not None
+        [function] = analysis.functions
+        flops, streaming, compulsory = brute_force(run(n))
+        at = {size_symbol("n"): n}
+        assert function.flops.total.subs(at) == flops, (n, text)
+        assert function.traffic["streaming"].total(False).subs(at) == streaming, (n, text)
+        assert function.traffic["compulsory"].exact, text
+        assert function.traffic["compulsory"].total(False).subs(at) == compulsory, (n, text)

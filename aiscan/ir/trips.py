@@ -7,9 +7,11 @@ streaming bytes, issue 35). Both frontends pass their trips through here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from aiscan.algebra import SYMPY, ZERO
+from aiscan.algebra import SYMPY, ZERO, is_poly
+from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
 if TYPE_CHECKING:
     import sympy
@@ -17,7 +19,7 @@ else:
     sympy = SYMPY
 
 
-__all__ = ["never_below_zero"]
+__all__ = ["Enclosing", "may_go_negative", "never_below_zero"]
 
 
 def never_below_zero(trip: sympy.Expr) -> sympy.Expr:
@@ -26,3 +28,40 @@ def never_below_zero(trip: sympy.Expr) -> sympy.Expr:
     its counts hold where it runs, and the analysis drops the loop at given sizes where
     it does not (`analysis.idle_loops`)."""
     return ZERO if trip.is_nonpositive is True else trip
+
+
+Enclosing = tuple[str, "sympy.Expr", int, "sympy.Expr"]
+"""An enclosing loop as a frontend knows it: counter, start, step, trip."""
+
+
+def may_go_negative(trip: sympy.Expr, enclosing: Sequence[Enclosing]) -> bool:
+    """Can `trip`, which follows the counters of `enclosing` (outermost first), be negative
+    at some iteration of theirs (`j = i + 2; j < n` at i = n - 1)? Then the closed-form sum
+    over them counts that iteration's -1, and the loop needs the guard `trip >= 1`. Told
+    from the trip's least value over their ranges, each counter at the end its slope
+    favours, innermost first; False where the ranges are no polynomials (a strided
+    `ceiling(n/3)`) or a slope's sign is unknown, which keeps the closed form as before."""
+    counters = {loop_symbol(var) for var, *_ in enclosing}
+    if not is_poly(trip) or counters.isdisjoint(trip.free_symbols):
+        return False
+    least = trip
+    for var, start, step, outer in reversed(enclosing):
+        counter = loop_symbol(var)
+        if counter not in least.free_symbols:
+            continue
+        last = start + step * (outer - 1)
+        if least.degree(counter) != 1 or not (is_poly(start) and is_poly(last)):
+            return False
+        low, high = (start, last) if step > 0 else (last, start)
+        slope = least.coeff(counter)
+        if slope.is_nonnegative is True:
+            least = least.subs(counter, low)
+        elif slope.is_nonpositive is True:
+            least = least.subs(counter, high)
+        else:
+            return False
+    if not is_poly(least) or not counters.isdisjoint(least.free_symbols):
+        return False
+    # Sizes are at least 1: written as 1 + a positive symbol, a sum of positive terms is >= 0.
+    shifted = least.subs({s: s + 1 for s in least.free_symbols if is_size_symbol(s)})
+    return shifted.is_nonnegative is not True

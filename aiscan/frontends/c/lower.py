@@ -47,7 +47,7 @@ from aiscan.ir.symbols import (
     trip_symbol,
 )
 from aiscan.ir.tiles import merged_tiles
-from aiscan.ir.trips import never_below_zero
+from aiscan.ir.trips import Enclosing, may_go_negative, never_below_zero
 from aiscan.span import Span
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ class _FunctionLowering:
         # The body alone: lowering asks only about its statements, and the declarator's
         # nodes (parameters, types) were two fifths of each walk.
         self.subtrees = subtree_facts(definition.body)
-        self.enclosing_loops: list[tuple[str, sympy.Expr, sympy.Expr]] = []
+        self.enclosing_loops: list[Enclosing] = []
 
     def run(self) -> Function:
         declaration = self.definition.decl
@@ -504,7 +504,7 @@ class _FunctionLowering:
             moved = counter_entry + moves_by * loop_symbol(var)
             counter.integer_value = moved + header.seen_offset
         walks = self._walk_pointers(each_pass, before, iteration)
-        self.enclosing_loops.append((var, start, trip))
+        self.enclosing_loops.append((var, start, int(step), trip))
         per_iteration: list[Node] = []
         if tested is not None:
             condition = self._statement(tested, self.reader.value(tested))
@@ -524,7 +524,18 @@ class _FunctionLowering:
         if header.var not in before.variables:
             self.scope.variables.pop(var, None)
         # A tile loop around just its point loop is that one loop (`aiscan.ir.tiles`).
-        yield merged_tiles(Loop(var, start, int(step), trip, lowered, self._extent(node), unknowns))
+        extent = self._extent(node)
+        loop = merged_tiles(Loop(var, start, int(step), trip, lowered, extent, unknowns))
+        yield self._nonempty(loop, span)
+
+    def _nonempty(self, loop: Loop, span: Span) -> Node:
+        """`loop`, guarded by `trip >= 1` where its trip follows an enclosing loop and can
+        go negative (`j = i + 2; j < n` at i = n - 1), so the branch analysis counts only
+        the iterations that exist, not a closed form that counts -1 for that row."""
+        if not may_go_negative(loop.trip, self.enclosing_loops):
+            return loop
+        condition = Statement(span, f"if {loop.var}'s range is not empty", FlopTally())
+        return Branch(span, condition, ONE, (loop,), (), (), sympy.Ge(loop.trip, 1))
 
     def _walk_pointers(
         self, body: c_ast.Node, before: Scope, iteration: sympy.Expr
@@ -698,7 +709,7 @@ class _FunctionLowering:
         # Summed over the enclosing loop the row lengths telescope to ptr[last+1] - ptr[0]:
         # nnz in all, the rows disjoint. Model each row as the average length, placed after
         # the previous rows, so footprints over `j` come out as nnz too.
-        outer_var, outer_start, outer_trip = self.enclosing_loops[-1]
+        outer_var, outer_start, _, outer_trip = self.enclosing_loops[-1]
         row_length = size_symbol(f"nnz_{name}") / outer_trip
         return (loop_symbol(outer_var) - outer_start) * row_length, row_length, name
 
