@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from aiscan.algebra import SYMPY, normal
+from aiscan.algebra import SYMPY, is_poly, normal
 from aiscan.ir.nodes import Branch, Loop, Node, Unknown, UnknownKind
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
@@ -100,7 +100,7 @@ def _at(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr | None:
     """`expr` with the given sizes in place, as a polynomial; None where it is none."""
     given = {s: sizes[s.name] for s in expr.free_symbols if is_size_symbol(s) and s.name in sizes}
     value = normal(expr.subs(given) if given else expr)
-    return value if not value.free_symbols or hasattr(value, "degree") else None
+    return value if is_poly(value) or not value.free_symbols else None
 
 
 def _note(
