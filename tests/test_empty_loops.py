@@ -15,10 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from aiscan.algebra import ZERO, constant
+from aiscan.analysis.idle_loops import without_idle_loops
 from aiscan.cli import main
+from aiscan.ir.nodes import FlopTally, Loop, Statement
 from aiscan.ir.symbols import size_symbol
 from aiscan.options import AnalysisOptions, PipelineOptions
 from aiscan.pipeline import analyze_text
+from aiscan.span import Span
 
 C_KERNELS = """\
 void never(int n, double *restrict x) {
@@ -215,3 +219,18 @@ def test_partly_running_nests_match_brute_force_at_every_size(language: str, nam
         assert function.traffic["streaming"].total(False).subs(at) == streaming, (n, text)
         assert function.traffic["compulsory"].exact, text
         assert function.traffic["compulsory"].total(False).subs(at) == compulsory, (n, text)
+
+
+def test_the_analysis_empties_a_loop_that_never_runs_whatever_its_frontend() -> None:
+    """A trip at most 0 at every size empties the loop even where no frontend clamped it
+    (a GPU frontend's grid loop, say); a trip in sizes does only at sizes that stop it."""
+    span = Span("k.c", 2, 5)
+    body = (Statement(span, "x[i] *= 2.0", FlopTally(mul=1)),)
+    n = size_symbol("n")
+    for trip in (constant(-5), -n, n - n - 5):
+        emptied, notes = without_idle_loops((Loop("i", ZERO, 1, trip, body, span),), {"n": 3})
+        assert emptied[0].body == () and notes == [], trip  # type: ignore[union-attr]
+    running, notes = without_idle_loops((Loop("i", ZERO, 1, n - 5, body, span),), {"n": 6})
+    assert running[0].body == body and notes == []  # type: ignore[union-attr]
+    emptied, [note] = without_idle_loops((Loop("i", ZERO, 1, n - 5, body, span),), {"n": 3})
+    assert emptied[0].body == () and note.span == span  # type: ignore[union-attr]

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from aiscan.algebra import SYMPY, is_poly, normal
 from aiscan.ir.nodes import Branch, Loop, Node, Unknown, UnknownKind
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
+from aiscan.ir.trips import never_below_zero
 
 if TYPE_CHECKING:
     import sympy
@@ -48,9 +49,10 @@ def _emptied(
     for node in body:
         new = node
         if isinstance(node, Loop):
-            most = _most_at(node.trip, enclosing, sizes) if sizes else None
-            if node.trip == 0 or (most is not None and most <= 0):
-                if node.trip != 0:
+            never = never_below_zero(node.trip) == 0  # at every size
+            most = _most_at(node.trip, enclosing, sizes) if sizes and not never else None
+            if never or (most is not None and most <= 0):
+                if not never:
                     notes.append(_note(node, most, enclosing, sizes))
                 new = replace(node, body=()) if node.body else node
             else:
