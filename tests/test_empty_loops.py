@@ -20,6 +20,7 @@ from aiscan.analysis.idle_loops import without_idle_loops
 from aiscan.cli import main
 from aiscan.ir.nodes import FlopTally, Loop, Statement
 from aiscan.ir.symbols import size_symbol
+from aiscan.ir.trips import nonnegative_from
 from aiscan.options import AnalysisOptions, PipelineOptions
 from aiscan.pipeline import analyze_text
 from aiscan.span import Span
@@ -234,3 +235,19 @@ def test_the_analysis_empties_a_loop_that_never_runs_whatever_its_frontend() -> 
     assert running[0].body == body and notes == []  # type: ignore[union-attr]
     emptied, [note] = without_idle_loops((Loop("i", ZERO, 1, n - 5, body, span),), {"n": 3})
     assert emptied[0].body == () and note.span == span  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("language", ["c", "py"])
+def test_the_report_says_from_which_size_a_trip_holds(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, language: str
+) -> None:
+    """`n - 5` is negative below n = 5: the loops line says where it holds; a trip never
+    negative at sizes of at least 1 (`n`, and `n - 1`, which is 0 at n = 1) says nothing."""
+    path = tmp_path / f"k.{language}"
+    path.write_text(C_KERNELS if language == "c" else PYTHON_KERNELS)
+    assert main(["analyze", str(path), "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    assert "i (line 15): trip n - 5 (for n >= 5); j (line 16): trip n\n" in out
+    assert out.count(" (for ") == 1
+    assert nonnegative_from(2 * size_symbol("n") - 5) == ("n", 3)
+    assert nonnegative_from(size_symbol("n") - 1) is None

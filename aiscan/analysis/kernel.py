@@ -33,6 +33,7 @@ from aiscan.ir.nodes import (
     Unknown,
     UnknownKind,
 )
+from aiscan.ir.trips import nonnegative_from
 from aiscan.options import AnalysisOptions
 
 if TYPE_CHECKING:
@@ -59,6 +60,9 @@ class LoopSummary:
     step: int
     trip: sympy.Expr
     depth: int
+    nonnegative_from: tuple[str, int] | None = None
+    """`("n", 5)` for a trip `n - 5`: the size from which the trip, and the counts that
+    follow it, hold (`ir.trips.nonnegative_from`); below it the loop does not run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,7 +355,15 @@ def _loop_summaries(body: tuple[Node, ...], depth: int) -> list[LoopSummary]:
     for node in body:
         if isinstance(node, Loop):
             summaries.append(
-                LoopSummary(node.var, node.span.line, node.start, node.step, node.trip, depth)
+                LoopSummary(
+                    node.var,
+                    node.span.line,
+                    node.start,
+                    node.step,
+                    node.trip,
+                    depth,
+                    nonnegative_from(node.trip),
+                )
             )
             summaries += _loop_summaries(node.body, depth + 1)
         elif isinstance(node, Branch):

@@ -8,9 +8,11 @@ streaming bytes, issue 35). Both frontends pass their trips through here.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
+from math import ceil
 from typing import TYPE_CHECKING
 
-from aiscan.algebra import SYMPY, ZERO, is_poly
+from aiscan.algebra import SYMPY, ZERO, is_poly, normal
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
 if TYPE_CHECKING:
@@ -19,7 +21,7 @@ else:
     sympy = SYMPY
 
 
-__all__ = ["Enclosing", "may_go_negative", "never_below_zero"]
+__all__ = ["Enclosing", "may_go_negative", "never_below_zero", "nonnegative_from"]
 
 
 def never_below_zero(trip: sympy.Expr) -> sympy.Expr:
@@ -28,6 +30,24 @@ def never_below_zero(trip: sympy.Expr) -> sympy.Expr:
     its counts hold where it runs, and the analysis drops the loop at given sizes where
     it does not (`analysis.idle_loops`)."""
     return ZERO if trip.is_nonpositive is True else trip
+
+
+def nonnegative_from(trip: sympy.Expr) -> tuple[str, int] | None:
+    """`("n", 5)` for `n - 5`: the size from which a trip in one size, negative at the
+    smaller ones, is not, so a report can say where its polynomial counts hold. None for
+    a trip never negative at sizes of at least 1, or in more than one size or a counter."""
+    trip = normal(trip)  # the Python frontend's trips are sympy's
+    symbols = trip.free_symbols
+    if not is_poly(trip) or len(symbols) != 1 or trip.degree() != 1:
+        return None
+    (size,) = symbols
+    if not is_size_symbol(size) or trip.subs(size, 1).constant_value() >= 0:
+        return None
+    slope = trip.coeff(size).constant_value()
+    offset = (trip - slope * size).constant_value()
+    if slope is None or offset is None or slope <= 0:
+        return None
+    return size.name, ceil(Fraction(-offset) / slope)
 
 
 Enclosing = tuple[str, "sympy.Expr", int, "sympy.Expr"]
