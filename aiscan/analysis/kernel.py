@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from aiscan.algebra import SYMPY, ZERO, expand
 from aiscan.analysis.flops import FlopCounts, count_flops
+from aiscan.analysis.idle_loops import without_idle_loops
 from aiscan.analysis.intensity import Intensity, intensity
 from aiscan.analysis.traffic import (
     MODELS,
@@ -32,6 +33,7 @@ from aiscan.ir.nodes import (
     Unknown,
     UnknownKind,
 )
+from aiscan.ir.trips import nonnegative_from
 from aiscan.options import AnalysisOptions
 
 if TYPE_CHECKING:
@@ -58,6 +60,9 @@ class LoopSummary:
     step: int
     trip: sympy.Expr
     depth: int
+    nonnegative_from: tuple[str, int] | None = None
+    """`("n", 5)` for a trip `n - 5`: the size from which the trip, and the counts that
+    follow it, hold (`ir.trips.nonnegative_from`); below it the loop does not run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,20 +154,28 @@ def _analyze_function(
 def _analyze_region(
     region: Region, options: AnalysisOptions, sizes: Mapping[str, int]
 ) -> RegionAnalysis:
-    statements = placed_statements(region.body)
+    loops = tuple(_loop_summaries(region.body, 0))
+    written = placed_statements(region.body)
+    elements = Counter(
+        a.element.precision for p in written for a in p.statement.accesses if a.element.is_float
+    )
+    # Loops that do not run lose their bodies before counting; the loops and the
+    # precision stay those of the code as written.
+    body, idle = without_idle_loops(region.body, sizes)
+    statements = written
+    if body is not region.body:
+        region = replace(region, body=body)
+        statements = placed_statements(body)
     counts = _region_counts(region, statements, options, sizes)
-    unknowns = [*_structural_unknowns(region.body, _counted_branches(statements))]
+    unknowns = [*idle, *_structural_unknowns(region.body, _counted_branches(statements))]
     unknowns += [u for p in statements for u in p.statement.unknowns]
     unknowns += counts.footprint_unknowns
     useful = placed_statements(region.useful) if region.useful else []
     if useful:  # the fractions the useful FLOPs could not count exactly
         unknowns += _structural_unknowns(region.useful, _counted_branches(useful))
-    elements = Counter(
-        a.element.precision for p in statements for a in p.statement.accesses if a.element.is_float
-    )
     return RegionAnalysis(
         region,
-        tuple(_loop_summaries(region.body, 0)),
+        loops,
         counts.flops,
         counts.traffic,
         counts.intensity,
@@ -355,7 +368,15 @@ def _loop_summaries(body: tuple[Node, ...], depth: int) -> list[LoopSummary]:
     for node in body:
         if isinstance(node, Loop):
             summaries.append(
-                LoopSummary(node.var, node.span.line, node.start, node.step, node.trip, depth)
+                LoopSummary(
+                    node.var,
+                    node.span.line,
+                    node.start,
+                    node.step,
+                    node.trip,
+                    depth,
+                    nonnegative_from(node.trip),
+                )
             )
             summaries += _loop_summaries(node.body, depth + 1)
         elif isinstance(node, Branch):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from aiscan.algebra import SYMPY
 from aiscan.analysis.intensity import Intensity
 from aiscan.analysis.intensity import intensity as intensity_of
-from aiscan.analysis.kernel import FunctionAnalysis, RegionAnalysis
+from aiscan.analysis.kernel import FunctionAnalysis, LoopSummary, RegionAnalysis
 from aiscan.analysis.traffic import Traffic
 from aiscan.ir.nodes import Unknown, UnknownKind
 from aiscan.pipeline import FileResult
@@ -133,7 +133,7 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
     lines = [f"  {kind}, {_lines(region.region.span)}"]
     if region.loops:
         loops = "; ".join(
-            f"{loop.var} (line {loop.line}): trip {loop.trip}" for loop in region.loops
+            f"{loop.var} (line {loop.line}): trip {loop.trip}{_from(loop)}" for loop in region.loops
         )
         lines.append(_row("loops", loops))
     flops = region.flops
@@ -199,6 +199,14 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
     for unknown in region.unknowns:
         lines.append(_row("unknown", _unknown_text(unknown)))
     return lines
+
+
+def _from(loop: LoopSummary) -> str:
+    """` (for n >= 5)` after a trip `n - 5`: where it, and the counts, hold."""
+    if loop.nonnegative_from is None:
+        return ""
+    size, value = loop.nonnegative_from
+    return f" (for {size} >= {value})"
 
 
 def _lines(span: Span) -> str:

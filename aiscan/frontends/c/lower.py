@@ -20,11 +20,11 @@ from aiscan.frontends.c.expressions import (
     Scope,
     Variable,
 )
+from aiscan.frontends.c.line_names import file_of
 from aiscan.frontends.c.literals import integer_literal
 from aiscan.frontends.c.loop_conditions import counter_bound, unsigned_wrap
 from aiscan.frontends.c.openmp import OpenMPDirective, read_directive
 from aiscan.frontends.c.pointer_walks import pointer_steps
-from aiscan.frontends.c.preprocess import UNNAMEABLE_INPUT
 from aiscan.frontends.c.subtree import SubtreeFacts, subtree_facts
 from aiscan.frontends.c.text import source_text
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
@@ -49,6 +49,7 @@ from aiscan.ir.symbols import (
     trip_symbol,
 )
 from aiscan.ir.tiles import merged_tiles
+from aiscan.ir.trips import Enclosing, may_go_negative, never_below_zero
 from aiscan.span import Span
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ class _FunctionLowering:
         # The body alone: lowering asks only about its statements, and the declarator's
         # nodes (parameters, types) were two fifths of each walk.
         self.subtrees = subtree_facts(definition.body)
-        self.enclosing_loops: list[tuple[str, sympy.Expr, sympy.Expr]] = []
+        self.enclosing_loops: list[Enclosing] = []
         # OpenMP: the directive waiting for its statement, the loops it shares out, the
         # parallel region being lowered (and its loop depth), `omp_set_num_threads(N)`.
         self.directive: tuple[OpenMPDirective, Span] | None = None
@@ -554,7 +555,7 @@ class _FunctionLowering:
             moved = counter_entry + moves_by * loop_symbol(var)
             counter.integer_value = moved + header.seen_offset
         walks = self._walk_pointers(each_pass, before, iteration)
-        self.enclosing_loops.append((var, start, trip))
+        self.enclosing_loops.append((var, start, int(step), trip))
         per_iteration: list[Node] = []
         if tested is not None:
             condition = self._statement(tested, self.reader.value(tested))
@@ -574,9 +575,18 @@ class _FunctionLowering:
         if header.var not in before.variables:
             self.scope.variables.pop(var, None)
         # A tile loop around just its point loop is that one loop (`aiscan.ir.tiles`).
-        yield merged_tiles(
-            Loop(var, start, int(step), trip, lowered, self._extent(node), unknowns, parallel)
-        )
+        extent = self._extent(node)
+        loop = merged_tiles(Loop(var, start, int(step), trip, lowered, extent, unknowns, parallel))
+        yield self._nonempty(loop, span)
+
+    def _nonempty(self, loop: Loop, span: Span) -> Node:
+        """`loop`, guarded by `trip >= 1` where its trip follows an enclosing loop and can
+        go negative (`j = i + 2; j < n` at i = n - 1), so the branch analysis counts only
+        the iterations that exist, not a closed form that counts -1 for that row."""
+        if not may_go_negative(loop.trip, self.enclosing_loops):
+            return loop
+        condition = Statement(span, f"if {loop.var}'s range is not empty", FlopTally())
+        return Branch(span, condition, ONE, (loop,), (), (), sympy.Ge(loop.trip, 1))
 
     def _walk_pointers(
         self, body: c_ast.Node, before: Scope, iteration: sympy.Expr
@@ -701,7 +711,7 @@ class _FunctionLowering:
         trip = distance if magnitude == 1 else normal(sympy.ceiling(distance / magnitude))
         if is_poly(trip) or not isinstance(trip, sympy.Min | sympy.Max):
             trip = expand(trip)
-        return start, trip
+        return start, never_below_zero(trip)
 
     def _tile_trip(self, header: _Header, step: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr] | None:
         """`for (ii = s; ii < n; ii += BS)`: ceiling((n - s)/BS) tiles."""
@@ -713,7 +723,7 @@ class _FunctionLowering:
         distance = expand(bound - header.start + (1 if operator == "<=" else 0))
         if not is_poly(bound) and isinstance(bound, sympy.Min | sympy.Max):
             return None
-        return header.start, normal(sympy.ceiling(expand(distance / step)))
+        return header.start, never_below_zero(normal(sympy.ceiling(expand(distance / step))))
 
     def _never_ends(self, header: _Header) -> bool:
         """`for (size_t i = n - 1; i >= 0; i--)`: an unsigned counter is never below 0."""
@@ -750,7 +760,7 @@ class _FunctionLowering:
         # Summed over the enclosing loop the row lengths telescope to ptr[last+1] - ptr[0]:
         # nnz in all, the rows disjoint. Model each row as the average length, placed after
         # the previous rows, so footprints over `j` come out as nnz too.
-        outer_var, outer_start, outer_trip = self.enclosing_loops[-1]
+        outer_var, outer_start, _, outer_trip = self.enclosing_loops[-1]
         row_length = size_symbol(f"nnz_{name}") / outer_trip
         return (loop_symbol(outer_var) - outer_start) * row_length, row_length, name
 
@@ -859,9 +869,11 @@ def _updated_in_condition(
 
 
 def _same_file(a: str | None, b: str) -> bool:
-    if a == UNNAMEABLE_INPUT:
-        return True  # the analyzed file, whose name no `#line` can carry
-    return a is not None and (a == b or os.path.abspath(a) == os.path.abspath(b))
+    """Is `a`, a parser coordinate's file (a `#line` name), the file `b`?"""
+    if a is None:
+        return False
+    a = file_of(a)
+    return a == b or os.path.abspath(a) == os.path.abspath(b)
 
 
 def _init_of(init: c_ast.Node | None, var: str | None) -> c_ast.Node | None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from aiscan.errors import Diagnostic, Severity
+from aiscan.frontends.c.line_names import file_of, line_name
 from aiscan.frontends.c.literals import integer_literal
 from aiscan.sources import content_digest
 from aiscan.span import Span
@@ -102,6 +103,7 @@ def preprocess(
     `defines` maps names to values as `-D NAME=VALUE` does; an integer value keeps the
     name symbolic and binds its size instead of substituting it into the code.
     """
+    text = _unix_line_ends(text)
     defines = dict(defines or {})
     options = _Options(tuple(Path(d) for d in include_dirs), defines)
     for name, value in defines.items():
@@ -115,6 +117,14 @@ def preprocess(
     if fast is not None:
         return fast
     return _pcpp_path(text, path, options)
+
+
+def _unix_line_ends(text: str) -> str:
+    """`text` with CRLF and lone CR line ends as LF, as compilers read them: pycparser
+    refuses a `\r`, and a CRLF file must count as its LF twin (columns do not move)."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _integer_value(text: str) -> int | None:
@@ -182,7 +192,7 @@ def _fast_path(text: str, path: str, options: _Options) -> PreprocessedSource | 
     headers: list[str] = []
     for match in _DIRECTIVE.finditer(stripped):
         directive = match.group(1)
-        if directive == "pragma":
+        if directive == "pragma" or _is_line_directive(directive):
             continue
         if directive != "include":
             return None
@@ -197,7 +207,7 @@ def _fast_path(text: str, path: str, options: _Options) -> PreprocessedSource | 
     declarations = dict.fromkeys(d for h in headers for d in _stub_declarations(h))
     prelude = "\n".join([_PRELUDE_TYPES, *declarations])
     return PreprocessedSource(
-        text=f'{prelude}\n#line 1 "{_quoted(path)}"\n{body}',
+        text=f'{prelude}\n#line 1 "{line_name(path)}"\n{body}',
         size_defaults={k: v for k, v in options.size_bindings.items() if k in words},
         used_fast_path=True,
     )
@@ -216,29 +226,26 @@ def _keep_pragma(match: re.Match[str]) -> str:
     return match.group(0) if match.group(1) == "pragma" else ""
 
 
-def _quoted(path: str) -> str:
-    return line_name(path).replace("\\", "\\\\").replace('"', '\\"')
+def _is_line_directive(directive: str) -> bool:
+    """`#line N "file"`, or the linemarker `# N "file"` that `cpp -E` writes.
+
+    Neither is followed: aiscan reports the file it reads, so its counts and diagnostics
+    point at the line an editor shows there, and a directive naming another file must not
+    make the file's functions look like a header's (docs/model.md)."""
+    return directive == "line" or directive.isdigit()
 
 
 _CHANGED_WHILE_READ = "changed during preprocessing"
 """The digest of a header read in two states: no file matches it, so no cache serves the
 result of a preprocessing that saw a header change."""
 
-UNNAMEABLE_INPUT = "<aiscan: the analyzed file>"
-"""The name a `#line` directive gives a file whose own name cannot be written in one (a
-newline or another control character ends the directive): spans map it back to the path."""
-
-
-def line_name(path: str) -> str:
-    """`path` as a `#line` directive can carry it."""
-    return UNNAMEABLE_INPUT if any(ord(c) < 32 or ord(c) == 127 for c in path) else path
-
 
 def named_as_user(file: str, path: str) -> str:
     """`file` (the analyzed file or a header it includes) named as the user named `path`:
     a header of a relative `path` relative to the working directory, as compilers print it,
     unless that climbs out of it where `path` did not."""
-    if file == UNNAMEABLE_INPUT or os.path.abspath(file) == os.path.abspath(path):
+    file = file_of(file)
+    if os.path.abspath(file) == os.path.abspath(path):
         return path
     if os.path.isabs(path) or not os.path.isabs(file):
         return file
@@ -302,7 +309,7 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
                 decoded = data.decode("utf-8")
             except UnicodeDecodeError as error:
                 raise OSError("not UTF-8") from error
-            return io.StringIO(decoded.lstrip("\ufeff"))
+            return io.StringIO(_unix_line_ends(decoded.lstrip("\ufeff")))
 
         def on_include_not_found(
             self, is_malformed: bool, is_system_include: bool, curdir: str, includepath: str
@@ -368,12 +375,16 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
                 severity = Severity.ERROR if directive.value == "error" else Severity.WARNING
                 diagnose(directive.source, directive.lineno, f"#{directive.value} {text}", severity)
                 return True
+            if _is_line_directive(directive.value):
+                return True  # removed, its lines kept (see `_is_line_directive`)
             return super().on_directive_unknown(directive, toks, ifpassthru, precedingtoks)
 
     preprocessor = _Preprocessor()
     preprocessor.line_directive = "#line"
     preprocessor.compress = 0
-    preprocessor.rewrite_paths = []  # keep file names as given, so spans name the user's path
+    # pcpp writes each file's absolute path into `#line` as it is: escape it there (and in
+    # the tokens' `source`, which `file_of` reads back), so any name survives the parser.
+    preprocessor.rewrite_paths = [(r"(?s).+", lambda whole: line_name(whole.group(0)))]
     for spelling, value in _PRELUDE_MACROS.items():
         preprocessor.define(f"{spelling} {value}")
     for name, value in options.defines.items():
@@ -394,8 +405,6 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
         diagnose(path, 1, f"preprocessor failed: {type(error).__name__}: {error}")
         return PreprocessedSource("", {}, tuple(diagnostics), fatal=True)
     text = out.getvalue()
-    if line_name(path) != path:  # pcpp writes the name as it is: a newline would end `#line`
-        text = text.replace(f'"{path}"', f'"{UNNAMEABLE_INPUT}"')
     # A -D that only switched `#ifdef`s (`-D LARGE_DATASET`) is no size of the code.
     used = set(_WORD.findall(text))
     size_defaults.update((k, v) for k, v in options.size_bindings.items() if k in used)
@@ -433,7 +442,7 @@ def _in_stub(source: str | None) -> bool:
 
     Memoized: pcpp asks at every `#define`, and resolving the path each time was a third
     of preprocessing a PolyBench kernel."""
-    return source is not None and Path(source).resolve().is_relative_to(STUB_DIR)
+    return source is not None and Path(file_of(source)).resolve().is_relative_to(STUB_DIR)
 
 
 def _unreadable(header: str, search_path: list[str]) -> bool:

@@ -78,6 +78,7 @@ from aiscan.ir.nodes import (
     UnknownKind,
 )
 from aiscan.ir.tiles import merged_tiles
+from aiscan.ir.trips import never_below_zero
 from aiscan.span import Span
 
 __all__ = ["FunctionLowering"]
@@ -827,7 +828,8 @@ class FunctionLowering:
                     trip = distance
                 else:
                     trip = sympy.ceiling(distance / abs(step))
-                loop = self._counted_loop(var, sympy.expand(start), step, sympy.expand(trip), node)
+                trip = never_below_zero(sympy.expand(trip))
+                loop = self._counted_loop(var, sympy.expand(start), step, trip, node)
                 variants.append((conditions, loop))
         finally:
             self.body_copies = outer
@@ -1017,7 +1019,7 @@ class FunctionLowering:
         if stop is None:  # `while x[i] > 0: ...; i += 1`: a counter, an unknown trip
             return [self._loop_with_unknown_trip(node, node.body, None, counter=(var, start, step))]
         distance = sympy.expand(stop - start)
-        trip = distance if step == 1 else sympy.ceiling(distance / step)
+        trip = never_below_zero(distance if step == 1 else sympy.ceiling(distance / step))
         statements = _statements(node.body)[:-1]  # without the counter's step
         loop = self._loop(var, start, step, trip, node, statements)
         return [self._nonempty(loop, node, var, trip)]
