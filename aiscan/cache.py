@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from aiscan import __version__
+from aiscan.sources import FileRefused, read_regular_file
 
 __all__ = ["ResultCache", "fingerprint"]
 
@@ -46,9 +47,11 @@ def _code_identity() -> str:
 
 
 def _file_hash(path: str) -> str | None:
+    """None for a file that cannot be read, or that the analysis would refuse (a device,
+    a FIFO, over the size limit): hashing must not read `/dev/zero` forever either."""
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
+        return hashlib.sha256(read_regular_file(path)).hexdigest()
+    except (OSError, FileRefused):
         return None
 
 
