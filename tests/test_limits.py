@@ -6,6 +6,7 @@ a regression fails here quickly instead of taking the machine's memory."""
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import resource
 import shutil
@@ -152,6 +153,7 @@ def _flaky(path: str, marker: Path) -> Payload:
     seen = marker / Path(path).name
     if path == "always" or (path == "once" and not seen.exists()):
         seen.touch()
+        faulthandler.disable()  # pytest's, which would print the abort's traceback
         os.abort()
     return {"ok": True, "output": path, "pid": os.getpid()}
 
@@ -172,6 +174,27 @@ def test_a_dead_workers_file_is_retried_alone_and_no_other_result_is_lost(
     (error,) = payloads[2]["errors"]
     assert "always:1:1" in error and "analysis crashed: its worker process died of SIGABRT" in error
     assert payloads[1]["pid"] != payloads[0]["pid"]  # a fresh worker for the retry
+
+
+def _talk(path: str, options: object) -> Payload:
+    """Write to standard error, then die on `dies` (a native crash's own report)."""
+    print(f"worker note on {path}", file=sys.stderr)
+    if path == "dies":
+        faulthandler.disable()
+        os.abort()
+    return {"ok": True, "output": path}
+
+
+def test_a_workers_standard_error_is_passed_on_less_a_fatal_files(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """What a worker writes reaches this process's stderr, except what the file that
+    killed it wrote: that file's error says it in one line."""
+    task = Task("talk", _talk, _failed, None, "")
+    payloads = run_task(["a", "dies", "b"], task, jobs=1, memory_limit_mib=None)
+    assert [p["ok"] for p in payloads] == [True, False, True]
+    lines = capsys.readouterr().err.splitlines()
+    assert sorted(lines) == ["worker note on a", "worker note on b"]
 
 
 def _deaf(path: str, options: object) -> Payload:
