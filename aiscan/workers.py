@@ -94,10 +94,10 @@ def run_in_workers(
             pickle.dump(files[index], worker.requests)
             worker.requests.flush()
 
-    def stop(worker: _Worker, kill: bool = False, died: bool = False) -> int:
+    def stop(worker: _Worker, kill: bool = False, fatal: bool = False) -> int:
         selector.unregister(worker.replies)
         workers.remove(worker)
-        return _reap(worker, kill, died)
+        return _reap(worker, kill, fatal)
 
     def lost(worker: _Worker, death: Death) -> None:
         index = worker.index
@@ -126,7 +126,7 @@ def run_in_workers(
                 try:
                     payload = pickle.load(worker.replies)
                 except (EOFError, OSError, pickle.UnpicklingError):
-                    lost(worker, Death(stop(worker, died=True), timed_out=False))
+                    lost(worker, Death(stop(worker, fatal=True), timed_out=False))
                     continue
                 assert worker.index is not None
                 results[worker.index] = payload
@@ -135,7 +135,7 @@ def run_in_workers(
                     stop(worker)
             now = time.monotonic()
             for worker in [w for w in workers if w.deadline is not None and w.deadline < now]:
-                lost(worker, Death(stop(worker, kill=True, died=True), timed_out=True))
+                lost(worker, Death(stop(worker, kill=True, fatal=True), timed_out=True))
             while following in results:
                 yield results.pop(following)
                 following += 1
@@ -216,9 +216,10 @@ def _serve(requests: BinaryIO, replies: BinaryIO, run: Callable[[str], Payload])
         replies.flush()
 
 
-def _reap(worker: _Worker, kill: bool, died: bool) -> int:
+def _reap(worker: _Worker, kill: bool, fatal: bool) -> int:
     """Close a worker's pipes (an idle worker then ends), wait for it, and pass on its
-    standard error; its wait status."""
+    standard error (less the part its current file wrote, when that file was fatal to it);
+    its wait status."""
     if kill:
         with suppress(ProcessLookupError):
             os.kill(worker.pid, signal.SIGKILL)
@@ -228,7 +229,7 @@ def _reap(worker: _Worker, kill: bool, died: bool) -> int:
     _, status = os.waitpid(worker.pid, 0)
     with worker.errors:
         descriptor = worker.errors.fileno()
-        size = worker.errors_before if died else os.fstat(descriptor).st_size
+        size = worker.errors_before if fatal else os.fstat(descriptor).st_size
         if size:
             sys.stderr.write(os.pread(descriptor, size, 0).decode(errors="replace"))
     return status

@@ -105,8 +105,9 @@ def test_a_character_device_is_refused_as_a_source_stdin_device_file_and_header(
     assert "/dev/zero: cannot read device file: not a regular file (a character device)" in err
 
 
-def test_a_header_turned_fifo_after_caching_is_not_waited_on(tmp_path: Path) -> None:
-    """A cache entry's dependencies are hashed to validate it: a FIFO there hung the scan."""
+def test_a_cached_dependency_turned_fifo_or_device_is_not_read(tmp_path: Path) -> None:
+    """A cache entry's dependencies are hashed to validate it: a FIFO there hung the scan,
+    `/dev/zero` was read until memory ran out."""
     (tmp_path / "k.h").write_text("#define SCALE 2.0\n")
     (tmp_path / "k.c").write_text(
         '#include "k.h"\nvoid f(int n, double *y) { for (int i = 0; i < n; i++) '
@@ -118,6 +119,14 @@ def test_a_header_turned_fifo_after_caching_is_not_waited_on(tmp_path: Path) -> 
     code, _, err = aiscan("analyze", "k.c", "--timeout", "3", cwd=tmp_path)
     assert code == 2
     assert "k.c:1:1: error: #include 'k.h' not read: not a regular file (a FIFO)" in err
+    (tmp_path / "k.h").unlink()
+    (tmp_path / "k.h").write_text("#define SCALE 2.0\n")
+    assert aiscan("analyze", "k.c", cwd=tmp_path)[0] == 0
+    (tmp_path / "k.h").unlink()
+    (tmp_path / "k.h").symlink_to("/dev/zero")  # read whole to hash it: 1.9 GB
+    code, _, err = aiscan("analyze", "k.c", cwd=tmp_path)
+    assert code == 2
+    assert "k.c:1:1: error: #include 'k.h' refused: outside the include paths (-I)" in err
 
 
 def test_a_huge_sparse_header_is_refused_unread(tmp_path: Path) -> None:
