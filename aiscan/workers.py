@@ -7,7 +7,8 @@ So every file runs in a worker forked from this process: its address space is li
 dies takes nothing with it but the file it was on. That file is retried alone in a fresh
 worker (a worker grown by earlier files may have died of their leftovers); if it kills that
 one too, it becomes the file's located error, and every other file's result stands.
-POSIX only (`can_fork`); forking costs a millisecond, as the parent imports little.
+POSIX only (`can_fork`); the parent imports little before it forks, so the worker pays
+for the analysis's imports, as a one-file run always did.
 """
 
 from __future__ import annotations
