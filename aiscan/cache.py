@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from aiscan import __version__
-from aiscan.sources import content_digest
+from aiscan.sources import FileRefused, content_digest, read_regular_file
 
 __all__ = ["ResultCache", "fingerprint", "holder_of"]
 
@@ -71,9 +71,11 @@ def _well_formed(entry: Any) -> bool:
 
 
 def _file_hash(path: str) -> str | None:
+    """None for a file that cannot be read, or that the analysis would refuse (a device,
+    a FIFO, over the size limit): hashing must not read `/dev/zero` forever either."""
     try:
-        return content_digest(Path(path).read_bytes())
-    except OSError:
+        return content_digest(read_regular_file(path))
+    except (OSError, FileRefused):
         return None
 
 

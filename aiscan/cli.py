@@ -14,10 +14,11 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from aiscan import __version__
 from aiscan.errors import UsageError
+from aiscan.limits import DEFAULT_MEMORY_LIMIT_MIB
 from aiscan.printable import printable
 
 if TYPE_CHECKING:
@@ -361,6 +362,7 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
         jobs=arguments.jobs,
         cache=_cache(arguments, config, arguments.files),
         timeout_s=arguments.timeout,
+        memory_limit_mib=arguments.memory_limit,
         progress=sys.stderr,
     )
     if arguments.format == "json":
@@ -466,6 +468,15 @@ def _add_scan_options(parser: argparse.ArgumentParser) -> None:
         "out' error and the scan goes on (default 60)",
     )
     parser.add_argument(
+        "--memory-limit",
+        type=_memory_limit,
+        default=DEFAULT_MEMORY_LIMIT_MIB,
+        metavar="MIB",
+        help="per-file memory limit (a worker's address space, MiB; 0: none); a file over "
+        f"it gets a 'too large to analyze' error and the scan goes on (default "
+        f"{DEFAULT_MEMORY_LIMIT_MIB})",
+    )
+    parser.add_argument(
         "--no-cache",
         action="store_true",
         help="analyze every file even if an unchanged result is cached",
@@ -473,6 +484,16 @@ def _add_scan_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cache-dir", metavar="DIR", help="where cached results live (default .aiscan_cache)"
     )
+
+
+def _memory_limit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of MiB, got {text!r}")
+    return value
 
 
 def _run_graph(arguments: argparse.Namespace) -> int:
@@ -654,6 +675,7 @@ def _run_check(arguments: argparse.Namespace) -> int:
         jobs=arguments.jobs,
         cache=_cache(arguments, config, [p for p in arguments.paths if p != "-"]),
         timeout_s=arguments.timeout,
+        memory_limit_mib=arguments.memory_limit,
         progress=sys.stderr,
         stdin=_stdin_source(arguments),
     )
@@ -675,9 +697,9 @@ def _run_check(arguments: argparse.Namespace) -> int:
     return EXIT_FINDINGS if failing and not arguments.exit_zero else EXIT_OK
 
 
-def _stdin_source(arguments: argparse.Namespace) -> tuple[str, str] | None:
-    """The source read from `-`, named by `--stdin-filename` (whose extension picks the
-    language); None when no path is `-`."""
+def _stdin_source(arguments: argparse.Namespace) -> tuple[str, BinaryIO] | None:
+    """The source to read from `-`, named by `--stdin-filename` (whose extension picks the
+    language); None when no path is `-`. The check reads it, under its limits."""
     from aiscan.sources import language_of
 
     if "-" not in arguments.paths:
@@ -690,7 +712,7 @@ def _stdin_source(arguments: argparse.Namespace) -> tuple[str, str] | None:
             "check: reading `-` needs --stdin-filename NAME.c or NAME.py "
             "(its extension picks the language)"
         )
-    return name, sys.stdin.read()
+    return name, sys.stdin.buffer
 
 
 def _lint_report(run: Any, arguments: argparse.Namespace) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from aiscan.errors import UsageError
+from aiscan.sources import FileRefused, read_regular_file
 
 __all__ = ["PYTHON_DTYPES", "Config", "find_config", "load_config"]
 
@@ -85,18 +86,25 @@ def find_config(start: Path) -> Path | None:
         if candidate.is_file():
             return candidate
         pyproject = directory / "pyproject.toml"
-        if pyproject.is_file() and "[tool.aiscan" in pyproject.read_text(errors="replace"):
+        if pyproject.is_file() and b"[tool.aiscan" in _config_bytes(pyproject):
             return pyproject
     return None
+
+
+def _config_bytes(path: Path) -> bytes:
+    """A pyproject.toml's bytes; empty when it cannot be read (it is then not ours)."""
+    try:
+        return read_regular_file(path)
+    except (OSError, FileRefused):
+        return b""
 
 
 def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
     try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as error:
+        data = tomllib.loads(read_regular_file(path).decode("utf-8"))
+    except (OSError, FileRefused, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise UsageError(f"{path}: cannot read configuration: {error}") from None
     table = data.get("tool", {}).get("aiscan", {}) if path.name == "pyproject.toml" else data
     if not isinstance(table, dict):

@@ -1,30 +1,34 @@
-"""Running one per-file task over many files: in parallel, cached, time-limited, in order.
+"""Running one per-file task over many files: in parallel, cached, time- and memory-limited,
+in order.
 
 Each file is handled by a module-level task function that returns a JSON-able payload
 (`{"ok": bool, "content": digest, "output": ..., "dependencies": [...]}`), so payloads
 travel cheaply between processes and can be cached as they are: under the `content` digest
 of the bytes the task read, so a file edited mid-scan is never cached under its other text.
 Output order is the input order whatever the parallelism; a file over the time limit
-becomes a located "analysis timed out" error.
+becomes a located "analysis timed out" error, and one over the memory limit a located "too
+large to analyze" error (`aiscan.workers`).
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import sys
 import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TextIO
 
 from aiscan.cache import ResultCache
 from aiscan.collector import retire_file_garbage
 from aiscan.errors import Diagnostic, Severity
+from aiscan.limits import DEFAULT_MEMORY_LIMIT_MIB
 from aiscan.span import Span
+from aiscan.workers import Death, can_fork, run_in_workers
 
 __all__ = [
     "AnalysisTimedOut",
@@ -88,17 +92,21 @@ def run_task(
     jobs: int | None = None,
     cache: ResultCache | None = None,
     timeout_s: float | None = None,
+    memory_limit_mib: int | None = DEFAULT_MEMORY_LIMIT_MIB,
     progress: TextIO | None = None,
 ) -> list[Payload]:
-    """The task's payload for every file, in the order given."""
+    """The task's payload for every file, in the order given. Files run in forked workers
+    (`aiscan.workers`) where the system can fork, else in this process or a pool without
+    the memory limit; `memory_limit_mib` None or 0 is no limit."""
     cache = cache or ResultCache(None)
     keys = [cache.lookup_key(task.kind, task.fingerprint, path) for path in files]
     results = [_served(cache.get(key), task) for key in keys]
     missing = [i for i, result in enumerate(results) if result is None]
     bar = _Progress(progress, len(files), len(files) - len(missing))
     jobs = min(jobs or default_jobs(), max(1, len(missing)))
+    limits = _Limits(timeout_s, memory_limit_mib or None)
     for index, payload in zip(
-        missing, _execute([files[i] for i in missing], task, jobs, timeout_s), strict=True
+        missing, _execute([files[i] for i in missing], task, jobs, limits), strict=True
     ):
         results[index] = payload
         if payload.get("ok"):
@@ -113,54 +121,95 @@ def _served(payload: Payload | None, task: Task) -> Payload | None:
     return payload if payload is not None and task.well_formed(payload) else None
 
 
-def _execute(
-    files: Sequence[str], task: Task, jobs: int, timeout_s: float | None
-) -> Iterator[Payload]:
+@dataclass(frozen=True)
+class _Limits:
+    timeout_s: float | None
+    memory_mib: int | None
+
+
+def _execute(files: Sequence[str], task: Task, jobs: int, limits: _Limits) -> Iterator[Payload]:
+    if not files:
+        return
+    if can_fork():
+        yield from run_in_workers(
+            files,
+            partial(_guarded, task=task, limits=limits),
+            partial(_died, task=task, limits=limits),
+            jobs=jobs,
+            memory_limit_bytes=limits.memory_mib * 1024 * 1024 if limits.memory_mib else None,
+            timeout_s=limits.timeout_s,
+        )
+        return
     if jobs <= 1 or len(files) <= 1:
         for path in files:
-            yield _guarded(path, task, timeout_s)
+            yield _guarded(path, task, limits)
         return
     # Imported here: a one-file run (pre-commit, the editor) never starts workers.
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+    context = multiprocessing.get_context("spawn")
     chunk = max(1, min(16, len(files) // (jobs * 8)))
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         yield from pool.map(
-            _guarded, files, [task] * len(files), [timeout_s] * len(files), chunksize=chunk
+            _guarded, files, [task] * len(files), [limits] * len(files), chunksize=chunk
         )
 
 
-def _guarded(path: str, task: Task, timeout_s: float | None) -> Payload:
+def _guarded(path: str, task: Task, limits: _Limits) -> Payload:
     """Run the task on one file; a time-out or a crash becomes that file's located error."""
     try:
-        return _run_guarded(path, task, timeout_s)
+        return _run_guarded(path, task, limits)
     finally:
         retire_file_garbage()
 
 
-def _run_guarded(path: str, task: Task, timeout_s: float | None) -> Payload:
+def _run_guarded(path: str, task: Task, limits: _Limits) -> Payload:
     try:
-        with time_limit(timeout_s):
+        with time_limit(limits.timeout_s):
             return task.run(path, task.options)
     except AnalysisTimedOut:
-        message = f"analysis timed out after {timeout_s:g} s (--timeout)"
-        return task.failed(
-            path, Diagnostic(Span(path, 1, 1), Severity.ERROR, message), task.options
-        )
+        return _failed(path, task, _timed_out(limits))
     except RecursionError:
-        message = "input nested too deeply to analyze"
-        return task.failed(
-            path, Diagnostic(Span(path, 1, 1), Severity.ERROR, message), task.options
-        )
+        return _failed(path, task, "input nested too deeply to analyze")
+    except MemoryError:
+        return _failed(path, task, _too_large(limits))
     except Exception as error:  # one bad file must not stop the scan
         if os.environ.get("AISCAN_DEBUG"):  # as for the CLI's own internal errors
             traceback.print_exc()
-        message = f"internal error while analyzing: {type(error).__name__}: {error}"
-        return task.failed(
-            path, Diagnostic(Span(path, 1, 1), Severity.ERROR, message), task.options
+        return _failed(
+            path, task, f"internal error while analyzing: {type(error).__name__}: {error}"
         )
+
+
+def _died(path: str, death: Death, task: Task, limits: _Limits) -> Payload:
+    """The error of a file whose worker died on it twice, or was killed for its time."""
+    if death.timed_out:
+        return _failed(path, task, _timed_out(limits))
+    signal_number = os.WTERMSIG(death.status) if os.WIFSIGNALED(death.status) else None
+    if signal_number in (signal.SIGABRT, signal.SIGKILL) and limits.memory_mib:
+        # An allocation the limit refused where Python could not raise MemoryError
+        # (libcst's native parser aborts), or the system's out-of-memory killer.
+        return _failed(path, task, _too_large(limits))
+    if signal_number is not None:
+        how = f"died of {signal.Signals(signal_number).name}"
+    else:
+        how = f"exited with status {os.waitstatus_to_exitcode(death.status)}"
+    return _failed(path, task, f"analysis crashed: its worker process {how}")
+
+
+def _failed(path: str, task: Task, message: str) -> Payload:
+    return task.failed(path, Diagnostic(Span(path, 1, 1), Severity.ERROR, message), task.options)
+
+
+def _timed_out(limits: _Limits) -> str:
+    return f"analysis timed out after {limits.timeout_s:g} s (--timeout)"
+
+
+def _too_large(limits: _Limits) -> str:
+    if limits.memory_mib:
+        return f"too large to analyze (memory limit {limits.memory_mib} MiB, --memory-limit)"
+    return "too large to analyze (out of memory)"
 
 
 def _arm(timeout_s: float | None) -> bool:

@@ -3,6 +3,7 @@ without failing, one finding per place, the summary line, statistics, colour and
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import pty
@@ -15,6 +16,7 @@ import jsonschema
 import pytest
 
 from aiscan.cli import main
+from aiscan.limits import MAX_SOURCE_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED_SCHEMA = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json"
@@ -224,15 +226,51 @@ def test_statistics(capsys: pytest.CaptureFixture[str]) -> None:
 def test_stdin_with_a_file_name(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import io
-
-    monkeypatch.setattr(sys, "stdin", io.StringIO(DIVIDE))
+    monkeypatch.setattr(sys, "stdin", _stdin(DIVIDE.encode()))
     code, out, _ = check(capsys, "-", "--stdin-filename", "kernels/divide.c")
     assert code == 1
     assert out.splitlines()[0].startswith("kernels/divide.c:4:9: AIS006 1 division")
-    monkeypatch.setattr(sys, "stdin", io.StringIO(DIVIDE))
+    monkeypatch.setattr(sys, "stdin", _stdin(DIVIDE.encode()))
     code, _, err = check(capsys, "-")
     assert code == 2 and "--stdin-filename" in err
+
+
+def _stdin(data: bytes) -> io.TextIOWrapper:
+    """A standard input holding `data`, bytes underneath as the real one."""
+    return io.TextIOWrapper(io.BytesIO(data))
+
+
+def test_stdin_is_read_no_further_than_the_size_limit(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`check - < /dev/zero` read until memory ran out; it stops at the source size limit."""
+    read: list[int] = []
+
+    class Endless(io.RawIOBase):
+        def readinto(self, buffer: Any) -> int:
+            buffer[:] = b"x" * len(buffer)
+            read.append(len(buffer))
+            return len(buffer)
+
+        def readable(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(Endless())))
+    code, _, err = check(capsys, "-", "--stdin-filename", "k.c")
+    assert code == 2
+    assert "k.c:1:1: error: stdin: over the 10 MiB limit for one source file" in err
+    assert sum(read) <= MAX_SOURCE_BYTES + io.DEFAULT_BUFFER_SIZE
+
+
+def test_stdin_honours_the_time_limit(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`check -` ran its source without `--timeout`, as no path did."""
+    source = (ROOT / "fixtures" / "c" / "stencil_cross9.c").read_bytes()
+    monkeypatch.setattr(sys, "stdin", _stdin(source))
+    code, _, err = check(capsys, "-", "--stdin-filename", "k.c", "--timeout", "0.001")
+    assert code == 2
+    assert "k.c:1:1: error: analysis timed out after 0.001 s (--timeout)" in err
 
 
 def _run_on_terminal(argv: list[str], environ: dict[str, str]) -> str:

@@ -210,17 +210,19 @@ def test_the_headers_looked_for_are_recorded_with_what_was_read(
     (tmp_path / "inc" / "twice.h").write_text("/* first */\n")
     (tmp_path / "inc" / "once.h").write_text("/* once */\n")
     source = '#include "twice.h"\n#include <once.h>\n#include "twice.h"\nint k;\n'
-    read_bytes = Path.read_bytes
+    import aiscan.frontends.c.preprocess as preprocessing
+
+    read_file = preprocessing.read_regular_file
     reads: list[str] = []
 
     def edited_between_reads(path: Path) -> bytes:
-        data = read_bytes(path)
-        if path.name == "twice.h":
-            reads.append(path.name)
+        data = read_file(path)
+        if Path(path).name == "twice.h":
+            reads.append(Path(path).name)
             return data if len(reads) == 1 else b"/* second */\n"
         return data
 
-    monkeypatch.setattr(Path, "read_bytes", edited_between_reads)
+    monkeypatch.setattr(preprocessing, "read_regular_file", edited_between_reads)
     processed = preprocess(source, str(tmp_path / "k.c"), include_dirs=[str(tmp_path / "inc")])
     digests = dict(processed.dependencies)
     beside, found, system = (str(tmp_path / p) for p in ("twice.h", "inc/twice.h", "inc/once.h"))

@@ -179,17 +179,30 @@ def test_a_scan_served_from_the_cache_never_imports_sympy(
     """Warm scans (pre-commit, editors re-running CI) must not pay for the analysis."""
     cache = tmp_path / "cache"
     command = ["analyze", str(tree), "--format", output_format, "--cache-dir", str(cache)]
-    command += ["--jobs", "1"]  # in this process, so that the cold run does import sympy
-    script = (
-        "import sys, io, contextlib\n"
-        "from aiscan.cli import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
-        f"    code = main({command!r})\n"
-        "print(code, 'sympy' in sys.modules, len(out.getvalue()))\n"
-    )
+
+    def script(marker: Path) -> str:
+        """The scan, noting in `marker` an import of sympy in this process or a worker
+        (forked, so the audit hook is theirs too)."""
+        return (
+            "import sys, io, contextlib, os\n"
+            "def hook(event, args):\n"
+            "    if event == 'import' and args[0] == 'sympy':\n"
+            f"        open({str(marker)!r}, 'a').close()\n"
+            "sys.addaudithook(hook)\n"
+            "from aiscan.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            f"    code = main({command!r})\n"
+            f"print(code, os.path.exists({str(marker)!r}), len(out.getvalue()))\n"
+        )
+
     runs = [
-        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-        for _ in range(2)
+        subprocess.run(
+            [sys.executable, "-c", script(tmp_path / f"sympy-{run}")],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        for run in range(2)
     ]
     cold_code, cold_sympy, cold_length = runs[0].stdout.split()
     warm_code, warm_sympy, warm_length = runs[1].stdout.split()
@@ -206,8 +219,10 @@ class _Cyclic:
 
 
 def _leave_a_cycle(path: str, refs: list[weakref.ref[_Cyclic]]) -> Payload:
+    """Leave a cycle, and say which cycles earlier files left (in this worker) are alive."""
+    alive = [ref() is not None for ref in refs]
     refs.append(weakref.ref(_Cyclic()))
-    return {"ok": True, "output": path}
+    return {"ok": True, "output": alive, "frozen": gc.get_freeze_count()}
 
 
 @pytest.mark.parametrize("batch", [True, False])
@@ -218,15 +233,15 @@ def test_batch_runs_collect_each_files_cycles_after_it(
     refs: list[weakref.ref[_Cyclic]] = []
     task = Task("cycles", _leave_a_cycle, lambda *a: {}, refs, "")
     frozen = gc.get_freeze_count()
-    gc.disable()  # so that only the per-file retirement can collect
+    gc.disable()  # so that only the per-file retirement can collect (in the worker too)
     try:
-        run_task(["a.c", "b.c"], task, jobs=1)
-        alive = [ref() is not None for ref in refs]
+        payloads = run_task(["a.c", "b.c", "c.c"], task, jobs=1)
     finally:
         gc.enable()
+    alive = payloads[-1]["output"]  # one worker ran the three files in turn
     assert len(alive) == 2
     if batch:
         assert alive == [False, False]
-        assert gc.get_freeze_count() > frozen  # the survivors are out of later scans
+        assert payloads[-1]["frozen"] > frozen  # the survivors are out of later scans
     else:
         assert alive == [True, True]

@@ -11,6 +11,7 @@ read of an element the body already wrote is served from that register.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from aiscan.algebra import ONE, SYMPY, ZERO, expand
 from aiscan.analysis.domain import bounds_of, untiled
 from aiscan.analysis.flops import guarded_executions, weighted_sum
-from aiscan.analysis.footprint import Footprint, footprint_of, union_size
+from aiscan.analysis.footprint import Footprint, footprint_of, integer_value, union_size
 from aiscan.analysis.polynomials import expanded, linear_coefficient
 from aiscan.analysis.walk import Placed, guards_of
 from aiscan.ir.nodes import Access, Branch, Loop, Node, Statement, Unknown, UnknownKind
@@ -275,19 +276,110 @@ def _first_written(
                 return first if certain else _flagged(first, maybe)
     uncovered: list[_Reference] = []
     uncertain: list[_Reference] = []
+    pinned = _Pinned.of(reads, references, footprints)
     for write in writes:
-        if _read_first(write, references, footprints):
+        if pinned is not None:
+            if pinned.read_first(write, footprints):
+                continue
+            first_for_part = pinned.first_for_part(write, footprints)
+        elif _read_first(write, references, footprints):
             continue
-        # A read that comes first for part of the write (or may) makes a whole-reference
-        # decision uncertain: counted as read first.
-        first_for_part = [
-            r for r in reads if _precedes(r, write) or _undecided(r, write, footprints)
-        ]
+        else:
+            # A read that comes first for part of the write (or may) makes a
+            # whole-reference decision uncertain: counted as read first.
+            first_for_part = [
+                r for r in reads if _precedes(r, write) or _undecided(r, write, footprints)
+            ]
         if first_for_part:
             uncertain += first_for_part
         else:
             uncovered.append(write)
     return _flagged(union_size([footprints[id(r)] for r in uncovered]), uncertain)
+
+
+@dataclass
+class _Pinned:
+    """An array whose every reference is one fixed element outside any loop (straight-line
+    code: `a[3] = a[3] + b[3]`), its reads indexed by element and by index.
+
+    There `_precedes(read, write)` is `read.position < write.position`; a read covers a
+    write only at the same element or the same index, and a later read is undecided only
+    at the same element. So `_read_first` looks up its few candidates, and the reads first
+    for part of a write are the earlier ones (a prefix of the reads, in order: a prefix an
+    earlier write already gave is not given again, which changes no flagged text) and the
+    later ones at its element. The same answers as the whole scan, in time near-linear
+    instead of quadratic in the statements (1,000 assignments took 12.5 s).
+    """
+
+    reads: Sequence[_Reference]
+    positions: list[int]
+    by_element: dict[tuple[int, ...], list[int]]
+    by_index: dict[tuple[int, ...], list[int]]
+    given: int = 0
+    """How many reads of the prefix were given as first for part of a write already."""
+
+    @staticmethod
+    def of(
+        reads: Sequence[_Reference],
+        references: Sequence[_Reference],
+        footprints: dict[int, Footprint],
+    ) -> _Pinned | None:
+        """None unless every reference is pinned, with one box shape, reads in order."""
+        shapes = set()
+        for reference in references:
+            if reference.placed.loops or _element(reference, footprints) is None:
+                return None
+            box = footprints[id(reference)].box
+            assert box is not None  # `_element` said so
+            shapes.add((len(box.intervals), box.strides))
+        positions = [r.position for r in reads]
+        if len(shapes) > 1 or positions != sorted(positions):
+            return None
+        by_element: dict[tuple[int, ...], list[int]] = defaultdict(list)
+        by_index: dict[tuple[int, ...], list[int]] = defaultdict(list)
+        for ordinal, read in enumerate(reads):
+            element, index = _element(read, footprints) or ((), ())
+            by_element[element].append(ordinal)
+            by_index[index].append(ordinal)
+        return _Pinned(reads, positions, by_element, by_index)
+
+    def read_first(self, write: _Reference, footprints: dict[int, Footprint]) -> bool:
+        element, index = _element(write, footprints) or ((), ())
+        candidates = (*self.by_element.get(element, ()), *self.by_index.get(index, ()))
+        return any(_covers(self.reads[i], write, footprints) for i in candidates)
+
+    def first_for_part(
+        self, write: _Reference, footprints: dict[int, Footprint]
+    ) -> list[_Reference]:
+        element, _ = _element(write, footprints) or ((), ())
+        earlier = bisect_left(self.positions, write.position)
+        first = list(self.reads[self.given : earlier])
+        if earlier:
+            first = first or [self.reads[earlier - 1]]  # say "some", as the whole scan did
+        self.given = max(self.given, earlier)
+        first += [
+            self.reads[i]
+            for i in self.by_element.get(element, ())
+            if i >= earlier and _undecided(self.reads[i], write, footprints)
+        ]
+        return first
+
+
+def _element(
+    reference: _Reference, footprints: dict[int, Footprint]
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The one element a reference touches and its index, as integers; None unless its
+    index and its footprint are fixed numbers."""
+    index = reference.access.index
+    box = footprints[id(reference)].box
+    if index is None or box is None:
+        return None
+    values = [integer_value(e) for e in index]
+    lows = [integer_value(low) for low, _ in box.intervals]
+    highs = [integer_value(high) for _, high in box.intervals]
+    if None in values or None in lows or lows != highs:
+        return None
+    return tuple(v for v in lows if v is not None), tuple(v for v in values if v is not None)
 
 
 def _first_written_by(

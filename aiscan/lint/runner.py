@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from aiscan.cache import ResultCache, fingerprint
 from aiscan.discovery import discover, work_tree_root
 from aiscan.errors import Diagnostic, InputError, Severity, UsageError
+from aiscan.limits import DEFAULT_MEMORY_LIMIT_MIB
 from aiscan.lint.checker import LintRun, check_analysis
 from aiscan.lint.context import LintContext
 from aiscan.lint.finding import Finding
@@ -22,7 +24,13 @@ from aiscan.lint.settings import LintSettings
 from aiscan.pipeline import PipelineOptions, analyze_text
 from aiscan.roofline.devices import Device
 from aiscan.scan import Payload, Task, run_task
-from aiscan.sources import read_source, read_source_file
+from aiscan.sources import (
+    FileRefused,
+    decode_source,
+    read_source,
+    read_source_file,
+    read_stream,
+)
 from aiscan.span import Span
 
 __all__ = ["CheckOptions", "check_paths"]
@@ -48,25 +56,33 @@ def check_paths(
     jobs: int | None = 1,
     cache: ResultCache | None = None,
     timeout_s: float | None = None,
+    memory_limit_mib: int | None = DEFAULT_MEMORY_LIMIT_MIB,
     progress: TextIO | None = None,
-    stdin: tuple[str, str] | None = None,
+    stdin: tuple[str, BinaryIO] | None = None,
 ) -> LintRun:
-    """`stdin` is (name, text): the source read from `-`, checked as if it were that file."""
+    """`stdin` is (name, stream): the source read from `-`, checked as if it were that file,
+    under the same limits."""
     files = discover([p for p in paths if p != "-"])
     if not files and stdin is None:
         raise UsageError("no C or Python source files found in the given paths")
     check = CheckOptions(options, settings, devices, sparse, write_allocate)
     task = Task("check", _check_file, _failed_file, check, fingerprint(repr(check)), _well_formed)
-    payloads = run_task(files, task, jobs=jobs, cache=cache, timeout_s=timeout_s, progress=progress)
+    scan = partial(run_task, timeout_s=timeout_s, memory_limit_mib=memory_limit_mib)
+    payloads = scan(files, task, jobs=jobs, cache=cache, progress=progress)
     findings: list[Finding] = []
     errors: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
     sources: dict[str, str] = {}
     if stdin is not None:
-        name, text = stdin
+        name, stream = stdin
+        text = _read_stdin(name, stream)
         files = [name, *files]
-        payloads = [_check_source(text, name, check), *payloads]
-        sources[name] = text
+        if isinstance(text, Diagnostic):
+            payloads = [_failed((text,)), *payloads]
+        else:
+            stdin_task = Task("check-stdin", _check_stdin, _failed_file, (check, text), "")
+            payloads = [*scan([name], stdin_task, jobs=1), *payloads]
+        sources[name] = text if isinstance(text, str) else ""
     for path, payload in zip(files, payloads, strict=True):
         if path in sources:
             findings += [_finding(f) for f in payload["findings"]]
@@ -96,6 +112,21 @@ def _check_file(path: str, options: CheckOptions) -> Payload:
     return {**_check_source(source.text, path, options), "content": source.digest}
 
 
+def _read_stdin(name: str, stream: BinaryIO) -> str | Diagnostic:
+    """The source on stdin, read no further than the size limit; or why it is refused."""
+    try:
+        return decode_source(read_stream(stream), name)
+    except FileRefused as refusal:
+        return Diagnostic(Span(name, 1, 1), Severity.ERROR, f"stdin: {refusal}")
+    except InputError as error:
+        return error.diagnostic
+
+
+def _check_stdin(name: str, options: tuple[CheckOptions, str]) -> Payload:
+    check, text = options
+    return _check_source(text, name, check)
+
+
 def _check_source(source: str, path: str, options: CheckOptions) -> Payload:
     result = analyze_text(source, path, options.pipeline)
     if result.analysis is None:
@@ -118,7 +149,7 @@ def _check_source(source: str, path: str, options: CheckOptions) -> Payload:
     }
 
 
-def _failed_file(path: str, diagnostic: Diagnostic, options: CheckOptions) -> Payload:
+def _failed_file(path: str, diagnostic: Diagnostic, options: object) -> Payload:
     return _failed((diagnostic,))
 
 

@@ -19,6 +19,7 @@ from typing import Final
 from aiscan.errors import UsageError
 from aiscan.resources import rules_dir
 from aiscan.roofline.precision import PRECISIONS, fallback_chain
+from aiscan.sources import FileRefused, read_regular_file
 
 __all__ = [
     "MAIN_MEMORY_LEVELS",
@@ -325,10 +326,13 @@ def _without_clashes(devices: Sequence[Device]) -> list[Device]:
 def load_device_file(path: Path) -> Device:
     """Read and check one device file."""
     try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
+        data = tomllib.loads(read_regular_file(path).decode("utf-8"))
+    except FileRefused as refusal:
+        raise UsageError(f"{path}: cannot read device file: {refusal}") from None
     except OSError as error:
         raise UsageError(f"{path}: cannot read device file: {error.strerror}") from error
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{path}: not valid UTF-8: {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{path}: not valid TOML: {error}") from error
     return _Reader(path).device(data)

@@ -23,7 +23,7 @@ from typing import Any
 from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.c.line_names import file_of, line_name
 from aiscan.frontends.c.literals import integer_literal
-from aiscan.sources import content_digest
+from aiscan.sources import FileRefused, content_digest, read_regular_file
 from aiscan.span import Span
 
 __all__ = ["PreprocessedSource", "named_as_user", "preprocess"]
@@ -258,8 +258,30 @@ def named_as_user(file: str, path: str) -> str:
     return relative
 
 
+@cache
+def _bound_shifts() -> None:
+    """pcpp shifts a Python integer before it wraps the result to 64 bits, so
+    `#if (1 << 16000000000)` first builds a 2 GB integer. A shift by 64 bits or more wraps
+    to 0 whatever the operand (GCC's preprocessor gives 0 too): answer that directly."""
+    from pcpp.evaluator import INTMAXBITS, Value
+
+    shift = Value.__lshift__
+
+    def bounded_shift(self: Any, other: Any) -> Any:
+        count = Value(other)
+        if self.exception is None and count.exception is None:
+            bits = int(count) & Value.UINT_MAX if self.unsigned else int(count)
+            if bits >= INTMAXBITS:
+                return Value(0, self.unsigned)
+        return shift(self, other)
+
+    Value.__lshift__ = bounded_shift
+
+
 def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
     from pcpp.preprocessor import Action, OutputDirective, Preprocessor
+
+    _bound_shifts()
 
     diagnostics: list[Diagnostic] = []
     size_defaults: dict[str, int] = {}
@@ -276,6 +298,9 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
             return  # aiscan's own headers: its code identity covers them
         if looked_for.setdefault(str(file), digest) != digest:
             looked_for[str(file)] = _CHANGED_WHILE_READ
+
+    not_read: dict[str, str] = {}
+    """Headers found but not read (a device, a FIFO, too large), with the reason."""
 
     missing: list[str] = []
     pending_size: list[tuple[str, int]] = []
@@ -298,7 +323,11 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
             if len(self.temp_path) > MAX_INCLUDE_DEPTH:
                 raise OSError("include nested too deeply")
             try:
-                data = resolved.read_bytes()
+                data = read_regular_file(resolved)
+            except FileRefused as refusal:
+                depend(resolved, None)
+                not_read[includepath] = str(refusal)
+                raise OSError(str(refusal)) from None
             except OSError:
                 depend(resolved, None)
                 raise
@@ -317,8 +346,11 @@ def _pcpp_path(text: str, path: str, options: _Options) -> PreprocessedSource:
             directive = self.lastdirective
             file = directive.source if directive is not None else path
             line = directive.lineno if directive is not None else 1
+            refusal = next((why for p, why in not_read.items() if p.endswith(includepath)), None)
             if is_malformed:
                 reason = f"malformed #include {includepath}"
+            elif refusal is not None:
+                reason = f"#include '{includepath}' not read: {refusal}"
             elif os.path.isabs(includepath) or any(r.endswith(includepath) for r in refused):
                 reason = f"#include '{includepath}' refused: outside the include paths (-I)"
             elif len(self.temp_path) > MAX_INCLUDE_DEPTH:
