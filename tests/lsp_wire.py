@@ -37,6 +37,8 @@ class Server:
             stderr=subprocess.PIPE,
         )
         self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.seen: list[dict[str, Any]] = []
+        """Every message taken from `messages` so far, in order."""
         self.stderr: list[bytes] = []
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._drain_stderr, daemon=True).start()
@@ -71,6 +73,7 @@ class Server:
                 message = self.messages.get(timeout=left)
             except queue.Empty:
                 continue
+            self.seen.append(message)
             if predicate(message):
                 return message
 
@@ -78,13 +81,12 @@ class Server:
         return self.wait_for(lambda m: m.get("id") == id_ and "method" not in m, timeout_s)
 
     def diagnostics(self, uri: str, timeout_s: float = 30.0) -> list[dict[str, Any]]:
-        published = self.wait_for(
-            lambda m: (
-                m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
-            ),
-            timeout_s,
-        )
+        published = self.wait_for(lambda m: _publishes(m, uri), timeout_s)
         return list(published["params"]["diagnostics"])
+
+    def published(self, uri: str) -> bool:
+        """Whether diagnostics for `uri` were among the messages taken so far."""
+        return any(_publishes(m, uri) for m in self.seen)
 
     def errors(self) -> str:
         return b"".join(self.stderr).decode(errors="replace")[-4000:]
@@ -123,3 +125,17 @@ class Server:
         assert stderr is not None
         for line in stderr:
             self.stderr.append(line)
+
+
+def _publishes(message: dict[str, Any], uri: str) -> bool:
+    return bool(
+        message.get("method") == "textDocument/publishDiagnostics"
+        and message["params"]["uri"] == uri
+    )
+
+
+def _publishes(message: dict[str, Any], uri: str) -> bool:
+    return bool(
+        message.get("method") == "textDocument/publishDiagnostics"
+        and message["params"]["uri"] == uri
+    )

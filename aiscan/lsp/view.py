@@ -1,0 +1,88 @@
+"""What the editor shows of one document, computed where the analysis runs.
+
+The analysis runs in a child process (`aiscan.lsp.worker`), so what comes back to the
+server is plain, picklable data: the diagnostics and, for each loop nest, its hover text
+and code-lens title. Hover texts place every nest on every device (up to a tenth of a
+second a nest), so they are made here too, inside the same time limit, and the server
+itself never computes anything slow.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from aiscan.analysis.kernel import RegionAnalysis
+from aiscan.errors import Diagnostic, Severity
+from aiscan.lint.finding import Finding
+from aiscan.lsp.document import DocumentAnalysis, ServerSettings, analyze_document
+from aiscan.lsp.hover import hover_markdown, lens_title
+from aiscan.roofline.devices import Device
+from aiscan.scan import AnalysisTimedOut, time_limit
+from aiscan.span import Span
+
+__all__ = ["DocumentView", "NestView", "failed_view", "view_document"]
+
+
+@dataclass(frozen=True)
+class NestView:
+    span: Span
+    hover: str
+    """Markdown."""
+    lens: str
+
+
+@dataclass(frozen=True)
+class DocumentView:
+    findings: tuple[Finding, ...]
+    errors: tuple[Diagnostic, ...]
+    nests: tuple[NestView, ...]
+
+    def nest_at(self, line: int) -> NestView | None:
+        """The loop nest whose lines (1-based, inclusive) hold `line`."""
+        return next((n for n in self.nests if n.span.line <= line <= n.span.end_line), None)
+
+
+def failed_view(path: str, message: str) -> DocumentView:
+    """A document that could not be analyzed: one error on its first line, no nests."""
+    return DocumentView((), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),), ())
+
+
+def view_document(text: str, path: str, settings: ServerSettings, limit_s: float) -> DocumentView:
+    """The document's diagnostics and nests, analysis and hover texts within `limit_s`;
+    nests not placed by then get their counts without a placement."""
+    started = time.monotonic()
+    result = analyze_document(text, path, settings, limit_s)
+    regions = list(result.nests())
+    nests: list[NestView] = []
+    try:
+        with time_limit(max(limit_s - (time.monotonic() - started), 0.001)):
+            for region in regions:
+                nests.append(_nest_view(region, result, settings.devices))
+    except AnalysisTimedOut:
+        note = f"\n\n_Not placed: placing this file's nests took over {limit_s:g} s._"
+        for region in regions[len(nests) :]:
+            view = _nest_view(region, result, ())
+            nests.append(NestView(view.span, view.hover + note, view.lens))
+    return DocumentView(result.findings, result.errors, tuple(nests))
+
+
+def _nest_view(
+    region: RegionAnalysis, result: DocumentAnalysis, devices: tuple[Device, ...]
+) -> NestView:
+    assert result.analysis is not None
+    span = region.region.span
+    try:
+        hover = hover_markdown(
+            region, devices, result.analysis.sizes, result.analysis.write_allocate
+        )
+    except Exception as error:  # this nest's error is this nest's hover text
+        hover = (
+            f"**aiscan: loop nest, lines {span.lines()}**\n\n"
+            f"aiscan could not describe this nest: {type(error).__name__}: {error}"
+        )
+    try:
+        lens = lens_title(region, result.analysis.write_allocate)
+    except Exception as error:  # one nest's failure leaves the other lenses
+        lens = f"aiscan: no figures for this nest ({type(error).__name__})"
+    return NestView(span, hover, lens)
