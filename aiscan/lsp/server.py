@@ -78,6 +78,10 @@ def build_server() -> AiscanServer:
         if isinstance(limit, int | float) and 0 < limit <= MAX_TIME_LIMIT_S:
             ls.time_limit_s = float(limit)
 
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: AiscanServer, params: types.InitializedParams) -> None:
+        await ls.pool.warm()
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: AiscanServer, params: types.DidOpenTextDocumentParams) -> None:
         _schedule(ls, params.text_document.uri, 0.0)

@@ -49,22 +49,34 @@ def failed_view(path: str, message: str) -> DocumentView:
 
 
 def view_document(text: str, path: str, settings: ServerSettings, limit_s: float) -> DocumentView:
-    """The document's diagnostics and nests, analysis and hover texts within `limit_s`;
-    nests not placed by then get their counts without a placement."""
+    """The document's diagnostics and nests, all within `limit_s`: the analysis, then every
+    nest's counts, then each nest's placement. Whatever the time left undone, the nest's
+    hover says so."""
     started = time.monotonic()
     result = analyze_document(text, path, settings, limit_s)
     regions = list(result.nests())
-    nests: list[NestView] = []
+    views = [_undescribed(region.region.span, limit_s) for region in regions]
+    unplaced = f"\n\n_Not placed: placing this file's nests took over {limit_s:g} s._"
     try:
         with time_limit(max(limit_s - (time.monotonic() - started), 0.001)):
-            for region in regions:
-                nests.append(_nest_view(region, result, settings.devices))
+            for index, region in enumerate(regions):
+                view = _nest_view(region, result, ())
+                note = unplaced if settings.devices else ""
+                views[index] = NestView(view.span, view.hover + note, view.lens)
+            if settings.devices:
+                for index, region in enumerate(regions):
+                    views[index] = _nest_view(region, result, settings.devices)
     except AnalysisTimedOut:
-        note = f"\n\n_Not placed: placing this file's nests took over {limit_s:g} s._"
-        for region in regions[len(nests) :]:
-            view = _nest_view(region, result, ())
-            nests.append(NestView(view.span, view.hover + note, view.lens))
-    return DocumentView(result.findings, result.errors, tuple(nests))
+        pass
+    return DocumentView(result.findings, result.errors, tuple(views))
+
+
+def _undescribed(span: Span, limit_s: float) -> NestView:
+    hover = (
+        f"**aiscan: loop nest, lines {span.lines()}**\n\n"
+        f"_Not described: this file's analysis took over {limit_s:g} s._"
+    )
+    return NestView(span, hover, "aiscan: over the time limit (see hover)")
 
 
 def _nest_view(

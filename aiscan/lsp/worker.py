@@ -37,15 +37,20 @@ class AnalysisPool:
         self._idle: list[_Child] = []
         self._all: set[_Child] = set()
         self._slots = asyncio.Semaphore(processes)
-        self._threads = ThreadPoolExecutor(processes, thread_name_prefix="aiscan-analysis")
+        self._threads = ThreadPoolExecutor(processes + 1, thread_name_prefix="aiscan-analysis")
 
     async def view(
         self, text: str, path: str, settings: ServerSettings, limit_s: float
     ) -> DocumentView:
         """The document's view; cancelling the call kills its child."""
+        loop = asyncio.get_running_loop()
         async with self._slots:
-            child = self._idle.pop() if self._idle else self._start()
-            loop = asyncio.get_running_loop()
+            # Starting a child waits for the fork server's imports the first time: off the loop.
+            child = (
+                self._idle.pop()
+                if self._idle
+                else await loop.run_in_executor(self._threads, self._start)
+            )
             reply = loop.run_in_executor(self._threads, child.call, (text, path, settings, limit_s))
             try:
                 view = await asyncio.wait_for(reply, limit_s + GRACE_S)
@@ -62,6 +67,12 @@ class AnalysisPool:
                 return failed_view(path, f"the analysis process ended ({error or 'no reply'})")
             self._idle.append(child)
             return view
+
+    async def warm(self) -> None:
+        """Start the fork server and one child before the first document needs them."""
+        if not self._all:
+            child = await asyncio.get_running_loop().run_in_executor(self._threads, self._start)
+            self._idle.append(child)
 
     def close(self) -> None:
         for child in list(self._all):
