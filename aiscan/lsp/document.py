@@ -10,11 +10,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-# A long-lived server pays sympy's import when it starts, not inside the first document's
-# first hover: the command line defers it (aiscan.algebra), but real code in an editor
-# reaches a `ceiling`, a `Min` or a limit soon enough. `sympy.simplify` imports
-# `sympy.physics.units` at its first call (0.1 s), which placing any intensity that is not
-# a monomial makes, so the server imports that too.
+# The server's fork server (aiscan.lsp.worker) pays sympy's import once, when it starts,
+# not inside each analysis child's first hover: the command line defers it
+# (aiscan.algebra), but real code in an editor reaches a `ceiling`, a `Min` or a limit
+# soon enough. `sympy.simplify` imports `sympy.physics.units` at its first call (0.1 s),
+# which placing any intensity that is not a monomial makes, so that is imported too.
 import sympy.physics.units  # noqa: F401  (binds sympy too)
 
 from aiscan.analysis.kernel import ModuleAnalysis, RegionAnalysis, analyze_module

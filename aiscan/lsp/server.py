@@ -72,8 +72,9 @@ def build_server() -> AiscanServer:
         options: Any = params.initialization_options or {}
         if not isinstance(options, dict):
             return
-        devices = options.get("devices", [])
-        ls.extra_devices = tuple(d for d in devices if isinstance(d, str))
+        devices = options.get("devices")
+        if isinstance(devices, list):
+            ls.extra_devices = tuple(d for d in devices if isinstance(d, str))
         limit = options.get("timeLimit")
         if isinstance(limit, int | float) and 0 < limit <= MAX_TIME_LIMIT_S:
             ls.time_limit_s = float(limit)
