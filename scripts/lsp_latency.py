@@ -63,8 +63,8 @@ def main() -> None:
             large, small = (root / "large.c").as_uri(), (root / "daxpy.c").as_uri()
             text = slow_document(arguments.lines)
             opened = time.monotonic()
-            _open(server, large, text)
-            _open(server, small, DAXPY)
+            server.open(large, text)
+            server.open(small, DAXPY)
             server.request(1, "textDocument/hover", _at(small, 2))
             server.response(1, timeout_s=600)
             hovered = time.monotonic()
@@ -77,11 +77,6 @@ def main() -> None:
     print(f"large file's diagnostics after {published - opened:.1f} s: ", end="")
     errors = [d["message"] for d in diagnostics if d.get("severity") == 1]
     print(errors[0] if errors else f"{len(diagnostics)} findings")
-
-
-def _open(server: Server, uri: str, text: str) -> None:
-    document = {"uri": uri, "languageId": "c", "version": 1, "text": text}
-    server.notify("textDocument/didOpen", {"textDocument": document})
 
 
 def _at(uri: str, line: int) -> dict[str, object]:

@@ -54,6 +54,10 @@ class Server:
     def notify(self, method: str, params: Any) -> None:
         self.send(frame({"jsonrpc": "2.0", "method": method, "params": params}))
 
+    def open(self, uri: str, text: str, language: str = "c") -> None:
+        document = {"uri": uri, "languageId": language, "version": 1, "text": text}
+        self.notify("textDocument/didOpen", {"textDocument": document})
+
     def initialize(self, root: Path, options: dict[str, Any] | None = None) -> None:
         params = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
         if options is not None:

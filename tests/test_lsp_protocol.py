@@ -34,11 +34,6 @@ def _stats(id_: int) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": id_, "method": "aiscan/stats", "params": {}}
 
 
-def _open(server: Server, uri: str, text: str) -> None:
-    document = {"uri": uri, "languageId": "c", "version": 1, "text": text}
-    server.notify("textDocument/didOpen", {"textDocument": document})
-
-
 def _hover_params(uri: str, line: int, character: int) -> dict[str, Any]:
     return {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
 
@@ -72,7 +67,7 @@ def test_a_header_without_a_json_body_is_skipped(server: Server) -> None:
 
 def test_a_negative_position_is_an_invalid_params_error(server: Server, tmp_path: Path) -> None:
     uri = (tmp_path / "daxpy.c").as_uri()
-    _open(server, uri, DAXPY)
+    server.open(uri, DAXPY)
     server.diagnostics(uri)
     document = {"uri": uri}
     server.request(
@@ -90,10 +85,10 @@ def test_a_negative_position_is_an_invalid_params_error(server: Server, tmp_path
 
 def test_a_nul_in_the_uri_still_gets_diagnostics(server: Server, tmp_path: Path) -> None:
     plain = (tmp_path / "daxpy.c").as_uri()
-    _open(server, plain, DAXPY)
+    server.open(plain, DAXPY)
     expected = {(d["code"], d["range"]["start"]["line"]) for d in server.diagnostics(plain)}
     assert expected == {("AIS001", 2), ("AIS006", 3)}
     nul = (tmp_path / "dax%00py.c").as_uri().replace("%2500", "%00")
-    _open(server, nul, DAXPY)
+    server.open(nul, DAXPY)
     assert {(d["code"], d["range"]["start"]["line"]) for d in server.diagnostics(nul)} == expected
     _still_answers(server, 7)

@@ -28,18 +28,13 @@ void daxpy(int n, double a, const double *restrict x, double *restrict y)
 LIMIT_S = 5
 
 
-def _open(server: Server, uri: str, text: str) -> None:
-    document = {"uri": uri, "languageId": "c", "version": 1, "text": text}
-    server.notify("textDocument/didOpen", {"textDocument": document})
-
-
 def test_a_slow_document_is_stopped_and_does_not_hold_up_another(tmp_path: Path) -> None:
     server = Server(tmp_path)
     try:
         server.initialize(tmp_path, {"timeLimit": LIMIT_S})
         slow, quick = (tmp_path / "slow.c").as_uri(), (tmp_path / "daxpy.c").as_uri()
-        _open(server, slow, SLOW)
-        _open(server, quick, DAXPY)
+        server.open(slow, SLOW)
+        server.open(quick, DAXPY)
         position = {"line": 2, "character": 4}
         server.request(
             1, "textDocument/hover", {"textDocument": {"uri": quick}, "position": position}
