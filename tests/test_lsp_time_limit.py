@@ -25,7 +25,7 @@ void daxpy(int n, double a, const double *restrict x, double *restrict y)
         y[i] = a * x[i] + y[i];
 }
 """
-LIMIT_S = 5
+LIMIT_S = 8
 
 
 def test_a_slow_document_is_stopped_and_does_not_hold_up_another(tmp_path: Path) -> None:
