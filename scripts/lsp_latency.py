@@ -66,10 +66,10 @@ def main() -> None:
             server.open(large, text)
             server.open(small, DAXPY)
             server.request(1, "textDocument/hover", _at(small, 2))
-            server.response(1, timeout_s=600)
-            hovered = time.monotonic()
-            diagnostics = server.diagnostics(large, timeout_s=600)
-            published = time.monotonic()
+            hovered = server.arrival(server.response(1, timeout_s=900))
+            publication = server.publication(large, timeout_s=900)
+            published = server.arrival(publication)
+            diagnostics = publication["params"]["diagnostics"]
         finally:
             server.close()
     print(f"large file: {text.count(chr(10))} lines, {text.count('void ')} nests")

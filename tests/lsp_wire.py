@@ -36,9 +36,11 @@ class Server:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.messages: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
+        self._passed: list[dict[str, Any]] = []
+        self._arrivals: dict[int, float] = {}
         self.seen: list[dict[str, Any]] = []
-        """Every message taken from `messages` so far, in order."""
+        """Every message read from `messages` so far, in the order they came."""
         self.stderr: list[bytes] = []
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._drain_stderr, daemon=True).start()
@@ -67,26 +69,39 @@ class Server:
         self.notify("initialized", {})
 
     def wait_for(self, predicate: Any, timeout_s: float = 30.0) -> dict[str, Any]:
-        """The first message (not seen before) that `predicate` accepts."""
+        """The first message not taken before that `predicate` accepts; the messages it
+        passes over stay for later calls."""
+        for index, message in enumerate(self._passed):
+            if predicate(message):
+                return self._passed.pop(index)
         deadline = time.monotonic() + timeout_s
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError(f"no such message in {timeout_s} s; stderr: {self.errors()}")
             try:
-                message = self.messages.get(timeout=left)
+                arrived, message = self.messages.get(timeout=left)
             except queue.Empty:
                 continue
             self.seen.append(message)
+            self._arrivals[id(message)] = arrived
             if predicate(message):
                 return message
+            self._passed.append(message)
+
+    def arrival(self, message: dict[str, Any]) -> float:
+        """When the reader thread read `message` (`time.monotonic()`)."""
+        return self._arrivals[id(message)]
 
     def response(self, id_: int, timeout_s: float = 30.0) -> dict[str, Any]:
         return self.wait_for(lambda m: m.get("id") == id_ and "method" not in m, timeout_s)
 
     def diagnostics(self, uri: str, timeout_s: float = 30.0) -> list[dict[str, Any]]:
-        published = self.wait_for(lambda m: _publishes(m, uri), timeout_s)
-        return list(published["params"]["diagnostics"])
+        return list(self.publication(uri, timeout_s)["params"]["diagnostics"])
+
+    def publication(self, uri: str, timeout_s: float = 30.0) -> dict[str, Any]:
+        """The next publishDiagnostics message for `uri`."""
+        return self.wait_for(lambda m: _publishes(m, uri), timeout_s)
 
     def published(self, uri: str) -> bool:
         """Whether diagnostics for `uri` were among the messages taken so far."""
@@ -122,7 +137,8 @@ class Server:
                 elif line in (b"\r\n", b"\n") and length is not None:
                     break
             assert length is not None
-            self.messages.put(json.loads(stdout.read(length)))
+            message = json.loads(stdout.read(length))
+            self.messages.put((time.monotonic(), message))
 
     def _drain_stderr(self) -> None:
         stderr = self.process.stderr
