@@ -10,6 +10,7 @@ itself never computes anything slow.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from aiscan.analysis.kernel import RegionAnalysis
@@ -48,12 +49,19 @@ def failed_view(path: str, message: str) -> DocumentView:
     return DocumentView((), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),), ())
 
 
-def view_document(text: str, path: str, settings: ServerSettings, limit_s: float) -> DocumentView:
-    """The document's diagnostics and nests, all within `limit_s`: the analysis, then every
-    nest's counts, then each nest's placement. Whatever the time left undone, the nest's
-    hover says so."""
+def view_document(
+    text: str,
+    path: str,
+    settings: ServerSettings,
+    limit_s: float,
+    on_diagnostics: Callable[[DocumentView], None] = lambda view: None,
+) -> DocumentView:
+    """The document's diagnostics and nests, all within `limit_s`: the analysis (whose
+    diagnostics go to `on_diagnostics` at once, with no nests), then every nest's counts,
+    then each nest's placement. Whatever the time left undone, the nest's hover says so."""
     started = time.monotonic()
     result = analyze_document(text, path, settings, limit_s)
+    on_diagnostics(DocumentView(result.findings, result.errors, ()))
     regions = list(result.nests())
     views = [_undescribed(region.region.span, limit_s) for region in regions]
     unplaced = f"\n\n_Not placed: placing this file's nests took over {limit_s:g} s._"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import signal
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
@@ -40,10 +41,20 @@ class AnalysisPool:
         self._threads = ThreadPoolExecutor(processes + 1, thread_name_prefix="aiscan-analysis")
 
     async def view(
-        self, text: str, path: str, settings: ServerSettings, limit_s: float
+        self,
+        text: str,
+        path: str,
+        settings: ServerSettings,
+        limit_s: float,
+        on_diagnostics: Callable[[DocumentView], None],
     ) -> DocumentView:
-        """The document's view; cancelling the call kills its child."""
+        """The document's view. `on_diagnostics` gets the diagnostics alone (no nests) as
+        soon as the analysis is done, before the hover texts; cancelling kills the child."""
         loop = asyncio.get_running_loop()
+
+        def early(view: DocumentView) -> None:  # on the thread reading the child's replies
+            loop.call_soon_threadsafe(on_diagnostics, view)
+
         async with self._slots:
             # Starting a child waits for the fork server's imports the first time: off the loop.
             child = (
@@ -51,7 +62,8 @@ class AnalysisPool:
                 if self._idle
                 else await loop.run_in_executor(self._threads, self._start)
             )
-            reply = loop.run_in_executor(self._threads, child.call, (text, path, settings, limit_s))
+            request = (text, path, settings, limit_s)
+            reply = loop.run_in_executor(self._threads, child.call, request, early)
             try:
                 view = await asyncio.wait_for(reply, limit_s + GRACE_S)
             except TimeoutError:
@@ -98,11 +110,18 @@ class _Child:
         self.process.start()
         theirs.close()
 
-    def call(self, request: tuple[str, str, ServerSettings, float]) -> DocumentView:
+    def call(
+        self,
+        request: tuple[str, str, ServerSettings, float],
+        on_diagnostics: Callable[[DocumentView], None],
+    ) -> DocumentView:
         self.connection.send(request)
-        view = self.connection.recv()
-        assert isinstance(view, DocumentView)
-        return view
+        while True:
+            final, view = self.connection.recv()
+            assert isinstance(view, DocumentView)
+            if final:
+                return view
+            on_diagnostics(view)
 
     def kill(self) -> None:
         # The connection is left to the thread reading it: the child's death ends its read.
@@ -130,7 +149,9 @@ def _serve_requests(connection: Connection) -> None:
         except (EOFError, OSError):
             return
         try:
-            view = view_document(text, path, settings, limit_s)
+            view = view_document(
+                text, path, settings, limit_s, lambda early: connection.send((False, early))
+            )
         except BaseException as error:  # a reply, whatever happened
             view = failed_view(path, f"aiscan could not analyze this text ({error!r})")
-        connection.send(view)
+        connection.send((True, view))
