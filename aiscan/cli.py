@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from aiscan import __version__
+from aiscan.arguments import check_arguments, parse_size
 from aiscan.errors import UsageError
 from aiscan.limits import DEFAULT_MEMORY_LIMIT_MIB
 from aiscan.printable import printable
@@ -44,6 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         tune_collector_for_batch()
     try:
+        check_arguments(arguments)
         code: int = arguments.handler(arguments)
         return code
     except UsageError as error:
@@ -270,14 +272,7 @@ def _pipeline_options(arguments: argparse.Namespace, config: Config) -> Pipeline
             raise UsageError(f"-D {item}: not a macro name")
         defines[name] = value if "=" in item else "1"
     sizes = dict(config.sizes)
-    for group in arguments.sizes:
-        for item in filter(None, (part.strip() for part in group.split(","))):
-            name, _, value = item.partition("=")
-            if not name.isidentifier() or not value.strip().lstrip("-").isdigit():
-                raise UsageError(f"--size {item}: expected NAME=INTEGER")
-            if int(value) <= 0:
-                raise UsageError(f"--size {item}: sizes are positive")
-            sizes[name] = int(value)
+    sizes.update(_given_sizes(arguments.sizes))
     include_dirs = [str(d) for d in config.include_dirs] + list(arguments.include_dirs)
     for directory in include_dirs:
         if not os.path.isdir(directory):
@@ -406,8 +401,8 @@ def _given_sizes(groups: Sequence[str]) -> dict[str, int]:
     sizes: dict[str, int] = {}
     for group in groups:
         for item in filter(None, (part.strip() for part in group.split(","))):
-            name, _, value = item.partition("=")
-            sizes[name] = int(value)
+            name, value = parse_size(item)
+            sizes[name] = value
     return sizes
 
 
@@ -546,6 +541,9 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
     placement = _placement_options(arguments, config)
     if placement is None:
         raise UsageError("roofline: choose at least one --device (see `aiscan devices`)")
+    output = Path(arguments.output)
+    if not output.parent.is_dir():
+        raise UsageError(f"-o {output}: no such directory {output.parent}")
     low, _, high = arguments.size_range.partition(":")
     if not (low.isdigit() and high.isdigit() and 0 < int(low) < int(high)):
         raise UsageError(f"--size-range {arguments.size_range}: expected LOW:HIGH integers")
@@ -563,20 +561,22 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
     kernels = module_kernels(analyses, placement, size_range)
     if not kernels:
         raise UsageError("roofline: no loop nest with FLOPs to plot")
-    output = Path(arguments.output)
     plot_arguments: dict[str, Any] = {
         "sizes": dict(options.analysis.sizes) or None,
         "sparse": placement.sparse,
         "size_range": size_range,
     }
-    if output.suffix.lower() in (".html", ".htm"):
-        from aiscan.roofline.html import write_html
+    try:
+        if output.suffix.lower() in (".html", ".htm"):
+            from aiscan.roofline.html import write_html
 
-        write_html(output, kernels, placement.devices, **plot_arguments)
-    else:
-        from aiscan.roofline.plot import render_roofline
+            write_html(output, kernels, placement.devices, **plot_arguments)
+        else:
+            from aiscan.roofline.plot import render_roofline
 
-        render_roofline(kernels, placement.devices, output, **plot_arguments)
+            render_roofline(kernels, placement.devices, output, **plot_arguments)
+    except OSError as error:
+        raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
     print(f"wrote {output} ({len(kernels)} loop nests on {len(placement.devices)} devices)")
     return EXIT_ERROR if any(r.analysis is None for r in results) else EXIT_OK
 

@@ -106,7 +106,7 @@ def load_config(path: Path | None) -> Config:
         data = tomllib.loads(read_regular_file(path).decode("utf-8"))
     except (OSError, FileRefused, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise UsageError(f"{path}: cannot read configuration: {error}") from None
-    table = data.get("tool", {}).get("aiscan", {}) if path.name == "pyproject.toml" else data
+    table = _tool_table(data) if path.name == "pyproject.toml" else data
     if not isinstance(table, dict):
         raise UsageError(f"{path}: [tool.aiscan] must be a table")
     unknown = sorted(set(table) - _KEYS)
@@ -121,7 +121,7 @@ def load_config(path: Path | None) -> Config:
         device_files=tuple(base / p for p in _strings(table, "device-files", path)),
         sizes=_sizes(table.get("sizes", {}), path),
         write_allocate=_optional_bool(table, "write-allocate", path),
-        special_weight=_optional_int(table, "special-weight", path),
+        special_weight=_special_weight(table, path),
         include_dirs=tuple(base / p for p in _strings(table, "include-dirs", path)),
         defines={str(k): str(v) for k, v in _table(table, "defines", path).items()},
         select=tuple(_strings(table, "select", path)),
@@ -135,7 +135,7 @@ def load_config(path: Path | None) -> Config:
         cflags=_cflags(table, path),
         fail_on_notes=bool(_optional_bool(table, "fail-on-notes", path)),
         help_url=_help_url(table, path),
-        raw=table,
+        raw=_checked_cache_dir(table, path),
     )
 
 
@@ -151,6 +151,28 @@ def _cflags(table: Mapping[str, Any], path: Path) -> str | None:
     if value is not None and not isinstance(value, str):
         raise UsageError(f"{path}: cflags must be a string of compiler flags")
     return value
+
+
+def _tool_table(data: Mapping[str, Any]) -> object:
+    """pyproject.toml's `[tool.aiscan]`; whatever `tool` holds that is not a table,
+    `load_config` refuses as not a table."""
+    tool = data.get("tool", {})
+    return tool.get("aiscan", {}) if isinstance(tool, dict) else tool
+
+
+def _special_weight(table: Mapping[str, Any], path: Path) -> int | None:
+    value = _optional_int(table, "special-weight", path)
+    if value is not None and value < 0:
+        raise UsageError(f"{path}: special-weight must be 0 or more FLOPs per call")
+    return value
+
+
+def _checked_cache_dir(table: dict[str, Any], path: Path) -> dict[str, Any]:
+    """`table`, once its `cache-dir` (read by the command line) is known to be a name."""
+    value = table.get("cache-dir")
+    if value is not None and (not isinstance(value, str) or not value):
+        raise UsageError(f"{path}: cache-dir must be a directory name")
+    return table
 
 
 def _python_dtype(table: Mapping[str, Any], path: Path) -> str | None:

@@ -10,11 +10,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-# A long-lived server pays sympy's import when it starts, not inside the first document's
-# first hover: the command line defers it (aiscan.algebra), but real code in an editor
-# reaches a `ceiling`, a `Min` or a limit soon enough. `sympy.simplify` imports
-# `sympy.physics.units` at its first call (0.1 s), which placing any intensity that is not
-# a monomial makes, so the server imports that too.
+# The server's fork server (aiscan.lsp.worker) pays sympy's import once, when it starts,
+# not inside each analysis child's first hover: the command line defers it
+# (aiscan.algebra), but real code in an editor reaches a `ceiling`, a `Min` or a limit
+# soon enough. `sympy.simplify` imports `sympy.physics.units` at its first call (0.1 s),
+# which placing any intensity that is not a monomial makes, so that is imported too.
 import sympy.physics.units  # noqa: F401  (binds sympy too)
 
 from aiscan.analysis.kernel import ModuleAnalysis, RegionAnalysis, analyze_module
@@ -29,7 +29,13 @@ from aiscan.roofline.devices import Device, load_devices
 from aiscan.scan import AnalysisTimedOut, time_limit
 from aiscan.span import Span
 
-__all__ = ["DocumentAnalysis", "ServerSettings", "analyze_document", "settings_for"]
+__all__ = [
+    "EDIT_TIME_LIMIT_S",
+    "DocumentAnalysis",
+    "ServerSettings",
+    "analyze_document",
+    "settings_for",
+]
 
 
 @dataclass(frozen=True)
@@ -116,21 +122,27 @@ EDIT_TIME_LIMIT_S = 10.0
 """A document whose analysis takes longer gets an error instead of freezing the editor."""
 
 
-def analyze_document(text: str, path: str, settings: ServerSettings) -> DocumentAnalysis:
+def analyze_document(
+    text: str, path: str, settings: ServerSettings, limit_s: float = EDIT_TIME_LIMIT_S
+) -> DocumentAnalysis:
+    """The document analyzed and linted within `limit_s` (when run on a main thread)."""
     try:
-        with time_limit(EDIT_TIME_LIMIT_S):
+        with time_limit(limit_s):
             module = lower_source(text, path, settings.pipeline)
             analysis = analyze_module(module, settings.pipeline.analysis)
+            context = LintContext(
+                analysis, text, settings.devices, settings.pipeline.analysis, write_allocate=None
+            )
+            findings = tuple(check_analysis(context, settings.lint))
     except InputError as error:
         return DocumentAnalysis(None, (), (error.diagnostic,))
     except AnalysisTimedOut:
-        message = f"analysis timed out after {EDIT_TIME_LIMIT_S:g} s; the editor stays responsive"
+        message = (
+            f"aiscan stopped analyzing this file after {limit_s:g} s, the language server's "
+            "time limit per edit; the editor stays responsive"
+        )
         return DocumentAnalysis(None, (), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),))
     except Exception as error:  # a half-typed edit must never take the server down
         message = f"aiscan could not analyze this text ({type(error).__name__}: {error})"
         return DocumentAnalysis(None, (), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),))
-    context = LintContext(
-        analysis, text, settings.devices, settings.pipeline.analysis, write_allocate=None
-    )
-    findings = tuple(check_analysis(context, settings.lint))
     return DocumentAnalysis(analysis, findings, module.diagnostics)

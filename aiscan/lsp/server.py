@@ -1,18 +1,18 @@
 """`aiscan lsp`: diagnostics, hover and code lenses for C and Python kernels over stdio.
 
-Every open or changed document is analyzed in full (files are kernels, small); the
-result is kept per URI for hover and code lens. Edits are debounced: a burst of changes
-schedules one analysis of the latest text, `DEBOUNCE_S` after the last change; a newer
-change cancels the scheduled one and drops a running one's result. Analyses run on one
-worker thread, so hover and code lens keep answering from the last good analysis while a
-new one runs. Positions are converted between LSP's 0-based lines/characters and aiscan's
-1-based spans here, and only here.
+Every open or changed document is analyzed in full (files are kernels, small); what the
+editor shows of it (diagnostics, each nest's hover text and lens title) is kept per URI.
+Edits are debounced: a burst of changes schedules one analysis of the latest text,
+`DEBOUNCE_S` after the last change; a newer change cancels the scheduled one and kills a
+running one. Analyses run in child processes under a time limit per edit (`worker`), so
+hover and code lens keep answering from the last good analysis while a new one runs, and
+one slow document never holds up another. Positions are converted between LSP's 0-based
+lines/characters and aiscan's 1-based spans here, and only here.
 """
 
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from lsprotocol import types
@@ -21,10 +21,12 @@ from pygls.uris import to_fs_path
 
 from aiscan import __version__
 from aiscan.errors import Diagnostic, Severity
-from aiscan.lint.checker import help_url
+from aiscan.lint.checker import DEFAULT_HELP_URL, help_url
 from aiscan.lint.finding import Finding
-from aiscan.lsp.document import DocumentAnalysis, ServerSettings, analyze_document, settings_for
-from aiscan.lsp.hover import hover_markdown, lens_title
+from aiscan.lsp.document import EDIT_TIME_LIMIT_S, ServerSettings, settings_for
+from aiscan.lsp.stdio import serve_stdio
+from aiscan.lsp.view import DocumentView, failed_view
+from aiscan.lsp.worker import AnalysisPool
 from aiscan.sources import language_of
 from aiscan.span import Span
 
@@ -32,6 +34,8 @@ __all__ = ["DEBOUNCE_S", "NEST_COMMAND", "build_server", "serve"]
 
 DEBOUNCE_S = 0.3
 """Quiet time after the last edit before the document is analyzed again."""
+MAX_TIME_LIMIT_S = 600.0
+"""The largest time limit per edit a client may ask for (`timeLimit`)."""
 NEST_COMMAND = "aiscan.showNest"
 """The code lens's command: shows the nest's hover text (arguments: uri, 0-based line)."""
 
@@ -45,14 +49,19 @@ _SEVERITIES = {
 class AiscanServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("aiscan", __version__)
-        self.results: dict[str, DocumentAnalysis] = {}
+        self.views: dict[str, DocumentView] = {}
         """The last finished analysis: hover and lenses answer from it while a new one runs."""
         self.settings: dict[str, ServerSettings] = {}
         self.extra_devices: tuple[str, ...] = ()
+        self.time_limit_s = EDIT_TIME_LIMIT_S
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.analyses = 0
         """Analyses run so far (the debounce test reads it through `aiscan/stats`)."""
-        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="aiscan-analysis")
+        self.pool = AnalysisPool()
+
+    def shutdown(self) -> None:
+        self.pool.close()
+        super().shutdown()  # type: ignore[no-untyped-call]
 
 
 def build_server() -> AiscanServer:
@@ -61,8 +70,18 @@ def build_server() -> AiscanServer:
     @server.feature(types.INITIALIZE)
     def initialize(ls: AiscanServer, params: types.InitializeParams) -> None:
         options: Any = params.initialization_options or {}
-        devices = options.get("devices", []) if isinstance(options, dict) else []
-        ls.extra_devices = tuple(str(d) for d in devices if isinstance(d, str))
+        if not isinstance(options, dict):
+            return
+        devices = options.get("devices")
+        if isinstance(devices, list):
+            ls.extra_devices = tuple(d for d in devices if isinstance(d, str))
+        limit = options.get("timeLimit")
+        if isinstance(limit, int | float) and 0 < limit <= MAX_TIME_LIMIT_S:
+            ls.time_limit_s = float(limit)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: AiscanServer, params: types.InitializedParams) -> None:
+        await ls.pool.warm()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: AiscanServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -83,41 +102,31 @@ def build_server() -> AiscanServer:
         stale = ls.pending.pop(uri, None)
         if stale is not None:
             stale.cancel()
-        ls.results.pop(uri, None)
+        ls.views.pop(uri, None)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: AiscanServer, params: types.HoverParams) -> types.Hover | None:
-        uri = params.text_document.uri
-        result = await _result(ls, uri)
-        if result is None or result.analysis is None:
+        view = await _view(ls, params.text_document.uri)
+        nest = view.nest_at(params.position.line + 1) if view is not None else None
+        if nest is None:
             return None
-        region = result.nest_at(params.position.line + 1)
-        if region is None:
-            return None
-        text = _nest_text(ls, uri, region, result)
         return types.Hover(
-            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
-            range=_range(region.region.span),
+            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=nest.hover),
+            range=_range(nest.span),
         )
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     async def code_lens(ls: AiscanServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-        result = await _result(ls, params.text_document.uri)
-        if result is None or result.analysis is None:
-            return []
+        view = await _view(ls, params.text_document.uri)
         lenses = []
-        for region in result.nests():
-            try:
-                title = lens_title(region, result.analysis.write_allocate)
-            except Exception as error:  # one nest's failure leaves the other lenses
-                title = f"aiscan: no figures for this nest ({type(error).__name__})"
-            start = _position(region.region.span.line, 1)
+        for nest in view.nests if view is not None else ():
+            start = _position(nest.span.line, 1)
             arguments = [params.text_document.uri, start.line]
             lenses.append(
                 types.CodeLens(
                     range=types.Range(start, start),
-                    command=types.Command(title, NEST_COMMAND, arguments=arguments),
+                    command=types.Command(nest.lens, NEST_COMMAND, arguments=arguments),
                 )
             )
         return lenses
@@ -125,15 +134,14 @@ def build_server() -> AiscanServer:
     @server.command(NEST_COMMAND)
     def show_nest(ls: AiscanServer, uri: str, line: int) -> str | None:
         """The lens's action: the nest's hover text, shown as a message and returned."""
-        result = ls.results.get(str(uri))
-        if result is None or not isinstance(line, int):
+        view = ls.views.get(str(uri))
+        if view is None or not isinstance(line, int):
             return None
-        region = result.nest_at(line + 1)
-        if region is None:
+        nest = view.nest_at(line + 1)
+        if nest is None:
             return None
-        text = _nest_text(ls, str(uri), region, result)
-        ls.window_show_message(types.ShowMessageParams(types.MessageType.Info, text))
-        return text
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Info, nest.hover))
+        return nest.hover
 
     @server.feature("aiscan/stats")
     def stats(ls: AiscanServer, params: Any) -> dict[str, int]:
@@ -144,12 +152,12 @@ def build_server() -> AiscanServer:
 
 
 def serve() -> None:
-    build_server().start_io()
+    serve_stdio(build_server())
 
 
-async def _result(ls: AiscanServer, uri: str) -> DocumentAnalysis | None:
+async def _view(ls: AiscanServer, uri: str) -> DocumentView | None:
     """The last good analysis; for a document not analyzed yet, the one under way."""
-    while uri not in ls.results and (task := ls.pending.get(uri)) is not None:
+    while uri not in ls.views and (task := ls.pending.get(uri)) is not None:
         try:
             await asyncio.shield(task)
         except asyncio.CancelledError:
@@ -157,22 +165,7 @@ async def _result(ls: AiscanServer, uri: str) -> DocumentAnalysis | None:
                 break  # closed, or this request itself was cancelled
         if ls.pending.get(uri) is task:
             break
-    return ls.results.get(uri)
-
-
-def _nest_text(ls: AiscanServer, uri: str, region: Any, result: DocumentAnalysis) -> str:
-    assert result.analysis is not None
-    settings = ls.settings[uri]
-    try:
-        return hover_markdown(
-            region, settings.devices, result.analysis.sizes, result.analysis.write_allocate
-        )
-    except Exception as error:  # this nest's error is this nest's hover text
-        span = region.region.span
-        return (
-            f"**aiscan: loop nest, lines {span.lines()}**\n\n"
-            f"aiscan could not describe this nest: {type(error).__name__}: {error}"
-        )
+    return ls.views.get(uri)
 
 
 def _schedule(ls: AiscanServer, uri: str, delay_s: float) -> None:
@@ -186,34 +179,46 @@ def _schedule(ls: AiscanServer, uri: str, delay_s: float) -> None:
 async def _refresh(ls: AiscanServer, uri: str, delay_s: float) -> None:
     await asyncio.sleep(delay_s)
     document = ls.workspace.get_text_document(uri)
-    path = to_fs_path(uri) or uri
+    path = _path(uri)
     if language_of(path) is None:
         return
-    settings = ls.settings.get(uri)
-    if settings is None:
-        settings = ls.settings[uri] = settings_for(path, ls.extra_devices)
     version, text = document.version, document.source
     ls.analyses += 1
-    loop = asyncio.get_running_loop()
-    result = await loop.run_in_executor(ls.worker, analyze_document, text, path, settings)
+    settings = ls.settings.get(uri)
+    published = False
+
+    def publish(view: DocumentView) -> None:
+        """Diagnostics as soon as they are known, once per analysis, if still current."""
+        nonlocal published
+        if published or ls.workspace.get_text_document(uri).version != version:
+            return
+        published = True
+        template = settings.help_url if settings is not None else DEFAULT_HELP_URL
+        diagnostics = [_finding_diagnostic(f, template) for f in view.findings]
+        diagnostics += [_error_diagnostic(d) for d in view.errors]
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+        )
+
+    try:
+        if settings is None:
+            settings = ls.settings[uri] = settings_for(path, ls.extra_devices)
+        view = await ls.pool.view(text, path, settings, ls.time_limit_s, publish)
+    except asyncio.CancelledError:
+        published = True  # a newer edit or a close: a late early reply must not publish
+        raise
+    except Exception as error:  # whatever failed, the document gets its diagnostic
+        view = failed_view(path, f"aiscan could not analyze this text ({error!r})")
     if ls.workspace.get_text_document(uri).version != version:
         return  # a newer edit came in while this ran; its own analysis is scheduled
     ls.pending.pop(uri, None)
-    ls.results[uri] = result
-    diagnostics = [_finding_diagnostic(f, settings.help_url) for f in result.findings]
-    diagnostics += [_error_diagnostic(d) for d in result.errors]
-    ls.text_document_publish_diagnostics(
-        types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
-    )
-    # A hover places its nest on every device (a limit and a root solve, up to a tenth of
-    # a second a nest); placing them now, on the worker, lets the first hover find them
-    # memoized instead of blocking the server while it computes them.
-    await loop.run_in_executor(ls.worker, _place_every_nest, ls, uri, result)
+    ls.views[uri] = view
+    publish(view)  # when the analysis ended without its early diagnostics
 
 
-def _place_every_nest(ls: AiscanServer, uri: str, result: DocumentAnalysis) -> None:
-    for region in result.nests():
-        _nest_text(ls, uri, region, result)
+def _path(uri: str) -> str:
+    """The document's file path; a NUL, which no path may hold, shown as U+FFFD."""
+    return (to_fs_path(uri) or uri).replace("\x00", "\ufffd")
 
 
 def _finding_diagnostic(finding: Finding, template: str) -> types.Diagnostic:

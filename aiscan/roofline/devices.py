@@ -49,6 +49,10 @@ MEMORY_LEVELS: Final = ("hbm", "dram", "llc", "l3", "l2", "l1")
 """Allowed `level` values; `llc` is a last-level cache outside the core clusters."""
 MAIN_MEMORY_LEVELS: Final = frozenset({"hbm", "dram"})
 KINDS: Final = frozenset({"gpu", "cpu"})
+SMALLEST_FIGURE: Final = 1e-12
+LARGEST_FIGURE: Final = 1e30
+"""A device file's figures (rates, bandwidths, capacities, factors) lie between these:
+`inf` or `5e-324` (whose reciprocal overflows) cannot be placed against."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,9 +382,15 @@ class _Reader:
         value = data.get(key)
         if value is None and not required:
             return None
-        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not SMALLEST_FIGURE <= value <= LARGEST_FIGURE
+        ):
             raise self.fail(
-                f"{field}{key}", f"expected a positive number in SI units, got {value!r}"
+                f"{field}{key}",
+                f"expected a positive number in SI units, from {SMALLEST_FIGURE:g} to "
+                f"{LARGEST_FIGURE:g}, got {value!r}",
             )
         return float(value)
 

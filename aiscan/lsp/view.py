@@ -1,0 +1,108 @@
+"""What the editor shows of one document, computed where the analysis runs.
+
+The analysis runs in a child process (`aiscan.lsp.worker`), so what comes back to the
+server is plain, picklable data: the diagnostics and, for each loop nest, its hover text
+and code-lens title. Hover texts place every nest on every device (up to a tenth of a
+second a nest), so they are made here too, inside the same time limit, and the server
+itself never computes anything slow.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from aiscan.analysis.kernel import RegionAnalysis
+from aiscan.errors import Diagnostic, Severity
+from aiscan.lint.finding import Finding
+from aiscan.lsp.document import DocumentAnalysis, ServerSettings, analyze_document
+from aiscan.lsp.hover import hover_markdown, lens_title
+from aiscan.roofline.devices import Device
+from aiscan.scan import AnalysisTimedOut, time_limit
+from aiscan.span import Span
+
+__all__ = ["DocumentView", "NestView", "failed_view", "view_document"]
+
+
+@dataclass(frozen=True)
+class NestView:
+    span: Span
+    hover: str
+    """Markdown."""
+    lens: str
+
+
+@dataclass(frozen=True)
+class DocumentView:
+    findings: tuple[Finding, ...]
+    errors: tuple[Diagnostic, ...]
+    nests: tuple[NestView, ...]
+
+    def nest_at(self, line: int) -> NestView | None:
+        """The loop nest whose lines (1-based, inclusive) hold `line`."""
+        return next((n for n in self.nests if n.span.line <= line <= n.span.end_line), None)
+
+
+def failed_view(path: str, message: str) -> DocumentView:
+    """A document that could not be analyzed: one error on its first line, no nests."""
+    return DocumentView((), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),), ())
+
+
+def view_document(
+    text: str,
+    path: str,
+    settings: ServerSettings,
+    limit_s: float,
+    on_diagnostics: Callable[[DocumentView], None] = lambda view: None,
+) -> DocumentView:
+    """The document's diagnostics and nests, all within `limit_s`: the analysis (whose
+    diagnostics go to `on_diagnostics` at once, with no nests), then every nest's counts,
+    then each nest's placement. Whatever the time left undone, the nest's hover says so."""
+    started = time.monotonic()
+    result = analyze_document(text, path, settings, limit_s)
+    on_diagnostics(DocumentView(result.findings, result.errors, ()))
+    regions = list(result.nests())
+    views = [_undescribed(region.region.span, limit_s) for region in regions]
+    unplaced = f"\n\n_Not placed: placing this file's nests took over {limit_s:g} s._"
+    try:
+        with time_limit(max(limit_s - (time.monotonic() - started), 0.001)):
+            for index, region in enumerate(regions):
+                view = _nest_view(region, result, ())
+                note = unplaced if settings.devices else ""
+                views[index] = NestView(view.span, view.hover + note, view.lens)
+            if settings.devices:
+                for index, region in enumerate(regions):
+                    views[index] = _nest_view(region, result, settings.devices)
+    except AnalysisTimedOut:
+        pass
+    return DocumentView(result.findings, result.errors, tuple(views))
+
+
+def _undescribed(span: Span, limit_s: float) -> NestView:
+    hover = (
+        f"**aiscan: loop nest, lines {span.lines()}**\n\n"
+        f"_Not described: this file's analysis took over {limit_s:g} s._"
+    )
+    return NestView(span, hover, "aiscan: over the time limit (see hover)")
+
+
+def _nest_view(
+    region: RegionAnalysis, result: DocumentAnalysis, devices: tuple[Device, ...]
+) -> NestView:
+    assert result.analysis is not None
+    span = region.region.span
+    try:
+        hover = hover_markdown(
+            region, devices, result.analysis.sizes, result.analysis.write_allocate
+        )
+    except Exception as error:  # this nest's error is this nest's hover text
+        hover = (
+            f"**aiscan: loop nest, lines {span.lines()}**\n\n"
+            f"aiscan could not describe this nest: {type(error).__name__}: {error}"
+        )
+    try:
+        lens = lens_title(region, result.analysis.write_allocate)
+    except Exception as error:  # one nest's failure leaves the other lenses
+        lens = f"aiscan: no figures for this nest ({type(error).__name__})"
+    return NestView(span, hover, lens)

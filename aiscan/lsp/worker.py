@@ -1,0 +1,157 @@
+"""Documents analyzed in child processes, each analysis under a wall-clock limit.
+
+On a thread the analysis could not be interrupted (the time limit is a signal, delivered
+to the main thread only), so one slow document held the only worker for as long as it
+took and every other document's first analysis, and so its hover, queued behind it. In a
+child process the limit is armed (the child's own main thread runs the analysis), a child
+that overruns it anyway (stuck inside C code) is killed, and `PROCESSES` children let one
+slow document leave the others answering. A newer edit kills the analysis it replaces.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import signal
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.connection import Connection
+from multiprocessing.context import BaseContext
+from typing import Any
+
+from aiscan.lsp.document import ServerSettings
+from aiscan.lsp.view import DocumentView, failed_view, view_document
+
+__all__ = ["PROCESSES", "AnalysisPool"]
+
+PROCESSES = 2
+"""Analyses at once: one slow document leaves a process for the others."""
+GRACE_S = 5.0
+"""How long past its own limit a child may take before it is killed."""
+
+
+class AnalysisPool:
+    """Child processes started on demand, at most `processes`, reused between analyses."""
+
+    def __init__(self, processes: int = PROCESSES) -> None:
+        self._context = _context()
+        self._idle: list[_Child] = []
+        self._all: set[_Child] = set()
+        self._slots = asyncio.Semaphore(processes)
+        self._threads = ThreadPoolExecutor(processes + 1, thread_name_prefix="aiscan-analysis")
+
+    async def view(
+        self,
+        text: str,
+        path: str,
+        settings: ServerSettings,
+        limit_s: float,
+        on_diagnostics: Callable[[DocumentView], None],
+    ) -> DocumentView:
+        """The document's view. `on_diagnostics` gets the diagnostics alone (no nests) as
+        soon as the analysis is done, before the hover texts; cancelling kills the child."""
+        loop = asyncio.get_running_loop()
+
+        def early(view: DocumentView) -> None:  # on the thread reading the child's replies
+            loop.call_soon_threadsafe(on_diagnostics, view)
+
+        async with self._slots:
+            # Starting a child waits for the fork server's imports the first time: off the loop.
+            child = (
+                self._idle.pop()
+                if self._idle
+                else await loop.run_in_executor(self._threads, self._start)
+            )
+            request = (text, path, settings, limit_s)
+            reply = loop.run_in_executor(self._threads, child.call, request, early)
+            try:
+                view = await asyncio.wait_for(reply, limit_s + GRACE_S)
+            except TimeoutError:
+                self._kill(child)
+                return failed_view(
+                    path, f"aiscan stopped analyzing this file after {limit_s + GRACE_S:g} s"
+                )
+            except asyncio.CancelledError:
+                self._kill(child)
+                raise
+            except (EOFError, OSError) as error:  # the child died: killed for its memory?
+                self._kill(child)
+                return failed_view(path, f"the analysis process ended ({error or 'no reply'})")
+            self._idle.append(child)
+            return view
+
+    async def warm(self) -> None:
+        """Start the fork server and one child before the first document needs them."""
+        if not self._all:
+            child = await asyncio.get_running_loop().run_in_executor(self._threads, self._start)
+            self._idle.append(child)
+
+    def close(self) -> None:
+        for child in list(self._all):
+            self._kill(child)
+        self._threads.shutdown(wait=False, cancel_futures=True)
+
+    def _start(self) -> _Child:
+        child = _Child(self._context)
+        self._all.add(child)
+        return child
+
+    def _kill(self, child: _Child) -> None:
+        child.kill()
+        self._all.discard(child)
+
+
+class _Child:
+    def __init__(self, context: BaseContext) -> None:
+        self.connection, theirs = context.Pipe()
+        self.process: Any = context.Process(  # type: ignore[attr-defined]
+            target=_serve_requests, args=(theirs,), name="aiscan-analysis", daemon=True
+        )
+        self.process.start()
+        theirs.close()
+
+    def call(
+        self,
+        request: tuple[str, str, ServerSettings, float],
+        on_diagnostics: Callable[[DocumentView], None],
+    ) -> DocumentView:
+        self.connection.send(request)
+        while True:
+            final, view = self.connection.recv()
+            assert isinstance(view, DocumentView)
+            if final:
+                return view
+            on_diagnostics(view)
+
+    def kill(self) -> None:
+        # The connection is left to the thread reading it: the child's death ends its read.
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+
+
+def _context() -> BaseContext:
+    """A fork server that has imported the analysis: children start in milliseconds, and
+    none is forked from the server's own threads."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["aiscan.lsp.view"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def _serve_requests(connection: Connection) -> None:
+    """A child's loop: a request in, its view out, until the server goes away."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the editor's ^C is the server's to take
+    while True:
+        try:
+            text, path, settings, limit_s = connection.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            view = view_document(
+                text, path, settings, limit_s, lambda early: connection.send((False, early))
+            )
+        except BaseException as error:  # a reply, whatever happened
+            view = failed_view(path, f"aiscan could not analyze this text ({error!r})")
+        connection.send((True, view))

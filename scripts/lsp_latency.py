@@ -1,0 +1,87 @@
+"""How long a slow document holds the language server (a script: timings do not belong in CI).
+
+Generates a C file of `--lines` lines of loop nests whose bounds halve their outer counter
+(about a tenth of a second of symbolic sums each, and as much again to place each on the
+device), starts `python -m aiscan lsp` (whichever aiscan that imports: set PYTHONPATH to
+measure another checkout), opens it, then opens a small daxpy and hovers on it, and prints
+
+1. how long after opening the daxpy its hover answered;
+2. how long after opening the large file its diagnostics came, and what they were.
+
+Usage: python scripts/lsp_latency.py [--lines 2000] [--time-limit SECONDS] [--device h100-sxm]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from lsp_wire import Server  # the tests' raw stdio client
+
+DAXPY = """\
+void daxpy(int n, double a, const double *restrict x, double *restrict y)
+{
+    for (int i = 0; i < n; i++)
+        y[i] = a * x[i] + y[i];
+}
+"""
+
+
+def slow_document(lines: int) -> str:
+    out: list[str] = []
+    while len(out) + 5 <= lines:
+        f = len(out) // 5
+        out += [
+            f"void k{f}(int n, double *restrict a, double *restrict b) {{",
+            "  for (int i0 = 0; i0 < n; i0++)",
+            "    for (int i1 = i0 / 2; i1 < i0 + 1; i1++)",
+            "      a[i0 + i1] += b[i0] * b[i1];",
+            "}",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=2000)
+    parser.add_argument("--time-limit", type=float, default=None)
+    parser.add_argument("--device", default="h100-sxm")
+    arguments = parser.parse_args()
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        server = Server(root)
+        try:
+            options: dict[str, object] = {"devices": [arguments.device]}
+            if arguments.time_limit is not None:
+                options["timeLimit"] = arguments.time_limit
+            server.initialize(root, options)
+            large, small = (root / "large.c").as_uri(), (root / "daxpy.c").as_uri()
+            text = slow_document(arguments.lines)
+            opened = time.monotonic()
+            server.open(large, text)
+            server.open(small, DAXPY)
+            server.request(1, "textDocument/hover", _at(small, 2))
+            hovered = server.arrival(server.response(1, timeout_s=900))
+            publication = server.publication(large, timeout_s=900)
+            published = server.arrival(publication)
+            diagnostics = publication["params"]["diagnostics"]
+        finally:
+            server.close()
+    print(f"large file: {text.count(chr(10))} lines, {text.count('void ')} nests")
+    print(f"hover on the small file answered after {hovered - opened:.1f} s")
+    print(f"large file's diagnostics after {published - opened:.1f} s: ", end="")
+    errors = [d["message"] for d in diagnostics if d.get("severity") == 1]
+    print(errors[0] if errors else f"{len(diagnostics)} findings")
+
+
+def _at(uri: str, line: int) -> dict[str, object]:
+    return {"textDocument": {"uri": uri}, "position": {"line": line, "character": 4}}
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""The language server's time limit per edit is armed, and one slow document does not
+hold up another (issue 35, item 13): analyses run in child processes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsp_wire import Server
+
+# Nests whose bounds halve their outer counter: minutes of symbolic sums for this file.
+SLOW = "\n".join(
+    f"""void k{f}(int n, double *restrict a, double *restrict b) {{
+  for (int i0 = 0; i0 < n; i0++)
+    for (int i1 = i0 / 2; i1 < i0 + 1; i1++)
+      for (int i2 = i1 / 2; i2 < i1 + 2; i2++)
+        for (int i3 = i2 / 2; i3 < i2 + 3; i3++)
+          a[i0 + i1 + i2 + i3] += b[i0] * b[i3];
+}}"""
+    for f in range(8)
+)
+DAXPY = """\
+void daxpy(int n, double a, const double *restrict x, double *restrict y)
+{
+    for (int i = 0; i < n; i++)
+        y[i] = a * x[i] + y[i];
+}
+"""
+LIMIT_S = 8
+
+
+def test_a_slow_document_is_stopped_and_does_not_hold_up_another(tmp_path: Path) -> None:
+    server = Server(tmp_path)
+    try:
+        server.initialize(tmp_path, {"timeLimit": LIMIT_S})
+        slow, quick = (tmp_path / "slow.c").as_uri(), (tmp_path / "daxpy.c").as_uri()
+        server.open(slow, SLOW)
+        server.open(quick, DAXPY)
+        position = {"line": 2, "character": 4}
+        server.request(
+            1, "textDocument/hover", {"textDocument": {"uri": quick}, "position": position}
+        )
+        hover = server.response(1, timeout_s=120)["result"]
+        assert "FLOPs: `2*n` (add n, mul n)" in hover["contents"]["value"]
+        assert not server.published(slow)  # the quick file answered while the slow one ran
+
+        (error,) = server.diagnostics(slow, timeout_s=120)
+        assert error["severity"] == 1
+        assert f"stopped analyzing this file after {LIMIT_S} s" in error["message"]
+        assert error["range"]["start"] == {"line": 0, "character": 0}
+        server.request(2, "textDocument/codeLens", {"textDocument": {"uri": slow}})
+        assert server.response(2)["result"] == []
+    finally:
+        server.close()
+    assert "Traceback" not in server.errors()
