@@ -211,6 +211,9 @@ class ExpressionReader:
         """Code NumPy would reject (extents that differ as literals): located errors."""
         self.inferred: set[str] = set()
         """Parameters whose shapes come from the code (a call may say they are arrays)."""
+        self.trailing: set[str] = set()
+        """Inferred vectors the code gives no rank (they meet arrays in arithmetic): against
+        a longer shape they broadcast along its last axis, as a bias does."""
         self.call_names: dict[str, tuple[int, int]] = {}
         """Names given to summarized calls (`conv2d_L45`), by where the call is."""
         self.masks: dict[str, Shape] = {}
@@ -228,8 +231,13 @@ class ExpressionReader:
             if len(owners) == 1 and None not in owners:
                 (owner,) = owners
                 assert owner is not None
-                self.rank_hints[owner] = max(self.rank_hints.get(owner, 0), len(long))
-            return
+                if owner in self.trailing:
+                    a, b = short, long[len(long) - len(short) :]
+                else:
+                    self.rank_hints[owner] = max(self.rank_hints.get(owner, 0), len(long))
+                    return
+            else:
+                return
         for x, y in zip(a, b, strict=True):
             if x == y or x == 1 or y == 1:
                 continue

@@ -7,7 +7,7 @@ between them form one region. A region of vectorized statements also carries its
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
 
@@ -126,6 +126,7 @@ class FunctionLowering:
         hints: _Hints | None = None,
         class_sizes: frozenset[str] = frozenset(),
         dtypes_given: Mapping[str, tuple[ElementType, bool]] | None = None,
+        ranks_given: Mapping[str, int] | None = None,
     ) -> None:
         self.names = names
         self.class_sizes = class_sizes
@@ -133,7 +134,7 @@ class FunctionLowering:
         self.scope = scope
         self.initial_scope = scope.copy()
         self.default_element = default_element
-        self.hints = hints or _Hints()
+        self.hints = hints or _Hints(ranks=dict(ranks_given or {}))
         self.candidates: set[str] = set()
         self.reader = ExpressionReader(names, scope)
         self.namer = Namer()
@@ -242,6 +243,7 @@ class FunctionLowering:
                 evidence.weak_rank[name] = max(evidence.weak_rank.get(name, 0), 1)
         self.candidates = candidates
         self.reader.inferred = candidates
+        self.reader.trailing = {n for n in candidates if evidence.rank_only_from_meeting(n)}
         width = self.default_element.name
         for name in sorted(candidates, key=list(parameters).index):
             binding = self.scope.names[name]
@@ -284,6 +286,8 @@ class FunctionLowering:
                 )
                 if any(e != size_symbol(d) for e, (d, _) in zip(shape, dims0, strict=True)):
                     how += " (extents matched to the arrays it is combined with)"
+                if evidence.rank_only_from_meeting(name) and name not in self.hints.ranks:
+                    how += " (it meets arrays in arithmetic; a vector: the code gives no rank)"
                 message = f"`{name}` {unannotated}: taken as an array of shape ({said}){how}"
                 message += dtype_note
             elif name in evidence.sizes:
@@ -327,11 +331,15 @@ class FunctionLowering:
                 lowered = self._statement(statement)
                 self.at_top = False
                 done = 0
+                # With nothing after the call (`return f(x @ w + b)`), the statement's NumPy
+                # calls are those computing the arguments: they go with them.
+                before_only = bool(lowered.regions) and lowered.regions[-1][0] == len(lowered.nodes)
                 for at, region in lowered.regions:
                     # What ran before the call (its arguments) closes the run; the helper's
                     # nests follow, then the rest of the statement opens a new run.
                     if at > done:
-                        run.append(_Lowered(lowered.nodes[done:at], EagerCalls()))
+                        calls = lowered.eager if before_only and done == 0 else EagerCalls()
+                        run.append(_Lowered(lowered.nodes[done:at], calls))
                     yield from _flush(run)
                     run = []
                     yield region
@@ -584,8 +592,11 @@ class FunctionLowering:
         lowered = _Lowered(conventions=list(built.conventions))
         for view, content in built.stores:
             # A computed value stored whole (`y = y * step + start`): NumPy's last call
-            # writes it there, with no copy.
-            whole = view == leaf and isinstance(content, (Apply, Reduce, Contract))
+            # writes it there, with no copy; so is a helper's argument (`f(x @ w + b)`):
+            # Python passes the array the expression made.
+            whole = (view == leaf or not built.library) and isinstance(
+                content, (Apply, Reduce, Contract)
+            )
             part = self._array_statement(Target(view), content, text, span, rebinds=whole)
             lowered.nodes += part.nodes
             lowered.eager = _merge(lowered.eager, part.eager)
@@ -1293,7 +1304,54 @@ class FunctionLowering:
             span,
             str(fraction),
         )
-        return [*prelude, Branch(span, condition, fraction, then_body, else_body, (unknown,))]
+        guard = self._index_guard(node.test)
+        branch = Branch(span, condition, fraction, then_body, else_body, (unknown,), guard)
+        return [*prelude, branch]
+
+    def _index_guard(self, test: cst.BaseExpression) -> sympy.Basic | None:
+        """`if j - 1 >= 0:`, `if i < j - 1 and i + 1 < n:`: a condition on loop variables
+        and sizes only, affine, restricts the iterations exactly (as C's `if` does); None
+        for any other (data, sizes alone), which keeps its named fraction."""
+        guard = self._affine_condition(test)
+        if guard is None or guard in (sympy.true, sympy.false):
+            return None
+        if not any(not is_size_symbol(s) for s in guard.free_symbols):
+            return None
+        return guard
+
+    def _affine_condition(self, test: cst.BaseExpression) -> sympy.Basic | None:
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            left, right = self._affine_condition(test.left), self._affine_condition(test.right)
+            return None if left is None or right is None else sympy.And(left, right)
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+            return None
+        relation = _RELATIONS.get(type(test.comparisons[0].operator))
+        if relation is None:
+            return None
+        sides = []
+        for side in (test.left, test.comparisons[0].comparator):
+            saved = self.reader.unknowns
+            self.reader.unknowns = []
+            value = self.reader.value(side)
+            self.reader.unknowns = saved
+            if not isinstance(value, Integer) or value.value is None:
+                return None
+            symbols = value.value.free_symbols
+            if symbols and not (
+                value.value.is_polynomial(*symbols)
+                and sympy.Poly(value.value, *symbols).total_degree() <= 1
+            ):
+                return None
+            sides.append(value.value)
+        return relation(sides[0], sides[1])
+
+
+_RELATIONS: dict[type, Callable[[sympy.Expr, sympy.Expr], sympy.Basic]] = {
+    cst.LessThan: sympy.Lt,
+    cst.LessThanEqual: sympy.Le,
+    cst.GreaterThan: sympy.Gt,
+    cst.GreaterThanEqual: sympy.Ge,
+}
 
 
 @dataclass(slots=True)
@@ -1315,7 +1373,7 @@ class _Hints:
             if symbol not in resolved.free_symbols:  # `A_d0 -> B_d0 -> A_d0` is no news
                 self.equations[symbol] = resolved
                 learned = True
-        if not (learned or new_ranks) or self.rounds >= 4:
+        if not (learned or new_ranks) or self.rounds >= 8:
             return False
         self.rounds += 1
         self.ranks.update(new_ranks)
