@@ -267,6 +267,11 @@ class Region:
     """NumPy eager calls only: the share of executions that make this call (`y = a if c
     else b`: the named fraction of `c` for `a`'s calls, its complement for `b`'s); the
     call's bytes and FLOPs count weighted by it, as a branch's are."""
+    repeat: tuple[Loop, ...] = ()
+    """NumPy eager calls inside explicit loops only: the loops around the call (bodies
+    empty), outermost first. The call runs once per pass, each time reading its operands
+    and writing its result: its traffic at one pass (in the loops' variables) is summed
+    over them."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -112,6 +112,12 @@ class Evidence:
     weak_rank: dict[str, int] = field(default_factory=dict)
     """Ranks taken only where nothing else says: 2 for `@` operands, and the ranks a first
     lowering found stores and broadcasts needed (`FunctionLowering`)."""
+    ranked: set[str] = field(default_factory=set)
+    """Parameters whose rank a use gives (`A[i, j]`, `n, m = A.shape`, `.T`, `@`), as
+    opposed to uses any rank allows (`x.sum()`, `np.max(x, axis=-1)`, `x - m`)."""
+    axis_use = False
+    """The body reduces or maps along an axis (`axis=`, `keepdims=`): a count that a rank
+    the code does not give would change."""
     meets_arrays: set[str] = field(default_factory=set)
     """Parameters that meet arrays elementwise (`x @ w + b`, `np.sin(t)`): arrays, vectors
     where nothing else gives their rank."""
@@ -120,9 +126,15 @@ class Evidence:
         self.rank[name] = max(self.rank.get(name, 0), rank)
 
     def name_dim(self, name: str, axis: int, size: str, priority: int) -> None:
+        self.ranked.add(name)
         known = self.dims.setdefault(name, {}).get(axis)
         if known is None or priority < known[0]:
             self.dims[name][axis] = (priority, plain_name(size))
+
+    def rank_unknown(self, name: str) -> bool:
+        """A vector only because nothing gives `name` more axes, in a body whose counts
+        along an axis depend on it (`softmax(x)` with no `.shape` of `x`)."""
+        return self.axis_use and name not in self.ranked and self.rank_of(name) == 1
 
     def rank_only_from_meeting(self, name: str) -> bool:
         """The code gives `name` no rank of its own: a vector, because it meets arrays."""
@@ -214,6 +226,7 @@ def _matmul_ranks(pairs: list[tuple[str, str]], evidence: Evidence) -> None:
             vector = this in shared or (other in matrices and this not in matrices)
             rank = 1 if vector else 2
             evidence.weak_rank[this] = max(evidence.weak_rank.get(this, 0), rank)
+            evidence.ranked.add(this)
 
 
 class _Walker(cst.CSTVisitor):
@@ -392,6 +405,7 @@ class _Walker(cst.CSTVisitor):
             return
         axes = [i for i in items if not _is_newaxis(i)]
         self.evidence.at_least(array, len(axes))
+        self.evidence.ranked.add(array)
         loop_bounds = dict(self.loops)
         for axis, item in enumerate(axes):
             if isinstance(item, cst.Index):
@@ -406,6 +420,7 @@ class _Walker(cst.CSTVisitor):
         attribute = node.attr.value
         if attribute in ("T", "mT"):
             self.evidence.at_least(array, 2)
+            self.evidence.ranked.add(array)
         elif attribute in ("shape", "ndim", "size", "dtype") or attribute in _ARRAY_METHODS:
             self.evidence.at_least(array, 1)
 
@@ -422,6 +437,8 @@ class _Walker(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         callee = _callee(node)
         positional = [a.value for a in node.args if a.keyword is None]
+        if any(a.keyword is not None and a.keyword.value in _AXIS_WORDS for a in node.args):
+            self.evidence.axis_use = True
         if (
             callee in _ELEMENTWISE_FUNCTIONS
             and isinstance(node.func, cst.Attribute)
@@ -447,6 +464,7 @@ class _Walker(cst.CSTVisitor):
             array = self._candidate(positional[0])
             if array is not None:
                 self.evidence.at_least(array, 2)
+                self.evidence.ranked.add(array)
         elif callee in ("transpose", "swapaxes"):
             # `np.transpose(A)`, `A.swapaxes(0, 1)`: at least a matrix, as `A.T` says.
             method = isinstance(node.func, cst.Attribute) and self._candidate(node.func.value)
@@ -651,6 +669,7 @@ _ELEMENTWISE_FUNCTIONS = frozenset(
 )
 """NumPy functions that map arrays elementwise: an operand a parameter is, is an array."""
 _SCALAR_MATH = frozenset({"math", "cmath"})
+_AXIS_WORDS = frozenset({"axis", "axes", "keepdims"})
 
 
 def _names_in(node: cst.CSTNode) -> list[str]:

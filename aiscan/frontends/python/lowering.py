@@ -149,6 +149,14 @@ class FunctionLowering:
         """The counted loops around the statement being lowered, outermost first (their
         bodies left empty): where a point loop looks for its tile loop."""
         self.function_unknowns: list[Unknown] = []
+        self.loop_calls: list[Region] | None = None
+        """The eager calls of the top-level loop being lowered (None outside one)."""
+        self.loop_temporaries: list[Temporary] = []
+        self.loop_eager_complete = True
+        """False once a statement of that loop runs where its passes are not counted."""
+        self.loop_vector_span: Span | None = None
+        """The first vectorized statement in that loop (where its note goes, if any)."""
+        self.branch_depth = 0
         self.rank_hints: dict[str, int] = {}
         self.parameters: set[str] | None = None
         """A function's parameters (None for module code, where every array escapes)."""
@@ -290,6 +298,12 @@ class FunctionLowering:
                     how += " (it meets arrays in arithmetic; a vector: the code gives no rank)"
                 message = f"`{name}` {unannotated}: taken as an array of shape ({said}){how}"
                 message += dtype_note
+                if evidence.rank_unknown(name) and name not in self.hints.ranks:
+                    why = (
+                        f"`{name}`: the code gives no rank and counts along an axis depend on "
+                        "it: taken as a vector (a caller's argument or an annotation says more)"
+                    )
+                    self.function_unknowns.append(Unknown(UnknownKind.UNKNOWN_SHAPE, why, span))
             elif name in evidence.sizes:
                 self.scope.names[name] = Integer(size_symbol(plain_name(name)), name)
                 continue  # an `int` size: nothing assumed beyond what the code says
@@ -323,9 +337,7 @@ class FunctionLowering:
             if isinstance(statement, (cst.For, cst.While)):
                 yield from _flush(run)
                 run = []
-                nodes = self._statement(statement).nodes
-                if nodes:
-                    yield Region("nest", tuple(nodes), self.names.span(statement))
+                yield from self._loop_region(statement)
             else:
                 self.at_top = isinstance(statement, cst.SimpleStatementLine)
                 lowered = self._statement(statement)
@@ -348,6 +360,27 @@ class FunctionLowering:
                 if rest.nodes:
                     run.append(rest)
         yield from _flush(run)
+
+    def _loop_region(self, statement: cst.For | cst.While) -> Iterator[Region]:
+        """A top-level loop nest; with its eager view where it runs NumPy calls (each call
+        once per pass, `Region.repeat`) and every pass is counted."""
+        self.loop_calls, self.loop_temporaries = [], []
+        self.loop_eager_complete, self.loop_vector_span = True, None
+        try:
+            nodes = self._statement(statement).nodes
+        finally:
+            calls, temporaries = self.loop_calls, self.loop_temporaries
+            self.loop_calls = None
+        if not nodes:
+            return
+        span = self.names.span(statement)
+        if self.loop_vector_span is None:
+            yield Region("nest", tuple(nodes), span)
+        elif self.loop_eager_complete:
+            yield Region("nest", tuple(nodes), span, tuple(calls), tuple(temporaries))
+        else:
+            self._note_once(self.loop_vector_span)
+            yield Region("nest", tuple(nodes), span)
 
     # ---- statements ---------------------------------------------------------------------
 
@@ -385,6 +418,12 @@ class FunctionLowering:
         return _Lowered()
 
     def _small(self, node: cst.BaseSmallStatement) -> _Lowered:
+        lowered = self._small_made(node)
+        if self.loop_depth > 0:
+            self._collect_in_loop(lowered, self.names.span(node))
+        return lowered
+
+    def _small_made(self, node: cst.BaseSmallStatement) -> _Lowered:
         self.reader.unknowns = []
         self.reader.pending = []
         lowered = self._small_statement(node)
@@ -602,9 +641,11 @@ class FunctionLowering:
             lowered.eager = _merge(lowered.eager, part.eager)
         if built.nodes:
             lowered.nodes += built.nodes
-            if self.loop_depth == 0:
+            if self.loop_depth == 0 or (self.loop_calls is not None and built.library):
                 call = Region("nest", built.nodes, span, contraction=built.library)
                 lowered.eager = _merge(lowered.eager, EagerCalls([call], []))
+            elif not built.library:
+                self.loop_eager_complete = False  # a helper's work, spliced into the loop
         for region in built.regions:
             if self.at_top:
                 lowered.regions.append((len(lowered.nodes), region))
@@ -612,6 +653,8 @@ class FunctionLowering:
                 lowered.nodes += region.body
                 if self.loop_depth == 0:
                     lowered.eager = _merge(lowered.eager, EagerCalls([region], []))
+                else:
+                    self.loop_eager_complete = False  # a helper's regions, spliced
         return lowered
 
     def _into_out(self, call: cst.BaseExpression, node: cst.CSTNode) -> _Lowered:
@@ -724,11 +767,46 @@ class FunctionLowering:
         nodes = NestBuilder(self.namer, span).assign(target, value, text)
         lowered = _Lowered(nodes, conventions=_conventions(value))
         is_call = target.shape or is_array(value)
-        if self.loop_depth == 0 and is_call:
+        if is_call and self._eager_wanted():
             lowered.eager = eager_calls(target, value, self.namer, span, rebinds)
-        elif is_call and target.shape:
-            self._note_once(span)
+        if is_call and target.shape and self.loop_depth > 0:
+            self.loop_vector_span = self.loop_vector_span or span
         return lowered
+
+    def _eager_wanted(self) -> bool:
+        """At the top level, or inside a top-level loop whose eager view is being built."""
+        return self.loop_depth == 0 or self.loop_calls is not None
+
+    def _collect_in_loop(self, lowered: _Lowered, span: Span) -> None:
+        """A statement inside explicit loops: its NumPy calls (or, for element code, its
+        own reads and writes) run once per pass of the loops around it (`Region.repeat`).
+        Where the passes are not counted loops (a `while`, an `if`, `min`/`max` bounds),
+        the loop keeps the fused view only."""
+        if self.loop_calls is None or not (lowered.nodes or lowered.eager):
+            return
+        loops = tuple(self.enclosing)
+        if (
+            self.branch_depth
+            or self.body_copies > 1
+            or len(loops) != self.loop_depth
+            or any(loop.trip.has(sympy.Min, sympy.Max) for loop in loops)
+        ):
+            self.loop_eager_complete = False
+            return
+        if lowered.eager is not None:
+            if lowered.eager.regions:
+                self.loop_vector_span = self.loop_vector_span or span
+            for call in lowered.eager.regions:
+                self.loop_calls.append(replace(call, repeat=loops))
+            self.loop_temporaries += lowered.eager.temporaries
+        elif lowered.nodes:
+            kind = "straight"
+            if _has_loop(lowered.nodes):
+                # A statement with loops of its own (`A[i, j] -= A[i, :j] @ A[:j, j]`)
+                # calls NumPy on arrays: the loop has vector work.
+                self.loop_vector_span = self.loop_vector_span or span
+                kind = "nest"
+            self.loop_calls.append(Region(kind, tuple(lowered.nodes), span, repeat=loops))
 
     def _stored_shapes_agree(self, leaf: Leaf, value: ArrayValue, text: str, span: Span) -> bool:
         """A store of `value` into `leaf` (`A[0:NI, 0:NJ] = B[0:NK, 0:NK]`): extents that are
@@ -1197,7 +1275,7 @@ class FunctionLowering:
             span, condition, fraction, tuple(then.nodes), tuple(otherwise.nodes), (unknown,)
         )
         lowered = _Lowered([*prelude, branch], conventions=then.conventions + otherwise.conventions)
-        if self.loop_depth == 0 and (then.eager is not None or otherwise.eager is not None):
+        if self._eager_wanted() and (then.eager is not None or otherwise.eager is not None):
             # NumPy makes one side's calls: each side's, weighted by the share taking it.
             lowered.eager = _merge(_weighted(then, fraction), _weighted(otherwise, 1 - fraction))
             if condition.accesses and lowered.eager is not None:
@@ -1263,7 +1341,7 @@ class FunctionLowering:
         text = self.names.text(node)
         nodes = NestBuilder(self.namer, span).masked_assign(base, mask, value, text, branch)
         lowered = _Lowered(nodes)
-        if self.loop_depth == 0:
+        if self._eager_wanted():
             lowered.eager = self._masked_store_eager(base, mask, value_node, branch, span)
         return lowered
 
@@ -1291,12 +1369,16 @@ class FunctionLowering:
         span = self.names.span(node)
         prelude, condition = self._condition(node.test, span)
         fraction = fraction_symbol(f"p_L{span.line}")
-        then_body = tuple(self._block(node.body))
-        else_body: tuple[Node, ...] = ()
-        if isinstance(node.orelse, cst.Else):
-            else_body = tuple(self._block(node.orelse.body))
-        elif isinstance(node.orelse, cst.If):
-            else_body = tuple(self._if(node.orelse))  # `elif`: tested where `if` fails
+        self.branch_depth += 1
+        try:
+            then_body = tuple(self._block(node.body))
+            else_body: tuple[Node, ...] = ()
+            if isinstance(node.orelse, cst.Else):
+                else_body = tuple(self._block(node.orelse.body))
+            elif isinstance(node.orelse, cst.If):
+                else_body = tuple(self._if(node.orelse))  # `elif`: tested where `if` fails
+        finally:
+            self.branch_depth -= 1
         unknown = Unknown(
             UnknownKind.BRANCH_FRACTION,
             f"branch `if {self.names.text(node.test)}`: the fraction of "
@@ -1373,7 +1455,7 @@ class _Hints:
             if symbol not in resolved.free_symbols:  # `A_d0 -> B_d0 -> A_d0` is no news
                 self.equations[symbol] = resolved
                 learned = True
-        if not (learned or new_ranks) or self.rounds >= 8:
+        if not (learned or new_ranks) or self.rounds >= 16:
             return False
         self.rounds += 1
         self.ranks.update(new_ranks)
@@ -1387,6 +1469,14 @@ class _Hints:
                 break
             extent = following
         return extent
+
+
+def _has_loop(nodes: Sequence[Node]) -> bool:
+    """Loops among `nodes`, guarded ones (`L[i, :i] @ x[:i]` under `i >= 1`) included."""
+    return any(
+        isinstance(n, Loop) or (isinstance(n, Branch) and _has_loop((*n.then_body, *n.else_body)))
+        for n in nodes
+    )
 
 
 def _arrays_of(body: Sequence[Node]) -> frozenset[str]:

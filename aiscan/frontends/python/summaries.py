@@ -458,6 +458,7 @@ class _Copier:
                 for t in region.temporaries
             ),
             local_arrays=frozenset(call.local(a) for a in region.local_arrays),
+            repeat=tuple(self.node(loop) for loop in region.repeat),  # type: ignore[misc]
             conventions=tuple((text, self.expression(e)) for text, e in region.conventions),
         )
 
