@@ -211,6 +211,9 @@ class ExpressionReader:
         """Code NumPy would reject (extents that differ as literals): located errors."""
         self.inferred: set[str] = set()
         """Parameters whose shapes come from the code (a call may say they are arrays)."""
+        self.size_hints: set[str] = set()
+        """Inferred parameters a helper call takes as a size (`pressure_poisson(nit, ...)`
+        with `nit` an `int` of the helper): the caller's parameter is a size too."""
         self.trailing: set[str] = set()
         """Inferred vectors the code gives no rank (they meet arrays in arithmetic): against
         a longer shape they broadcast along its last axis, as a bias does."""
@@ -762,6 +765,7 @@ class ExpressionReader:
         bound = self._arguments(node, definition)
         if bound is None:
             return None
+        self._arrays_passed(node, definition, bound)
         from aiscan.frontends.python.summaries import has_control_flow, read_summarized_call
 
         if has_control_flow(definition):
@@ -782,6 +786,35 @@ class ExpressionReader:
             return self._inline_body(node, definition)
         finally:
             self.scope = caller
+
+    def _arrays_passed(
+        self, node: cst.Call, definition: cst.FunctionDef, bound: dict[str, ArrayValue | Integer]
+    ) -> None:
+        """The caller's un-annotated parameters that reach, through `+`/`-`, an argument the
+        helper's code makes an array (`relu(x + y)` with `relu` mapping `np.maximum` over
+        its `x`): arrays of that rank, learned for the caller's next lowering."""
+        summarize = self.scope.summarize
+        if summarize is None or not self.inferred:
+            return
+        scalars = [p for p, v in bound.items() if not isinstance(v, Integer) and not v.shape]
+        if not scalars:
+            return
+        summary = summarize(definition.name.value, {}, {})
+        if isinstance(summary, str):
+            return
+        from aiscan.frontends.python.inference import additive_leaves
+
+        taken = dict(summary.parameters)
+        parameters = [p.name.value for p in definition.params.params]
+        for position, argument in enumerate(node.args):
+            name = argument.keyword.value if argument.keyword is not None else None
+            if name is None and position < len(parameters):
+                name = parameters[position]
+            binding = taken.get(name or "")
+            if name in scalars and isinstance(binding, Leaf) and binding.shape:
+                for leaf in additive_leaves(argument.value, self.inferred):
+                    hinted = self.rank_hints.get(leaf, 0)
+                    self.rank_hints[leaf] = max(hinted, len(binding.shape))
 
     def _arguments(
         self, node: cst.Call, definition: cst.FunctionDef

@@ -26,7 +26,14 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-__all__ = ["Evidence", "class_sizes", "gather_evidence", "plain_name", "self_attributes"]
+__all__ = [
+    "Evidence",
+    "additive_leaves",
+    "class_sizes",
+    "gather_evidence",
+    "plain_name",
+    "self_attributes",
+]
 
 
 def plain_name(name: str) -> str:
@@ -290,7 +297,7 @@ class _Walker(cst.CSTVisitor):
         found: list[str] = []
         form = _array_form(node)
         self.array_form = self.array_form or form
-        for leaf in _additive_leaves(node, self.candidates | set(self.locals)):
+        for leaf in additive_leaves(node, self.candidates | set(self.locals)):
             if leaf in self.candidates:
                 found.append(leaf)
             else:
@@ -563,7 +570,7 @@ def _arithmetic_names(node: cst.BaseExpression, candidates: set[str]) -> list[st
     return [""]
 
 
-def _additive_leaves(node: cst.BaseExpression, candidates: set[str]) -> list[str]:
+def additive_leaves(node: cst.BaseExpression, candidates: set[str]) -> list[str]:
     """Candidates `node` adds or subtracts as they are (`a - b`, `-a`, `(a + b) / 2`, `2 * a`):
     where `node` is an array, so are they. A factor that is not a literal (`alpha * A`)
     stops the walk: a scalar scales arrays as well."""
@@ -571,17 +578,15 @@ def _additive_leaves(node: cst.BaseExpression, candidates: set[str]) -> list[str
     if name is not None:
         return [name] if name in candidates else []
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        return _additive_leaves(node.expression, candidates)
+        return additive_leaves(node.expression, candidates)
     if isinstance(node, cst.BinaryOperation):
         if isinstance(node.operator, (cst.Add, cst.Subtract)):
-            return _additive_leaves(node.left, candidates) + _additive_leaves(
-                node.right, candidates
-            )
+            return additive_leaves(node.left, candidates) + additive_leaves(node.right, candidates)
         if isinstance(node.operator, (cst.Multiply, cst.Divide)):
             if _is_number(node.right):
-                return _additive_leaves(node.left, candidates)
+                return additive_leaves(node.left, candidates)
             if isinstance(node.operator, cst.Multiply) and _is_number(node.left):
-                return _additive_leaves(node.right, candidates)
+                return additive_leaves(node.right, candidates)
     return []
 
 

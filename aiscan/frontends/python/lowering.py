@@ -208,7 +208,11 @@ class FunctionLowering:
         self.parameters = set(parameters)
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
         function = self.build(qualified or node.name.value, self.names.span(node), list(body))
-        if self.hints.learn(self.reader.equations, {**self.reader.rank_hints, **self.rank_hints}):
+        if self.hints.learn(
+            self.reader.equations,
+            {**self.reader.rank_hints, **self.rank_hints},
+            self.reader.size_hints,
+        ):
             # A store or a broadcast told us more about an inferred shape: lower again.
             again = FunctionLowering(
                 self.names,
@@ -243,6 +247,7 @@ class FunctionLowering:
             return
         module_sizes = {n for n, b in self.scope.names.items() if isinstance(b, Integer)}
         evidence = gather_evidence(node.body, candidates, module_sizes)
+        evidence.sizes |= self.hints.sizes & candidates
         for name, rank in self.hints.ranks.items():
             evidence.weak_rank[name] = max(evidence.weak_rank.get(name, 0), rank)
         for name in candidates:
@@ -641,11 +646,9 @@ class FunctionLowering:
             lowered.eager = _merge(lowered.eager, part.eager)
         if built.nodes:
             lowered.nodes += built.nodes
-            if self.loop_depth == 0 or (self.loop_calls is not None and built.library):
+            if self._eager_wanted():
                 call = Region("nest", built.nodes, span, contraction=built.library)
                 lowered.eager = _merge(lowered.eager, EagerCalls([call], []))
-            elif not built.library:
-                self.loop_eager_complete = False  # a helper's work, spliced into the loop
         for region in built.regions:
             if self.at_top:
                 lowered.regions.append((len(lowered.nodes), region))
@@ -653,8 +656,13 @@ class FunctionLowering:
                 lowered.nodes += region.body
                 if self.loop_depth == 0:
                     lowered.eager = _merge(lowered.eager, EagerCalls([region], []))
-                else:
-                    self.loop_eager_complete = False  # a helper's regions, spliced
+                elif self.loop_calls is not None:
+                    # A helper's region spliced into a loop: its own calls (each repeated
+                    # over the helper's loops) run once per pass of the caller's too.
+                    calls = list(region.eager_calls) or [Region("nest", region.body, span)]
+                    lowered.eager = _merge(
+                        lowered.eager, EagerCalls(calls, list(region.temporaries))
+                    )
         return lowered
 
     def _into_out(self, call: cst.BaseExpression, node: cst.CSTNode) -> _Lowered:
@@ -794,10 +802,10 @@ class FunctionLowering:
             self.loop_eager_complete = False
             return
         if lowered.eager is not None:
-            if lowered.eager.regions:
+            if any(_has_loop(call.body) for call in lowered.eager.regions):
                 self.loop_vector_span = self.loop_vector_span or span
             for call in lowered.eager.regions:
-                self.loop_calls.append(replace(call, repeat=loops))
+                self.loop_calls.append(replace(call, repeat=(*loops, *call.repeat)))
             self.loop_temporaries += lowered.eager.temporaries
         elif lowered.nodes:
             kind = "straight"
@@ -1442,10 +1450,21 @@ class _Hints:
 
     equations: dict[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
     ranks: dict[str, int] = field(default_factory=dict)
+    sizes: set[str] = field(default_factory=set)
     rounds: int = 0
 
-    def learn(self, equations: dict[sympy.Symbol, sympy.Expr], ranks: dict[str, int]) -> bool:
+    def learn(
+        self,
+        equations: dict[sympy.Symbol, sympy.Expr],
+        ranks: dict[str, int],
+        sizes: set[str] | None = None,
+    ) -> bool:
         """Take what is new; True when there was some and another round is allowed."""
+        new_sizes = (sizes or set()) - self.sizes
+        if new_sizes and self.rounds < 16:
+            self.sizes |= new_sizes
+            self.rounds += 1
+            return True
         new_ranks = {k: v for k, v in ranks.items() if self.ranks.get(k, 0) < v}
         # With a rank still wrong, axes were compared out of line: learn the ranks first.
         new = {} if new_ranks else {k: v for k, v in equations.items() if k not in self.equations}

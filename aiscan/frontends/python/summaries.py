@@ -235,6 +235,9 @@ class _CallSite:
             if isinstance(value, Integer) and value.value is not None:
                 self.pairs.append((binding.value, value.value, parameter))
                 return True
+            if isinstance(value, Scalar) and value.text in reader.inferred:
+                # An un-annotated parameter of the caller passed as a size: it is one.
+                reader.size_hints.add(value.text)
             why = value.unknown_because if isinstance(value, Integer) else "is not an integer"
             reader.note(
                 UnknownKind.DATA_DEPENDENT_BOUND,
