@@ -19,6 +19,8 @@ never runs or imports what it analyzes.
 Usage:
     python scripts/count_numpy.py measure NPBENCH_DIR -o tests/data/npbench_counts.json
     python scripts/count_numpy.py compare NPBENCH_DIR tests/data/npbench_counts.json
+    python scripts/count_numpy.py fixture   # fixtures/python/benchmark_idioms.py, stored in
+                                            # tests/data/benchmark_idioms_counts.json
 """
 
 from __future__ import annotations
@@ -407,9 +409,9 @@ def _ufunc_function(ufunc: np.ufunc) -> Callable[..., Any]:
 
 
 def _wrap_input(value: Any) -> Any:
-    """A kernel's argument: arrays and float or complex scalars count (their arithmetic is
-    FLOPs, MODEL.md); integers are sizes."""
-    if isinstance(value, (float, complex, np.floating, np.complexfloating)):
+    """A kernel's argument: arrays and scalars count (float arithmetic on them is FLOPs,
+    MODEL.md, `1.0 / N` included; integer arithmetic is not)."""
+    if isinstance(value, (int, float, complex, np.number)) and not isinstance(value, bool):
         return Counted(np.asarray(value))
     return _wrap_arg(value)
 
@@ -500,13 +502,14 @@ def _cov(
 def _histogram(
     func: Any, a: Any, bins: int = 10, range: Any = None, density: Any = None, weights: Any = None
 ) -> Any:
-    """``np.histogram`` with equal bins as NumPy computes it: the edges (``linspace``), then
-    per element ``(a - first_edge) * norm`` and, with weights, their sum into the bins."""
+    """``np.histogram`` with equal bins as NumPy 2 computes it: the edges (``linspace``),
+    the range once, per element ``(a - first_edge) / range * bins`` and, with weights,
+    ``bincount``'s add per element and the bins added into the result (one block)."""
     ra, rw = _raw(a), _raw(weights)
     hist, edges = func(ra, bins, range=range, weights=rw)
     n = int(np.size(ra))
     assert TALLY is not None
-    flops = 2 * (bins + 1) + 2 + 1 + 2 * n + (n if rw is not None else 0)
+    flops = 2 * (bins + 1) + 2 + 1 + 3 * n + (n + bins if rw is not None else 0)
     TALLY.add(flops, 0, 0, 0)
     TALLY.uncounted["histogram bytes"] += 1
     return Counted(hist), Counted(edges)
@@ -882,17 +885,71 @@ def compare(npbench: Path, stored: Path, only: list[str]) -> None:
         print(f"| {verdict} | {count} |")
 
 
+# The fixture of issue 28's constructs, run at small sizes: each function's arguments, as
+# ("array", shape) or a Python value, and aiscan's size symbols at those sizes.
+_FIXTURE = ROOT / "fixtures" / "python" / "benchmark_idioms.py"
+_FIXTURE_RUNS: dict[str, tuple[list[Any], dict[str, int]]] = {
+    "haversine": ([("array", (1000,))] * 4, {"lon1_d0": 1000}),
+    "dense_layer": (
+        [("array", (64, 32)), ("array", (32, 16)), ("array", (16,))],
+        {"x_d0": 64, "w_d0": 32, "w_d1": 16},
+    ),
+    "two_products": (
+        [1.5, 0.5, ("array", (50, 40)), ("array", (50, 40)), ("array", (40,))],
+        {"Q_d0": 50, "v_d0": 40},
+    ),
+    "normalize": ([("array", (100,))], {"z_d0": 100}),
+    "classify": (
+        [("array", (20, 30)), ("array", (30, 10)), ("array", (10,))],
+        {"n": 20, "k": 30, "w_out_d1": 10},
+    ),
+    "pair_scores": ([30], {"n": 30}),
+    "heat_steps": ([5, ("array", (200,))], {"steps": 5, "u_d0": 200}),
+    "relax": ([3, ("array", (20, 25))], {"iters": 3, "grid_d0": 20, "grid_d1": 25}),
+    "solver": (
+        [2, 3, ("array", (20, 25))],
+        {"steps": 2, "sweeps": 3, "grid_d0": 20, "grid_d1": 25},
+    ),
+    "shifted": ([("array", (50,)), ("array", (50,))], {"b_d0": 50}),
+}
+
+
+def measure_fixture(output: Path) -> None:
+    """Run the fixture's functions with counting arrays; store the figures and the sizes."""
+    global TALLY
+    module = _load(_FIXTURE, "benchmark_idioms")
+    module.np = NumpyProxy()
+    rng = np.random.default_rng(0)
+    figures: dict[str, Any] = {}
+    for name, (arguments, sizes) in _FIXTURE_RUNS.items():
+        made = [
+            Counted(rng.random(a[1])) if isinstance(a, tuple) else _wrap_input(a) for a in arguments
+        ]
+        TALLY = Tally(str(_FIXTURE))
+        getattr(module, name)(*made)
+        figures[name] = {
+            "sizes": sizes,
+            "flops": sum(TALLY.flops.values()),
+            "special": sum(TALLY.special.values()),
+            "eager": sum(TALLY.read.values()) + sum(TALLY.write.values()),
+            "uncounted": dict(TALLY.uncounted),
+        }
+    output.write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=["measure", "measure-one", "compare"])
-    parser.add_argument("npbench", type=Path)
+    parser.add_argument("action", choices=["measure", "measure-one", "compare", "fixture"])
+    parser.add_argument("npbench", type=Path, nargs="?")
     parser.add_argument("rest", nargs="*")
     parser.add_argument(
         "-o", "--output", type=Path, default=ROOT / "tests/data/npbench_counts.json"
     )
     parser.add_argument("--only", action="append", default=[])
     options = parser.parse_args()
-    if options.action == "measure-one":
+    if options.action == "fixture":
+        measure_fixture(ROOT / "tests" / "data" / "benchmark_idioms_counts.json")
+    elif options.action == "measure-one":
         print(json.dumps(measure_one(options.npbench, options.rest[0])))
     elif options.action == "measure":
         measure(options.npbench, options.output, options.only)

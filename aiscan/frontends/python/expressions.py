@@ -537,6 +537,25 @@ class ExpressionReader:
             return self.materialize(value, node)
         return value
 
+    def _taken_equal(self, a: Shape, b: Shape) -> Shape | None:
+        """`a` and `b` broadcast with each differing pair of extents taken equal, where every
+        such pair holds an extent this function inferred (`A_d0`); None otherwise. The
+        extent with fewer inferred names is kept."""
+        if len(a) != len(b):
+            return None
+        shape: list[sympy.Expr] = []
+        for x, y in zip(a, b, strict=True):
+            if x == y or y == 1:
+                shape.append(x)
+            elif x == 1:
+                shape.append(y)
+            else:
+                free = [sum(1 for s in e.free_symbols if s in self.free) for e in (x, y)]
+                if not any(free):
+                    return None
+                shape.append(x if free[0] <= free[1] else y)
+        return tuple(shape)
+
     def elementwise(
         self,
         op: str,
@@ -564,6 +583,18 @@ class ExpressionReader:
                         "(NumPy raises a ValueError)",
                     )
                     return None
+                taken = self._taken_equal(shape, operand.shape)
+                if taken is not None:
+                    # Inferred extents the code never names equal (`H - k2 - k3 + 4` against
+                    # `H`): NumPy raises unless they are, so they are, as for a store.
+                    self.note(
+                        UnknownKind.ASSUMPTION,
+                        node,
+                        f"`{self.names.text(node)}`: shapes {shapes} taken to broadcast "
+                        "(NumPy raises where they differ)",
+                    )
+                    shape = taken
+                    continue
                 self.note(
                     UnknownKind.UNKNOWN_SHAPE,
                     node,
