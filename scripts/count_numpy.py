@@ -150,13 +150,29 @@ def _bytes_of(*values: Any) -> int:
 def _union_bytes(views: list[np.ndarray]) -> int:
     """Bytes of the distinct elements several views of one buffer touch."""
     start = min(v.__array_interface__["data"][0] for v in views)
-    touched = []
+    itemsize = views[0].itemsize
+    spans = []
     for view in views:
         offset = view.__array_interface__["data"][0] - start
         grid = np.indices(view.shape, sparse=True)
         positions = offset + sum(g * s for g, s in zip(grid, view.strides, strict=True))
-        touched.append(np.broadcast_to(positions, view.shape).ravel())
-    return int(np.unique(np.concatenate(touched)).size) * views[0].itemsize
+        spans.append(np.broadcast_to(positions, view.shape).ravel() // itemsize)
+    last = max(int(p.max()) for p in spans)
+    touched = np.zeros(last + 1, dtype=bool)
+    for positions in spans:
+        touched[positions] = True
+    return int(touched.sum()) * itemsize
+
+
+def _same_view(a: Any, b: Any) -> bool:
+    return (
+        isinstance(a, np.ndarray)
+        and isinstance(b, np.ndarray)
+        and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+        and a.shape == b.shape
+        and a.strides == b.strides
+        and a.dtype == b.dtype
+    )
 
 
 def _operator_flops(kind: str, a: Any, b: Any, result_dtype: np.dtype[Any]) -> int:
@@ -274,6 +290,10 @@ class Counted(np.lib.mixins.NDArrayOperatorsMixin):
 
     def __setitem__(self, key: Any, value: Any) -> None:
         raw, value_raw = _raw(key), _raw(value)
+        target = self.a[raw]
+        if _same_view(target, value_raw):
+            # `a[s] -= x` stores `a[s]`'s own view back: NumPy skips the copy.
+            return
         self.a[raw] = value_raw
         assert TALLY is not None
         index_bytes = _bytes_of(*(raw if isinstance(raw, tuple) else (raw,)))
@@ -790,6 +810,10 @@ def _evaluate(text: str | None, values: dict[str, int]) -> int | str | None:
     return int(sympy.floor(result)) if result.is_finite else str(result)
 
 
+AISCAN_ROOT = ROOT
+"""The checkout whose aiscan is compared (`--aiscan`: another commit's, for a before/after)."""
+
+
 def aiscan_figures(kernel: Path, measured: dict[str, Any]) -> dict[str, Any]:
     """aiscan's FLOPs, specials and eager bytes for the kernel's function at the run's sizes."""
     command = [sys.executable, "-m", "aiscan", "analyze", str(kernel), "--format", "json"]
@@ -802,7 +826,7 @@ def aiscan_figures(kernel: Path, measured: dict[str, Any]) -> dict[str, Any]:
     if len(floats) == 1:
         # The user's switch for un-annotated arrays: the run's inputs are all of this dtype.
         command += ["--python-dtype", floats.pop()]
-    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=AISCAN_ROOT)
     try:
         report = json.loads(done.stdout)
     except json.JSONDecodeError:
@@ -946,7 +970,10 @@ def main() -> None:
         "-o", "--output", type=Path, default=ROOT / "tests/data/npbench_counts.json"
     )
     parser.add_argument("--only", action="append", default=[])
+    parser.add_argument("--aiscan", type=Path, default=ROOT, help="checkout to compare")
     options = parser.parse_args()
+    global AISCAN_ROOT
+    AISCAN_ROOT = options.aiscan
     if options.action == "fixture":
         measure_fixture(ROOT / "tests" / "data" / "benchmark_idioms_counts.json")
     elif options.action == "measure-one":
