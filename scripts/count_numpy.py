@@ -525,7 +525,7 @@ def _histogram(
     """``np.histogram`` with equal bins as NumPy 2 computes it: the edges (``linspace``),
     the range once, per element ``(a - first_edge) / range * bins`` and, with weights,
     ``bincount``'s add per element and the bins added into the result (one block)."""
-    ra, rw = _raw(a), _raw(weights)
+    ra, rw, bins = _raw(a), _raw(weights), int(_raw(bins))
     hist, edges = func(ra, bins, range=range, weights=rw)
     n = int(np.size(ra))
     assert TALLY is not None
@@ -631,7 +631,8 @@ def _allocation(writes: bool) -> Callable[..., Any]:
     return make
 
 
-def _linspace(func: Any, start: Any, stop: Any, num: int = 50, **kwargs: Any) -> Any:
+def _linspace(func: Any, start: Any, stop: Any, num: Any = 50, **kwargs: Any) -> Any:
+    num = int(_raw(num))
     result = func(_raw(start), _raw(stop), num, **kwargs)
     assert TALLY is not None
     TALLY.add(2 * num + 2, 0, 0, result.nbytes)  # step once; arange * step + start
