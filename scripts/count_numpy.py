@@ -574,6 +574,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "shape": _moves(False, False),
     "ndim": _moves(False, False),
     "size": _moves(False, False),
+    "result_type": lambda func, *args, **kwargs: func(*_raw(args), **kwargs),  # a dtype
     "clip": _ufunc_function(np._core.umath.clip),
     "cov": _cov,
     "histogram": _histogram,
