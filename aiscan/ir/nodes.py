@@ -337,6 +337,11 @@ class Region:
     useful: tuple[Node, ...] = ()
     """GPU launches only: the arithmetic of `body`, each statement under the condition
     that its lanes' inputs are masked in; the FLOPs counted over it are the useful ones."""
+    repeat: tuple[Loop, ...] = ()
+    """NumPy eager calls inside explicit loops only: the loops around the call (bodies
+    empty), outermost first. The call runs once per pass, each time reading its operands
+    and writing its result: its traffic at one pass (in the loops' variables) is summed
+    over them."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -219,6 +219,12 @@ class ExpressionReader:
         """Code NumPy would reject (extents that differ as literals): located errors."""
         self.inferred: set[str] = set()
         """Parameters whose shapes come from the code (a call may say they are arrays)."""
+        self.size_hints: set[str] = set()
+        """Inferred parameters a helper call takes as a size (`pressure_poisson(nit, ...)`
+        with `nit` an `int` of the helper): the caller's parameter is a size too."""
+        self.trailing: set[str] = set()
+        """Inferred vectors the code gives no rank (they meet arrays in arithmetic): against
+        a longer shape they broadcast along its last axis, as a bias does."""
         self.call_names: dict[str, tuple[int, int]] = {}
         """Names given to summarized calls (`conv2d_L45`), by where the call is."""
         self.framework: str | None = None
@@ -239,8 +245,13 @@ class ExpressionReader:
             if len(owners) == 1 and None not in owners:
                 (owner,) = owners
                 assert owner is not None
-                self.rank_hints[owner] = max(self.rank_hints.get(owner, 0), len(long))
-            return
+                if owner in self.trailing:
+                    a, b = short, long[len(long) - len(short) :]
+                else:
+                    self.rank_hints[owner] = max(self.rank_hints.get(owner, 0), len(long))
+                    return
+            else:
+                return
         for x, y in zip(a, b, strict=True):
             if x == y or x == 1 or y == 1:
                 continue
@@ -537,6 +548,25 @@ class ExpressionReader:
             return self.materialize(value, node)
         return value
 
+    def _taken_equal(self, a: Shape, b: Shape) -> Shape | None:
+        """`a` and `b` broadcast with each differing pair of extents taken equal, where every
+        such pair holds an extent this function inferred (`A_d0`); None otherwise. The
+        extent with fewer inferred names is kept."""
+        if len(a) != len(b):
+            return None
+        shape: list[sympy.Expr] = []
+        for x, y in zip(a, b, strict=True):
+            if x == y or y == 1:
+                shape.append(x)
+            elif x == 1:
+                shape.append(y)
+            else:
+                free = [sum(1 for s in e.free_symbols if s in self.free) for e in (x, y)]
+                if not any(free):
+                    return None
+                shape.append(x if free[0] <= free[1] else y)
+        return tuple(shape)
+
     def elementwise(
         self,
         op: str,
@@ -564,6 +594,18 @@ class ExpressionReader:
                         "(NumPy raises a ValueError)",
                     )
                     return None
+                taken = self._taken_equal(shape, operand.shape)
+                if taken is not None:
+                    # Inferred extents the code never names equal (`H - k2 - k3 + 4` against
+                    # `H`): NumPy raises unless they are, so they are, as for a store.
+                    self.note(
+                        UnknownKind.ASSUMPTION,
+                        node,
+                        f"`{self.names.text(node)}`: shapes {shapes} taken to broadcast "
+                        "(NumPy raises where they differ)",
+                    )
+                    shape = taken
+                    continue
                 self.note(
                     UnknownKind.UNKNOWN_SHAPE,
                     node,
@@ -765,6 +807,7 @@ class ExpressionReader:
         bound = self._arguments(node, definition)
         if bound is None:
             return None
+        self._arrays_passed(node, definition, bound)
         from aiscan.frontends.python.summaries import has_control_flow, read_summarized_call
 
         if has_control_flow(definition):
@@ -785,6 +828,35 @@ class ExpressionReader:
             return self._inline_body(node, definition)
         finally:
             self.scope = caller
+
+    def _arrays_passed(
+        self, node: cst.Call, definition: cst.FunctionDef, bound: dict[str, ArrayValue | Integer]
+    ) -> None:
+        """The caller's un-annotated parameters that reach, through `+`/`-`, an argument the
+        helper's code makes an array (`relu(x + y)` with `relu` mapping `np.maximum` over
+        its `x`): arrays of that rank, learned for the caller's next lowering."""
+        summarize = self.scope.summarize
+        if summarize is None or not self.inferred:
+            return
+        scalars = [p for p, v in bound.items() if not isinstance(v, Integer) and not v.shape]
+        if not scalars:
+            return
+        summary = summarize(definition.name.value, {}, {})
+        if isinstance(summary, str):
+            return
+        from aiscan.frontends.python.inference import additive_leaves
+
+        taken = dict(summary.parameters)
+        parameters = [p.name.value for p in definition.params.params]
+        for position, argument in enumerate(node.args):
+            name = argument.keyword.value if argument.keyword is not None else None
+            if name is None and position < len(parameters):
+                name = parameters[position]
+            binding = taken.get(name or "")
+            if name in scalars and isinstance(binding, Leaf) and binding.shape:
+                for leaf in additive_leaves(argument.value, self.inferred):
+                    hinted = self.rank_hints.get(leaf, 0)
+                    self.rank_hints[leaf] = max(hinted, len(binding.shape))
 
     def _arguments(
         self, node: cst.Call, definition: cst.FunctionDef

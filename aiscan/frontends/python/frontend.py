@@ -152,7 +152,9 @@ class _Summaries:
         self.globals_ = globals_
         self.defaults = defaults
         self.errors = errors
-        self.done: dict[tuple[str, tuple[tuple[str, str, bool], ...]], Summary] = {}
+        self.done: dict[
+            tuple[str, tuple[tuple[str, str, bool], ...], tuple[tuple[str, int], ...]], Summary
+        ] = {}
         self.lowering: set[str] = set()
 
     def lowered(self, definition: cst.FunctionDef) -> Function:
@@ -160,14 +162,22 @@ class _Summaries:
         if self.globals_.helpers.get(definition.name.value) is not definition:
             # A `def` the module redefines later: calls reach the later one, not this.
             return self._lower(definition, {}).function
-        summary = self.summary(definition.name.value, {})
+        summary = self.summary(definition.name.value, {}, {})
         assert not isinstance(summary, str)  # nothing is being lowered from here
         return summary.function
 
     def summary(
-        self, name: str, dtypes_given: Mapping[str, tuple[ElementType, bool]]
+        self,
+        name: str,
+        dtypes_given: Mapping[str, tuple[ElementType, bool]],
+        ranks_given: Mapping[str, int] | None = None,
     ) -> Summary | str:
-        key = (name, tuple(sorted((p, e.name, w) for p, (e, w) in dtypes_given.items())))
+        ranks_given = ranks_given or {}
+        key = (
+            name,
+            tuple(sorted((p, e.name, w) for p, (e, w) in dtypes_given.items())),
+            tuple(sorted(ranks_given.items())),
+        )
         found = self.done.get(key)
         if found is not None:
             return found
@@ -175,14 +185,17 @@ class _Summaries:
             return f"recursive call to `{name}`"
         self.lowering.add(name)
         try:
-            summary = self._lower(self.globals_.helpers[name], dtypes_given)
+            summary = self._lower(self.globals_.helpers[name], dtypes_given, ranks_given)
         finally:
             self.lowering.discard(name)
         self.done[key] = summary
         return summary
 
     def _lower(
-        self, definition: cst.FunctionDef, dtypes_given: Mapping[str, tuple[ElementType, bool]]
+        self,
+        definition: cst.FunctionDef,
+        dtypes_given: Mapping[str, tuple[ElementType, bool]],
+        ranks_given: Mapping[str, int] | None = None,
     ) -> Summary:
         element, source = self.defaults(definition.name.value)
         lowering = FunctionLowering(
@@ -192,9 +205,10 @@ class _Summaries:
             dtypes_given=dtypes_given,
             dtype_source=source,
             framework=self.defaults.rules.framework(definition.name.value),
+            ranks_given=ranks_given,
         )
         function = lowering.function(definition)
-        if not dtypes_given:
+        if not dtypes_given and not ranks_given:
             self.errors += lowering.errors  # a specialization's errors are the same ones
         notes = tuple(u for u in function.unknowns if u not in lowering.parameter_notes)
         fixed = frozenset(
@@ -208,6 +222,7 @@ class _Summaries:
             tuple(lowering.returns),
             notes,
             fixed,
+            frozenset(lowering.candidates),
         )
 
 

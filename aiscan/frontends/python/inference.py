@@ -12,8 +12,12 @@ body gathers, for each such parameter, the evidence the code gives:
   name, `_d`, the axis).
 
 A parameter used as a `range` bound, a slice bound or an allocation extent is an integer
-size. One with no array evidence at all is taken as a Python float scalar. Each choice made
-without an annotation becomes one assumption line, located at the parameter.
+size. One that meets arrays (added to or subtracted from an array, `x @ w + b`; or mapped by
+a NumPy elementwise function, `np.sin((t2 - t1) / 2)`, in a function with no other array)
+is an array, of the rank the rest of the code gives, else a vector (broadcast against its
+partner's last axis, as a bias is). One with no array evidence at all is taken as a Python
+float scalar. Each choice made without an annotation becomes one assumption line, located at
+the parameter.
 """
 
 from __future__ import annotations
@@ -22,7 +26,14 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-__all__ = ["Evidence", "class_sizes", "gather_evidence", "plain_name", "self_attributes"]
+__all__ = [
+    "Evidence",
+    "additive_leaves",
+    "class_sizes",
+    "gather_evidence",
+    "plain_name",
+    "self_attributes",
+]
 
 
 def plain_name(name: str) -> str:
@@ -108,14 +119,38 @@ class Evidence:
     weak_rank: dict[str, int] = field(default_factory=dict)
     """Ranks taken only where nothing else says: 2 for `@` operands, and the ranks a first
     lowering found stores and broadcasts needed (`FunctionLowering`)."""
+    ranked: set[str] = field(default_factory=set)
+    """Parameters whose rank a use gives (`A[i, j]`, `n, m = A.shape`, `.T`, `@`), as
+    opposed to uses any rank allows (`x.sum()`, `np.max(x, axis=-1)`, `x - m`)."""
+    axis_use = False
+    """The body reduces or maps along an axis (`axis=`, `keepdims=`): a count that a rank
+    the code does not give would change."""
+    meets_arrays: set[str] = field(default_factory=set)
+    """Parameters that meet arrays elementwise (`x @ w + b`, `np.sin(t)`): arrays, vectors
+    where nothing else gives their rank."""
 
     def at_least(self, name: str, rank: int) -> None:
         self.rank[name] = max(self.rank.get(name, 0), rank)
 
     def name_dim(self, name: str, axis: int, size: str, priority: int) -> None:
+        self.ranked.add(name)
         known = self.dims.setdefault(name, {}).get(axis)
         if known is None or priority < known[0]:
             self.dims[name][axis] = (priority, plain_name(size))
+
+    def rank_unknown(self, name: str) -> bool:
+        """A vector only because nothing gives `name` more axes, in a body whose counts
+        along an axis depend on it (`softmax(x)` with no `.shape` of `x`)."""
+        return self.axis_use and name not in self.ranked and self.rank_of(name) == 1
+
+    def rank_only_from_meeting(self, name: str) -> bool:
+        """The code gives `name` no rank of its own: a vector, because it meets arrays."""
+        return (
+            name in self.meets_arrays
+            and not self.rank.get(name)
+            and not self.dims.get(name)
+            and self.weak_rank.get(name, 0) <= 1
+        )
 
     def rank_of(self, name: str) -> int:
         named = self.dims.get(name, {})
@@ -143,6 +178,11 @@ def gather_evidence(body: cst.CSTNode, candidates: set[str], module_sizes: set[s
     """One walk over `body` (nested functions and classes excluded)."""
     walker = _Walker(set(candidates), module_sizes)
     body.visit(walker)
+    evidence = walker.evidence
+    if not walker.array_form and not any(evidence.rank_of(c) for c in candidates):
+        # `np.sin((t2 - t1) / 2)` in a function with no other array: its operands are.
+        evidence.meets_arrays |= walker.mapped
+    _meeting(walker.additions, walker.evidence)
     _matmul_ranks(walker.matmuls, walker.evidence)
     for row, array in reversed(walker.rows.items()):  # inner loops first: `for v in row`
         rank = walker.evidence.rank_of(row)
@@ -151,20 +191,49 @@ def gather_evidence(body: cst.CSTNode, candidates: set[str], module_sizes: set[s
     return walker.evidence
 
 
+def _meeting(additions: list[tuple[list[str], bool, list[str], bool]], evidence: Evidence) -> None:
+    """Candidates added to (or subtracted from) an array are arrays: a side is an array by
+    its form or by holding an array candidate, solved to a fixed point over the whole body
+    (`t = a - b` then `np.sin(t)` is not needed: `a - b` inside `np.sin` already says so)."""
+    evidence.meets_arrays -= evidence.sizes
+    changed = True
+    while changed:
+        changed = False
+        for left, left_form, right, right_form in additions:
+            for these, others, other_form in ((left, right, right_form), (right, left, left_form)):
+                other_array = other_form or any(
+                    o in evidence.meets_arrays or evidence.rank_of(o) > 0 for o in others
+                )
+                fresh = set(these) - evidence.meets_arrays - evidence.sizes
+                if other_array and fresh:
+                    evidence.meets_arrays |= fresh
+                    changed = True
+    for name in evidence.meets_arrays:
+        evidence.weak_rank[name] = max(evidence.weak_rank.get(name, 0), 1)
+
+
 def _matmul_ranks(pairs: list[tuple[str, str]], evidence: Evidence) -> None:
     """Ranks of `@` operands nothing else gives: an operand on the left of one product and
     the right of another (`A` in `(A @ x) @ A`, `r @ A, A @ p`) is a matrix, and what it
-    multiplies there a vector; any other operand is a matrix (`alpha * A @ B`). Weak: any
-    other evidence of rank wins."""
+    multiplies there a vector; so is an operand only ever on the right of products by two
+    or more different matrices (`x` in `alpha * A @ x + beta * B @ x`: one vector, as
+    matrix-vector kernels share it); any other operand is a matrix (`alpha * A @ B`). Weak:
+    any other evidence of rank wins."""
     lefts = {left for left, _ in pairs if left}
     rights = {right for _, right in pairs if right}
     matrices = lefts & rights
+    partners: dict[str, set[str]] = {}
+    for left, right in pairs:
+        partners.setdefault(right, set()).add(left)
+    shared = {r for r in rights - lefts if len(partners[r] - {""}) >= 2}
     for left, right in pairs:
         for this, other in ((left, right), (right, left)):
             if not this:
                 continue
-            rank = 1 if other in matrices and this not in matrices else 2
+            vector = this in shared or (other in matrices and this not in matrices)
+            rank = 1 if vector else 2
             evidence.weak_rank[this] = max(evidence.weak_rank.get(this, 0), rank)
+            evidence.ranked.add(this)
 
 
 class _Walker(cst.CSTVisitor):
@@ -179,6 +248,18 @@ class _Walker(cst.CSTVisitor):
         """Enclosing `for v in range(...)`: the variable and its stop's size name."""
         self.rows: dict[str, str] = {}
         """`for v in A`: the loop variable `v` and the array `A` whose rows it takes."""
+        self.additions: list[tuple[list[str], bool, list[str], bool]] = []
+        """`a + b`, `a - b`: each side's additive leaves (candidates) and whether the side
+        is an array by its form (`@`, a sliced subscript, an array call), for `_meeting`."""
+        self.mapped: set[str] = set()
+        """Candidates NumPy maps elementwise (`np.sin(t)`): arrays only in a function that
+        has no other array (`np.exp(-alpha)` beside an image is a scalar's exponential)."""
+        self.array_form = False
+        """Some expression of the body is an array by its form (`@`, a slice, an array)."""
+        self.locals: dict[str, tuple[list[str], bool]] = {}
+        """`d = b - a`: a local's additive leaves (candidates, through other locals) and
+        whether its value is an array by its form; a local that meets arrays says so of
+        its leaves."""
 
     # Nested scopes are lowered (or not) on their own.
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -210,8 +291,27 @@ class _Walker(cst.CSTVisitor):
 
     # ---- assignments of shapes --------------------------------------------------------
 
+    def _leaves(self, node: cst.BaseExpression) -> tuple[list[str], bool]:
+        """`node`'s additive leaves among the candidates, locals followed to theirs, and
+        whether it is an array by its form or through a local that is."""
+        found: list[str] = []
+        form = _array_form(node)
+        self.array_form = self.array_form or form
+        for leaf in additive_leaves(node, self.candidates | set(self.locals)):
+            if leaf in self.candidates:
+                found.append(leaf)
+            else:
+                leaves, local_form = self.locals[leaf]
+                found += leaves
+                form = form or local_form
+        return found, form
+
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            name = node.targets[0].target.value
+            if name not in self.candidates:
+                self.locals[name] = self._leaves(value)
         for target in node.targets:
             target_node = target.target
             stored = self._candidate(value)
@@ -236,9 +336,9 @@ class _Walker(cst.CSTVisitor):
                 and len(target_node.elements) == len(value.elements)
             ):
                 # `I, J = A.shape[0], A.shape[1]`: each name as if assigned alone.
-                for name, item in zip(target_node.elements, value.elements, strict=True):
-                    if isinstance(name.value, cst.Name):
-                        self._name_extent(name.value, item.value)
+                for part, item in zip(target_node.elements, value.elements, strict=True):
+                    if isinstance(part.value, cst.Name):
+                        self._name_extent(part.value, item.value)
 
     def _name_extent(self, target: cst.Name, value: cst.BaseExpression) -> None:
         """`n = A.shape[k]`, `n = A.size(k)` or `n = len(A)`: `n` names that extent of A."""
@@ -313,6 +413,7 @@ class _Walker(cst.CSTVisitor):
             return
         axes = [i for i in items if not _is_newaxis(i)]
         self.evidence.at_least(array, len(axes))
+        self.evidence.ranked.add(array)
         loop_bounds = dict(self.loops)
         for axis, item in enumerate(axes):
             if isinstance(item, cst.Index):
@@ -327,10 +428,13 @@ class _Walker(cst.CSTVisitor):
         attribute = node.attr.value
         if attribute in ("T", "mT"):
             self.evidence.at_least(array, 2)
+            self.evidence.ranked.add(array)
         elif attribute in ("shape", "ndim", "size", "dtype") or attribute in _ARRAY_METHODS:
             self.evidence.at_least(array, 1)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, (cst.Add, cst.Subtract)):
+            self.additions.append((*self._leaves(node.left), *self._leaves(node.right)))
         if isinstance(node.operator, cst.MatrixMultiply):
             # `alpha * A @ B` is `(alpha * A) @ B`: the operand is the leaf next to `@`.
             left = _arithmetic_names(node.left, self.candidates)
@@ -342,6 +446,18 @@ class _Walker(cst.CSTVisitor):
         callee = _callee(node)
         positional = [a.value for a in node.args if a.keyword is None]
         _tensor_evidence(self, node, callee, positional)
+        if any(a.keyword is not None and a.keyword.value in _AXIS_WORDS for a in node.args):
+            self.evidence.axis_use = True
+        if (
+            callee in _ELEMENTWISE_FUNCTIONS
+            and isinstance(node.func, cst.Attribute)
+            and not (
+                isinstance(node.func.value, cst.Name) and node.func.value.value in _SCALAR_MATH
+            )
+        ):
+            # `np.sin((t2 - t1) / 2)`, `np.maximum(x, 0)`: the operands are arrays.
+            for argument in positional:
+                self.mapped.update(self._leaves(argument)[0])
         if callee == "len" and positional:
             array = self._candidate(positional[0])
             if array is not None:
@@ -357,6 +473,7 @@ class _Walker(cst.CSTVisitor):
             array = self._candidate(positional[0])
             if array is not None:
                 self.evidence.at_least(array, 2)
+                self.evidence.ranked.add(array)
         elif callee in ("transpose", "swapaxes"):
             # `np.transpose(A)`, `A.swapaxes(0, 1)`: at least a matrix, as `A.T` says.
             method = isinstance(node.func, cst.Attribute) and self._candidate(node.func.value)
@@ -545,6 +662,113 @@ def _arithmetic_names(node: cst.BaseExpression, candidates: set[str]) -> list[st
     ):
         return _arithmetic_names(node.left, candidates) + _arithmetic_names(node.right, candidates)
     return [""]
+
+
+def additive_leaves(node: cst.BaseExpression, candidates: set[str]) -> list[str]:
+    """Candidates `node` adds or subtracts as they are (`a - b`, `-a`, `(a + b) / 2`, `2 * a`):
+    where `node` is an array, so are they. A factor that is not a literal (`alpha * A`)
+    stops the walk: a scalar scales arrays as well."""
+    name = bound_name(node)
+    if name is not None:
+        return [name] if name in candidates else []
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return additive_leaves(node.expression, candidates)
+    if isinstance(node, cst.BinaryOperation):
+        if isinstance(node.operator, (cst.Add, cst.Subtract)):
+            return additive_leaves(node.left, candidates) + additive_leaves(node.right, candidates)
+        if isinstance(node.operator, (cst.Multiply, cst.Divide)):
+            if _is_number(node.right):
+                return additive_leaves(node.left, candidates)
+            if isinstance(node.operator, cst.Multiply) and _is_number(node.left):
+                return additive_leaves(node.right, candidates)
+    return []
+
+
+def _is_number(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return _is_number(node.expression)
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
+def _array_form(node: cst.BaseExpression) -> bool:
+    """An expression that is an array whatever its names are: a product `@`, a sliced
+    subscript (`u[1:-1]`), or a NumPy call that makes or maps arrays."""
+    finder = _ArrayForm()
+    node.visit(finder)
+    return finder.found
+
+
+class _ArrayForm(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found = False
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, cst.MatrixMultiply):
+            self.found = True
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if any(isinstance(e.slice, cst.Slice) for e in node.slice):
+            self.found = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = _callee(node)
+        if callee in ("dot", "matmul", "outer", "einsum", *_ALLOCATORS):
+            self.found = True
+
+
+_ELEMENTWISE_FUNCTIONS = frozenset(
+    [
+        "sin",
+        "cos",
+        "tan",
+        "arcsin",
+        "arccos",
+        "arctan",
+        "arctan2",
+        "sinh",
+        "cosh",
+        "tanh",
+        "arcsinh",
+        "arccosh",
+        "arctanh",
+        "exp",
+        "exp2",
+        "expm1",
+        "log",
+        "log2",
+        "log10",
+        "log1p",
+        "sqrt",
+        "cbrt",
+        "square",
+        "absolute",
+        "abs",
+        "fabs",
+        "maximum",
+        "minimum",
+        "fmax",
+        "fmin",
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "true_divide",
+        "negative",
+        "reciprocal",
+        "power",
+        "hypot",
+        "clip",
+        "floor",
+        "ceil",
+        "rint",
+        "trunc",
+        "sign",
+    ]
+)
+"""NumPy functions that map arrays elementwise: an operand a parameter is, is an array."""
+_SCALAR_MATH = frozenset({"math", "cmath"})
+_AXIS_WORDS = frozenset({"axis", "axes", "keepdims", "dim", "keepdim"})
 
 
 def _names_in(node: cst.CSTNode) -> list[str]:

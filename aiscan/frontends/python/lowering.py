@@ -7,7 +7,7 @@ between them form one region. A region of vectorized statements also carries its
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
 
@@ -130,6 +130,7 @@ class FunctionLowering:
         *,
         dtype_source: str = "--python-dtype",
         framework: str | None = None,
+        ranks_given: Mapping[str, int] | None = None,
     ) -> None:
         self.names = names
         self.class_sizes = class_sizes
@@ -141,7 +142,7 @@ class FunctionLowering:
         """Why un-annotated arrays have `default_element` (the setting, or the framework)."""
         self.framework = framework
         """The array library the function runs in (`frameworks.py`), for its methods."""
-        self.hints = hints or _Hints()
+        self.hints = hints or _Hints(ranks=dict(ranks_given or {}))
         self.candidates: set[str] = set()
         self.reader = ExpressionReader(names, scope)
         self.reader.framework = framework
@@ -157,6 +158,14 @@ class FunctionLowering:
         """The counted loops around the statement being lowered, outermost first (their
         bodies left empty): where a point loop looks for its tile loop."""
         self.function_unknowns: list[Unknown] = []
+        self.loop_calls: list[Region] | None = None
+        """The eager calls of the top-level loop being lowered (None outside one)."""
+        self.loop_temporaries: list[Temporary] = []
+        self.loop_eager_complete = True
+        """False once a statement of that loop runs where its passes are not counted."""
+        self.loop_vector_span: Span | None = None
+        """The first vectorized statement in that loop (where its note goes, if any)."""
+        self.branch_depth = 0
         self.rank_hints: dict[str, int] = {}
         self.parameters: set[str] | None = None
         """A function's parameters (None for module code, where every array escapes)."""
@@ -208,7 +217,11 @@ class FunctionLowering:
         self.parameters = set(parameters)
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
         function = self.build(qualified or node.name.value, self.names.span(node), list(body))
-        if self.hints.learn(self.reader.equations, {**self.reader.rank_hints, **self.rank_hints}):
+        if self.hints.learn(
+            self.reader.equations,
+            {**self.reader.rank_hints, **self.rank_hints},
+            self.reader.size_hints,
+        ):
             # A store or a broadcast told us more about an inferred shape: lower again.
             again = FunctionLowering(
                 self.names,
@@ -245,6 +258,7 @@ class FunctionLowering:
             return
         module_sizes = {n for n, b in self.scope.names.items() if isinstance(b, Integer)}
         evidence = gather_evidence(node.body, candidates, module_sizes)
+        evidence.sizes |= self.hints.sizes & candidates
         for name, rank in self.hints.ranks.items():
             evidence.weak_rank[name] = max(evidence.weak_rank.get(name, 0), rank)
         for name in candidates:
@@ -253,6 +267,7 @@ class FunctionLowering:
                 evidence.weak_rank[name] = max(evidence.weak_rank.get(name, 0), 1)
         self.candidates = candidates
         self.reader.inferred = candidates
+        self.reader.trailing = {n for n in candidates if evidence.rank_only_from_meeting(n)}
         width = self.default_element.name
         for name in sorted(candidates, key=list(parameters).index):
             binding = self.scope.names[name]
@@ -297,8 +312,16 @@ class FunctionLowering:
                 )
                 if any(e != size_symbol(d) for e, (d, _) in zip(shape, dims0, strict=True)):
                     how += " (extents matched to the arrays it is combined with)"
+                if evidence.rank_only_from_meeting(name) and name not in self.hints.ranks:
+                    how += " (it meets arrays in arithmetic; a vector: the code gives no rank)"
                 message = f"`{name}` {unannotated}: taken as an array of shape ({said}){how}"
                 message += dtype_note
+                if evidence.rank_unknown(name) and name not in self.hints.ranks:
+                    why = (
+                        f"`{name}`: the code gives no rank and counts along an axis depend on "
+                        "it: taken as a vector (a caller's argument or an annotation says more)"
+                    )
+                    self.function_unknowns.append(Unknown(UnknownKind.UNKNOWN_SHAPE, why, span))
             elif name in evidence.sizes:
                 self.scope.names[name] = Integer(size_symbol(plain_name(name)), name)
                 continue  # an `int` size: nothing assumed beyond what the code says
@@ -332,19 +355,21 @@ class FunctionLowering:
             if isinstance(statement, (cst.For, cst.While)):
                 yield from _flush(run)
                 run = []
-                nodes = self._statement(statement).nodes
-                if nodes:
-                    yield Region("nest", tuple(nodes), self.names.span(statement))
+                yield from self._loop_region(statement)
             else:
                 self.at_top = isinstance(statement, cst.SimpleStatementLine)
                 lowered = self._statement(statement)
                 self.at_top = False
                 done = 0
+                # With nothing after the call (`return f(x @ w + b)`), the statement's NumPy
+                # calls are those computing the arguments: they go with them.
+                before_only = bool(lowered.regions) and lowered.regions[-1][0] == len(lowered.nodes)
                 for at, region in lowered.regions:
                     # What ran before the call (its arguments) closes the run; the helper's
                     # nests follow, then the rest of the statement opens a new run.
                     if at > done:
-                        run.append(_Lowered(lowered.nodes[done:at], EagerCalls()))
+                        calls = lowered.eager if before_only and done == 0 else EagerCalls()
+                        run.append(_Lowered(lowered.nodes[done:at], calls))
                     yield from _flush(run)
                     run = []
                     yield region
@@ -353,6 +378,27 @@ class FunctionLowering:
                 if rest.nodes:
                     run.append(rest)
         yield from _flush(run)
+
+    def _loop_region(self, statement: cst.For | cst.While) -> Iterator[Region]:
+        """A top-level loop nest; with its eager view where it runs NumPy calls (each call
+        once per pass, `Region.repeat`) and every pass is counted."""
+        self.loop_calls, self.loop_temporaries = [], []
+        self.loop_eager_complete, self.loop_vector_span = True, None
+        try:
+            nodes = self._statement(statement).nodes
+        finally:
+            calls, temporaries = self.loop_calls, self.loop_temporaries
+            self.loop_calls = None
+        if not nodes:
+            return
+        span = self.names.span(statement)
+        if self.loop_vector_span is None:
+            yield Region("nest", tuple(nodes), span)
+        elif self.loop_eager_complete:
+            yield Region("nest", tuple(nodes), span, tuple(calls), tuple(temporaries))
+        else:
+            self._note_once(self.loop_vector_span)
+            yield Region("nest", tuple(nodes), span)
 
     # ---- statements ---------------------------------------------------------------------
 
@@ -390,6 +436,12 @@ class FunctionLowering:
         return _Lowered()
 
     def _small(self, node: cst.BaseSmallStatement) -> _Lowered:
+        lowered = self._small_made(node)
+        if self.loop_depth > 0:
+            self._collect_in_loop(lowered, self.names.span(node))
+        return lowered
+
+    def _small_made(self, node: cst.BaseSmallStatement) -> _Lowered:
         self.reader.unknowns = []
         self.reader.pending = []
         lowered = self._small_statement(node)
@@ -606,17 +658,18 @@ class FunctionLowering:
         lowered = _Lowered(conventions=list(built.conventions))
         for view, content in built.stores:
             # A computed value stored whole (`y = y * step + start`): NumPy's last call
-            # writes it there, with no copy.
-            whole = (view == leaf or view.array in built.arguments) and isinstance(
-                content, (Apply, Reduce, Contract)
-            )
+            # writes it there, with no copy; so is a helper's argument (`f(x @ w + b)`):
+            # Python passes the array the expression made.
+            whole = (
+                view == leaf or view.array in built.arguments or not built.library
+            ) and isinstance(content, (Apply, Reduce, Contract))
             part = self._array_statement(Target(view), content, text, span, rebinds=whole)
             lowered.nodes += part.nodes
             lowered.conventions += part.conventions  # `F.gelu(x @ w)`: the argument's product
             lowered.eager = _merge(lowered.eager, part.eager)
         if built.nodes:
             lowered.nodes += built.nodes
-            if self.loop_depth == 0:
+            if self._eager_wanted():
                 call = Region("nest", built.nodes, span, contraction=built.library)
                 lowered.eager = _merge(lowered.eager, EagerCalls([call], []))
         for region in built.regions:
@@ -626,6 +679,13 @@ class FunctionLowering:
                 lowered.nodes += region.body
                 if self.loop_depth == 0:
                     lowered.eager = _merge(lowered.eager, EagerCalls([region], []))
+                elif self.loop_calls is not None:
+                    # A helper's region spliced into a loop: its own calls (each repeated
+                    # over the helper's loops) run once per pass of the caller's too.
+                    calls = list(region.eager_calls) or [Region("nest", region.body, span)]
+                    lowered.eager = _merge(
+                        lowered.eager, EagerCalls(calls, list(region.temporaries))
+                    )
         return lowered
 
     def _into_out(self, call: cst.BaseExpression, node: cst.CSTNode) -> _Lowered:
@@ -740,11 +800,46 @@ class FunctionLowering:
         nodes = NestBuilder(self.namer, span).assign(target, value, text)
         lowered = _Lowered(nodes, conventions=_conventions(value))
         is_call = target.shape or is_array(value)
-        if self.loop_depth == 0 and is_call:
+        if is_call and self._eager_wanted():
             lowered.eager = eager_calls(target, value, self.namer, span, rebinds)
-        elif is_call and target.shape:
-            self._note_once(span)
+        if is_call and target.shape and self.loop_depth > 0:
+            self.loop_vector_span = self.loop_vector_span or span
         return lowered
+
+    def _eager_wanted(self) -> bool:
+        """At the top level, or inside a top-level loop whose eager view is being built."""
+        return self.loop_depth == 0 or self.loop_calls is not None
+
+    def _collect_in_loop(self, lowered: _Lowered, span: Span) -> None:
+        """A statement inside explicit loops: its NumPy calls (or, for element code, its
+        own reads and writes) run once per pass of the loops around it (`Region.repeat`).
+        Where the passes are not counted loops (a `while`, an `if`, `min`/`max` bounds),
+        the loop keeps the fused view only."""
+        if self.loop_calls is None or not (lowered.nodes or lowered.eager):
+            return
+        loops = tuple(self.enclosing)
+        if (
+            self.branch_depth
+            or self.body_copies > 1
+            or len(loops) != self.loop_depth
+            or any(loop.trip.has(sympy.Min, sympy.Max) for loop in loops)
+        ):
+            self.loop_eager_complete = False
+            return
+        if lowered.eager is not None:
+            if any(_has_loop(call.body) for call in lowered.eager.regions):
+                self.loop_vector_span = self.loop_vector_span or span
+            for call in lowered.eager.regions:
+                self.loop_calls.append(replace(call, repeat=(*loops, *call.repeat)))
+            self.loop_temporaries += lowered.eager.temporaries
+        elif lowered.nodes:
+            kind = "straight"
+            if _has_loop(lowered.nodes):
+                # A statement with loops of its own (`A[i, j] -= A[i, :j] @ A[:j, j]`)
+                # calls NumPy on arrays: the loop has vector work.
+                self.loop_vector_span = self.loop_vector_span or span
+                kind = "nest"
+            self.loop_calls.append(Region(kind, tuple(lowered.nodes), span, repeat=loops))
 
     def _stored_shapes_agree(self, leaf: Leaf, value: ArrayValue, text: str, span: Span) -> bool:
         """A store of `value` into `leaf` (`A[0:NI, 0:NJ] = B[0:NK, 0:NK]`): extents that are
@@ -1214,7 +1309,7 @@ class FunctionLowering:
             span, condition, fraction, tuple(then.nodes), tuple(otherwise.nodes), (unknown,)
         )
         lowered = _Lowered([*prelude, branch], conventions=then.conventions + otherwise.conventions)
-        if self.loop_depth == 0 and (then.eager is not None or otherwise.eager is not None):
+        if self._eager_wanted() and (then.eager is not None or otherwise.eager is not None):
             # NumPy makes one side's calls: each side's, weighted by the share taking it.
             lowered.eager = _merge(_weighted(then, fraction), _weighted(otherwise, 1 - fraction))
             if condition.accesses and lowered.eager is not None:
@@ -1280,7 +1375,7 @@ class FunctionLowering:
         text = self.names.text(node)
         nodes = NestBuilder(self.namer, span).masked_assign(base, mask, value, text, branch)
         lowered = _Lowered(nodes)
-        if self.loop_depth == 0:
+        if self._eager_wanted():
             lowered.eager = self._masked_store_eager(base, mask, value_node, branch, span)
         return lowered
 
@@ -1308,12 +1403,16 @@ class FunctionLowering:
         span = self.names.span(node)
         prelude, condition = self._condition(node.test, span)
         fraction = fraction_symbol(f"p_L{span.line}")
-        then_body = tuple(self._block(node.body))
-        else_body: tuple[Node, ...] = ()
-        if isinstance(node.orelse, cst.Else):
-            else_body = tuple(self._block(node.orelse.body))
-        elif isinstance(node.orelse, cst.If):
-            else_body = tuple(self._if(node.orelse))  # `elif`: tested where `if` fails
+        self.branch_depth += 1
+        try:
+            then_body = tuple(self._block(node.body))
+            else_body: tuple[Node, ...] = ()
+            if isinstance(node.orelse, cst.Else):
+                else_body = tuple(self._block(node.orelse.body))
+            elif isinstance(node.orelse, cst.If):
+                else_body = tuple(self._if(node.orelse))  # `elif`: tested where `if` fails
+        finally:
+            self.branch_depth -= 1
         unknown = Unknown(
             UnknownKind.BRANCH_FRACTION,
             f"branch `if {self.names.text(node.test)}`: the fraction of "
@@ -1321,12 +1420,60 @@ class FunctionLowering:
             span,
             str(fraction),
         )
-        return [*prelude, Branch(span, condition, fraction, then_body, else_body, (unknown,))]
+        guard = self._index_guard(node.test)
+        branch = Branch(span, condition, fraction, then_body, else_body, (unknown,), guard)
+        return [*prelude, branch]
+
+    def _index_guard(self, test: cst.BaseExpression) -> sympy.Basic | None:
+        """`if j - 1 >= 0:`, `if i < j - 1 and i + 1 < n:`: a condition on loop variables
+        and sizes only, affine, restricts the iterations exactly (as C's `if` does); None
+        for any other (data, sizes alone), which keeps its named fraction."""
+        guard = self._affine_condition(test)
+        if guard is None or guard in (sympy.true, sympy.false):
+            return None
+        if not any(not is_size_symbol(s) for s in guard.free_symbols):
+            return None
+        return guard
+
+    def _affine_condition(self, test: cst.BaseExpression) -> sympy.Basic | None:
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            left, right = self._affine_condition(test.left), self._affine_condition(test.right)
+            return None if left is None or right is None else sympy.And(left, right)
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+            return None
+        relation = _RELATIONS.get(type(test.comparisons[0].operator))
+        if relation is None:
+            return None
+        sides = []
+        for side in (test.left, test.comparisons[0].comparator):
+            saved = self.reader.unknowns
+            self.reader.unknowns = []
+            value = self.reader.value(side)
+            self.reader.unknowns = saved
+            if not isinstance(value, Integer) or value.value is None:
+                return None
+            symbols = value.value.free_symbols
+            if symbols and not (
+                value.value.is_polynomial(*symbols)
+                and sympy.Poly(value.value, *symbols).total_degree() <= 1
+            ):
+                return None
+            sides.append(value.value)
+        return relation(sides[0], sides[1])
 
 
-_MAX_ROUNDS = 6
+_RELATIONS: dict[type, Callable[[sympy.Expr, sympy.Expr], sympy.Basic]] = {
+    cst.LessThan: sympy.Lt,
+    cst.LessThanEqual: sympy.Le,
+    cst.GreaterThan: sympy.Gt,
+    cst.GreaterThanEqual: sympy.Ge,
+}
+
+
+_MAX_ROUNDS = 16
 """Lowerings a function may take to learn its inferred shapes: model code learns a rank,
-then the extents, per tensor it meets (`q @ k.mT`, then `p @ v`)."""
+then the extents, per tensor it meets (`q @ k.mT`, then `p @ v`); a deep network
+(NPBench's `lenet`) needs more than four."""
 
 
 @dataclass(slots=True)
@@ -1335,10 +1482,21 @@ class _Hints:
 
     equations: dict[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
     ranks: dict[str, int] = field(default_factory=dict)
+    sizes: set[str] = field(default_factory=set)
     rounds: int = 0
 
-    def learn(self, equations: dict[sympy.Symbol, sympy.Expr], ranks: dict[str, int]) -> bool:
+    def learn(
+        self,
+        equations: dict[sympy.Symbol, sympy.Expr],
+        ranks: dict[str, int],
+        sizes: set[str] | None = None,
+    ) -> bool:
         """Take what is new; True when there was some and another round is allowed."""
+        new_sizes = (sizes or set()) - self.sizes
+        if new_sizes and self.rounds < 16:
+            self.sizes |= new_sizes
+            self.rounds += 1
+            return True
         new_ranks = {k: v for k, v in ranks.items() if self.ranks.get(k, 0) < v}
         # With a rank still wrong, axes were compared out of line: learn the ranks first.
         new = {} if new_ranks else {k: v for k, v in equations.items() if k not in self.equations}
@@ -1377,6 +1535,14 @@ def _shape_owner(node: cst.BaseExpression, torch: bool) -> cst.BaseExpression | 
     ):
         return node.func.value
     return None
+
+
+def _has_loop(nodes: Sequence[Node]) -> bool:
+    """Loops among `nodes`, guarded ones (`L[i, :i] @ x[:i]` under `i >= 1`) included."""
+    return any(
+        isinstance(n, Loop) or (isinstance(n, Branch) and _has_loop((*n.then_body, *n.else_body)))
+        for n in nodes
+    )
 
 
 def _arrays_of(body: Sequence[Node]) -> frozenset[str]:

@@ -76,17 +76,60 @@ class Summary:
     assumptions do not: the call's arguments replace them)."""
     fixed: frozenset[sympy.Symbol]
     """Module constants: the same size at every call, never replaced."""
+    inferred: frozenset[str] = frozenset()
+    """Parameters whose shape the helper's code gave (no annotation): a call may say more."""
 
 
-Summarize = Callable[[str, Mapping[str, tuple[ElementType, bool]]], "Summary | str"]
-"""The frontend's summary of a helper by name, with dtypes for some parameters (the caller's
-arguments'), or why there is none (recursion)."""
+Summarize = Callable[
+    [str, Mapping[str, tuple[ElementType, bool]], Mapping[str, int]], "Summary | str"
+]
+"""The frontend's summary of a helper by name, with dtypes and ranks for some parameters (the
+caller's arguments'), or why there is none (recursion)."""
 
 
 def has_control_flow(definition: cst.FunctionDef) -> bool:
-    """A body that is not only simple statements (loops, branches, `with`, `try`)."""
+    """A body that is not only simple statements (loops, branches, `with`, `try`), or one
+    that reads a parameter or a local more than once (`softmax(x)` reading `x` twice):
+    inlining it as one expression would compute that value once per read, where Python
+    computes it once, so it is summarized and its values are arrays of their own."""
     body = definition.body.body if isinstance(definition.body, cst.IndentedBlock) else ()
-    return any(not isinstance(s, cst.SimpleStatementLine) for s in body)
+    if any(not isinstance(s, cst.SimpleStatementLine) for s in body):
+        return True
+    return _reads_a_value_twice(definition)
+
+
+def _reads_a_value_twice(definition: cst.FunctionDef) -> bool:
+    bound = {p.name.value for p in definition.params.params}
+    body = definition.body.body if isinstance(definition.body, cst.IndentedBlock) else ()
+    for statement in body:
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Assign):
+                bound |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
+    reads = _Reads()
+    definition.body.visit(reads)
+    return any(reads.count.get(name, 0) > 1 for name in bound)
+
+
+class _Reads(cst.CSTVisitor):
+    """How many times each name is read (attribute names and assignment targets aside)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count: dict[str, int] = {}
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.count[node.value] = self.count.get(node.value, 0) + 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # `axis=-1`: the keyword is no read
+        return False
 
 
 def read_summarized_call(
@@ -101,11 +144,12 @@ def read_summarized_call(
     summarize = reader.scope.summarize
     if summarize is None:
         return reader.unsupported(node, f"`{name}` has loops or branches and is not inlined")
-    summary = summarize(name, {})
+    summary = summarize(name, {}, {})
     if not isinstance(summary, str):
         overrides = _dtype_overrides(summary, arguments)
-        if overrides:
-            summary = summarize(name, overrides)
+        ranks = _rank_overrides(summary, arguments)
+        if overrides or ranks:
+            summary = summarize(name, overrides, ranks)
     if isinstance(summary, str):
         reader.note(UnknownKind.UNKNOWN_CALL, node, f"{summary}: its work is not counted")
         return None
@@ -126,6 +170,22 @@ def _dtype_overrides(
         if binding.element != element or (isinstance(binding, Scalar) and binding.weak != weak):
             overrides[parameter] = (element, weak)
     return overrides
+
+
+def _rank_overrides(
+    summary: Summary, arguments: Mapping[str, ArrayValue | Integer]
+) -> dict[str, int]:
+    """Parameters whose rank the helper inferred lower than the caller's argument has
+    (`softmax(x @ w + b)` with a `softmax` whose code gives `x` no rank): the helper is
+    lowered again with the argument's rank, as it is for a dtype."""
+    ranks: dict[str, int] = {}
+    for parameter, binding in summary.parameters:
+        value = arguments.get(parameter)
+        if not isinstance(binding, Leaf) or value is None or isinstance(value, Integer):
+            continue
+        if parameter in summary.inferred and len(value.shape) > len(binding.shape):
+            ranks[parameter] = len(value.shape)
+    return ranks
 
 
 class _CallSite:
@@ -175,6 +235,9 @@ class _CallSite:
             if isinstance(value, Integer) and value.value is not None:
                 self.pairs.append((binding.value, value.value, parameter))
                 return True
+            if isinstance(value, Scalar) and value.text in reader.inferred:
+                # An un-annotated parameter of the caller passed as a size: it is one.
+                reader.size_hints.add(value.text)
             why = value.unknown_because if isinstance(value, Integer) else "is not an integer"
             reader.note(
                 UnknownKind.DATA_DEPENDENT_BOUND,
@@ -323,7 +386,10 @@ class _CallSite:
 
     def _copies(self, mapping: dict[sympy.Symbol, sympy.Expr]) -> tuple[list[Node], list[Region]]:
         """The helper's function-level notes (as a statement) and its regions, copied."""
-        loops = _loop_variables(n for r in self.summary.function.regions for n in r.body)
+        helper_regions = self.summary.function.regions
+        loops = _loop_variables(n for r in helper_regions for n in r.body)
+        # The eager view's calls have loops of their own (`_i5` over `_t2`): renamed too.
+        loops |= _loop_variables(n for r in helper_regions for c in r.eager_calls for n in c.body)
         symbols: dict[sympy.Symbol, sympy.Expr] = dict(mapping)
         symbols |= {loop_symbol(v): loop_symbol(f"{self.prefix}_{v}") for v in loops}
         copier = _Copier(self, symbols)
@@ -395,6 +461,7 @@ class _Copier:
                 for t in region.temporaries
             ),
             local_arrays=frozenset(call.local(a) for a in region.local_arrays),
+            repeat=tuple(self.node(loop) for loop in region.repeat),  # type: ignore[misc]
             conventions=tuple((text, self.expression(e)) for text, e in region.conventions),
         )
 

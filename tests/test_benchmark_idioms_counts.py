@@ -1,0 +1,71 @@
+"""aiscan against a counting run of the same code (issue 28).
+
+`scripts/count_numpy.py fixture` ran each function of `fixtures/python/benchmark_idioms.py`
+with duck arrays that tally every NumPy call by MODEL.md's conventions (FLOPs, specials,
+and the eager bytes each call reads and writes) and stored the figures with the sizes it
+ran at in `tests/data/benchmark_idioms_counts.json`. Here aiscan's symbolic figures for
+the same functions, evaluated at those sizes, must equal them: the test reads the stored
+run and never executes the analyzed code.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import sympy
+
+from aiscan.analysis.kernel import AnalysisOptions, FunctionAnalysis, analyze_module
+from aiscan.pipeline import PipelineOptions, lower_source
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "fixtures" / "python" / "benchmark_idioms.py"
+RUNS = json.loads((ROOT / "tests" / "data" / "benchmark_idioms_counts.json").read_text())
+# Element loops have no eager view in aiscan (no NumPy call on arrays): FLOPs only there.
+WITHOUT_EAGER = {"pair_scores"}
+
+
+@pytest.fixture(scope="module")
+def analyzed() -> dict[str, FunctionAnalysis]:
+    module = lower_source(FIXTURE.read_text(), str(FIXTURE), PipelineOptions())
+    return {f.function.name: f for f in analyze_module(module, AnalysisOptions()).functions}
+
+
+def _at(expression: sympy.Expr, sizes: dict[str, int]) -> int:
+    value = expression.subs({s: sizes[s.name] for s in expression.free_symbols})
+    assert not value.free_symbols, f"{expression}: {value.free_symbols} not bound"
+    return int(value)
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_figures_equal_the_counting_run(name: str, analyzed: dict[str, FunctionAnalysis]) -> None:
+    run = RUNS[name]
+    assert not run["uncounted"], f"the run missed calls: {run['uncounted']}"
+    result = analyzed[name]
+    sizes = run["sizes"]
+    assert _at(result.flops.total, sizes) == run["flops"]
+    assert _at(result.flops.special, sizes) == run["special"]
+    if name not in WITHOUT_EAGER:
+        assert _at(result.traffic["eager"].total(False), sizes) == run["eager"]
+
+
+def test_the_run_covers_every_function_of_the_fixture() -> None:
+    defined = {
+        line.split("(")[0].removeprefix("def ")
+        for line in FIXTURE.read_text().splitlines()
+        if line.startswith("def ")
+    }
+    assert defined - set(RUNS) == {"rectify"}  # called by `shifted`, not run on its own
+
+
+def test_the_stored_npbench_run_is_whole() -> None:
+    """`count_numpy.py measure` stored every NPBench NumPy kernel, each run to its end; the
+    only calls it could not count are the bytes of LAPACK drivers (their FLOPs are counted
+    by the textbook conventions docs/python.md lists)."""
+    runs = json.loads((ROOT / "tests" / "data" / "npbench_counts.json").read_text())
+    assert len(runs) == 54
+    assert not [name for name, run in runs.items() if "error" in run]
+    missed = {call for run in runs.values() for call in run["uncounted"]}
+    assert missed <= {"linalg.cholesky bytes", "linalg.solve bytes", "histogram bytes"}
+    assert runs["gemm"]["flops"] == 1000 * 1100 * (2 * 1200 - 1) + 1000 * 1200 + 1000 * 1100 * 2
