@@ -31,6 +31,7 @@ from aiscan.roofline.placement import (
     place_hierarchical,
     select_bytes,
 )
+from aiscan.roofline.plot_labels import number_labels, place_texts
 from aiscan.roofline.roofs import VECTOR, roof_for, roof_label
 from aiscan.roofline.threads import ThreadChoice, ThreadRequest, on_threads, scaled_to_threads
 from aiscan.roofline.units import format_si
@@ -62,6 +63,9 @@ DEFAULT_SIZE_RANGE: Final = (8, 65536)
 _MARKERS: Final = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">")
 _LEGEND_MARKERS_MAX: Final = len(_MARKERS)
 """Up to this many kernels the legend lists each one's marker; beyond, shapes repeat."""
+_TABLE_ROWS: Final = 58
+"""Rows of the numbered table per column: as tall as the plot at x-small."""
+_TABLE_COLUMN_INCHES: Final = 2.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,37 +286,28 @@ def build_figure(
     axes.set_title(title or "Roofline: " + ", ".join(d.name for d in devices), fontsize="medium")
     handles, names = axes.get_legend_handles_labels()
     handles_more, names_more = _marker_legend(axes, kernels, markers)
-    handles_key, names_key = _numbered(labels)
+    rows = number_labels(labels)
     from matplotlib.lines import Line2D
 
-    for reason in skipped:  # in the legend, where layout keeps it clear of everything
-        handles_key.append(Line2D([], [], linestyle="none"))
-        names_key.append(f"not placed: {reason}")
-    entries = names + names_more + names_key
-    rows = math.ceil(len(entries) / 2)
-    figure.set_size_inches(10, 8 + 0.2 * max(0, rows - 8))  # the plot keeps its height
+    notes = [f"not placed: {reason}" for reason in skipped]
+    entries = names + names_more + notes
+    handles_all = handles + handles_more + [Line2D([], [], linestyle="none") for _ in notes]
+    lines = math.ceil(len(entries) / 2)
+    columns = math.ceil(len(rows) / _TABLE_ROWS)
+    # The plot keeps its size: the legend below adds height, the numbered table beside it width.
+    figure.set_size_inches(10 + _TABLE_COLUMN_INCHES * columns, 8 + 0.2 * max(0, lines - 8))
     figure.legend(
-        handles + handles_more + handles_key, entries, loc="outside lower center", ncols=2,
-        fontsize="small", frameon=False,
+        handles_all, entries, loc="outside lower center", ncols=2, fontsize="small",
+        frameon=False,
     )  # fmt: skip
-    _place_labels(figure, axes, labels)
+    if rows:
+        figure.legend(
+            [Line2D([], [], linestyle="none") for _ in rows], rows, loc="outside right upper",
+            ncols=columns, fontsize="x-small", frameon=False, handlelength=0,
+            handletextpad=0, columnspacing=1.0, title="kernels by number", title_fontsize="small",
+        )  # fmt: skip
+    place_texts(figure, axes, labels)
     return figure
-
-
-def _numbered(labels: Sequence[Text]) -> tuple[list[Any], list[str]]:
-    """With more kernels than fit as names, each label becomes its number and the legend
-    gives the names: 49 names cannot share one plot without overlapping, 49 numbers can."""
-    from matplotlib.lines import Line2D
-
-    if len(labels) <= _LEGEND_MARKERS_MAX:
-        return [], []
-    handles: list[Any] = []
-    names: list[str] = []
-    for number, label in enumerate(labels, start=1):
-        names.append(f"{number}: {label.get_text()}")
-        handles.append(Line2D([], [], linestyle="none"))
-        label.set_text(str(number))
-    return handles, names
 
 
 def _marker_legend(
@@ -621,25 +616,6 @@ def _label(axes: Axes, text: str, x: float, y: float, key: str) -> Text:
     return axes.text(
         x, y, text, fontsize="small", gid=f"label:{key}",
         bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "alpha": 0.8, "linewidth": 0},
-    )  # fmt: skip
-
-
-def _place_labels(figure: Figure, axes: Axes, labels: Sequence[Text]) -> None:
-    """Move labels apart, off the markers and inside the axes, with adjustText; a thin
-    line leads from each moved label back to its point."""
-    from adjustText import adjust_text
-
-    ridges = [t for t in axes.texts if str(t.get_gid()).startswith("ridge-label:")]
-    if not labels and not ridges:
-        return
-    figure.draw_without_rendering()
-    points = [
-        line for line in axes.get_lines() if str(line.get_gid()).startswith(("kernel:", "path:"))
-    ]
-    adjust_text(
-        [*ridges, *labels], ax=axes, objects=points, ensure_inside_axes=True, expand=(1.15, 1.4),
-        iter_lim=1000,  # by iterations, not seconds: a loaded machine draws the same plot
-        arrowprops={"arrowstyle": "-", "color": "0.5", "linewidth": 0.6},
     )  # fmt: skip
 
 
