@@ -53,3 +53,14 @@ def test_earlier_requests_choose_first() -> None:
     )
     assert first == (104.0, 95.0, 144.0, 105.0)
     assert second is not None and second != first
+
+
+def test_a_label_stays_within_its_reach_or_is_left_out() -> None:
+    requests = [LabelRequest(200.0, 150.0, 30.0, 10.0, reach=12.0) for _ in range(50)]
+    boxes = place_labels(requests, FRAME)
+    kept = [b for b in boxes if b is not None]
+    assert 0 < len(kept) < 50
+    for box in kept:  # the nearest edge within 12 pixels of the point
+        dx = max(box[0] - 200.0, 0.0, 200.0 - box[2])
+        dy = max(box[1] - 150.0, 0.0, 150.0 - box[3])
+        assert (dx * dx + dy * dy) ** 0.5 <= 12.0 + 1e-9

@@ -176,9 +176,9 @@ def test_many_kernels_are_numbered_with_a_table_and_labels_never_overlap() -> No
     every kernel, the extremes keep their names, and no two labels overlap."""
     many = [KernelSpec(f"k{i}", (1 + i % 13) * n, (8 + 3 * (i % 7)) * n, "fp64") for i in range(40)]
     figure = build_figure(many, devices("h100"), sizes={"n": 1000})
-    table = [legend for legend in figure.legends if legend.get_title().get_text()]
-    assert len(table) == 1
-    rows = [t.get_text() for t in table[0].get_texts()]
+    table = figure.axes[0].get_legend()
+    assert table is not None and table.get_title().get_text() == "kernels by number"
+    rows = [t.get_text() for t in table.get_texts()]
     assert rows == [f"{i + 1}: k{i}" for i in range(40)]
     texts = [t for t in figure.axes[0].texts if str(t.get_gid()).startswith("label:")]
     assert texts and all(t.get_text().split(":")[0].isdigit() for t in texts)

@@ -28,18 +28,22 @@ _DIRECTIONS: Final = (
     (1.0, 0.0), (_DIAGONAL, _DIAGONAL), (_DIAGONAL, -_DIAGONAL), (0.0, 1.0), (0.0, -1.0),
     (-1.0, 0.0), (-_DIAGONAL, _DIAGONAL), (-_DIAGONAL, -_DIAGONAL),
 )  # fmt: skip
+_CELL_PIXELS: Final = 16.0
+"""The grid's cell at 100 dpi: about a line of small text."""
 _MARKER_COST: Final = 1000.0
 _OBSTACLE_COST: Final = 60.0
 
 
 @dataclass(frozen=True, slots=True)
 class LabelRequest:
-    """A label of `width` by `height` pixels for the point at (`x`, `y`)."""
+    """A label of `width` by `height` pixels for the point at (`x`, `y`), set at most
+    `reach` pixels (at 100 dpi) away from it."""
 
     x: float
     y: float
     width: float
     height: float
+    reach: float = _RADII[-1]
 
 
 @dataclass(slots=True)
@@ -108,8 +112,7 @@ def place_labels(
     spot is free of other labels inside `frame`. `markers` are avoided first, then
     `obstacles` (line samples, fixed texts); `scale` is the dpi over 100; `margin` pixels
     of air are kept between labels."""
-    size = max((max(r.width, r.height) for r in requests), default=10.0)
-    cell = max(8.0 * scale, size / 2)
+    cell = _CELL_PIXELS * scale
     placed, avoided, crossed = _Grid(cell), _Grid(cell), _Grid(cell)
     for box in markers:
         avoided.add(box)
@@ -119,6 +122,8 @@ def place_labels(
     for request in requests:
         best: tuple[float, Box] | None = None
         for radius in _RADII:
+            if radius > request.reach:
+                break
             for direction in _DIRECTIONS:
                 box = _spot(request, direction, radius * scale)
                 air = (box[0] - margin, box[1] - margin, box[2] + margin, box[3] + margin)

@@ -31,7 +31,7 @@ from aiscan.roofline.placement import (
     place_hierarchical,
     select_bytes,
 )
-from aiscan.roofline.plot_labels import number_labels, place_texts
+from aiscan.roofline.plot_labels import number_labels, place_texts, table_inches
 from aiscan.roofline.roofs import VECTOR, roof_for, roof_label
 from aiscan.roofline.threads import ThreadChoice, ThreadRequest, on_threads, scaled_to_threads
 from aiscan.roofline.units import format_si
@@ -63,9 +63,6 @@ DEFAULT_SIZE_RANGE: Final = (8, 65536)
 _MARKERS: Final = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">")
 _LEGEND_MARKERS_MAX: Final = len(_MARKERS)
 """Up to this many kernels the legend lists each one's marker; beyond, shapes repeat."""
-_TABLE_ROWS: Final = 58
-"""Rows of the numbered table per column: as tall as the plot at x-small."""
-_TABLE_COLUMN_INCHES: Final = 2.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,26 +283,19 @@ def build_figure(
     axes.set_title(title or "Roofline: " + ", ".join(d.name for d in devices), fontsize="medium")
     handles, names = axes.get_legend_handles_labels()
     handles_more, names_more = _marker_legend(axes, kernels, markers)
-    rows = number_labels(labels)
+    rows = number_labels(axes, labels)
     from matplotlib.lines import Line2D
 
     notes = [f"not placed: {reason}" for reason in skipped]
     entries = names + names_more + notes
     handles_all = handles + handles_more + [Line2D([], [], linestyle="none") for _ in notes]
     lines = math.ceil(len(entries) / 2)
-    columns = math.ceil(len(rows) / _TABLE_ROWS)
     # The plot keeps its size: the legend below adds height, the numbered table beside it width.
-    figure.set_size_inches(10 + _TABLE_COLUMN_INCHES * columns, 8 + 0.2 * max(0, lines - 8))
+    figure.set_size_inches(10 + table_inches(axes, rows), 8 + 0.2 * max(0, lines - 8))
     figure.legend(
         handles_all, entries, loc="outside lower center", ncols=2, fontsize="small",
         frameon=False,
     )  # fmt: skip
-    if rows:
-        figure.legend(
-            [Line2D([], [], linestyle="none") for _ in rows], rows, loc="outside right upper",
-            ncols=columns, fontsize="x-small", frameon=False, handlelength=0,
-            handletextpad=0, columnspacing=1.0, title="kernels by number", title_fontsize="small",
-        )  # fmt: skip
     place_texts(figure, axes, labels)
     return figure
 

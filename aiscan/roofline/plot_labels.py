@@ -20,30 +20,57 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.text import Text
 
-__all__ = ["NAMED_MAX", "number_labels", "place_texts"]
+__all__ = ["NAMED_MAX", "number_labels", "place_texts", "table_inches"]
 
 NAMED_MAX: Final = 11
 """Up to this many kernels each is named in the plot; beyond, numbers and a table."""
 _MARKER_GIDS: Final = ("kernel:", "level:", "ridge:", "path:")
 _FIXED_TEXT_GIDS: Final = ("ceiling-label:", "level-label:", "path-size:")
+_TABLE_ROWS: Final = 52
+"""Rows of the numbered table per column: as tall as the plot at xx-small."""
+_TABLE_CHAR_INCHES: Final = 0.043
+"""The width of an average character at xx-small, to size the table's columns."""
+_NUMBER_REACH: Final = 24.0
+"""A number stays this close to its point (pixels at 100 dpi), or is left out: long
+leaders into a crowd cannot be followed."""
 _SAMPLE_PIXELS: Final = 4.0
 """Lines are sampled every this many pixels (at 100 dpi) to be obstacles."""
 _PAD_PIXELS: Final = 2.0
 """The label's rounded box reaches this far past its text (pad 0.15 of the font)."""
 
 
-def number_labels(labels: Sequence[Text]) -> list[str]:
+def number_labels(axes: Axes, labels: Sequence[Text]) -> list[str]:
     """Past `NAMED_MAX` kernels each label becomes its number and the table gives the
     names (`N: name`); the kernels that stand out (the lowest and highest intensity and
-    rate) keep their name beside the number. Returns the table's rows, in order."""
+    rate) keep their name beside the number, and the paths lose their size notes (a
+    crowd of them hides the numbers). Returns the table's rows, in order."""
     if len(labels) <= NAMED_MAX:
         return []
+    for text in [t for t in axes.texts if str(t.get_gid()).startswith("path-size:")]:
+        text.remove()
     outstanding = _standing_out(labels)
     rows = []
     for number, label in enumerate(labels, start=1):
         rows.append(f"{number}: {label.get_text()}")
         label.set_text(f"{number}: {label.get_text()}" if label in outstanding else str(number))
     return rows
+
+
+def table_inches(axes: Axes, rows: Sequence[str]) -> float:
+    """The numbered table beside the plot, in columns no taller than the plot; returns the
+    width it adds to the figure, in inches."""
+    from matplotlib.lines import Line2D
+
+    if not rows:
+        return 0.0
+    columns = math.ceil(len(rows) / _TABLE_ROWS)
+    axes.legend(
+        [Line2D([], [], linestyle="none") for _ in rows], rows, loc="upper left",
+        bbox_to_anchor=(1.01, 1.0), ncols=columns, fontsize="xx-small", frameon=False,
+        handlelength=0, handletextpad=0, columnspacing=1.2, borderaxespad=0,
+        title="kernels by number", title_fontsize="x-small",
+    )  # fmt: skip
+    return columns * (_TABLE_CHAR_INCHES * max(len(row) for row in rows) + 0.2)
 
 
 def _standing_out(labels: Sequence[Text]) -> set[Text]:
@@ -71,7 +98,11 @@ def place_texts(figure: Figure, axes: Axes, labels: Sequence[Text]) -> None:
     for text in texts:
         extent = text.get_window_extent(renderer)
         x, y = axes.transData.transform(text.get_position())
-        requests.append(LabelRequest(x, y, extent.width + 2 * pad, extent.height + 2 * pad))
+        width, height = extent.width + 2 * pad, extent.height + 2 * pad
+        if text.get_text().isdigit():
+            requests.append(LabelRequest(x, y, width, height, reach=_NUMBER_REACH))
+        else:
+            requests.append(LabelRequest(x, y, width, height))
     frame = axes.get_window_extent(renderer)
     boxes = place_labels(
         requests, (frame.x0, frame.y0, frame.x1, frame.y1),
