@@ -201,6 +201,9 @@ class KernelSpec:
 class _Drawn:
     kernel: KernelSpec
     placement: Placement
+    path: tuple[tuple[int, float, float], ...] = ()
+    """(size, AI, attainable) over the sizes where the AI is still symbolic (`_swept`):
+    computed once, read by the axis range and the drawing."""
 
 
 def placements(
@@ -248,13 +251,13 @@ def build_figure(
     if not devices:
         raise UsageError("a roofline needs at least one device")
     placed, skipped = placements(kernels, devices, sizes=sizes, sparse=sparse)
-    drawn = [_Drawn(k, p) for k, p in placed]
+    drawn = [_Drawn(k, p, _swept(k, p, size_range)) for k, p in placed]
     figure = Figure(figsize=(10, 8), layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
     axes.set_xscale("log")
     axes.set_yscale("log")
-    x_low, x_high = _x_range(drawn, devices, size_range)
+    x_low, x_high = _x_range(drawn, devices)
     colors = {d.key: f"C{i % 10}" for i, d in enumerate(devices)}
     markers = {k.label: _MARKERS[i % len(_MARKERS)] for i, k in enumerate(kernels)}
 
@@ -457,7 +460,7 @@ def _draw_kernel(
         )  # fmt: skip
         return _label(axes, label, x, y, key)
     swept = bool((item.kernel.size_paths or {}).get(placement.device))
-    path = _swept(item, size_range)
+    path = item.path
     if not path:
         return None
     names = "=".join(placement.crossover.size_names) or "size"
@@ -580,11 +583,15 @@ def sweep_sizes(size_range: tuple[int, int]) -> list[int]:
     return [2**k for k in range(math.ceil(math.log2(low)), math.floor(math.log2(high)) + 1)]
 
 
-def _swept(item: _Drawn, size_range: tuple[int, int]) -> list[tuple[int, float, float]]:
-    """The kernel's path: the cache model's own sweep where it was made, else `_path`."""
-    paths = item.kernel.size_paths or {}
-    found = paths.get(item.placement.device)
-    return list(found) if found else _path(item.placement, size_range)
+def _swept(
+    kernel: KernelSpec, placement: Placement, size_range: tuple[int, int]
+) -> tuple[tuple[int, float, float], ...]:
+    """The kernel's path: the cache model's own sweep where it was made, else `_path`;
+    none where the AI has a value."""
+    if placement.intensity_flops_per_byte is not None or placement.intensity is None:
+        return ()
+    found = (kernel.size_paths or {}).get(placement.device)
+    return tuple(found) if found else tuple(_path(placement, size_range))
 
 
 def _path(placement: Placement, size_range: tuple[int, int]) -> list[tuple[int, float, float]]:
@@ -595,7 +602,8 @@ def _path(placement: Placement, size_range: tuple[int, int]) -> list[tuple[int, 
         return []
     points = []
     for size in sweep_sizes(size_range):
-        ai = float(placement.intensity.subs({s: size for s in growing}))
+        # xreplace, not subs: the same exact value, without subs' rewriting at each size.
+        ai = float(placement.intensity.xreplace({s: sympy.Integer(size) for s in growing}))
         if ai > 0:
             attainable = min(placement.peak_flops_per_s, ai * placement.bandwidth_bytes_per_s)
             points.append((size, ai, attainable))
@@ -609,9 +617,7 @@ def _label(axes: Axes, text: str, x: float, y: float, key: str) -> Text:
     )  # fmt: skip
 
 
-def _x_range(
-    drawn: Sequence[_Drawn], devices: Sequence[Device], size_range: tuple[int, int]
-) -> tuple[float, float]:
+def _x_range(drawn: Sequence[_Drawn], devices: Sequence[Device]) -> tuple[float, float]:
     """From the ridges and the kernels that have values. Paths over sizes (symbols with
     no value) widen it only within two decades of the ridges, so a path running to an
     intensity of 10^18 cannot squeeze the plot into a thin column; the axes clip it."""
@@ -627,7 +633,7 @@ def _x_range(
     floor, ceiling = min(ridges) / 100, max(ridges) * 100
     for item in drawn:
         if item.placement.intensity_flops_per_byte is None and item.placement.intensity is not None:
-            path = [ai for _, ai, _ in _swept(item, size_range)]
+            path = [ai for _, ai, _ in item.path]
             values += [min(max(ai, floor), ceiling) for ai in path]
     positive = [v for v in values if v > 0]
     low = 10 ** math.floor(math.log10(min(positive) / 2))
