@@ -80,23 +80,16 @@ def _inside(box: Box, frame: Box) -> bool:
 
 
 def _spot(request: LabelRequest, direction: tuple[float, float], radius: float) -> Box:
-    """The box whose nearest edge sits `radius` from the point, in `direction`."""
+    """The box whose nearest edge or corner sits `radius` from the point, in `direction`:
+    to the right it starts there, to the left it ends there, straight up it is centred."""
     dx, dy = direction
-    x = request.x + dx * radius
-    y = request.y + dy * radius
-    if dx > 0:
-        left = x
-    elif dx < 0:
-        left = x - request.width
-    else:
-        left = x - request.width / 2
-    if dy > 0:
-        bottom = y
-    elif dy < 0:
-        bottom = y - request.height
-    else:
-        bottom = y - request.height / 2
+    left = request.x + dx * radius - request.width * (1 - _sign(dx)) / 2
+    bottom = request.y + dy * radius - request.height * (1 - _sign(dy)) / 2
     return (left, bottom, left + request.width, bottom + request.height)
+
+
+def _sign(value: float) -> int:
+    return (value > 0) - (value < 0)
 
 
 def place_labels(
