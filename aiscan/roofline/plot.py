@@ -62,7 +62,8 @@ __all__ = [
 DEFAULT_SIZE_RANGE: Final = (8, 65536)
 _MARKERS: Final = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">")
 _LEGEND_MARKERS_MAX: Final = len(_MARKERS)
-"""Up to this many kernels the legend lists each one's marker; beyond, shapes repeat."""
+"""Up to this many kernels the legend lists each one's marker and the plot its name;
+beyond, shapes repeat and the kernels are numbered."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,7 +287,7 @@ def build_figure(
     axes.set_title(title or "Roofline: " + ", ".join(d.name for d in devices), fontsize="medium")
     handles, names = axes.get_legend_handles_labels()
     handles_more, names_more = _marker_legend(axes, kernels, markers)
-    rows = number_labels(axes, labels)
+    rows = number_labels(axes, labels, _LEGEND_MARKERS_MAX)
     from matplotlib.lines import Line2D
 
     notes = [f"not placed: {reason}" for reason in skipped]

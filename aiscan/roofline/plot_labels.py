@@ -20,10 +20,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.text import Text
 
-__all__ = ["NAMED_MAX", "number_labels", "place_texts", "table_inches"]
+__all__ = ["number_labels", "place_texts", "table_inches"]
 
-NAMED_MAX: Final = 11
-"""Up to this many kernels each is named in the plot; beyond, numbers and a table."""
 _MARKER_GIDS: Final = ("kernel:", "level:", "ridge:", "path:")
 _FIXED_TEXT_GIDS: Final = ("ceiling-label:", "level-label:", "path-size:")
 _TABLE_ROWS: Final = 52
@@ -39,12 +37,12 @@ _PAD_PIXELS: Final = 2.0
 """The label's rounded box reaches this far past its text (pad 0.15 of the font)."""
 
 
-def number_labels(axes: Axes, labels: Sequence[Text]) -> list[str]:
-    """Past `NAMED_MAX` kernels each label becomes its number and the table gives the
+def number_labels(axes: Axes, labels: Sequence[Text], named_max: int) -> list[str]:
+    """Past `named_max` kernels each label becomes its number and the table gives the
     names (`N: name`); the kernels that stand out (the lowest and highest intensity and
     rate) keep their name beside the number, and the paths lose their size notes (a
     crowd of them hides the numbers). Returns the table's rows, in order."""
-    if len(labels) <= NAMED_MAX:
+    if len(labels) <= named_max:
         return []
     for text in [t for t in axes.texts if str(t.get_gid()).startswith("path-size:")]:
         text.remove()
