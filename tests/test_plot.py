@@ -169,3 +169,27 @@ def test_html_escapes_labels() -> None:
     text = render_html([kernel], devices("bgq"))
     assert "a&lt;b &amp; c" in text
     assert "a<b & c" not in text.split("<svg")[0]
+
+
+def test_many_kernels_are_numbered_with_a_table_and_labels_never_overlap() -> None:
+    """Past a dozen kernels each label is its number, the table beside the plot names
+    every kernel, the extremes keep their names, and no two labels overlap."""
+    many = [KernelSpec(f"k{i}", (1 + i % 13) * n, (8 + 3 * (i % 7)) * n, "fp64") for i in range(40)]
+    figure = build_figure(many, devices("h100"), sizes={"n": 1000})
+    table = figure.axes[0].get_legend()
+    assert table is not None and table.get_title().get_text() == "kernels by number"
+    rows = [t.get_text() for t in table.get_texts()]
+    assert rows == [f"{i + 1}: k{i}" for i in range(40)]
+    texts = [t for t in figure.axes[0].texts if str(t.get_gid()).startswith("label:")]
+    assert texts and all(t.get_text().split(":")[0].isdigit() for t in texts)
+    named = [t.get_text() for t in texts if not t.get_text().isdigit()]
+    assert "14: k13" in named  # the lowest intensity and rate, 1/26 FLOP/byte
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    ridges = [t for t in figure.axes[0].texts if str(t.get_gid()).startswith("ridge-label:")]
+    boxes = [t.get_window_extent(renderer) for t in [*texts, *ridges]]
+    frame = figure.axes[0].get_window_extent(renderer)
+    for i, box in enumerate(boxes):
+        assert frame.x0 <= box.x0 and box.x1 <= frame.x1
+        assert frame.y0 <= box.y0 and box.y1 <= frame.y1
+        for other in boxes[i + 1 :]:
+            assert not box.overlaps(other)  # type: ignore[attr-defined]

@@ -31,6 +31,7 @@ from aiscan.roofline.placement import (
     place_hierarchical,
     select_bytes,
 )
+from aiscan.roofline.plot_labels import number_labels, place_texts, table_inches
 from aiscan.roofline.roofs import VECTOR, roof_for, roof_label
 from aiscan.roofline.threads import ThreadChoice, ThreadRequest, on_threads, scaled_to_threads
 from aiscan.roofline.units import format_si
@@ -61,7 +62,8 @@ __all__ = [
 DEFAULT_SIZE_RANGE: Final = (8, 65536)
 _MARKERS: Final = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">")
 _LEGEND_MARKERS_MAX: Final = len(_MARKERS)
-"""Up to this many kernels the legend lists each one's marker; beyond, shapes repeat."""
+"""Up to this many kernels the legend lists each one's marker and the plot its name;
+beyond, shapes repeat and the kernels are numbered."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +202,9 @@ class KernelSpec:
 class _Drawn:
     kernel: KernelSpec
     placement: Placement
+    path: tuple[tuple[int, float, float], ...] = ()
+    """(size, AI, attainable) over the sizes where the AI is still symbolic (`_swept`):
+    computed once, read by the axis range and the drawing."""
 
 
 def placements(
@@ -247,13 +252,13 @@ def build_figure(
     if not devices:
         raise UsageError("a roofline needs at least one device")
     placed, skipped = placements(kernels, devices, sizes=sizes, sparse=sparse)
-    drawn = [_Drawn(k, p) for k, p in placed]
+    drawn = [_Drawn(k, p, _swept(k, p, size_range)) for k, p in placed]
     figure = Figure(figsize=(10, 8), layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
     axes.set_xscale("log")
     axes.set_yscale("log")
-    x_low, x_high = _x_range(drawn, devices, size_range)
+    x_low, x_high = _x_range(drawn, devices)
     colors = {d.key: f"C{i % 10}" for i, d in enumerate(devices)}
     markers = {k.label: _MARKERS[i % len(_MARKERS)] for i, k in enumerate(kernels)}
 
@@ -282,37 +287,21 @@ def build_figure(
     axes.set_title(title or "Roofline: " + ", ".join(d.name for d in devices), fontsize="medium")
     handles, names = axes.get_legend_handles_labels()
     handles_more, names_more = _marker_legend(axes, kernels, markers)
-    handles_key, names_key = _numbered(labels)
+    rows = number_labels(axes, labels, _LEGEND_MARKERS_MAX)
     from matplotlib.lines import Line2D
 
-    for reason in skipped:  # in the legend, where layout keeps it clear of everything
-        handles_key.append(Line2D([], [], linestyle="none"))
-        names_key.append(f"not placed: {reason}")
-    entries = names + names_more + names_key
-    rows = math.ceil(len(entries) / 2)
-    figure.set_size_inches(10, 8 + 0.2 * max(0, rows - 8))  # the plot keeps its height
+    notes = [f"not placed: {reason}" for reason in skipped]
+    entries = names + names_more + notes
+    handles_all = handles + handles_more + [Line2D([], [], linestyle="none") for _ in notes]
+    lines = math.ceil(len(entries) / 2)
+    # The plot keeps its size: the legend below adds height, the numbered table beside it width.
+    figure.set_size_inches(10 + table_inches(axes, rows), 8 + 0.2 * max(0, lines - 8))
     figure.legend(
-        handles + handles_more + handles_key, entries, loc="outside lower center", ncols=2,
-        fontsize="small", frameon=False,
+        handles_all, entries, loc="outside lower center", ncols=2, fontsize="small",
+        frameon=False,
     )  # fmt: skip
-    _place_labels(figure, axes, labels)
+    place_texts(figure, axes, labels)
     return figure
-
-
-def _numbered(labels: Sequence[Text]) -> tuple[list[Any], list[str]]:
-    """With more kernels than fit as names, each label becomes its number and the legend
-    gives the names: 49 names cannot share one plot without overlapping, 49 numbers can."""
-    from matplotlib.lines import Line2D
-
-    if len(labels) <= _LEGEND_MARKERS_MAX:
-        return [], []
-    handles: list[Any] = []
-    names: list[str] = []
-    for number, label in enumerate(labels, start=1):
-        names.append(f"{number}: {label.get_text()}")
-        handles.append(Line2D([], [], linestyle="none"))
-        label.set_text(str(number))
-    return handles, names
 
 
 def _marker_legend(
@@ -472,7 +461,7 @@ def _draw_kernel(
         )  # fmt: skip
         return _label(axes, label, x, y, key)
     swept = bool((item.kernel.size_paths or {}).get(placement.device))
-    path = _swept(item, size_range)
+    path = item.path
     if not path:
         return None
     names = "=".join(placement.crossover.size_names) or "size"
@@ -595,11 +584,15 @@ def sweep_sizes(size_range: tuple[int, int]) -> list[int]:
     return [2**k for k in range(math.ceil(math.log2(low)), math.floor(math.log2(high)) + 1)]
 
 
-def _swept(item: _Drawn, size_range: tuple[int, int]) -> list[tuple[int, float, float]]:
-    """The kernel's path: the cache model's own sweep where it was made, else `_path`."""
-    paths = item.kernel.size_paths or {}
-    found = paths.get(item.placement.device)
-    return list(found) if found else _path(item.placement, size_range)
+def _swept(
+    kernel: KernelSpec, placement: Placement, size_range: tuple[int, int]
+) -> tuple[tuple[int, float, float], ...]:
+    """The kernel's path: the cache model's own sweep where it was made, else `_path`;
+    none where the AI has a value."""
+    if placement.intensity_flops_per_byte is not None or placement.intensity is None:
+        return ()
+    found = (kernel.size_paths or {}).get(placement.device)
+    return tuple(found) if found else tuple(_path(placement, size_range))
 
 
 def _path(placement: Placement, size_range: tuple[int, int]) -> list[tuple[int, float, float]]:
@@ -610,7 +603,8 @@ def _path(placement: Placement, size_range: tuple[int, int]) -> list[tuple[int, 
         return []
     points = []
     for size in sweep_sizes(size_range):
-        ai = float(placement.intensity.subs({s: size for s in growing}))
+        # xreplace, not subs: the same exact value, without subs' rewriting at each size.
+        ai = float(placement.intensity.xreplace({s: sympy.Integer(size) for s in growing}))
         if ai > 0:
             attainable = min(placement.peak_flops_per_s, ai * placement.bandwidth_bytes_per_s)
             points.append((size, ai, attainable))
@@ -624,28 +618,7 @@ def _label(axes: Axes, text: str, x: float, y: float, key: str) -> Text:
     )  # fmt: skip
 
 
-def _place_labels(figure: Figure, axes: Axes, labels: Sequence[Text]) -> None:
-    """Move labels apart, off the markers and inside the axes, with adjustText; a thin
-    line leads from each moved label back to its point."""
-    from adjustText import adjust_text
-
-    ridges = [t for t in axes.texts if str(t.get_gid()).startswith("ridge-label:")]
-    if not labels and not ridges:
-        return
-    figure.draw_without_rendering()
-    points = [
-        line for line in axes.get_lines() if str(line.get_gid()).startswith(("kernel:", "path:"))
-    ]
-    adjust_text(
-        [*ridges, *labels], ax=axes, objects=points, ensure_inside_axes=True, expand=(1.15, 1.4),
-        iter_lim=1000,  # by iterations, not seconds: a loaded machine draws the same plot
-        arrowprops={"arrowstyle": "-", "color": "0.5", "linewidth": 0.6},
-    )  # fmt: skip
-
-
-def _x_range(
-    drawn: Sequence[_Drawn], devices: Sequence[Device], size_range: tuple[int, int]
-) -> tuple[float, float]:
+def _x_range(drawn: Sequence[_Drawn], devices: Sequence[Device]) -> tuple[float, float]:
     """From the ridges and the kernels that have values. Paths over sizes (symbols with
     no value) widen it only within two decades of the ridges, so a path running to an
     intensity of 10^18 cannot squeeze the plot into a thin column; the axes clip it."""
@@ -661,7 +634,7 @@ def _x_range(
     floor, ceiling = min(ridges) / 100, max(ridges) * 100
     for item in drawn:
         if item.placement.intensity_flops_per_byte is None and item.placement.intensity is not None:
-            path = [ai for _, ai, _ in _swept(item, size_range)]
+            path = [ai for _, ai, _ in item.path]
             values += [min(max(ai, floor), ceiling) for ai in path]
     positive = [v for v in values if v > 0]
     low = 10 ** math.floor(math.log10(min(positive) / 2))
