@@ -65,7 +65,7 @@ def test_per_file_ignores_hold_on_a_warm_run(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.aiscan]\ndevices = ["h100"]\n'
+        '[tool.aiscan]\ndevices = ["h100"]\nfail-on = ["AIS001"]\n'
         '[tool.aiscan.per-file-ignores]\n"src/y/*" = ["AIS001"]\n'
     )
     for folder in ("src/x", "src/y"):
@@ -98,7 +98,8 @@ def test_the_same_relative_path_from_another_directory_is_another_entry(
 ) -> None:
     """Per-file settings match the path resolved from the working directory."""
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.aiscan]\ndevices = ["h100"]\n[tool.aiscan.per-file-ignores]\n"b/*" = ["AIS001"]\n'
+        '[tool.aiscan]\ndevices = ["h100"]\nfail-on = ["AIS001"]\n'
+        '[tool.aiscan.per-file-ignores]\n"b/*" = ["AIS001"]\n'
     )
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
