@@ -46,11 +46,11 @@ def rules_table() -> str:
     rows = [("code", "name", "severity", "what it flags")]
     rows += [(r.code, r.name, r.severity.value, r.title()) for r in RULES]
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    return "".join(
-        "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[3]])
-        + "\n"
+    lines = (
+        [*(cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)), row[3]]
         for row in rows
     )
+    return "".join("  ".join(cells) + "\n" for cells in lines)
 
 
 def missing_sections(rule: type[Rule]) -> list[str]:
