@@ -51,7 +51,7 @@ def test_same_text_at_two_paths_keeps_each_path(
         shutil.copy(FIXTURES / "c" / "daxpy.c", tmp_path / folder / "kernel.c")
     command = ("check", "src", "--device", "h100", "--jobs", "1")
     cold = run(capsys, *command)
-    assert cold[0] == 1
+    assert cold[0] == 0  # daxpy's AIS001 placement is a note
     assert [line.split(":")[0] for line in cold[1].splitlines()[:2]] == [
         "src/x/kernel.c",
         "src/y/kernel.c",
@@ -288,7 +288,8 @@ def test_a_bad_entry_is_a_miss(
     (tmp_path / "k.c").write_text('#include "k.h"\n' + SCALED.replace("{body}", "SCALE * x[i]"))
     argv = (command[0], "k.c", *command[1:], "--jobs", "1", "--cache-dir", "cache")
     cold = run(capsys, *argv)
-    assert cold[0] == (1 if command[0] == "check" else 0)
+    assert cold[0] == 0  # check: the AIS001 placement is a note
+    assert command[0] != "check" or " AIS001 memory-bound on h100-sxm" in cold[1]
     [entry_path] = (tmp_path / "cache").rglob("*.json")
     entry_path.write_text(json.dumps(_corrupt(json.loads(entry_path.read_text()), how)))
     assert run(capsys, *argv) == cold
