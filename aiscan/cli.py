@@ -628,15 +628,20 @@ def _add_lint_commands(commands: Any) -> None:
     check.add_argument("-o", "--output", metavar="PATH", help="write the report here")
     check.add_argument("--exit-zero", action="store_true",
                        help="exit 0 even when there are findings")  # fmt: skip
+    check.add_argument("--fail-on", action="append", default=[], metavar="CODES",
+                       help="rules whose notes (e.g. AIS001 memory-bound) fail the run too, "
+                       "comma-separated (added to `fail-on` in the configuration)")  # fmt: skip
     check.add_argument("--fail-on-notes", action="store_true", default=None,
-                       help="informational findings (notes, e.g. AIS008) fail the run too "
+                       help="every note fails the run: --fail-on ALL "
                        "(`fail-on-notes` in the configuration)")  # fmt: skip
     check.add_argument("--statistics", action="store_true",
                        help="print the number of findings per rule, not the findings")  # fmt: skip
     _add_scan_options(check)
     check.set_defaults(handler=_run_check, dtype=None, model="compulsory", roof="datasheet")
 
-    rule = commands.add_parser("rule", help="print a rule's documentation")
+    rule = commands.add_parser(
+        "rule", help="print a rule's documentation; without CODE, list the rules"
+    )
     rule.add_argument("code", nargs="?", metavar="CODE", help="rule code or name")
     rule.add_argument("--all", action="store_true", help="every rule, as in docs/lint.md")
     rule.set_defaults(handler=_run_rule)
@@ -662,6 +667,7 @@ def _run_check(arguments: argparse.Namespace) -> int:
         per_file_ignores=config.per_file_ignores,
         thresholds=config.thresholds,
         root=config.path.parent if config.path else Path.cwd(),
+        fail_on=(*config.fail_on, *_codes(arguments.fail_on), *_fail_on_notes(arguments, config)),
     )
     run = check_paths(
         arguments.paths,
@@ -690,11 +696,13 @@ def _run_check(arguments: argparse.Namespace) -> int:
         sys.stderr.write(input_errors(run, palette_for(sys.stderr)))
     if run.errors:
         return EXIT_ERROR
-    fail_on_notes = (
-        arguments.fail_on_notes if arguments.fail_on_notes is not None else config.fail_on_notes
-    )
-    failing = run.findings if fail_on_notes else run.failures
-    return EXIT_FINDINGS if failing and not arguments.exit_zero else EXIT_OK
+    return EXIT_FINDINGS if run.failures and not arguments.exit_zero else EXIT_OK
+
+
+def _fail_on_notes(arguments: argparse.Namespace, config: Config) -> tuple[str, ...]:
+    """`fail-on-notes` is `fail-on = ["ALL"]`; the flag wins over the configuration."""
+    flag = arguments.fail_on_notes
+    return ("ALL",) if (flag if flag is not None else config.fail_on_notes) else ()
 
 
 def _stdin_source(arguments: argparse.Namespace) -> tuple[str, BinaryIO] | None:
@@ -744,7 +752,7 @@ def _lint_report(run: Any, arguments: argparse.Namespace) -> str:
 
 
 def _run_rule(arguments: argparse.Namespace) -> int:
-    from aiscan.lint.docs import rule_markdown, rules_markdown
+    from aiscan.lint.docs import rule_markdown, rules_markdown, rules_table
     from aiscan.lint.registry import get_rule
 
     if arguments.all:
@@ -752,7 +760,7 @@ def _run_rule(arguments: argparse.Namespace) -> int:
     elif arguments.code:
         _emit(rule_markdown(get_rule(arguments.code)), None)
     else:
-        raise UsageError("rule: name a rule (e.g. `aiscan rule AIS001`) or use --all")
+        _emit(rules_table(), None)
     return EXIT_OK
 
 

@@ -5,7 +5,8 @@ kebab-case as in ruff: `devices`, `device-files`, `sizes`, `write-allocate`,
 `special-weight`, `include-dirs`, `defines`, `jax-enable-x64` and `fp32-matmul`
 (framework precision settings that override the code), and for `aiscan check`: `select`,
 `ignore`, `per-file-ignores` (glob -> codes), `thresholds` (rule code or name -> option ->
-number), `fail-on-notes` (informational findings fail the run too) and `help-url` (a template
+number), `fail-on` (rules whose notes fail the run too, e.g. `["AIS001"]`), `fail-on-notes`
+(every note fails the run: `fail-on = ["ALL"]`) and `help-url` (a template
 for the rules' documentation pages: `{code}`, `{code_lower}`, `{name}`); `python-dtype` types
 un-annotated Python arrays.
 """
@@ -41,6 +42,7 @@ _KEYS = {
     "python-dtype",
     "threads",
     "cflags",
+    "fail-on",
     "fail-on-notes",
     "help-url",
 }
@@ -74,6 +76,8 @@ class Config:
     """Threads for every loop nest on a CPU (`--threads`); None: the code decides."""
     cflags: str | None = None
     """The C compiler's flags (`--cflags`): which dependency chains it may break."""
+    fail_on: tuple[str, ...] = ()
+    """Rule selectors whose notes fail `check` (`fail-on`)."""
     fail_on_notes: bool = False
     help_url: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict)
@@ -133,6 +137,7 @@ def load_config(path: Path | None) -> Config:
         python_dtype=_python_dtype(table, path),
         threads=_threads(table, path),
         cflags=_cflags(table, path),
+        fail_on=tuple(_strings(table, "fail-on", path)),
         fail_on_notes=bool(_optional_bool(table, "fail-on-notes", path)),
         help_url=_help_url(table, path),
         raw=_checked_cache_dir(table, path),

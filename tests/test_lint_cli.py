@@ -81,7 +81,8 @@ def test_select_and_ignore_flags(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_sizes_decide_a_size_dependent_verdict(capsys: pytest.CaptureFixture[str]) -> None:
     dgemm = str(C / "dgemm_ijk.c")
-    base = [dgemm, "--device", "h100-sxm", "--select", "AIS001"]
+    # AIS001 is a note; `--fail-on` makes its verdict the exit code this test reads
+    base = [dgemm, "--device", "h100-sxm", "--select", "AIS001", "--fail-on", "AIS001"]
     assert check(capsys, *base)[0] == 0  # n/12 crosses the ridge at some n: no verdict
     code, out, _ = check(capsys, *base, "--size", "n=64")
     assert code == 1

@@ -68,7 +68,8 @@ async def test_diagnostics_hover_lens_and_broken_edits(
     assert codes == {("AIS001", 4), ("AIS006", 5)}
     memory_bound = next(d for d in client.diagnostics[uri] if d.code == "AIS001")
     assert "ridge 10.1 F/B" in memory_bound.message
-    assert memory_bound.severity == types.DiagnosticSeverity.Warning
+    # a placement is information (a note), as in `check`
+    assert memory_bound.severity == types.DiagnosticSeverity.Information
 
     hover = await client.text_document_hover_async(
         types.HoverParams(

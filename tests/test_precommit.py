@@ -9,6 +9,7 @@ a git repository or `pre-commit` is not installed.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -30,6 +31,29 @@ void divide(int n, double h, const double *restrict x, double *restrict y)
         y[i] = x[i] / h;
 }
 """
+STREAM = """\
+void twice(int n, double *y)
+{
+    for (int i = 0; i < n; i++)
+        y[i] = 2.0 * y[i];
+}
+"""
+SUM = """\
+import numpy as np
+
+
+def total(x):
+    return np.sum(x)
+"""
+
+
+def readme_hook_args() -> str:
+    """The `args:` line of the README's pre-commit snippet, verbatim (`[--device, h100]`)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    snippet = readme.split("As a pre-commit hook:", 1)[1].split("```yaml\n", 1)[1]
+    match = re.search(r"^ *args: (\[.*\])$", snippet.split("```", 1)[0], re.M)
+    assert match is not None, "the README's hook snippet lost its args line"
+    return match.group(1)
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -57,16 +81,27 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("pre-commit-home")
 
 
-def _project(tmp_path: Path, head: str, kernel: str) -> Path:
+def _project(
+    tmp_path: Path,
+    head: str,
+    kernel: str,
+    args: str = "",
+    files: dict[str, str] | None = None,
+    verbose: bool = False,
+) -> Path:
     project = tmp_path / "project"
-    project.mkdir()
+    project.mkdir(parents=True)
     _git(project, "init", "-q")
     _git(project, "config", "user.email", "test@example.com")
     _git(project, "config", "user.name", "test")
+    hook_args = f"        args: {args}\n" if args else ""
+    hook_args += "        verbose: true\n" if verbose else ""  # show a passing hook's output
     (project / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {ROOT}\n    rev: {head}\n    hooks:\n      - id: aiscan\n"
+        f"repos:\n  - repo: {ROOT}\n    rev: {head}\n    hooks:\n      - id: aiscan\n" + hook_args
     )
     (project / "kernel.c").write_text(kernel)
+    for name, text in (files or {}).items():
+        (project / name).write_text(text)
     (project / "notes.txt").write_text("not a kernel: the hook must not read it\n")
     _git(project, "add", ".")
     return project
@@ -100,3 +135,31 @@ def test_hook_fails_on_a_finding(tmp_path: Path, head: str, pre_commit_home: Pat
         "kernel.c:4:9: AIS006 1 division per execution, executed n times; "
         "n of the nest's n FLOPs are divisions" in completed.stdout
     )
+
+
+def test_readme_hook_passes_a_streaming_loop_and_np_sum(
+    tmp_path: Path, head: str, pre_commit_home: Path
+) -> None:
+    """Being memory-bound is a property: the README's hook shows it as a note and passes."""
+    args = readme_hook_args()
+    assert args == "[--device, h100]"
+    project = _project(tmp_path, head, STREAM, args, {"total.py": SUM}, verbose=True)
+    completed = _run(project, pre_commit_home)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "Passed" in completed.stdout
+    assert "kernel.c:3:5: AIS001 memory-bound on h100-sxm: AI 1/16" in completed.stdout
+    assert "total.py:5:5: AIS001 memory-bound on h100-sxm at every size" in completed.stdout
+    assert "Found 3 notes in 2 files (notes do not fail the run)." in completed.stdout
+
+
+def test_readme_hook_still_fails_on_a_finding_and_on_fail_on(
+    tmp_path: Path, head: str, pre_commit_home: Path
+) -> None:
+    args = readme_hook_args()
+    completed = _run(_project(tmp_path / "a", head, FINDING, args), pre_commit_home)
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    assert "kernel.c:4:9: AIS006 1 division per execution" in completed.stdout
+    fail_on = args[:-1] + ", --fail-on, AIS001]"
+    completed = _run(_project(tmp_path / "b", head, STREAM, fail_on), pre_commit_home)
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    assert "Found 1 warning in 1 file." in completed.stdout

@@ -75,7 +75,7 @@ def test_rules_paths_and_fingerprints(report: dict[str, Any]) -> None:
     assert [r["id"] for r in rules][:3] == ["AIS001", "AIS002", "AIS003"]
     memory_bound = rules[0]
     assert memory_bound["name"] == "memory-bound"
-    assert memory_bound["defaultConfiguration"]["level"] == "warning"
+    assert memory_bound["defaultConfiguration"]["level"] == "note"  # a placement informs
     assert memory_bound["help"]["markdown"].startswith("## What it does")
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == ROOT.as_uri() + "/"
     results = run["results"]

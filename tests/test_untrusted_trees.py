@@ -143,7 +143,7 @@ def test_names_cannot_forge_lines_in_text_formats(
     code, out, _ = run(
         capsys, "check", ".", "--device", "h100", "--no-cache", "--output-format", output_format
     )
-    assert code == 1
+    assert code == 0  # daxpy's AIS001 placement is a note
     _no_forged_lines(out)
     assert "a\\n::error file=pwn.c,line=1::INJECTED.c:6:5:" in out
     assert "e\\x1b]0;pwned\\x07.c:6:5:" in out
@@ -159,7 +159,7 @@ def test_names_are_escaped_in_github_commands(
         capsys, "check", ".", "--device", "h100", "--no-cache", "--output-format", "github"
     )
     lines = out.splitlines()
-    assert len(lines) == 4 and all(line.startswith("::warning file=") for line in lines)
+    assert len(lines) == 4 and all(line.startswith("::notice file=") for line in lines)
     assert "file=a%0A%3A%3Aerror file=pwn.c%2Cline=1%3A%3AINJECTED.c," in out
     assert "file=lit%250A.c," in out
     _no_forged_lines(out)

@@ -1,4 +1,5 @@
-"""Run the enabled rules on an analysis, apply suppressions, report the unused ones."""
+"""Run the enabled rules on an analysis, apply suppressions, report the unused ones, and
+give each finding the severity the settings make it (`fail-on` turns notes into warnings)."""
 
 from __future__ import annotations
 
@@ -72,12 +73,14 @@ class LintRun:
 
     @property
     def failures(self) -> tuple[Finding, ...]:
-        """Findings that fail the run by default: every severity but notes."""
+        """Findings that fail the run: every severity but notes (`fail-on` has already
+        made the notes it selects warnings)."""
         return tuple(f for f in self.findings if f.severity is not Severity.NOTE)
 
     @property
     def notes(self) -> tuple[Finding, ...]:
-        """Informational findings (AIS008 analysis gaps): shown and counted, not failing."""
+        """Informational findings (AIS001 placements, AIS008 analysis gaps): shown and
+        counted, not failing."""
         return tuple(f for f in self.findings if f.severity is Severity.NOTE)
 
 
@@ -119,4 +122,6 @@ def check_analysis(context: LintContext, settings: LintSettings) -> list[Finding
                     (("code", suppression.code),),
                 )
             )
+    severities = {rule.code: settings.severity_of(rule) for rule in rules}
+    kept = [replace(f, severity=severities.get(f.code, f.severity)) for f in kept]
     return sorted(kept, key=Finding.sort_key)

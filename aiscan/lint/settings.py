@@ -1,4 +1,5 @@
-"""Which rules run where, with which thresholds: from the configuration and the flags."""
+"""Which rules run where, with which thresholds, and which fail the run: from the
+configuration and the flags."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
-from aiscan.errors import UsageError
+from aiscan.errors import Severity, UsageError
 from aiscan.lint.registry import RULES, get_rule, matches, validate_selectors
 from aiscan.lint.rule import Rule
 
@@ -23,10 +24,13 @@ class LintSettings:
     thresholds: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     """Rule code or name -> option -> value."""
     root: Path = field(default_factory=Path.cwd)
+    fail_on: tuple[str, ...] = ()
+    """Selectors of rules whose notes fail the run too: their findings become warnings."""
 
     def __post_init__(self) -> None:
         validate_selectors(self.select, "select")
         validate_selectors(self.ignore, "ignore")
+        validate_selectors(self.fail_on, "fail-on")
         for pattern, selectors in self.per_file_ignores:
             validate_selectors(selectors, f"per-file-ignores {pattern!r}")
         for key, values in self.thresholds.items():
@@ -49,6 +53,13 @@ class LintSettings:
     def enabled_for(self, path: str) -> tuple[type[Rule], ...]:
         ignored = self._file_ignores(path)
         return tuple(r for r in self.enabled() if not any(matches(s, r) for s in ignored))
+
+    def severity_of(self, rule: type[Rule]) -> Severity:
+        """The rule's default severity, but a note of a rule `fail-on` selects is a warning:
+        it fails the run, and every output (text, JSON, SARIF `level`) says so."""
+        if rule.severity is Severity.NOTE and any(matches(s, rule) for s in self.fail_on):
+            return Severity.WARNING
+        return rule.severity
 
     def options_for(self, rule: type[Rule]) -> dict[str, float]:
         values = dict(rule.options)

@@ -43,6 +43,12 @@ class MemoryBound(Rule):
     0.28 TFLOP/s, under 1% of peak. Optimizing the arithmetic is wasted effort; raising
     the intensity (fusing loops, blocking for reuse, narrower element types) is what helps.
 
+    Being memory-bound is a property, not a defect: a stream such as `y[i] = 2*y[i]` or a
+    sum such as `np.sum(x)` cannot be anything else. So the finding is a note, the
+    placement shown as information, and it fails `aiscan check` only when `fail-on`
+    selects it. The rules that name a fix (AIS002 fusion, AIS003 temporaries, AIS004
+    stride, AIS009 the block to use) are warnings.
+
     ## Example
     ```c
     for (size_t i = 0; i < n; i++)
@@ -63,7 +69,7 @@ class MemoryBound(Rule):
 
     code = "AIS001"
     name = "memory-bound"
-    severity = Severity.WARNING
+    severity = Severity.NOTE
     options: ClassVar[Mapping[str, float]] = {"ridge-factor": 1.0}
     needs_devices = True
 
