@@ -102,6 +102,7 @@ def settings_for(path: str, devices: tuple[str, ...] = ()) -> ServerSettings:
             per_file_ignores=config.per_file_ignores,
             thresholds=config.thresholds,
             root=config.path.parent if config.path else Path(path).resolve().parent,
+            fail_on=("ALL",) if config.fail_on_notes else config.fail_on,
         )
     except AiscanError:
         lint = LintSettings()
