@@ -38,6 +38,7 @@ _KEYS = {
     "jax-enable-x64",
     "fp32-matmul",
     "python-dtype",
+    "triton-config",
     "fail-on-notes",
     "help-url",
 }
@@ -67,6 +68,8 @@ class Config:
     fp32_matmul_tf32: bool | None = None
     """`fp32-matmul = "tf32"` or `"fp32"`: overrides the framework's precision policy."""
     python_dtype: str | None = None
+    triton_config: str | None = None
+    """`triton-config = "all"`: every autotune config of a Triton kernel, not the first."""
     fail_on_notes: bool = False
     help_url: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict)
@@ -117,10 +120,20 @@ def load_config(path: Path | None) -> Config:
         jax_enable_x64=_optional_bool(table, "jax-enable-x64", path),
         fp32_matmul_tf32=_fp32_matmul(table, path),
         python_dtype=_python_dtype(table, path),
+        triton_config=_triton_config(table, path),
         fail_on_notes=bool(_optional_bool(table, "fail-on-notes", path)),
         help_url=_help_url(table, path),
         raw=table,
     )
+
+
+def _triton_config(table: Mapping[str, Any], path: Path) -> str | None:
+    value = table.get("triton-config")
+    if value is None:
+        return None
+    if value not in ("first", "all"):
+        raise UsageError(f'{path}: triton-config must be "first" or "all"')
+    return str(value)
 
 
 def _python_dtype(table: Mapping[str, Any], path: Path) -> str | None:
