@@ -233,7 +233,9 @@ def _cases() -> dict[str, list[tuple[dict[str, int], Callable[[Any], Any]]]]:
     def vector_sum(n: int) -> tuple[dict[str, int], Callable[[Any], Any]]:
         return {"n": n}, lambda m: m.vector_sum(torch.rand(n))
 
-    def attention(heads: int, seq: int, wrapper: str) -> tuple[dict[str, int], Callable[[Any], Any]]:
+    def attention(
+        heads: int, seq: int, wrapper: str
+    ) -> tuple[dict[str, int], Callable[[Any], Any]]:
         def call(m: Any) -> Any:
             q, k, v = (torch.rand(heads, seq, 64, dtype=torch.float16) for _ in range(3))
             return getattr(m, wrapper)(q, k, v)

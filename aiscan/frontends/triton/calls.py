@@ -137,9 +137,7 @@ def _atomic(lowering: KernelLowering, node: cst.Call) -> Value:
     tally = FlopTally(add=1) if adds else FlopTally()
     lowering.access(node, pointer, mask, is_write=False, atomic=tally)
     index = pointer.offset.index
-    if index is not None and not (
-        sympy.sympify(index).free_symbols & lowering.grid.variables()
-    ):
+    if index is not None and not (sympy.sympify(index).free_symbols & lowering.grid.variables()):
         lowering.note(
             node,
             f"every program's `{name}` updates the same address(es) of "

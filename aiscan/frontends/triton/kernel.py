@@ -43,7 +43,7 @@ from aiscan.ir.nodes import (
     Unknown,
     UnknownKind,
 )
-from aiscan.ir.symbols import loop_symbol, size_symbol
+from aiscan.ir.symbols import loop_symbol
 from aiscan.span import Span
 
 if TYPE_CHECKING:
@@ -647,7 +647,9 @@ class KernelLowering:
             span,
             text,
         )
-        accesses = (access,) if atomic is None else (access, replace(access, is_write=True))
+        accesses: tuple[Access, ...] = (access,)
+        if atomic is not None:
+            accesses = (access, replace(access, is_write=True))
         flops = atomic or FlopTally()
         condition = sympy.true if mask is None else mask.condition
         if condition is None:
