@@ -388,3 +388,19 @@ def test_gather_is_flagged_and_bounded() -> None:
     sizes = {"n_ids": 8, "dim": 64, "BLOCK": 64}
     assert _at(region.traffic["compulsory"].write_bytes, sizes) == 8 * 64 * 4
     assert region.flops.total == 0  # an id times a stride is integer arithmetic
+
+
+def test_key_blocks_past_the_sequence_keep_no_lanes() -> None:
+    """With 32-key blocks, the causal loop `range(0, (pid + 1) * 64, 32)` of the last
+    query block runs past seq_len = 70 (keys 96..127): those blocks keep no lanes, not
+    a negative number. Figures measured by the interpreter (scripts/count_triton.py on
+    this variant of the fixture): 43,264 bytes loaded, 26,880 distinct bytes read."""
+    text = (FIXTURES / "attention_causal.py").read_text()
+    variant = text.replace("BLOCK_M=64, BLOCK_N=64", "BLOCK_M=64, BLOCK_N=32")
+    assert variant != text
+    module = lower_source(variant, "causal32.py", PipelineOptions())
+    (launch,) = [f for f in analyze_module(module).functions if "launched" in f.function.name]
+    (region,) = launch.regions
+    sizes = {"heads": 1, "seq_len": 70}
+    assert _at(region.traffic["streaming"].read_bytes, sizes) == 43264
+    assert _at(region.traffic["compulsory"].read_bytes, sizes) == 26880

@@ -104,6 +104,7 @@ class KernelLowering:
         self.frames: list[_Frame] = [_Frame()]
         self.grid = ProgramGrid(binding.grid)
         self.notes: list[Unknown] = []
+        self.overrunning: set[sympy.Expr] = set()
         self.tf32: str | None = None
         self.skipped: set[cst.CSTNode] = set()
 
@@ -281,6 +282,10 @@ class KernelLowering:
         user = node.target.value
         plain = start == 0 and step == 1
         counter = loop_symbol(user if plain else f"{user}_iter")
+        if sympy.sympify(stop).free_symbols & self.grid.variables():
+            # `range(0, (pid + 1) * BLOCK_M, BLOCK_N)`: its last blocks may lie past a
+            # mask's bound, where they keep no lanes.
+            self.overrunning.add(counter)
         self.env[user] = Tile((), index=start + step * counter)
         carried = self._carried_pointers(node)
         entry: dict[str, Pointer] = {}
@@ -662,7 +667,7 @@ class KernelLowering:
                 self.frames[-1].useful.append(nest)
             # Lanes computed from these: useful where the data says, which no count knows.
             return sympy.Symbol(f"mask_L{span.line}")
-        loops, substitution, rest = lane_loops(shape, condition)
+        loops, substitution, rest = lane_loops(shape, condition, frozenset(self.overrunning))
         if substitution and access.index is not None:
             moved = tuple(
                 as_expression(sympy.expand(sympy.sympify(i).subs(substitution, simultaneous=True)))
@@ -704,7 +709,7 @@ class KernelLowering:
         self.frames[-1].executed.append(
             emission.in_lanes(inner, emission.combines(lanes, reduce), span)
         )
-        lanes, substitution, rest = lane_loops(shape, valid)
+        lanes, substitution, rest = lane_loops(shape, valid, frozenset(self.overrunning))
         lanes = emission.combines(lanes, reduce)
         guarded = emission.masked(statement, rest, span, statement.text, useful=True)
         for name, trip, start in reversed(loops):
