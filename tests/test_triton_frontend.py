@@ -24,6 +24,9 @@ SCHEMA = ROOT / "aiscan" / "report" / "schema" / "report.schema.json"
 NAMES = sorted(p.stem for p in FIXTURES.glob("*.py"))
 INDIRECT = {"embedding"}
 """Fixtures whose main-memory bytes are a bound (a gather): compared as one."""
+NOT_INTERPRETED = {"matmul_block_ptr"}
+"""Fixtures Triton 3.9's interpreter cannot run: block pointers were removed from Triton
+("in favor of the tensor descriptor API"); older kernels still use them."""
 
 
 def _launch(name: str) -> RegionAnalysis:
@@ -83,7 +86,7 @@ def test_expected_values(name: str) -> None:
     assert all("whose inputs are masked in" in u.message for u in unknowns)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", sorted(set(NAMES) - NOT_INTERPRETED))
 def test_counts_match_the_interpreter(name: str) -> None:
     measured = json.loads((FIXTURES / f"{name}.counts.json").read_text())["launches"]
     region = _launch(name)
@@ -416,3 +419,21 @@ def test_a_triangle_of_blocks_is_added_up_at_given_sizes() -> None:
     value = substitute_sizes(region.traffic["streaming"].total(False), {"heads": 1, "seq_len": 256})
     blocks = sum(b + 1 for b in range(4))
     assert value == 256 * 256 + 2 * blocks * 64 * 64 * 2
+
+
+def test_block_pointers_count_as_the_masked_matmul() -> None:
+    """`tl.make_block_ptr` + `tl.advance` + `boundary_check` address and keep what the
+    hand-masked pointers of matmul.py do: at its tile shape the two launches' figures are
+    the same expressions (the interpreter can no longer run block pointers, so this is
+    the cross-check), and the masked matmul's are the interpreter's."""
+    text = (FIXTURES / "matmul.py").read_text().replace("BLOCK_N=64", "BLOCK_N=32")
+    text = text.replace("triton.cdiv(N, 64)", "triton.cdiv(N, 32)").replace("float16", "bfloat16")
+    text = text.replace("Float16", "BFloat16")
+    module = lower_source(text, "matmul32.py", PipelineOptions())
+    (masked,) = [f for f in analyze_module(module).functions if "launched" in f.function.name]
+    (by_hand,) = masked.regions
+    blocked = _launch("matmul_block_ptr")
+    for model in ("compulsory", "streaming"):
+        assert blocked.traffic[model].total(False) == by_hand.traffic[model].total(False)
+    assert blocked.flops == by_hand.flops
+    assert blocked.useful_flops == by_hand.useful_flops

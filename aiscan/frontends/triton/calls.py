@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from aiscan.algebra import SYMPY, as_expression
-from aiscan.frontends.triton import dtypes, operations
+from aiscan.frontends.triton import blocks, dtypes, operations
 from aiscan.frontends.triton.tiles import (
     Pointer,
     Tile,
@@ -101,7 +101,7 @@ def _load(lowering: KernelLowering, node: cst.Call) -> Value:
         raise lowering.unknown(
             UnknownKind.UNSUPPORTED, f"`{lowering.text(node)}`: not a pointer block", node
         )
-    mask = _mask(lowering, node, 1)
+    mask = _mask(lowering, node, 1) or blocks.boundary_mask(lowering, node, pointer)
     other = lowering.argument(node, 2, "other")
     if other is not None:
         lowering.value(other)
@@ -116,7 +116,8 @@ def _store(lowering: KernelLowering, node: cst.Call) -> Value:
             UnknownKind.UNSUPPORTED, f"`{lowering.text(node)}`: not a pointer block", node
         )
     lowering.value(lowering.required(node, 1, "value"))
-    lowering.access(node, pointer, _mask(lowering, node, 2), is_write=True)
+    mask = _mask(lowering, node, 2) or blocks.boundary_mask(lowering, node, pointer)
+    lowering.access(node, pointer, mask, is_write=True)
     return Tile(())
 
 
@@ -302,6 +303,8 @@ HANDLERS: dict[str, Callable[[KernelLowering, cst.Call], Value]] = {
     "load": _load,
     "store": _store,
     "dot": _dot,
+    "make_block_ptr": blocks.make_block_ptr,
+    "advance": blocks.advance,
     "atomic_add": _atomic,
     "atomic_max": _atomic,
     "atomic_min": _atomic,

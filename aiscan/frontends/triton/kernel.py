@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from aiscan.algebra import SYMPY, as_expression
-from aiscan.frontends.triton import calls, dtypes, emission, helpers, operations
+from aiscan.frontends.triton import blocks, calls, dtypes, emission, helpers, operations
 from aiscan.frontends.triton.layout import with_stride_dimensions
 from aiscan.frontends.triton.masks import lane_loops
 from aiscan.frontends.triton.programs import ProgramGrid, mentions
@@ -316,10 +316,11 @@ class KernelLowering:
             if isinstance(value, Tile) and counter in sympy.sympify(value.valid).free_symbols:
                 self.env[name_] = replace(value, valid=without_axis(value.valid, counter))
 
-    def _carried_pointers(self, node: cst.For) -> dict[str, Tile]:
-        """`ptrs += BLOCK_K * stride` in the loop body: the pointer at iteration t is its
-        value on entry plus t increments; those statements are not lowered again."""
-        carried: dict[str, Tile] = {}
+    def _carried_pointers(self, node: cst.For) -> dict[str, Tile | tuple[sympy.Expr, ...]]:
+        """`ptrs += BLOCK_K * stride` (or `block = tl.advance(block, (0, BLOCK_K))`) in the
+        loop body: the pointer at iteration t is its value on entry plus t increments;
+        those statements are not lowered again."""
+        carried: dict[str, Tile | tuple[sympy.Expr, ...]] = {}
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
         for statement in body:
             if not isinstance(statement, cst.SimpleStatementLine):
@@ -338,7 +339,39 @@ class KernelLowering:
                     if isinstance(increment, Tile) and increment.element is None:
                         carried[small.target.value] = increment
                         self.skipped.add(small)
+                deltas = self._advance_deltas(small)
+                if deltas is not None:
+                    assert isinstance(small, cst.Assign)
+                    target = small.targets[0].target
+                    assert isinstance(target, cst.Name)
+                    carried[target.value] = deltas
+                    self.skipped.add(small)
         return carried
+
+    def _advance_deltas(self, small: cst.BaseSmallStatement) -> tuple[sympy.Expr, ...] | None:
+        """The deltas of `block = tl.advance(block, deltas)`, a block pointer's step."""
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+            return None
+        target, call = small.targets[0].target, small.value
+        if not (
+            isinstance(target, cst.Name)
+            and isinstance(call, cst.Call)
+            and calls.called_name(call) == "tl.advance"
+            and len(call.args) == 2
+            and isinstance(call.args[0].value, cst.Name)
+            and call.args[0].value.value == target.value
+        ):
+            return None
+        pointer = self.env.get(target.value)
+        deltas = call.args[1].value
+        if not isinstance(pointer, Pointer) or pointer.block is None:
+            return None
+        if not isinstance(deltas, cst.Tuple | cst.List):
+            return None
+        try:
+            return tuple(as_expression(self.scalar_index(e.value)) for e in deltas.elements)
+        except _Opaque:
+            return None
 
     # ---- expressions ------------------------------------------------------------------
 
@@ -493,7 +526,7 @@ class KernelLowering:
             )
             return replace(pointer, offset=Tile(shape))
         index = _index_arithmetic(pointer.offset.index, offset.index, "add" if sign > 0 else "sub")
-        return replace(pointer, offset=Tile(shape, index=index))
+        return replace(pointer, offset=Tile(shape, index=index), block=None)
 
     def _comparison(self, node: cst.Comparison) -> Value:
         if len(node.comparisons) != 1:
@@ -774,7 +807,11 @@ def _logical(left: sympy.Basic | None, right: sympy.Basic | None, op: str) -> sy
     return sympy.And(left, right) if op == "and" else sympy.Or(left, right)
 
 
-def _moved(pointer: Pointer, increment: Tile, times: sympy.Expr) -> Pointer:
+def _moved(
+    pointer: Pointer, increment: Tile | tuple[sympy.Expr, ...], times: sympy.Expr
+) -> Pointer:
+    if isinstance(increment, tuple):
+        return blocks.advanced(pointer, increment, times)
     index = None
     if pointer.offset.index is not None and increment.index is not None:
         index = pointer.offset.index + times * increment.index
