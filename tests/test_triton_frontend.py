@@ -437,3 +437,31 @@ def test_block_pointers_count_as_the_masked_matmul() -> None:
         assert blocked.traffic[model].total(False) == by_hand.traffic[model].total(False)
     assert blocked.flops == by_hand.flops
     assert blocked.useful_flops == by_hand.useful_flops
+
+
+def test_grouped_ids_stay_split_where_the_group_is_read() -> None:
+    """When the kernel also addresses memory with the group number, the group loop
+    stays (the rows of a group start at q * GROUP_M): the counts are still exact."""
+    body = (
+        "    pid = tl.program_id(0)\n"
+        "    per_group = 4 * tl.cdiv(n, 32)\n"
+        "    group = pid // per_group\n"
+        "    rows = min(tl.cdiv(n, 64) - group * 4, 4)\n"
+        "    pid_m = group * 4 + (pid % per_group) % rows\n"
+        "    pid_n = (pid % per_group) // rows\n"
+        "    offs = pid_m * 64 + tl.arange(0, 64)\n"
+        "    x = tl.load(x_ptr + offs, mask=offs < n)\n"
+        "    tl.store(y_ptr + pid_n * 64 + offs, x * 2.0, mask=offs < n)\n"
+        "    tl.store(y_ptr + group, 1.0)\n"
+    )
+    launch = "\n\ndef run(x, y, n):\n    k[(tl.cdiv(n, 64) * tl.cdiv(n, 32),)](x, y, n, BLOCK=64)\n"
+    source = KERNEL_HEAD + body + launch.replace("tl.cdiv", "triton.cdiv")
+    (launched,) = [r for r in _module_launches(source) if r.region.gpu_launch]
+    grid = launched.region.body[0]
+    assert isinstance(grid, Loop) and grid.var == "pid_0q"  # the group loop stays
+    n = sympy.Symbol("n", integer=True, positive=True)
+    for size in (64, 200, 1000):
+        programs = -(-size // 64) * -(-size // 32)
+        assert launched.flops.total.subs(n, size) == 64 * programs
+    split = (UnknownKind.NON_AFFINE_INDEX, UnknownKind.UNSUPPORTED)
+    assert not [u for u in launched.unknowns if u.kind in split]
