@@ -409,18 +409,6 @@ def test_key_blocks_past_the_sequence_keep_no_lanes() -> None:
     assert _at(region.traffic["compulsory"].read_bytes, sizes) == 26880
 
 
-def test_a_triangle_of_blocks_is_added_up_at_given_sizes() -> None:
-    """The causal kernel's L2 → SM bytes are a sum over a triangle of key blocks; at given
-    sizes it is added up term by term (sympy's summation of `Min` terms took minutes):
-    K and V blocks of 64 x 64 fp16, (b + 1) of them for query block b."""
-    from aiscan.analysis.intensity import substitute_sizes
-
-    region = _launch("attention_causal")
-    value = substitute_sizes(region.traffic["streaming"].total(False), {"heads": 1, "seq_len": 256})
-    blocks = sum(b + 1 for b in range(4))
-    assert value == 256 * 256 + 2 * blocks * 64 * 64 * 2
-
-
 def test_block_pointers_count_as_the_masked_matmul() -> None:
     """`tl.make_block_ptr` + `tl.advance` + `boundary_check` address and keep what the
     hand-masked pointers of matmul.py do: at its tile shape the two launches' figures are

@@ -217,42 +217,10 @@ def substitute_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:
     if not bindings:
         return expr
     bound = expr.subs(bindings)
-    if bound.has(sympy.Sum):
-        bound = added_up(bound)
     try:
         return sympy.simplify(bound)
     except TypeError:  # a relational sympy cannot decide inside simplify (e.g. a DiracDelta)
         return bound
-
-
-_TERMS_ADDED_UP = 200_000
-"""The most terms `added_up` adds one by one before leaving a sum to sympy."""
-
-
-def added_up(expr: sympy.Expr) -> sympy.Expr:
-    """`expr` with each `Sum` whose limits are numbers once its outer sums are (a triangle
-    of loops at given sizes: `Sum(Min(64, n - 64*j), (j, 0, i))` inside a sum over i)
-    added up term by term, outermost first; sympy's symbolic summation of `Min`/`Max`
-    terms takes minutes where this takes milliseconds. Left as it is past
-    `_TERMS_ADDED_UP` terms."""
-    budget = [_TERMS_ADDED_UP]
-
-    def walk(node: sympy.Expr) -> sympy.Expr:
-        if isinstance(node, sympy.Sum):
-            *inner, (var, low, high) = node.limits
-            if not (low.is_Integer and high.is_Integer) or budget[0] < int(high) - int(low) + 1:
-                return node
-            budget[0] -= int(high) - int(low) + 1
-            summand = sympy.Sum(node.function, *inner) if inner else node.function
-            total = sympy.Integer(0)
-            for value in range(int(low), int(high) + 1):
-                total += walk(summand.subs(var, value))
-            return total
-        if not node.args or not node.has(sympy.Sum):
-            return node
-        return node.func(*(walk(a) for a in node.args))
-
-    return walk(expr)
 
 
 def leading_limit(expr: sympy.Expr) -> sympy.Expr | None:
