@@ -195,6 +195,11 @@ def _add_source_options(parser: argparse.ArgumentParser) -> None:
         "complex128; each use is listed as an assumption",
     )  # fmt: skip
     parser.add_argument(
+        "--triton-config", default=None, choices=("first", "all"),
+        help="an autotuned Triton kernel's configs: the first (default) or all, each "
+        "reported as a launch of its own",
+    )  # fmt: skip
+    parser.add_argument(
         "--size", dest="sizes", action="append", default=[], metavar="NAME=VALUE",
         help="evaluate the intensity at this size (repeatable, or comma-separated)",
     )  # fmt: skip
@@ -299,6 +304,7 @@ def _pipeline_options(arguments: argparse.Namespace, config: Config) -> Pipeline
         python_dtype,
         jax_enable_x64=config.jax_enable_x64,
         fp32_matmul_tf32=config.fp32_matmul_tf32,
+        triton_config=getattr(arguments, "triton_config", None) or config.triton_config or "first",
     )
 
 

@@ -43,6 +43,7 @@ _KEYS = {
     "threads",
     "cflags",
     "fail-on",
+    "triton-config",
     "fail-on-notes",
     "help-url",
 }
@@ -78,6 +79,8 @@ class Config:
     """The C compiler's flags (`--cflags`): which dependency chains it may break."""
     fail_on: tuple[str, ...] = ()
     """Rule selectors whose notes fail `check` (`fail-on`)."""
+    triton_config: str | None = None
+    """`triton-config = "all"`: every autotune config of a Triton kernel, not the first."""
     fail_on_notes: bool = False
     help_url: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict)
@@ -138,6 +141,7 @@ def load_config(path: Path | None) -> Config:
         threads=_threads(table, path),
         cflags=_cflags(table, path),
         fail_on=tuple(_strings(table, "fail-on", path)),
+        triton_config=_triton_config(table, path),
         fail_on_notes=bool(_optional_bool(table, "fail-on-notes", path)),
         help_url=_help_url(table, path),
         raw=_checked_cache_dir(table, path),
@@ -178,6 +182,15 @@ def _checked_cache_dir(table: dict[str, Any], path: Path) -> dict[str, Any]:
     if value is not None and (not isinstance(value, str) or not value):
         raise UsageError(f"{path}: cache-dir must be a directory name")
     return table
+
+
+def _triton_config(table: Mapping[str, Any], path: Path) -> str | None:
+    value = table.get("triton-config")
+    if value is None:
+        return None
+    if value not in ("first", "all"):
+        raise UsageError(f'{path}: triton-config must be "first" or "all"')
+    return str(value)
 
 
 def _python_dtype(table: Mapping[str, Any], path: Path) -> str | None:

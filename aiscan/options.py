@@ -37,6 +37,8 @@ class PipelineOptions:
     fp32_matmul_tf32: bool | None = None
     """Setting: float32 contractions in TF32 (True) or full FP32 (False); None: the
     framework's policy as the code states it."""
+    triton_config: str = "first"
+    """`--triton-config`: an autotuned Triton kernel's first config, or `all` of them."""
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,8 @@ def lower_source(text: str, path: str, options: PipelineOptions) -> Module:
 
         if triton.has_triton_kernels(text):
             # `@triton.jit` kernels are Triton's; the rest of the file stays Python.
-            return triton.merged(module, triton.lower_triton_kernels(text, path))
+            lowered = triton.lower_triton_kernels(text, path, options.triton_config)
+            return triton.merged(module, lowered)
         return module
     raise InputError(
         Diagnostic(

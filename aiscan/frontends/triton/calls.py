@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from aiscan.algebra import SYMPY, as_expression
-from aiscan.frontends.triton import dtypes, operations
+from aiscan.frontends.triton import blocks, dtypes, operations
 from aiscan.frontends.triton.tiles import (
     Pointer,
     Tile,
@@ -50,9 +50,7 @@ def cast(lowering: KernelLowering, node: cst.Call) -> Value:
 
 
 def _program_id(lowering: KernelLowering, node: cst.Call) -> Value:
-    axis = _literal_axis(lowering, node)
-    lowering.program_axes.add(axis)
-    return Tile((), index=loop_symbol(f"pid_{axis}"))
+    return Tile((), index=lowering.grid.program_id(_literal_axis(lowering, node)))
 
 
 def _num_programs(lowering: KernelLowering, node: cst.Call) -> Value:
@@ -103,7 +101,7 @@ def _load(lowering: KernelLowering, node: cst.Call) -> Value:
         raise lowering.unknown(
             UnknownKind.UNSUPPORTED, f"`{lowering.text(node)}`: not a pointer block", node
         )
-    mask = _mask(lowering, node, 1)
+    mask = _mask(lowering, node, 1) or blocks.boundary_mask(lowering, node, pointer)
     other = lowering.argument(node, 2, "other")
     if other is not None:
         lowering.value(other)
@@ -118,8 +116,36 @@ def _store(lowering: KernelLowering, node: cst.Call) -> Value:
             UnknownKind.UNSUPPORTED, f"`{lowering.text(node)}`: not a pointer block", node
         )
     lowering.value(lowering.required(node, 1, "value"))
-    lowering.access(node, pointer, _mask(lowering, node, 2), is_write=True)
+    mask = _mask(lowering, node, 2) or blocks.boundary_mask(lowering, node, pointer)
+    lowering.access(node, pointer, mask, is_write=True)
     return Tile(())
+
+
+def _atomic(lowering: KernelLowering, node: cst.Call) -> Value:
+    """`tl.atomic_add(ptr, val, mask=)` and the other read-modify-writes: a read and a
+    write per masked-in lane, an add FLOP per lane for a floating-point `atomic_add`
+    (comparisons for `atomic_max`/`atomic_min` are none). Every program updating the
+    same addresses is said on the line: those updates serialize."""
+    name = called_name(node) or ""
+    pointer = lowering.value(lowering.required(node, 0, "pointer"))
+    if not isinstance(pointer, Pointer):
+        raise lowering.unknown(
+            UnknownKind.UNSUPPORTED, f"`{lowering.text(node)}`: not a pointer block", node
+        )
+    value = lowering.value(lowering.required(node, 1, "val"))
+    mask = _mask(lowering, node, 2)
+    adds = name.endswith("atomic_add") and pointer.element.is_float
+    tally = FlopTally(add=1) if adds else FlopTally()
+    lowering.access(node, pointer, mask, is_write=False, atomic=tally)
+    index = pointer.offset.index
+    if index is not None and not (sympy.sympify(index).free_symbols & lowering.grid.variables()):
+        lowering.note(
+            node,
+            f"every program's `{name}` updates the same address(es) of "
+            f"{pointer.array}: the updates serialize there, which may bound the launch",
+        )
+    del value
+    return Tile(pointer.offset.shape, element=pointer.element)
 
 
 def _mask(lowering: KernelLowering, node: cst.Call, position: int) -> Tile | None:
@@ -164,13 +190,24 @@ def elementwise(lowering: KernelLowering, node: cst.Call, short: str) -> Value:
     if element is None and any(t.weak for t in tiles):
         element = dtypes.FLOAT32
     if element is None:
-        index = tiles[0].index if short in ("abs",) else None
-        return Tile(shape, index=index)
+        return Tile(shape, index=_index_of(short, tiles))
     if short in operations.SPECIALS:
         lowering.work(node, shape, FlopTally(special=1), valid, specials=(short,))
     elif short == "fma":
         lowering.work(node, shape, FlopTally(add=1, mul=1), valid)
     return Tile(shape, element=element, valid=valid)
+
+
+def _index_of(short: str, tiles: list[Tile]) -> sympy.Expr | None:
+    """The integer an element-wise call on index blocks gives, where it is one."""
+    indices = [t.index for t in tiles]
+    if short == "abs":
+        return indices[0]
+    if short in ("minimum", "maximum", "min", "max") and None not in indices:
+        return (sympy.Min if short in ("minimum", "min") else sympy.Max)(
+            *(sympy.sympify(i) for i in indices)
+        )
+    return None
 
 
 def reduction(lowering: KernelLowering, node: cst.Call, short: str) -> Value:
@@ -266,6 +303,11 @@ HANDLERS: dict[str, Callable[[KernelLowering, cst.Call], Value]] = {
     "load": _load,
     "store": _store,
     "dot": _dot,
+    "make_block_ptr": blocks.make_block_ptr,
+    "advance": blocks.advance,
+    "atomic_add": _atomic,
+    "atomic_max": _atomic,
+    "atomic_min": _atomic,
 }
 
 

@@ -83,12 +83,13 @@ def in_lanes(node: Node, loops: Sequence[LaneLoop], span: Span) -> Node:
 
 
 def inside(
-    body: tuple[Node, ...], grid: list[tuple[str, sympy.Expr]], span: Span
+    body: tuple[Node, ...], grid: list[tuple[str, sympy.Expr, sympy.Expr]], span: Span
 ) -> tuple[Node, ...]:
-    """The kernel body as one program of the launch: inside a loop per grid axis."""
+    """The kernel body as one program of the launch: inside the grid's loops (name,
+    start, trip), outermost first."""
     if not body:
         return body
     node: tuple[Node, ...] = body
-    for name, extent in reversed(grid):
-        node = (Loop(name, as_expression(0), 1, extent, node, span),)
+    for name, start, extent in reversed(grid):
+        node = (Loop(name, start, 1, extent, node, span),)
     return node

@@ -7,7 +7,7 @@ leaving out what the Python frontend said about the kernels and about the launch
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -15,6 +15,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from aiscan.algebra import as_expression
 from aiscan.frontends.triton import dtypes
+from aiscan.frontends.triton.autotune import autotune_configs
+from aiscan.frontends.triton.helpers import called_helpers
 from aiscan.frontends.triton.kernel import KernelBinding, lower_kernel
 from aiscan.frontends.triton.launch import Launch, find_launches
 from aiscan.frontends.triton.pointers import pointer_parameters
@@ -41,9 +43,10 @@ def has_triton_kernels(text: str) -> bool:
     return "triton" in text and "jit" in text
 
 
-def lower_triton_kernels(text: str, path: str) -> TritonKernels:
+def lower_triton_kernels(text: str, path: str, configs: str = "first") -> TritonKernels:
     """The IR of every launch of every `@triton.jit` kernel in `text` (already checked to
-    parse by the Python frontend)."""
+    parse by the Python frontend); `configs`: an autotuned kernel's first config, or
+    `all`."""
     wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     module = wrapper.module
@@ -54,15 +57,23 @@ def lower_triton_kernels(text: str, path: str) -> TritonKernels:
     }
     if not kernels:
         return TritonKernels((), frozenset(), frozenset())
-    launches = find_launches(module, positions, path, kernels)
+    autotuned = {
+        name: found
+        for name, kernel in kernels.items()
+        if (found := autotune_configs(kernel, module, positions, path)) is not None
+    }
+    launches = find_launches(module, positions, path, kernels, autotuned, configs)
+    helpers = called_helpers(kernels)
     functions: list[Function] = []
     for name, kernel in kernels.items():
         own = [launch for launch in launches if launch.kernel == name]
-        bindings = [_launched(kernel, launch) for launch in own] or [
-            _unlaunched(kernel, path, positions[kernel].start.line)
+        if not own and name in helpers:
+            continue  # inlined where it is called
+        bindings = [_launched(kernel, launch, kernels) for launch in own] or [
+            _unlaunched(kernel, path, positions[kernel].start.line, kernels)
         ]
         for binding in bindings:
-            functions.append(lower_kernel(kernel, positions, path, module, binding))
+            functions.append(lower_kernel(kernel, positions, path, module, binding, kernels))
     lines = frozenset(line for launch in launches for line in launch.lines)
     return TritonKernels(tuple(functions), frozenset(kernels), lines)
 
@@ -81,10 +92,12 @@ def _root(node: cst.BaseExpression) -> str | None:
     return node.value if isinstance(node, cst.Name) else None
 
 
-def _unlaunched(kernel: cst.FunctionDef, path: str, line: int) -> KernelBinding:
+def _unlaunched(
+    kernel: cst.FunctionDef, path: str, line: int, jitted: Mapping[str, cst.FunctionDef]
+) -> KernelBinding:
     """No launch in the file: every size, stride and block constant a symbol of its own
     name, the grid a symbol per axis, pointers float32 (said on the kernel's line)."""
-    pointers = pointer_parameters(kernel)
+    pointers = pointer_parameters(kernel, jitted)
     values: dict[str, Tile | Pointer] = {}
     strides: set[str] = set()
     for param in kernel.params.params:
@@ -108,9 +121,11 @@ def _unlaunched(kernel: cst.FunctionDef, path: str, line: int) -> KernelBinding:
     return KernelBinding(kernel.name.value, values, None, frozenset(strides), tuple(notes))
 
 
-def _launched(kernel: cst.FunctionDef, launch: Launch) -> KernelBinding:
+def _launched(
+    kernel: cst.FunctionDef, launch: Launch, jitted: Mapping[str, cst.FunctionDef]
+) -> KernelBinding:
     """The kernel's parameters as the launch passes them."""
-    pointers = pointer_parameters(kernel)
+    pointers = pointer_parameters(kernel, jitted)
     values: dict[str, Tile | Pointer] = {}
     strides: set[str] = set(launch.strides)
     notes: list[Unknown] = list(launch.notes)

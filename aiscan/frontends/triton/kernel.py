@@ -19,9 +19,10 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from aiscan.algebra import SYMPY, as_expression
-from aiscan.frontends.triton import calls, dtypes, emission, operations
+from aiscan.frontends.triton import blocks, calls, dtypes, emission, helpers, operations
 from aiscan.frontends.triton.layout import with_stride_dimensions
 from aiscan.frontends.triton.masks import lane_loops
+from aiscan.frontends.triton.programs import ProgramGrid, mentions
 from aiscan.frontends.triton.spans import span_of
 from aiscan.frontends.triton.tiles import (
     Pointer,
@@ -42,7 +43,7 @@ from aiscan.ir.nodes import (
     Unknown,
     UnknownKind,
 )
-from aiscan.ir.symbols import loop_symbol, size_symbol
+from aiscan.ir.symbols import loop_symbol
 from aiscan.span import Span
 
 if TYPE_CHECKING:
@@ -88,17 +89,28 @@ class KernelLowering:
         path: str,
         module: cst.Module,
         binding: KernelBinding,
+        jitted: Mapping[str, cst.FunctionDef] | None = None,
     ) -> None:
         self.kernel = kernel
+        self.jitted: Mapping[str, cst.FunctionDef] = jitted or {}
+        """The file's `@triton.jit` functions: helpers a call inlines."""
+        self.inlining: list[str] = []
+        self.returns: list[helpers.Returned] = []
         self.positions = positions
         self.path = path
         self.module = module
         self.binding = binding
         self.env: dict[str, Value] = dict(binding.values)
         self.frames: list[_Frame] = [_Frame()]
-        self.program_axes: set[int] = set()
+        self.grid = ProgramGrid(binding.grid)
+        self.notes: list[Unknown] = []
+        self.overrunning: set[sympy.Expr] = set()
         self.tf32: str | None = None
         self.skipped: set[cst.CSTNode] = set()
+
+    def note(self, node: cst.CSTNode, message: str) -> None:
+        """A located remark on the launch that changes no count."""
+        self.notes.append(Unknown(UnknownKind.ASSUMPTION, message, self.span(node)))
 
     # ---- positions and text --------------------------------------------------------
 
@@ -122,25 +134,18 @@ class KernelLowering:
 
     def lower(self) -> Function:
         body = self.kernel.body
-        self._block(body.body if isinstance(body, cst.IndentedBlock) else ())
+        self.block(body.body if isinstance(body, cst.IndentedBlock) else ())
         (frame,) = self.frames
-        grid = self._grid()
+        grid = self.grid.loops((*frame.executed, *frame.useful))
         span = self.span(self.kernel)
         executed = emission.inside(tuple(frame.executed), grid, span)
         useful = emission.inside(tuple(frame.useful), grid, span)
         executed = with_stride_dimensions(executed, self.binding.strides)
         region = Region("nest", executed, span, tf32=self.tf32, gpu_launch=True, useful=useful)
-        return Function(self.binding.label, span, (region,), self.binding.notes)
+        notes = (*self.binding.notes, *self.notes)
+        return Function(self.binding.label, span, (region,), notes)
 
-    def _grid(self) -> list[tuple[str, sympy.Expr]]:
-        if self.binding.grid is not None:
-            extents = self.binding.grid
-        else:
-            axes = max(self.program_axes, default=-1) + 1
-            extents = tuple(size_symbol(f"grid{axis}") for axis in range(axes))
-        return [(f"pid_{axis}", as_expression(e)) for axis, e in enumerate(extents)]
-
-    def _block(self, statements: Sequence[cst.BaseStatement]) -> None:
+    def block(self, statements: Sequence[cst.BaseStatement]) -> None:
         for statement in statements:
             if statement in self.skipped:
                 continue
@@ -170,6 +175,11 @@ class KernelLowering:
 
     def _small(self, small: cst.BaseSmallStatement) -> None:
         if isinstance(small, cst.Assign):
+            if any(isinstance(t.target, cst.Tuple) for t in small.targets):
+                values = self._values(small.value)
+                for target in small.targets:
+                    self._bind_all(target.target, values)
+                return
             value = self.value(small.value)
             for target in small.targets:
                 self._bind(target.target, value)
@@ -184,6 +194,8 @@ class KernelLowering:
             if isinstance(small.value, cst.SimpleString | cst.ConcatenatedString):
                 return  # a docstring
             self.value(small.value)
+        elif isinstance(small, cst.Return) and small.value is not None and self.inlining:
+            self.returns[-1] = self._values(small.value)
         elif (isinstance(small, cst.Return) and small.value is None) or isinstance(small, cst.Pass):
             return
         else:
@@ -200,6 +212,34 @@ class KernelLowering:
         raise self.unknown(
             UnknownKind.UNSUPPORTED, f"assignment to `{self.text(target)}` is not analyzed", target
         )
+
+    def _values(self, node: cst.BaseExpression) -> helpers.Returned:
+        """A tuple's values (`m, l = helper(...)`, `return m, l`), or one value."""
+        if isinstance(node, cst.Tuple):
+            return tuple(self.value(e.value) for e in node.elements)
+        helper = self._helper(node)
+        if helper is not None:
+            assert isinstance(node, cst.Call)
+            return helpers.inline(self, node, helper)
+        return (self.value(node),)
+
+    def _bind_all(self, target: cst.BaseExpression, values: helpers.Returned) -> None:
+        if isinstance(target, cst.Tuple) and len(target.elements) == len(values):
+            for element, value in zip(target.elements, values, strict=True):
+                self._bind(element.value, value)
+        elif len(values) == 1:
+            self._bind(target, values[0])
+        else:
+            raise self.unknown(
+                UnknownKind.UNSUPPORTED,
+                f"assignment of {len(values)} values to `{self.text(target)}` is not analyzed",
+                target,
+            )
+
+    def _helper(self, node: cst.BaseExpression) -> cst.FunctionDef | None:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            return self.jitted.get(node.func.value)
+        return None
 
     # ---- loops ------------------------------------------------------------------------
 
@@ -242,6 +282,10 @@ class KernelLowering:
         user = node.target.value
         plain = start == 0 and step == 1
         counter = loop_symbol(user if plain else f"{user}_iter")
+        if sympy.sympify(stop).free_symbols & self.grid.variables():
+            # `range(0, (pid + 1) * BLOCK_M, BLOCK_N)`: its last blocks may lie past a
+            # mask's bound, where they keep no lanes.
+            self.overrunning.add(counter)
         self.env[user] = Tile((), index=start + step * counter)
         carried = self._carried_pointers(node)
         entry: dict[str, Pointer] = {}
@@ -252,7 +296,7 @@ class KernelLowering:
             self.env[target] = _moved(pointer, increment, counter)
         self.frames.append(_Frame())
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-        self._block(body)
+        self.block(body)
         frame = self.frames.pop()
         span = self.span(node)
         var = str(counter)
@@ -272,10 +316,11 @@ class KernelLowering:
             if isinstance(value, Tile) and counter in sympy.sympify(value.valid).free_symbols:
                 self.env[name_] = replace(value, valid=without_axis(value.valid, counter))
 
-    def _carried_pointers(self, node: cst.For) -> dict[str, Tile]:
-        """`ptrs += BLOCK_K * stride` in the loop body: the pointer at iteration t is its
-        value on entry plus t increments; those statements are not lowered again."""
-        carried: dict[str, Tile] = {}
+    def _carried_pointers(self, node: cst.For) -> dict[str, Tile | tuple[sympy.Expr, ...]]:
+        """`ptrs += BLOCK_K * stride` (or `block = tl.advance(block, (0, BLOCK_K))`) in the
+        loop body: the pointer at iteration t is its value on entry plus t increments;
+        those statements are not lowered again."""
+        carried: dict[str, Tile | tuple[sympy.Expr, ...]] = {}
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
         for statement in body:
             if not isinstance(statement, cst.SimpleStatementLine):
@@ -294,7 +339,39 @@ class KernelLowering:
                     if isinstance(increment, Tile) and increment.element is None:
                         carried[small.target.value] = increment
                         self.skipped.add(small)
+                deltas = self._advance_deltas(small)
+                if deltas is not None:
+                    assert isinstance(small, cst.Assign)
+                    target = small.targets[0].target
+                    assert isinstance(target, cst.Name)
+                    carried[target.value] = deltas
+                    self.skipped.add(small)
         return carried
+
+    def _advance_deltas(self, small: cst.BaseSmallStatement) -> tuple[sympy.Expr, ...] | None:
+        """The deltas of `block = tl.advance(block, deltas)`, a block pointer's step."""
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+            return None
+        target, call = small.targets[0].target, small.value
+        if not (
+            isinstance(target, cst.Name)
+            and isinstance(call, cst.Call)
+            and calls.called_name(call) == "tl.advance"
+            and len(call.args) == 2
+            and isinstance(call.args[0].value, cst.Name)
+            and call.args[0].value.value == target.value
+        ):
+            return None
+        pointer = self.env.get(target.value)
+        deltas = call.args[1].value
+        if not isinstance(pointer, Pointer) or pointer.block is None:
+            return None
+        if not isinstance(deltas, cst.Tuple | cst.List):
+            return None
+        try:
+            return tuple(as_expression(self.scalar_index(e.value)) for e in deltas.elements)
+        except _Opaque:
+            return None
 
     # ---- expressions ------------------------------------------------------------------
 
@@ -371,9 +448,15 @@ class KernelLowering:
                 shape, valid=sympy.And(left.valid, right.valid), is_bool=True, condition=condition
             )
         element = _element(left, right)
+        if element is None and op in ("floordiv", "mod"):
+            return self._divided(left, right, op, node)
         if element is None:
             return Tile(shape, index=_index_arithmetic(left.index, right.index, op))
         valid = sympy.And(left.valid, right.valid)
+        if not element.is_float and op in ("add", "sub", "mul"):
+            # Integer arithmetic on data (an id times a stride): no FLOP (MODEL.md).
+            index = _index_arithmetic(left.index, right.index, op)
+            return Tile(shape, index=index, element=element, valid=valid)
         tally = {"add": FlopTally(add=1), "sub": FlopTally(sub=1), "mul": FlopTally(mul=1)}.get(
             op, FlopTally(div=1) if op == "div" else FlopTally()
         )
@@ -386,6 +469,36 @@ class KernelLowering:
         self.work(node, shape, tally, valid)
         return Tile(shape, element=element, valid=valid)
 
+    def _divided(self, left: Tile, right: Tile, op: str, node: cst.CSTNode) -> Tile:
+        """`pid // d`, `pid % d` on a program id: its grid loop split in two
+        (`programs.py`); other integer `//` and `%` are not affine."""
+        shape = broadcast_shapes(left.shape, right.shape) or left.shape
+        name = None if left.index is None else self.grid.program_variable(left.index)
+        if name is None or right.index is None or shape or self.inlining:
+            return Tile(shape)
+        if name in self.grid.splits:
+            return Tile(shape, index=self.grid.divided(name, right.index, op))
+        emitted = (*self.frames[0].executed, *self.frames[0].useful)
+        if len(self.frames) > 1 or mentions(emitted, left.index):
+            raise self.unknown(
+                UnknownKind.NON_AFFINE_INDEX,
+                f"`{self.text(node)}`: a program id divided after it addressed memory is not "
+                "analyzed",
+                node,
+            )
+        found = self.grid.split(name, right.index)
+        if found is None:
+            return Tile(shape)
+        value, quotient, remainder = found
+        mapping = {left.index: value}
+        self.env = {
+            k: v.substituted(mapping)
+            if isinstance(v, Tile)
+            else replace(v, offset=v.offset.substituted(mapping))
+            for k, v in self.env.items()
+        }
+        return Tile((), index=quotient if op == "floordiv" else remainder)
+
     def _pointer_arithmetic(self, left: Value, right: Value, op: str, node: cst.CSTNode) -> Value:
         if isinstance(left, Pointer) and isinstance(right, Tile) and op in ("add", "sub"):
             pointer, offset, sign = left, right, 1 if op == "add" else -1
@@ -397,19 +510,23 @@ class KernelLowering:
                 f"pointer arithmetic `{self.text(node)}` is not analyzed",
                 node,
             )
-        if offset.element is not None or offset.weak:
-            raise self.unknown(
-                UnknownKind.INDIRECT_ACCESS,
-                f"`{self.text(node)}`: an offset computed from loaded data is not analyzed",
-                node,
-            )
         shape = broadcast_shapes(pointer.offset.shape, offset.shape)
         if shape is None:
             raise self.unknown(
                 UnknownKind.UNKNOWN_SHAPE, f"shapes in `{self.text(node)}` do not broadcast", node
             )
+        if offset.element is not None or offset.weak:
+            # An address read from data (a gather): said here, and its accesses are
+            # counted per lane with an unknown index, which the traffic bounds.
+            self.unknown(
+                UnknownKind.INDIRECT_ACCESS,
+                f"`{self.text(node)}`: an offset computed from loaded data: which elements "
+                "it reaches is not known",
+                node,
+            )
+            return replace(pointer, offset=Tile(shape))
         index = _index_arithmetic(pointer.offset.index, offset.index, "add" if sign > 0 else "sub")
-        return replace(pointer, offset=Tile(shape, index=index))
+        return replace(pointer, offset=Tile(shape, index=index), block=None)
 
     def _comparison(self, node: cst.Comparison) -> Value:
         if len(node.comparisons) != 1:
@@ -480,11 +597,23 @@ class KernelLowering:
     # ---- calls -------------------------------------------------------------------------
 
     def _call(self, node: cst.Call) -> Value:
+        helper = self._helper(node)
+        if helper is not None:
+            returned = helpers.inline(self, node, helper)
+            if len(returned) != 1:
+                raise self.unknown(
+                    UnknownKind.UNSUPPORTED,
+                    f"`{self.text(node)}` returns {len(returned)} values where one is used",
+                    node,
+                )
+            return returned[0]
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
             return calls.cast(self, node)
         name = calls.called_name(node)
         if name == "float":
             return Tile((), weak=True)  # `float("inf")`
+        if name in ("min", "max") and len(node.args) == 2:
+            return calls.elementwise(self, node, name)
         short = name.rsplit(".", 1)[-1] if name and name.startswith(("tl.", "triton.")) else None
         handler = calls.HANDLERS.get(short or "")
         if short is not None and handler is not None:
@@ -525,9 +654,17 @@ class KernelLowering:
         return None
 
     def access(
-        self, node: cst.Call, pointer: Pointer, mask: Tile | None, *, is_write: bool
+        self,
+        node: cst.Call,
+        pointer: Pointer,
+        mask: Tile | None,
+        *,
+        is_write: bool,
+        atomic: FlopTally | None = None,
     ) -> sympy.Basic:
-        """A load or a store: one access per lane under its mask; returns the lanes read."""
+        """A load or a store: one access per lane under its mask; returns the lanes read.
+        `atomic`: a read-modify-write (`tl.atomic_add`), a read and a write per lane and
+        the FLOPs of its update on the masked-in lanes only (executed and useful)."""
         shape = pointer.offset.shape
         if mask is not None:
             wider = broadcast_shapes(shape, mask.shape)
@@ -548,25 +685,33 @@ class KernelLowering:
             span,
             text,
         )
+        accesses: tuple[Access, ...] = (access,)
+        if atomic is not None:
+            accesses = (access, replace(access, is_write=True))
+        flops = atomic or FlopTally()
         condition = sympy.true if mask is None else mask.condition
         if condition is None:
             # A mask read from data: a named fraction of the lanes.
-            statement = Statement(span, text, FlopTally(), accesses=(access,), unknowns=unknowns)
+            statement = Statement(span, text, flops, accesses=accesses, unknowns=unknowns)
             masked = emission.masked(statement, None, span, text)
-            self.frames[-1].executed.append(emission.element_loops(masked, shape, span))
+            nest = emission.element_loops(masked, shape, span)
+            self.frames[-1].executed.append(nest)
+            if not flops.is_zero():
+                self.frames[-1].useful.append(nest)
             # Lanes computed from these: useful where the data says, which no count knows.
             return sympy.Symbol(f"mask_L{span.line}")
-        loops, substitution, rest = lane_loops(shape, condition)
+        loops, substitution, rest = lane_loops(shape, condition, frozenset(self.overrunning))
         if substitution and access.index is not None:
             moved = tuple(
                 as_expression(sympy.expand(sympy.sympify(i).subs(substitution, simultaneous=True)))
                 for i in access.index
             )
-            access = replace(access, index=moved)
-        statement = Statement(span, text, FlopTally(), accesses=(access,), unknowns=unknowns)
-        self.frames[-1].executed.append(
-            emission.in_lanes(emission.masked(statement, rest, span, text), loops, span)
-        )
+            accesses = tuple(replace(a, index=moved) for a in accesses)
+        statement = Statement(span, text, flops, accesses=accesses, unknowns=unknowns)
+        nest = emission.in_lanes(emission.masked(statement, rest, span, text), loops, span)
+        self.frames[-1].executed.append(nest)
+        if not flops.is_zero():
+            self.frames[-1].useful.append(nest)
         return condition
 
     def work(
@@ -597,7 +742,7 @@ class KernelLowering:
         self.frames[-1].executed.append(
             emission.in_lanes(inner, emission.combines(lanes, reduce), span)
         )
-        lanes, substitution, rest = lane_loops(shape, valid)
+        lanes, substitution, rest = lane_loops(shape, valid, frozenset(self.overrunning))
         lanes = emission.combines(lanes, reduce)
         guarded = emission.masked(statement, rest, span, statement.text, useful=True)
         for name, trip, start in reversed(loops):
@@ -662,7 +807,11 @@ def _logical(left: sympy.Basic | None, right: sympy.Basic | None, op: str) -> sy
     return sympy.And(left, right) if op == "and" else sympy.Or(left, right)
 
 
-def _moved(pointer: Pointer, increment: Tile, times: sympy.Expr) -> Pointer:
+def _moved(
+    pointer: Pointer, increment: Tile | tuple[sympy.Expr, ...], times: sympy.Expr
+) -> Pointer:
+    if isinstance(increment, tuple):
+        return blocks.advanced(pointer, increment, times)
     index = None
     if pointer.offset.index is not None and increment.index is not None:
         index = pointer.offset.index + times * increment.index
@@ -680,6 +829,8 @@ def lower_kernel(
     path: str,
     module: cst.Module,
     binding: KernelBinding,
+    jitted: Mapping[str, cst.FunctionDef] | None = None,
 ) -> Function:
-    """The IR function of one launch of `kernel` (or of the kernel with symbolic launch)."""
-    return KernelLowering(kernel, positions, path, module, binding).lower()
+    """The IR function of one launch of `kernel` (or of the kernel with symbolic launch);
+    calls to the other `jitted` functions are inlined."""
+    return KernelLowering(kernel, positions, path, module, binding, jitted).lower()

@@ -19,6 +19,7 @@ from libcst.metadata import CodeRange
 
 from aiscan.algebra import SYMPY, as_expression
 from aiscan.frontends.triton import dtypes
+from aiscan.frontends.triton.autotune import Config, Configs, selection_note
 from aiscan.frontends.triton.spans import span_of
 from aiscan.frontends.triton.tiles import cdiv
 from aiscan.ir.nodes import ElementType, Unknown, UnknownKind
@@ -98,8 +99,12 @@ def find_launches(
     positions: Mapping[cst.CSTNode, CodeRange],
     path: str,
     kernels: Mapping[str, cst.FunctionDef],
+    autotuned: Mapping[str, Configs] | None = None,
+    chosen: str = "first",
 ) -> list[Launch]:
-    """Every `kernel[grid](...)` in the file's top-level functions, in order."""
+    """Every `kernel[grid](...)` in the file's top-level functions, in order; a kernel
+    with autotune configs launched once per config `chosen` (the first, or all)."""
+    autotuned = autotuned or {}
     launches: list[Launch] = []
     for statement in module.body:
         if not isinstance(statement, cst.FunctionDef) or statement.name.value in kernels:
@@ -110,9 +115,7 @@ def find_launches(
             element = _annotated_dtype(param.annotation)
             wrapper.values[name] = Argument(Tensor(name, element), size_symbol(name))
         for small in _simple_statements(statement.body):
-            launch = _read(small, wrapper, kernels)
-            if launch is not None:
-                launches.append(launch)
+            launches.extend(_read(small, wrapper, kernels, autotuned, chosen))
     return launches
 
 
@@ -157,20 +160,31 @@ def _simple_statements(block: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement]
 
 
 def _read(
-    small: cst.BaseSmallStatement, wrapper: _Wrapper, kernels: Mapping[str, cst.FunctionDef]
-) -> Launch | None:
+    small: cst.BaseSmallStatement,
+    wrapper: _Wrapper,
+    kernels: Mapping[str, cst.FunctionDef],
+    autotuned: Mapping[str, Configs],
+    chosen: str,
+) -> list[Launch]:
     if isinstance(small, cst.Assign) and len(small.targets) == 1:
         _assign(small.targets[0].target, small.value, wrapper)
-        return None
+        return []
     if isinstance(small, cst.AnnAssign) and small.value is not None:
         _assign(small.target, small.value, wrapper)
-        return None
+        return []
     value = small.value if isinstance(small, cst.Expr | cst.Return) else None
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Subscript):
         target = value.func.value
         if isinstance(target, cst.Name) and target.value in kernels:
-            return _launch(value, target.value, wrapper)
-    return None
+            configs = autotuned.get(target.value)
+            if configs is None:
+                return [_launch(value, target.value, wrapper)]
+            note = selection_note(configs, chosen)
+            used = configs.configs if chosen == "all" else configs.configs[:1]
+            if not used:
+                return [_launch(value, target.value, wrapper, None, note)]
+            return [_launch(value, target.value, wrapper, c, note) for c in used]
+    return []
 
 
 def _assign(target: cst.BaseExpression, value: cst.BaseExpression, wrapper: _Wrapper) -> None:
@@ -328,16 +342,28 @@ def _called(node: cst.Call, wrapper: _Wrapper, meta: Mapping[str, Argument]) -> 
     return None
 
 
-def _launch(call: cst.Call, kernel: str, wrapper: _Wrapper) -> Launch:
+def _launch(
+    call: cst.Call,
+    kernel: str,
+    wrapper: _Wrapper,
+    config: Config | None = None,
+    note: Unknown | None = None,
+) -> Launch:
     assert isinstance(call.func, cst.Subscript)
     span = _span(call, wrapper)
     wrapper.read_lines(call)
     keywords = {
         a.keyword.value: _argument(a.value, wrapper) for a in call.args if a.keyword is not None
     }
+    if config is not None:
+        tuned = {k: Argument(index=as_expression(v)) for k, v in config.values.items()}
+        keywords = {**tuned, **keywords}
     positional = tuple(_argument(a.value, wrapper) for a in call.args if a.keyword is None)
     grid, notes = _grid(call.func, keywords, wrapper, span)
-    label = f"{kernel} (launched in {wrapper.name}, line {span.line})"
+    if note is not None:
+        notes = (*notes, note)
+    label = f"{kernel} (launched in {wrapper.name}, line {span.line}"
+    label += f", {config.describe()})" if config is not None else ")"
     return Launch(
         kernel,
         label,

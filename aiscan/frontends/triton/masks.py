@@ -35,12 +35,16 @@ class LaneLoop:
 
 
 def lane_loops(
-    shape: tuple[sympy.Expr, ...], condition: sympy.Basic
+    shape: tuple[sympy.Expr, ...],
+    condition: sympy.Basic,
+    overrunning: frozenset[sympy.Expr] = frozenset(),
 ) -> tuple[list[LaneLoop], dict[sympy.Expr, sympy.Expr], sympy.Basic]:
     """The loops over `shape`'s axes (outermost first) with every conjunct of
     `condition` of the form `axis + base < bound` made the bound of its axis's loop (the
     variable then runs over `base + lane`), the substitution that rewrites indices to
-    those variables, and the conjuncts left as a guard."""
+    those variables, and the conjuncts left as a guard. A base that reads an
+    `overrunning` counter (a loop whose bound is not the mask's: it may start past the
+    bound) keeps at least no lanes, `Max(0, ...)`."""
     rank = len(shape)
     bounds: dict[int, tuple[sympy.Expr, sympy.Expr]] = {}
     left: list[sympy.Basic] = []
@@ -60,6 +64,8 @@ def lane_loops(
         if position in bounds:
             base, end = bounds[position]
             trip = sympy.Min(sympy.sympify(extent), sympy.expand(end - base))
+            if sympy.sympify(base).free_symbols & overrunning:
+                trip = sympy.Max(0, trip)
             loops.append(LaneLoop(name, as_expression(base), trip))
             substitution[axis_symbol(rank - 1 - position)] = axis_symbol(rank - 1 - position) - base
         else:

@@ -20,6 +20,8 @@ from aiscan.ir.symbols import loop_symbol
 
 if TYPE_CHECKING:
     import sympy
+
+    from aiscan.frontends.triton.blocks import BlockPointer
 else:
     sympy = SYMPY
 
@@ -83,6 +85,8 @@ class Pointer:
     array: str
     element: ElementType
     offset: Tile
+    block: BlockPointer | None = None
+    """`tl.make_block_ptr`'s window, for `tl.advance` and `boundary_check`."""
 
 
 def _subs(expr: sympy.Basic, mapping: dict[sympy.Expr, sympy.Expr]) -> sympy.Basic:
