@@ -24,6 +24,7 @@ __all__ = ["PYTHON_DTYPES", "Config", "find_config", "load_config"]
 
 _KEYS = {
     "cache-dir",
+    "launch",
     "devices",
     "device-files",
     "sizes",
@@ -67,6 +68,8 @@ class Config:
     fp32_matmul_tf32: bool | None = None
     """`fp32-matmul = "tf32"` or `"fp32"`: overrides the framework's precision policy."""
     python_dtype: str | None = None
+    launches: tuple[str, ...] = ()
+    """`[tool.aiscan.launch]`: CUDA launches, `kernel = "GRID:BLOCK"`, as `--launch`."""
     fail_on_notes: bool = False
     help_url: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict)
@@ -117,6 +120,7 @@ def load_config(path: Path | None) -> Config:
         jax_enable_x64=_optional_bool(table, "jax-enable-x64", path),
         fp32_matmul_tf32=_fp32_matmul(table, path),
         python_dtype=_python_dtype(table, path),
+        launches=_launches(table.get("launch", {}), path),
         fail_on_notes=bool(_optional_bool(table, "fail-on-notes", path)),
         help_url=_help_url(table, path),
         raw=table,
@@ -154,6 +158,13 @@ def _sizes(value: Any, path: Path) -> dict[str, int]:
     ):
         raise UsageError(f"{path}: sizes must map names to positive integers")
     return {str(k): int(v) for k, v in value.items()}
+
+
+def _launches(value: Any, path: Path) -> tuple[str, ...]:
+    """`launch = {vec_add = "n/256:256"}` as `--launch` specs (`vec_add:n/256:256`)."""
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise UsageError(f'{path}: launch must map kernel names to "GRID:BLOCK" strings')
+    return tuple(f"{kernel}:{spec}" for kernel, spec in value.items())
 
 
 def _optional_bool(table: Mapping[str, Any], key: str, path: Path) -> bool | None:

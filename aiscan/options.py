@@ -36,6 +36,9 @@ class PipelineOptions:
     fp32_matmul_tf32: bool | None = None
     """Setting: float32 contractions in TF32 (True) or full FP32 (False); None: the
     framework's policy as the code states it."""
+    launches: tuple[str, ...] = ()
+    """CUDA kernel launches `KERNEL:GRID:BLOCK` (`--launch`, the `launch` table); they
+    replace the launches a file makes of those kernels."""
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,14 @@ __all__ = [
 ]
 
 MAX_SOURCE_BYTES = 10 * 1024 * 1024
-LANGUAGES = {".c": "c", ".h": "c", ".py": "python", ".pyi": "python"}
+LANGUAGES = {
+    ".c": "c",
+    ".h": "c",
+    ".py": "python",
+    ".pyi": "python",
+    ".cu": "cuda",
+    ".cuh": "cuda",
+}
 
 
 def language_of(path: str) -> str | None:

@@ -88,6 +88,7 @@ def settings_for(path: str, devices: tuple[str, ...] = ()) -> ServerSettings:
         config.python_dtype or "float64",
         jax_enable_x64=config.jax_enable_x64,
         fp32_matmul_tf32=config.fp32_matmul_tf32,
+        launches=config.launches,
     )
     try:
         lint = LintSettings(
