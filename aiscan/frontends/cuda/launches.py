@@ -1,8 +1,10 @@
 """Launch configurations: `kernel<<<grid, block>>>(args)` in host code, `--launch
 'KERNEL:GRID:BLOCK'` on the command line or in the configuration, as sympy sizes.
 
-Integer expressions are read as C reads them (`/` truncates: `(n + 255) / 256` is
-`ceiling(n/256)`), by walking Python's syntax tree of the text; nothing is evaluated.
+Host code's integer expressions are read as C reads them (`/` truncates: `(n + 255) /
+256` is `ceiling(n/256)`); in a `--launch` spec `/` rounds up (`n/256` is
+`ceiling(n/256)`, a grid that covers `n`, as `triton.cdiv`). Both by walking Python's
+syntax tree of the text; nothing is evaluated.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ def launch_from_spec(spec: str, origin: str) -> Launch:
 
 
 def _axes(text: str, spec: str) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
-    values = [size_expression(part, {}) for part in text.split(",")]
+    values = [size_expression(part, {}, round_up=True) for part in text.split(",")]
     if not 1 <= len(values) <= 3 or any(v is None for v in values):
         raise LaunchError(f"launch `{spec}`: cannot read `{text}` as one to three sizes")
     one = normal(sympy.Integer(1))
@@ -63,16 +65,18 @@ def _axes(text: str, spec: str) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
     return (padded[0], padded[1], padded[2])
 
 
-def size_expression(text: str, names: Mapping[str, sympy.Expr]) -> sympy.Expr | None:
-    """An integer expression of sizes, C's truncating `/` included; `names` resolves host
-    variables (`threads`); any other name is a size. None for what is not such an
-    expression (a call, a float, a string)."""
+def size_expression(
+    text: str, names: Mapping[str, sympy.Expr], *, round_up: bool = False
+) -> sympy.Expr | None:
+    """An integer expression of sizes, C's truncating `/` included (rounding up with
+    `round_up`); `names` resolves host variables (`threads`); any other name is a size.
+    None for what is not such an expression (a call, a float, a string)."""
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except (SyntaxError, ValueError, RecursionError):
         return None
     try:
-        value = _value(tree.body, names)
+        value = _value(tree.body, names, round_up)
     except (_NotSize, RecursionError):
         return None
     return normal(value)
@@ -82,7 +86,7 @@ class _NotSize(Exception):
     pass
 
 
-def _value(node: ast.expr, names: Mapping[str, sympy.Expr]) -> Any:
+def _value(node: ast.expr, names: Mapping[str, sympy.Expr], round_up: bool) -> Any:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         if node.value >= MAX_INTEGER:
             raise _NotSize
@@ -91,9 +95,9 @@ def _value(node: ast.expr, names: Mapping[str, sympy.Expr]) -> Any:
         found = names.get(node.id)
         return to_sympy(found if found is not None else size_symbol(node.id))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.UAdd):
-        return _value(node.operand, names)
+        return _value(node.operand, names, round_up)
     if isinstance(node, ast.BinOp):
-        left, right = _value(node.left, names), _value(node.right, names)
+        left, right = _value(node.left, names, round_up), _value(node.right, names, round_up)
         if isinstance(node.op, ast.Add):
             return left + right
         if isinstance(node.op, ast.Sub):
@@ -101,13 +105,13 @@ def _value(node: ast.expr, names: Mapping[str, sympy.Expr]) -> Any:
         if isinstance(node.op, ast.Mult):
             return left * right
         if isinstance(node.op, ast.Div | ast.FloorDiv):
-            return _quotient(left, right)
+            return _quotient(left, right, round_up)
         if isinstance(node.op, ast.LShift) and right.is_Integer and 0 <= int(right) < 64:
             return left * 2 ** int(right)
     raise _NotSize
 
 
-def _quotient(top: Any, bottom: Any) -> Any:
+def _quotient(top: Any, bottom: Any, round_up: bool) -> Any:
     """C's `top / bottom` on positive integers; `(n + k - 1) / k` is `ceiling(n/k)`."""
     if bottom == 0:
         raise _NotSize
@@ -118,4 +122,4 @@ def _quotient(top: Any, bottom: Any) -> Any:
             return sympy.ceiling((top - offset) / bottom)
     if bottom.is_Integer and (top / bottom).is_integer:
         return sympy.expand(top / bottom)
-    return sympy.floor(top / bottom)
+    return sympy.ceiling(top / bottom) if round_up else sympy.floor(top / bottom)
