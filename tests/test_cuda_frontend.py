@@ -283,3 +283,19 @@ def test_check_gives_no_loop_order_advice_on_launches(
     assert code == 0  # notes only
     assert "AIS004" not in out
     assert "dot_atomic.cu:9:5: AIS008 assumption: atomicAdd to one address (out[0])" in out
+
+
+def test_a_construct_not_read_ends_the_run_with_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(
+        "template <int B>\n__global__ void s(float *x) { x[threadIdx.x] *= B; }\n"
+        "__global__ void add(const float *a, float *b, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) b[i] += a[i];\n}\n"
+    )
+    code, out, _ = run(capsys, "analyze", str(path), "--no-cache")
+    assert code == 2
+    assert f"{path}:1:1: error: C++ construct not read: `template`" in out
+    assert "function add (lines 3-5, fp32)" in out

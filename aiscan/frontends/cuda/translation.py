@@ -123,12 +123,7 @@ def translate(source: str, path: str) -> Translation:
                 result.kernels.append(kernel)
                 continue
         if "__global__" in head or "__device__" in head:
-            what = (
-                f"C++ construct not read: `{cxx.group().strip()}`"
-                if cxx
-                else ("`__device__` function not read: calls to it are unknown calls")
-            )
-            severity = Severity.ERROR if cxx else Severity.WARNING
+            what, severity = _not_read(cxx, head)
             span = _span_at(code, cxx.start() if cxx else start, path)
             result.diagnostics.append(Diagnostic(span, severity, what))
         else:
@@ -136,6 +131,14 @@ def translate(source: str, path: str) -> Translation:
         put(start, end)
     result.text = PRELUDE + "".join(text)
     return result
+
+
+def _not_read(cxx: re.Match[str] | None, head: str) -> tuple[str, Severity]:
+    if cxx is not None:
+        return f"C++ construct not read: `{cxx.group().strip()}`", Severity.ERROR
+    if "__global__" in head:
+        return "kernel not read: its parameter list is not found", Severity.ERROR
+    return "`__device__` function not read: calls to it are unknown calls", Severity.WARNING
 
 
 def _leading_newlines(head: str) -> int:
@@ -220,10 +223,11 @@ def _kernel(
 ) -> KernelText | None:
     head = code[start:brace]
     name = _name(head)
-    open_paren = code.rindex("(", start, code.rindex(")", start, brace))
     # The parameter list: the last balanced parentheses before the body.
-    close_paren = code.rindex(")", start, brace)
-    open_paren = _opening(code, close_paren)
+    close_paren = code.rfind(")", start, brace)
+    open_paren = _opening(code, close_paren) if close_paren != -1 else -1
+    if open_paren < start:
+        return None
     parameters = [p.strip() for _, p in split_top_level(code[open_paren + 1 : close_paren])]
     parameters = [p for p in parameters if p and p != "void"]
     names = [_parameter_name(p) for p in parameters]
@@ -310,7 +314,7 @@ def _opening(code: str, closing: int) -> int:
             depth -= 1
             if depth == 0:
                 return position
-    return closing
+    return -1  # unbalanced
 
 
 def _parameter_name(parameter: str) -> str:
