@@ -234,7 +234,16 @@ def test_cxx_construct_is_a_located_error_and_the_rest_is_analyzed() -> None:
 def test_c_syntax_error_is_located() -> None:
     with pytest.raises(InputError) as caught:
         lower_source("__global__ void k(float *x) { x[0] = ; }\n", "k.cu", PipelineOptions())
-    assert caught.value.diagnostic.span.line == 1
+    span = caught.value.diagnostic.span
+    assert (span.line, span.column) == (1, 38)  # the `;` after `x[0] =`, as in the source
+    source = (
+        "__global__ void k(float *x, int n) {\n  atomicAdd(&x[0],\n    x[1]);\n"
+        "  int i = blockIdx.x*blockDim.x+threadIdx.x; if (i < n) x[i] = x[i] + ;\n}\n"
+    )
+    with pytest.raises(InputError) as caught:
+        lower_source(source, "k.cu", PipelineOptions())
+    span = caught.value.diagnostic.span
+    assert (span.line, span.column) == (4, 71)  # lines kept past a respelled atomicAdd
 
 
 def test_atomic_per_element_is_not_flagged() -> None:
@@ -299,3 +308,15 @@ def test_a_construct_not_read_ends_the_run_with_2(
     assert code == 2
     assert f"{path}:1:1: error: C++ construct not read: `template`" in out
     assert "function add (lines 3-5, fp32)" in out
+
+
+def test_findings_point_at_the_cuda_source() -> None:
+    """The grid loops inserted after `{` move the C text's columns, not the findings'."""
+    source = (
+        "__global__ void k(float *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x;"
+        " if (i < n) x[i] = foo(x[i]); }\n"
+    )
+    (function,) = _analysis(source, "k.cu", "k:n/32:32").functions
+    (region,) = function.regions
+    (call,) = [u for u in region.unknowns if u.kind is UnknownKind.UNKNOWN_CALL]
+    assert (call.span.line, call.span.column) == (1, source.index("foo") + 1)

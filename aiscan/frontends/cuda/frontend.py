@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from aiscan.errors import Severity
+from aiscan.errors import Diagnostic, InputError, Severity
 from aiscan.frontends.c import CFrontendOptions, lower_c_source
 from aiscan.frontends.cuda.grid import launched
 from aiscan.frontends.cuda.launches import Launch
-from aiscan.frontends.cuda.translation import translate
+from aiscan.frontends.cuda.spans import in_source
+from aiscan.frontends.cuda.translation import Translation, translate
 from aiscan.ir.nodes import Function, Module
 
 __all__ = ["lower_cuda_source"]
@@ -25,7 +26,10 @@ def lower_cuda_source(
     """Translate, parse as C, and lower every kernel per launch. `launches` (from the
     command line or the configuration) replace the file's own launches of their kernel."""
     translation = translate(text, path)
-    module = lower_c_source(translation.text, path, options)
+    try:
+        module = lower_c_source(translation.text, path, options)
+    except InputError as error:
+        raise InputError(_unshifted(error.diagnostic, translation, path)) from None
     by_name = {f.name: f for f in module.functions}
     functions: list[Function] = []
     for kernel in translation.kernels:
@@ -37,11 +41,20 @@ def lower_cuda_source(
             *(given or [launch for launch in translation.launches if launch.kernel == kernel.name])
         ]
         for launch in own or [None]:
-            functions.append(launched(function, kernel, launch))
+            functions.append(in_source(launched(function, kernel, launch), translation.position))
     diagnostics = sorted(
-        [*module.diagnostics, *translation.diagnostics],
+        [*(_unshifted(d, translation, path) for d in module.diagnostics), *translation.diagnostics],
         key=lambda d: (d.span.line, d.span.column, d.severity is not Severity.ERROR),
     )
     return replace(
         module, language="cuda", functions=tuple(functions), diagnostics=tuple(diagnostics)
     )
+
+
+def _unshifted(diagnostic: Diagnostic, translation: Translation, path: str) -> Diagnostic:
+    """A position in the C text as the CUDA source has it."""
+    span = diagnostic.span
+    if span.file != path:
+        return diagnostic
+    line, column = translation.position(span.line, span.column)
+    return replace(diagnostic, span=replace(span, line=line, column=column, end_line=line))

@@ -28,7 +28,7 @@ from aiscan.span import Span
 if TYPE_CHECKING:
     import sympy
 
-__all__ = ["GRID_NAMES", "KernelText", "Translation", "translate"]
+__all__ = ["GRID_NAMES", "PRELUDE", "KernelText", "Translation", "translate"]
 
 GRID_NAMES = tuple(f"{kind}_{axis}" for kind in ("gridDim", "blockDim") for axis in AXES)
 PRELUDE = (
@@ -86,6 +86,27 @@ class Translation:
     kernels: list[KernelText] = field(default_factory=list)
     launches: list[Launch] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    origins: list[int] = field(default_factory=list)
+    """For each character of `text`, the position in the source it comes from."""
+    source: str = ""
+
+    def position(self, line: int, column: int) -> tuple[int, int]:
+        """The source's line and column of a line and column of `text`."""
+        offset = _offset(self.text, line, column)
+        if offset is None or not self.origins:
+            return line, column
+        origin = self.origins[min(offset, len(self.origins) - 1)]
+        start = self.source.rfind("\n", 0, origin) + 1
+        return self.source.count("\n", 0, origin) + 1, origin - start + 1
+
+
+def _offset(text: str, line: int, column: int) -> int | None:
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return None
+    return start + column - 1
 
 
 def translate(source: str, path: str) -> Translation:
@@ -94,11 +115,18 @@ def translate(source: str, path: str) -> Translation:
     text = list(code)
     result = Translation("")
 
+    replaced: set[int] = set()
+
     def put(start: int, end: int, replacement: str = "") -> None:
         original = "".join(text[start:end])
-        new = replacement or blanked(original)
+        if replacement:  # lines stay where they are: the original's newlines kept
+            new = replacement + "\n" * original.count("\n")
+            replaced.add(start)
+        else:
+            new = blanked(original)
+            replaced.difference_update(range(start, end))
         text[start:end] = [""] * (end - start)
-        text[start] = new if end > start else text[start] + new
+        text[start] = new
 
     for match in _CUDA_HEADERS.finditer(code):
         put(match.start(), match.end())
@@ -130,6 +158,13 @@ def translate(source: str, path: str) -> Translation:
             result.launches.extend(_launches(code, brace, closing, path, _name(head)))
         put(start, end)
     result.text = PRELUDE + "".join(text)
+    result.origins = [0] * len(PRELUDE)
+    for position, piece in enumerate(text):
+        if position in replaced:
+            result.origins += [position] * len(piece)
+        else:
+            result.origins += [min(position + k, len(code) - 1) for k in range(len(piece))]
+    result.source = source
     return result
 
 
