@@ -320,3 +320,36 @@ def test_findings_point_at_the_cuda_source() -> None:
     (region,) = function.regions
     (call,) = [u for u in region.unknowns if u.kind is UnknownKind.UNKNOWN_CALL]
     assert (call.span.line, call.span.column) == (1, source.index("foo") + 1)
+
+
+def test_a_namespace_is_not_read_and_what_follows_is() -> None:
+    source = (
+        "namespace util {\nint twice(int v) { return 2 * v; }\n}\n"
+        "__global__ void neg(float *x, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) x[i] = 0.0f - x[i];\n}\n"
+    )
+    module = lower_source(source, "k.cu", PipelineOptions())
+    assert [f.name for f in module.functions] == ["neg"]
+    (error,) = module.diagnostics
+    assert (error.span.line, error.message) == (1, "C++ construct not read: `namespace`")
+
+
+def test_host_names_replace_the_kernels_parameters() -> None:
+    """`k<<<(N + 255) / 256, 256>>>(x, N)`: the kernel's `n` is the host's `N`, and the
+    host's integer locals size the grid."""
+    source = (
+        "__global__ void neg(float *x, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) x[i] = 0.0f - x[i];\n}\n"
+        "void run(float *x, int N) {\n"
+        "  int threads = 128;\n"
+        "  dim3 grid = dim3((N + threads - 1) / threads);\n"
+        "  neg<<<grid, threads, 0>>>(x, N);\n}\n"
+    )
+    (function,) = _analysis(source).functions
+    assert function.function.name == "neg (launched in run, line 8)"
+    (region,) = function.regions
+    assert str(region.flops.total) == "N"
+    assert region.region.launch is not None
+    assert [str(v) for v in region.region.launch.grid] == ["ceiling(N/128)", "1", "1"]

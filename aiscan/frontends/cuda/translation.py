@@ -76,8 +76,9 @@ class KernelText:
     axes: frozenset[str]
     """The axes (`x`, `y`, `z`) its body reads `threadIdx`, `blockIdx`... of."""
     size_parameters: tuple[str, ...]
-    """Integer parameters, in order, with their positions among all parameters."""
+    """Its integer parameters (sizes a launch may bind to host expressions)."""
     parameters: tuple[str, ...]
+    """Every parameter's name, in order (a launch's arguments are matched by position)."""
 
 
 @dataclass(slots=True)
@@ -135,6 +136,13 @@ def translate(source: str, path: str) -> Translation:
             put(start, end)  # `extern "C" {`; its `}` is blanked as an item of its own
             continue
         if kind == "close":
+            put(start, end)
+            continue
+        if kind == "c++":
+            found = _CXX.search(code, start, end)
+            what = f"C++ construct not read: `{found.group() if found else 'class'}`"
+            span = _span_at(code, found.start() if found else start, path)
+            result.diagnostics.append(Diagnostic(span, Severity.ERROR, what))
             put(start, end)
             continue
         if kind != "function":
@@ -226,6 +234,10 @@ def _top_level_items(code: str) -> list[tuple[int, int, str]]:
                 continue
             if head.rstrip().endswith(")") or re.search(r"\)\s*(const\s*)?$", head):
                 items.append((start, closing + 1, "function"))
+                position = start = closing + 1
+                continue
+            if re.search(r"\b(namespace|class)\b", head):
+                items.append((start, closing + 1, "c++"))  # no `;` need follow
                 position = start = closing + 1
                 continue
             position = closing + 1  # a struct or an initializer: up to its `;`
