@@ -353,3 +353,19 @@ def test_host_names_replace_the_kernels_parameters() -> None:
     assert str(region.flops.total) == "N"
     assert region.region.launch is not None
     assert [str(v) for v in region.region.launch.grid] == ["ceiling(N/128)", "1", "1"]
+
+
+def test_every_fixture_reports_valid_json(capsys: pytest.CaptureFixture[str]) -> None:
+    paths = [str(FIXTURES / f"{name}.cu") for name in NAMES]
+    code, out, _ = run(
+        capsys, "analyze", *paths, "--device", "h100", "--size", "n=2048", "--format", "json"
+    )
+    assert code == 0
+    report = json.loads(out)
+    jsonschema.validate(report, json.loads(SCHEMA.read_text()))
+    nests = {
+        f["name"].split()[0]: f["nests"][0] for file in report["files"] for f in file["functions"]
+    }
+    assert nests["transpose_tiled"]["gpu_launch"]["shared_memory_bytes_value"] == 8 * 2048**2
+    assert "shared_memory_bytes" not in nests["transpose_naive"]["gpu_launch"]
+    assert nests["sgemm_naive"]["placement"][0]["bound"] == "compute"
