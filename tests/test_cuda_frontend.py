@@ -369,3 +369,11 @@ def test_every_fixture_reports_valid_json(capsys: pytest.CaptureFixture[str]) ->
     assert nests["transpose_tiled"]["gpu_launch"]["shared_memory_bytes_value"] == 8 * 2048**2
     assert "shared_memory_bytes" not in nests["transpose_naive"]["gpu_launch"]
     assert nests["sgemm_naive"]["placement"][0]["bound"] == "compute"
+
+
+def test_an_included_cuda_header_is_said_and_skipped() -> None:
+    source = '#include "helpers.cuh"\n__global__ void z(float *x) { x[threadIdx.x] = 0.0f; }\n'
+    module = lower_source(source, "k.cu", PipelineOptions())
+    assert [f.name for f in module.functions] == ["z"]
+    (warning,) = [d for d in module.diagnostics if "helpers.cuh" in d.message]
+    assert (warning.span.line, warning.severity) == (1, Severity.WARNING)

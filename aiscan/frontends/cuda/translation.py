@@ -42,6 +42,7 @@ _CUDA_HEADERS = re.compile(
     r"(cuda|cooperative_|mma|cub|thrust|curand|cublas|device_)[^>\"]*[>\"]",
     re.MULTILINE,
 )
+_CUDA_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*\"[^\"]*\.cuh\"", re.MULTILINE)
 _BUILTIN = re.compile(r"\b(threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*([xyz])\b")
 _QUALIFIERS = re.compile(
     r"\b(__global__|__device__|__host__|__forceinline__|__noinline__|__constant__|__managed__)\b"
@@ -130,6 +131,16 @@ def translate(source: str, path: str) -> Translation:
         text[start] = new
 
     for match in _CUDA_HEADERS.finditer(code):
+        put(match.start(), match.end())
+    for match in _CUDA_INCLUDE.finditer(code):
+        result.diagnostics.append(
+            Diagnostic(
+                _span_at(code, match.start(), path),
+                Severity.WARNING,
+                f"`{match.group().strip()}` not read: a header with CUDA code is analyzed on "
+                "its own (its kernels are not known here)",
+            )
+        )
         put(match.start(), match.end())
     for start, end, kind in _top_level_items(code):
         if kind == "extern-block":
