@@ -377,3 +377,19 @@ def test_an_included_cuda_header_is_said_and_skipped() -> None:
     assert [f.name for f in module.functions] == ["z"]
     (warning,) = [d for d in module.diagnostics if "helpers.cuh" in d.message]
     assert (warning.span.line, warning.severity) == (1, Severity.WARNING)
+
+
+def test_a_size_passed_to_the_kernel_stays_a_size() -> None:
+    source = (
+        "__global__ void neg(float *x, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) x[i] = 0.0f - x[i];\n}\n"
+        "void run(float *x) {\n"
+        "  int n = 1 << 20;\n"
+        "  neg<<<(n + 255) / 256, 256>>>(x, n);\n}\n"
+    )
+    (function,) = _analysis(source).functions
+    (region,) = function.regions
+    assert str(region.flops.total) == "n"
+    assert region.region.launch is not None
+    assert str(region.region.launch.grid[0]) == "ceiling(n/256)"

@@ -512,6 +512,10 @@ def _launch(
 
     if len(config) < 2:
         return None
+    # A host variable passed to the kernel stays a size (`int n = 1 << 24; k<<<(n +
+    # 255) / 256, 256>>>(x, n)`): the grid then covers the kernel's own `n`.
+    passed = {word for argument in arguments for word in re.findall(r"\b\w+\b", argument)}
+    names = {name: value for name, value in names.items() if name not in passed}
     axes = []
     for part in config[:2]:
         values = dims.get(part)
