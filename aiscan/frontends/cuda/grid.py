@@ -4,7 +4,7 @@ axis' loops, shared-memory accesses set apart, atomics to one address said."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +14,6 @@ from aiscan.frontends.cuda.translation import KernelText
 from aiscan.ir.nodes import (
     Access,
     Branch,
-    ElementType,
     FlopTally,
     Function,
     GpuLaunch,
@@ -26,7 +25,6 @@ from aiscan.ir.nodes import (
     UnknownKind,
 )
 from aiscan.ir.symbols import loop_symbol, size_symbol
-from aiscan.span import Span
 
 if TYPE_CHECKING:
     import sympy
@@ -104,8 +102,8 @@ def _region(
     body = tuple(_substituted(n, mapping) for n in region.body)
     body = _unwrapped(body)
     body = _grid_strides_hoisted(body, kernel)
-    main = _kept(body, lambda a: a.array not in kernel.shared)
-    shared = _kept(body, lambda a: a.array in kernel.shared)
+    main = _kept(body, kernel.shared, shared_side=False)
+    shared = _kept(body, kernel.shared, shared_side=True)
     return replace(
         region,
         body=main,
@@ -217,38 +215,36 @@ def _wrapped(nodes: tuple[Node, ...], chain: list[Loop], axis: str) -> tuple[Nod
     return nodes
 
 
-def _kept(body: tuple[Node, ...], keep: Callable[[Access], bool]) -> tuple[Node, ...]:
-    """`body` with only the accesses `keep` accepts; statements left with no access
-    keep their FLOPs in the global body (`keep` of no access), loops left empty go."""
-    global_side = keep(_NO_ACCESS)
+def _kept(body: tuple[Node, ...], shared: frozenset[str], *, shared_side: bool) -> tuple[Node, ...]:
+    """`body` with only its accesses to shared arrays (`shared_side`) or only the others;
+    the arithmetic stays with the global side, and loops left empty go."""
     result: list[Node] = []
     for node in body:
         if isinstance(node, Loop):
-            inner = _kept(node.body, keep)
+            inner = _kept(node.body, shared, shared_side=shared_side)
             if inner:
                 result.append(replace(node, body=inner))
         elif isinstance(node, Branch):
-            then_body, else_body = _kept(node.then_body, keep), _kept(node.else_body, keep)
-            condition = _only(node.condition, keep, global_side)
-            if then_body or else_body or condition.accesses or global_side:
+            then_body = _kept(node.then_body, shared, shared_side=shared_side)
+            else_body = _kept(node.else_body, shared, shared_side=shared_side)
+            condition = _only(node.condition, shared, shared_side)
+            if then_body or else_body or condition.accesses or not shared_side:
                 result.append(
                     replace(node, condition=condition, then_body=then_body, else_body=else_body)
                 )
         else:
-            kept = _only(node, keep, global_side)
-            if kept.accesses or (global_side and (not kept.flops.is_zero() or kept.unknowns)):
+            kept = _only(node, shared, shared_side)
+            work = not kept.flops.is_zero() or bool(kept.unknowns)
+            if kept.accesses or (work and not shared_side):
                 result.append(kept)
     return tuple(result)
 
 
-def _only(statement: Statement, keep: Callable[[Access], bool], global_side: bool) -> Statement:
-    accesses = tuple(a for a in statement.accesses if keep(a))
-    if global_side:
+def _only(statement: Statement, shared: frozenset[str], shared_side: bool) -> Statement:
+    accesses = tuple(a for a in statement.accesses if (a.array in shared) == shared_side)
+    if not shared_side:
         return replace(statement, accesses=accesses)
     return replace(statement, accesses=accesses, flops=FlopTally(), special_calls=(), unknowns=())
-
-
-_NO_ACCESS = Access("", (), ElementType("", 0, False), False, Span("", 1), "")
 
 
 def _atomic_notes(regions: tuple[Region, ...], kernel: KernelText) -> list[Unknown]:
