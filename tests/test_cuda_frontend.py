@@ -393,3 +393,22 @@ def test_a_size_passed_to_the_kernel_stays_a_size() -> None:
     assert str(region.flops.total) == "n"
     assert region.region.launch is not None
     assert str(region.region.launch.grid[0]) == "ceiling(n/256)"
+
+
+def test_a_block_stride_loop_covers_its_range_once_per_block() -> None:
+    source = (
+        "__global__ void row_sum(const float *__restrict__ a, float *__restrict__ out, int m,"
+        " int n) {\n"
+        "  __shared__ float part[256];\n"
+        "  float s = 0.0f;\n"
+        "  for (int j = threadIdx.x; j < n; j += blockDim.x) {\n"
+        "    s += a[blockIdx.x * n + j];\n"
+        "  }\n"
+        "  part[threadIdx.x] = s;\n"
+        "}\n"
+    )
+    (function,) = _analysis(source, "k.cu", "row_sum:m:256").functions
+    (region,) = function.regions
+    assert str(region.flops.total) == "m*n"
+    assert str(region.traffic["compulsory"].total(False)) == "4*m*n"
+    assert str(region.shared_memory_bytes) == "1024*m"  # 256 threads store 4 bytes, per block

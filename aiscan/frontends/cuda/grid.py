@@ -179,7 +179,8 @@ def _unwrapped(body: tuple[Node, ...]) -> tuple[Node, ...]:
 def _grid_strides_hoisted(body: tuple[Node, ...], kernel: KernelText) -> tuple[Node, ...]:
     """A grid-stride loop (`translation.py` made it `for (i = 0; i < n; i++)`) runs over
     its range once for all the blocks and threads of its axis together: it leaves their
-    loops, and the statements before and after it keep them (in that order)."""
+    loops (a block-stride loop, its threads' loop), and the statements before and after
+    it keep them (in that order)."""
     strides = dict(kernel.grid_strides)
     if not strides:
         return body
@@ -193,23 +194,25 @@ def _grid_strides_hoisted(body: tuple[Node, ...], kernel: KernelText) -> tuple[N
 
     def flush() -> None:
         if pending:
-            pieces.extend(_wrapped(tuple(pending), chain, ""))
+            pieces.extend(_wrapped(tuple(pending), chain, ()))
             pending.clear()
 
     for node in inner:
-        axis = strides.get(node.span.line) if isinstance(node, Loop) else None
-        if axis is None:
+        leaves = strides.get(node.span.line) if isinstance(node, Loop) else None
+        if leaves is None:
             pending.append(node)
             continue
         flush()
-        pieces.extend(_wrapped((node,), chain, axis))
+        pieces.extend(_wrapped((node,), chain, leaves))
     flush()
     return tuple(pieces)
 
 
-def _wrapped(nodes: tuple[Node, ...], chain: list[Loop], axis: str) -> tuple[Node, ...]:
+def _wrapped(
+    nodes: tuple[Node, ...], chain: list[Loop], leaves: tuple[str, ...]
+) -> tuple[Node, ...]:
     for loop in reversed(chain):
-        if axis and loop.var in (f"blockIdx_{axis}", f"threadIdx_{axis}"):
+        if loop.var in leaves:
             continue
         nodes = (replace(loop, body=nodes),)
     return nodes

@@ -72,8 +72,9 @@ class KernelText:
     shared: frozenset[str]
     atomics: tuple[tuple[int, str], ...]
     """Line and target array of each `atomicAdd`."""
-    grid_strides: tuple[tuple[int, str], ...]
-    """Line of each grid-stride loop and the axis it strides over."""
+    grid_strides: tuple[tuple[int, tuple[str, ...]], ...]
+    """Line of each grid-stride (or block-stride) loop and the grid loops it leaves: the
+    block and thread loops of its axis (the thread loop only)."""
     axes: frozenset[str]
     """The axes (`x`, `y`, `z`) its body reads `threadIdx`, `blockIdx`... of."""
     size_parameters: tuple[str, ...]
@@ -385,10 +386,12 @@ def _array_of(element: str) -> str:
     return found.group(1) if found else element
 
 
-def _grid_strides(code: str, brace: int, closing: int, put: _Put) -> list[tuple[int, str]]:
+def _grid_strides(
+    code: str, brace: int, closing: int, put: _Put
+) -> list[tuple[int, tuple[str, ...]]]:
     """Grid-stride loops among the kernel's top-level statements, respelled as plain
     loops from 0 with step 1 (see the module docstring)."""
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, tuple[str, ...]]] = []
     locals_: dict[str, str] = {}
     position = brace + 1
     depth = 0
@@ -424,8 +427,10 @@ def _grid_strides(code: str, brace: int, closing: int, put: _Put) -> list[tuple[
     return found
 
 
-def _stride_axis(parts: list[tuple[int, str]], locals_: dict[str, str]) -> str | None:
-    """The axis of `i = blockIdx.a*blockDim.a + threadIdx.a; ...; i += blockDim.a*gridDim.a`."""
+def _stride_axis(parts: list[tuple[int, str]], locals_: dict[str, str]) -> tuple[str, ...] | None:
+    """The grid loops a strided loop covers: `i = blockIdx.a*blockDim.a + threadIdx.a;
+    ...; i += blockDim.a*gridDim.a` covers its axis' blocks and threads, `i =
+    threadIdx.a; ...; i += blockDim.a` its axis' threads (once per block)."""
     (_, init), _, (_, update) = parts
     if "=" not in init or "+=" not in update:
         return None
@@ -436,15 +441,14 @@ def _stride_axis(parts: list[tuple[int, str]], locals_: dict[str, str]) -> str |
     start = _resolved(init.split("=", 1)[1], locals_)
     stride = _resolved(step, locals_)
     for axis in AXES:
-        starts = {
-            f"blockIdx.{axis}*blockDim.{axis}+threadIdx.{axis}",
-            f"blockDim.{axis}*blockIdx.{axis}+threadIdx.{axis}",
-            f"threadIdx.{axis}+blockIdx.{axis}*blockDim.{axis}",
-            f"threadIdx.{axis}+blockDim.{axis}*blockIdx.{axis}",
-        }
-        steps = {f"blockDim.{axis}*gridDim.{axis}", f"gridDim.{axis}*blockDim.{axis}"}
-        if start in starts and stride in steps:
-            return axis
+        block, thread = f"blockIdx.{axis}", f"threadIdx.{axis}"
+        size, count = f"blockDim.{axis}", f"gridDim.{axis}"
+        starts = {f"{a}*{b}+{thread}" for a, b in ((block, size), (size, block))}
+        starts |= {f"{thread}+{a}*{b}" for a, b in ((block, size), (size, block))}
+        if start in starts and stride in (f"{size}*{count}", f"{count}*{size}"):
+            return (f"blockIdx_{axis}", f"threadIdx_{axis}")
+        if start == thread and stride == size:
+            return (f"threadIdx_{axis}",)
     return None
 
 
