@@ -412,3 +412,10 @@ def test_a_block_stride_loop_covers_its_range_once_per_block() -> None:
     assert str(region.flops.total) == "m*n"
     assert str(region.traffic["compulsory"].total(False)) == "4*m*n"
     assert str(region.shared_memory_bytes) == "1024*m"  # 256 threads store 4 bytes, per block
+
+
+def test_the_vscode_extension_registers_cuda() -> None:
+    extension = ROOT / "editors" / "vscode"
+    manifest = json.loads((extension / "package.json").read_text())
+    assert "onLanguage:cuda-cpp" in manifest["activationEvents"]
+    assert '{ scheme: "file", language: "cuda-cpp" }' in (extension / "extension.js").read_text()
