@@ -76,6 +76,9 @@ def test_expected_values(name: str) -> None:
                 assert _at(figures[key], {"n": n}) == _at(want[key], {"n": n}), (key, n)
     if "shared" not in want:
         assert region.shared_memory_bytes is None
+    # Exact footprints (the tiled SGEMM's `n/32` grid too: n - 32*floor(n/32) >= 0), but
+    # for the tiled transpose, whose `j += 8` rows interleave with threadIdx.y's.
+    assert region.traffic["compulsory"].exact == (name != "transpose_tiled")
     atomic = [u for u in region.unknowns if "atomicAdd" in u.message]
     function = _analysis((FIXTURES / f"{name}.cu").read_text()).functions[0]
     atomic += [u for u in function.function.unknowns if "atomicAdd" in u.message]
