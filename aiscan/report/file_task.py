@@ -68,7 +68,7 @@ def _render(result: FileResult, options: AnalyzeOptions) -> Any:
 
 
 def _analyze_file(path: str, options: AnalyzeOptions) -> Payload:
-    from aiscan.errors import InputError, Severity
+    from aiscan.errors import InputError
     from aiscan.pipeline import analyze_text
     from aiscan.report.sizes import size_names
     from aiscan.sources import read_source_file
@@ -79,11 +79,8 @@ def _analyze_file(path: str, options: AnalyzeOptions) -> Payload:
         return _failed_file(path, error.diagnostic, options)
     result = analyze_text(source.text, path, options.pipeline)
     dependencies = list(result.analysis.module.dependencies) if result.analysis else []
-    # A construct a frontend could not read is a located error even where the rest of
-    # the file was analyzed (CUDA's C++): the run then ends with exit code 2.
-    errors = any(d.severity is Severity.ERROR for d in result.diagnostics)
     return {
-        "ok": result.analysis is not None and not errors,
+        "ok": result.analysis is not None,
         "content": source.digest,
         "sizes_used": sorted(size_names(result.analysis)) if result.analysis else [],
         "output": _render(result, options),
