@@ -200,6 +200,11 @@ def _add_source_options(parser: argparse.ArgumentParser) -> None:
         "reported as a launch of its own",
     )  # fmt: skip
     parser.add_argument(
+        "--launch", dest="launches", action="append", default=[], metavar="KERNEL:GRID:BLOCK",
+        help="a CUDA kernel's launch, GRID and BLOCK comma-separated size expressions "
+        "(`vec_add:n/256:256`, `matmul:n/16,n/16:16,16`); replaces the file's launches of it",
+    )  # fmt: skip
+    parser.add_argument(
         "--size", dest="sizes", action="append", default=[], metavar="NAME=VALUE",
         help="evaluate the intensity at this size (repeatable, or comma-separated)",
     )  # fmt: skip
@@ -296,6 +301,9 @@ def _pipeline_options(arguments: argparse.Namespace, config: Config) -> Pipeline
     python_dtype = getattr(arguments, "python_dtype", None) or config.python_dtype
     if python_dtype is not None and python_dtype not in PYTHON_DTYPES:
         raise UsageError(f"--python-dtype {python_dtype}: one of {', '.join(PYTHON_DTYPES)}")
+    launches = (*config.launches, *getattr(arguments, "launches", ()))
+    for spec in launches:
+        _check_launch(spec)
     # An integer -D value binds a size in the preprocessor (see frontends/c/preprocess.py).
     return PipelineOptions(
         tuple(include_dirs),
@@ -305,7 +313,17 @@ def _pipeline_options(arguments: argparse.Namespace, config: Config) -> Pipeline
         jax_enable_x64=config.jax_enable_x64,
         fp32_matmul_tf32=config.fp32_matmul_tf32,
         triton_config=getattr(arguments, "triton_config", None) or config.triton_config or "first",
+        launches=launches,
     )
+
+
+def _check_launch(spec: str) -> None:
+    from aiscan.frontends.cuda.launches import LaunchError, launch_from_spec
+
+    try:
+        launch_from_spec(spec, "--launch")
+    except LaunchError as error:
+        raise UsageError(f"--{error}") from None
 
 
 def _placement_options(arguments: argparse.Namespace, config: Config) -> PlacementOptions | None:

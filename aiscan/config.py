@@ -26,6 +26,7 @@ __all__ = ["PYTHON_DTYPES", "Config", "find_config", "load_config"]
 
 _KEYS = {
     "cache-dir",
+    "launch",
     "devices",
     "device-files",
     "sizes",
@@ -81,6 +82,8 @@ class Config:
     """Rule selectors whose notes fail `check` (`fail-on`)."""
     triton_config: str | None = None
     """`triton-config = "all"`: every autotune config of a Triton kernel, not the first."""
+    launches: tuple[str, ...] = ()
+    """`[tool.aiscan.launch]`: CUDA launches, `kernel = "GRID:BLOCK"`, as `--launch`."""
     fail_on_notes: bool = False
     help_url: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict)
@@ -142,6 +145,7 @@ def load_config(path: Path | None) -> Config:
         cflags=_cflags(table, path),
         fail_on=tuple(_strings(table, "fail-on", path)),
         triton_config=_triton_config(table, path),
+        launches=_launches(table.get("launch", {}), path),
         fail_on_notes=bool(_optional_bool(table, "fail-on-notes", path)),
         help_url=_help_url(table, path),
         raw=_checked_cache_dir(table, path),
@@ -224,6 +228,13 @@ def _sizes(value: Any, path: Path) -> dict[str, int]:
     ):
         raise UsageError(f"{path}: sizes must map names to positive integers")
     return {str(k): int(v) for k, v in value.items()}
+
+
+def _launches(value: Any, path: Path) -> tuple[str, ...]:
+    """`launch = {vec_add = "n/256:256"}` as `--launch` specs (`vec_add:n/256:256`)."""
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise UsageError(f'{path}: launch must map kernel names to "GRID:BLOCK" strings')
+    return tuple(f"{kernel}:{spec}" for kernel, spec in value.items())
 
 
 def _optional_bool(table: Mapping[str, Any], key: str, path: Path) -> bool | None:

@@ -39,6 +39,9 @@ class PipelineOptions:
     framework's policy as the code states it."""
     triton_config: str = "first"
     """`--triton-config`: an autotuned Triton kernel's first config, or `all` of them."""
+    launches: tuple[str, ...] = ()
+    """CUDA kernel launches `KERNEL:GRID:BLOCK` (`--launch`, the `launch` table); they
+    replace the launches a file makes of those kernels."""
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ Every failure of one file becomes its located diagnostic; callers go on with the
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from aiscan.analysis.kernel import ModuleAnalysis, analyze_module
 from aiscan.errors import Diagnostic, InputError, Severity
@@ -13,6 +14,9 @@ from aiscan.ir.nodes import Module
 from aiscan.options import PipelineOptions
 from aiscan.sources import language_of, read_source
 from aiscan.span import Span
+
+if TYPE_CHECKING:
+    from aiscan.frontends.c import CFrontendOptions
 
 __all__ = ["FileResult", "PipelineOptions", "analyze_path", "analyze_text", "lower_source"]
 
@@ -30,9 +34,9 @@ def lower_source(text: str, path: str, options: PipelineOptions) -> Module:
     """The IR of one source text; raises `InputError` for input that cannot be analyzed."""
     language = language_of(path)
     if language == "c":
-        from aiscan.frontends.c import CFrontendOptions, lower_c_source
+        from aiscan.frontends.c import lower_c_source
 
-        return lower_c_source(text, path, CFrontendOptions(options.include_dirs, options.defines))
+        return lower_c_source(text, path, _c_options(options))
     if language == "python":
         from aiscan.frontends.python import lower_python_source
 
@@ -50,11 +54,28 @@ def lower_source(text: str, path: str, options: PipelineOptions) -> Module:
             lowered = triton.lower_triton_kernels(text, path, options.triton_config)
             return triton.merged(module, lowered)
         return module
+    if language == "cuda":
+        from aiscan.frontends.cuda import LaunchError, launch_from_spec, lower_cuda_source
+
+        try:
+            launches = [launch_from_spec(spec, "--launch") for spec in options.launches]
+        except LaunchError as error:
+            raise InputError(Diagnostic(Span(path, 1, 1), Severity.ERROR, str(error))) from None
+        return lower_cuda_source(text, path, _c_options(options), launches)
     raise InputError(
         Diagnostic(
-            Span(path, 1, 1), Severity.ERROR, "unknown language (expected a .c, .h or .py file)"
+            Span(path, 1, 1),
+            Severity.ERROR,
+            "unknown language (expected a .c, .h, .cu, .cuh or .py file)",
         )
     )
+
+
+def _c_options(options: PipelineOptions) -> CFrontendOptions:
+    """What the C frontend (and CUDA, through it) takes of the pipeline's options."""
+    from aiscan.frontends.c import CFrontendOptions
+
+    return CFrontendOptions(options.include_dirs, options.defines)
 
 
 def analyze_path(path: str, options: PipelineOptions) -> FileResult:

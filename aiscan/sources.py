@@ -34,7 +34,14 @@ __all__ = [
     "read_stream",
 ]
 
-LANGUAGES = {".c": "c", ".h": "c", ".py": "python", ".pyi": "python"}
+LANGUAGES = {
+    ".c": "c",
+    ".h": "c",
+    ".py": "python",
+    ".pyi": "python",
+    ".cu": "cuda",
+    ".cuh": "cuda",
+}
 
 _KINDS = (
     (stat.S_ISCHR, "a character device"),

@@ -26,6 +26,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SEEDS = {
     "c": sorted((FIXTURES / "c").glob("*.c")),
     "py": sorted((FIXTURES / "python").rglob("*.py")),
+    "cu": sorted((FIXTURES / "cuda").glob("*.cu")),
 }
 LOCATED = re.compile(r"^.+:\d+:\d+: error: .+$")
 TASK = analyze_task(AnalyzeOptions(PipelineOptions(), None, "json", "compulsory"))
@@ -54,7 +55,7 @@ settings.register_profile(
 )
 
 
-@pytest.mark.parametrize("language", ["c", "py"])
+@pytest.mark.parametrize("language", ["c", "py", "cu"])
 @settings(settings.get_profile("fuzz"))
 @given(seed=st.integers(0, 2**32 - 1), rounds=st.integers(1, 6))
 def test_mutated_sources(tmp_path: Path, language: str, seed: int, rounds: int) -> None:

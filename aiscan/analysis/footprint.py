@@ -24,7 +24,7 @@ from aiscan import algebra
 from aiscan.algebra import ONE, SYMPY, ZERO, expand, is_poly, normal
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops, untiled
 from aiscan.analysis.flops import executions_over
-from aiscan.analysis.polynomials import linear_coefficient
+from aiscan.analysis.polynomials import linear_coefficient, term_of
 from aiscan.ir.nodes import Access
 from aiscan.ir.symbols import loop_symbol
 
@@ -100,7 +100,35 @@ def _length(low: sympy.Expr, high: sympy.Expr) -> sympy.Expr:
 
 def _provably_nonnegative(expr: sympy.Expr) -> bool:
     expr = expand(expr)
-    return bool(expr.is_nonnegative) or (expr.is_number and expr >= 0)
+    if bool(expr.is_nonnegative) or (expr.is_number and expr >= 0):
+        return True
+    lower = _without_roundings(expr)
+    return lower is not None and (
+        bool(lower.is_nonnegative) or bool(lower.is_number and lower >= 0)
+    )
+
+
+def _without_roundings(expr: sympy.Expr) -> sympy.Expr | None:
+    """A lower bound of `expr` without the roundings it can drop: `floor(a)` where it is
+    subtracted (`floor(a) <= a`), `ceiling(a)` where it is added (`ceiling(a) >= a`), in
+    terms that are a number times positive factors and one rounding, so that `n -
+    32*floor(n/32)` (a grid of `n/32` tiles of 32) is seen to be at least 0. None when
+    `expr` has no such rounding. (`floor(a) >= 0` is not assumed: `a` may be below 1.)"""
+    if is_poly(expr) or not expr.has(sympy.floor, sympy.ceiling):
+        return None
+    terms = []
+    changed = False
+    for term in sympy.Add.make_args(expr):
+        coefficient, rest = term.as_coeff_Mul()
+        factors = list(sympy.Mul.make_args(rest))
+        roundings = [f for f in factors if isinstance(f, sympy.floor | sympy.ceiling)]
+        others = [f for f in factors if f not in roundings]
+        if len(roundings) == 1 and all(f.is_positive for f in others):
+            (rounding,) = roundings
+            if isinstance(rounding, sympy.floor) == (coefficient < 0):
+                rest, changed = sympy.Mul(rounding.args[0], *others), True
+        terms.append(coefficient * rest)
+    return sympy.expand(sympy.Add(*terms)) if changed else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,7 +414,11 @@ def _stride_rank(stride: sympy.Expr) -> tuple[int, str]:
         degree = (
             sympy.Poly(stride, *stride.free_symbols).total_degree() if stride.free_symbols else 0
         )
-    magnitude = int(stride) if stride.is_number else 0
+    if stride.is_number:
+        magnitude = int(stride)
+    else:  # `32*n` after `n`: a monomial's coefficient orders strides of one degree
+        term = term_of(stride)
+        magnitude = int(term[0]) if term is not None and term[0].is_Integer else 0
     return (degree * 10**9 + magnitude, str(stride))
 
 

@@ -82,6 +82,9 @@ class RegionAnalysis:
     useful_flops: FlopCounts | None = None
     """GPU launches (`Region.gpu_launch`): the FLOPs of masked-in lanes
     (`Region.useful`); `flops` counts every lane the hardware executes."""
+    shared_memory_bytes: sympy.Expr | None = None
+    """GPU launches with shared-memory arrays (`Region.shared_memory`): every access to
+    them, in bytes (the streaming model), apart from the global traffic."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +188,14 @@ def _analyze_region(
         tuple(sorted({c for p in statements for c in p.statement.special_calls})),
         _contraction_flops(region, statements, options),
         count_flops(useful, options.special_weight) if region.gpu_launch else None,
+        _shared_memory_bytes(region),
     )
+
+
+def _shared_memory_bytes(region: Region) -> sympy.Expr | None:
+    if not region.shared_memory:
+        return None
+    return streaming_traffic(region.shared_memory).total(False)
 
 
 def _contraction_flops(

@@ -34,6 +34,7 @@ __all__ = [
     "ElementType",
     "FlopTally",
     "Function",
+    "GpuLaunch",
     "Loop",
     "LoopLike",
     "Module",
@@ -288,6 +289,19 @@ class Branch:
 Node = Statement | Loop | Branch
 
 
+@dataclass(frozen=True, slots=True)
+class GpuLaunch:
+    """The configuration of one GPU kernel launch (CUDA): the grid and the block, three
+    axes each, and where it was given."""
+
+    kernel: str
+    grid: tuple[sympy.Expr, ...]
+    block: tuple[sympy.Expr, ...]
+    origin: str
+    """`launched in main, line 40`, `--launch`, `configuration`, or `no launch` (the grid
+    and the block are then the symbols `gridDim_x`, `blockDim_x`, ...)."""
+
+
 def _remember_hash(node: Node, *parts: object) -> int:
     value = hash(parts)
     object.__setattr__(node, "_hash", value)
@@ -342,6 +356,11 @@ class Region:
     empty), outermost first. The call runs once per pass, each time reading its operands
     and writing its result: its traffic at one pass (in the loops' variables) is summed
     over them."""
+    shared_memory: tuple[Node, ...] = ()
+    """GPU launches only: the same loops with only the accesses to on-chip shared memory
+    (CUDA `__shared__` arrays), which `body` leaves out; counted apart, every access."""
+    launch: GpuLaunch | None = None
+    """GPU launches only: the launch configuration, where the frontend records one."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,10 +50,11 @@ class LintContext:
         """Statements inside at least one loop, with their nest.
 
         `explicit` keeps only loops the programmer wrote: vectorized NumPy regions, whose
-        loops the frontend makes up and NumPy orders itself, are left out.
+        loops the frontend makes up and NumPy orders itself, are left out, and so are GPU
+        launches, whose grid loops run in parallel (loop-order advice does not apply).
         """
         for _, region in self.nests():
-            if explicit and region.region.eager_calls:
+            if explicit and (region.region.eager_calls or region.region.gpu_launch):
                 continue
             for placed in placed_statements(region.region.body):
                 if placed.loops:

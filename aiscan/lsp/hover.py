@@ -62,8 +62,17 @@ def hover_markdown(
     if region.useful_flops is not None:
         useful = expression_text(region.useful_flops.total)
         streaming = expression_text(region.traffic["streaming"].total(False))
-        lines.append(f"- useful FLOPs (masked-in lanes): `{useful}`; placement uses all lanes")
+        launch = region.region.launch
+        if launch is None:
+            lines.append(f"- useful FLOPs (masked-in lanes): `{useful}`; placement uses all lanes")
+        else:
+            grid = ", ".join(expression_text(v) for v in launch.grid)
+            block = ", ".join(expression_text(v) for v in launch.block)
+            lines.append(f"- launch: grid `({grid})`, block `({block})` ({launch.origin})")
         lines.append(f"- bytes, L2 → SM (every program's loads and stores): `{streaming}`")
+        if region.shared_memory_bytes is not None:
+            shared = expression_text(region.shared_memory_bytes)
+            lines.append(f"- bytes, shared memory (apart): `{shared}`")
     for model, traffic in region.traffic.items():
         lines.append(f"- bytes, {model}: `{expression_text(traffic.total(write_allocate))}`")
     for model, intensity in region.intensity.items():

@@ -221,7 +221,8 @@ def _region(
 
 
 def _gpu_launch(region: RegionAnalysis, sizes: Mapping[str, int]) -> dict[str, Any]:
-    """Schema 1.3: a GPU launch's useful FLOPs, tensor-core FLOPs and L2 → SM bytes."""
+    """Schema 1.3: a GPU launch's useful FLOPs, tensor-core FLOPs and L2 → SM bytes;
+    1.4: a CUDA launch's configuration and shared-memory bytes."""
     if region.useful_flops is None:
         return {}
     useful = region.useful_flops.total
@@ -235,6 +236,19 @@ def _gpu_launch(region: RegionAnalysis, sizes: Mapping[str, int]) -> dict[str, A
     if sizes:
         entry["useful_flops_value"] = json_count(useful, sizes)
         entry["l2_to_sm_bytes_value"] = json_count(streaming, sizes)
+    launch = region.region.launch
+    if launch is not None:  # schema 1.4: CUDA launches
+        entry["launch"] = {
+            "kernel": launch.kernel,
+            "grid": [expression_text(v) for v in launch.grid],
+            "block": [expression_text(v) for v in launch.block],
+            "origin": launch.origin,
+        }
+    shared = region.shared_memory_bytes
+    if shared is not None:
+        entry["shared_memory_bytes"] = expression_text(shared)
+        if sizes:
+            entry["shared_memory_bytes_value"] = json_count(shared, sizes)
     return {"gpu_launch": entry}
 
 

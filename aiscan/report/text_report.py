@@ -10,7 +10,7 @@ from aiscan.analysis.intensity import Intensity
 from aiscan.analysis.intensity import intensity as intensity_of
 from aiscan.analysis.kernel import FunctionAnalysis, LoopSummary, RegionAnalysis
 from aiscan.analysis.traffic import Traffic
-from aiscan.ir.nodes import Unknown, UnknownKind
+from aiscan.ir.nodes import GpuLaunch, Unknown, UnknownKind
 from aiscan.pipeline import FileResult
 from aiscan.printable import printable, printable_path
 from aiscan.report.assembly import join_text
@@ -144,7 +144,10 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
     ]
     detail = f"   [{', '.join(kinds)}]" if kinds else ""
     lines.append(_row("FLOPs", f"{flops.total}{count_text(flops.total, sizes)}{detail}"))
-    if region.useful_flops is not None:
+    launch = region.region.launch
+    if launch is not None:
+        lines.append(_row("launch", _launch_text(launch)))
+    if region.useful_flops is not None and launch is None:
         useful = region.useful_flops.total
         lines.append(
             _row(
@@ -169,12 +172,18 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
         lines.append(_row("also quoted", f"{expr} ({name} convention)"))
     if region.region.gpu_launch:
         streaming = region.traffic["streaming"].total(False)
+        who = "program's" if launch is None else "thread's global"
         lines.append(
             _row(
                 "L2 → SM",
-                f"{streaming}{count_text(streaming, sizes)}   (every program's loads and stores: "
+                f"{streaming}{count_text(streaming, sizes)}   (every {who} loads and stores: "
                 "the streaming model; main memory: compulsory)",
             )
+        )
+    if region.shared_memory_bytes is not None:
+        shared = region.shared_memory_bytes
+        lines.append(
+            _row("shared", f"{shared}{count_text(shared, sizes)}   (__shared__ loads and stores)")
         )
     for index, (model, traffic) in enumerate(region.traffic.items()):
         lines.append(
@@ -207,6 +216,13 @@ def _from(loop: LoopSummary) -> str:
         return ""
     size, value = loop.nonnegative_from
     return f" (for {size} >= {value})"
+
+
+def _launch_text(launch: GpuLaunch) -> str:
+    def axes(values: tuple[object, ...]) -> str:
+        return "(" + ", ".join(str(v) for v in values) + ")"
+
+    return f"grid {axes(launch.grid)}, block {axes(launch.block)}   ({launch.origin})"
 
 
 def _lines(span: Span) -> str:

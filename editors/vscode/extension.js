@@ -16,6 +16,7 @@ function activate(context) {
     documentSelector: [
       { scheme: "file", language: "c" },
       { scheme: "file", language: "cpp" },
+      { scheme: "file", language: "cuda-cpp" },
       { scheme: "file", language: "python" },
     ],
     initializationOptions: { devices: settings.get("devices", []) },

@@ -1,0 +1,547 @@
+"""CUDA C to C, in place: what pycparser cannot read is blanked or respelled where it
+stands, so that every line and most columns of the C text are those of the CUDA source.
+
+- a `__global__` function keeps its body, wrapped in the loops of its launch (blocks
+  `blockIdx_z..x`, then threads `threadIdx_z..x`, trips `gridDim_*` and `blockDim_*`,
+  which become parameters); `threadIdx.x` is spelled `threadIdx_x`;
+- qualifiers (`__device__`, `__shared__`, `__restrict__`, `__launch_bounds__(...)`,
+  `extern "C"`) are blanked, shared arrays remembered; `__syncthreads()` costs nothing;
+- `atomicAdd(&x, v)` is `x += v` (one read, one FLOP, one write), remembered;
+- a grid-stride loop at the top of a kernel (`for (i = blockIdx.x*blockDim.x +
+  threadIdx.x; i < n; i += blockDim.x*gridDim.x)`) is `for (i = 0; i < n; i++)`,
+  remembered, and taken out of its axis' block and thread loops per launch (`grid.py`);
+- host functions are read for their launches and blanked; `__device__` functions and
+  C++ (templates, namespaces, classes) are blanked with a located error.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from aiscan.errors import Diagnostic, Severity
+from aiscan.frontends.cuda.launches import AXES, Launch, size_expression
+from aiscan.frontends.cuda.scanning import blanked, masked, matching, split_top_level
+from aiscan.span import Span
+
+if TYPE_CHECKING:
+    import sympy
+
+__all__ = ["GRID_NAMES", "PRELUDE", "KernelText", "Translation", "translate"]
+
+GRID_NAMES = tuple(f"{kind}_{axis}" for kind in ("gridDim", "blockDim") for axis in AXES)
+PRELUDE = (
+    "typedef _Float16 half; typedef _Float16 __half; typedef __bf16 __nv_bfloat16; "
+    "typedef unsigned int uint; "
+)
+"""CUDA's scalar type names as C has them, put before line 1 (on line 1)."""
+
+_CUDA_HEADERS = re.compile(
+    r"^[ \t]*#[ \t]*include[ \t]*[<\"]"
+    r"(cuda|cooperative_|mma|cub|thrust|curand|cublas|device_)[^>\"]*[>\"]",
+    re.MULTILINE,
+)
+_CUDA_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*\"[^\"]*\.cuh\"", re.MULTILINE)
+_BUILTIN = re.compile(r"\b(threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*([xyz])\b")
+_QUALIFIERS = re.compile(
+    r"\b(__global__|__device__|__host__|__forceinline__|__noinline__|__constant__|__managed__)\b"
+    r"|\bextern\s+\"C\"|\b__launch_bounds__\s*(?=\()"
+)
+_RESTRICT = re.compile(r"\b__restrict__\b|\b__restrict\b")
+_NO_COST = re.compile(r"\b(__syncthreads|__syncwarp|__threadfence|__threadfence_block)\s*(?=\()")
+_SHARED = re.compile(r"\b(extern\s+)?__shared__\b")
+_DECLARED = re.compile(r"(\w+)\s*\[")
+_ATOMIC = re.compile(r"\b(atomicAdd|atomicAdd_system|atomicAdd_block)\s*(?=\()")
+_LDG = re.compile(r"\b__ldg\s*(?=\()")
+_FAST_MATH = re.compile(r"\b__(expf|logf|sinf|cosf|powf|exp10f|log2f|tanf)\b")
+_CXX = re.compile(r"\b(template|namespace|class|using|operator|constexpr|auto)\b|::")
+_REFERENCE = re.compile(r"\w\s*&\s*\w+\s*(?=[,)])")
+_FOR = re.compile(r"\bfor\s*\(")
+_INT_DECLARATION = re.compile(
+    r"(?:const\s+)?(?:unsigned\s+)?(?:int|long|size_t|int64_t|unsigned)\s+(\w+)\s*=\s*([^;]+);"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class KernelText:
+    """What the translation remembers of one `__global__` function."""
+
+    name: str
+    span: Span
+    shared: frozenset[str]
+    atomics: tuple[tuple[int, str], ...]
+    """Line and target array of each `atomicAdd`."""
+    grid_strides: tuple[tuple[int, tuple[str, ...]], ...]
+    """Line of each grid-stride (or block-stride) loop and the grid loops it leaves: the
+    block and thread loops of its axis (the thread loop only)."""
+    axes: frozenset[str]
+    """The axes (`x`, `y`, `z`) its body reads `threadIdx`, `blockIdx`... of."""
+    size_parameters: tuple[str, ...]
+    """Its integer parameters (sizes a launch may bind to host expressions)."""
+    parameters: tuple[str, ...]
+    """Every parameter's name, in order (a launch's arguments are matched by position)."""
+
+
+@dataclass(slots=True)
+class Translation:
+    text: str
+    kernels: list[KernelText] = field(default_factory=list)
+    launches: list[Launch] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    origins: list[int] = field(default_factory=list)
+    """For each character of `text`, the position in the source it comes from."""
+    source: str = ""
+
+    def position(self, line: int, column: int) -> tuple[int, int]:
+        """The source's line and column of a line and column of `text`."""
+        offset = _offset(self.text, line, column)
+        if offset is None or not self.origins:
+            return line, column
+        origin = self.origins[min(offset, len(self.origins) - 1)]
+        start = self.source.rfind("\n", 0, origin) + 1
+        return self.source.count("\n", 0, origin) + 1, origin - start + 1
+
+
+def _offset(text: str, line: int, column: int) -> int | None:
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return None
+    return start + column - 1
+
+
+def translate(source: str, path: str) -> Translation:
+    """The C text of a CUDA file, with its kernels, launches and located errors."""
+    code = masked(source)
+    text = list(code)
+    result = Translation("")
+
+    replaced: set[int] = set()
+
+    def put(start: int, end: int, replacement: str = "") -> None:
+        original = "".join(text[start:end])
+        if replacement:  # lines stay where they are: the original's newlines kept
+            new = replacement + "\n" * original.count("\n")
+            replaced.add(start)
+        else:
+            new = blanked(original)
+            replaced.difference_update(range(start, end))
+        text[start:end] = [""] * (end - start)
+        text[start] = new
+
+    for match in _CUDA_HEADERS.finditer(code):
+        put(match.start(), match.end())
+    for match in _CUDA_INCLUDE.finditer(code):
+        result.diagnostics.append(
+            Diagnostic(
+                _span_at(code, match.start(), path),
+                Severity.WARNING,
+                f"`{match.group().strip()}` not read: a header with CUDA code is analyzed on "
+                "its own (its kernels are not known here)",
+            )
+        )
+        put(match.start(), match.end())
+    for start, end, kind in _top_level_items(code):
+        if kind == "extern-block":
+            put(start, end)  # `extern "C" {`; its `}` is blanked as an item of its own
+            continue
+        if kind == "close":
+            put(start, end)
+            continue
+        if kind == "c++":
+            found = _CXX.search(code, start, end)
+            what = f"C++ construct not read: `{found.group() if found else 'class'}`"
+            span = _span_at(code, found.start() if found else start, path)
+            result.diagnostics.append(Diagnostic(span, Severity.ERROR, what))
+            put(start, end)
+            continue
+        if kind != "function":
+            _declaration(code, start, end, put)
+            continue
+        brace = code.index("{", start, end)
+        closing = end - 1
+        head = code[start:brace]
+        line = code.count("\n", 0, start) + 1 + _leading_newlines(head)
+        cxx = _CXX.search(code, start, closing) or _REFERENCE.search(code, start, brace)
+        if "__global__" in head and cxx is None:
+            kernel = _kernel(code, start, brace, closing, path, line, put)
+            if kernel is not None:
+                result.kernels.append(kernel)
+                continue
+        if "__global__" in head or "__device__" in head:
+            what, severity = _not_read(cxx, head)
+            span = _span_at(code, cxx.start() if cxx else start, path)
+            result.diagnostics.append(Diagnostic(span, severity, what))
+        else:
+            result.launches.extend(_launches(code, brace, closing, path, _name(head)))
+        put(start, end)
+    result.text = PRELUDE + "".join(text)
+    result.origins = [0] * len(PRELUDE)
+    for position, piece in enumerate(text):
+        if position in replaced:
+            result.origins += [position] * len(piece)
+        else:
+            result.origins += [min(position + k, len(code) - 1) for k in range(len(piece))]
+    result.source = source
+    return result
+
+
+def _not_read(cxx: re.Match[str] | None, head: str) -> tuple[str, Severity]:
+    if cxx is not None:
+        return f"C++ construct not read: `{cxx.group().strip()}`", Severity.ERROR
+    if "__global__" in head:
+        return "kernel not read: its parameter list is not found", Severity.ERROR
+    return "`__device__` function not read: calls to it are unknown calls", Severity.WARNING
+
+
+def _leading_newlines(head: str) -> int:
+    stripped = head.lstrip()
+    return head[: len(head) - len(stripped)].count("\n")
+
+
+def _span_at(code: str, position: int, path: str) -> Span:
+    while position < len(code) and code[position] in " \t\n":
+        position += 1
+    line = code.count("\n", 0, position) + 1
+    column = position - (code.rfind("\n", 0, position) + 1) + 1
+    return Span(path, line, column)
+
+
+def _top_level_items(code: str) -> list[tuple[int, int, str]]:
+    """Top-level functions (`function`), `extern "C" {` openings and their closing brace,
+    and other statements (`other`), each as a range of `code`."""
+    items: list[tuple[int, int, str]] = []
+    position, start = 0, 0
+    closers: list[int] = []
+    while position < len(code):
+        char = code[position]
+        if char == "#" and code[code.rfind("\n", 0, position) + 1 : position].strip() == "":
+            end = code.find("\n", position)
+            while end != -1 and code[end - 1] == "\\":
+                end = code.find("\n", end + 1)
+            position = start = len(code) if end == -1 else end + 1
+            continue
+        if char == "}" and closers and position == closers[-1]:
+            closers.pop()
+            items.append((position, position + 1, "close"))
+            position = start = position + 1
+            continue
+        if char == ";":
+            items.append((start, position + 1, "other"))
+            position = start = position + 1
+            continue
+        if char == "{":
+            head = code[start:position]
+            closing = matching(code, position)
+            if closing is None:
+                break
+            if re.search(r"\bextern\s*$", head.replace('"C"', "").rstrip()) or re.fullmatch(
+                r"\s*extern\s*\"C\"\s*", head
+            ):
+                items.append((start, position + 1, "extern-block"))
+                closers.append(closing)
+                position = start = position + 1
+                continue
+            if head.rstrip().endswith(")") or re.search(r"\)\s*(const\s*)?$", head):
+                items.append((start, closing + 1, "function"))
+                position = start = closing + 1
+                continue
+            if re.search(r"\b(namespace|class)\b", head):
+                items.append((start, closing + 1, "c++"))  # no `;` need follow
+                position = start = closing + 1
+                continue
+            position = closing + 1  # a struct or an initializer: up to its `;`
+            continue
+        position += 1
+    return items
+
+
+def _declaration(code: str, start: int, end: int, put: _Put) -> None:
+    """A top-level declaration: qualifiers blanked (`__constant__ float c[16];`)."""
+    for match in _QUALIFIERS.finditer(code, start, end):
+        put(match.start(), match.end())
+    for match in _RESTRICT.finditer(code, start, end):
+        put(match.start(), match.end(), "restrict".ljust(match.end() - match.start()))
+
+
+def _name(head: str) -> str:
+    found = re.findall(r"(\w+)\s*\(", head)
+    return found[-1] if found else "?"
+
+
+class _Put(Protocol):
+    """Replaces `text[start:end]` (blanks it without a replacement)."""
+
+    def __call__(self, start: int, end: int, replacement: str = "") -> None: ...
+
+
+def _kernel(
+    code: str, start: int, brace: int, closing: int, path: str, line: int, put: _Put
+) -> KernelText | None:
+    head = code[start:brace]
+    name = _name(head)
+    # The parameter list: the last balanced parentheses before the body.
+    close_paren = code.rfind(")", start, brace)
+    open_paren = _opening(code, close_paren) if close_paren != -1 else -1
+    if open_paren < start:
+        return None
+    parameters = [p.strip() for _, p in split_top_level(code[open_paren + 1 : close_paren])]
+    parameters = [p for p in parameters if p and p != "void"]
+    names = [_parameter_name(p) for p in parameters]
+    sizes = tuple(
+        n
+        for n, p in zip(names, parameters, strict=True)
+        if "*" not in p and "[" not in p and re.search(r"\b(int|long|size_t|unsigned|int64_t)\b", p)
+    )
+    for match in _QUALIFIERS.finditer(code, start, closing):
+        if match.group().startswith("__launch_bounds__"):
+            paren = code.index("(", match.end() - 1)
+            end = matching(code, paren)
+            put(match.start(), (end or paren) + 1)
+        else:
+            put(match.start(), match.end())
+    for match in _RESTRICT.finditer(code, start, closing):
+        put(match.start(), match.end(), "restrict".ljust(match.end() - match.start()))
+    axes: set[str] = set()
+    for match in _BUILTIN.finditer(code, brace, closing):
+        axes.add(match.group(2))
+        put(
+            match.start(),
+            match.end(),
+            f"{match.group(1)}_{match.group(2)}".ljust(match.end() - match.start()),
+        )
+    for match in _NO_COST.finditer(code, brace, closing):
+        end = matching(code, code.index("(", match.end() - 1)) or match.end()
+        put(match.start(), end + 1)
+    shared: set[str] = set()
+    for match in _SHARED.finditer(code, brace, closing):
+        end = code.index(";", match.end())
+        declared = _DECLARED.search(code, match.end(), end)
+        if declared is not None:
+            shared.add(declared.group(1))
+        put(match.start(), match.end())
+    atomics: list[tuple[int, str]] = []
+    for match in _ATOMIC.finditer(code, brace, closing):
+        paren = code.index("(", match.end() - 1)
+        end = matching(code, paren)
+        arguments = split_top_level(code[paren + 1 : end]) if end else []
+        if end is None or len(arguments) != 2:
+            continue
+        target, value = arguments[0][1].strip(), arguments[1][1].strip()
+        element = target[1:].strip() if target.startswith("&") else f"{target}[0]"
+        atomics.append((code.count("\n", 0, match.start()) + 1, _array_of(element)))
+        put(match.start(), end + 1, f"{element} += ({value})")
+    for match in _LDG.finditer(code, brace, closing):
+        paren = code.index("(", match.end() - 1)
+        end = matching(code, paren)
+        inner = code[paren + 1 : end].strip() if end else ""
+        if end is not None and inner.startswith("&"):
+            put(match.start(), end + 1, f"({inner[1:]})")
+    for match in _FAST_MATH.finditer(code, brace, closing):
+        put(match.start(), match.end(), match.group(1).rjust(match.end() - match.start()))
+    strides = _grid_strides(code, brace, closing, put)
+    grid = ", ".join(f"int {n}" for n in GRID_NAMES)
+    put(close_paren, close_paren + 1, f"{', ' if parameters else ''}{grid})")
+    loops = "".join(
+        f"for (int {kind}_{axis} = 0; {kind}_{axis} < {dim}_{axis}; {kind}_{axis}++) "
+        for kind, dim in (("blockIdx", "gridDim"), ("threadIdx", "blockDim"))
+        for axis in reversed(AXES)
+    )
+    put(brace, brace + 1, "{ " + loops + "{")
+    put(closing, closing + 1, "} }")
+    span = Span(path, line, 1, code.count("\n", 0, closing) + 1)
+    return KernelText(
+        name,
+        span,
+        frozenset(shared),
+        tuple(atomics),
+        tuple(strides),
+        frozenset(axes),
+        sizes,
+        tuple(names),
+    )
+
+
+def _opening(code: str, closing: int) -> int:
+    depth = 0
+    for position in range(closing, -1, -1):
+        if code[position] == ")":
+            depth += 1
+        elif code[position] == "(":
+            depth -= 1
+            if depth == 0:
+                return position
+    return -1  # unbalanced
+
+
+def _parameter_name(parameter: str) -> str:
+    words = re.findall(r"\w+", parameter.split("[")[0])
+    return words[-1] if words else ""
+
+
+def _array_of(element: str) -> str:
+    found = re.match(r"\s*\(?\s*(\w+)", element)
+    return found.group(1) if found else element
+
+
+def _grid_strides(
+    code: str, brace: int, closing: int, put: _Put
+) -> list[tuple[int, tuple[str, ...]]]:
+    """Grid-stride loops among the kernel's top-level statements, respelled as plain
+    loops from 0 with step 1 (see the module docstring)."""
+    found: list[tuple[int, tuple[str, ...]]] = []
+    locals_: dict[str, str] = {}
+    position = brace + 1
+    depth = 0
+    while position < closing:
+        char = code[position]
+        if char in "({[":
+            depth += 1
+        elif char in ")}]":
+            depth -= 1
+        if depth == 0 and (declared := _INT_DECLARATION.match(code, position)):
+            locals_[declared.group(1)] = declared.group(2)
+        if (
+            depth == 0
+            and (loop := _FOR.match(code, position))
+            and (position == 0 or not (code[position - 1].isalnum() or code[position - 1] == "_"))
+        ):
+            paren = loop.end() - 1
+            end = matching(code, paren)
+            if end is None:
+                break
+            parts = split_top_level(code[paren + 1 : end], ";")
+            axis = _stride_axis(parts, locals_) if len(parts) == 3 else None
+            if axis is not None:
+                (_, init), (_, condition), (_, _update) = parts
+                var = init.split("=")[0].split()[-1]
+                typed = init.split("=")[0].strip()
+                header = f"{typed} = 0;{condition}; {var}++"
+                put(paren + 1, end, header)
+                found.append((code.count("\n", 0, position) + 1, axis))
+            position = end + 1
+            continue
+        position += 1
+    return found
+
+
+def _stride_axis(parts: list[tuple[int, str]], locals_: dict[str, str]) -> tuple[str, ...] | None:
+    """The grid loops a strided loop covers: `i = blockIdx.a*blockDim.a + threadIdx.a;
+    ...; i += blockDim.a*gridDim.a` covers its axis' blocks and threads, `i =
+    threadIdx.a; ...; i += blockDim.a` its axis' threads (once per block)."""
+    (_, init), _, (_, update) = parts
+    if "=" not in init or "+=" not in update:
+        return None
+    var = init.split("=")[0].split()[-1] if init.split("=")[0].split() else ""
+    moved, step = (s.strip() for s in update.split("+=", 1))
+    if moved != var:
+        return None
+    start = _resolved(init.split("=", 1)[1], locals_)
+    stride = _resolved(step, locals_)
+    for axis in AXES:
+        block, thread = f"blockIdx.{axis}", f"threadIdx.{axis}"
+        size, count = f"blockDim.{axis}", f"gridDim.{axis}"
+        starts = {f"{a}*{b}+{thread}" for a, b in ((block, size), (size, block))}
+        starts |= {f"{thread}+{a}*{b}" for a, b in ((block, size), (size, block))}
+        if start in starts and stride in (f"{size}*{count}", f"{count}*{size}"):
+            return (f"blockIdx_{axis}", f"threadIdx_{axis}")
+        if start == thread and stride == size:
+            return (f"threadIdx_{axis}",)
+    return None
+
+
+def _resolved(text: str, locals_: dict[str, str]) -> str:
+    compact = re.sub(r"[\s()]", "", text)
+    if compact in locals_:
+        compact = re.sub(r"[\s()]", "", locals_[compact])
+    return compact
+
+
+def _launches(code: str, brace: int, closing: int, path: str, host: str) -> list[Launch]:
+    """`kernel<<<grid, block[, smem[, stream]]>>>(args)` in one host function, with its
+    `dim3` and integer locals resolved."""
+    names: dict[str, sympy.Expr] = {}
+    dims: dict[str, tuple[str, ...]] = {}
+    launches: list[Launch] = []
+    body = code[brace:closing]
+    events = sorted(
+        [
+            (m.start(), "dim3", m)
+            for m in re.finditer(r"\bdim3\s+(\w+)\s*(\(|=\s*dim3\s*\(|=\s*\{|\{)", body)
+        ]
+        + [(m.start(), "int", m) for m in _INT_DECLARATION.finditer(body)]
+        + [(m.start(), "launch", m) for m in re.finditer(r"\b(\w+)\s*<<<", body)],
+        key=lambda e: e[0],
+    )
+    for offset, kind, match in events:
+        if kind == "dim3":
+            opening = brace + match.end() - 1
+            end = matching(code, opening)
+            if end is not None:
+                dims[match.group(1)] = tuple(p for _, p in split_top_level(code[opening + 1 : end]))
+        elif kind == "int":
+            value = size_expression(match.group(2), names)
+            if value is not None:
+                names[match.group(1)] = value
+        else:
+            start = brace + match.end()
+            end = code.find(">>>", start)
+            if end == -1:
+                continue
+            config = [p.strip() for _, p in split_top_level(code[start:end])]
+            paren = code.find("(", end)
+            close = matching(code, paren) if paren != -1 else None
+            arguments = (
+                [a.strip() for _, a in split_top_level(code[paren + 1 : close])] if close else []
+            )
+            span = _span_at(code, brace + offset, path)
+            launch = _launch(match.group(1), config, arguments, dims, names, span, host)
+            if launch is not None:
+                launches.append(launch)
+    return launches
+
+
+def _launch(
+    kernel: str,
+    config: list[str],
+    arguments: list[str],
+    dims: dict[str, tuple[str, ...]],
+    names: dict[str, sympy.Expr],
+    span: Span,
+    host: str,
+) -> Launch | None:
+    from aiscan.algebra import constant
+
+    if len(config) < 2:
+        return None
+    # A host variable passed to the kernel stays a size (`int n = 1 << 24; k<<<(n +
+    # 255) / 256, 256>>>(x, n)`): the grid then covers the kernel's own `n`.
+    passed = {word for argument in arguments for word in re.findall(r"\b\w+\b", argument)}
+    names = {name: value for name, value in names.items() if name not in passed}
+    axes = []
+    for part in config[:2]:
+        values = dims.get(part)
+        if values is None:
+            inner = re.fullmatch(r"dim3\s*\((.*)\)", part, re.DOTALL)
+            values = tuple(p for _, p in split_top_level(inner.group(1))) if inner else (part,)
+        read = [size_expression(v, names) for v in values]
+        if any(v is None for v in read) or not 1 <= len(read) <= 3:
+            return None
+        one = constant(1)
+        padded = [*read, one, one][:3]
+        axes.append((padded[0], padded[1], padded[2]))
+    bound = tuple(
+        (position, value)
+        for position, argument in enumerate(arguments)
+        if (value := size_expression(argument, {})) is not None
+    )
+    return Launch(
+        kernel,
+        axes[0],
+        axes[1],
+        f"launched in {host}, line {span.line}",
+        span,
+        tuple((str(p), v) for p, v in bound),
+    )

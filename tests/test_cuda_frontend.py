@@ -1,0 +1,426 @@
+"""CUDA kernels and their launches (fixtures/cuda): aiscan's per-launch figures against
+the expected values beside each fixture and against the counts of each kernel's C++ twin
+(`scripts/count_cuda.py`, stored as `<fixture>.counts.json`; no compiler needed here)."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import jsonschema
+import pytest
+import sympy
+
+from aiscan.analysis.kernel import ModuleAnalysis, RegionAnalysis, analyze_module
+from aiscan.cli import main
+from aiscan.errors import InputError, Severity
+from aiscan.ir.nodes import UnknownKind
+from aiscan.pipeline import PipelineOptions, lower_source
+from aiscan.sources import language_of
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures" / "cuda"
+SCHEMA = ROOT / "aiscan" / "report" / "schema" / "report.schema.json"
+NAMES = sorted(p.stem for p in FIXTURES.glob("*.cu"))
+
+
+def _analysis(source: str, path: str = "k.cu", *launches: str) -> ModuleAnalysis:
+    module = lower_source(source, path, PipelineOptions(launches=launches))
+    return analyze_module(module)
+
+
+def _launch(name: str) -> RegionAnalysis:
+    path = FIXTURES / f"{name}.cu"
+    analysis = _analysis(path.read_text(), str(path))
+    (function,) = analysis.functions
+    assert "launched in run" in function.function.name
+    (region,) = function.regions
+    return region
+
+
+def _at(expr: object, sizes: dict[str, int]) -> int:
+    value = sympy.sympify(expr)
+    value = value.subs({s: sizes[s.name] for s in value.free_symbols if s.name in sizes})
+    assert not value.free_symbols, (expr, sizes)
+    assert value == int(value), (expr, sizes)
+    return int(value)
+
+
+def test_eight_fixtures() -> None:
+    assert NAMES == [
+        "dot_atomic",
+        "saxpy_grid_stride",
+        "sgemm_naive",
+        "sgemm_tiled",
+        "stencil5",
+        "transpose_naive",
+        "transpose_tiled",
+        "vector_add",
+    ]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_expected_values(name: str) -> None:
+    want = tomllib.loads((FIXTURES / f"{name}.expected.toml").read_text())
+    region = _launch(name)
+    figures = {
+        "flops": region.flops.total,
+        "compulsory": region.traffic["compulsory"].total(False),
+        "l2_to_sm": region.traffic["streaming"].total(False),
+        "shared": region.shared_memory_bytes,
+    }
+    for n in want["sizes"]:
+        for key in ("flops", "compulsory", "l2_to_sm", "shared"):
+            if key in want:
+                assert _at(figures[key], {"n": n}) == _at(want[key], {"n": n}), (key, n)
+    if "shared" not in want:
+        assert region.shared_memory_bytes is None
+    # Exact footprints (the tiled SGEMM's `n/32` grid too: n - 32*floor(n/32) >= 0), but
+    # for the tiled transpose, whose `j += 8` rows interleave with threadIdx.y's.
+    assert region.traffic["compulsory"].exact == (name != "transpose_tiled")
+    atomic = [u for u in region.unknowns if "atomicAdd" in u.message]
+    function = _analysis((FIXTURES / f"{name}.cu").read_text()).functions[0]
+    atomic += [u for u in function.function.unknowns if "atomicAdd" in u.message]
+    assert bool(atomic) == want.get("atomic_to_one_address", False)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_counts_match_the_twins(name: str) -> None:
+    measured = json.loads((FIXTURES / f"{name}.counts.json").read_text())["launches"]
+    region = _launch(name)
+    flops, traffic = region.flops, region.traffic
+    for row in measured:
+        sizes = row["sizes"]
+        assert _at(flops.add, sizes) == row["flops_add"], sizes
+        assert _at(flops.sub, sizes) == row["flops_sub"], sizes
+        assert _at(flops.mul, sizes) == row["flops_mul"], sizes
+        assert _at(flops.div, sizes) == row["flops_div"], sizes
+        assert _at(flops.special, sizes) == row["flops_special"], sizes
+        assert _at(traffic["compulsory"].read_bytes, sizes) == row["compulsory_read_bytes"], sizes
+        assert _at(traffic["compulsory"].write_bytes, sizes) == row["compulsory_write_bytes"], sizes
+        assert _at(traffic["streaming"].read_bytes, sizes) == row["bytes_loaded"], sizes
+        assert _at(traffic["streaming"].write_bytes, sizes) == row["bytes_stored"], sizes
+        assert _at(region.shared_memory_bytes or 0, sizes) == row["shared_bytes"], sizes
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_launch_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's own command: FLOPs, DRAM and L2 bytes, the bound and the lower-bound
+    time of that launch, with the launch recorded in the JSON."""
+    path = str(FIXTURES / "vector_add.cu")
+    argv = [path, "--size", "n=16777216", "--launch", "vec_add:n/256:256", "--device", "h100"]
+    code, out, _ = run(capsys, "analyze", *argv, "--format", "json")
+    assert code == 0
+    report = json.loads(out)
+    jsonschema.validate(report, json.loads(SCHEMA.read_text()))
+    (function,) = report["files"][0]["functions"]
+    assert function["name"] == "vec_add (--launch)"
+    (nest,) = function["nests"]
+    launch = nest["gpu_launch"]
+    assert launch["launch"] == {
+        "kernel": "vec_add",
+        "grid": ["ceiling(n/256)", "1", "1"],
+        "block": ["256", "1", "1"],
+        "origin": "--launch",
+    }
+    assert nest["flops"]["total_value"] == 16777216
+    assert nest["bytes"]["compulsory"]["total_value"] == 12 * 16777216
+    assert launch["l2_to_sm_bytes_value"] == 12 * 16777216
+    (placement,) = nest["placement"]
+    assert placement["bound"] == "memory"
+    # 201,326,592 bytes at the H100 SXM's 3.35 TB/s: 60.1 µs.
+    assert placement["times"]["lower_bound_s"] == pytest.approx(12 * 16777216 / 3.35e12)
+    code, text, _ = run(capsys, "analyze", *argv)
+    assert code == 0
+    assert "launch      grid (ceiling(n/256), 1, 1), block (256, 1, 1)   (--launch)" in text
+    assert "memory-bound" in text and "60.1 µs" in text
+
+
+def test_launch_in_the_file_gives_the_same(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(FIXTURES / "vector_add.cu")
+    code, out, _ = run(capsys, "analyze", path, "--size", "n=16777216", "--device", "h100")
+    assert code == 0
+    assert "function vec_add (launched in run, line 17)" in out
+    assert "grid (ceiling(n/256), 1, 1), block (256, 1, 1)   (launched in run, line 17)" in out
+    assert "FLOPs       n = 16,777,216" in out and "60.1 µs" in out
+
+
+def test_launch_from_the_configuration(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "aiscan.toml"
+    config.write_text('[launch]\nsaxpy = "7:64"\n')
+    path = str(FIXTURES / "saxpy_grid_stride.cu")
+    code, out, _ = run(capsys, "analyze", path, "--config", str(config), "--format", "json")
+    assert code == 0
+    (function,) = json.loads(out)["files"][0]["functions"]
+    (nest,) = function["nests"]
+    assert nest["gpu_launch"]["launch"]["grid"] == ["7", "1", "1"]
+    assert nest["flops"]["total"] == "2*n"  # a grid-stride loop covers n whatever the grid
+
+
+def test_bad_launch_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "analyze", str(FIXTURES / "vector_add.cu"), "--launch", "vec_add")
+    assert code == 2
+    assert "expected KERNEL:GRID:BLOCK" in err
+
+
+def test_without_a_launch_the_grid_stays_symbolic() -> None:
+    source = (
+        "__global__ void scale(float *x, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) x[i] = 2.0f * x[i];\n"
+        "}\n"
+    )
+    analysis = _analysis(source)
+    (function,) = analysis.functions
+    assert function.function.name == "scale"
+    (region,) = function.regions
+    assert [loop.trip for loop in region.loops] == [
+        sympy.Symbol("gridDim_x", integer=True, positive=True),
+        sympy.Symbol("blockDim_x", integer=True, positive=True),
+    ]
+    (note,) = function.function.unknowns
+    assert note.kind is UnknownKind.ASSUMPTION
+    assert "gridDim_x, blockDim_x" in note.message
+    assert region.region.launch is not None and region.region.launch.origin == "no launch"
+
+
+def test_cuda_spellings_are_read() -> None:
+    """Qualifiers, `extern "C"`, `__launch_bounds__`, `#pragma unroll`, `__ldg`, `half`,
+    `expf` (a special) and division (counted, and apart)."""
+    source = (
+        "#include <cuda_fp16.h>\n"
+        'extern "C" __global__ void __launch_bounds__(256)\n'
+        "act(const half *__restrict__ h, const float *__restrict__ x, float *y, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) {\n"
+        "    float v = __ldg(&x[i]);\n"
+        "    #pragma unroll\n"
+        "    for (int k = 0; k < 4; k++) v = v + expf(v) / 3.0f;\n"
+        "    y[i] = v * h[i];\n"
+        "  }\n"
+        "}\n"
+    )
+    (function,) = _analysis(source, "k.cu", "act:n/128:128").functions
+    (region,) = function.regions
+    flops = region.flops
+    n = {"n": 1000}
+    assert (_at(flops.add, n), _at(flops.div, n), _at(flops.special, n)) == (4000, 4000, 4000)
+    assert _at(flops.mul, n) == 1000
+    assert region.special_calls == ("expf",)
+    assert _at(region.traffic["compulsory"].read_bytes, n) == 6000  # float x, half h
+    assert _at(region.traffic["compulsory"].write_bytes, n) == 4000
+
+
+def test_cxx_construct_is_a_located_error_and_the_rest_is_analyzed() -> None:
+    source = (
+        "template <int BLOCK>\n"
+        "__global__ void scaled(float *x) { x[threadIdx.x] *= BLOCK; }\n"
+        "\n"
+        "__global__ void add(const float *a, float *b, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) b[i] += a[i];\n"
+        "}\n"
+    )
+    module = lower_source(source, "k.cu", PipelineOptions())
+    assert [f.name for f in module.functions] == ["add"]
+    (error,) = [d for d in module.diagnostics if d.severity is Severity.ERROR]
+    assert (error.span.line, error.span.column) == (1, 1)
+    assert error.message == "C++ construct not read: `template`"
+
+
+def test_c_syntax_error_is_located() -> None:
+    with pytest.raises(InputError) as caught:
+        lower_source("__global__ void k(float *x) { x[0] = ; }\n", "k.cu", PipelineOptions())
+    span = caught.value.diagnostic.span
+    assert (span.line, span.column) == (1, 38)  # the `;` after `x[0] =`, as in the source
+    source = (
+        "__global__ void k(float *x, int n) {\n  atomicAdd(&x[0],\n    x[1]);\n"
+        "  int i = blockIdx.x*blockDim.x+threadIdx.x; if (i < n) x[i] = x[i] + ;\n}\n"
+    )
+    with pytest.raises(InputError) as caught:
+        lower_source(source, "k.cu", PipelineOptions())
+    span = caught.value.diagnostic.span
+    assert (span.line, span.column) == (4, 71)  # lines kept past a respelled atomicAdd
+
+
+def test_atomic_per_element_is_not_flagged() -> None:
+    source = (
+        "__global__ void hist(const float *x, float *y, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) atomicAdd(&y[i], x[i]);\n"
+        "}\n"
+    )
+    (function,) = _analysis(source, "k.cu", "hist:n/256:256").functions
+    assert not [u for u in function.unknowns if "atomicAdd" in u.message]
+    (region,) = function.regions
+    assert _at(region.flops.add, {"n": 512}) == 512
+
+
+def test_cu_files_are_discovered(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert language_of("k.cu") == language_of("k.cuh") == "cuda"
+    (tmp_path / "k.cu").write_text((FIXTURES / "vector_add.cu").read_text())
+    code, out, _ = run(capsys, "analyze", str(tmp_path), "--no-cache")
+    assert code == 0
+    assert "function vec_add (launched in run, line 17)" in out
+
+
+def test_hover_on_a_cuda_launch(tmp_path: Path) -> None:
+    from aiscan.lsp.document import analyze_document, settings_for
+    from aiscan.lsp.hover import hover_markdown
+
+    path = str(tmp_path / "tiled.cu")
+    settings = settings_for(path, ("h100",))
+    result = analyze_document((FIXTURES / "sgemm_tiled.cu").read_text(), path, settings)
+    assert result.analysis is not None
+    (region,) = result.analysis.functions[0].regions
+    text = hover_markdown(region, settings.devices, result.analysis.sizes, False)
+    assert "**aiscan: GPU launch" in text
+    assert "- launch: grid `(floor(n/32), floor(n/32), 1)`, block `(32, 32, 1)`" in text
+    assert "- bytes, shared memory (apart): `270336*floor(n/32)**3`" in text
+
+
+def test_check_gives_no_loop_order_advice_on_launches(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The grid loops run in parallel: "make threadIdx_x the innermost loop" (AIS004) is
+    CPU advice; the atomic to one address is said on its line."""
+    paths = [str(FIXTURES / f"{name}.cu") for name in ("sgemm_naive", "dot_atomic")]
+    code, out, _ = run(capsys, "check", *paths, "--device", "h100", "--no-cache")
+    assert code == 0  # notes only
+    assert "AIS004" not in out
+    assert "dot_atomic.cu:9:5: AIS008 assumption: atomicAdd to one address (out[0])" in out
+
+
+def test_a_construct_not_read_is_a_located_error_in_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As the Python frontend does for what it cannot read: the error on its line, the
+    rest of the file analyzed (the file counts as analyzed: exit code 0)."""
+    path = tmp_path / "k.cu"
+    path.write_text(
+        "template <int B>\n__global__ void s(float *x) { x[threadIdx.x] *= B; }\n"
+        "__global__ void add(const float *a, float *b, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) b[i] += a[i];\n}\n"
+    )
+    code, out, _ = run(capsys, "analyze", str(path), "--no-cache")
+    assert code == 0
+    assert f"{path}:1:1: error: C++ construct not read: `template`" in out
+    assert "function add (lines 3-5, fp32)" in out
+
+
+def test_findings_point_at_the_cuda_source() -> None:
+    """The grid loops inserted after `{` move the C text's columns, not the findings'."""
+    source = (
+        "__global__ void k(float *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x;"
+        " if (i < n) x[i] = foo(x[i]); }\n"
+    )
+    (function,) = _analysis(source, "k.cu", "k:n/32:32").functions
+    (region,) = function.regions
+    (call,) = [u for u in region.unknowns if u.kind is UnknownKind.UNKNOWN_CALL]
+    assert (call.span.line, call.span.column) == (1, source.index("foo") + 1)
+
+
+def test_a_namespace_is_not_read_and_what_follows_is() -> None:
+    source = (
+        "namespace util {\nint twice(int v) { return 2 * v; }\n}\n"
+        "__global__ void neg(float *x, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) x[i] = 0.0f - x[i];\n}\n"
+    )
+    module = lower_source(source, "k.cu", PipelineOptions())
+    assert [f.name for f in module.functions] == ["neg"]
+    (error,) = module.diagnostics
+    assert (error.span.line, error.message) == (1, "C++ construct not read: `namespace`")
+
+
+def test_host_names_replace_the_kernels_parameters() -> None:
+    """`k<<<(N + 255) / 256, 256>>>(x, N)`: the kernel's `n` is the host's `N`, and the
+    host's integer locals size the grid."""
+    source = (
+        "__global__ void neg(float *x, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) x[i] = 0.0f - x[i];\n}\n"
+        "void run(float *x, int N) {\n"
+        "  int threads = 128;\n"
+        "  dim3 grid = dim3((N + threads - 1) / threads);\n"
+        "  neg<<<grid, threads, 0>>>(x, N);\n}\n"
+    )
+    (function,) = _analysis(source).functions
+    assert function.function.name == "neg (launched in run, line 8)"
+    (region,) = function.regions
+    assert str(region.flops.total) == "N"
+    assert region.region.launch is not None
+    assert [str(v) for v in region.region.launch.grid] == ["ceiling(N/128)", "1", "1"]
+
+
+def test_every_fixture_reports_valid_json(capsys: pytest.CaptureFixture[str]) -> None:
+    paths = [str(FIXTURES / f"{name}.cu") for name in NAMES]
+    code, out, _ = run(
+        capsys, "analyze", *paths, "--device", "h100", "--size", "n=2048", "--format", "json"
+    )
+    assert code == 0
+    report = json.loads(out)
+    jsonschema.validate(report, json.loads(SCHEMA.read_text()))
+    nests = {
+        f["name"].split()[0]: f["nests"][0] for file in report["files"] for f in file["functions"]
+    }
+    assert nests["transpose_tiled"]["gpu_launch"]["shared_memory_bytes_value"] == 8 * 2048**2
+    assert "shared_memory_bytes" not in nests["transpose_naive"]["gpu_launch"]
+    assert nests["sgemm_naive"]["placement"][0]["bound"] == "compute"
+
+
+def test_an_included_cuda_header_is_said_and_skipped() -> None:
+    source = '#include "helpers.cuh"\n__global__ void z(float *x) { x[threadIdx.x] = 0.0f; }\n'
+    module = lower_source(source, "k.cu", PipelineOptions())
+    assert [f.name for f in module.functions] == ["z"]
+    (warning,) = [d for d in module.diagnostics if "helpers.cuh" in d.message]
+    assert (warning.span.line, warning.severity) == (1, Severity.WARNING)
+
+
+def test_a_size_passed_to_the_kernel_stays_a_size() -> None:
+    source = (
+        "__global__ void neg(float *x, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) x[i] = 0.0f - x[i];\n}\n"
+        "void run(float *x) {\n"
+        "  int n = 1 << 20;\n"
+        "  neg<<<(n + 255) / 256, 256>>>(x, n);\n}\n"
+    )
+    (function,) = _analysis(source).functions
+    (region,) = function.regions
+    assert str(region.flops.total) == "n"
+    assert region.region.launch is not None
+    assert str(region.region.launch.grid[0]) == "ceiling(n/256)"
+
+
+def test_a_block_stride_loop_covers_its_range_once_per_block() -> None:
+    source = (
+        "__global__ void row_sum(const float *__restrict__ a, float *__restrict__ out, int m,"
+        " int n) {\n"
+        "  __shared__ float part[256];\n"
+        "  float s = 0.0f;\n"
+        "  for (int j = threadIdx.x; j < n; j += blockDim.x) {\n"
+        "    s += a[blockIdx.x * n + j];\n"
+        "  }\n"
+        "  part[threadIdx.x] = s;\n"
+        "}\n"
+    )
+    (function,) = _analysis(source, "k.cu", "row_sum:m:256").functions
+    (region,) = function.regions
+    assert str(region.flops.total) == "m*n"
+    assert str(region.traffic["compulsory"].total(False)) == "4*m*n"
+    assert str(region.shared_memory_bytes) == "1024*m"  # 256 threads store 4 bytes, per block
+
+
+def test_the_vscode_extension_registers_cuda() -> None:
+    extension = ROOT / "editors" / "vscode"
+    manifest = json.loads((extension / "package.json").read_text())
+    assert "onLanguage:cuda-cpp" in manifest["activationEvents"]
+    assert '{ scheme: "file", language: "cuda-cpp" }' in (extension / "extension.js").read_text()
