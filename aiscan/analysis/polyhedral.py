@@ -15,8 +15,9 @@ order of two instances is the order they run in. Then, exactly:
 isl counts those sets at fixed sizes only (the PyPI wheel has no symbolic counting), so
 each count is taken on a grid of sizes, interpolated exactly (in each size a polynomial
 of degree at most the number of loops whose range depends on it), and checked at held-out
-sizes, some in other orders (`m > n` and `m < n`). A count that is not one polynomial
-there (`min(m, n)`, `ceiling(n/2)`), or a nest isl cannot express (non-affine index,
+sizes, some in other orders (`m > n` and `m < n`), some with many tiles to a range where
+a size is a tile size (`_many_tiles`). A count that is not one polynomial there
+(`min(m, n)`, `ceiling(n/2)`), or a nest isl cannot express (non-affine index,
 data-dependent branch, unknown trip), gives None: the caller keeps its flagged bound.
 Branch conditions on loop indices (`i < j - 1`) are constraints like the loop bounds, and
 `guarded_runs` counts the iterations that satisfy them the same way. islpy is imported
