@@ -68,6 +68,19 @@ def test_mutated_sources(tmp_path: Path, language: str, seed: int, rounds: int) 
     check_never_breaks(path)
 
 
+def test_a_start_named_by_an_unknown_identifier_is_analyzed(tmp_path: Path) -> None:
+    """Found by `test_mutated_sources[c]` (seed 589): `j = double0` in dgemm_ijk made the
+    FLOPs vanish with all sizes equal (`2*n**3 - 2*double0*n**2`), and the intensity's limit
+    took the leading term of the zero polynomial (an internal error)."""
+    path = tmp_path / "mutant.c"
+    dgemm = (FIXTURES / "c" / "dgemm_ijk.c").read_text()
+    path.write_text(dgemm.replace("size_t j = 0;", "size_t j = double0;"))
+    assert "double0" in path.read_text()
+    check_never_breaks(path)
+    (payload,) = run_task([str(path)], TASK, jobs=1, timeout_s=20)
+    assert payload["ok"], payload["errors"]
+
+
 @settings(settings.get_profile("fuzz"))
 @given(data=st.binary(max_size=2000), suffix=st.sampled_from([".c", ".py", ".h"]))
 def test_random_bytes(tmp_path: Path, data: bytes, suffix: str) -> None:

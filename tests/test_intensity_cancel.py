@@ -8,6 +8,9 @@ from hypothesis import assume, given, settings
 from polynomial_strategies import SYMBOLS, polynomials
 
 from aiscan.analysis.intensity import _cancelled_polynomials, _cancelled_with_poly, intensity
+from aiscan.ir.symbols import size_symbol
+from aiscan.options import PipelineOptions
+from aiscan.pipeline import analyze_text
 
 
 @settings(max_examples=300, deadline=None)
@@ -56,3 +59,25 @@ def test_past_bends_picks_the_side_that_wins_as_sizes_grow() -> None:
     assert past_bends(sympy.Max(2 * n, n + 5) - sympy.Min(m, 3), [n, m]) == 2 * n - 3
     undecided = sympy.Max(n, m)  # grows on both sides at the same rate: left as it is
     assert past_bends(undecided, [n, m]) == undecided
+
+
+def test_flops_that_vanish_with_all_sizes_equal_have_a_limit_of_zero() -> None:
+    """A loop from `m` to `n` inside one over `n`: FLOPs `n**2 - m*n` are 0 where the sizes
+    grow together (`m = n`), and the limit of `0 / (16*t)` once raised an internal error
+    (the zero polynomial has no leading term)."""
+    kernel = """\
+void f(int n, int m, double *a, const double *b)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = m; j < n; j++)
+            a[i] += b[j];
+}
+"""
+    result = analyze_text(kernel, "k.c", PipelineOptions())
+    assert result.analysis is not None, result.diagnostics
+    [function] = result.analysis.functions
+    n, m = size_symbol("n"), size_symbol("m")
+    compulsory = function.intensity["compulsory"]
+    assert sympy.simplify(compulsory.expr - (n * n - m * n) / (24 * n - 8 * m)) == 0
+    assert compulsory.limit == 0
+    assert function.intensity["streaming"].limit == sympy.Rational(1, 24)

@@ -232,6 +232,33 @@ def test_tiled_python_nests_are_brute_force(program: Tiled) -> None:
     check_against_brute_force(program, exact=False)
 
 
+READ_BEFORE_THE_NEXT_COLUMN_TILE = Tiled(
+    2,
+    "parameter",
+    "inline",
+    False,
+    0,
+    False,
+    (("a", 1, 0, True), ("a", 1, 1, False), ("a", 0, 2, True)),
+    2,
+)
+"""`a[j, i + 2] = a[j + 1, i] + a[i + 1, j + 1]` over `ii, jj, i, j` (found by the property
+above): `a[j + 1, i]` is read before `a[j, i + 2]` stores it where `j + 1` starts a later
+column tile of the same row tile, which needs three tiles in a range (n > 2b)."""
+
+
+def test_first_touch_that_depends_on_the_tile_order_is_an_upper_bound() -> None:
+    """Compulsory bytes once fitted on sizes with at most two tiles came out as the untiled
+    nest's, marked exact: 720 at n = 7, b = 3 where running the loops gives 728."""
+    program = READ_BEFORE_THE_NEXT_COLUMN_TILE
+    assert brute_force(program, 7, 3)[2] == 728
+    assert brute_force(program, 7, 7)[2] == 720  # one tile: the untiled order
+    traffic = _analyze(source(program))["f"].traffic["compulsory"]
+    assert not traffic.exact
+    assert at(traffic.total(False), n=7, b=3) == 8 * (7 * 7 + 7 * 7 + 7)  # every read first
+    check_against_brute_force(program, exact=False)
+
+
 EXAMPLES = [
     Tiled(1, "literal", "inline", False, 0, False, (("a", 0, 0, False),) * 3, 8),
     Tiled(

@@ -314,6 +314,8 @@ def _leading_with_poly(
 
 def _leading_of_terms(terms: list[Term], sizes: set[sympy.Symbol]) -> tuple[int, sympy.Expr] | None:
     """`_leading` read off the terms of a polynomial in plain symbols."""
+    if not terms:
+        return None  # the zero polynomial (`n**2 - m*n` with n = m) has no leading term
     degrees = [sum(p for s, p in monomial.items() if s in sizes) for _, monomial in terms]
     degree = max(degrees)
     coefficient = sympy.Add(

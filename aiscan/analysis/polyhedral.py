@@ -15,8 +15,9 @@ order of two instances is the order they run in. Then, exactly:
 isl counts those sets at fixed sizes only (the PyPI wheel has no symbolic counting), so
 each count is taken on a grid of sizes, interpolated exactly (in each size a polynomial
 of degree at most the number of loops whose range depends on it), and checked at held-out
-sizes, some in other orders (`m > n` and `m < n`). A count that is not one polynomial
-there (`min(m, n)`, `ceiling(n/2)`), or a nest isl cannot express (non-affine index,
+sizes, some in other orders (`m > n` and `m < n`), some with many tiles to a range where
+a size is a tile size (`_many_tiles`). A count that is not one polynomial there
+(`min(m, n)`, `ceiling(n/2)`), or a nest isl cannot express (non-affine index,
 data-dependent branch, unknown trip), gives None: the caller keeps its flagged bound.
 Branch conditions on loop indices (`i < j - 1`) are constraints like the loop bounds, and
 `guarded_runs` counts the iterations that satisfy them the same way. islpy is imported
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiscan.algebra import SYMPY, ZERO, expand, to_sympy
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of
-from aiscan.analysis.polynomials import terms_of
+from aiscan.analysis.polynomials import linear_coefficient, terms_of
 from aiscan.ir.nodes import Access, Loop
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
@@ -96,6 +97,7 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
     period = _period(
         [(r.loops, (*r.access.index, *r.guards)) for r in references if r.access.index], sizes
     )
+    tiles = _tile_sizes([r.loops for r in references], sizes)
     polynomials = []
     nests = list(dict.fromkeys((bounds_of(r.loops), r.guards) for r in references))
 
@@ -111,7 +113,7 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
             assert sizes is not None
             return _counts_at(references, dict(zip(sizes, point, strict=True)))[which]
 
-        polynomial = _fitted(sizes, degrees, count, period, runs)
+        polynomial = _fitted(sizes, degrees, count, period, runs, tiles)
         if polynomial is None:
             return None
         polynomials.append(polynomial)
@@ -165,6 +167,35 @@ def _held_out(count: int, depth: int) -> list[tuple[int, ...]]:
     decreasing = tuple(reversed(increasing))
     mixed = tuple(top + 1 + (3 * k) % (count + 1) for k in range(count))
     return list(dict.fromkeys([increasing, decreasing, mixed]))
+
+
+def _tile_sizes(
+    nests: Sequence[Sequence[LoopLike]], sizes: Sequence[sympy.Symbol]
+) -> tuple[int, ...]:
+    """The positions of the sizes that are tile sizes: a loop starts at one times an
+    enclosing loop's variable (the point loop from `b*t` in tile `t`)."""
+    positions: set[int] = set()
+    for loops in nests:
+        outer: list[sympy.Symbol] = []
+        for loop in loops:
+            for var in outer:
+                used = linear_coefficient(loop.start, var).free_symbols
+                positions |= {k for k, size in enumerate(sizes) if size in used}
+            outer.append(loop_symbol(loop.var))
+    return tuple(sorted(positions))
+
+
+def _many_tiles(count: int, depth: int, tiles: Sequence[int]) -> list[tuple[int, ...]]:
+    """Sizes where every tile size is small beside the others (2, 3 and 5 against about
+    20: many tiles, the last one full or not). On the grid, sizes a few apart, a range
+    holds at most two tiles, and a count can change past that: with loops between a tile
+    loop and its point loop (`ii, jj, i, j`), `a[j + 1, i]` read before `a[j, i + 2]` is
+    stored holds only where row `j + 1` starts a later column tile."""
+    top = BASE_SIZE + 2 * count + depth + 1
+    return [
+        tuple(tile if k in tiles else top + 2 * k + tile + 1 for k in range(count))
+        for tile in (2, 3, 5)
+    ]
 
 
 def _interpolate(sizes: list[sympy.Symbol], values: dict[tuple[int, ...], int]) -> sympy.Expr:
@@ -460,6 +491,7 @@ def _guarded_runs(loops: tuple[Bounds, ...], guards: tuple[sympy.Basic, ...]) ->
         # branch that is never taken at a size runs 0 times there, and its sibling does
         # the work (`range(max(0, i - 1), i + 1)` at n = 1).
         lambda point: _domain_count(loops, (), tuple(zip(sizes, point, strict=True))) >= 1,
+        _tile_sizes([loops], sizes),
     )
 
 
@@ -662,9 +694,11 @@ def _fitted(
     count: Callable[[tuple[int, ...]], int],
     period: int | None = 1,
     runs: Callable[[tuple[int, ...]], bool] | None = None,
+    tiles: Sequence[int] = (),
 ) -> sympy.Expr | None:
-    """The polynomial through `count` on the grid, verified at held-out sizes; None when
-    the count is not one polynomial there or cannot be written as isl sets."""
+    """The polynomial through `count` on the grid, verified at held-out sizes (with many
+    tiles where `tiles` names tile sizes by position); None when the count is not one
+    polynomial there or cannot be written as isl sets."""
     points = 1
     for degree in degrees:
         points *= degree + 1
@@ -673,6 +707,8 @@ def _fitted(
     held_out = _held_out(len(sizes), max(degrees, default=0))
     if period > 1 and sizes:
         held_out += _beyond_period(len(sizes), period)
+    if tiles and len(tiles) < len(sizes):
+        held_out += _many_tiles(len(sizes), max(degrees, default=0), tiles)
     try:
         values = {
             point: count(point)
