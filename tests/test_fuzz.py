@@ -44,6 +44,8 @@ def check_never_breaks(path: Path) -> None:
         for error in payload["errors"]:
             assert LOCATED.match(error), error
             assert "internal error" not in error, error
+        if any("analysis timed out" in error for error in payload["errors"]):
+            return  # bounded where users meet it; `exercise` has no time limit of its own
     assert exercise(str(path)) == payload["ok"]
 
 
