@@ -439,15 +439,13 @@ def _cache(arguments: argparse.Namespace, config: Config, scanned: Sequence[str]
 
     if arguments.no_cache or os.environ.get("AISCAN_NO_CACHE"):
         return ResultCache(None)
-    configured = config.raw.get("cache-dir")
+    configured = config.cache_dir
     if arguments.cache_dir:
         directory, source = Path(arguments.cache_dir), f"--cache-dir {arguments.cache_dir}"
     elif os.environ.get("AISCAN_CACHE_DIR"):
         value = os.environ["AISCAN_CACHE_DIR"]
         directory, source = Path(value), f"AISCAN_CACHE_DIR={value}"
     elif configured is not None and config.path is not None:
-        if not isinstance(configured, str) or not configured:
-            raise UsageError(f"{config.path}: cache-dir must be a directory name")
         directory = config.path.parent / configured
         source = f'{config.path}: cache-dir "{configured}"'
     else:

@@ -86,7 +86,8 @@ class Config:
     """`[tool.aiscan.launch]`: CUDA launches, `kernel = "GRID:BLOCK"`, as `--launch`."""
     fail_on_notes: bool = False
     help_url: str | None = None
-    raw: Mapping[str, Any] = field(default_factory=dict)
+    cache_dir: str | None = None
+    """`cache-dir`, relative to the configuration's directory (the command line places it)."""
 
 
 def find_config(start: Path) -> Path | None:
@@ -148,7 +149,7 @@ def load_config(path: Path | None) -> Config:
         launches=_launches(table.get("launch", {}), path),
         fail_on_notes=bool(_optional_bool(table, "fail-on-notes", path)),
         help_url=_help_url(table, path),
-        raw=_checked_cache_dir(table, path),
+        cache_dir=_cache_dir(table, path),
     )
 
 
@@ -180,12 +181,11 @@ def _special_weight(table: Mapping[str, Any], path: Path) -> int | None:
     return value
 
 
-def _checked_cache_dir(table: dict[str, Any], path: Path) -> dict[str, Any]:
-    """`table`, once its `cache-dir` (read by the command line) is known to be a name."""
+def _cache_dir(table: Mapping[str, Any], path: Path) -> str | None:
     value = table.get("cache-dir")
     if value is not None and (not isinstance(value, str) or not value):
         raise UsageError(f"{path}: cache-dir must be a directory name")
-    return table
+    return value
 
 
 def _triton_config(table: Mapping[str, Any], path: Path) -> str | None:
