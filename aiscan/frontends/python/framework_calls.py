@@ -180,17 +180,7 @@ def _kernel(
     result = element or x.element
 
     def build(leaf: Leaf, namer: Namer, span: Span) -> Construction:
-        stores: list[tuple[Leaf, ArrayValue]] = []
-        reads: list[Leaf] = []
-        for operand in operands:
-            if isinstance(operand, Scalar):
-                continue
-            if isinstance(operand, Leaf):
-                reads.append(operand)
-                continue
-            work = leaf_for(namer.fresh("_a"), operand.shape, operand.element, span)
-            stores.append((work, operand))
-            reads.append(work)
+        stores, reads = _operand_leaves(operands, namer, span)
         nodes = _row_nodes(namer, span, text, shape, reads, leaf, axis, counts, reduces)
         arguments = tuple(w.array for w, _ in stores)
         return Construction(tuple(stores), tuple(nodes), library=False, arguments=arguments)
@@ -618,15 +608,7 @@ def _sdpa(reader: ExpressionReader, node: cst.Call) -> Value | None:
     operands = (q, k, v) if mask is None else (q, k, v, mask)
 
     def build(leaf: Leaf, namer: Namer, span: Span) -> Construction:
-        stores: list[tuple[Leaf, ArrayValue]] = []
-        reads: list[Leaf] = []
-        for operand in operands:
-            if isinstance(operand, Leaf):
-                reads.append(operand)
-                continue
-            work = leaf_for(namer.fresh("_a"), operand.shape, operand.element, span)
-            stores.append((work, operand))
-            reads.append(work)
+        stores, reads = _operand_leaves(operands, namer, span)
         nodes, pairs = _attention(namer, span, text, reads, leaf, causal)
         quoted = sympy.expand(2 * pairs * (width + out_width))
         return Construction(
@@ -635,6 +617,26 @@ def _sdpa(reader: ExpressionReader, node: cst.Call) -> Value | None:
         )  # fmt: skip
 
     return Allocation((*batch, length, out_width), element, False, text, build)
+
+
+def _operand_leaves(
+    operands: Sequence[ArrayValue], namer: Namer, span: Span
+) -> tuple[list[tuple[Leaf, ArrayValue]], list[Leaf]]:
+    """What a one-kernel operator reads: each array operand as it is, or, for one computed
+    at the call (`F.softmax(x @ w)`), the temporary it is stored into first (the stores,
+    returned too); scalars are read from registers."""
+    stores: list[tuple[Leaf, ArrayValue]] = []
+    reads: list[Leaf] = []
+    for operand in operands:
+        if isinstance(operand, Scalar):
+            continue
+        if isinstance(operand, Leaf):
+            reads.append(operand)
+            continue
+        work = leaf_for(namer.fresh("_a"), operand.shape, operand.element, span)
+        stores.append((work, operand))
+        reads.append(work)
+    return stores, reads
 
 
 def _attention(
