@@ -21,6 +21,8 @@ from aiscan.arguments import check_arguments, parse_size
 from aiscan.errors import UsageError
 from aiscan.limits import DEFAULT_MEMORY_LIMIT_MIB
 from aiscan.printable import printable
+from aiscan.report.words import counted
+from aiscan.roofline.precision import PRECISIONS
 
 if TYPE_CHECKING:
     from aiscan.cache import ResultCache
@@ -98,7 +100,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_source_options(analyze)
     _add_device_options(analyze)
-    analyze.add_argument("--format", choices=("text", "json"), default="text")
+    analyze.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text for people (default), or json: the versioned report docs/json.md describes",
+    )
     analyze.add_argument("-o", "--output", metavar="PATH", help="write the report here")
     analyze.add_argument(
         "--model",
@@ -115,11 +122,22 @@ def _parser() -> argparse.ArgumentParser:
     graph = commands.add_parser("graph", help="print the loop-nest graph aiscan understood")
     graph.add_argument("file", metavar="FILE", help="one C or Python source file")
     _add_source_options(graph)
-    graph.add_argument("--format", choices=("dot", "json", "text"), default="dot")
+    graph.add_argument(
+        "--format",
+        choices=("dot", "json", "text"),
+        default="dot",
+        help="dot for Graphviz (default), json (node-link), or an indented text tree",
+    )
     graph.set_defaults(handler=_run_graph)
 
     devices = commands.add_parser("devices", help="list the known devices, or show one")
-    devices.add_argument("action", nargs="?", choices=("list", "show"), default="list")
+    devices.add_argument(
+        "action",
+        nargs="?",
+        choices=("list", "show"),
+        default="list",
+        help="list the catalog (default), or show one device with every figure's source",
+    )
     devices.add_argument("name", nargs="?", help="device name or alias (with `show`)")
     devices.add_argument(
         "--device-file",
@@ -177,7 +195,39 @@ def _parser() -> argparse.ArgumentParser:
                            help="GEMM size n (n x n times n x n; default 2048)")  # fmt: skip
     calibrate.set_defaults(handler=_run_calibrate)
     _add_lint_commands(commands)
+    for name, subparser in commands.choices.items():
+        subparser.epilog = "examples:\n" + "\n".join(f"  {e}" for e in _EXAMPLES[name])
+        subparser.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
+
+
+# Shown under each command's --help; every one runs as written from the repository's root
+# (a test runs them).
+_EXAMPLES: dict[str, tuple[str, ...]] = {
+    "analyze": (
+        "aiscan analyze fixtures/c/daxpy.c fixtures/c/dgemm_ijk.c --size n=4096",
+        "aiscan analyze fixtures/c/dgemm_ijk.c --device h100 --device epyc-9654 --size n=2048",
+        "aiscan analyze fixtures/python/loops.py --format json -o report.json",
+    ),
+    "graph": (
+        "aiscan graph fixtures/c/dgemm_ijk.c --format text",
+        "aiscan graph fixtures/c/dgemm_ijk.c | dot -Tsvg -o dgemm.svg",
+    ),
+    "devices": ("aiscan devices", "aiscan devices show h100"),
+    "roofline": (
+        "aiscan roofline fixtures/c/daxpy.c fixtures/c/dgemm_ijk.c --device h100 "
+        "--size n=4096 -o roofline.png",
+        "aiscan roofline fixtures/c --device h100 --device epyc-9654 -o roofline.html",
+    ),
+    "calibrate": ("aiscan calibrate -o this-machine.toml",),
+    "check": (
+        "aiscan check fixtures/c --device h100",
+        "aiscan check src --output-format sarif -o aiscan.sarif",
+        "cat kernel.c | aiscan check - --stdin-filename kernel.c",
+    ),
+    "rule": ("aiscan rule", "aiscan rule AIS002"),
+    "lsp": ("aiscan lsp   (started by an editor; see docs/editors.md)",),
+}
 
 
 def _add_source_options(parser: argparse.ArgumentParser) -> None:
@@ -237,7 +287,8 @@ def _add_device_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dtype",
         metavar="PRECISION",
-        help="precision for the peak (default: the kernel's element type)",
+        help="precision for the peak (default: the kernel's element type): one of "
+        f"{', '.join(PRECISIONS)} (also float64, float32, half, bfloat16, ...)",
     )
     parser.add_argument(
         "--sparse",
@@ -599,7 +650,8 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
             render_roofline(kernels, placement.devices, output, **plot_arguments)
     except OSError as error:
         raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
-    print(f"wrote {output} ({len(kernels)} loop nests on {len(placement.devices)} devices)")
+    nests = counted(len(kernels), "loop nest")
+    print(f"wrote {output} ({nests} on {counted(len(placement.devices), 'device')})")
     return EXIT_ERROR if any(r.analysis is None for r in results) else EXIT_OK
 
 

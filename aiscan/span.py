@@ -29,6 +29,10 @@ class Span:
             return f"{self.line}-{self.end_line}"
         return str(self.line)
 
+    def labelled(self) -> str:
+        """`line 12` or `lines 12-18`: the words a sentence needs around `lines()`."""
+        return f"line{'s' if self.end_line > self.line else ''} {self.lines()}"
+
     def location(self) -> str:
         """`file:line:col`, the compilers' form that editors' problem matchers read, with
         the file name made safe to print."""

@@ -36,7 +36,7 @@ def test_roofline_accepts_a_directory(tmp_path: Path, capsys: pytest.CaptureFixt
     output = tmp_path / "plot.svg"
     code, out, err = run(capsys, "roofline", str(kernels), "--device", "h100", "-o", str(output))
     assert (code, err) == (0, "")
-    assert out == f"wrote {output} (2 loop nests on 1 devices)\n"
+    assert out == f"wrote {output} (2 loop nests on 1 device)\n"
     assert output.read_text().count("<svg") == 1
 
 

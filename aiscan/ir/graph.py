@@ -81,7 +81,7 @@ def module_graph(module: Module) -> Any:
         for region in function.regions:
             region_id = add(
                 region.kind,
-                f"{region.kind} lines {region.span.lines()}",
+                f"{region.kind} {region.span.labelled()}",
                 region.span.line,
                 function_id,
             )

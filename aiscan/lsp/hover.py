@@ -55,7 +55,7 @@ def hover_markdown(
     )
     kind = "GPU launch" if region.useful_flops is not None else "loop nest"
     lines = [
-        f"**aiscan: {kind}, lines {span.lines()}** ({region.precision or 'no float data'})",
+        f"**aiscan: {kind}, {span.labelled()}** ({region.precision or 'no float data'})",
         "",
         f"- FLOPs: `{expression_text(flops.total)}`" + (f" ({kinds})" if kinds else ""),
     ]

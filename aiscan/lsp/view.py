@@ -81,7 +81,7 @@ def view_document(
 
 def _undescribed(span: Span, limit_s: float) -> NestView:
     hover = (
-        f"**aiscan: loop nest, lines {span.lines()}**\n\n"
+        f"**aiscan: loop nest, {span.labelled()}**\n\n"
         f"_Not described: this file's analysis took over {limit_s:g} s._"
     )
     return NestView(span, hover, "aiscan: over the time limit (see hover)")
@@ -98,7 +98,7 @@ def _nest_view(
         )
     except Exception as error:  # this nest's error is this nest's hover text
         hover = (
-            f"**aiscan: loop nest, lines {span.lines()}**\n\n"
+            f"**aiscan: loop nest, {span.labelled()}**\n\n"
             f"aiscan could not describe this nest: {type(error).__name__}: {error}"
         )
     try:

@@ -14,6 +14,7 @@ from typing import ClassVar, TextIO
 
 from aiscan.errors import Severity
 from aiscan.lint.checker import LintRun
+from aiscan.report.words import counted
 
 __all__ = ["Palette", "palette_for", "statistics", "summary_line"]
 
@@ -47,28 +48,24 @@ def palette_for(stream: TextIO, environ: Mapping[str, str] | None = None) -> Pal
     return Palette(bool(isatty and isatty()))
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
-
-
 def summary_line(run: LintRun) -> str:
     """`Found 3 warnings (1 note) in 2 files.`, `All checks passed.` or what failed to load."""
     failing = Counter(f.severity for f in run.failures)
-    parts = [_count(failing[s], s.value) for s in (Severity.ERROR, Severity.WARNING) if failing[s]]
+    parts = [counted(failing[s], s.value) for s in (Severity.ERROR, Severity.WARNING) if failing[s]]
     notes = len(run.notes)
     broken = len({e.span.file for e in run.errors})
     if not parts and not notes and not broken:
         return "All checks passed."
     if parts:
-        head = f"Found {' and '.join(parts)}" + (f" ({_count(notes, 'note')})" if notes else "")
+        head = f"Found {' and '.join(parts)}" + (f" ({counted(notes, 'note')})" if notes else "")
     else:
-        head = f"Found {_count(notes, 'note')}" if notes else "No findings"
+        head = f"Found {counted(notes, 'note')}" if notes else "No findings"
     if run.findings:
-        head += f" in {_count(len({f.span.file for f in run.findings}), 'file')}"
+        head += f" in {counted(len({f.span.file for f in run.findings}), 'file')}"
     if notes and not parts:
         head += " (notes do not fail the run)"
     if broken:
-        head += f"; {_count(broken, 'file')} could not be analyzed"
+        head += f"; {counted(broken, 'file')} could not be analyzed"
     return head + "."
 
 

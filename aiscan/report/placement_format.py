@@ -220,7 +220,9 @@ def _level_verdict(p: Placement) -> str:
     level = next((lv for lv in p.levels if lv.level == p.bound_level), None)
     if level is not None and level.kind in ("dram", "hbm"):
         kind = level.kind.upper()
-        named = "" if level.level.upper() == kind else f" ({level.level})"
+        # `DDR5-4800 (12 channels)` reads `(DDR5-4800, 12 channels)`, not nested brackets.
+        name = level.level.replace(" (", ", ").replace(")", "")
+        named = "" if level.level.upper() == kind else f" ({name})"
         return f"memory-bound at {kind}{named}"
     return f"{p.bound_level}-bound"
 

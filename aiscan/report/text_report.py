@@ -24,7 +24,6 @@ from aiscan.roofline.kernels import (
     kernel_spec,
     place_on_devices,
 )
-from aiscan.span import Span
 
 if TYPE_CHECKING:
     import sympy
@@ -70,7 +69,7 @@ def _placed(
             continue
         label = f"{function.function.name}:{region.region.span.line}"
         spec = kernel_spec(label, region, placement)
-        lines.append(f"  roofline, {_lines(region.region.span)}")
+        lines.append(f"  roofline, {region.region.span.labelled()}")
         for device, placed in zip(
             placement.devices, place_on_devices(spec, placement, sizes, region), strict=True
         ):
@@ -78,24 +77,34 @@ def _placed(
             lines.append(f"    {first}")
             lines += [f"    {line}" for line in rest]
             if not isinstance(placed, str) and placed.model == "cache":
-                lines += _cache_levels(region, device, placement, sizes)
+                shown = {level.level for level in placed.levels}
+                lines += _cache_levels(region, device, placement, sizes, shown)
     return lines
 
 
 def _cache_levels(
-    region: RegionAnalysis, device: Device, placement: PlacementOptions, sizes: Mapping[str, int]
+    region: RegionAnalysis,
+    device: Device,
+    placement: PlacementOptions,
+    sizes: Mapping[str, int],
+    placed_levels: set[str],
 ) -> list[str]:
-    """Every level's intensity under the cache model, bandwidth known or not."""
+    """The intensity under the cache model at the levels the placement did not already
+    show (those without a bandwidth, so without a roof): each level's AI is printed once."""
     traffic = cache_traffic_on(region, device, placement, sizes)
     if traffic is None:
         return []
     parts = []
     for level in traffic.levels:
+        if level.level in placed_levels:
+            continue
         ai = intensity_of(region.flops.total, level.total, sizes)
         shown = decimal(ai.value) or expression_text(ai.value if ai.value is not None else ai.expr)
         text = f"{shown} F/B" if shown else "no traffic"
         parts.append(f"{level.level} {text}{'' if level.exact else ' (range)'}")
-    return ["      cache traffic, AI at each level: " + ", ".join(parts)]
+    if not parts:
+        return []
+    return ["      cache traffic, AI at levels without a roof: " + ", ".join(parts)]
 
 
 def _function(
@@ -106,7 +115,7 @@ def _function(
 ) -> list[str]:
     span = function.function.span
     precision = f", {function.precision}" if function.precision else ""
-    lines = ["", f"function {function.function.name} ({_lines(span)}{precision})"]
+    lines = ["", f"function {function.function.name} ({span.labelled()}{precision})"]
     for region in function.regions:
         lines += _region(region, write_allocate, sizes)
     if len(function.regions) > 1:
@@ -130,7 +139,7 @@ def _function(
 
 def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, int]) -> list[str]:
     kind = "loop nest" if region.region.kind == "nest" else "straight-line code"
-    lines = [f"  {kind}, {_lines(region.region.span)}"]
+    lines = [f"  {kind}, {region.region.span.labelled()}"]
     if region.loops:
         loops = "; ".join(
             f"{loop.var} (line {loop.line}): trip {loop.trip}{_from(loop)}" for loop in region.loops
@@ -169,7 +178,7 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
             )
         )
     for name, expr in region.region.conventions:
-        lines.append(_row("also quoted", f"{expr} ({name} convention)"))
+        lines.append(_row("also quoted", _convention_text(name, expr)))
     if region.region.gpu_launch:
         streaming = region.traffic["streaming"].total(False)
         who = "program's" if launch is None else "thread's global"
@@ -202,12 +211,21 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
             _row(
                 "temporary",
                 f"{temporary.name} = {temporary.expression} (line "
-                f"{temporary.span.line}): {temporary.elements} elements",
+                f"{temporary.span.line}): {temporary.elements} "
+                f"element{'' if temporary.elements == 1 else 's'}",
             )
         )
     for unknown in region.unknowns:
         lines.append(_row("unknown", _unknown_text(unknown)))
     return lines
+
+
+def _convention_text(name: str, figure: sympy.Expr) -> str:
+    """A quoted figure and what it stands for. A contraction's is named by its own
+    expression (the JSON's `flop_conventions` key), which says nothing said twice."""
+    if name == str(figure):
+        return f"{figure}   (2 FLOPs per multiply-add, the figure ML tooling quotes)"
+    return f"{figure}   ({name} convention)"
 
 
 def _from(loop: LoopSummary) -> str:
@@ -223,10 +241,6 @@ def _launch_text(launch: GpuLaunch) -> str:
         return "(" + ", ".join(str(v) for v in values) + ")"
 
     return f"grid {axes(launch.grid)}, block {axes(launch.block)}   ({launch.origin})"
-
-
-def _lines(span: Span) -> str:
-    return f"line{'s' if span.end_line > span.line else ''} {span.lines()}"
 
 
 def _row(label: str, text: str) -> str:

@@ -356,12 +356,16 @@ class ExpressionReader:
             result.leaves = [leaf for a in evaluated for leaf in a.leaves]
         else:
             where = self.known_functions.get(name)
-            detail = f" (defined at line {where}, not inlined)" if where else ""
+            what = (
+                f"call to `{name}` (defined at line {where} of this file and analyzed on its "
+                "own; calls are not inlined): its work and traffic are not counted here"
+                if where
+                else f"call to unknown function `{name}`: its work and traffic are not counted"
+            )
             result.unknowns.append(
                 Unknown(
                     UnknownKind.UNKNOWN_CALL,
-                    f"call to unknown function `{name}`{detail}: "
-                    "its work and traffic are not counted",
+                    what,
                     self.span_of(node),
                 )
             )

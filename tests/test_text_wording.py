@@ -1,0 +1,125 @@
+"""The text outputs read as English: counts agree with their nouns, names are not nested in
+brackets twice, a figure is not printed twice, and every command's help has examples that
+run (issue 34, "Text that reads well")."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+from aiscan.cli import _EXAMPLES, _parser, main
+from aiscan.span import Span
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _out(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    main(["analyze", "--no-cache", *argv])
+    return capsys.readouterr().out
+
+
+def test_one_line_spans_say_line_not_lines() -> None:
+    assert Span("k.c", 7).labelled() == "line 7"
+    assert Span("k.c", 7, end_line=12).labelled() == "lines 7-12"
+
+
+def test_a_contraction_convention_says_what_it_counts(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    source = tmp_path / "mm.py"
+    source.write_text(
+        "import numpy as np\nimport numpy.typing as npt\n\n"
+        "def mm(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]):\n"
+        "    return a @ b\n"
+    )
+    out = _out(capsys, str(source))
+    assert "loop nest, line 5\n" in out
+    line = next(x for x in out.splitlines() if "also quoted" in x)
+    # Was `2*a_d0*b_d0*b_d1 (2*a_d0*b_d0*b_d1 convention)`: the figure named by itself.
+    figure, said = line.split("also quoted")[1].strip().split("   ")
+    assert figure.startswith("2*") and figure.count("_d") == 3
+    assert said == "(2 FLOPs per multiply-add, the figure ML tooling quotes)"
+
+
+def test_a_single_element_temporary_is_singular(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    source = tmp_path / "t.py"
+    source.write_text(
+        "import numpy as np\nimport numpy.typing as npt\n\n"
+        "def f(x: npt.NDArray[np.float64]):\n"
+        "    s = np.sum(x * x)\n"
+        "    return np.sqrt(np.sum(x) * s)\n"
+    )
+    out = _out(capsys, str(source))
+    assert " 1 elements" not in out
+
+
+def test_a_named_main_memory_is_not_bracketed_twice(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _out(
+        capsys, str(ROOT / "fixtures/c/dgemm_ijk.c"), "--device", "epyc-9654", "--threads", "96"
+    )
+    assert "memory-bound at DRAM (DDR5-4800, 12 channels)" in out
+
+
+def test_each_levels_intensity_is_printed_once(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _out(capsys, str(ROOT / "fixtures/c/dgemm_ijk.c"), "--device", "h100")
+    placed = next(x for x in out.splitlines() if "cache model, AI per level" in x)
+    rest = next(x for x in out.splitlines() if "cache traffic, AI at levels without a roof" in x)
+    assert "HBM3" in placed
+    assert "HBM3" not in rest
+    assert rest.split(": ", 1)[1] == "L1/shared n/(8*n + 4) F/B, L2 n/(68*n + 64) F/B"
+
+
+def test_a_call_to_a_function_of_the_same_file_is_not_called_unknown(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    source = tmp_path / "calls.c"
+    source.write_text(
+        "void scale(int n, double *x) { for (int i = 0; i < n; i++) x[i] *= 2.0; }\n"
+        "void twice(int n, double *x) {\n"
+        "  for (int t = 0; t < 2; t++) scale(n, x);\n"
+        "}\n"
+    )
+    out = _out(capsys, str(source))
+    assert "call to unknown function `scale`" not in out
+    assert (
+        "call to `scale` (defined at line 1 of this file and analyzed on its own; calls are "
+        "not inlined): its work and traffic are not counted here"
+    ) in out
+
+
+def test_every_command_help_has_examples_that_parse(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = _parser()
+    commands = {"analyze", "graph", "devices", "roofline", "calibrate", "check", "rule", "lsp"}
+    assert set(_EXAMPLES) == commands
+    for command in commands:
+        with pytest.raises(SystemExit):
+            parser.parse_args([command, "--help"])
+        assert "examples:\n  aiscan " in capsys.readouterr().out
+        for example in _EXAMPLES[command]:
+            command_line = example.split("   (")[0]  # a trailing `   (comment)`
+            pipeline = command_line.split("|")
+            words = shlex.split(pipeline[-1] if command_line.startswith("cat") else pipeline[0])
+            assert words[0] == "aiscan"
+            parser.parse_args(words[1:])  # raises SystemExit on an unknown flag
+
+
+@pytest.mark.parametrize(
+    ("command", "flag", "words"),
+    [
+        ("analyze", "--format", "versioned report"),
+        ("graph", "--format", "Graphviz"),
+        ("devices", "{list,show}", "every figure's source"),
+        ("analyze", "--dtype", "bf16"),
+    ],
+)
+def test_choices_have_help(
+    capsys: pytest.CaptureFixture[str], command: str, flag: str, words: str
+) -> None:
+    with pytest.raises(SystemExit):
+        _parser().parse_args([command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert words in out.split(flag, 2)[-1]
