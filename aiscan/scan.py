@@ -27,6 +27,7 @@ from aiscan.cache import ResultCache
 from aiscan.collector import retire_file_garbage
 from aiscan.errors import Diagnostic, Severity
 from aiscan.limits import DEFAULT_MEMORY_LIMIT_MIB
+from aiscan.printable import printable_path
 from aiscan.span import Span
 from aiscan.workers import Death, can_fork, run_in_workers
 
@@ -243,7 +244,9 @@ class _Progress:
         self.done += 1
         if self.enabled and self.stream is not None:
             width = len(str(self.total))
-            name = path if len(path) <= 50 else "..." + path[-47:]
+            # The scanned tree's name, escaped: an ESC in it must not drive the terminal.
+            shown = printable_path(path)
+            name = shown if len(shown) <= 50 else "..." + shown[-47:]
             self.stream.write(f"\r\033[K[{self.done:>{width}}/{self.total}] {name}")
             self.stream.flush()
 

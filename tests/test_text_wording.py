@@ -123,3 +123,21 @@ def test_choices_have_help(
         _parser().parse_args([command, "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert words in out.split(flag, 2)[-1]
+
+
+def test_the_progress_line_escapes_the_scanned_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from aiscan.scan import _Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("CI", raising=False)
+    stream = Terminal()
+    bar = _Progress(stream, total=20, done=0)
+    bar.advance("src/\x1b]0;owned\x07k.c")
+    written = stream.getvalue()
+    assert "\x07" not in written and "]0;owned" in written
+    assert written.count("\x1b") == 1  # the bar's own clear-line, not the name's
