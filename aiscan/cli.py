@@ -12,7 +12,7 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from aiscan.cache import ResultCache
     from aiscan.config import Config
     from aiscan.options import PipelineOptions, PlacementOptions
+    from aiscan.roofline.devices import Device
+    from aiscan.roofline.plot import KernelSpec
 
 __all__ = ["main"]
 
@@ -605,7 +607,20 @@ def _run_devices(arguments: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _run_roofline(arguments: argparse.Namespace) -> int:
+@dataclass(frozen=True)
+class RooflineInputs:
+    """What `aiscan roofline` draws: the kernels placed, the devices, the plot's settings,
+    and whether a file failed to analyze. `scripts/readme_images.py` reads the same."""
+
+    kernels: list[KernelSpec]
+    devices: tuple[Device, ...]
+    plot_arguments: dict[str, Any]
+    failed: bool
+
+
+def roofline_inputs(arguments: argparse.Namespace) -> RooflineInputs:
+    """Analyze the files of a `roofline` command line and place their loop nests."""
+    from aiscan.discovery import discover
     from aiscan.pipeline import analyze_path
     from aiscan.roofline.kernels import module_kernels
 
@@ -614,14 +629,9 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
     placement = _placement_options(arguments, config)
     if placement is None:
         raise UsageError("roofline: choose at least one --device (see `aiscan devices`)")
-    output = Path(arguments.output)
-    if not output.parent.is_dir():
-        raise UsageError(f"-o {output}: no such directory {output.parent}")
     low, _, high = arguments.size_range.partition(":")
     if not (low.isdigit() and high.isdigit() and 0 < int(low) < int(high)):
         raise UsageError(f"--size-range {arguments.size_range}: expected LOW:HIGH integers")
-    from aiscan.discovery import discover
-
     files = discover(arguments.files)
     if not files:
         raise UsageError("no C or Python source files found in the given paths")
@@ -639,20 +649,29 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
         "sparse": placement.sparse,
         "size_range": size_range,
     }
+    failed = any(r.analysis is None for r in results)
+    return RooflineInputs(kernels, tuple(placement.devices), plot_arguments, failed)
+
+
+def _run_roofline(arguments: argparse.Namespace) -> int:
+    output = Path(arguments.output)
+    if not output.parent.is_dir():
+        raise UsageError(f"-o {output}: no such directory {output.parent}")
+    inputs = roofline_inputs(arguments)
     try:
         if output.suffix.lower() in (".html", ".htm"):
             from aiscan.roofline.html import write_html
 
-            write_html(output, kernels, placement.devices, **plot_arguments)
+            write_html(output, inputs.kernels, inputs.devices, **inputs.plot_arguments)
         else:
             from aiscan.roofline.plot import render_roofline
 
-            render_roofline(kernels, placement.devices, output, **plot_arguments)
+            render_roofline(inputs.kernels, inputs.devices, output, **inputs.plot_arguments)
     except OSError as error:
         raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
-    nests = counted(len(kernels), "loop nest")
-    print(f"wrote {output} ({nests} on {counted(len(placement.devices), 'device')})")
-    return EXIT_ERROR if any(r.analysis is None for r in results) else EXIT_OK
+    nests = counted(len(inputs.kernels), "loop nest")
+    print(f"wrote {output} ({nests} on {counted(len(inputs.devices), 'device')})")
+    return EXIT_ERROR if inputs.failed else EXIT_OK
 
 
 def _run_calibrate(arguments: argparse.Namespace) -> int:

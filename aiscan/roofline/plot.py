@@ -622,8 +622,10 @@ def _x_range(drawn: Sequence[_Drawn], devices: Sequence[Device]) -> tuple[float,
     """From the ridges and the kernels that have values. Paths over sizes (symbols with
     no value) widen it only within two decades of the ridges, so a path running to an
     intensity of 10^18 cannot squeeze the plot into a thin column; the axes clip it."""
-    ridges = []
-    for device in devices:
+    # The ridges of the roofs the kernels are placed on; every peak's only when none is,
+    # so an fp8 tensor ridge does not widen a plot of fp64 loops by two decades.
+    ridges = [item.placement.ridge_flops_per_byte for item in drawn]
+    for device in devices if not ridges else ():
         bandwidth = device.main_memory.bandwidth_bytes_per_s
         assert bandwidth is not None
         ridges += [p.dense_flops_per_s / bandwidth for p in device.peaks]
@@ -651,7 +653,8 @@ def _y_range(axes: Axes) -> tuple[float, float]:
         for y in numpy.asarray(line.get_ydata(), dtype=float).ravel()
         if y > 0
     ]
-    return 10 ** math.floor(math.log10(min(ys))), 10 ** math.ceil(math.log10(max(ys) * 3))
+    # Room above the highest roof for its label, not a decade of empty axis.
+    return 10 ** math.floor(math.log10(min(ys))), max(ys) * 3
 
 
 def _geometric(low: float, high: float, count: int) -> list[float]:
