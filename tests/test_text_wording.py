@@ -141,3 +141,20 @@ def test_the_progress_line_escapes_the_scanned_names(monkeypatch: pytest.MonkeyP
     written = stream.getvalue()
     assert "\x07" not in written and "]0;owned" in written
     assert written.count("\x1b") == 1  # the bar's own clear-line, not the name's
+
+
+def test_devices_show_lists_the_measured_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["devices", "show", "h100"])
+    out = capsys.readouterr().out
+    section = out.split("attainable (measured; used with --roof attainable)\n")[1]
+    assert section.startswith("  fp64_tensor  56.94 TFLOP/s\n")
+    assert "  HBM3         3.031 TB/s\n" in section
+
+
+def test_attainable_roofs_say_which_figures_are_measured(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = _out(capsys, str(ROOT / "fixtures/c/daxpy.c"), "--device", "h100", "--roof", "attainable")
+    assert (
+        "note: roofs from --roof attainable: fp64 peak datasheet (none measured), HBM3 measured"
+    ) in out

@@ -79,6 +79,7 @@ def device_details(device: Device) -> str:
         capacity = f", {format_si(level.capacity_bytes, 'B')}" if level.capacity_bytes else ""
         lines.append(f"  {level.name:<12} {bandwidth}{capacity}{_geometry(level)}")
         lines.append(f"  {'':<12} source: {level.source}")
+    lines += _attainable_lines(device)
     lines += _core_lines(device)
     if device.interconnects:
         lines.append("interconnect")
@@ -86,6 +87,21 @@ def device_details(device: Device) -> str:
             lines.append(f"  {link.name:<12} {format_si(link.bandwidth_bytes_per_s, 'B/s')}")
             lines.append(f"  {'':<12} source: {link.source}")
     return "\n".join(lines) + "\n"
+
+
+def _attainable_lines(device: Device) -> list[str]:
+    """The measured figures `--roof attainable` places against, beside the datasheet's."""
+    if not device.has_attainable:
+        return []
+    lines = ["attainable (measured; used with --roof attainable)"]
+    for peak in device.attainable_peaks:
+        lines.append(f"  {peak.precision:<12} {format_si(peak.dense_flops_per_s, 'FLOP/s')}")
+        lines.append(f"  {'':<12} source: {peak.source}")
+    for level in device.attainable_memory:
+        rate = format_si(level.bandwidth_bytes_per_s or 0.0, "B/s")
+        lines.append(f"  {level.name:<12} {rate}")
+        lines.append(f"  {'':<12} source: {level.source}")
+    return lines
 
 
 def _core_lines(device: Device) -> list[str]:

@@ -272,12 +272,25 @@ def _placed(
             note = f"{device.key} has no attainable figures: datasheet roofs"
             return replace(placed, notes=(*placed.notes, note))
         return placed
+    if attainable:
+        placed = replace(placed, notes=(*placed.notes, _measured_note(device, placed)))
     other_device = device if attainable else device.attainable()
     other = _place_one(spec, other_device, options, sizes, result)
     times = {"attainable": placed.times, "datasheet": other.times}
     if not attainable:
         times = {"datasheet": placed.times, "attainable": other.times}
     return replace(placed, times_by_roof=tuple(times.items()))
+
+
+def _measured_note(device: Device, placed: Placement) -> str:
+    """Which of the roofs used are measured (`--roof attainable`) and which the datasheet's,
+    since a device file may measure some figures only."""
+    measured_peaks = {p.precision for p in device.attainable_peaks}
+    measured_levels = {m.name.lower() for m in device.attainable_memory}
+    peak = "measured" if placed.precision in measured_peaks else "datasheet (none measured)"
+    level = placed.memory_level
+    memory = "measured" if level.lower() in measured_levels else "datasheet (none measured)"
+    return f"roofs from --roof attainable: {placed.precision} peak {peak}, {level} {memory}"
 
 
 def _uses_cache_model(
