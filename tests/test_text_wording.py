@@ -158,3 +158,18 @@ def test_attainable_roofs_say_which_figures_are_measured(
     assert (
         "note: roofs from --roof attainable: fp64 peak datasheet (none measured), HBM3 measured"
     ) in out
+
+
+def test_the_html_table_places_at_the_sizes_analyze_uses(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    page = tmp_path / "r.html"
+    argv = [str(ROOT / "fixtures/c/time_stencil.c"), "--device", "h100", "--size", "T=10"]
+    main(["roofline", *argv, "-o", str(page)])
+    analyzed = _out(capsys, *argv)
+    # analyze: T cancels; the table had FLOPs at T = 10 over bytes in T, and "-> 0 FLOP/s".
+    assert "cache model, AI per level: HBM3 3*(n - 2)/(16*(2*n - 3)) F/B" in analyzed
+    text = page.read_text()
+    assert "3*(n - 2)/(16*(2*n - 3))" in text
+    assert "8*T*" not in text
+    assert "→ 314.1 GFLOP/s as sizes grow" in text

@@ -340,4 +340,32 @@ def _at_sizes(spec: KernelSpec, sizes: Mapping[str, int]) -> KernelSpec:
         bytes_moved=substitute_sizes(spec.bytes_moved, sizes),
         bytes_write_allocate=None if allocate is None else substitute_sizes(allocate, sizes),
         contraction_flops=substitute_sizes(spec.contraction_flops, sizes),
+        cache_traffic=None
+        if spec.cache_traffic is None
+        else {key: _traffic_at(t, sizes) for key, t in spec.cache_traffic.items()},
     )
+
+
+def _traffic_at(
+    traffic: DeviceCacheTraffic | None, sizes: Mapping[str, int]
+) -> DeviceCacheTraffic | None:
+    """The cache model's bytes at the given sizes, as the FLOPs beside them are: an
+    intensity of substituted FLOPs over unsubstituted bytes read `15*(n - 2)/(8*T*...)`
+    with `T = 10` given (issue 34: one verdict on every surface)."""
+    if traffic is None:
+        return None
+
+    def at(expr: sympy.Expr | None) -> sympy.Expr | None:
+        return None if expr is None else substitute_sizes(expr, sizes)
+
+    levels = tuple(
+        replace(
+            level,
+            read=substitute_sizes(level.read, sizes),
+            write=substitute_sizes(level.write, sizes),
+            read_lower=at(level.read_lower),
+            write_lower=at(level.write_lower),
+        )
+        for level in traffic.levels
+    )
+    return replace(traffic, levels=levels)
