@@ -730,7 +730,8 @@ def _add_lint_commands(commands: Any) -> None:
     check.add_argument("--statistics", action="store_true",
                        help="print the number of findings per rule, not the findings")  # fmt: skip
     _add_scan_options(check)
-    check.set_defaults(handler=_run_check, dtype=None, model="compulsory", roof="datasheet")
+    # The placement `analyze` makes by default (model "auto"): one verdict on every surface.
+    check.set_defaults(handler=_run_check, dtype=None, model=None, roof="datasheet")
 
     rule = commands.add_parser(
         "rule", help="print a rule's documentation; without CODE, list the rules"
@@ -777,6 +778,7 @@ def _run_check(arguments: argparse.Namespace) -> int:
         memory_limit_mib=arguments.memory_limit,
         progress=sys.stderr,
         stdin=_stdin_source(arguments),
+        placement=placement,
     )
     run = replace(run, help_url=config.help_url or run.help_url)
     _emit(_lint_report(run, arguments), arguments.output)

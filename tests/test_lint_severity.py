@@ -63,7 +63,7 @@ def test_the_hook_passes_a_clean_streaming_loop(
     assert code == 0
     lines = out.splitlines()
     # the placement is still shown, as information
-    assert lines[0].startswith(f"{stream}:3:5: AIS001 memory-bound on h100-sxm: AI 1/16 ")
+    assert lines[0].startswith(f"{stream}:3:5: AIS001 memory-bound at HBM3 on h100-sxm: AI 1/16 ")
     assert lines[-1] == "Found 1 note in 1 file (notes do not fail the run)."
 
 

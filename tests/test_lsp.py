@@ -67,7 +67,7 @@ async def test_diagnostics_hover_lens_and_broken_edits(
     # The loop header is line 5 (0-based 4); the division is on line 6 (0-based 5).
     assert codes == {("AIS001", 4), ("AIS006", 5)}
     memory_bound = next(d for d in client.diagnostics[uri] if d.code == "AIS001")
-    assert "ridge 10.1 F/B" in memory_bound.message
+    assert "ridge 10.15 F/B" in memory_bound.message
     # a placement is information (a note), as in `check`
     assert memory_bound.severity == types.DiagnosticSeverity.Information
 

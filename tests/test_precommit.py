@@ -147,7 +147,7 @@ def test_readme_hook_passes_a_streaming_loop_and_np_sum(
     completed = _run(project, pre_commit_home)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "Passed" in completed.stdout
-    assert "kernel.c:3:5: AIS001 memory-bound on h100-sxm: AI 1/16" in completed.stdout
+    assert "kernel.c:3:5: AIS001 memory-bound at HBM3 on h100-sxm: AI 1/16" in completed.stdout
     assert "total.py:5:5: AIS001 memory-bound on h100-sxm at every size" in completed.stdout
     assert "Found 3 notes in 2 files (notes do not fail the run)." in completed.stdout
 

@@ -291,7 +291,7 @@ def test_a_bad_entry_is_a_miss(
     argv = (command[0], "k.c", *command[1:], "--jobs", "1", "--cache-dir", "cache")
     cold = run(capsys, *argv)
     assert cold[0] == 0  # check: the AIS001 placement is a note
-    assert command[0] != "check" or " AIS001 memory-bound on h100-sxm" in cold[1]
+    assert command[0] != "check" or " AIS001 memory-bound at HBM3 on h100-sxm" in cold[1]
     [entry_path] = (tmp_path / "cache").rglob("*.json")
     entry_path.write_text(json.dumps(_corrupt(json.loads(entry_path.read_text()), how)))
     assert run(capsys, *argv) == cold

@@ -173,3 +173,19 @@ def test_the_html_table_places_at_the_sizes_analyze_uses(
     assert "3*(n - 2)/(16*(2*n - 3))" in text
     assert "8*T*" not in text
     assert "→ 314.1 GFLOP/s as sizes grow" in text
+
+
+def test_the_lens_puts_the_unit_after_each_figure(tmp_path: Path) -> None:
+    from aiscan.lsp.document import analyze_document, settings_for
+    from aiscan.lsp.hover import lens_title
+
+    (tmp_path / "aiscan.toml").write_text("sizes = { n = 4096 }\n")
+    path = str(tmp_path / "dgemm.c")
+    source = (ROOT / "fixtures/c/dgemm_ijk.c").read_text()
+    result = analyze_document(source, path, settings_for(path, ()))
+    assert result.analysis is not None
+    [region] = [r for f in result.analysis.functions for r in f.regions]
+    # Was `aiscan: AI n/12 = 341 at the configured sizes F/B · ...`.
+    assert lens_title(region, False).startswith(
+        "aiscan: AI n/12 F/B = 341 F/B at the configured sizes"
+    )

@@ -13,6 +13,7 @@ from aiscan.analysis.kernel import (
 )
 from aiscan.analysis.walk import Placed, placed_statements
 from aiscan.errors import UsageError
+from aiscan.options import PlacementOptions
 from aiscan.roofline.devices import Device
 from aiscan.roofline.placement import Placement, place
 from aiscan.roofline.repeats import repeat_symbols
@@ -30,6 +31,10 @@ class LintContext:
     """Place on 2:4 structured-sparsity peaks instead of dense ones."""
     write_allocate: bool | None = None
     """None follows each device's store policy when placing on it."""
+    placement: PlacementOptions | None = None
+    """How `analyze` places nests on the devices (model, threads, flags): the rules that
+    give a verdict use the same placement, so every surface says the same thing. None:
+    `analyze`'s defaults on `devices`."""
 
     @property
     def path(self) -> str:
@@ -63,6 +68,20 @@ class LintContext:
     def write_allocate_on(self, device: Device) -> bool:
         """The store policy for `device`: the user's override, else the device's own."""
         return device.write_allocate if self.write_allocate is None else self.write_allocate
+
+    def placements(self, region: RegionAnalysis) -> list[Placement | str]:
+        """The nest on every device exactly as `analyze` places it (one per device, in
+        order; a string where it cannot be placed there)."""
+        from aiscan.roofline.kernels import kernel_spec, place_on_devices
+
+        options = self.placement or PlacementOptions(
+            devices=self.devices,
+            model="auto",
+            sparse=self.sparse,
+            write_allocate=self.write_allocate,
+        )
+        spec = kernel_spec(f"line {region.region.span.line}", region, options)
+        return place_on_devices(spec, options, self.sizes, region)
 
     def place(self, region: RegionAnalysis, device: Device, precision: str) -> Placement | None:
         """The nest on `device` under the compulsory model; None when the device has no

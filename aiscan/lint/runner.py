@@ -21,6 +21,7 @@ from aiscan.lint.checker import LintRun, check_analysis
 from aiscan.lint.context import LintContext
 from aiscan.lint.finding import Finding
 from aiscan.lint.settings import LintSettings
+from aiscan.options import PlacementOptions
 from aiscan.pipeline import PipelineOptions, analyze_text
 from aiscan.roofline.devices import Device
 from aiscan.scan import Payload, Task, run_task
@@ -43,6 +44,8 @@ class CheckOptions:
     devices: tuple[Device, ...] = ()
     sparse: bool = False
     write_allocate: bool | None = None
+    placement: PlacementOptions | None = None
+    """`analyze`'s placement options, for the rules that give a verdict."""
 
 
 def check_paths(
@@ -59,13 +62,14 @@ def check_paths(
     memory_limit_mib: int | None = DEFAULT_MEMORY_LIMIT_MIB,
     progress: TextIO | None = None,
     stdin: tuple[str, BinaryIO] | None = None,
+    placement: PlacementOptions | None = None,
 ) -> LintRun:
     """`stdin` is (name, stream): the source read from `-`, checked as if it were that file,
     under the same limits."""
     files = discover([p for p in paths if p != "-"])
     if not files and stdin is None:
         raise UsageError("no C or Python source files found in the given paths")
-    check = CheckOptions(options, settings, devices, sparse, write_allocate)
+    check = CheckOptions(options, settings, devices, sparse, write_allocate, placement)
     task = Task("check", _check_file, _failed_file, check, fingerprint(repr(check)), _well_formed)
     scan = partial(run_task, timeout_s=timeout_s, memory_limit_mib=memory_limit_mib)
     payloads = scan(files, task, jobs=jobs, cache=cache, progress=progress)
@@ -138,6 +142,7 @@ def _check_source(source: str, path: str, options: CheckOptions) -> Payload:
         options.pipeline.analysis,
         sparse=options.sparse,
         write_allocate=options.write_allocate,
+        placement=options.placement,
     )
     findings = check_analysis(context, options.settings)
     return {

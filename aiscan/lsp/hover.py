@@ -117,22 +117,24 @@ def lens_title(region: RegionAnalysis, write_allocate: bool) -> str:
     flops = expression_text(region.flops.total)
     if intensity.expr is None:
         return _fit([f"aiscan: {flops} FLOPs, no memory traffic", "aiscan: no memory traffic"])
-    exact = expression_text(intensity.expr)
+    # The unit follows each figure: `AI n/12 F/B = 341 F/B at the configured sizes`, not
+    # `= 341 at the configured sizes F/B`.
+    exact = f"{expression_text(intensity.expr)} F/B"
     value = ""
     if intensity.expr.is_number:
-        value = f"≈ {float(intensity.expr):.3g}"
+        exact, value = expression_text(intensity.expr), f"≈ {float(intensity.expr):.3g} F/B"
     elif intensity.value is not None and intensity.value.is_number:
-        value = f"= {float(intensity.value):.3g} at the configured sizes"
+        value = f"= {float(intensity.value):.3g} F/B at the configured sizes"
     elif intensity.value is not None:
         value = f"(needs {_unresolved(intensity.value)})"
     elif intensity.limit is not None and intensity.limit.is_number:
-        value = f"→ {expression_text(intensity.limit)} as sizes grow"
+        value = f"→ {expression_text(intensity.limit)} F/B as sizes grow"
     head = f"aiscan: AI {exact} {value}".rstrip()
     return _fit(
         [
-            f"{head} F/B · {flops} FLOPs · {bytes_moved} B",
-            f"{head} F/B",
-            f"aiscan: AI {value} F/B" if value else "aiscan: AI (see hover)",
+            f"{head} · {flops} FLOPs · {bytes_moved} B",
+            head,
+            f"aiscan: AI {value}" if value and "F/B" in value else "aiscan: AI (see hover)",
             "aiscan: AI (see hover)",
         ]
     )

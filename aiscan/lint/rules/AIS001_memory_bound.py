@@ -30,12 +30,14 @@ class MemoryBound(Rule):
     it. Needs a target device (`--device`, or `devices` in the configuration); without one
     it says nothing.
 
-    The verdict is certain or absent. With sizes (`--size`, `sizes` in the configuration, or
-    `#define`s in the source) it is the cache-aware one: the `cache` traffic model's bytes
-    at every level of the device's hierarchy (docs/model.md), and the message names the
-    level that bounds the nest. Without sizes the rule reports only nests that are
-    memory-bound at every size under the compulsory (infinite-cache) traffic, which the
-    real traffic never undercuts.
+    The verdict is the placement `aiscan analyze` prints for the same nest and device (the
+    same traffic model or view, threads and roofs), so the two never disagree. With sizes
+    (`--size`, `sizes` in the configuration, or `#define`s in the source) loop code is
+    placed by the `cache` traffic model at every level of the device's hierarchy
+    (docs/model.md), and the message names the level that bounds the nest. Without sizes
+    the cache model knows only the large-size traffic (every growing working set taken not
+    to fit), and the message says so: "at large sizes". A size-dependent verdict that
+    crosses the ridge is not reported.
 
     ## Why is this bad?
     A memory-bound nest cannot run faster than `AI × bandwidth`, however well its arithmetic
@@ -78,13 +80,21 @@ class MemoryBound(Rule):
         for _, region in context.nests():
             if region.flops.total == 0 or region.unknowns:
                 continue
-            for device in context.devices:
-                placement = context.place_cache_aware(region, device, region.precision or "fp64")
-                if placement is None:
+            for device, placement in zip(
+                context.devices, context.placements(region), strict=True
+            ):
+                if isinstance(placement, str):
                     continue
                 verdict = _below(placement, factor)
                 if verdict is None:
                     continue
+                if verdict == "at every size" and placement.model == "cache":
+                    # The cache model without sizes knows only the large-size traffic, as
+                    # `analyze` says beside the same verdict.
+                    verdict = (
+                        "at large sizes (working sets that grow with the sizes taken not to "
+                        "fit; --size decides smaller ones)"
+                    )
                 yield self.finding(
                     region.region.span,
                     _message(placement, factor, verdict, dict(context.sizes)),
@@ -120,17 +130,27 @@ def _message(placement: Placement, factor: float, verdict: str, sizes: dict[str,
     level = f" at {placement.bound_level}" if placement.bound_level else ""
     text = (
         f"memory-bound{level} on {placement.device}{where}: AI {intensity} is {below} the ridge "
-        f"{placement.ridge_flops_per_byte:.3g} F/B "
-        f"({placement.precision} peak {flops_rate(placement.peak_flops_per_s)} / "
-        f"{format_si(placement.bandwidth_bytes_per_s, 'B/s')})"
+        f"{placement.ridge_flops_per_byte:.4g} F/B "
+        f"({_ridge_text(placement)})"
     )
     if placement.bytes_upper_bound:
         text += "; bytes are an upper bound, so AI is a lower bound"
     if attainable is not None:
         share = attainable / placement.peak_flops_per_s
-        bound = "at most " if verdict == "at every size" else ""
+        bound = "at most " if verdict.startswith(("at every size", "at large sizes")) else ""
         text += f"; attainable {bound}{flops_rate(attainable)}, {share:.2%} of peak"
     return text
+
+
+def _ridge_text(placement: Placement) -> str:
+    """What the ridge divides: the nest's in-core ceiling where its mix gives one (an
+    unpaired multiply reaches half the FMA peak), else the device's peak, by bandwidth."""
+    bandwidth = format_si(placement.bandwidth_bytes_per_s, "B/s")
+    ceiling = placement.in_core
+    if ceiling is not None and ceiling.flops_per_s is not None and ceiling.fraction_of_peak != 1:
+        rate = flops_rate(ceiling.flops_per_s)
+        return f"in-core ceiling {rate} / {bandwidth}: {ceiling.limiter.value}"
+    return f"{placement.precision} peak {flops_rate(placement.peak_flops_per_s)} / {bandwidth}"
 
 
 def _details(placement: Placement, write_allocate: bool) -> tuple[tuple[str, str], ...]:
