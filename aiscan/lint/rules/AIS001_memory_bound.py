@@ -80,9 +80,7 @@ class MemoryBound(Rule):
         for _, region in context.nests():
             if region.flops.total == 0 or region.unknowns:
                 continue
-            for device, placement in zip(
-                context.devices, context.placements(region), strict=True
-            ):
+            for device, placement in zip(context.devices, context.placements(region), strict=True):
                 if isinstance(placement, str):
                     continue
                 verdict = _below(placement, factor)
