@@ -286,7 +286,7 @@ def build_figure(
     axes.grid(True, which="major", alpha=0.3)
     axes.set_title(title or "Roofline: " + ", ".join(d.name for d in devices), fontsize="medium")
     handles, names = axes.get_legend_handles_labels()
-    handles_more, names_more = _marker_legend(axes, kernels, markers)
+    handles_more, names_more = _marker_legend(axes, kernels, markers, size_range)
     rows = number_labels(axes, labels, _LEGEND_MARKERS_MAX)
     from matplotlib.lines import Line2D
 
@@ -305,7 +305,10 @@ def build_figure(
 
 
 def _marker_legend(
-    axes: Axes, kernels: Sequence[KernelSpec], markers: Mapping[str, str]
+    axes: Axes,
+    kernels: Sequence[KernelSpec],
+    markers: Mapping[str, str],
+    size_range: tuple[int, int],
 ) -> tuple[list[Any], list[str]]:
     """Legend entries for what the marks mean: each kernel's shape (while shapes are
     unique), a path over sizes, and the × where a path crosses the ridge."""
@@ -324,7 +327,8 @@ def _marker_legend(
         names.append("kernel at the given sizes (labelled in the plot)")
     if any(line.get_gid() and str(line.get_gid()).startswith("path:") for line in axes.lines):
         handles.append(Line2D([], [], marker="o", markersize=4, color="0.4", linewidth=1.2))
-        names.append("kernel over sizes (symbols without a value, all sizes equal)")
+        low, high = size_range
+        names.append(f"kernel over sizes (none given: all set to one value, {low} to {high})")
     if any(str(line.get_gid()).startswith("crossover:") for line in axes.lines):
         handles.append(Line2D([], [], marker="x", markersize=8, markeredgewidth=2,
                               color="black", linestyle="none"))  # fmt: skip
