@@ -193,7 +193,7 @@ def test_the_lens_puts_the_unit_after_each_figure(tmp_path: Path) -> None:
 
 def test_the_path_legend_says_what_sizes_were_drawn(tmp_path: Path) -> None:
     out = tmp_path / "r.svg"
-    main(["roofline", str(ROOT / "fixtures/c/daxpy.c"), "--device", "l4", "-o", str(out)])
+    main(["roofline", str(ROOT / "fixtures/c/dgemm_ijk.c"), "--device", "h100", "-o", str(out)])
     text = out.read_text()
     assert "kernel over sizes (none given: all set to one value, 8 to 65536)" in text
     assert "symbols without a value" not in text
