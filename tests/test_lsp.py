@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
@@ -146,3 +147,24 @@ def test_settings_take_devices_from_the_client_and_survive_broken_text(tmp_path:
     assert result.analysis is None and result.findings == ()
     (error,) = result.errors
     assert error.severity.value == "error"
+
+
+@pytest.mark.asyncio
+async def test_a_document_it_does_not_read_is_logged_once(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """A `.cpp` copy of a C file gets no diagnostics; the log says why, once."""
+    uri = (tmp_path / "daxpy.cpp").as_uri()
+    for version in (1, 2):
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=uri, language_id="cpp", version=version, text=DAXPY)
+            )
+        )
+    await client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
+    await asyncio.sleep(0.5)  # the second open's turn
+    logged = [m.message for m in client.log_messages if "not analyzing" in m.message]
+    assert logged == [
+        f"aiscan: not analyzing {tmp_path / 'daxpy.cpp'}: .cpp is not a language aiscan reads "
+        "(.c, .cu, .cuh, .h, .py, .pyi)"
+    ]

@@ -26,3 +26,17 @@ def test_manifest_starts_the_language_server_for_c_and_python() -> None:
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
 def test_extension_script_parses() -> None:
     subprocess.run(["node", "--check", str(EXTENSION / "extension.js")], check=True)
+
+
+def test_the_extension_registers_what_the_server_reads() -> None:
+    """A `.cpp` document was sent to a server that ignores it without a word; the client now
+    selects C, CUDA and Python, and `cpp` only for the extensions the server reads."""
+    from aiscan.sources import LANGUAGES
+
+    script = (EXTENSION / "extension.js").read_text()
+    assert '{ scheme: "file", language: "cpp" },' not in script
+    assert '{ scheme: "file", language: "cpp", pattern: "**/*.{h,cu,cuh}" }' in script
+    cpp_suffixes = {".h", ".cu", ".cuh"}
+    assert cpp_suffixes <= set(LANGUAGES) and ".cpp" not in LANGUAGES
+    assert (EXTENSION / "LICENSE").read_text().startswith("MIT License")
+    assert "node_modules/.bin/**" in (EXTENSION / ".vscodeignore").read_text()

@@ -13,6 +13,7 @@ lines/characters and aiscan's 1-based spans here, and only here.
 from __future__ import annotations
 
 import asyncio
+from pathlib import PurePath
 from typing import Any
 
 from lsprotocol import types
@@ -27,7 +28,7 @@ from aiscan.lsp.document import EDIT_TIME_LIMIT_S, ServerSettings, settings_for
 from aiscan.lsp.stdio import serve_stdio
 from aiscan.lsp.view import DocumentView, failed_view
 from aiscan.lsp.worker import AnalysisPool
-from aiscan.sources import language_of
+from aiscan.sources import LANGUAGES, language_of
 from aiscan.span import Span
 
 __all__ = ["DEBOUNCE_S", "NEST_COMMAND", "build_server", "serve"]
@@ -58,6 +59,8 @@ class AiscanServer(LanguageServer):
         self.analyses = 0
         """Analyses run so far (the debounce test reads it through `aiscan/stats`)."""
         self.pool = AnalysisPool()
+        self.ignored: set[str] = set()
+        """Documents already logged as not read (by their extension): one line each."""
 
     def shutdown(self) -> None:
         self.pool.close()
@@ -181,6 +184,16 @@ async def _refresh(ls: AiscanServer, uri: str, delay_s: float) -> None:
     document = ls.workspace.get_text_document(uri)
     path = _path(uri)
     if language_of(path) is None:
+        if uri not in ls.ignored:
+            ls.ignored.add(uri)
+            suffix = PurePath(path).suffix or "no extension"
+            ls.window_log_message(
+                types.LogMessageParams(
+                    types.MessageType.Info,
+                    f"aiscan: not analyzing {path}: {suffix} is not a language aiscan reads "
+                    f"({', '.join(sorted(LANGUAGES))})",
+                )
+            )
         return
     version, text = document.version, document.source
     ls.analyses += 1

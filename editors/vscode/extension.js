@@ -13,11 +13,13 @@ function activate(context) {
   const [command, ...args] = settings.get("command", ["aiscan", "lsp"]);
   const serverOptions = { command, args };
   const clientOptions = {
+    // What the server reads (aiscan.sources.LANGUAGES): C (.c, .h), CUDA (.cu, .cuh) and
+    // Python. VS Code may call a .h or .cu file `cpp`: those files only, never a .cpp.
     documentSelector: [
       { scheme: "file", language: "c" },
-      { scheme: "file", language: "cpp" },
       { scheme: "file", language: "cuda-cpp" },
       { scheme: "file", language: "python" },
+      { scheme: "file", language: "cpp", pattern: "**/*.{h,cu,cuh}" },
     ],
     initializationOptions: { devices: settings.get("devices", []) },
   };
