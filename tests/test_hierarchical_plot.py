@@ -102,3 +102,27 @@ def test_symbolic_sizes_draw_the_cache_model_swept_over_sizes() -> None:
     figure = build_figure([kernel], [haswell], size_range=(8, 2048))
     gids = {str(line.get_gid()) for line in figure.axes[0].get_lines()}
     assert any(g.startswith("path-step:dgemm:7") for g in gids)
+
+
+def test_level_tags_of_nearby_kernels_do_not_overlap() -> None:
+    """The README's hierarchical roofline: the dgemm and Gauss-Seidel markers sit close, and
+    their tags (`L1d`, `L2/L3/DRAM`) overlapped when each sat a fixed offset below its
+    marker; they are now placed like labels, clear of each other."""
+    import importlib.util
+
+    from aiscan.cli import roofline_inputs
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("images", root / "scripts/readme_images.py")
+    assert spec is not None and spec.loader is not None
+    images = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(images)
+    inputs = roofline_inputs(images._arguments("docs/images/hierarchical-roofline.png"))
+    figure = build_figure(inputs.kernels, list(inputs.devices), **inputs.plot_arguments)
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    tags = [t for t in figure.axes[0].texts if str(t.get_gid()).startswith("level-label:")]
+    assert len(tags) >= 8
+    boxes = [t.get_window_extent(renderer) for t in tags]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert not a.overlaps(b), (a, b)

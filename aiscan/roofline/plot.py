@@ -563,9 +563,11 @@ def _draw_levels(axes: Axes, item: _Drawn, color: str, marker: str) -> Text | No
         )  # fmt: skip
         names.setdefault(round(math.log10(x), 2) if x > 0 else 0.0, []).append(_short(level))
     for x_key, same in names.items():
-        axes.annotate(
-            "/".join(same), (10**x_key, y), xytext=(0, -11), textcoords="offset points",
-            ha="center", fontsize="xx-small", color=color, gid=f"level-label:{key}",
+        # At its marker for now: `place_texts` sets it clear of the other tags and labels
+        # (tags of nearby kernels overlapped when each sat a fixed offset below its marker).
+        axes.text(
+            10**x_key, y, "/".join(same), ha="center", va="top", fontsize="xx-small",
+            color=color, gid=f"level-label:{key}",
         )  # fmt: skip
     bounding = next((lv for lv in placement.levels if lv.level == bound), None)
     where = f"{_short(bounding)}-bound" if bounding else "compute-bound"

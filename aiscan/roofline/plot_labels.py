@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 __all__ = ["number_labels", "place_texts", "table_inches"]
 
 _MARKER_GIDS: Final = ("kernel:", "level:", "ridge:", "path:")
-_FIXED_TEXT_GIDS: Final = ("ceiling-label:", "level-label:", "path-size:")
+_FIXED_TEXT_GIDS: Final = ("ceiling-label:", "path-size:")
+_TAG_GIDS: Final = ("level-label:",)
+"""The hierarchical roofline's level tags (`L1d`, `L2/L3`): placed first, near their markers."""
 _TABLE_ROWS: Final = 52
 """Rows of the numbered table per column: as tall as the plot at xx-small."""
 _TABLE_CHAR_INCHES: Final = 0.043
@@ -84,8 +86,9 @@ def place_texts(figure: Figure, axes: Axes, labels: Sequence[Text]) -> None:
     """Place the ridge labels, then the kernels' (those standing out first); a label with
     no free spot is removed rather than drawn over another."""
     ridges = [t for t in axes.texts if str(t.get_gid()).startswith("ridge-label:")]
+    tags = [t for t in axes.texts if str(t.get_gid()).startswith(_TAG_GIDS)]
     named = [t for t in labels if not t.get_text().isdigit()]
-    texts = [*ridges, *named, *[t for t in labels if t.get_text().isdigit()]]
+    texts = [*ridges, *tags, *named, *[t for t in labels if t.get_text().isdigit()]]
     if not texts:
         return
     figure.draw_without_rendering()
@@ -97,7 +100,7 @@ def place_texts(figure: Figure, axes: Axes, labels: Sequence[Text]) -> None:
         extent = text.get_window_extent(renderer)
         x, y = axes.transData.transform(text.get_position())
         width, height = extent.width + 2 * pad, extent.height + 2 * pad
-        if text.get_text().isdigit():
+        if text.get_text().isdigit() or text in tags:
             requests.append(LabelRequest(x, y, width, height, reach=_NUMBER_REACH))
         else:
             requests.append(LabelRequest(x, y, width, height))
