@@ -15,7 +15,7 @@ import libcst as cst
 import sympy
 
 from aiscan.errors import Diagnostic, Severity
-from aiscan.frontends.python import dtypes
+from aiscan.frontends.python import dtypes, grids
 from aiscan.frontends.python.annotations import parameter_binding
 from aiscan.frontends.python.bounds import bound_choices, tile_point_trip
 from aiscan.frontends.python.eager import (
@@ -540,6 +540,8 @@ class FunctionLowering:
         span = self.names.span(node)
         text = self.names.text(node)
         if isinstance(target, cst.Tuple):
+            if grids.is_grid(self.reader, value_node):
+                return self._unpack_grid(target, value_node)
             return self._unpack(target, value_node)
         if isinstance(value_node, cst.IfExp) and target is not None:
             return self._ternary(target, value_node, node)
@@ -598,14 +600,7 @@ class FunctionLowering:
                 self.scope.names[name] = value
                 return _Lowered()
             if isinstance(value, Allocation):
-                leaf = leaf_for(name, value.shape, value.element, span)
-                self.scope.names[name] = leaf
-                if value.build is not None:
-                    return self._construct(leaf, value, text, span)
-                if not value.fills:
-                    return _Lowered()
-                fill = Scalar(value.element, False, value.text, constant=True)
-                return self._array_statement(Target(leaf), fill, text, span, rebinds=False)
+                return self._allocated(name, value, text, span)
             if isinstance(value, Leaf) and (value.shape or isinstance(value_node, cst.Name)):
                 self.scope.names[name] = value  # a view or another name: no copy, no traffic
                 return _Lowered()
@@ -631,6 +626,49 @@ class FunctionLowering:
             return self._array_statement(Target(view), array_value, text, span, rebinds=False)
         self.reader.unsupported(node, f"assignment to `{self.names.text(target)}`")
         return _Lowered()
+
+    def _allocated(self, name: str, value: Allocation, text: str, span: Span) -> _Lowered:
+        """`name = np.zeros(...)` or a constructor: a new array bound to `name`, and what
+        the constructor writes into it."""
+        leaf = leaf_for(name, value.shape, value.element, span)
+        self.scope.names[name] = leaf
+        if value.build is not None:
+            return self._construct(leaf, value, text, span)
+        if not value.fills:
+            return _Lowered()
+        fill = Scalar(value.element, False, value.text, constant=True)
+        return self._array_statement(Target(leaf), fill, text, span, rebinds=False)
+
+    def _unpack_grid(self, target: cst.Tuple, value_node: cst.BaseExpression) -> _Lowered:
+        """`I, J = np.mgrid[0:n, 0:m]` (or `ogrid`, `meshgrid`): each name a new array
+        (`grids.py`); an `mgrid`/`ogrid` part remembers the integer it holds."""
+        names = [bound_name(e.value) for e in target.elements]
+        parts = grids.grid_parts(self.reader, value_node)
+        if parts is not None and len(parts) != len(names):
+            self.reader.unsupported(
+                target, f"unpacking the {len(parts)} arrays of `{self.names.text(value_node)}`"
+            )
+            parts = None
+        if parts is None or any(n is None for n in names):
+            for name in names:
+                if name is not None:
+                    self.scope.names[name] = Opaque(name, "its grid could not be analyzed")
+            if parts is not None:
+                self.reader.unsupported(target, f"unpacking `{self.names.text(value_node)}`")
+            return _Lowered()
+        lowered = _Lowered()
+        span, text = self.names.span(target), self.names.text(value_node)
+        for name, part in zip(names, parts, strict=True):
+            assert name is not None
+            self.scope.grids.pop(name, None)
+            if isinstance(part.value, Leaf):
+                self.scope.names[name] = part.value  # `copy=False`: a view
+                continue
+            lowered.extend(self._allocated(name, part.value, text, span))
+            bound = self.scope.names[name]
+            if part.holds is not None and isinstance(bound, Leaf):
+                self.scope.grids[name] = (bound, part.holds)
+        return lowered
 
     def _selections_placed(self, value: object, root: bool, node: cst.CSTNode) -> bool:
         """False, with a located note, when a boolean selection sits where its

@@ -22,6 +22,7 @@ import libcst as cst
 import sympy
 
 from aiscan.frontends.python.shapes import same_extent, shape_text
+from aiscan.frontends.python.symbols import is_size_symbol
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -269,7 +270,9 @@ def _learn_from_reshape(
     """A reshape that does not fit an array whose extents we named (`A_d0`) tells what they
     are: as many axes as the new shape has extents other than 1, matched in order
     (`np.reshape(A, (NR, NQ, 1, NP))` makes A `(NR, NQ, NP)`); the function is then
-    lowered again."""
+    lowered again. Extents that vary with a loop (`R**i`) tell nothing of the array's."""
+    if any(not is_size_symbol(s) for e in extents for s in sympy.sympify(e).free_symbols):
+        return
     wanted = tuple(e for e in extents if e != 1)
     given = tuple(e for e in old if e != 1)
     if len(wanted) == len(given):
