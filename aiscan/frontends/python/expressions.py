@@ -636,6 +636,15 @@ class ExpressionReader:
 
         if grids.is_grid(self, node):
             return grids.whole_grid(self, node)
+        from aiscan.frontends.python import histograms
+
+        if histograms.is_histogram(self, node.value):
+            assert isinstance(node.value, cst.Call)
+            item = node.slice[0].slice if len(node.slice) == 1 else None
+            part = number_literal(item.value) if isinstance(item, cst.Index) else None
+            if part not in (0, 1):
+                return self.unsupported(node, f"`{self.names.text(node)}`: not `[0]` or `[1]`")
+            return histograms.histogram_part(self, node.value, int(part or 0))
         base = self.value(node.value)
         if base is None:
             return None
