@@ -81,7 +81,6 @@ def histogram_part(reader: ExpressionReader, node: cst.Call, part: int) -> Alloc
     if weights is not None and (weights.element.is_complex or not weights.element.is_float):
         reader.unsupported(node, f"`{text}`: only real floating-point weights are modeled")
         return None
-    (n,) = a.shape
     reader.note(
         UnknownKind.INDIRECT_ACCESS,
         node,
