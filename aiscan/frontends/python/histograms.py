@@ -92,7 +92,7 @@ def histogram_part(reader: ExpressionReader, node: cst.Call, part: int) -> Alloc
     shape = (bins,) if part == 0 else (sympy.expand(bins + 1),)
     element = counts if part == 0 else edges
     data = a
-    weighed = weights
+    weighed = weights if isinstance(weights, Leaf) else None
 
     def build(leaf: Leaf, namer: Namer, span: Span) -> Construction:
         other = namer.fresh("_hist")
