@@ -63,7 +63,7 @@ from aiscan.frontends.python.values import (
     Scalar,
     Select,
 )
-from aiscan.frontends.python.views import element_at
+from aiscan.frontends.python.views import element_at, shape_assigned
 from aiscan.ir.nodes import (
     Branch,
     ElementType,
@@ -95,6 +95,15 @@ _MAX_BODY_COPIES = 16
 
 _RangeChoice = tuple[sympy.Expr, sympy.Expr, tuple[sympy.Basic, ...]]
 """One combination of a `range`'s `min`/`max` alternatives: start, stop, conditions."""
+
+
+def _shape_target(target: cst.BaseExpression) -> bool:
+    """`x.shape` as an assignment's target (an in-place reshape)."""
+    return (
+        isinstance(target, cst.Attribute)
+        and target.attr.value == "shape"
+        and isinstance(target.value, cst.Name)
+    )
 
 
 @dataclass(slots=True)
@@ -465,7 +474,9 @@ class FunctionLowering:
         return first
 
     def _small_statement(self, node: cst.BaseSmallStatement) -> _Lowered:
-        if isinstance(node, cst.Assign):
+        if isinstance(node, cst.Assign) and all(_shape_target(t.target) for t in node.targets):
+            lowered = self._shape_assignment(node)
+        elif isinstance(node, cst.Assign):
             lowered = self._assign(node.targets[-1].target, node.value, node)
             # `a = b = expr`: computed once (into the last target), the others name it;
             # `A[s] = B[t] = expr` stores the one result twice: a copy from the last.
@@ -527,6 +538,24 @@ class FunctionLowering:
                 )
             )
         return lowered
+
+    def _shape_assignment(self, node: cst.Assign) -> _Lowered:
+        """`x.shape = n * m` (`a.shape = b.shape = (n, m)`): each name rebound to its array
+        under the new shape; no data moves."""
+        for target in node.targets:
+            assert isinstance(target.target, cst.Attribute)
+            owner = target.target.value
+            assert isinstance(owner, cst.Name)
+            base = self.reader.value(owner)
+            if base is None:
+                continue
+            if not isinstance(base, Leaf):
+                self.reader.unsupported(target.target, f"`{self.names.text(target.target)} =`")
+                continue
+            reshaped = shape_assigned(self.reader, base, node.value, node)
+            if reshaped is not None:
+                self.scope.names[owner.value] = reshaped
+        return _Lowered()
 
     def _binds_generator(self, value_node: cst.BaseExpression) -> bool:
         if not isinstance(value_node, cst.Call):

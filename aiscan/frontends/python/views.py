@@ -46,6 +46,7 @@ __all__ = [
     "read_view",
     "reshaped",
     "resolve_shape",
+    "shape_assigned",
     "through_operands",
 ]
 
@@ -262,6 +263,29 @@ def read_view(
     if function == "flatten":
         return reader.elementwise("free", "copy", [result], node)
     return result
+
+
+def shape_assigned(
+    reader: ExpressionReader, base: Leaf, value: cst.BaseExpression, node: cst.CSTNode
+) -> Leaf | None:
+    """`x.shape = (n, m)`: NumPy's in-place reshape, the same buffer under a new shape
+    (NumPy raises where that would need a copy), read as `x = x.reshape(n, m)`."""
+    listed = isinstance(value, cst.Tuple | cst.List)
+    items = [e.value for e in value.elements] if listed else [value]  # type: ignore[attr-defined]
+    extents = []
+    for item in items:
+        extent = reader.value(item)
+        if not isinstance(extent, Integer) or extent.value is None:
+            _unsupported(reader, item, f"`{reader.names.text(item)}` is not an integer extent")
+            return None
+        extents.append(extent.value)
+    text = reader.names.text(node)
+    new = resolve_shape(base.shape, extents)
+    result = new if isinstance(new, str) else reshaped(base, new)
+    if isinstance(result, str):
+        _unsupported(reader, node, f"`{text}`: {result}")
+        return None
+    return replace(result, text=text)
 
 
 def _learn_from_reshape(
