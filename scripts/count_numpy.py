@@ -839,6 +839,9 @@ def aiscan_figures(kernel: Path, measured: dict[str, Any]) -> dict[str, Any]:
         for p in measured["parameters"].values()
         if p.get("dtype", "").startswith("float")
     }
+    arrays = {p["dtype"] for p in measured["parameters"].values() if "dtype" in p}
+    if not floats and len(arrays) == 1 and arrays <= {"complex64", "complex128"}:
+        floats = arrays  # every array input is of one complex dtype
     if len(floats) == 1:
         # The user's switch for un-annotated arrays: the run's inputs are all of this dtype.
         command += ["--python-dtype", floats.pop()]

@@ -258,6 +258,10 @@ def read_view(
             return _unsupported(reader, node, f"`{text}`: the axis must be an integer literal")
         view = lambda leaf: flipped(leaf, flips)  # noqa: E731
     result = through_operands(base, view, text)
+    if isinstance(result, str) and function in ("reshape", "ravel") and isinstance(base, Contract):
+        # `np.reshape(A @ B, (n,))`: NumPy computes the product into a new array first.
+        made = _computed_first(reader, base, node)
+        result = result if made is None else view(made)
     if isinstance(result, str):
         return _unsupported(reader, node, f"`{text}`: {result}")
     if function == "flatten":
@@ -286,6 +290,18 @@ def shape_assigned(
         _unsupported(reader, node, f"`{text}`: {result}")
         return None
     return replace(result, text=text)
+
+
+def _computed_first(reader: ExpressionReader, value: Contract, node: cst.Call) -> Leaf | None:
+    """`value` computed into a temporary array, which a view then reads."""
+    from aiscan.frontends.python.expressions import Allocation
+    from aiscan.frontends.python.library_calls import Construction
+
+    def build(leaf: Leaf, namer: object, span: object) -> Construction:
+        return Construction(((leaf, value),))
+
+    made = Allocation(value.shape, value.element, False, value.text, build)
+    return reader.materialize(made, node)
 
 
 def _learn_from_reshape(
