@@ -468,6 +468,9 @@ class _Walker(cst.CSTVisitor):
                 self._mark_sizes(positional[0])
             elif len(positional) > 2:
                 self._mark_sizes(positional[2])
+        elif callee in ("repeat", "tile") and len(positional) > 1:
+            # `np.repeat(a, r, axis=d)`: the count is a size.
+            self._mark_sizes(positional[1])
         elif callee in ("meshgrid", "histogram") and positional:
             # `np.meshgrid(x, y)`: vectors; `np.histogram(a, bins, weights=w)`: `a` and `w`
             # arrays, `bins` a size.

@@ -177,6 +177,13 @@ def _grow(old: Shape, new: Shape, olds: list[int], news: list[int]) -> bool | No
     if numerator == 1 and news[-1] + 1 < len(new):
         news.append(news[-1] + 1)
         return True
+    if denominator != 1 and numerator != 1 and ratio.free_symbols:
+        # `R**i` against `R**K`: which divides depends on a loop variable; a coarser group
+        # of equal count is still the same C-order reshape.
+        for axes, shape in ((news, new), (olds, old)):
+            if axes[-1] + 1 < len(shape):
+                axes.append(axes[-1] + 1)
+                return True
     return None
 
 
