@@ -549,12 +549,14 @@ class FunctionLowering:
             base = self.reader.value(owner)
             if base is None:
                 continue
+            reshaped = None
             if not isinstance(base, Leaf):
                 self.reader.unsupported(target.target, f"`{self.names.text(target.target)} =`")
-                continue
-            reshaped = shape_assigned(self.reader, base, node.value, node)
-            if reshaped is not None:
-                self.scope.names[owner.value] = reshaped
+            else:
+                reshaped = shape_assigned(self.reader, base, node.value, node)
+            self.scope.names[owner.value] = reshaped or Opaque(
+                owner.value, "its shape assignment could not be analyzed"
+            )
         return _Lowered()
 
     def _binds_generator(self, value_node: cst.BaseExpression) -> bool:
