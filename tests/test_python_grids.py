@@ -1,6 +1,7 @@
-"""Grids, histograms and in-place reshapes (issue 28, construct 6): the forms aiscan does not
-model are located notes that leave the rest of the function counted, never a guess
-(`fixtures/python/grids.py` holds the forms it counts, with their values)."""
+"""Grids, histograms and in-place reshapes (issue 28, construct 6), and the loop of
+NPBench's `mandelbrot2`: the forms aiscan does not model are located notes that leave the
+rest of the function counted, never a guess (`fixtures/python/grids.py` holds the forms it
+counts, with their values)."""
 
 from __future__ import annotations
 
@@ -75,3 +76,33 @@ def test_chained_shape_assignment_reshapes_every_name() -> None:
     assert _notes(function) == []
     n, m = (sympy.Symbol(s, integer=True, positive=True) for s in "nm")
     assert sympy.simplify(function.flops.total - n * n * (2 * m - 1)) == 0
+
+
+def test_a_ufunc_output_given_positionally_is_not_an_operand() -> None:
+    """`np.multiply(z, z, w)` writes `z * z` into `w`: one multiply an element (it was read
+    as a three-operand product, two), `z` read and `w` written, no temporary."""
+    function = _analyze(
+        "import numpy as np\n"
+        "def f(n):\n"
+        "    z = np.ones(n)\n"
+        "    w = np.empty(n)\n"
+        "    np.multiply(z, z, w)\n"
+    )
+    assert _notes(function) == []
+    n = sympy.Symbol("n", integer=True, positive=True)
+    assert sympy.simplify(function.flops.total - n) == 0
+    assert sympy.simplify(function.traffic["eager"].total(False) - 24 * n) == 0
+
+
+def test_an_array_that_shrinks_in_its_loop_is_said() -> None:
+    """`z = z[z < 2.0]` in a loop: the body is counted once, at `z`'s shape on entry; the
+    loop says so at its line."""
+    function = _analyze(
+        "import numpy as np\n"
+        "def f(z, steps):\n"
+        "    for i in range(steps):\n"
+        "        z = z * z\n"
+        "        z = z[z < 2.0]\n"
+    )
+    notes = [(line, message) for _, line, message in _notes(function)]
+    assert any(line == 3 and "`z` changes shape in the loop" in m for line, m in notes)

@@ -18,6 +18,7 @@ from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.python import dtypes, grids
 from aiscan.frontends.python.annotations import parameter_binding
 from aiscan.frontends.python.bounds import bound_choices, tile_point_trip
+from aiscan.frontends.python.calls import positional_out
 from aiscan.frontends.python.eager import (
     EagerCalls,
     eager_calls,
@@ -515,7 +516,7 @@ class FunctionLowering:
             node.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
         ):
             lowered = _Lowered()  # a docstring
-        elif isinstance(node, cst.Expr) and _out_argument(node.value) is not None:
+        elif isinstance(node, cst.Expr) and _out_argument(node.value, self.names) is not None:
             lowered = self._into_out(node.value, node)
         elif isinstance(node, cst.Expr):
             value = self.reader.value(node.value)
@@ -581,10 +582,10 @@ class FunctionLowering:
             if masked is not None:
                 return masked
         bound = bound_name(target)  # `x` or `self.x`
-        if bound is not None and _out_argument(value_node) is not None:
+        if bound is not None and _out_argument(value_node, self.names) is not None:
             # `z = np.add(a, b, out=c)`: computed into c; z names c.
             lowered = self._into_out(value_node, node)
-            out = self.reader.value(_out_argument(value_node))  # type: ignore[arg-type]
+            out = self.reader.value(_out_argument(value_node, self.names))  # type: ignore[arg-type]
             if isinstance(out, Leaf):
                 self.scope.names[bound] = out
             return lowered
@@ -761,7 +762,7 @@ class FunctionLowering:
         """`np.multiply(x, 2.0, out=y)`: the call's value written into `y` itself (no
         temporary and no copy: NumPy writes its result there)."""
         assert isinstance(call, cst.Call)
-        out_node = _out_argument(call)
+        out_node = _out_argument(call, self.names)
         assert out_node is not None
         view = self.reader.value(out_node)
         value = self.reader.value(call)  # calls read positional arguments: `out=` is ours
@@ -1117,11 +1118,32 @@ class FunctionLowering:
         nodes = self._lowered_statements(statements)
         self.enclosing.pop()
         self.loop_depth -= 1
+        reshaped = self._reshaped_in_loop(before, span)
         self._restore_after_loop(before, var)
         for name in bindings:
             self._restore_after_loop(before, name)
         extent = span.through(self.names.span(node.body))
-        return merged_tiles(Loop(var, start, step, trip, tuple(nodes), extent, ()))
+        return merged_tiles(Loop(var, start, step, trip, tuple(nodes), extent, reshaped))
+
+    def _reshaped_in_loop(self, before: Scope, span: Span) -> tuple[Unknown, ...]:
+        """Arrays the body rebinds to another shape (`Z = Z[I]`, a selection that shrinks
+        each pass): the body was lowered once, at their shapes on entry, so say so."""
+        notes = []
+        for name, old in before.names.items():
+            new = self.scope.names.get(name)
+            if not isinstance(old, Leaf) or not old.shape or not isinstance(new, Leaf):
+                continue
+            if len(new.shape) == len(old.shape) and all(map(same_extent, new.shape, old.shape)):
+                continue
+            notes.append(
+                Unknown(
+                    UnknownKind.UNSUPPORTED,
+                    f"`{name}` changes shape in the loop, from {shape_text(old.shape)} to "
+                    f"{shape_text(new.shape)}: every pass is counted at its shape on entry",
+                    span,
+                )
+            )
+        return tuple(notes)
 
     def _iteration(self, node: cst.For) -> list[Node] | None:
         """`for v in A`, `for i, v in enumerate(A)` and `for a, b in zip(x, y)` over arrays
@@ -1637,11 +1659,12 @@ def _local_arrays(regions: Sequence[Region], escaping: set[str]) -> frozenset[st
     )
 
 
-def _out_argument(node: cst.BaseExpression) -> cst.BaseExpression | None:
-    """The `out=` argument of a call, if any."""
+def _out_argument(node: cst.BaseExpression, names: SourceNames) -> cst.BaseExpression | None:
+    """The `out=` argument of a call, or a ufunc's positional output, if any."""
     if not isinstance(node, cst.Call):
         return None
-    return next((a.value for a in node.args if a.keyword and a.keyword.value == "out"), None)
+    keyword = next((a.value for a in node.args if a.keyword and a.keyword.value == "out"), None)
+    return keyword or positional_out(names.canonical(node.func), node)
 
 
 def _statements(block: cst.BaseSuite) -> list[cst.CSTNode]:
