@@ -717,7 +717,9 @@ def _sympy_terms(expr: Any) -> dict[Monomial, Coefficient] | None:
                 continue
             base, exponent = (factor.base, factor.exp) if factor.is_Pow else (factor, 1)
             var = _var_of(base)
-            if var is None or not (exponent == int(exponent) and int(exponent) > 0):
+            if var is None or not (getattr(exponent, "is_number", True) and exponent > 0):
+                return None  # `R**K`: a symbolic exponent is no polynomial
+            if exponent != int(exponent):
                 return None
             powers[var] = powers.get(var, 0) + int(exponent)
         monomial = tuple(sorted(powers.items()))

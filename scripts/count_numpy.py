@@ -524,15 +524,28 @@ def _histogram(
 ) -> Any:
     """``np.histogram`` with equal bins as NumPy 2 computes it: the edges (``linspace``),
     the range once, per element ``(a - first_edge) / range * bins`` and, with weights,
-    ``bincount``'s add per element and the bins added into the result (one block)."""
+    ``bincount``'s add per element and the bins added into the result once per block of
+    65,536 elements. Its eager bytes are the call's own, as for any call: ``a`` (and the
+    weights) read, the counts and the edges written (docs/python.md)."""
     ra, rw, bins = _raw(a), _raw(weights), int(_raw(bins))
     hist, edges = func(ra, bins, range=range, weights=rw)
     n = int(np.size(ra))
     assert TALLY is not None
-    flops = 2 * (bins + 1) + 2 + 1 + 3 * n + (n + bins if rw is not None else 0)
-    TALLY.add(flops, 0, 0, 0)
-    TALLY.uncounted["histogram bytes"] += 1
+    blocks = -(-n // 65536)
+    flops = 2 * (bins + 1) + 2 + 1 + 3 * n + (n + blocks * bins if rw is not None else 0)
+    TALLY.add(flops, 0, _bytes_of(ra, rw), hist.nbytes + edges.nbytes)
     return Counted(hist), Counted(edges)
+
+
+def _meshgrid(func: Any, *xi: Any, **kwargs: Any) -> Any:
+    """``np.meshgrid``: each vector read, each part written (its copy; ``copy=False``
+    returns views, which move nothing)."""
+    raw = [_raw(x) for x in xi]
+    parts = func(*raw, **kwargs)
+    assert TALLY is not None
+    if kwargs.get("copy", True):
+        TALLY.add(0, 0, _bytes_of(*raw), sum(p.nbytes for p in parts))
+    return tuple(_wrap(p) for p in parts)
 
 
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
@@ -578,6 +591,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "clip": _ufunc_function(np._core.umath.clip),
     "cov": _cov,
     "histogram": _histogram,
+    "meshgrid": _meshgrid,
     "outer": lambda func, a, b: np.multiply.outer(_wrap_arg(_raw(a).ravel()), _raw(b).ravel()),
     "var": _var,
     "std": _var,
@@ -825,6 +839,9 @@ def aiscan_figures(kernel: Path, measured: dict[str, Any]) -> dict[str, Any]:
         for p in measured["parameters"].values()
         if p.get("dtype", "").startswith("float")
     }
+    arrays = {p["dtype"] for p in measured["parameters"].values() if "dtype" in p}
+    if not floats and len(arrays) == 1 and arrays <= {"complex64", "complex128"}:
+        floats = arrays  # every array input is of one complex dtype
     if len(floats) == 1:
         # The user's switch for un-annotated arrays: the run's inputs are all of this dtype.
         command += ["--python-dtype", floats.pop()]

@@ -35,12 +35,40 @@ if TYPE_CHECKING:
     from aiscan.frontends.python.expressions import ExpressionReader
     from aiscan.frontends.python.modules import Layer
 
-__all__ = ["read_call"]
+__all__ = ["positional_out", "read_call"]
 
 _METHODS = (
     frozenset({"sum", "prod", "max", "min", "mean", "dot", "astype", "copy", "std", "var"}) | VIEWS
 )
 _EINSUM = re.compile(r"^([a-zA-Z,]*)(->([a-zA-Z]*))?$")
+
+
+_BINARY_UFUNCS = frozenset(
+    {
+        "add", "subtract", "multiply", "divide", "true_divide", "power", "arctan2", "hypot",
+        "maximum", "minimum", "fmax", "fmin", "copysign", "greater", "less", "greater_equal",
+        "less_equal", "equal", "not_equal", "logical_and", "logical_or",
+    }
+)  # fmt: skip
+_UNARY_UFUNCS = frozenset(
+    {
+        "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
+        "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
+        "arctanh", "absolute", "fabs", "negative", "positive", "floor", "ceil", "trunc", "rint",
+        "sign", "logical_not", "isnan", "isfinite", "square",
+    }
+)  # fmt: skip
+
+
+def positional_out(canonical: str | None, node: cst.Call) -> cst.BaseExpression | None:
+    """The output array a NumPy ufunc takes positionally after its inputs
+    (`np.multiply(Z, Z, Z)`, `np.logical_not(I, I)`), or None."""
+    module, _, name = (canonical or "").rpartition(".")
+    inputs = 2 if name in _BINARY_UFUNCS else 1 if name in _UNARY_UFUNCS else 0
+    arguments = _positional(node)
+    if module != "numpy" or not inputs or len(arguments) != inputs + 1:
+        return None
+    return arguments[inputs]
 
 
 def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
@@ -211,6 +239,8 @@ def _numpy(reader: ExpressionReader, node: cst.Call, function: str, canonical: s
         # `np.where(c)` is `np.nonzero(c)`: indices, a data-dependent count of them.
         return reader.unsupported(node, f"`{reader.names.text(node)}` (only the 3-argument form)")
     if function in ARITHMETIC or function in SPECIAL or function in FREE:
+        if positional_out(canonical, node) is not None:
+            arguments = arguments[:-1]  # the output array, not an operand
         values = _arrays(reader, arguments)
         if values is None:
             return None

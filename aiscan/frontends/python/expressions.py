@@ -177,6 +177,8 @@ class Scope:
     """The summary of a helper with loops or branches (`summaries.py`), from the frontend."""
     layers: dict[str, Layer] = field(default_factory=dict)
     """`self.fc1 = nn.Linear(d, 4 * d)`: the `torch.nn` layers a module built (`modules.py`)."""
+    grids: dict[str, tuple[Leaf, sympy.Expr]] = field(default_factory=dict)
+    """`I, J = np.mgrid[...]`: each part as bound, and the integer it holds (`grids.py`)."""
 
     def copy(self) -> Scope:
         return Scope(
@@ -186,6 +188,7 @@ class Scope:
             dict(self.slices),
             self.summarize,
             dict(self.layers),
+            dict(self.grids),
         )
 
 
@@ -629,9 +632,26 @@ class ExpressionReader:
     def _Subscript(self, node: cst.Subscript) -> Value | None:
         if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
             return self._shape_entry(node)
+        from aiscan.frontends.python import grids
+
+        if grids.is_grid(self, node):
+            return grids.whole_grid(self, node)
+        from aiscan.frontends.python import histograms
+
+        if histograms.is_histogram(self, node.value):
+            assert isinstance(node.value, cst.Call)
+            item = node.slice[0].slice if len(node.slice) == 1 else None
+            part = number_literal(item.value) if isinstance(item, cst.Index) else None
+            if part not in (0, 1):
+                return self.unsupported(node, f"`{self.names.text(node)}`: not `[0]` or `[1]`")
+            return histograms.histogram_part(self, node.value, int(part or 0))
         base = self.value(node.value)
         if base is None:
             return None
+        if isinstance(base, Leaf | Allocation):
+            gathered = grids.gather_by_grid(self, base, node)
+            if gathered is not False:
+                return gathered  # type: ignore[return-value]
         if not isinstance(base, Leaf):
             return self.unsupported(node, f"indexing the computed value `{self.names.text(node)}`")
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
@@ -1127,7 +1147,11 @@ def _integer_operator(operator: str, left: Integer, right: Integer, text: str) -
 
 
 def _integer_power(base: sympy.Expr, exponent: sympy.Expr, text: str) -> Integer:
-    """`base ** exponent` for a non-negative literal exponent, bounded before it is computed."""
+    """`base ** exponent` for a non-negative literal exponent, bounded before it is computed;
+    a symbolic exponent (`R**K`, `R**(K - i - 1)` in an FFT's reshapes) stays a power of a
+    positive base, exact as written."""
+    if not exponent.is_number and (base.is_positive or (base.is_Integer and int(base) > 1)):
+        return Integer(sympy.Pow(base, exponent), text)
     if not exponent.is_Integer or int(exponent) < 0:
         return Integer(None, text)
     power = int(exponent)

@@ -468,6 +468,20 @@ class _Walker(cst.CSTVisitor):
                 self._mark_sizes(positional[0])
             elif len(positional) > 2:
                 self._mark_sizes(positional[2])
+        elif callee in ("repeat", "tile") and len(positional) > 1:
+            # `np.repeat(a, r, axis=d)`: the count is a size.
+            self._mark_sizes(positional[1])
+        elif callee in ("meshgrid", "histogram") and positional:
+            # `np.meshgrid(x, y)`: vectors; `np.histogram(a, bins, weights=w)`: `a` and `w`
+            # arrays, `bins` a size.
+            arrays = positional if callee == "meshgrid" else positional[:1]
+            arrays += [a.value for a in node.args if _keyword_is(a, "weights")]
+            for argument in arrays:
+                array = self._candidate(argument)
+                if array is not None:
+                    self.evidence.at_least(array, 1)
+            if callee == "histogram" and len(positional) > 1:
+                self._mark_sizes(positional[1])
         elif callee in _MATRIX_FUNCTIONS and positional:
             # `np.linalg.cholesky(A)`, `np.triu(A)`: the operand is a matrix.
             array = self._candidate(positional[0])
@@ -491,6 +505,10 @@ class _Walker(cst.CSTVisitor):
                 names = set(_arithmetic_names(argument, self.candidates))
                 if len(names) == 1 and "" not in names:
                     self.evidence.at_least(names.pop(), 1)
+
+
+def _keyword_is(argument: cst.Arg, name: str) -> bool:
+    return argument.keyword is not None and argument.keyword.value == name
 
 
 def _tensor_evidence(

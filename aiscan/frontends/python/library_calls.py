@@ -778,7 +778,8 @@ def _joined(
 
 def _copies(kind: str) -> Callable[[ExpressionReader, cst.Call], Value | None]:
     """`np.repeat(a, r)` (each element `r` times, `axis` None or 0) and `np.tile(a, r)` (`a`
-    `r` times end to end) of a 1-d `a`, `r` an integer: a new array of `n*r` (0 FLOPs)."""
+    `r` times end to end) of a 1-d `a`, `r` an integer: a new array of `n*r` (0 FLOPs);
+    `np.repeat(A, r, axis=d)` of an n-d `A` along `d`."""
     count_name = "repeats" if kind == "repeat" else "reps"
 
     def read(reader: ExpressionReader, node: cst.Call) -> Value | None:
@@ -791,6 +792,9 @@ def _copies(kind: str) -> Callable[[ExpressionReader, cst.Call], Value | None]:
         axis_node = _argument(node, 2, "axis") if kind == "repeat" else None
         if a is None or count_node is None:
             return None
+        axis = None if axis_node is None else number_literal(axis_node)
+        if kind == "repeat" and isinstance(axis, int) and len(a.shape) > 1:
+            return _repeated_along(reader, node, a, count_node, axis)
         if (
             len(a.shape) != 1
             or isinstance(count_node, (cst.Tuple, cst.List))
@@ -815,6 +819,51 @@ def _copies(kind: str) -> Callable[[ExpressionReader, cst.Call], Value | None]:
         return Allocation((sympy.expand(n * count),), a.element, False, text, build)
 
     return read
+
+
+def _repeated_along(
+    reader: ExpressionReader,
+    node: cst.Call,
+    a: ArrayValue,
+    count_node: cst.BaseExpression,
+    axis: int,
+) -> Value | None:
+    """`np.repeat(A, r, axis=d)` of an n-d `A`: each element `r` times along axis `d`, a new
+    array (0 FLOPs); `A` read once, the result written once."""
+    text = reader.names.text(node)
+    rank = len(a.shape)
+    d = axis + rank if axis < 0 else axis
+    if not 0 <= d < rank or isinstance(count_node, cst.Tuple | cst.List):
+        return reader.unsupported(node, f"`{text}`: the axis or the count is not modeled")
+    count = _size(reader, count_node)
+    if count is None:
+        return None
+    content = _axis_inserted(a, d + 1)
+    if content is None:
+        return reader.unsupported(node, f"`{text}`: a repeat of a computed value")
+    shape = (*a.shape[: d + 1], count, *a.shape[d + 1 :])
+    new_shape = (*a.shape[:d], sympy.expand(a.shape[d] * count), *a.shape[d + 1 :])
+
+    def build(leaf: Leaf, namer: Namer, span: Span) -> Construction:
+        index = [coordinate(k) for k in range(d)]
+        index.append(coordinate(d) * count + coordinate(d + 1))
+        index += [coordinate(k + 1) for k in range(d + 1, rank)]
+        return Construction(((_window(leaf, shape, index, text), content),))
+
+    return Allocation(new_shape, a.element, False, text, build)
+
+
+def _axis_inserted(value: ArrayValue, position: int) -> ArrayValue | None:
+    """`value` with a unit axis at `position` (broadcast where it is stored); None where
+    that is not a view (a computed value with an axis inside)."""
+    if position == len(value.shape):
+        return _expanded(value, 1)
+    if not isinstance(value, Leaf):
+        return None
+    at = {coordinate(k): coordinate(k + 1) for k in range(position, len(value.shape))}
+    index = tuple(substituted(e, at, simultaneous=True) for e in value.index)
+    shape = (*value.shape[:position], sympy.Integer(1), *value.shape[position:])
+    return replace(value, shape=shape, index=index)
 
 
 # ---- LAPACK drivers --------------------------------------------------------------------

@@ -15,9 +15,10 @@ import libcst as cst
 import sympy
 
 from aiscan.errors import Diagnostic, Severity
-from aiscan.frontends.python import dtypes
+from aiscan.frontends.python import dtypes, grids
 from aiscan.frontends.python.annotations import parameter_binding
 from aiscan.frontends.python.bounds import bound_choices, tile_point_trip
+from aiscan.frontends.python.calls import positional_out
 from aiscan.frontends.python.eager import (
     EagerCalls,
     eager_calls,
@@ -63,7 +64,7 @@ from aiscan.frontends.python.values import (
     Scalar,
     Select,
 )
-from aiscan.frontends.python.views import element_at
+from aiscan.frontends.python.views import element_at, shape_assigned
 from aiscan.ir.nodes import (
     Branch,
     ElementType,
@@ -95,6 +96,15 @@ _MAX_BODY_COPIES = 16
 
 _RangeChoice = tuple[sympy.Expr, sympy.Expr, tuple[sympy.Basic, ...]]
 """One combination of a `range`'s `min`/`max` alternatives: start, stop, conditions."""
+
+
+def _shape_target(target: cst.BaseExpression) -> bool:
+    """`x.shape` as an assignment's target (an in-place reshape)."""
+    return (
+        isinstance(target, cst.Attribute)
+        and target.attr.value == "shape"
+        and isinstance(target.value, cst.Name)
+    )
 
 
 @dataclass(slots=True)
@@ -465,7 +475,9 @@ class FunctionLowering:
         return first
 
     def _small_statement(self, node: cst.BaseSmallStatement) -> _Lowered:
-        if isinstance(node, cst.Assign):
+        if isinstance(node, cst.Assign) and all(_shape_target(t.target) for t in node.targets):
+            lowered = self._shape_assignment(node)
+        elif isinstance(node, cst.Assign):
             lowered = self._assign(node.targets[-1].target, node.value, node)
             # `a = b = expr`: computed once (into the last target), the others name it;
             # `A[s] = B[t] = expr` stores the one result twice: a copy from the last.
@@ -504,7 +516,7 @@ class FunctionLowering:
             node.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
         ):
             lowered = _Lowered()  # a docstring
-        elif isinstance(node, cst.Expr) and _out_argument(node.value) is not None:
+        elif isinstance(node, cst.Expr) and _out_argument(node.value, self.names) is not None:
             lowered = self._into_out(node.value, node)
         elif isinstance(node, cst.Expr):
             value = self.reader.value(node.value)
@@ -528,6 +540,26 @@ class FunctionLowering:
             )
         return lowered
 
+    def _shape_assignment(self, node: cst.Assign) -> _Lowered:
+        """`x.shape = n * m` (`a.shape = b.shape = (n, m)`): each name rebound to its array
+        under the new shape; no data moves."""
+        for target in node.targets:
+            assert isinstance(target.target, cst.Attribute)
+            owner = target.target.value
+            assert isinstance(owner, cst.Name)
+            base = self.reader.value(owner)
+            if base is None:
+                continue
+            reshaped = None
+            if not isinstance(base, Leaf):
+                self.reader.unsupported(target.target, f"`{self.names.text(target.target)} =`")
+            else:
+                reshaped = shape_assigned(self.reader, base, node.value, node)
+            self.scope.names[owner.value] = reshaped or Opaque(
+                owner.value, "its shape assignment could not be analyzed"
+            )
+        return _Lowered()
+
     def _binds_generator(self, value_node: cst.BaseExpression) -> bool:
         if not isinstance(value_node, cst.Call):
             return False
@@ -540,6 +572,8 @@ class FunctionLowering:
         span = self.names.span(node)
         text = self.names.text(node)
         if isinstance(target, cst.Tuple):
+            if grids.is_grid(self.reader, value_node):
+                return self._unpack_grid(target, value_node)
             return self._unpack(target, value_node)
         if isinstance(value_node, cst.IfExp) and target is not None:
             return self._ternary(target, value_node, node)
@@ -548,10 +582,10 @@ class FunctionLowering:
             if masked is not None:
                 return masked
         bound = bound_name(target)  # `x` or `self.x`
-        if bound is not None and _out_argument(value_node) is not None:
+        if bound is not None and _out_argument(value_node, self.names) is not None:
             # `z = np.add(a, b, out=c)`: computed into c; z names c.
             lowered = self._into_out(value_node, node)
-            out = self.reader.value(_out_argument(value_node))  # type: ignore[arg-type]
+            out = self.reader.value(_out_argument(value_node, self.names))  # type: ignore[arg-type]
             if isinstance(out, Leaf):
                 self.scope.names[bound] = out
             return lowered
@@ -598,14 +632,7 @@ class FunctionLowering:
                 self.scope.names[name] = value
                 return _Lowered()
             if isinstance(value, Allocation):
-                leaf = leaf_for(name, value.shape, value.element, span)
-                self.scope.names[name] = leaf
-                if value.build is not None:
-                    return self._construct(leaf, value, text, span)
-                if not value.fills:
-                    return _Lowered()
-                fill = Scalar(value.element, False, value.text, constant=True)
-                return self._array_statement(Target(leaf), fill, text, span, rebinds=False)
+                return self._allocated(name, value, text, span)
             if isinstance(value, Leaf) and (value.shape or isinstance(value_node, cst.Name)):
                 self.scope.names[name] = value  # a view or another name: no copy, no traffic
                 return _Lowered()
@@ -631,6 +658,49 @@ class FunctionLowering:
             return self._array_statement(Target(view), array_value, text, span, rebinds=False)
         self.reader.unsupported(node, f"assignment to `{self.names.text(target)}`")
         return _Lowered()
+
+    def _allocated(self, name: str, value: Allocation, text: str, span: Span) -> _Lowered:
+        """`name = np.zeros(...)` or a constructor: a new array bound to `name`, and what
+        the constructor writes into it."""
+        leaf = leaf_for(name, value.shape, value.element, span)
+        self.scope.names[name] = leaf
+        if value.build is not None:
+            return self._construct(leaf, value, text, span)
+        if not value.fills:
+            return _Lowered()
+        fill = Scalar(value.element, False, value.text, constant=True)
+        return self._array_statement(Target(leaf), fill, text, span, rebinds=False)
+
+    def _unpack_grid(self, target: cst.Tuple, value_node: cst.BaseExpression) -> _Lowered:
+        """`I, J = np.mgrid[0:n, 0:m]` (or `ogrid`, `meshgrid`): each name a new array
+        (`grids.py`); an `mgrid`/`ogrid` part remembers the integer it holds."""
+        names = [bound_name(e.value) for e in target.elements]
+        parts = grids.grid_parts(self.reader, value_node)
+        if parts is not None and len(parts) != len(names):
+            self.reader.unsupported(
+                target, f"unpacking the {len(parts)} arrays of `{self.names.text(value_node)}`"
+            )
+            parts = None
+        if parts is None or any(n is None for n in names):
+            for name in names:
+                if name is not None:
+                    self.scope.names[name] = Opaque(name, "its grid could not be analyzed")
+            if parts is not None:
+                self.reader.unsupported(target, f"unpacking `{self.names.text(value_node)}`")
+            return _Lowered()
+        lowered = _Lowered()
+        span, text = self.names.span(target), self.names.text(value_node)
+        for name, part in zip(names, parts, strict=True):
+            assert name is not None
+            self.scope.grids.pop(name, None)
+            if isinstance(part.value, Leaf):
+                self.scope.names[name] = part.value  # `copy=False`: a view
+                continue
+            lowered.extend(self._allocated(name, part.value, text, span))
+            bound = self.scope.names[name]
+            if part.holds is not None and isinstance(bound, Leaf):
+                self.scope.grids[name] = (bound, part.holds)
+        return lowered
 
     def _selections_placed(self, value: object, root: bool, node: cst.CSTNode) -> bool:
         """False, with a located note, when a boolean selection sits where its
@@ -692,7 +762,7 @@ class FunctionLowering:
         """`np.multiply(x, 2.0, out=y)`: the call's value written into `y` itself (no
         temporary and no copy: NumPy writes its result there)."""
         assert isinstance(call, cst.Call)
-        out_node = _out_argument(call)
+        out_node = _out_argument(call, self.names)
         assert out_node is not None
         view = self.reader.value(out_node)
         value = self.reader.value(call)  # calls read positional arguments: `out=` is ours
@@ -1048,11 +1118,32 @@ class FunctionLowering:
         nodes = self._lowered_statements(statements)
         self.enclosing.pop()
         self.loop_depth -= 1
+        reshaped = self._reshaped_in_loop(before, span)
         self._restore_after_loop(before, var)
         for name in bindings:
             self._restore_after_loop(before, name)
         extent = span.through(self.names.span(node.body))
-        return merged_tiles(Loop(var, start, step, trip, tuple(nodes), extent, ()))
+        return merged_tiles(Loop(var, start, step, trip, tuple(nodes), extent, reshaped))
+
+    def _reshaped_in_loop(self, before: Scope, span: Span) -> tuple[Unknown, ...]:
+        """Arrays the body rebinds to another shape (`Z = Z[I]`, a selection that shrinks
+        each pass): the body was lowered once, at their shapes on entry, so say so."""
+        notes = []
+        for name, old in before.names.items():
+            new = self.scope.names.get(name)
+            if not isinstance(old, Leaf) or not old.shape or not isinstance(new, Leaf):
+                continue
+            if len(new.shape) == len(old.shape) and all(map(same_extent, new.shape, old.shape)):
+                continue
+            notes.append(
+                Unknown(
+                    UnknownKind.UNSUPPORTED,
+                    f"`{name}` changes shape in the loop, from {shape_text(old.shape)} to "
+                    f"{shape_text(new.shape)}: every pass is counted at its shape on entry",
+                    span,
+                )
+            )
+        return tuple(notes)
 
     def _iteration(self, node: cst.For) -> list[Node] | None:
         """`for v in A`, `for i, v in enumerate(A)` and `for a, b in zip(x, y)` over arrays
@@ -1568,11 +1659,12 @@ def _local_arrays(regions: Sequence[Region], escaping: set[str]) -> frozenset[st
     )
 
 
-def _out_argument(node: cst.BaseExpression) -> cst.BaseExpression | None:
-    """The `out=` argument of a call, if any."""
+def _out_argument(node: cst.BaseExpression, names: SourceNames) -> cst.BaseExpression | None:
+    """The `out=` argument of a call, or a ufunc's positional output, if any."""
     if not isinstance(node, cst.Call):
         return None
-    return next((a.value for a in node.args if a.keyword and a.keyword.value == "out"), None)
+    keyword = next((a.value for a in node.args if a.keyword and a.keyword.value == "out"), None)
+    return keyword or positional_out(names.canonical(node.func), node)
 
 
 def _statements(block: cst.BaseSuite) -> list[cst.CSTNode]:

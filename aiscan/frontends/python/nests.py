@@ -46,6 +46,13 @@ __all__ = [
 _COMBINE = {"sum": "add", "prod": "mul", "max": "", "min": ""}
 
 
+def _combined_flops(combine: str) -> FlopTally:
+    """One combine of a reduction: `add`, `mul`, or `complex_add` (two real adds)."""
+    if combine == "complex_add":
+        return FlopTally(add=2)
+    return FlopTally(**{combine: 1})
+
+
 class Namer:
     """Fresh names for one function: loop variables, registers, temporaries."""
 
@@ -406,7 +413,9 @@ class NestBuilder:
                 "mul", value.element.is_complex, value.element.is_complex
             )
         text = f"{register} = {value.text}"
-        return self._peel(evaluation, axes, "add" if floating else "", text), hoists
+        # A complex product's sums are complex adds (2 real each), as its multiplies are 6.
+        combine = ("complex_add" if value.element.is_complex else "add") if floating else ""
+        return self._peel(evaluation, axes, combine, text), hoists
 
     def _peel(
         self,
@@ -420,7 +429,7 @@ class NestBuilder:
             return self._unpeeled(element, axes, combine, text)
         combined = _Evaluation(element.flops, list(element.accesses), list(element.special_calls))
         if combine:
-            combined.flops = combined.flops + FlopTally(**{combine: 1})
+            combined.flops = combined.flops + _combined_flops(combine)
         peeled = self._peeled(element, combined, axes, {}, text)
         # An extent that follows an enclosing loop (`L[i, :i] @ x[:i]`) is empty at some of
         # its iterations: there the peel runs nothing, so it is guarded by `extent >= 1`
@@ -451,7 +460,7 @@ class NestBuilder:
         nodes = self._combined(element, axes, {}, text)
         if combine:
             count = sympy.expand(sympy.Mul(*(extent for _, extent in axes)) - 1)
-            step = self._statement(text, _Evaluation(FlopTally(**{combine: 1})))
+            step = self._statement(text, _Evaluation(_combined_flops(combine)))
             var = self.namer.fresh("_k")
             nodes.append(Loop(var, sympy.Integer(0), 1, count, (step,), self.span))
         return nodes

@@ -22,6 +22,7 @@ import libcst as cst
 import sympy
 
 from aiscan.frontends.python.shapes import same_extent, shape_text
+from aiscan.frontends.python.symbols import is_size_symbol
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -45,6 +46,7 @@ __all__ = [
     "read_view",
     "reshaped",
     "resolve_shape",
+    "shape_assigned",
     "through_operands",
 ]
 
@@ -175,6 +177,13 @@ def _grow(old: Shape, new: Shape, olds: list[int], news: list[int]) -> bool | No
     if numerator == 1 and news[-1] + 1 < len(new):
         news.append(news[-1] + 1)
         return True
+    if denominator != 1 and numerator != 1 and ratio.free_symbols:
+        # `R**i` against `R**K`: which divides depends on a loop variable; a coarser group
+        # of equal count is still the same C-order reshape.
+        for axes, shape in ((news, new), (olds, old)):
+            if axes[-1] + 1 < len(shape):
+                axes.append(axes[-1] + 1)
+                return True
     return None
 
 
@@ -256,11 +265,50 @@ def read_view(
             return _unsupported(reader, node, f"`{text}`: the axis must be an integer literal")
         view = lambda leaf: flipped(leaf, flips)  # noqa: E731
     result = through_operands(base, view, text)
+    if isinstance(result, str) and function in ("reshape", "ravel") and isinstance(base, Contract):
+        # `np.reshape(A @ B, (n,))`: NumPy computes the product into a new array first.
+        made = _computed_first(reader, base, node)
+        result = result if made is None else view(made)
     if isinstance(result, str):
         return _unsupported(reader, node, f"`{text}`: {result}")
     if function == "flatten":
         return reader.elementwise("free", "copy", [result], node)
     return result
+
+
+def shape_assigned(
+    reader: ExpressionReader, base: Leaf, value: cst.BaseExpression, node: cst.CSTNode
+) -> Leaf | None:
+    """`x.shape = (n, m)`: NumPy's in-place reshape, the same buffer under a new shape
+    (NumPy raises where that would need a copy), read as `x = x.reshape(n, m)`."""
+    listed = isinstance(value, cst.Tuple | cst.List)
+    items = [e.value for e in value.elements] if listed else [value]  # type: ignore[attr-defined]
+    extents = []
+    for item in items:
+        extent = reader.value(item)
+        if not isinstance(extent, Integer) or extent.value is None:
+            _unsupported(reader, item, f"`{reader.names.text(item)}` is not an integer extent")
+            return None
+        extents.append(extent.value)
+    text = reader.names.text(node)
+    new = resolve_shape(base.shape, extents)
+    result = new if isinstance(new, str) else reshaped(base, new)
+    if isinstance(result, str):
+        _unsupported(reader, node, f"`{text}`: {result}")
+        return None
+    return replace(result, text=text)
+
+
+def _computed_first(reader: ExpressionReader, value: Contract, node: cst.Call) -> Leaf | None:
+    """`value` computed into a temporary array, which a view then reads."""
+    from aiscan.frontends.python.expressions import Allocation
+    from aiscan.frontends.python.library_calls import Construction
+
+    def build(leaf: Leaf, namer: object, span: object) -> Construction:
+        return Construction(((leaf, value),))
+
+    made = Allocation(value.shape, value.element, False, value.text, build)
+    return reader.materialize(made, node)
 
 
 def _learn_from_reshape(
@@ -269,7 +317,9 @@ def _learn_from_reshape(
     """A reshape that does not fit an array whose extents we named (`A_d0`) tells what they
     are: as many axes as the new shape has extents other than 1, matched in order
     (`np.reshape(A, (NR, NQ, 1, NP))` makes A `(NR, NQ, NP)`); the function is then
-    lowered again."""
+    lowered again. Extents that vary with a loop (`R**i`) tell nothing of the array's."""
+    if any(not is_size_symbol(s) for e in extents for s in sympy.sympify(e).free_symbols):
+        return
     wanted = tuple(e for e in extents if e != 1)
     given = tuple(e for e in old if e != 1)
     if len(wanted) == len(given):
