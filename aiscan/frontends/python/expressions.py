@@ -20,7 +20,7 @@ from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text, slice_view
-from aiscan.frontends.python.symbols import MAX_INTEGER, MAX_INTEGER_BITS
+from aiscan.frontends.python.symbols import MAX_INTEGER, MAX_INTEGER_BITS, data_symbol
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -715,7 +715,7 @@ class ExpressionReader:
                 shape.append(sliced.length)
             else:
                 assert isinstance(item, cst.Index)
-                position = self.integer(item.value)
+                position = self._gathered(item.value, node) or self.integer(item.value)
                 if position is None:
                     return None
                 if position.is_number and position < 0:
@@ -727,6 +727,28 @@ class ExpressionReader:
         return Leaf(
             base.array, base.element, tuple(shape), index, self.names.text(node), self.span(node)
         )
+
+    def _gathered(self, index: cst.BaseExpression, node: cst.CSTNode) -> sympy.Expr | None:
+        """An element of an array as the index (`G[k, neigh_idx[a, b]]`): one element along
+        that axis, so shapes and FLOPs stay exact, at an address the data decides (an
+        indirect access, its footprint bounded by its executions, said at the line)."""
+        if not isinstance(index, cst.Subscript):
+            return None
+        errors, unknowns = len(self.errors), len(self.unknowns)
+        value = self.value(index)
+        element = value.element if isinstance(value, Leaf) else None
+        if not isinstance(value, Leaf) or value.shape or element in (dtypes.BOOL, None):
+            del self.errors[errors:], self.unknowns[unknowns:]  # read again as an integer
+            return None
+        text = self.names.text(index)
+        self.note(
+            UnknownKind.INDIRECT_ACCESS,
+            node,
+            f"`{self.names.text(node)}`: the index `{text}` is read from data: one element "
+            "along that axis (shape and FLOPs exact), its address unknown; its footprint is "
+            f"bounded by its executions (the reads of `{text}` itself are not counted)",
+        )
+        return data_symbol(text)
 
     def _slice_object(self, item: cst.BaseSlice | None) -> SliceObject | None:
         """The `slice(...)` a name in an index is bound to (`a[s]`), if it is one."""

@@ -509,7 +509,7 @@ class NestBuilder:
         accesses = [
             Access(
                 a.array,
-                tuple(substituted(e, fixed) for e in a.index or ()),
+                None if a.index is None else tuple(substituted(e, fixed) for e in a.index),
                 a.element,
                 a.is_write,
                 a.span,
