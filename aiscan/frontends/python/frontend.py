@@ -223,6 +223,7 @@ class _Summaries:
             notes,
             fixed,
             frozenset(lowering.candidates),
+            frozenset(lowering.merged),
         )
 
 

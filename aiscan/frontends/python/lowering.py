@@ -144,6 +144,8 @@ class FunctionLowering:
         """The array library the function runs in (`frameworks.py`), for its methods."""
         self.hints = hints or _Hints(ranks=dict(ranks_given or {}))
         self.candidates: set[str] = set()
+        self.merged: set[str] = set()
+        """Parameters whose leading axes are one extent (`Evidence.leading_merged`)."""
         self.reader = ExpressionReader(names, scope)
         self.reader.framework = framework
         self.namer = Namer()
@@ -265,6 +267,12 @@ class FunctionLowering:
             binding = self.scope.names[name]
             if isinstance(binding, Opaque) and binding.annotated_array:
                 evidence.weak_rank[name] = max(evidence.weak_rank.get(name, 0), 1)
+        self.merged = {
+            n for n in candidates if evidence.leading_merged(n) and n not in self.hints.ranks
+        }
+        for name in self.merged:
+            # Its leading axes as one extent, their product: exact for any rank from 1 up.
+            evidence.weak_rank[name] = 2
         self.candidates = candidates
         self.reader.inferred = candidates
         self.reader.trailing = {n for n in candidates if evidence.rank_only_from_meeting(n)}
@@ -314,6 +322,12 @@ class FunctionLowering:
                     how += " (extents matched to the arrays it is combined with)"
                 if evidence.rank_only_from_meeting(name) and name not in self.hints.ranks:
                     how += " (it meets arrays in arithmetic; a vector: the code gives no rank)"
+                if name in self.merged:
+                    how += (
+                        f" ({dims[0][0]} the product of its leading extents, 1 for a vector: "
+                        "the code works elementwise and along the last axis only, so the "
+                        "counts hold for any rank)"
+                    )
                 message = f"`{name}` {unannotated}: taken as an array of shape ({said}){how}"
                 message += dtype_note
                 if evidence.rank_unknown(name) and name not in self.hints.ranks:

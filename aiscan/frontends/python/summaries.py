@@ -78,6 +78,9 @@ class Summary:
     """Module constants: the same size at every call, never replaced."""
     inferred: frozenset[str] = frozenset()
     """Parameters whose shape the helper's code gave (no annotation): a call may say more."""
+    merged: frozenset[str] = frozenset()
+    """Inferred parameters whose leading axes are one extent: any rank fits them, so a call
+    of another rank lowers the helper again at that rank (a vector included)."""
 
 
 Summarize = Callable[
@@ -183,7 +186,9 @@ def _rank_overrides(
         value = arguments.get(parameter)
         if not isinstance(binding, Leaf) or value is None or isinstance(value, Integer):
             continue
-        if parameter in summary.inferred and len(value.shape) > len(binding.shape):
+        other = len(value.shape) != len(binding.shape)
+        higher = len(value.shape) > len(binding.shape)
+        if (parameter in summary.merged and other) or (parameter in summary.inferred and higher):
             ranks[parameter] = len(value.shape)
     return ranks
 
