@@ -812,6 +812,42 @@ class ExpressionReader:
 
         return read_call(self, node)
 
+    def inline_parts(
+        self, node: cst.Call, definition: cst.FunctionDef, count: int
+    ) -> list[Value | None] | None:
+        """`a, b = f(...)` with `f` returning a tuple of `count` values: each value, the
+        helper's work instantiated once (a summarized helper) or each part inlined on its
+        own (a helper inlined reads no value twice, so no part repeats another's work).
+        None when `f` does not return such a tuple (the caller says so)."""
+        name = definition.name.value
+        if name in self.scope.inlining:
+            return None
+        bound = self._arguments(node, definition)
+        if bound is None:
+            return None
+        from aiscan.frontends.python.summaries import has_control_flow, read_summarized_parts
+
+        if has_control_flow(definition):
+            return read_summarized_parts(self, node, definition, bound, count)
+        returned = _returned_tuple(definition)
+        if returned is None or len(returned.elements) != count:
+            return None
+        caller = self.scope
+        values: list[Value | None] = []
+        for part in range(count):
+            names: dict[str, Binding] = {
+                k: v for k, v in caller.names.items() if isinstance(v, Integer)
+            }
+            names.update(bound)
+            self.scope = Scope(
+                names, caller.helpers, (*caller.inlining, name), summarize=caller.summarize
+            )
+            try:
+                values.append(self._inline_body(node, definition, part))
+            finally:
+                self.scope = caller
+        return values
+
     def inline(self, node: cst.Call, definition: cst.FunctionDef) -> Value | None:
         """A call to a function of the same module, instantiated with its arguments: its
         assignments and `return` read as one expression of the caller's values (so
@@ -912,12 +948,16 @@ class ExpressionReader:
             return None
         return bound
 
-    def _inline_body(self, node: cst.Call, definition: cst.FunctionDef) -> Value | None:
+    def _inline_body(
+        self, node: cst.Call, definition: cst.FunctionDef, part: int | None = None
+    ) -> Value | None:
         body = definition.body.body if isinstance(definition.body, cst.IndentedBlock) else ()
         for statement in body:
             assert isinstance(statement, cst.SimpleStatementLine)  # else summarized (`inline`)
             for small in statement.body:
                 if isinstance(small, cst.Return):
+                    if part is not None and isinstance(small.value, cst.Tuple):
+                        return self.value(small.value.elements[part].value)
                     if small.value is None or isinstance(small.value, cst.Tuple):
                         return self.unsupported(
                             node, f"the value `{definition.name.value}` returns"
@@ -1199,3 +1239,13 @@ def leaf_for(name: str, shape: Shape, element: ElementType, span: Span) -> Leaf:
 
 def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _returned_tuple(definition: cst.FunctionDef) -> cst.Tuple | None:
+    """The tuple a helper of simple statements returns (`return KE, PE`), if it does."""
+    body = definition.body.body if isinstance(definition.body, cst.IndentedBlock) else ()
+    for statement in body:
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Return):
+                return small.value if isinstance(small.value, cst.Tuple) else None
+    return None

@@ -224,6 +224,7 @@ class _Summaries:
             fixed,
             frozenset(lowering.candidates),
             frozenset(lowering.merged),
+            tuple(lowering.tuple_returns),
         )
 
 
