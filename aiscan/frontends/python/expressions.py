@@ -986,6 +986,18 @@ class ExpressionReader:
         """`a @ b` for 1-d and 2-d operands, and stacks of matrices with equal batch shapes."""
         ra, rb = len(a.shape), len(b.shape)
         if ra == 0 or rb == 0:
+            guessed = [o for o in (a, b) if isinstance(o, Leaf) and o.array in self.inferred]
+            if any(not o.shape for o in guessed):
+                # NumPy's `@` rejects a 0-d operand: an element of an un-annotated array
+                # here (`G[k, E - w, i] @ dH[a, b, i]`) means it has more axes than the
+                # indices say, which nothing else in the code tells.
+                self.note(
+                    UnknownKind.UNKNOWN_SHAPE,
+                    node,
+                    f"`{self.names.text(node)}`: `@` of an element of an un-annotated array, "
+                    "which NumPy rejects on a scalar: the array has more axes than its "
+                    "indices say; counted as a product of scalars",
+                )
             return self.elementwise("mul", "multiply", (a, b), node, text)
         if self.framework in ("torch", "jax") and ra != rb and min(ra, rb) >= 2:
             # Model code multiplies stacks with the same batch axes (`q @ k.mT`): an
