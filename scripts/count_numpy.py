@@ -941,7 +941,8 @@ _FIXTURE_RUNS: dict[str, tuple[list[Any], dict[str, int]]] = {
         [1.5, 0.5, ("array", (50, 40)), ("array", (50, 40)), ("array", (40,))],
         {"Q_d0": 50, "v_d0": 40},
     ),
-    "normalize": ([("array", (100,))], {"z_d0": 100}),
+    # z's leading axes are one extent, z_d0 (1 for this vector): aiscan takes it (z_d0, z_d1).
+    "normalize": ([("array", (100,))], {"z_d0": 1, "z_d1": 100}),
     "classify": (
         [("array", (20, 30)), ("array", (30, 10)), ("array", (10,))],
         {"n": 20, "k": 30, "w_out_d1": 10},

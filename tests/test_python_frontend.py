@@ -171,3 +171,21 @@ def test_empty_contractions_count_nothing_brute_force() -> None:
             total = functions[name].flops.total
             got = total.subs({s: size for s in total.free_symbols if s.name == "n"})
             assert got == want, f"{name} at n = {size}: {got} != {want}"
+
+
+def test_index_conditions_over_two_sizes_brute_force() -> None:
+    """`if E - w >= 0` over two sizes and a back substitution whose rows and columns are
+    two sizes bend where one size passes the other: the counts equal the operations
+    counted one by one on both sides of the bend and on it (issue 28, ludcmp)."""
+    functions = _analyze(FIXTURES / "index_conditions.py")
+    for rows in range(1, 8):
+        for other in range(1, 8):
+            lagged = sum(2 for e in range(rows) for w in range(other) if e - w >= 0)
+            back = sum(2 + max(2 * (other - 1 - i) - 1, 0) for i in range(rows))
+            for name, want, values in (
+                ("lagged_products", lagged, {"G_d0": rows, "D_d0": other}),
+                ("back_substitution", back, {"A_d0": rows, "y_d0": other}),
+            ):
+                total = functions[name].flops.total
+                got = total.subs({s: values[s.name] for s in total.free_symbols})
+                assert got == want, f"{name} at {values}: {got} != {want}"

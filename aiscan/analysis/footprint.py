@@ -221,10 +221,13 @@ def executions_bound(loops: Sequence[LoopLike]) -> sympy.Expr:
 def footprint_of(access: Access, loops: Sequence[LoopLike]) -> Footprint:
     """The footprint of one reference executed over `loops` (outermost first)."""
     if access.index is None:
+        executions = executions_bound(loops)
         return Footprint(
-            executions_bound(loops),
+            executions,
             None,
-            ("indirect", access.span),
+            # One reference is one key; Python's accesses share their statement's span, so
+            # its text and loops (a reduction's first element, then the rest) tell them apart.
+            ("indirect", access.span, access.text, executions),
             False,
             f"`{access.text}` is indirect: bounded by its executions",
         )

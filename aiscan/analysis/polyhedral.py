@@ -30,12 +30,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from itertools import product
+from itertools import permutations, product
 from math import lcm
 from typing import TYPE_CHECKING, Any
 
-from aiscan.algebra import SYMPY, ZERO, expand, to_sympy
-from aiscan.analysis.domain import Bounds, LoopLike, bounds_of
+from aiscan.algebra import ONE, SYMPY, ZERO, expand, to_sympy
+from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
 from aiscan.analysis.polynomials import linear_coefficient, terms_of
 from aiscan.ir.nodes import Access, Loop
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
@@ -482,17 +482,126 @@ def _guarded_runs(loops: tuple[Bounds, ...], guards: tuple[sympy.Basic, ...]) ->
     def count(point: tuple[int, ...]) -> int:
         return _domain_count(loops, guards, tuple(zip(sizes, point, strict=True)))
 
-    return _fitted(
-        sizes,
-        _degrees(sizes, [(loops, guards)]),
-        count,
-        _period([(loops, guards)], sizes),
+    degrees = _degrees(sizes, [(loops, guards)])
+    period = _period([(loops, guards)], sizes)
+    tiles = _tile_sizes([loops], sizes)
+
+    def runs(point: tuple[int, ...]) -> bool:
         # Exact wherever the loops around run, the guards false everywhere included: a
         # branch that is never taken at a size runs 0 times there, and its sibling does
         # the work (`range(max(0, i - 1), i + 1)` at n = 1).
-        lambda point: _domain_count(loops, (), tuple(zip(sizes, point, strict=True))) >= 1,
-        _tile_sizes([loops], sizes),
+        return _domain_count(loops, (), tuple(zip(sizes, point, strict=True))) >= 1
+
+    fitted = _fitted(sizes, degrees, count, period, runs, tiles)
+    if fitted is not None or period != 1 or tiles:
+        return fitted
+    component, free = _split_unguarded(loops, guards)
+    if free:
+        # Loops the guards and the guarded loops never mention multiply the count by
+        # their trips (`for q`, `for i` around `if E - w >= 0`): fitted without them, the
+        # grid is small enough, and the bend below is in two sizes, not eight.
+        inner = _guarded_runs(component, guards)
+        return None if inner is None else expand(inner * sum_over_loops(ONE, free))
+    if len(sizes) != 2:
+        return None  # one bend between two sizes; more would cost many more grids
+    # A guard bends the count in sizes no loop's range ties together: as deep in each as
+    # the nest.
+    return _fitted_by_minimum(sizes, [len(loops)] * len(sizes), count, runs)
+
+
+def _split_unguarded(
+    loops: tuple[Bounds, ...], guards: tuple[sympy.Basic, ...]
+) -> tuple[tuple[Bounds, ...], tuple[Bounds, ...]]:
+    """`loops` as those tied to the guards (a guard uses the variable, or the loop's
+    range uses or is used by a tied loop's variable) and the others."""
+    variables = {loop_symbol(loop.var): loop for loop in loops}
+    uses = {
+        loop.var: {variables[s].var for s in (loop.start.free_symbols | loop.trip.free_symbols)
+                   if s in variables}
+        for loop in loops
+    }  # fmt: skip
+    tied = {variables[s].var for g in guards for s in g.free_symbols if s in variables}
+    grown = True
+    while grown:
+        grown = False
+        for loop in loops:
+            linked = loop.var in tied or bool(uses[loop.var] & tied)
+            if linked and not ({loop.var} | uses[loop.var]) <= tied:
+                tied |= {loop.var} | uses[loop.var]
+                grown = True
+    return (
+        tuple(loop for loop in loops if loop.var in tied),
+        tuple(loop for loop in loops if loop.var not in tied),
     )
+
+
+def _fitted_by_minimum(
+    sizes: list[sympy.Symbol],
+    degrees: list[int],
+    count: Callable[[tuple[int, ...]], int],
+    runs: Callable[[tuple[int, ...]], bool],
+) -> sympy.Expr | None:
+    """A count with one bend where a size passes another, as a polynomial in
+    `Min(s, t - c)`: `if E - w >= 0` over `E < NE`, `w < Nw` runs for
+    `M*NE - M*(M - 1)/2` pairs, `M = Min(NE, Nw)`. Fitted where `s <= t - c`, then held
+    to a polynomial fitted where `s > t - c` and to held-out sizes on both sides of the
+    bend and below the grid; None when no such pair and offset fits."""
+    for low, high in permutations(range(len(sizes)), 2):
+        for offset in (0, 1, -1, 2, -2):
+            try:
+                found = _fitted_below(sizes, degrees, count, runs, (low, high, offset))
+            except _NotAffine:
+                return None
+            if found is not None:
+                return found
+    return None
+
+
+def _fitted_below(
+    sizes: list[sympy.Symbol],
+    degrees: list[int],
+    count: Callable[[tuple[int, ...]], int],
+    runs: Callable[[tuple[int, ...]], bool],
+    bend: tuple[int, int, int],
+) -> sympy.Expr | None:
+    low, high, offset = bend
+    points = 1
+    for degree in degrees:
+        points *= degree + 1
+    if 2 * points > MAX_GRID_POINTS:
+        return None
+    margin = 2 * len(sizes) + max(degrees) + abs(offset) + 2
+
+    def grid(raised: int) -> dict[tuple[int, ...], int]:
+        """The grid with `sizes[raised]` well above the others."""
+        values = {}
+        for corner in product(*(range(degree + 1) for degree in degrees)):
+            point = list(_grid_point(corner, len(sizes)))
+            point[raised] += margin + 2 * len(sizes)
+            values[tuple(point)] = count(tuple(point))
+        return values
+
+    below = _as_polynomial(sizes, _coefficients(grid(high)))
+    above = _as_polynomial(sizes, _coefficients(grid(low)))  # past the bend
+    s, t = sizes[low], sizes[high]
+    minimum = sympy.Min(s, t - offset)
+    candidate = below.subs(s, minimum)
+    if expand(below.subs(s, t - offset) - above) != 0:
+        return None
+    checks = []
+    for point in _held_out(len(sizes), max(degrees)):
+        for step in (-3, -1, 0, 1, 2, 5):
+            moved = list(point)
+            moved[low] = moved[high] - offset + step
+            checks.append(tuple(moved))
+    checks += [p for p in _small(len(sizes)) if runs(p)]
+    for point in checks:
+        if min(point) < 1:
+            continue
+        value = candidate.subs(dict(zip(sizes, point, strict=True)))
+        if value != count(point):
+            return None
+    return candidate
 
 
 @lru_cache(maxsize=4096)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from aiscan.algebra import ONE, SYMPY
 from aiscan.errors import Diagnostic
+from aiscan.ir.symbols import is_data_symbol
 from aiscan.span import Span
 
 if TYPE_CHECKING:
@@ -131,6 +132,14 @@ class Access:
     extents: tuple[sympy.Expr | None, ...] = ()
     """Declared element counts of the indexed dimensions, outermost first, where the source
     declares them (`float a[m][n]`: m, n); None where unknown, () when nothing is declared."""
+
+    def __post_init__(self) -> None:
+        # An index read from data (`data_symbol`) names one element at an unknown address:
+        # the access is indirect, whichever frontend built it.
+        if self.index is not None and any(
+            is_data_symbol(s) for e in self.index for s in getattr(e, "free_symbols", ())
+        ):
+            object.__setattr__(self, "index", None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,9 @@ from aiscan.algebra import Poly, is_poly, symbol
 __all__ = [
     "MAX_INTEGER",
     "MAX_INTEGER_BITS",
+    "data_symbol",
     "fraction_symbol",
+    "is_data_symbol",
     "is_size_symbol",
     "loop_symbol",
     "size_symbol",
@@ -53,6 +55,20 @@ def trip_symbol(name: str) -> Poly:
 def fraction_symbol(name: str) -> Poly:
     """The fraction of executions that take a branch; lies in [0, 1]."""
     return symbol(name, "fraction")
+
+
+@cache
+def data_symbol(text: str) -> Poly:
+    """An index read from data (`neigh_idx[a, b]` in `G[k, neigh_idx[a, b]]`): one element,
+    at an address the analysis cannot know. An access whose index holds one is indirect."""
+    return symbol(f"{_DATA}{text}", "plain")
+
+
+_DATA = "data:"
+
+
+def is_data_symbol(symbol: Any) -> bool:
+    return bool(getattr(symbol, "name", "").startswith(_DATA))
 
 
 def is_size_symbol(symbol: Any) -> bool:

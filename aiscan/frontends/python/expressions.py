@@ -20,7 +20,7 @@ from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text, slice_view
-from aiscan.frontends.python.symbols import MAX_INTEGER, MAX_INTEGER_BITS
+from aiscan.frontends.python.symbols import MAX_INTEGER, MAX_INTEGER_BITS, data_symbol
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -735,7 +735,7 @@ class ExpressionReader:
                 shape.append(sliced.length)
             else:
                 assert isinstance(item, cst.Index)
-                position = self.integer(item.value)
+                position = self._gathered(item.value, node) or self.integer(item.value)
                 if position is None:
                     return None
                 if position.is_number and position < 0:
@@ -747,6 +747,28 @@ class ExpressionReader:
         return Leaf(
             base.array, base.element, tuple(shape), index, self.names.text(node), self.span(node)
         )
+
+    def _gathered(self, index: cst.BaseExpression, node: cst.CSTNode) -> sympy.Expr | None:
+        """An element of an array as the index (`G[k, neigh_idx[a, b]]`): one element along
+        that axis, so shapes and FLOPs stay exact, at an address the data decides (an
+        indirect access, its footprint bounded by its executions, said at the line)."""
+        if not isinstance(index, cst.Subscript):
+            return None
+        errors, unknowns = len(self.errors), len(self.unknowns)
+        value = self.value(index)
+        element = value.element if isinstance(value, Leaf) else None
+        if not isinstance(value, Leaf) or value.shape or element in (dtypes.BOOL, None):
+            del self.errors[errors:], self.unknowns[unknowns:]  # read again as an integer
+            return None
+        text = self.names.text(index)
+        self.note(
+            UnknownKind.INDIRECT_ACCESS,
+            node,
+            f"`{self.names.text(node)}`: the index `{text}` is read from data: one element "
+            "along that axis (shape and FLOPs exact), its address unknown; its footprint is "
+            f"bounded by its executions (the reads of `{text}` itself are not counted)",
+        )
+        return data_symbol(text)
 
     def _slice_object(self, item: cst.BaseSlice | None) -> SliceObject | None:
         """The `slice(...)` a name in an index is bound to (`a[s]`), if it is one."""
@@ -809,6 +831,42 @@ class ExpressionReader:
         from aiscan.frontends.python.calls import read_call
 
         return read_call(self, node)
+
+    def inline_parts(
+        self, node: cst.Call, definition: cst.FunctionDef, count: int
+    ) -> list[Value | None] | None:
+        """`a, b = f(...)` with `f` returning a tuple of `count` values: each value, the
+        helper's work instantiated once (a summarized helper) or each part inlined on its
+        own (a helper inlined reads no value twice, so no part repeats another's work).
+        None when `f` does not return such a tuple (the caller says so)."""
+        name = definition.name.value
+        if name in self.scope.inlining:
+            return None
+        bound = self._arguments(node, definition)
+        if bound is None:
+            return None
+        from aiscan.frontends.python.summaries import has_control_flow, read_summarized_parts
+
+        if has_control_flow(definition):
+            return read_summarized_parts(self, node, definition, bound, count)
+        returned = _returned_tuple(definition)
+        if returned is None or len(returned.elements) != count:
+            return None
+        caller = self.scope
+        values: list[Value | None] = []
+        for part in range(count):
+            names: dict[str, Binding] = {
+                k: v for k, v in caller.names.items() if isinstance(v, Integer)
+            }
+            names.update(bound)
+            self.scope = Scope(
+                names, caller.helpers, (*caller.inlining, name), summarize=caller.summarize
+            )
+            try:
+                values.append(self._inline_body(node, definition, part))
+            finally:
+                self.scope = caller
+        return values
 
     def inline(self, node: cst.Call, definition: cst.FunctionDef) -> Value | None:
         """A call to a function of the same module, instantiated with its arguments: its
@@ -910,12 +968,16 @@ class ExpressionReader:
             return None
         return bound
 
-    def _inline_body(self, node: cst.Call, definition: cst.FunctionDef) -> Value | None:
+    def _inline_body(
+        self, node: cst.Call, definition: cst.FunctionDef, part: int | None = None
+    ) -> Value | None:
         body = definition.body.body if isinstance(definition.body, cst.IndentedBlock) else ()
         for statement in body:
             assert isinstance(statement, cst.SimpleStatementLine)  # else summarized (`inline`)
             for small in statement.body:
                 if isinstance(small, cst.Return):
+                    if part is not None and isinstance(small.value, cst.Tuple):
+                        return self.value(small.value.elements[part].value)
                     if small.value is None or isinstance(small.value, cst.Tuple):
                         return self.unsupported(
                             node, f"the value `{definition.name.value}` returns"
@@ -944,6 +1006,18 @@ class ExpressionReader:
         """`a @ b` for 1-d and 2-d operands, and stacks of matrices with equal batch shapes."""
         ra, rb = len(a.shape), len(b.shape)
         if ra == 0 or rb == 0:
+            guessed = [o for o in (a, b) if isinstance(o, Leaf) and o.array in self.inferred]
+            if any(not o.shape for o in guessed):
+                # NumPy's `@` rejects a 0-d operand: an element of an un-annotated array
+                # here (`G[k, E - w, i] @ dH[a, b, i]`) means it has more axes than the
+                # indices say, which nothing else in the code tells.
+                self.note(
+                    UnknownKind.UNKNOWN_SHAPE,
+                    node,
+                    f"`{self.names.text(node)}`: `@` of an element of an un-annotated array, "
+                    "which NumPy rejects on a scalar: the array has more axes than its "
+                    "indices say; counted as a product of scalars",
+                )
             return self.elementwise("mul", "multiply", (a, b), node, text)
         if self.framework in ("torch", "jax") and ra != rb and min(ra, rb) >= 2:
             # Model code multiplies stacks with the same batch axes (`q @ k.mT`): an
@@ -1201,3 +1275,13 @@ def leaf_for(name: str, shape: Shape, element: ElementType, span: Span) -> Leaf:
 
 def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _returned_tuple(definition: cst.FunctionDef) -> cst.Tuple | None:
+    """The tuple a helper of simple statements returns (`return KE, PE`), if it does."""
+    body = definition.body.body if isinstance(definition.body, cst.IndentedBlock) else ()
+    for statement in body:
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Return):
+                return small.value if isinstance(small.value, cst.Tuple) else None
+    return None

@@ -223,6 +223,8 @@ class _Summaries:
             notes,
             fixed,
             frozenset(lowering.candidates),
+            frozenset(lowering.merged),
+            tuple(lowering.tuple_returns),
         )
 
 

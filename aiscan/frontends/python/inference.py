@@ -125,6 +125,9 @@ class Evidence:
     axis_use = False
     """The body reduces or maps along an axis (`axis=`, `keepdims=`): a count that a rank
     the code does not give would change."""
+    other_axis = False
+    """Something in the body sees an axis other than the last: `axis=0`, a positional
+    axis, indexing, `.shape`, `len`, `.T`, `@`, a reshape or a join (conservatively)."""
     meets_arrays: set[str] = field(default_factory=set)
     """Parameters that meet arrays elementwise (`x @ w + b`, `np.sin(t)`): arrays, vectors
     where nothing else gives their rank."""
@@ -142,6 +145,12 @@ class Evidence:
         """A vector only because nothing gives `name` more axes, in a body whose counts
         along an axis depend on it (`softmax(x)` with no `.shape` of `x`)."""
         return self.axis_use and name not in self.ranked and self.rank_of(name) == 1
+
+    def leading_merged(self, name: str) -> bool:
+        """`rank_unknown`, in a body that works along the last axis only (`np.max(x,
+        axis=-1, keepdims=True)`, elementwise, full reductions): the leading axes can be
+        one extent, their product, and the counts hold for any rank from 1 up."""
+        return self.rank_unknown(name) and not self.other_axis
 
     def rank_only_from_meeting(self, name: str) -> bool:
         """The code gives `name` no rank of its own: a vector, because it meets arrays."""
@@ -390,6 +399,7 @@ class _Walker(cst.CSTVisitor):
     # ---- uses -------------------------------------------------------------------------
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
+        self.evidence.other_axis = True
         base = node.value
         if isinstance(base, cst.Attribute) and base.attr.value == "shape":
             array = self._candidate(base.value)
@@ -422,6 +432,8 @@ class _Walker(cst.CSTVisitor):
                     self.evidence.name_dim(array, axis, loop_bounds[var] or "", _LOOP_BOUND)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value in _AXIS_ATTRIBUTES:
+            self.evidence.other_axis = True
         array = self._candidate(node.value)
         if array is None:
             return
@@ -436,6 +448,7 @@ class _Walker(cst.CSTVisitor):
         if isinstance(node.operator, (cst.Add, cst.Subtract)):
             self.additions.append((*self._leaves(node.left), *self._leaves(node.right)))
         if isinstance(node.operator, cst.MatrixMultiply):
+            self.evidence.other_axis = True
             # `alpha * A @ B` is `(alpha * A) @ B`: the operand is the leaf next to `@`.
             left = _arithmetic_names(node.left, self.candidates)
             right = _arithmetic_names(node.right, self.candidates)
@@ -448,6 +461,18 @@ class _Walker(cst.CSTVisitor):
         _tensor_evidence(self, node, callee, positional)
         if any(a.keyword is not None and a.keyword.value in _AXIS_WORDS for a in node.args):
             self.evidence.axis_use = True
+        if any(
+            a.keyword is not None
+            and a.keyword.value in _AXIS_WORDS - {"keepdims", "keepdim"}
+            and not _is_last_axis(a.value)
+            for a in node.args
+        ):
+            self.evidence.other_axis = True
+        if callee in _AXIS_FUNCTIONS or (
+            callee in _REDUCTIONS_BY_AXIS
+            and any(not _is_last_axis(p) for p in _axis_arguments(node, positional))
+        ):
+            self.evidence.other_axis = True
         if (
             callee in _ELEMENTWISE_FUNCTIONS
             and isinstance(node.func, cst.Attribute)
@@ -787,6 +812,48 @@ _ELEMENTWISE_FUNCTIONS = frozenset(
 """NumPy functions that map arrays elementwise: an operand a parameter is, is an array."""
 _SCALAR_MATH = frozenset({"math", "cmath"})
 _AXIS_WORDS = frozenset({"axis", "axes", "keepdims", "dim", "keepdim"})
+
+
+_AXIS_ATTRIBUTES = frozenset(
+    {"shape", "ndim", "T", "mT", "reshape", "ravel", "flatten", "transpose", "swapaxes"}
+)
+_AXIS_FUNCTIONS = frozenset(
+    {
+        "len", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
+        "transpose", "swapaxes", "moveaxis", "reshape", "ravel", "expand_dims", "squeeze",
+        "flip", "roll", "tile", "repeat", "split", "einsum", "dot", "matmul", "outer",
+        "tensordot", "inner", "diag", "triu", "tril", "cumsum", "cumprod", "sort",
+        "argsort", "linalg", "fft",
+    }
+)  # fmt: skip
+_REDUCTIONS_BY_AXIS = frozenset(
+    {"sum", "max", "min", "mean", "prod", "std", "var", "amax", "amin", "argmax", "argmin"}
+)
+"""Reductions whose positional arguments after the array are an axis (`np.sum(x, 0)`,
+`x.sum(0)`)."""
+_MODULES = frozenset({"np", "numpy", "jnp", "cp", "cupy", "torch", "math"})
+
+
+def _axis_arguments(
+    node: cst.Call, positional: list[cst.BaseExpression]
+) -> list[cst.BaseExpression]:
+    """The positional arguments that can be an axis: after the array in `np.sum(x, 0)`,
+    all of them in the method form `x.sum(0)`."""
+    func = node.func
+    method = isinstance(func, cst.Attribute) and not (
+        isinstance(func.value, cst.Name) and func.value.value in _MODULES
+    )
+    return positional if method else positional[1:]
+
+
+def _is_last_axis(value: cst.BaseExpression) -> bool:
+    """`-1`, as written in `axis=-1`."""
+    return (
+        isinstance(value, cst.UnaryOperation)
+        and isinstance(value.operator, cst.Minus)
+        and isinstance(value.expression, cst.Integer)
+        and value.expression.value == "1"
+    )
 
 
 def _names_in(node: cst.CSTNode) -> list[str]:

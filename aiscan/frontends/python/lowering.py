@@ -32,6 +32,7 @@ from aiscan.frontends.python.expressions import (
     ExpressionReader,
     Opaque,
     Scope,
+    Value,
     leaf_for,
     literal_mismatch,
     number_literal,
@@ -154,6 +155,8 @@ class FunctionLowering:
         """The array library the function runs in (`frameworks.py`), for its methods."""
         self.hints = hints or _Hints(ranks=dict(ranks_given or {}))
         self.candidates: set[str] = set()
+        self.merged: set[str] = set()
+        """Parameters whose leading axes are one extent (`Evidence.leading_merged`)."""
         self.reader = ExpressionReader(names, scope)
         self.reader.framework = framework
         self.namer = Namer()
@@ -191,6 +194,7 @@ class FunctionLowering:
         self.parameter_notes: list[Unknown] = []
         """The assumptions made about the parameters (a call's arguments replace them)."""
         self.returns: list[Binding | None] = []
+        self.tuple_returns: list[tuple[Binding | None, ...]] = []
         """What each `return` hands back."""
 
     def function(self, node: cst.FunctionDef, qualified: str | None = None) -> Function:
@@ -249,6 +253,7 @@ class FunctionLowering:
             self.parameter_bindings = again.parameter_bindings
             self.parameter_notes = again.parameter_notes
             self.returns = again.returns
+            self.tuple_returns = again.tuple_returns
         return function
 
     @staticmethod
@@ -275,6 +280,12 @@ class FunctionLowering:
             binding = self.scope.names[name]
             if isinstance(binding, Opaque) and binding.annotated_array:
                 evidence.weak_rank[name] = max(evidence.weak_rank.get(name, 0), 1)
+        self.merged = {
+            n for n in candidates if evidence.leading_merged(n) and n not in self.hints.ranks
+        }
+        for name in self.merged:
+            # Its leading axes as one extent, their product: exact for any rank from 1 up.
+            evidence.weak_rank[name] = 2
         self.candidates = candidates
         self.reader.inferred = candidates
         self.reader.trailing = {n for n in candidates if evidence.rank_only_from_meeting(n)}
@@ -324,6 +335,12 @@ class FunctionLowering:
                     how += " (extents matched to the arrays it is combined with)"
                 if evidence.rank_only_from_meeting(name) and name not in self.hints.ranks:
                     how += " (it meets arrays in arithmetic; a vector: the code gives no rank)"
+                if name in self.merged:
+                    how += (
+                        f" ({dims[0][0]} the product of its leading extents, 1 for a vector: "
+                        "the code works elementwise and along the last axis only, so the "
+                        "counts hold for any rank)"
+                    )
                 message = f"`{name}` {unannotated}: taken as an array of shape ({said}){how}"
                 message += dtype_note
                 if evidence.rank_unknown(name) and name not in self.hints.ranks:
@@ -508,7 +525,10 @@ class FunctionLowering:
                 lowered.nodes += part.nodes
                 lowered.conventions += part.conventions
                 lowered.eager = _merge(lowered.eager, part.eager)
-            self.returns.append(None)  # a tuple: a call's value is not modeled
+            self.returns.append(None)  # a tuple: a call's value is not one array
+            self.tuple_returns.append(
+                tuple(self.scope.names.get(f"return{p}") for p in range(len(node.value.elements)))
+            )
         elif isinstance(node, cst.Return) and node.value is not None:
             lowered = self._assign(cst.Name("return"), node.value, node)
             self.returns.append(self.scope.names.get("return"))
@@ -567,8 +587,14 @@ class FunctionLowering:
         return module == "numpy.random" and name in GENERATORS
 
     def _assign(
-        self, target: cst.BaseExpression | None, value_node: cst.BaseExpression, node: cst.CSTNode
+        self,
+        target: cst.BaseExpression | None,
+        value_node: cst.BaseExpression,
+        node: cst.CSTNode,
+        given: tuple[Value | None] | None = None,
     ) -> _Lowered:
+        """`target = value_node`; with `given`, the value already read (one part of what
+        a call returns, `KE[0], PE[0] = energy(...)`)."""
         span = self.names.span(node)
         text = self.names.text(node)
         if isinstance(target, cst.Tuple):
@@ -616,7 +642,7 @@ class FunctionLowering:
             # `rng = np.random.default_rng(0)`: its methods make random arrays.
             self.scope.names[bound] = Opaque(bound, GENERATOR_REASON)
             return _Lowered()
-        value = self.reader.value(value_node)
+        value = self.reader.value(value_node) if given is None else given[0]
         if not self._selections_placed(value, bound is not None, node):
             return _Lowered()
         if bound is not None and bound.startswith("return") and isinstance(value, Leaf):
@@ -802,8 +828,26 @@ class FunctionLowering:
                     assert isinstance(element.value, cst.Name) and isinstance(value, Integer)
                     self.scope.names[element.value.value] = value
                 return _Lowered()
+        parts = self._returned_parts(value_node, len(target.elements))
+        if parts is not None:
+            lowered = _Lowered()
+            for element, part in zip(target.elements, parts, strict=True):
+                lowered.extend(self._assign(element.value, value_node, value_node, (part,)))
+            return lowered
         self.reader.unsupported(target, f"unpacking `{self.names.text(value_node)}`")
         return _Lowered()
+
+    def _returned_parts(
+        self, value_node: cst.BaseExpression, count: int
+    ) -> list[Value | None] | None:
+        """`KE[0], PE[0] = energy(...)`, `a, b = f(...)`: each value of the tuple a helper
+        of this module returns (its work counted once), or None."""
+        if not isinstance(value_node, cst.Call) or not isinstance(value_node.func, cst.Name):
+            return None
+        definition = self.scope.helpers.get(value_node.func.value)
+        if definition is None:
+            return None
+        return self.reader.inline_parts(value_node, definition, count)
 
     def _augmented(self, node: cst.AugAssign) -> _Lowered:
         operator = _AUGMENTED.get(type(node.operator).__name__)

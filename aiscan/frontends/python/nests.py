@@ -31,7 +31,7 @@ from aiscan.frontends.python.values import (
     substituted,
 )
 from aiscan.ir.arithmetic import operator_flops as arithmetic_flops
-from aiscan.ir.nodes import Access, Branch, FlopTally, Loop, Node, Statement
+from aiscan.ir.nodes import Access, Branch, FlopTally, Loop, Node, Statement, Unknown, UnknownKind
 from aiscan.span import Span
 
 __all__ = [
@@ -444,7 +444,16 @@ class NestBuilder:
             return peeled
         condition = Statement(self.span, f"if {text} is not empty", FlopTally(), (), ())
         guard = sympy.And(*guards) if len(guards) > 1 else guards[0]
-        return [Branch(self.span, condition, sympy.Integer(1), tuple(peeled), (), (), guard)]
+        # Said only where the integer sets cannot count the guard (the analysis drops it
+        # where they can): then an empty reduction is counted as -1 combines.
+        unknown = Unknown(
+            UnknownKind.BRANCH_FRACTION,
+            f"`{text}` is empty at some iterations and the integer sets could not count "
+            "which: counted as if never empty (-1 combines each time it is)",
+            self.span,
+        )
+        peel = Branch(self.span, condition, sympy.Integer(1), tuple(peeled), (), (unknown,), guard)
+        return [peel]
 
     def _unpeeled(
         self,
@@ -509,7 +518,7 @@ class NestBuilder:
         accesses = [
             Access(
                 a.array,
-                tuple(substituted(e, fixed) for e in a.index or ()),
+                None if a.index is None else tuple(substituted(e, fixed) for e in a.index),
                 a.element,
                 a.is_write,
                 a.span,

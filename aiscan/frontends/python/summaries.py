@@ -58,7 +58,13 @@ if TYPE_CHECKING:
     from aiscan.frontends.python.library_calls import Construction
     from aiscan.frontends.python.nests import Namer
 
-__all__ = ["Summarize", "Summary", "has_control_flow", "read_summarized_call"]
+__all__ = [
+    "Summarize",
+    "Summary",
+    "has_control_flow",
+    "read_summarized_call",
+    "read_summarized_parts",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +84,11 @@ class Summary:
     """Module constants: the same size at every call, never replaced."""
     inferred: frozenset[str] = frozenset()
     """Parameters whose shape the helper's code gave (no annotation): a call may say more."""
+    merged: frozenset[str] = frozenset()
+    """Inferred parameters whose leading axes are one extent: any rank fits them, so a call
+    of another rank lowers the helper again at that rank (a vector included)."""
+    parts: tuple[tuple[Binding | None, ...], ...] = ()
+    """What each `return a, b` hands back, part by part (for `x, y = f(...)`)."""
 
 
 Summarize = Callable[
@@ -157,6 +168,33 @@ def read_summarized_call(
     return call.read(arguments)
 
 
+def read_summarized_parts(
+    reader: ExpressionReader,
+    node: cst.Call,
+    definition: cst.FunctionDef,
+    arguments: Mapping[str, ArrayValue | Integer],
+    count: int,
+) -> list[Value | None] | None:
+    """`a, b = f(...)` with `f` summarized: its work instantiated once, and each part of the
+    one tuple it returns; None when it does not return one tuple of `count` values."""
+    name = definition.name.value
+    summarize = reader.scope.summarize
+    if summarize is None:
+        return None
+    summary = summarize(name, {}, {})
+    if not isinstance(summary, str):
+        overrides = _dtype_overrides(summary, arguments)
+        ranks = _rank_overrides(summary, arguments)
+        if overrides or ranks:
+            summary = summarize(name, overrides, ranks)
+    if isinstance(summary, str):
+        reader.note(UnknownKind.UNKNOWN_CALL, node, f"{summary}: its work is not counted")
+        return [None] * count
+    if len(summary.returns) != 1 or len(summary.parts) != 1 or len(summary.parts[0]) != count:
+        return None
+    return _CallSite(reader, node, name, summary).read_parts(arguments)
+
+
 def _dtype_overrides(
     summary: Summary, arguments: Mapping[str, ArrayValue | Integer]
 ) -> dict[str, tuple[ElementType, bool]]:
@@ -183,7 +221,9 @@ def _rank_overrides(
         value = arguments.get(parameter)
         if not isinstance(binding, Leaf) or value is None or isinstance(value, Integer):
             continue
-        if parameter in summary.inferred and len(value.shape) > len(binding.shape):
+        other = len(value.shape) != len(binding.shape)
+        higher = len(value.shape) > len(binding.shape)
+        if (parameter in summary.merged and other) or (parameter in summary.inferred and higher):
             ranks[parameter] = len(value.shape)
     return ranks
 
@@ -207,6 +247,51 @@ class _CallSite:
         self.scalars: list[ArrayValue] = []
 
     def read(self, arguments: Mapping[str, ArrayValue | Integer]) -> Value | None:
+        mapping = self._mapping(arguments)
+        if mapping is None:
+            return None
+        result = self._result(mapping)
+        if result is None:
+            return None
+        self._instantiate(mapping, result)
+        return result
+
+    def read_parts(self, arguments: Mapping[str, ArrayValue | Integer]) -> list[Value | None]:
+        """The helper's work once, and each value of the tuple it returns."""
+        (parts,) = self.summary.parts
+        mapping = self._mapping(arguments)
+        if mapping is None:
+            return [None] * len(parts)
+        results: list[Leaf | Scalar | None] = []
+        for position, part in enumerate(parts):
+            results.append(self._one_result(part, mapping, f"{self.text}[{position}]"))
+        arrays = [r for r in results if isinstance(r, Leaf)]
+        made = arrays[0] if len(arrays) == 1 else None
+        self._instantiate(mapping, made or Scalar(dtypes.PYTHON_INT, True, self.text))
+        return list(results)
+
+    def _one_result(
+        self, binding: Binding | None, mapping: dict[sympy.Symbol, sympy.Expr], text: str
+    ) -> Leaf | Scalar | None:
+        if isinstance(binding, Scalar):
+            return Scalar(binding.element, binding.weak, text)
+        if isinstance(binding, Integer):
+            return Scalar(dtypes.PYTHON_INT, True, text)
+        if isinstance(binding, Leaf):
+            shape = tuple(substituted(e, mapping, simultaneous=True) for e in binding.shape)
+            array, view = self._array(binding.array)
+            index = _composed(view, binding.index, mapping)
+            return Leaf(array, binding.element, shape, index, text, self.span)
+        self.reader.note(
+            UnknownKind.UNKNOWN_CALL,
+            self.node,
+            f"part {text} of what `{self.name}` returns is unknown; what uses it is not counted",
+        )
+        return None
+
+    def _mapping(
+        self, arguments: Mapping[str, ArrayValue | Integer]
+    ) -> dict[sympy.Symbol, sympy.Expr] | None:
         sizes: set[sympy.Symbol] = set()
         for parameter, binding in self.summary.parameters:
             if not self._bind(parameter, binding, arguments[parameter]):
@@ -215,14 +300,7 @@ class _CallSite:
                 sizes |= {s for e in binding.shape for s in e.free_symbols}
             elif isinstance(binding, Integer) and binding.value is not None:
                 sizes |= binding.value.free_symbols
-        mapping = self._solve(sizes - self.summary.fixed)
-        if mapping is None:
-            return None
-        result = self._result(mapping)
-        if result is None:
-            return None
-        self._instantiate(mapping, result)
-        return result
+        return self._solve(sizes - self.summary.fixed)
 
     # ---- arguments ----------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_INTEGER",
     "MAX_INTEGER_BITS",
+    "data_symbol",
     "fraction_symbol",
     "is_size_symbol",
     "loop_symbol",
@@ -42,3 +43,7 @@ def fraction_symbol(name: str) -> sympy.Symbol:
 
 def trip_symbol(name: str) -> sympy.Symbol:
     return to_sympy(symbols.trip_symbol(name))
+
+
+def data_symbol(text: str) -> sympy.Symbol:
+    return to_sympy(symbols.data_symbol(text))
