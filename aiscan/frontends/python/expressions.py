@@ -58,6 +58,7 @@ __all__ = [
     "Scope",
     "SliceObject",
     "Value",
+    "as_boolean",
     "leaf_for",
     "literal_mismatch",
     "number_literal",
@@ -196,6 +197,17 @@ class SliceObject:
     lower: sympy.Expr | None
     upper: sympy.Expr | None
     step: int
+
+
+def as_boolean(result: ArrayValue | None) -> ArrayValue | None:
+    """A comparison's value (`x < y`, `np.less(x, y)`, `np.logical_and(a, b)`): a bool
+    array, one byte an element (a scalar comparison stays what it was)."""
+    if isinstance(result, Select) and isinstance(result.operand, Apply):
+        operand = replace(result.operand, element=dtypes.BOOL)
+        return replace(result, operand=operand, element=dtypes.BOOL)
+    if isinstance(result, Apply):
+        return replace(result, element=dtypes.BOOL)
+    return result
 
 
 class ExpressionReader:
@@ -513,22 +525,7 @@ class ExpressionReader:
             if value is None:
                 return None
             operands.append(value)
-        result = self.elementwise("free", "compare", tuple(operands), node)
-        if isinstance(result, Select) and isinstance(result.operand, Apply):
-            operand = replace(result.operand, element=dtypes.BOOL)
-            return replace(result, operand=operand, element=dtypes.BOOL)
-        if isinstance(result, Apply):
-            return Apply(
-                result.op,
-                result.name,
-                result.operands,
-                dtypes.BOOL,
-                result.shape,
-                result.text,
-                result.span,
-                result.weak,
-            )
-        return result
+        return as_boolean(self.elementwise("free", "compare", tuple(operands), node))
 
     def _BooleanOperation(self, node: cst.BooleanOperation) -> Value | None:
         left, right = self.array(node.left), self.array(node.right)
