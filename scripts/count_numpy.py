@@ -26,6 +26,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.util
 import json
 import math
@@ -226,6 +227,12 @@ def _elementwise(name: str, inputs: tuple[Any, ...], result: Any) -> tuple[int, 
     return 0, size  # exp, log, sin, cos, sqrt, tanh, arctan2, ...: special
 
 
+def _data_bounded(key: Any) -> bool:
+    """A slice whose bounds were read from an array (NumPy integers, not Python ints)."""
+    keys = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, slice) and isinstance(k.start, (np.integer, Counted)) for k in keys)
+
+
 def _record_selection(masks: list[np.ndarray], key: Any, result: np.ndarray | None) -> None:
     """What a boolean index selected (true count of the mask, and its extent), or how
     many elements an integer-array index gathered: the data-dependent quantities."""
@@ -298,6 +305,8 @@ class Counted(np.lib.mixins.NDArrayOperatorsMixin):
         raw = _raw(key)
         result = self.a[raw]
         assert TALLY is not None
+        if isinstance(result, np.ndarray) and _data_bounded(key):
+            TALLY.select(len(result), 1)  # `A_col[A_row[i]:A_row[i + 1]]`: its length
         if isinstance(result, np.ndarray) and np.shares_memory(result, self.a) and result.ndim:
             return Counted(result)  # a view: no data moves
         index_bytes = _bytes_of(*(raw if isinstance(raw, tuple) else (raw,)))
@@ -734,6 +743,39 @@ def _sizes(name: str, info: dict[str, Any]) -> dict[str, Any]:
     return sizes
 
 
+class _LineCounter:
+    """How many times each statement of the kernel's file ran, keyed by its first line: a
+    loop's header runs once per pass and once more at its end, a branch's first statement
+    once per pass taking it. A statement over several lines is one execution, however
+    often the interpreter moves between its lines."""
+
+    def __init__(self, kernel_file: str) -> None:
+        self.kernel_file = kernel_file
+        self.counts: dict[int, int] = defaultdict(int)
+        self.statement: dict[int, int] = {}
+        tree = ast.parse(Path(kernel_file).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.stmt) and not hasattr(node, "body"):
+                end = node.end_lineno or node.lineno
+                self.statement.update(dict.fromkeys(range(node.lineno, end + 1), node.lineno))
+        self.last: dict[int, int] = {}
+
+    def trace(self, frame: Any, event: str, arg: Any) -> Any:
+        if frame.f_code.co_filename != self.kernel_file:
+            return None
+        return self.local
+
+    def local(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            statement = self.statement.get(frame.f_lineno, frame.f_lineno)
+            if self.last.get(id(frame)) != statement:
+                self.counts[statement] += 1
+            self.last[id(frame)] = statement
+        elif event == "return":
+            self.last.pop(id(frame), None)
+        return self.local
+
+
 def measure_one(npbench: Path, name: str) -> dict[str, Any]:
     """Run one benchmark's NumPy kernel with counting arrays at its sizes."""
     global TALLY
@@ -762,8 +804,13 @@ def measure_one(npbench: Path, name: str) -> dict[str, Any]:
         else:
             described[parameter] = {"scalar": str(type(value).__name__)}
     TALLY = Tally(str(kernel_file))
+    executed = _LineCounter(str(kernel_file))
     started = time.perf_counter()
-    kernel(*(_wrap_input(a) for a in arguments))
+    sys.settrace(executed.trace)
+    try:
+        kernel(*(_wrap_input(a) for a in arguments))
+    finally:
+        sys.settrace(None)
     seconds = time.perf_counter() - started
     lines = sorted(set(TALLY.flops) | set(TALLY.read) | set(TALLY.write) | set(TALLY.special))
     return {
@@ -781,6 +828,7 @@ def measure_one(npbench: Path, name: str) -> dict[str, Any]:
         },
         "uncounted": dict(TALLY.uncounted),
         "selected": {str(line): counts for line, counts in sorted(TALLY.selected.items())},
+        "executed": {str(line): count for line, count in sorted(executed.counts.items())},
         "seconds": round(seconds, 2),
     }
 
@@ -837,11 +885,14 @@ _DATA_DEPENDENT = ("boolean mask", "gathered")
 gather's length."""
 
 
-def _measured_values(measured: dict[str, Any], unknowns: list[dict[str, Any]]) -> dict[str, Any]:
+def _measured_values(
+    measured: dict[str, Any], unknowns: list[dict[str, Any]], kernel: Path | None = None
+) -> dict[str, Any]:
     """aiscan's named data-dependent quantities at what the run observed on their line:
     a mask's fraction is the elements it selected over the elements it covered, summed over
     the line's executions (so a count linear in it is the run's total), a gathered length
-    the mean length of the line's gathers."""
+    the mean length of the line's gathers; a loop's named trip the mean passes per entry,
+    a branch's fraction the share of its tests that took it (from the lines run)."""
     selected = measured.get("selected", {})
     values: dict[str, Any] = {}
     for unknown in unknowns:
@@ -849,6 +900,36 @@ def _measured_values(measured: dict[str, Any], unknowns: list[dict[str, Any]]) -
         if symbol and unknown["message"].startswith(_DATA_DEPENDENT) and line in selected:
             chosen, extent = selected[line]
             values.setdefault(symbol, sympy.Rational(chosen, max(extent, 1)))
+    if kernel is not None and "executed" in measured:
+        values.update(_control_values(measured["executed"], unknowns, kernel, values))
+    return values
+
+
+def _control_values(
+    executed: dict[str, int], unknowns: list[dict[str, Any]], kernel: Path, known: dict[str, Any]
+) -> dict[str, Any]:
+    """`trip_L<line>` and the `p_L<line>` of an `if` at the run's line counts: the header
+    line runs once per test, the body's first line once per pass taking it."""
+    headers = {
+        node.lineno: node
+        for node in ast.walk(ast.parse(kernel.read_text()))
+        if isinstance(node, (ast.While, ast.For, ast.If))
+    }
+    values: dict[str, Any] = {}
+    for unknown in unknowns:
+        symbol = unknown.get("symbol") or ""
+        match = re.fullmatch(r"(trip|p)_L(\d+)", symbol)
+        if match is None or symbol in known or int(match.group(2)) not in headers:
+            continue
+        node = headers[int(match.group(2))]
+        tests = executed.get(str(node.lineno), 0)
+        taken = executed.get(str(node.body[0].lineno), 0)
+        if match.group(1) == "trip" and isinstance(node, (ast.While, ast.For)):
+            entries = tests - taken
+            if entries > 0:
+                values[symbol] = sympy.Rational(taken, entries)
+        elif match.group(1) == "p" and isinstance(node, ast.If) and tests:
+            values[symbol] = sympy.Rational(taken, tests)
     return values
 
 
@@ -890,7 +971,7 @@ def aiscan_figures(kernel: Path, measured: dict[str, Any]) -> dict[str, Any]:
     if function is None:
         return {"error": "; ".join(d["message"] for d in file_report.get("diagnostics", []))}
     values: dict[str, Any] = dict(_size_values(measured, function["unknowns"]))
-    observed = _measured_values(measured, function["unknowns"])
+    observed = _measured_values(measured, function["unknowns"], kernel)
     values.update(observed)
     eager = function["bytes"].get("eager") or {}
     flags = [
