@@ -26,6 +26,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.util
 import json
 import math
@@ -71,6 +72,10 @@ class Tally:
         self.read: dict[int, int] = defaultdict(int)
         self.write: dict[int, int] = defaultdict(int)
         self.uncounted: dict[str, int] = defaultdict(int)
+        self.selected: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+        """Per line, the data-dependent quantities aiscan names: the elements boolean masks
+        select and their extent (summed over the line's executions), the elements integer
+        arrays gather and how many gathers ran."""
 
     def line(self) -> int:
         """The line of the kernel file that made the NumPy call being counted."""
@@ -80,6 +85,13 @@ class Tally:
                 return frame.f_lineno
             frame = frame.f_back  # type: ignore[assignment]
         return 0
+
+    def select(self, chosen: int, extent: int) -> None:
+        """A boolean selection or masked store (`chosen` of `extent` elements), or an
+        integer-array gather (`chosen` elements, one gather as the extent)."""
+        counts = self.selected[self.line()]
+        counts[0] += chosen
+        counts[1] += extent
 
     def add(self, flops: int = 0, special: int = 0, read: int = 0, write: int = 0) -> None:
         line = self.line()
@@ -187,12 +199,13 @@ def _operator_flops(kind: str, a: Any, b: Any, result_dtype: np.dtype[Any]) -> i
     return 11 if both else 2 if result_dtype.kind == "c" else 1
 
 
-def _power_flops(exponent: Any, size: int) -> tuple[int, int]:
+def _power_flops(exponent: Any, size: int, complex_result: bool) -> tuple[int, int]:
     value = _raw(exponent)
     if np.ndim(value) == 0:
         p = float(value)
         if p.is_integer() and 2 <= p <= 16:
-            return (int(p) - 1) * size, 0
+            # `p - 1` multiplies; a complex one is 6 real operations (MODEL.md).
+            return (int(p) - 1) * size * (6 if complex_result else 1), 0
         if p == 1:
             return 0, 0
     return 0, size
@@ -210,8 +223,26 @@ def _elementwise(name: str, inputs: tuple[Any, ...], result: Any) -> tuple[int, 
     if name == "reciprocal":
         return size, 0
     if name in ("power", "float_power"):
-        return _power_flops(inputs[1], size)
+        return _power_flops(inputs[1], size, dtype.kind == "c")
     return 0, size  # exp, log, sin, cos, sqrt, tanh, arctan2, ...: special
+
+
+def _data_bounded(key: Any) -> bool:
+    """A slice whose bounds were read from an array (NumPy integers, not Python ints)."""
+    keys = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, slice) and isinstance(k.start, (np.integer, Counted)) for k in keys)
+
+
+def _record_selection(masks: list[np.ndarray], key: Any, result: np.ndarray | None) -> None:
+    """What a boolean index selected (true count of the mask, and its extent), or how
+    many elements an integer-array index gathered: the data-dependent quantities."""
+    assert TALLY is not None
+    for mask in masks:
+        TALLY.select(int(mask.sum()), int(mask.size))
+    keys = key if isinstance(key, tuple) else (key,)
+    gathers = [k for k in keys if isinstance(k, np.ndarray) and k.dtype.kind in "iu"]
+    if gathers and not masks and result is not None:
+        TALLY.select(int(gathers[0].size), 1)
 
 
 class Counted(np.lib.mixins.NDArrayOperatorsMixin):
@@ -274,17 +305,21 @@ class Counted(np.lib.mixins.NDArrayOperatorsMixin):
         raw = _raw(key)
         result = self.a[raw]
         assert TALLY is not None
+        if isinstance(result, np.ndarray) and _data_bounded(key):
+            TALLY.select(len(result), 1)  # `A_col[A_row[i]:A_row[i + 1]]`: its length
         if isinstance(result, np.ndarray) and np.shares_memory(result, self.a) and result.ndim:
             return Counted(result)  # a view: no data moves
         index_bytes = _bytes_of(*(raw if isinstance(raw, tuple) else (raw,)))
         if not isinstance(result, np.ndarray) or result.ndim == 0:
             TALLY.add(read=self.a.itemsize + index_bytes)  # an element: loop code
             return _wrap(result)
-        masked = any(
-            isinstance(k, np.ndarray) and k.dtype == bool
+        masks = [
+            k
             for k in (raw if isinstance(raw, tuple) else (raw,))
-        )
-        source = self.a.nbytes if masked else result.nbytes
+            if isinstance(k, np.ndarray) and k.dtype == bool
+        ]
+        source = self.a.nbytes if masks else result.nbytes
+        _record_selection(masks, raw, result)
         TALLY.add(read=index_bytes + source, write=result.nbytes)  # a gather
         return Counted(result)
 
@@ -296,6 +331,9 @@ class Counted(np.lib.mixins.NDArrayOperatorsMixin):
             return
         self.a[raw] = value_raw
         assert TALLY is not None
+        keys = raw if isinstance(raw, tuple) else (raw,)
+        masks = [k for k in keys if isinstance(k, np.ndarray) and k.dtype == bool]
+        _record_selection(masks, raw, None)
         index_bytes = _bytes_of(*(raw if isinstance(raw, tuple) else (raw,)))
         stored = self.a[raw]
         written = stored.nbytes if isinstance(stored, np.ndarray) else self.a.itemsize
@@ -719,6 +757,39 @@ def _sizes(name: str, info: dict[str, Any]) -> dict[str, Any]:
     return sizes
 
 
+class _LineCounter:
+    """How many times each statement of the kernel's file ran, keyed by its first line: a
+    loop's header runs once per pass and once more at its end, a branch's first statement
+    once per pass taking it. A statement over several lines is one execution, however
+    often the interpreter moves between its lines."""
+
+    def __init__(self, kernel_file: str) -> None:
+        self.kernel_file = kernel_file
+        self.counts: dict[int, int] = defaultdict(int)
+        self.statement: dict[int, int] = {}
+        tree = ast.parse(Path(kernel_file).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.stmt) and not hasattr(node, "body"):
+                end = node.end_lineno or node.lineno
+                self.statement.update(dict.fromkeys(range(node.lineno, end + 1), node.lineno))
+        self.last: dict[int, int] = {}
+
+    def trace(self, frame: Any, event: str, arg: Any) -> Any:
+        if frame.f_code.co_filename != self.kernel_file:
+            return None
+        return self.local
+
+    def local(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            statement = self.statement.get(frame.f_lineno, frame.f_lineno)
+            if self.last.get(id(frame)) != statement:
+                self.counts[statement] += 1
+            self.last[id(frame)] = statement
+        elif event == "return":
+            self.last.pop(id(frame), None)
+        return self.local
+
+
 def measure_one(npbench: Path, name: str) -> dict[str, Any]:
     """Run one benchmark's NumPy kernel with counting arrays at its sizes."""
     global TALLY
@@ -747,8 +818,13 @@ def measure_one(npbench: Path, name: str) -> dict[str, Any]:
         else:
             described[parameter] = {"scalar": str(type(value).__name__)}
     TALLY = Tally(str(kernel_file))
+    executed = _LineCounter(str(kernel_file))
     started = time.perf_counter()
-    kernel(*(_wrap_input(a) for a in arguments))
+    sys.settrace(executed.trace)
+    try:
+        kernel(*(_wrap_input(a) for a in arguments))
+    finally:
+        sys.settrace(None)
     seconds = time.perf_counter() - started
     lines = sorted(set(TALLY.flops) | set(TALLY.read) | set(TALLY.write) | set(TALLY.special))
     return {
@@ -765,6 +841,8 @@ def measure_one(npbench: Path, name: str) -> dict[str, Any]:
             for line in lines
         },
         "uncounted": dict(TALLY.uncounted),
+        "selected": {str(line): counts for line, counts in sorted(TALLY.selected.items())},
+        "executed": {str(line): count for line, count in sorted(executed.counts.items())},
         "seconds": round(seconds, 2),
     }
 
@@ -816,7 +894,60 @@ def _size_values(measured: dict[str, Any], unknowns: list[dict[str, Any]]) -> di
     return values
 
 
-def _evaluate(text: str | None, values: dict[str, int]) -> int | str | None:
+_DATA_DEPENDENT = ("boolean mask", "gathered")
+"""How aiscan's messages begin for the quantities the run measures: a mask's fraction, a
+gather's length."""
+
+
+def _measured_values(
+    measured: dict[str, Any], unknowns: list[dict[str, Any]], kernel: Path | None = None
+) -> dict[str, Any]:
+    """aiscan's named data-dependent quantities at what the run observed on their line:
+    a mask's fraction is the elements it selected over the elements it covered, summed over
+    the line's executions (so a count linear in it is the run's total), a gathered length
+    the mean length of the line's gathers; a loop's named trip the mean passes per entry,
+    a branch's fraction the share of its tests that took it (from the lines run)."""
+    selected = measured.get("selected", {})
+    values: dict[str, Any] = {}
+    for unknown in unknowns:
+        symbol, line = unknown.get("symbol"), str(unknown["line"])
+        if symbol and unknown["message"].startswith(_DATA_DEPENDENT) and line in selected:
+            chosen, extent = selected[line]
+            values.setdefault(symbol, sympy.Rational(chosen, max(extent, 1)))
+    if kernel is not None and "executed" in measured:
+        values.update(_control_values(measured["executed"], unknowns, kernel, values))
+    return values
+
+
+def _control_values(
+    executed: dict[str, int], unknowns: list[dict[str, Any]], kernel: Path, known: dict[str, Any]
+) -> dict[str, Any]:
+    """`trip_L<line>` and the `p_L<line>` of an `if` at the run's line counts: the header
+    line runs once per test, the body's first line once per pass taking it."""
+    headers = {
+        node.lineno: node
+        for node in ast.walk(ast.parse(kernel.read_text()))
+        if isinstance(node, (ast.While, ast.For, ast.If))
+    }
+    values: dict[str, Any] = {}
+    for unknown in unknowns:
+        symbol = unknown.get("symbol") or ""
+        match = re.fullmatch(r"(trip|p)_L(\d+)", symbol)
+        if match is None or symbol in known or int(match.group(2)) not in headers:
+            continue
+        node = headers[int(match.group(2))]
+        tests = executed.get(str(node.lineno), 0)
+        taken = executed.get(str(node.body[0].lineno), 0)
+        if match.group(1) == "trip" and isinstance(node, (ast.While, ast.For)):
+            entries = tests - taken
+            if entries > 0:
+                values[symbol] = sympy.Rational(taken, entries)
+        elif match.group(1) == "p" and isinstance(node, ast.If) and tests:
+            values[symbol] = sympy.Rational(taken, tests)
+    return values
+
+
+def _evaluate(text: str | None, values: dict[str, Any]) -> int | str | None:
     if text is None:
         return None
     expression = sympy.sympify(text, locals={n: sympy.Symbol(n) for n in values})
@@ -856,7 +987,9 @@ def aiscan_figures(kernel: Path, measured: dict[str, Any]) -> dict[str, Any]:
     )
     if function is None:
         return {"error": "; ".join(d["message"] for d in file_report.get("diagnostics", []))}
-    values = _size_values(measured, function["unknowns"])
+    values: dict[str, Any] = dict(_size_values(measured, function["unknowns"]))
+    observed = _measured_values(measured, function["unknowns"], kernel)
+    values.update(observed)
     eager = function["bytes"].get("eager") or {}
     flags = [
         f"{u['line']}: {u['kind']}: {u['message']}"
@@ -869,6 +1002,7 @@ def aiscan_figures(kernel: Path, measured: dict[str, Any]) -> dict[str, Any]:
         "eager": _evaluate(eager.get("total"), values),
         "flags": flags,
         "assumed_dtype": any("dtype assumed" in u["message"] for u in function["unknowns"]),
+        "measured": sorted(observed),
     }
 
 
@@ -885,10 +1019,11 @@ def classify(measured: dict[str, Any], found: dict[str, Any]) -> str:
     run_bytes = measured["eager_read"] + measured["eager_write"]
     eager = found["eager"]
     bytes_close = isinstance(eager, int) and abs(eager - run_bytes) <= 0.1 * max(run_bytes, 1)
+    at = " at the measured fractions" if found["measured"] else ""
     if flops_equal and bytes_close:
-        return "FLOPs equal, eager bytes within 10%"
+        return f"FLOPs equal{at}, eager bytes within 10%"
     if flops_equal:
-        return "FLOPs equal, bytes off"
+        return f"FLOPs equal{at}, bytes off"
     if found["flops"] == 0 and flagged:
         return "0 FLOPs (flagged)"
     if flagged:
@@ -918,6 +1053,8 @@ def compare(npbench: Path, stored: Path, only: list[str]) -> None:
             f"| {name} | {measured['flops']} | {found.get('flops')} | {measured['special']} | "
             f"{found.get('special')} | {run_bytes} | {found.get('eager')} | {verdict} |"
         )
+        if found.get("measured"):
+            print(f"|   | at the run's values of {', '.join(found['measured'])} |")
         if verdict != "FLOPs equal, eager bytes within 10%":
             for flag in found.get("flags", [])[:4]:
                 print(f"|   | {flag[:150]} |")

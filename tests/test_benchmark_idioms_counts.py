@@ -10,8 +10,10 @@ run and never executes the analyzed code.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sympy
@@ -69,3 +71,36 @@ def test_the_stored_npbench_run_is_whole() -> None:
     missed = {call for run in runs.values() for call in run["uncounted"]}
     assert missed <= {"linalg.cholesky bytes", "linalg.solve bytes", "histogram bytes"}
     assert runs["gemm"]["flops"] == 1000 * 1100 * (2 * 1200 - 1) + 1000 * 1200 + 1000 * 1100 * 2
+
+
+def _count_numpy() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "count_numpy", ROOT / "scripts" / "count_numpy.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_mask_fraction_is_compared_at_what_the_run_measured() -> None:
+    """NPBench's azimint_naive, written as `binned_means` in `fixtures/python/gathers.py`:
+    the run recorded how many elements the mask selected on line 21 over all bins; the
+    fraction aiscan names there (p_L20) at that value gives the run's FLOPs exactly."""
+    run = json.loads((ROOT / "tests" / "data" / "npbench_counts.json").read_text())
+    run = run["azimint_naive"]
+    assert run["selected"] == {"21": [39999, 4000000]}
+    message = "boolean mask `mask_r12`: the fraction of elements it selects is named p_L20"
+    unknowns = [{"kind": "branch-fraction", "message": message, "line": 21, "symbol": "p_L20"}]
+    values = _count_numpy()._measured_values(run, unknowns)
+    assert values == {"p_L20": sympy.Rational(39999, 4000000)}
+    fixture = ROOT / "fixtures" / "python" / "gathers.py"
+    module = lower_source(fixture.read_text(), str(fixture), PipelineOptions())
+    (binned,) = [
+        f
+        for f in analyze_module(module, AnalysisOptions()).functions
+        if f.function.name == "binned_means"
+    ]
+    sizes = {"data_d0": 40000, "npt": 100, "p_L14": values["p_L20"]}
+    flops = binned.flops.total.subs({s: sizes[s.name] for s in binned.flops.total.free_symbols})
+    assert flops == run["flops"] == 40399

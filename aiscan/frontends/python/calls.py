@@ -24,10 +24,11 @@ from aiscan.frontends.python.expressions import (
     Allocation,
     Opaque,
     Value,
+    as_boolean,
     number_literal,
     string_literal,
 )
-from aiscan.frontends.python.values import ArrayValue, Integer, Leaf, Scalar, Shape
+from aiscan.frontends.python.values import Apply, ArrayValue, Integer, Leaf, Scalar, Shape
 from aiscan.frontends.python.views import VIEWS, read_view
 from aiscan.ir.nodes import ElementType, UnknownKind
 
@@ -40,6 +41,22 @@ __all__ = ["positional_out", "read_call"]
 _METHODS = (
     frozenset({"sum", "prod", "max", "min", "mean", "dot", "astype", "copy", "std", "var"}) | VIEWS
 )
+_BOOLEAN_RESULT = frozenset(
+    {
+        "greater",
+        "less",
+        "greater_equal",
+        "less_equal",
+        "equal",
+        "not_equal",
+        "logical_and",
+        "logical_or",
+        "logical_not",
+        "isnan",
+        "isfinite",
+    }
+)
+"""Ufuncs whose result is a bool array (a mask), whatever their operands."""
 _EINSUM = re.compile(r"^([a-zA-Z,]*)(->([a-zA-Z]*))?$")
 
 
@@ -248,6 +265,11 @@ def _numpy(reader: ExpressionReader, node: cst.Call, function: str, canonical: s
             return reader.unsupported(node, f"`{function}` called without operands")
         op = ARITHMETIC.get(function) or ("special" if function in SPECIAL else "free")
         result = reader.elementwise(op, function, values, node)
+        if function in _BOOLEAN_RESULT:
+            # `np.less(abs(Z), 2.0)` is a mask, as `abs(Z) < 2.0` is.
+            result = as_boolean(result)
+        if function in ("abs", "absolute", "fabs"):
+            result = _magnitude(result)
         if isinstance(result, Scalar) and canonical.startswith("numpy."):
             # NEP 50: `np.sqrt(n)` is a NumPy scalar, strongly typed (`math.sqrt` is not).
             return replace(result, weak=False)
@@ -272,6 +294,14 @@ def dtypes_by_name() -> dict[str, ElementType]:
         "complex128",
     )
     return {n: t for n in names if (t := dtypes.dtype_named(n)) is not None}
+
+
+def _magnitude(result: ArrayValue | None) -> ArrayValue | None:
+    """`abs(Z)` of a complex array: a real array (8 bytes an element for complex128)."""
+    if not isinstance(result, Apply):
+        return result
+    element = dtypes.magnitude_element(result.element)
+    return result if element == result.element else replace(result, element=element)
 
 
 def _cast(
@@ -477,7 +507,8 @@ def _builtin(reader: ExpressionReader, node: cst.Call, function: str) -> Value |
             return None
         if function == "int" and len(values) == 1:
             return Integer(None, reader.names.text(node))
-        return reader.elementwise("free", function, values, node)
+        result = reader.elementwise("free", function, values, node)
+        return _magnitude(result) if function == "abs" else result
     if function == "range":
         return reader.unsupported(node, "`range` outside a `for` header")
     reader.note(

@@ -18,6 +18,7 @@ __all__ = [
     "PYTHON_INT",
     "dtype_named",
     "dtype_qualified",
+    "magnitude_element",
     "promote",
     "reduction_element",
 ]
@@ -165,6 +166,12 @@ def _float_holding(integer: ElementType, floating: ElementType) -> ElementType:
     if floating.width_bytes >= need and floating != BFLOAT16:
         return floating
     return {2: FLOAT16, 4: FLOAT32}.get(max(need, floating.width_bytes * 2), FLOAT64)
+
+
+def magnitude_element(element: ElementType) -> ElementType:
+    """What `abs` of `element`s gives: a complex number's magnitude is real (NumPy's
+    `absolute` of complex128 is float64); any other type keeps its own."""
+    return {"complex64": FLOAT32, "complex128": FLOAT64}.get(element.name, element)
 
 
 def reduction_element(kind: str, element: ElementType) -> ElementType:

@@ -58,6 +58,7 @@ __all__ = [
     "Scope",
     "SliceObject",
     "Value",
+    "as_boolean",
     "leaf_for",
     "literal_mismatch",
     "number_literal",
@@ -201,6 +202,17 @@ class SliceObject:
     step: int
 
 
+def as_boolean(result: ArrayValue | None) -> ArrayValue | None:
+    """A comparison's value (`x < y`, `np.less(x, y)`, `np.logical_and(a, b)`): a bool
+    array, one byte an element (a scalar comparison stays what it was)."""
+    if isinstance(result, Select) and isinstance(result.operand, Apply):
+        operand = replace(result.operand, element=dtypes.BOOL)
+        return replace(result, operand=operand, element=dtypes.BOOL)
+    if isinstance(result, Apply):
+        return replace(result, element=dtypes.BOOL)
+    return result
+
+
 class ExpressionReader:
     """Reads the expressions of one function; unknowns found go to `self.unknowns`."""
 
@@ -234,6 +246,8 @@ class ExpressionReader:
         """The array library the function runs in (`torch`: `x.transpose(0, 1)` swaps
         two axes, `x.size(0)` is an extent), as `frameworks.py` decides it."""
         self.masks: dict[str, Shape] = {}
+        self.pointer_lengths: dict[tuple[str, str], sympy.Symbol] = {}
+        """`len_L<line>` of each data-dependent range `P[e]:P[e + 1]` (`gathers.py`)."""
         """Boolean masks (by their text) of the masked store being read (`r[r > 0] = 1.0 /
         r[r > 0]`): a selection by one of them is the element at hand."""
 
@@ -516,22 +530,7 @@ class ExpressionReader:
             if value is None:
                 return None
             operands.append(value)
-        result = self.elementwise("free", "compare", tuple(operands), node)
-        if isinstance(result, Select) and isinstance(result.operand, Apply):
-            operand = replace(result.operand, element=dtypes.BOOL)
-            return replace(result, operand=operand, element=dtypes.BOOL)
-        if isinstance(result, Apply):
-            return Apply(
-                result.op,
-                result.name,
-                result.operands,
-                dtypes.BOOL,
-                result.shape,
-                result.text,
-                result.span,
-                result.weak,
-            )
-        return result
+        return as_boolean(self.elementwise("free", "compare", tuple(operands), node))
 
     def _BooleanOperation(self, node: cst.BooleanOperation) -> Value | None:
         left, right = self.array(node.left), self.array(node.right)
@@ -664,6 +663,11 @@ class ExpressionReader:
             selection = read_selection(self, base, node.slice[0].slice.value, node)
             if selection is not NOT_A_MASK:
                 return selection  # type: ignore[return-value]
+            from aiscan.frontends.python.gathers import NOT_A_GATHER, read_gather
+
+            gather = read_gather(self, base, node.slice[0].slice.value, node)
+            if gather is not NOT_A_GATHER:
+                return gather  # type: ignore[return-value]
         return self.view(base, node.slice, node)
 
     def _shape_entry(self, node: cst.Subscript) -> Value | None:
@@ -795,6 +799,11 @@ class ExpressionReader:
     def _slice(self, item: cst.Slice | None, extent: sympy.Expr) -> _Sliced | None:
         if item is None:
             return _Sliced(extent, sympy.Integer(0), 1)
+        from aiscan.frontends.python.gathers import pointer_range
+
+        pointed = pointer_range(self, item, item)
+        if pointed is not None:  # `A_col[A_row[i]:A_row[i + 1]]`: a named length
+            return _Sliced(pointed[0], pointed[1], 1)
         read = self._slice_parts(item.lower, item.upper, item.step)
         return None if read is None else _slice_of(extent, *read)
 

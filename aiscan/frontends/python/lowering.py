@@ -178,7 +178,10 @@ class FunctionLowering:
         """False once a statement of that loop runs where its passes are not counted."""
         self.loop_vector_span: Span | None = None
         """The first vectorized statement in that loop (where its note goes, if any)."""
-        self.branch_depth = 0
+        self.branch_weights: list[sympy.Expr | None] = []
+        """The share of a loop's passes taking each `if` around the statement being lowered
+        (`p_L<line>`, or its complement in the `else`); None for an `if` that restricts the
+        iterations exactly (its share differs from pass to pass)."""
         self.rank_hints: dict[str, int] = {}
         self.parameters: set[str] | None = None
         """A function's parameters (None for module code, where every array escapes)."""
@@ -933,18 +936,21 @@ class FunctionLowering:
             return
         loops = tuple(self.enclosing)
         if (
-            self.branch_depth
+            None in self.branch_weights
             or self.body_copies > 1
             or len(loops) != self.loop_depth
             or any(loop.trip.has(sympy.Min, sympy.Max) for loop in loops)
         ):
             self.loop_eager_complete = False
             return
+        # Under an `if` on data or sizes, a call runs on the share of passes taking it.
+        weight = sympy.Mul(*(w for w in self.branch_weights if w is not None))
         if lowered.eager is not None:
             if any(_has_loop(call.body) for call in lowered.eager.regions):
                 self.loop_vector_span = self.loop_vector_span or span
             for call in lowered.eager.regions:
-                self.loop_calls.append(replace(call, repeat=(*loops, *call.repeat)))
+                repeat = (*loops, *call.repeat)
+                self.loop_calls.append(replace(call, repeat=repeat, weight=call.weight * weight))
             self.loop_temporaries += lowered.eager.temporaries
         elif lowered.nodes:
             kind = "straight"
@@ -953,7 +959,9 @@ class FunctionLowering:
                 # calls NumPy on arrays: the loop has vector work.
                 self.loop_vector_span = self.loop_vector_span or span
                 kind = "nest"
-            self.loop_calls.append(Region(kind, tuple(lowered.nodes), span, repeat=loops))
+            self.loop_calls.append(
+                Region(kind, tuple(lowered.nodes), span, repeat=loops, weight=weight)
+            )
 
     def _stored_shapes_agree(self, leaf: Leaf, value: ArrayValue, text: str, span: Span) -> bool:
         """A store of `value` into `leaf` (`A[0:NI, 0:NJ] = B[0:NK, 0:NK]`): extents that are
@@ -1351,7 +1359,10 @@ class FunctionLowering:
             self.scope.names[name] = Integer(value, name)
             statements = statements[:-1]
         self.loop_depth += 1
+        # Its passes are counted (`trip_L<line>` of them): the calls in its body repeat.
+        self.enclosing.append(Loop(var, sympy.Integer(0), 1, symbol, (), span))
         nodes = self._lowered_statements(statements)
+        self.enclosing.pop()
         self.loop_depth -= 1
         self._restore_after_loop(before, var)
         return Loop(
@@ -1537,17 +1548,22 @@ class FunctionLowering:
         """The loops computing the condition's reductions, then the branch."""
         span = self.names.span(node)
         prelude, condition = self._condition(node.test, span)
+        if prelude and self.loop_calls is not None:
+            self.loop_eager_complete = False  # the condition's own calls: not in the view
         fraction = fraction_symbol(f"p_L{span.line}")
-        self.branch_depth += 1
+        guard = self._index_guard(node.test)
+        exact = guard is not None
+        self.branch_weights.append(None if exact else fraction)
         try:
             then_body = tuple(self._block(node.body))
             else_body: tuple[Node, ...] = ()
+            self.branch_weights[-1] = None if exact else 1 - fraction
             if isinstance(node.orelse, cst.Else):
                 else_body = tuple(self._block(node.orelse.body))
             elif isinstance(node.orelse, cst.If):
                 else_body = tuple(self._if(node.orelse))  # `elif`: tested where `if` fails
         finally:
-            self.branch_depth -= 1
+            self.branch_weights.pop()
         unknown = Unknown(
             UnknownKind.BRANCH_FRACTION,
             f"branch `if {self.names.text(node.test)}`: the fraction of "
@@ -1555,7 +1571,6 @@ class FunctionLowering:
             span,
             str(fraction),
         )
-        guard = self._index_guard(node.test)
         branch = Branch(span, condition, fraction, then_body, else_body, (unknown,), guard)
         return [*prelude, branch]
 

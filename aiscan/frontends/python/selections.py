@@ -25,7 +25,7 @@ import sympy
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text
 from aiscan.frontends.python.symbols import fraction_symbol
-from aiscan.frontends.python.values import Apply, ArrayValue, Leaf, Reduce, Select
+from aiscan.frontends.python.values import Apply, ArrayValue, Leaf, Reduce, Select, Shape
 from aiscan.ir.nodes import Unknown, UnknownKind
 
 if TYPE_CHECKING:
@@ -82,7 +82,11 @@ def read_selection(
         return NOT_A_MASK
     assert isinstance(mask, (Leaf, Apply))
     text = reader.names.text(node)
-    if not (len(mask.shape) <= len(base.shape) and all(map(same_extent, mask.shape, base.shape))):
+    if len(mask.shape) <= len(base.shape) and _inferred(reader, mask.shape, base.shape):
+        # NumPy raises unless a mask has the shape of the axes it selects: where either
+        # side is an extent aiscan named (`radius_d0`, `data_d0`), they are the same one.
+        reader.unify(mask.shape, base.shape[: len(mask.shape)])
+    elif not (len(mask.shape) <= len(base.shape) and all(map(same_extent, mask.shape, base.shape))):
         return _refuse(
             reader,
             node,
@@ -174,6 +178,15 @@ def misplaced_selection(value: ArrayValue, root: bool) -> Select | None:
         if found is not None:
             return found
     return None
+
+
+def _inferred(reader: ExpressionReader, mask: Shape, base: Shape) -> bool:
+    """Do the mask's extents differ from the base's only where one of them is an extent
+    aiscan named for an un-annotated array (matched by a second lowering)?"""
+    different = [(m, b) for m, b in zip(mask, base, strict=False) if not same_extent(m, b)]
+    return bool(different) and all(
+        any(s in reader.free for s in (m.free_symbols | b.free_symbols)) for m, b in different
+    )
 
 
 def _refuse(reader: ExpressionReader, node: cst.CSTNode, message: str) -> ArrayValue | None:
