@@ -250,6 +250,10 @@ class ExpressionReader:
                 else:
                     self.rank_hints[owner] = max(self.rank_hints.get(owner, 0), len(long))
                     return
+            elif short and not any(s in self.free for e in short for s in e.free_symbols):
+                # A known shorter shape (a stated `--shape`) broadcasts along the trailing
+                # axes, as NumPy aligns them: it may fix the free extents there.
+                a, b = short, long[len(long) - len(short) :]
             else:
                 return
         for x, y in zip(a, b, strict=True):
