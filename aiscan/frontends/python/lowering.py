@@ -17,6 +17,7 @@ import sympy
 from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.annotations import parameter_binding
+from aiscan.frontends.python.autocast import Autocast, autocast_region
 from aiscan.frontends.python.bounds import bound_choices, tile_point_trip
 from aiscan.frontends.python.eager import (
     EagerCalls,
@@ -474,7 +475,7 @@ class FunctionLowering:
 
     def _regions(self, statements: Sequence[cst.CSTNode]) -> Iterator[Region]:
         run: list[_Lowered] = []
-        for statement in statements:
+        for statement in self._unwrapped(statements):
             if isinstance(statement, (cst.For, cst.While)):
                 yield from _flush(run)
                 run = []
@@ -554,9 +555,51 @@ class FunctionLowering:
             return _Lowered(self._while(node))
         if isinstance(node, cst.If):
             return _Lowered(self._if(node))
-        if isinstance(node, (cst.With, cst.Try)):
+        if isinstance(node, cst.With):
+            return _Lowered(self._with(node))
+        if isinstance(node, cst.Try):
             return _Lowered(self._block(node.body))
         return _Lowered()
+
+    def _with(self, node: cst.With) -> list[Node]:
+        """A `with` block inside another statement: its body, under the block's autocast."""
+        outer = self.reader.autocast
+        self.reader.autocast = self._autocast_of(node)
+        try:
+            return self._block(node.body)
+        finally:
+            self.reader.autocast = outer
+
+    def _unwrapped(self, statements: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+        """The statements with each top-level `with` block replaced by its body, as it
+        runs (its statements keep their eager view), under the block's autocast."""
+        for statement in statements:
+            if not isinstance(statement, cst.With):
+                yield statement
+                continue
+            outer = self.reader.autocast
+            self.reader.autocast = self._autocast_of(statement)
+            try:
+                yield from self._unwrapped(_statements(statement.body))
+            finally:
+                self.reader.autocast = outer
+
+    def _autocast_of(self, node: cst.With) -> Autocast | None:
+        """The autocast in force inside `node`: under `torch.autocast(...)`
+        (`autocast.py`) the listed operations run in the region's dtype, and
+        `enabled=False` turns that off again inside."""
+        region = self.reader.autocast
+        for item in node.items:
+            found = autocast_region(item.item, self.names)
+            if isinstance(found, str):
+                message = f"{found}: counted without autocast"
+                span = self.names.span(item)
+                self.function_unknowns.append(Unknown(UnknownKind.UNSUPPORTED, message, span))
+            elif found is False:
+                region = None
+            elif found is not None:
+                region = found
+        return region
 
     def _small(self, node: cst.BaseSmallStatement) -> _Lowered:
         lowered = self._small_made(node)
