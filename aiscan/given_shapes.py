@@ -62,7 +62,8 @@ class GivenShape:
     extents: tuple[str, ...]
     dtype: str | None
     source: str
-    """Where it was stated, for messages: `--shape q=b,h,n,d` or the configuration's key."""
+    """Where it was stated, for messages: `--shape q=b,h,n,d`, or `PATH: shapes.q` for the
+    configuration's key."""
 
     @property
     def function(self) -> str | None:
@@ -81,19 +82,19 @@ def parse_shape(text: str, where: str = "--shape") -> GivenShape:
     naming `where` if it is not that."""
     key, equals, rest = text.partition("=")
     key = key.strip()
-    source = f"{where} {text}" if where == "--shape" else f"{where} {key} = {rest!r}"
+    source = f"--shape {_shown(text)}" if where == "--shape" else f"{where}.{key}"
     if not equals or not all(part.isidentifier() for part in key.split(".")):
-        raise UsageError(f"{_shown(source)}: expected NAME=EXTENT,...[:DTYPE]")
+        raise UsageError(f"{source}: expected NAME=EXTENT,...[:DTYPE]")
     extents_text, colon, dtype = rest.partition(":")
     dtype = dtype.strip()
     if colon and dtype not in SHAPE_DTYPES:
         choices = ", ".join(SHAPE_DTYPES)
-        raise UsageError(f"{_shown(source)}: dtype {dtype!r} is not one of {choices}")
+        raise UsageError(f"{source}: dtype {dtype!r} is not one of {choices}")
     extents = tuple(e.strip() for e in extents_text.split(",")) if extents_text.strip() else ()
     for extent in extents:
         problem = _extent_problem(extent)
         if problem:
-            raise UsageError(f"{_shown(source)}: extent {extent!r} {problem}")
+            raise UsageError(f"{source}: extent {extent!r} {problem}")
     return GivenShape(key, extents, dtype or None, source)
 
 

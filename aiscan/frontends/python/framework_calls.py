@@ -528,7 +528,10 @@ def linear_value(
     product = reader.contract_matmul(x, transposed, node)
     if product is None or bias is None:
         return product
-    return reader.elementwise("add", "add", (product, bias), node)
+    cast = reader.autocast_operands([bias], node, "lower_precision_fp")  # linear's bias too
+    if cast is None:
+        return None
+    return reader.elementwise("add", "add", (product, *cast), node)
 
 
 def _permuted(
@@ -550,7 +553,10 @@ def _baddbmm(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return None
     base, left, right = (v for v in values if v is not None)
     product = reader.contract_matmul(left, right, node)
-    return None if product is None else reader.elementwise("add", "add", (base, product), node)
+    cast = reader.autocast_operands([base], node, "lower_precision_fp")  # baddbmm's input too
+    if product is None or cast is None:
+        return None
+    return reader.elementwise("add", "add", (*cast, product), node)
 
 
 def _masked_fill(reader: ExpressionReader, call: _Call) -> Value | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import libcst as cst
 
@@ -146,6 +147,7 @@ def _lowered_functions(
             names.within(None), globals_.copy(), element, dtype_source=source
         )
         pseudo = lowering.build("<module>", names.span(top_level[0]), top_level)
+        pseudo = replace(pseudo, parameters=())  # a script: nothing passed in
         errors += lowering.errors
         if pseudo.regions:
             functions.append(pseudo)
