@@ -600,8 +600,7 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
     if analyses and options.shapes:
         from aiscan.given_shapes import shapes_matched
 
-        functions = [(f.name, [p.name for p in f.parameters or ()]) for a in analyses
-                     for f in a.module.functions]  # fmt: skip
+        functions = [f for a in analyses for f in a.module.functions]
         _warn_unmatched_shapes(options, shapes_matched(options.shapes, functions))
     size_range = (int(low), int(high))
     kernels = module_kernels(analyses, placement, size_range)

@@ -11,9 +11,9 @@ frontend turns the extents into sympy (`extent_value`).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from aiscan.errors import UsageError
 
@@ -98,12 +98,23 @@ def parse_shape(text: str, where: str = "--shape") -> GivenShape:
     return GivenShape(key, extents, dtype or None, source)
 
 
-def shapes_matched(
-    shapes: Iterable[GivenShape], functions: Iterable[tuple[str, Iterable[str]]]
-) -> list[str]:
-    """The keys of `shapes` that name a parameter of one of `functions` (each its name and
-    its parameters' names): the others are warned about (`unmatched_shape_warnings`)."""
-    found = {(name, p) for name, parameters in functions for p in parameters}
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class _Function(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def parameters(self) -> Sequence[_Named] | None: ...
+
+
+def shapes_matched(shapes: Iterable[GivenShape], functions: Iterable[_Function]) -> list[str]:
+    """The keys of `shapes` that name a parameter of one of `functions` (IR functions: a
+    name and their parameters): the others are warned about (`unmatched_shape_warnings`)."""
+    found = {(f.name, p.name) for f in functions for p in f.parameters or ()}
     names = {p for _, p in found}
     return sorted(
         s.key

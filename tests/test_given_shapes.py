@@ -178,6 +178,17 @@ def test_a_shape_naming_no_parameter_is_a_warning(capsys: pytest.CaptureFixture[
     assert "aiscan: warning: --shape w9=n: no analyzed function has a parameter `w9`" in err
 
 
+def test_roofline_takes_shapes_and_warns_too(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    output = str(tmp_path / "roof.html")
+    argv = ["roofline", str(FIXTURE), "--device", "h100", "-o", output, "--shape", "w9=n"]
+    code, _, err = run(capsys, *argv, "--shape", "k=b,h,n,d")
+    assert code == 0
+    assert "aiscan: warning: --shape w9=n: no analyzed function has a parameter `w9`" in err
+    assert "--shape k=b,h,n,d" not in err
+
+
 @pytest.mark.parametrize(
     ("spec", "why"),
     [

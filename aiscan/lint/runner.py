@@ -154,13 +154,7 @@ def _check_source(source: str, path: str, options: CheckOptions) -> Payload:
         "errors": [],
         "warnings": [_diagnostic_data(d) for d in result.diagnostics],
         "dependencies": list(result.analysis.module.dependencies),
-        "shapes_used": shapes_matched(
-            options.pipeline.shapes,
-            [
-                (f.name, [p.name for p in f.parameters or ()])
-                for f in result.analysis.module.functions
-            ],
-        ),
+        "shapes_used": shapes_matched(options.pipeline.shapes, result.analysis.module.functions),
     }
 
 

@@ -97,10 +97,7 @@ def _shapes_used(result: FileResult, options: PipelineOptions) -> list[str]:
         return []
     from aiscan.given_shapes import shapes_matched
 
-    functions = result.analysis.module.functions
-    return shapes_matched(
-        options.shapes, [(f.name, [p.name for p in f.parameters or ()]) for f in functions]
-    )
+    return shapes_matched(options.shapes, result.analysis.module.functions)
 
 
 def _failed_file(path: str, diagnostic: Diagnostic, options: AnalyzeOptions) -> Payload:
