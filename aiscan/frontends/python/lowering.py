@@ -303,7 +303,7 @@ class FunctionLowering:
         """What the body says that a stated shape contradicts, or None."""
         if name in evidence.sizes and given:
             return "the code uses it as an integer size"
-        least = max(evidence.rank.get(name, 0), max(evidence.dims.get(name, {}), default=-1) + 1)
+        least = evidence.code_rank(name)
         if len(given) < least:
             return f"the code uses {least} axes of it"
         return None
@@ -398,10 +398,7 @@ class FunctionLowering:
                     how += " (it meets arrays in arithmetic; a vector: the code gives no rank)"
                 message = f"`{name}` {unannotated}: taken as an array of shape ({said}){how}"
                 message += dtype_note
-                least = max(
-                    evidence.rank.get(name, 0), max(evidence.dims.get(name, {}), default=-1) + 1
-                )
-                if least < len(shape) or evidence.rank_only_from_meeting(name):
+                if evidence.code_rank(name) < len(shape) or evidence.rank_only_from_meeting(name):
                     shape_from = "assumed"  # the rank is a weak use's, or a partner's
                 if evidence.rank_unknown(name) and name not in self.hints.ranks:
                     shape_from = "assumed"
