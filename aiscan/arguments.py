@@ -12,6 +12,7 @@ import math
 import re
 
 from aiscan.errors import UsageError
+from aiscan.given_shapes import parse_shape
 
 __all__ = ["MAX_SIZE", "MAX_TIMEOUT_S", "check_arguments", "parse_size"]
 
@@ -35,6 +36,8 @@ def check_arguments(arguments: argparse.Namespace) -> None:
     for group in getattr(arguments, "sizes", None) or ():
         for item in filter(None, (part.strip() for part in group.split(","))):
             parse_size(item)
+    for text in getattr(arguments, "shapes", None) or ():
+        parse_shape(text)
 
 
 def parse_size(item: str) -> tuple[str, int]:

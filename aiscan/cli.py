@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from aiscan import __version__
 from aiscan.arguments import check_arguments, parse_size
 from aiscan.errors import UsageError
+from aiscan.given_shapes import parse_shape
 from aiscan.limits import DEFAULT_MEMORY_LIMIT_MIB
 from aiscan.printable import printable
 from aiscan.report.words import counted
@@ -261,6 +262,12 @@ def _add_source_options(parser: argparse.ArgumentParser) -> None:
         help="evaluate the intensity at this size (repeatable, or comma-separated)",
     )  # fmt: skip
     parser.add_argument(
+        "--shape", dest="shapes", action="append", default=[], metavar="NAME=EXTENT,...",
+        help="the shape of a parameter the code does not give, by name or `function.name`, "
+        "extents as size expressions, optionally a dtype (`q=b,h,n,d`, `w1=d,4*d`, "
+        "`attention.x=n,d:float16`; repeatable)",
+    )  # fmt: skip
+    parser.add_argument(
         "--write-allocate", action=argparse.BooleanOptionalAction, default=None,
         help="stores to elements not read before also cost a read (default: off for the "
         "report; each device's own policy for roofline placement)",
@@ -367,6 +374,7 @@ def _pipeline_options(arguments: argparse.Namespace, config: Config) -> Pipeline
         fp32_matmul_tf32=config.fp32_matmul_tf32,
         triton_config=getattr(arguments, "triton_config", None) or config.triton_config or "first",
         launches=launches,
+        shapes=(*config.shapes, *map(parse_shape, getattr(arguments, "shapes", ()))),
     )
 
 
@@ -458,6 +466,8 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
         for error in payload.get("errors", []):
             print(error, file=sys.stderr)
     _warn_unused_sizes(arguments, payloads)
+    if any(p["ok"] for p in payloads):
+        _warn_unmatched_shapes(options, [n for p in payloads for n in p.get("shapes_used", [])])
     return EXIT_OK if all(p["ok"] for p in payloads) else EXIT_ERROR
 
 
@@ -472,6 +482,14 @@ def _warn_unused_sizes(arguments: argparse.Namespace, payloads: Sequence[Any]) -
     used = {name for p in analyzed for name in p["sizes_used"]}
     for warning in unused_size_warnings(given, used):
         print(f"aiscan: warning: {warning}", file=sys.stderr)
+
+
+def _warn_unmatched_shapes(options: PipelineOptions, used: Sequence[str]) -> None:
+    """`--shape w9=n` where no analyzed function has a parameter `w9`: a warning."""
+    from aiscan.given_shapes import unmatched_shape_warnings
+
+    for warning in unmatched_shape_warnings(options.shapes, used):
+        print(f"aiscan: warning: {printable(warning)}", file=sys.stderr)
 
 
 def _given_sizes(groups: Sequence[str]) -> dict[str, int]:
@@ -640,6 +658,11 @@ def roofline_inputs(arguments: argparse.Namespace) -> RooflineInputs:
         for diagnostic in result.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
     analyses = [r.analysis for r in results if r.analysis is not None]
+    if analyses and options.shapes:
+        from aiscan.given_shapes import shapes_matched
+
+        functions = [f for a in analyses for f in a.module.functions]
+        _warn_unmatched_shapes(options, shapes_matched(options.shapes, functions))
     size_range = (int(low), int(high))
     kernels = module_kernels(analyses, placement, size_range)
     if not kernels:
@@ -784,6 +807,7 @@ def _run_check(arguments: argparse.Namespace) -> int:
     _emit(_lint_report(run, arguments), arguments.output)
     for warning in run.warnings:
         print(warning.format(), file=sys.stderr)
+    _warn_unmatched_shapes(options, run.shapes_used)
     if run.errors and arguments.output_format in ("concise", "full"):
         from aiscan.report.lint_concise import input_errors
         from aiscan.report.lint_summary import palette_for

@@ -3,7 +3,8 @@
 Found by walking up from the working directory; command-line flags win over it. Keys are
 kebab-case as in ruff: `devices`, `device-files`, `sizes`, `write-allocate`,
 `special-weight`, `include-dirs`, `defines`, `jax-enable-x64` and `fp32-matmul`
-(framework precision settings that override the code), and for `aiscan check`: `select`,
+(framework precision settings that override the code), `shapes` (parameter shapes the code
+does not give, as `--shape`), and for `aiscan check`: `select`,
 `ignore`, `per-file-ignores` (glob -> codes), `thresholds` (rule code or name -> option ->
 number), `fail-on` (rules whose notes fail the run too, e.g. `["AIS001"]`), `fail-on-notes`
 (every note fails the run: `fail-on = ["ALL"]`) and `help-url` (a template
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from aiscan.errors import UsageError
+from aiscan.given_shapes import GivenShape, parse_shape
 from aiscan.sources import FileRefused, read_regular_file
 
 __all__ = ["PYTHON_DTYPES", "Config", "find_config", "load_config"]
@@ -47,6 +49,7 @@ _KEYS = {
     "triton-config",
     "fail-on-notes",
     "help-url",
+    "shapes",
 }
 
 PYTHON_DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
@@ -88,6 +91,9 @@ class Config:
     help_url: str | None = None
     cache_dir: str | None = None
     """`cache-dir`, relative to the configuration's directory (the command line places it)."""
+    shapes: tuple[GivenShape, ...] = ()
+    """`[tool.aiscan.shapes]`: `q = "b,h,n,d"`, `"attention.x" = "n,d:float16"`, as
+    `--shape`."""
 
 
 def find_config(start: Path) -> Path | None:
@@ -150,6 +156,7 @@ def load_config(path: Path | None) -> Config:
         fail_on_notes=bool(_optional_bool(table, "fail-on-notes", path)),
         help_url=_help_url(table, path),
         cache_dir=_cache_dir(table, path),
+        shapes=_shapes(table.get("shapes", {}), path),
     )
 
 
@@ -228,6 +235,23 @@ def _sizes(value: Any, path: Path) -> dict[str, int]:
     ):
         raise UsageError(f"{path}: sizes must map names to positive integers")
     return {str(k): int(v) for k, v in value.items()}
+
+
+def _shapes(value: Any, path: Path) -> tuple[GivenShape, ...]:
+    """`shapes = {q = "b,h,n,d", "attention.x" = ["n", "d"]}` as `--shape` specs; a list
+    holds the extents (integers or expressions), a string is `--shape`'s right side."""
+    if not isinstance(value, dict):
+        raise UsageError(f'{path}: shapes must map parameter names to "EXTENT,..." strings')
+    shapes = []
+    for key, spec in value.items():
+        if isinstance(spec, list) and all(
+            isinstance(e, str) or (isinstance(e, int) and not isinstance(e, bool)) for e in spec
+        ):
+            spec = ",".join(str(e) for e in spec)
+        if not isinstance(spec, str):
+            raise UsageError(f'{path}: shapes.{key} must be an "EXTENT,...[:DTYPE]" string')
+        shapes.append(parse_shape(f"{key}={spec}", f"{path}: shapes"))
+    return tuple(shapes)
 
 
 def _launches(value: Any, path: Path) -> tuple[str, ...]:

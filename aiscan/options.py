@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from aiscan.given_shapes import GivenShape
 from aiscan.roofline.devices import Device
 
 __all__ = ["AnalysisOptions", "PipelineOptions", "PlacementOptions"]
@@ -42,6 +43,9 @@ class PipelineOptions:
     launches: tuple[str, ...] = ()
     """CUDA kernel launches `KERNEL:GRID:BLOCK` (`--launch`, the `launch` table); they
     replace the launches a file makes of those kernels."""
+    shapes: tuple[GivenShape, ...] = ()
+    """Shapes stated for parameters (`--shape`, `[tool.aiscan.shapes]`), the command
+    line's after the configuration's (a later one for the same key wins)."""
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ def lower_source(text: str, path: str, options: PipelineOptions) -> Module:
             options.python_dtype,
             x64=options.jax_enable_x64,
             tf32=options.fp32_matmul_tf32,
+            shapes=options.shapes,
         )
         from aiscan.frontends import triton
 

@@ -163,6 +163,11 @@ def _analyze_region(
     elements = Counter(
         a.element.precision for p in written for a in p.statement.accesses if a.element.is_float
     )
+    computed = _contraction_precisions(region)
+    if computed and set(computed) != set(elements):
+        # Its contractions run in their own dtype (inputs cast first, as under
+        # `torch.autocast`): that dtype picks the matrix roof, not the inputs' majority.
+        elements = computed
     # Loops that do not run lose their bodies before counting; the loops and the
     # precision stay those of the code as written.
     body, idle = without_idle_loops(region.body, sizes)
@@ -189,6 +194,18 @@ def _analyze_region(
         _contraction_flops(region, statements, options),
         count_flops(useful, options.special_weight) if region.gpu_launch else None,
         _shared_memory_bytes(region),
+    )
+
+
+def _contraction_precisions(region: Region) -> Counter[str]:
+    """The dtypes the region's contraction calls (eager view) read and write."""
+    return Counter(
+        a.element.precision
+        for call in region.eager_calls
+        if call.contraction
+        for p in placed_statements(call.body)
+        for a in p.statement.accesses
+        if a.element.is_float
     )
 
 

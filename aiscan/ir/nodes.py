@@ -41,6 +41,7 @@ __all__ = [
     "Module",
     "Node",
     "Parallel",
+    "Parameter",
     "Region",
     "Statement",
     "Temporary",
@@ -384,11 +385,32 @@ class Temporary:
 
 
 @dataclass(frozen=True, slots=True)
+class Parameter:
+    """A function's parameter as the analysis took it: the shape and dtype its counts hold
+    under, and where each came from, so a program (or a user) can check or correct them.
+
+    `kind` is `array`, `scalar`, `size` (an integer extent) or `unknown`; `shape_from` and
+    `dtype_from` are `annotation`, `code` (`.shape` unpacking, indexing, a use), `assumed`
+    (nothing in the code says; `note` says what was taken) or `given` (`--shape`)."""
+
+    name: str
+    span: Span
+    kind: str
+    shape: tuple[sympy.Expr, ...] = ()
+    element: ElementType | None = None
+    shape_from: str = "code"
+    dtype_from: str = "code"
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Function:
     name: str
     span: Span
     regions: tuple[Region, ...]
     unknowns: tuple[Unknown, ...] = ()
+    parameters: tuple[Parameter, ...] | None = None
+    """The parameters as the frontend took them (Python); None where it records none."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,6 +70,8 @@ class LintRun:
     """Template of a rule's documentation page: `{code}` and `{name}` are filled in."""
     warnings: tuple[Diagnostic, ...] = ()
     """Diagnostics of analyzed files (a header treated as empty): shown, exit code unchanged."""
+    shapes_used: tuple[str, ...] = ()
+    """Keys of the stated shapes (`--shape`) that named a parameter of an analyzed file."""
 
     @property
     def failures(self) -> tuple[Finding, ...]:

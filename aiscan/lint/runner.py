@@ -16,6 +16,7 @@ from typing import Any, BinaryIO, TextIO
 from aiscan.cache import ResultCache, fingerprint
 from aiscan.discovery import discover, work_tree_root
 from aiscan.errors import Diagnostic, InputError, Severity, UsageError
+from aiscan.given_shapes import shapes_matched
 from aiscan.limits import DEFAULT_MEMORY_LIMIT_MIB
 from aiscan.lint.checker import LintRun, check_analysis
 from aiscan.lint.context import LintContext
@@ -87,6 +88,7 @@ def check_paths(
             stdin_task = Task("check-stdin", _check_stdin, _failed_file, (check, text), "")
             payloads = [*scan([name], stdin_task, jobs=1), *payloads]
         sources[name] = text if isinstance(text, str) else ""
+    shapes_used = sorted({key for p in payloads for key in p.get("shapes_used", [])})
     for path, payload in zip(files, payloads, strict=True):
         if path in sources:
             findings += [_finding(f) for f in payload["findings"]]
@@ -104,7 +106,13 @@ def check_paths(
         findings += found
     root = work_tree_root(Path.cwd()) or Path.cwd()
     return LintRun(
-        tuple(findings), sources, settings.enabled(), tuple(errors), root, warnings=tuple(warnings)
+        tuple(findings),
+        sources,
+        settings.enabled(),
+        tuple(errors),
+        root,
+        warnings=tuple(warnings),
+        shapes_used=tuple(shapes_used),
     )
 
 
@@ -151,6 +159,7 @@ def _check_source(source: str, path: str, options: CheckOptions) -> Payload:
         "errors": [],
         "warnings": [_diagnostic_data(d) for d in result.diagnostics],
         "dependencies": list(result.analysis.module.dependencies),
+        "shapes_used": shapes_matched(options.pipeline.shapes, result.analysis.module.functions),
     }
 
 
@@ -176,6 +185,8 @@ def _well_formed(payload: Payload) -> bool:
         and isinstance(findings, list)
         and isinstance(errors, list)
         and isinstance(warnings, list)
+        and isinstance(payload.get("shapes_used"), list)
+        and all(isinstance(key, str) for key in payload["shapes_used"])
         and all(map(_is_finding_data, findings))
         and all(map(_is_diagnostic_data, [*errors, *warnings]))
     )

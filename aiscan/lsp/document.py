@@ -96,6 +96,7 @@ def settings_for(path: str, devices: tuple[str, ...] = ()) -> ServerSettings:
         fp32_matmul_tf32=config.fp32_matmul_tf32,
         triton_config=config.triton_config or "first",
         launches=config.launches,
+        shapes=config.shapes,
     )
     try:
         lint = LintSettings(

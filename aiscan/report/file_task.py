@@ -48,6 +48,7 @@ def _well_formed(payload: Payload) -> bool:
         and isinstance(payload.get("output"), str)
         and _strings(payload.get("errors"))
         and _strings(payload.get("sizes_used"))
+        and _strings(payload.get("shapes_used"))
     )
 
 
@@ -83,10 +84,20 @@ def _analyze_file(path: str, options: AnalyzeOptions) -> Payload:
         "ok": result.analysis is not None,
         "content": source.digest,
         "sizes_used": sorted(size_names(result.analysis)) if result.analysis else [],
+        "shapes_used": _shapes_used(result, options.pipeline),
         "output": _render(result, options),
         "errors": [d.format() for d in result.diagnostics] if result.analysis is None else [],
         "dependencies": dependencies,
     }
+
+
+def _shapes_used(result: FileResult, options: PipelineOptions) -> list[str]:
+    """The stated shapes (`--shape`) that name a parameter of this file's functions."""
+    if result.analysis is None or not options.shapes:
+        return []
+    from aiscan.given_shapes import shapes_matched
+
+    return shapes_matched(options.shapes, result.analysis.module.functions)
 
 
 def _failed_file(path: str, diagnostic: Diagnostic, options: AnalyzeOptions) -> Payload:

@@ -16,7 +16,7 @@ from aiscan.analysis.intensity import Intensity, intensity, substitute_sizes
 from aiscan.analysis.kernel import FunctionAnalysis, RegionAnalysis
 from aiscan.analysis.traffic import Traffic
 from aiscan.errors import Diagnostic
-from aiscan.ir.nodes import Unknown
+from aiscan.ir.nodes import Parameter, Unknown
 from aiscan.pipeline import FileResult
 from aiscan.report.assembly import SCHEMA_VERSION, join_report, load_schema
 from aiscan.report.expressions import expression_text, json_count, numeric_value
@@ -170,6 +170,29 @@ def _function(
         "unknowns": [_unknown(u) for u in function.unknowns],
         "nests": [_region(r, write_allocate, placement, sizes, name) for r in function.regions],
         **_placements(name, function, placement, sizes),
+        **_parameters(function.function.parameters),
+    }
+
+
+def _parameters(parameters: tuple[Parameter, ...] | None) -> dict[str, Any]:
+    """Schema 1.5: the parameters as the frontend took them (Python functions)."""
+    if parameters is None:
+        return {}
+    return {
+        "parameters": [
+            {
+                "name": p.name,
+                "line": p.span.line,
+                "column": p.span.column,
+                "kind": p.kind,
+                "shape": [expression_text(e) for e in p.shape],
+                "dtype": p.element.name if p.element is not None else None,
+                "shape_from": p.shape_from,
+                "dtype_from": p.dtype_from,
+                "note": p.note,
+            }
+            for p in parameters
+        ]
     }
 
 

@@ -39,6 +39,7 @@ from aiscan.ir.nodes import ElementType, Unknown, UnknownKind
 from aiscan.span import Span
 
 if TYPE_CHECKING:
+    from aiscan.frontends.python.autocast import Autocast
     from aiscan.frontends.python.library_calls import Builder
     from aiscan.frontends.python.modules import Layer
     from aiscan.frontends.python.summaries import Summarize
@@ -245,6 +246,8 @@ class ExpressionReader:
         self.framework: str | None = None
         """The array library the function runs in (`torch`: `x.transpose(0, 1)` swaps
         two axes, `x.size(0)` is an extent), as `frameworks.py` decides it."""
+        self.autocast: Autocast | None = None
+        """The `torch.autocast` region the statement being read is in (`autocast.py`)."""
         self.masks: dict[str, Shape] = {}
         self.pointer_lengths: dict[tuple[str, str], sympy.Symbol] = {}
         """`len_L<line>` of each data-dependent range `P[e]:P[e + 1]` (`gathers.py`)."""
@@ -267,6 +270,10 @@ class ExpressionReader:
                 else:
                     self.rank_hints[owner] = max(self.rank_hints.get(owner, 0), len(long))
                     return
+            elif short and not any(s in self.free for e in short for s in e.free_symbols):
+                # A known shorter shape (a stated `--shape`) broadcasts along the trailing
+                # axes, as NumPy aligns them: it may fix the free extents there.
+                a, b = short, long[len(long) - len(short) :]
             else:
                 return
         for x, y in zip(a, b, strict=True):
@@ -1054,6 +1061,10 @@ class ExpressionReader:
                 return None if product is None else self.reduce("sum", product, None, False, node)
             self.unsupported(node, f"`{self.names.text(node)}` on a boolean selection")
             return None
+        cast = self.autocast_operands(operands, node, "lower_precision_fp")
+        if cast is None:
+            return None
+        operands = cast
         extents: dict[str, sympy.Expr] = {}
         differ: list[str] = []
         for operand, letters in zip(operands, labels, strict=True):
@@ -1089,6 +1100,36 @@ class ExpressionReader:
             text or self.names.text(node),
             self.span(node),
         )
+
+    def autocast_operands(
+        self, operands: Sequence[ArrayValue], node: cst.CSTNode, policy: str
+    ) -> list[ArrayValue] | None:
+        """`operands` as an operation of autocast's `policy` list gets them inside a
+        `torch.autocast` region (`autocast.py`): `lower_precision_fp` casts each floating
+        input that is neither float64 nor already the region's dtype to it, `fp32` casts
+        float16 and bfloat16 inputs to float32 (CUDA only); each cast is an `astype` of
+        its own, a kernel in the eager view, as PyTorch runs it."""
+        region = self.autocast
+        if region is None or (policy == "fp32" and not region.fp32_ops):
+            return list(operands)
+        target = region.element if policy == "lower_precision_fp" else dtypes.FLOAT32
+        sources: tuple[ElementType, ...] = (dtypes.FLOAT16, dtypes.BFLOAT16)
+        if policy == "lower_precision_fp":
+            sources += (dtypes.FLOAT32,)
+        found: list[ArrayValue] = []
+        for operand in operands:
+            if isinstance(operand, Scalar) or operand.element not in sources:
+                found.append(operand)
+                continue
+            if operand.element == target:
+                found.append(operand)
+                continue
+            text = f"{operand.text}.to(torch.{target.name})"
+            copied = self.elementwise("free", "astype", (operand,), node, text)
+            if copied is None:
+                return None
+            found.append(replace(copied, element=target))
+        return found
 
     def reduce(
         self,

@@ -269,10 +269,20 @@ def _along(
         element = _dtype_argument(reader, node)
         if axis is None or element is False:
             return None
-        typed = element if isinstance(element, ElementType) else None
+        typed = element if isinstance(element, ElementType) else _autocast_fp32(reader, x)
         return _kernel(reader, node, [x], axis, counts, element=typed)
 
     return read
+
+
+def _autocast_fp32(reader: ExpressionReader, x: ArrayValue) -> ElementType | None:
+    """softmax and log_softmax in a CUDA autocast region (`fp32_set_opt_dtype`): a float16
+    or bfloat16 input is read as it is and the result is float32, one kernel."""
+    region = reader.autocast
+    lower = (dtypes.FLOAT16, dtypes.BFLOAT16)
+    if region is not None and region.fp32_ops and x.element in lower:
+        return dtypes.FLOAT32
+    return None
 
 
 def _dtype_argument(reader: ExpressionReader, node: cst.Call) -> ElementType | bool:
@@ -318,7 +328,10 @@ def _logsumexp(reader: ExpressionReader, call: _Call) -> Value | None:
     keepdim = _flag(call.argument(2, "keepdim", "keepdims"), False)
     if axis is None or keepdim is None:
         return None
-    return _kernel(reader, node, [x], axis, _LOGSUMEXP, reduces=True, keepdim=keepdim)
+    cast = reader.autocast_operands([x], node, "fp32")
+    if cast is None:
+        return None
+    return _kernel(reader, node, cast, axis, _LOGSUMEXP, reduces=True, keepdim=keepdim)
 
 
 def _normalized(
@@ -377,6 +390,11 @@ def norm_value(
     if not x.shape:
         return reader.unsupported(node, "a norm of a scalar")
     operands = [x, *(p for p in (weight, bias) if p is not None)]
+    if not rms:  # layer_norm is on autocast's `fp32` list; rms_norm is on none
+        cast = reader.autocast_operands(operands, node, "fp32")
+        if cast is None:
+            return None
+        operands = cast
     scaled, shifted = int(weight is not None), int(bias is not None)
     if rms:
         counts = _Counts(
@@ -450,7 +468,7 @@ def softmax_value(
     rank = len(x.shape)
     if not isinstance(value, int) or not -rank <= value < rank:
         return reader.unsupported(node, f"`{reader.names.text(node)}`: softmax dim `{dim}`")
-    return _kernel(reader, node, [x], value % rank, _SOFTMAX)
+    return _kernel(reader, node, [x], value % rank, _SOFTMAX, element=_autocast_fp32(reader, x))
 
 
 def _elementwise(counts: _Counts) -> Reader:
@@ -510,7 +528,10 @@ def linear_value(
     product = reader.contract_matmul(x, transposed, node)
     if product is None or bias is None:
         return product
-    return reader.elementwise("add", "add", (product, bias), node)
+    cast = reader.autocast_operands([bias], node, "lower_precision_fp")  # linear's bias too
+    if cast is None:
+        return None
+    return reader.elementwise("add", "add", (product, *cast), node)
 
 
 def _permuted(
@@ -532,7 +553,10 @@ def _baddbmm(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return None
     base, left, right = (v for v in values if v is not None)
     product = reader.contract_matmul(left, right, node)
-    return None if product is None else reader.elementwise("add", "add", (base, product), node)
+    cast = reader.autocast_operands([base], node, "lower_precision_fp")  # baddbmm's input too
+    if product is None or cast is None:
+        return None
+    return reader.elementwise("add", "add", (*cast, product), node)
 
 
 def _masked_fill(reader: ExpressionReader, call: _Call) -> Value | None:
@@ -555,7 +579,12 @@ def _sdpa(reader: ExpressionReader, node: cst.Call) -> Value | None:
     values = [_array(reader, _argument(node, i, name)) for i, name in enumerate("qkv")]
     if any(v is None for v in values):
         return None
-    q, k, v = (x for x in values if x is not None)
+    cast = reader.autocast_operands(
+        [x for x in values if x is not None], node, "lower_precision_fp"
+    )
+    if cast is None:
+        return None
+    q, k, v = cast
     text = reader.names.text(node)
     mask_node = _argument(node, 3, "attn_mask")
     causal = _flag(_argument(node, 5, "is_causal"), False)
@@ -565,6 +594,11 @@ def _sdpa(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return reader.unsupported(node, f"`{text}`: dropout, or a non-literal is_causal")
     if mask is None and not _is_none(mask_node):
         return None
+    if mask is not None:  # a float mask is cast as q, k and v are; a boolean one is not
+        masks = reader.autocast_operands([mask], node, "lower_precision_fp")
+        if masks is None:
+            return None
+        (mask,) = masks
     for operand in (k, v):
         if len(operand.shape) != len(q.shape):
             reader.unify(operand.shape, q.shape)  # an inferred k or v has q's rank

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import ast
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import libcst as cst
 
@@ -30,6 +31,7 @@ from aiscan.frontends.python.precision_rules import apply_rules
 from aiscan.frontends.python.summaries import Summary
 from aiscan.frontends.python.symbols import size_symbol
 from aiscan.frontends.python.values import Integer, Scalar
+from aiscan.given_shapes import GivenShape
 from aiscan.ir.nodes import ElementType, Function, Module
 from aiscan.span import Span
 
@@ -43,16 +45,18 @@ def lower_python_source(
     *,
     x64: bool | None = None,
     tf32: bool | None = None,
+    shapes: Sequence[GivenShape] = (),
 ) -> Module:
     """Parse and lower one Python file; raises `InputError` when it does not parse.
 
     `default_dtype` types what nothing in the code types (un-annotated parameters); None
     leaves it to each function's framework (float32 for PyTorch and JAX without x64,
     float64 for NumPy). `x64` and `tf32` are settings that override what the code says
-    about its framework's precision (see `frameworks.py`)."""
+    about its framework's precision (see `frameworks.py`). `shapes` are parameter shapes
+    the user states (`--shape`)."""
     syntax = _check_with_cpython_parser(text, path)
     rules = read_frameworks(syntax, x64_setting=x64, tf32_setting=tf32)
-    defaults = _Defaults(rules, dtypes.dtype_named(default_dtype or ""))
+    defaults = _Defaults(rules, dtypes.dtype_named(default_dtype or ""), shapes)
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -95,9 +99,22 @@ class _Defaults:
     """The dtype of what nothing in a function's code types: the `--python-dtype` setting
     where given, else the default of the function's framework (`frameworks.py`)."""
 
-    def __init__(self, rules: FrameworkRules, setting: ElementType | None) -> None:
+    def __init__(
+        self,
+        rules: FrameworkRules,
+        setting: ElementType | None,
+        shapes: Sequence[GivenShape] = (),
+    ) -> None:
         self.rules = rules
         self.setting = setting
+        self.shapes = shapes
+
+    def shapes_for(self, function: str) -> dict[str, GivenShape]:
+        """The shapes stated for `function`'s parameters: `function.param` wins over a bare
+        `param`; among equals the last stated (the command line's after the file's)."""
+        found = {s.parameter: s for s in self.shapes if s.function is None}
+        found.update({s.parameter: s for s in self.shapes if s.function == function})
+        return found
 
     def __call__(self, function: str) -> tuple[ElementType, str]:
         if self.setting is not None:
@@ -130,6 +147,7 @@ def _lowered_functions(
             names.within(None), globals_.copy(), element, dtype_source=source
         )
         pseudo = lowering.build("<module>", names.span(top_level[0]), top_level)
+        pseudo = replace(pseudo, parameters=())  # a script: nothing passed in
         errors += lowering.errors
         if pseudo.regions:
             functions.append(pseudo)
@@ -206,6 +224,7 @@ class _Summaries:
             dtype_source=source,
             framework=self.defaults.rules.framework(definition.name.value),
             ranks_given=ranks_given,
+            shapes_given=self.defaults.shapes_for(definition.name.value),
         )
         function = lowering.function(definition)
         if not dtypes_given and not ranks_given:
@@ -256,6 +275,7 @@ def _methods(
             class_sizes=sizes,
             dtype_source=source,
             framework=defaults.rules.framework(qualified),
+            shapes_given=defaults.shapes_for(qualified),
         )
         function = lowering.function(method, qualified)
         errors += lowering.errors

@@ -161,6 +161,11 @@ class Evidence:
             and self.weak_rank.get(name, 0) <= 1
         )
 
+    def code_rank(self, name: str) -> int:
+        """The least rank the body's own uses give `name` (`A[i, j]`, `n, m = A.shape`),
+        weak evidence (a partner's rank, `@` operands) left out."""
+        return max(self.rank.get(name, 0), max(self.dims.get(name, {}), default=-1) + 1)
+
     def rank_of(self, name: str) -> int:
         named = self.dims.get(name, {})
         rank = max(self.rank.get(name, 0), max(named, default=-1) + 1)

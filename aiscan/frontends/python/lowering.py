@@ -17,6 +17,7 @@ import sympy
 from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.python import dtypes, grids
 from aiscan.frontends.python.annotations import parameter_binding
+from aiscan.frontends.python.autocast import Autocast, autocast_region
 from aiscan.frontends.python.bounds import bound_choices, tile_point_trip
 from aiscan.frontends.python.calls import positional_out
 from aiscan.frontends.python.eager import (
@@ -38,6 +39,7 @@ from aiscan.frontends.python.expressions import (
     number_literal,
 )
 from aiscan.frontends.python.inference import (
+    Evidence,
     bound_name,
     gather_evidence,
     plain_name,
@@ -64,8 +66,10 @@ from aiscan.frontends.python.values import (
     Reduce,
     Scalar,
     Select,
+    Shape,
 )
 from aiscan.frontends.python.views import element_at, shape_assigned
+from aiscan.given_shapes import GivenShape, extent_value
 from aiscan.ir.nodes import (
     Branch,
     ElementType,
@@ -73,6 +77,7 @@ from aiscan.ir.nodes import (
     Function,
     Loop,
     Node,
+    Parameter,
     Region,
     Statement,
     Temporary,
@@ -142,6 +147,7 @@ class FunctionLowering:
         dtype_source: str = "--python-dtype",
         framework: str | None = None,
         ranks_given: Mapping[str, int] | None = None,
+        shapes_given: Mapping[str, GivenShape] | None = None,
     ) -> None:
         self.names = names
         self.class_sizes = class_sizes
@@ -199,6 +205,13 @@ class FunctionLowering:
         self.returns: list[Binding | None] = []
         self.tuple_returns: list[tuple[Binding | None, ...]] = []
         """What each `return` hands back."""
+        self.shapes_given = dict(shapes_given or {})
+        """Shapes the user states for parameters (`--shape`), by parameter name."""
+        self.refused: set[str] = set()
+        """Parameters whose stated shape the code contradicts: their code's shape stands."""
+        self.parameter_sources: dict[str, tuple[str, str, str | None]] = {}
+        """Per parameter: where its shape and its dtype came from, and the assumption made
+        (`Parameter.shape_from`, `dtype_from`, `note`); annotations where absent."""
 
     def function(self, node: cst.FunctionDef, qualified: str | None = None) -> Function:
         """Lower `node` (named `qualified`, e.g. `Class.method`); `self.scope` then holds what
@@ -227,6 +240,9 @@ class FunctionLowering:
             reason = "is not set where this method can see it"
             self.scope.names[attribute] = Opaque(attribute, reason, True, True)
             parameters[attribute] = use
+        for name, spec in self.shapes_given.items():
+            if name in parameters:
+                self._check_given(name, spec, self.scope.names[name], parameters[name])
         notes = len(self.function_unknowns)
         self._infer_parameters(node, parameters)
         self.parameter_notes = self.function_unknowns[notes:]
@@ -234,6 +250,7 @@ class FunctionLowering:
         self.parameters = set(parameters)
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
         function = self.build(qualified or node.name.value, self.names.span(node), list(body))
+        function = replace(function, parameters=self._parameter_records(parameters))
         if self.hints.learn(
             self.reader.equations,
             {**self.reader.rank_hints, **self.rank_hints},
@@ -249,6 +266,7 @@ class FunctionLowering:
                 self.dtypes_given,
                 dtype_source=self.dtype_source,
                 framework=self.framework,
+                shapes_given=self.shapes_given,
             )
             function = again.function(node, qualified)
             self.scope = again.scope
@@ -263,6 +281,76 @@ class FunctionLowering:
     def _is_method(node: cst.FunctionDef) -> bool:
         params = (*node.params.posonly_params, *node.params.params)
         return bool(params) and params[0].name.value == "self"
+
+    def _given_shape(self, spec: GivenShape) -> Shape:
+        return tuple(sympy.sympify(extent_value(extent, size_symbol)) for extent in spec.extents)
+
+    def _check_given(
+        self, name: str, spec: GivenShape, binding: Binding, where: cst.CSTNode
+    ) -> None:
+        """A stated shape against what an annotation says: where they differ, a located
+        error, and the annotation stands (the stated shape is not used)."""
+        given = self._given_shape(spec)
+        annotated: Shape | None = None
+        element = None
+        if isinstance(binding, Leaf | Scalar):
+            annotated, element = binding.shape, binding.element
+        elif isinstance(binding, Integer):
+            annotated = ()
+            if given:
+                self._contradiction(name, spec, "the annotation makes it an integer size", where)
+                return
+        elif isinstance(binding, Opaque):
+            annotated, element = binding.shape, binding.element
+        if annotated is not None and (
+            len(annotated) != len(given)
+            or not all(same_extent(a, b) for a, b in zip(annotated, given, strict=True))
+        ):
+            said = f"shape {shape_text(annotated)}" if annotated else "a scalar"
+            self._contradiction(name, spec, f"its annotation gives {said}", where)
+        elif element is not None and spec.dtype is not None and spec.dtype != element.name:
+            self._contradiction(name, spec, f"its annotation gives dtype {element.name}", where)
+
+    def _contradiction(self, name: str, spec: GivenShape, why: str, where: cst.CSTNode) -> None:
+        """A stated shape the code contradicts: a located error; the code's shape is used."""
+        message = f"{spec.source}: `{name}` cannot have that shape: {why} (not used)"
+        self.errors.append(Diagnostic(self.names.span(where), Severity.ERROR, message))
+        self.refused.add(name)
+
+    def _given_conflict(self, name: str, given: Shape, evidence: Evidence) -> str | None:
+        """What the body says that a stated shape contradicts, or None."""
+        if name in evidence.sizes and given:
+            return "the code uses it as an integer size"
+        least = evidence.code_rank(name)
+        if len(given) < least:
+            return f"the code uses {least} axes of it"
+        return None
+
+    def _parameter_records(self, parameters: dict[str, cst.CSTNode]) -> tuple[Parameter, ...]:
+        """The parameters as this lowering took them (`Parameter`), for the report."""
+        records = []
+        for name, where in parameters.items():
+            binding = self.parameter_bindings.get(name, self.scope.names.get(name))
+            shape_from, dtype_from, note = self.parameter_sources.get(
+                name, ("annotation", "annotation", None)
+            )
+            shape: Shape = ()
+            element: ElementType | None = None
+            if isinstance(binding, Leaf):
+                kind, shape, element = "array", binding.shape, binding.element
+            elif isinstance(binding, Scalar):
+                kind, element = "scalar", binding.element
+            elif isinstance(binding, Integer):
+                kind, dtype_from = "size", "code" if shape_from == "code" else dtype_from
+            else:
+                kind, shape_from, dtype_from = "unknown", "unknown", "unknown"
+                if isinstance(binding, Opaque):
+                    note = binding.reason
+            span = self.names.span(where)
+            records.append(
+                Parameter(name, span, kind, shape, element, shape_from, dtype_from, note)
+            )
+        return tuple(records)
 
     def _infer_parameters(self, node: cst.FunctionDef, parameters: dict[str, cst.CSTNode]) -> None:
         """Parameters without a usable annotation get shapes from the body's evidence and
@@ -283,6 +371,13 @@ class FunctionLowering:
             binding = self.scope.names[name]
             if isinstance(binding, Opaque) and binding.annotated_array:
                 evidence.weak_rank[name] = max(evidence.weak_rank.get(name, 0), 1)
+        for name in sorted(candidates & set(self.shapes_given), key=list(parameters).index):
+            spec = self.shapes_given[name]
+            conflict = self._given_conflict(name, self._given_shape(spec), evidence)
+            if conflict is not None:
+                self._contradiction(name, spec, conflict, parameters[name])
+        given = {n for n in candidates if n in self.shapes_given and n not in self.refused}
+        candidates = candidates - given
         self.merged = {
             n for n in candidates if evidence.leading_merged(n) and n not in self.hints.ranks
         }
@@ -292,29 +387,16 @@ class FunctionLowering:
         self.candidates = candidates
         self.reader.inferred = candidates
         self.reader.trailing = {n for n in candidates if evidence.rank_only_from_meeting(n)}
-        width = self.default_element.name
-        for name in sorted(candidates, key=list(parameters).index):
+        for name in sorted(candidates | given, key=list(parameters).index):
+            if name in given:
+                self._bind_given(name, self.shapes_given[name], parameters[name])
+                continue
             binding = self.scope.names[name]
             assert isinstance(binding, Opaque)
             span = self.names.span(parameters[name])
-            element = binding.element or self.default_element
-            dtype_note = (
-                ""
-                if binding.element is not None
-                else f"; dtype assumed {width} ({self.dtype_source})"
-            )
-            weak = binding.element is None
-            if name in self.dtypes_given and binding.element is None:
-                element, weak = self.dtypes_given[name]
-                dtype_note = f"; dtype {element.name} as the call passes"
-            where = parameters[name]
-            unannotated = (
-                "has no shape in its annotation"
-                if isinstance(where, cst.Param) and where.annotation is not None
-                else "has no annotation"
-                if isinstance(where, cst.Param)
-                else "is not set in a method seen before this one"
-            )
+            element, weak, dtype_note, dtype_from = self._parameter_dtype(name, binding)
+            unannotated = _unannotated(parameters[name])
+            shape_from = "code"
             if binding.shape is not None:
                 self.scope.names[name] = leaf_for(name, binding.shape, element, span)
                 message = f"`{name}`: its annotation gives no width{dtype_note}"
@@ -346,7 +428,10 @@ class FunctionLowering:
                     )
                 message = f"`{name}` {unannotated}: taken as an array of shape ({said}){how}"
                 message += dtype_note
+                if evidence.code_rank(name) < len(shape) or evidence.rank_only_from_meeting(name):
+                    shape_from = "assumed"  # the rank is a weak use's, or a partner's
                 if evidence.rank_unknown(name) and name not in self.hints.ranks:
+                    shape_from = "assumed"
                     why = (
                         f"`{name}`: the code gives no rank and counts along an axis depend on "
                         "it: taken as a vector (a caller's argument or an annotation says more)"
@@ -365,7 +450,43 @@ class FunctionLowering:
                 message = (
                     f"`{name}` {unannotated} and is never indexed: taken as a scalar{dtype_note}"
                 )
+                shape_from = "assumed"
+            if binding.shape is not None:
+                shape_from = "annotation"
+            self.parameter_sources[name] = (shape_from, dtype_from, message)
             self.function_unknowns.append(Unknown(UnknownKind.ASSUMPTION, message, span))
+
+    def _parameter_dtype(self, name: str, binding: Opaque) -> tuple[ElementType, bool, str, str]:
+        """An un-typed parameter's dtype, whether it is weak, the assumption's words for it
+        and where it comes from (`Parameter.dtype_from`)."""
+        if binding.element is not None:
+            return binding.element, False, "", "annotation"
+        if name in self.dtypes_given:
+            element, weak = self.dtypes_given[name]
+            return element, weak, f"; dtype {element.name} as the call passes", "caller"
+        note = f"; dtype assumed {self.default_element.name} ({self.dtype_source})"
+        return self.default_element, True, note, "assumed"
+
+    def _bind_given(self, name: str, spec: GivenShape, where: cst.CSTNode) -> None:
+        """A parameter the user gave a shape (`--shape`): bound to it, one assumption line
+        saying so (the counts hold under it)."""
+        binding = self.scope.names[name]
+        assert isinstance(binding, Opaque)
+        span = self.names.span(where)
+        element, weak, dtype_note, dtype_from = self._parameter_dtype(name, binding)
+        if spec.dtype is not None:
+            given = dtypes.dtype_named(spec.dtype)
+            assert given is not None  # `parse_shape` checked it
+            element, weak, dtype_note, dtype_from = given, False, f"; dtype {given.name}", "given"
+        shape = self._given_shape(spec)
+        if shape:
+            self.scope.names[name] = leaf_for(name, shape, element, span)
+        else:
+            self.scope.names[name] = Scalar(element, weak, name)
+        said = f"an array of shape {shape_text(shape)}" if shape else "a scalar"
+        message = f"`{name}` {_unannotated(where)}: {said} as given ({spec.source}){dtype_note}"
+        self.parameter_sources[name] = ("given", dtype_from, message)
+        self.function_unknowns.append(Unknown(UnknownKind.ASSUMPTION, message, span))
 
     def build(self, name: str, span: Span, body: Sequence[cst.CSTNode]) -> Function:
         regions = tuple(self._regions(body))
@@ -381,7 +502,7 @@ class FunctionLowering:
 
     def _regions(self, statements: Sequence[cst.CSTNode]) -> Iterator[Region]:
         run: list[_Lowered] = []
-        for statement in statements:
+        for statement in self._unwrapped(statements):
             if isinstance(statement, (cst.For, cst.While)):
                 yield from _flush(run)
                 run = []
@@ -461,9 +582,51 @@ class FunctionLowering:
             return _Lowered(self._while(node))
         if isinstance(node, cst.If):
             return _Lowered(self._if(node))
-        if isinstance(node, (cst.With, cst.Try)):
+        if isinstance(node, cst.With):
+            return _Lowered(self._with(node))
+        if isinstance(node, cst.Try):
             return _Lowered(self._block(node.body))
         return _Lowered()
+
+    def _with(self, node: cst.With) -> list[Node]:
+        """A `with` block inside another statement: its body, under the block's autocast."""
+        outer = self.reader.autocast
+        self.reader.autocast = self._autocast_of(node)
+        try:
+            return self._block(node.body)
+        finally:
+            self.reader.autocast = outer
+
+    def _unwrapped(self, statements: Sequence[cst.CSTNode]) -> Iterator[cst.CSTNode]:
+        """The statements with each top-level `with` block replaced by its body, as it
+        runs (its statements keep their eager view), under the block's autocast."""
+        for statement in statements:
+            if not isinstance(statement, cst.With):
+                yield statement
+                continue
+            outer = self.reader.autocast
+            self.reader.autocast = self._autocast_of(statement)
+            try:
+                yield from self._unwrapped(_statements(statement.body))
+            finally:
+                self.reader.autocast = outer
+
+    def _autocast_of(self, node: cst.With) -> Autocast | None:
+        """The autocast in force inside `node`: under `torch.autocast(...)`
+        (`autocast.py`) the listed operations run in the region's dtype, and
+        `enabled=False` turns that off again inside."""
+        region = self.reader.autocast
+        for item in node.items:
+            found = autocast_region(item.item, self.names)
+            if isinstance(found, str):
+                message = f"{found}: counted without autocast"
+                span = self.names.span(item)
+                self.function_unknowns.append(Unknown(UnknownKind.UNSUPPORTED, message, span))
+            elif found is False:
+                region = None
+            elif found is not None:
+                region = found
+        return region
 
     def _small(self, node: cst.BaseSmallStatement) -> _Lowered:
         lowered = self._small_made(node)
@@ -1624,6 +1787,15 @@ _MAX_ROUNDS = 16
 """Lowerings a function may take to learn its inferred shapes: model code learns a rank,
 then the extents, per tensor it meets (`q @ k.mT`, then `p @ v`); a deep network
 (NPBench's `lenet`) needs more than four."""
+
+
+def _unannotated(where: cst.CSTNode) -> str:
+    """How a parameter without a usable annotation is described in its assumption."""
+    if isinstance(where, cst.Param) and where.annotation is not None:
+        return "has no shape in its annotation"
+    if isinstance(where, cst.Param):
+        return "has no annotation"
+    return "is not set in a method seen before this one"
 
 
 @dataclass(slots=True)

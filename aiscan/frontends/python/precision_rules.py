@@ -35,7 +35,12 @@ def apply_rules(function: Function, rules: FrameworkRules) -> Function:
     view = rules.view(function.name)
     tf32 = rules.tf32_for(function.name)
     regions = tuple(_region(r, demote=demote, view=view, tf32=tf32) for r in function.regions)
-    return replace(function, regions=regions)
+    parameters = function.parameters
+    if demote and parameters is not None:
+        parameters = tuple(
+            p if p.element is None else replace(p, element=_element(p.element)) for p in parameters
+        )
+    return replace(function, regions=regions, parameters=parameters)
 
 
 def _region(region: Region, *, demote: bool, view: str, tf32: str | None) -> Region:

@@ -164,6 +164,13 @@ def read_summarized_call(
     if isinstance(summary, str):
         reader.note(UnknownKind.UNKNOWN_CALL, node, f"{summary}: its work is not counted")
         return None
+    if reader.autocast is not None:
+        reader.note(
+            UnknownKind.UNSUPPORTED,
+            node,
+            f"`{name}` (summarized: it has loops or branches) runs in a torch.autocast region: "
+            "its operations are counted in their own dtypes, not autocast's",
+        )
     call = _CallSite(reader, node, name, summary)
     return call.read(arguments)
 
