@@ -19,8 +19,9 @@ import sympy
 from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.names import SourceNames
+from aiscan.frontends.python.settings import SETTINGS_REASON
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text, slice_view
-from aiscan.frontends.python.symbols import MAX_INTEGER, MAX_INTEGER_BITS
+from aiscan.frontends.python.symbols import MAX_INTEGER, MAX_INTEGER_BITS, size_symbol
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -234,6 +235,18 @@ class ExpressionReader:
         """Boolean masks (by their text) of the masked store being read (`r[r > 0] = 1.0 /
         r[r > 0]`): a selection by one of them is the element at hand."""
 
+    def meet_layer(self, extent: sympy.Expr, size: sympy.Expr) -> None:
+        """A layer of `size` features applied to an inferred parameter whose last axis the
+        code named otherwise (`B, T, C = x.size()` before `self.c_attn(x)` of `n_embd`
+        features): the layer says what that extent is, for `FunctionLowering` to retry."""
+        if extent == size or not isinstance(extent, sympy.Symbol) or extent in self.equations:
+            return
+        for name in self.inferred:
+            binding = self.scope.names.get(name)
+            if isinstance(binding, Leaf) and binding.shape and binding.shape[-1] == extent:
+                self.equations[extent] = size
+                return
+
     def unify(self, a: Shape, b: Shape) -> None:
         """Two shapes that should agree (broadcast or contract): record free extents.
 
@@ -399,6 +412,10 @@ class ExpressionReader:
     def _Attribute(self, node: cst.Attribute) -> Value | None:
         if isinstance(node.value, cst.Name) and node.value.value == "self":
             return self._self_attribute(node)
+        owner = self.scope.names.get(node.value.value) if isinstance(node.value, cst.Name) else None
+        if isinstance(owner, Opaque) and owner.reason == SETTINGS_REASON:
+            # `config.n_embd`: a configuration object's size (`settings.py`).
+            return Integer(size_symbol(node.attr.value), self.names.text(node))
         canonical = self.names.canonical(node)
         if canonical in _CONSTANTS:
             return Scalar(dtypes.PYTHON_FLOAT, True, self.names.text(node), constant=True)

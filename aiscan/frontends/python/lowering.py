@@ -45,7 +45,9 @@ from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.nests import Namer, NestBuilder, ShapeMismatch, Target
 from aiscan.frontends.python.random_calls import GENERATOR_REASON, GENERATORS
 from aiscan.frontends.python.selections import mask_fraction, misplaced_selection
+from aiscan.frontends.python.settings import SETTINGS_REASON, settings_parameters
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text
+from aiscan.frontends.python.splits import Pieces, split_pieces
 from aiscan.frontends.python.symbols import (
     fraction_symbol,
     is_size_symbol,
@@ -254,6 +256,8 @@ class FunctionLowering:
             for name in parameters
             if isinstance(b := self.scope.names[name], Opaque) and b.infer
         }
+        if self.framework == "torch":
+            candidates -= self._settings(node, parameters, candidates)
         if not candidates:
             return
         module_sizes = {n for n, b in self.scope.names.items() if isinstance(b, Integer)}
@@ -336,6 +340,22 @@ class FunctionLowering:
                     f"`{name}` {unannotated} and is never indexed: taken as a scalar{dtype_note}"
                 )
             self.function_unknowns.append(Unknown(UnknownKind.ASSUMPTION, message, span))
+
+    def _settings(
+        self, node: cst.FunctionDef, parameters: dict[str, cst.CSTNode], candidates: set[str]
+    ) -> set[str]:
+        """Parameters read only through attributes (`config.n_embd`): configuration objects
+        whose attributes are sizes (`settings.py`), each with one assumption line."""
+        found = settings_parameters(node.body, candidates)
+        for name in sorted(found, key=list(parameters).index):
+            self.scope.names[name] = Opaque(name, SETTINGS_REASON)
+            message = (
+                f"`{name}` has no annotation and is only read through its attributes: a "
+                f"configuration object, each `{name}.<attribute>` a size named after the attribute"
+            )
+            span = self.names.span(parameters[name])
+            self.function_unknowns.append(Unknown(UnknownKind.ASSUMPTION, message, span))
+        return found
 
     def build(self, name: str, span: Span, body: Sequence[cst.CSTNode]) -> Function:
         regions = tuple(self._regions(body))
@@ -732,8 +752,40 @@ class FunctionLowering:
                     assert isinstance(element.value, cst.Name) and isinstance(value, Integer)
                     self.scope.names[element.value.value] = value
                 return _Lowered()
+        pieces = split_pieces(value_node, len(target.elements), self.reader)
+        if pieces is not None:
+            return self._split(target, pieces, value_node)
         self.reader.unsupported(target, f"unpacking `{self.names.text(value_node)}`")
         return _Lowered()
+
+    def _split(self, target: cst.Tuple, pieces: Pieces, node: cst.BaseExpression) -> _Lowered:
+        """`q, k, v = x.split(n, dim=2)`: the tensor computed once (or named), each target
+        a view of its part (`splits.py`): the parts move nothing of their own."""
+        lowered = _Lowered()
+        base = pieces.base
+        if not isinstance(base, cst.Name):
+            name = f"split_L{self.names.span(node).line}"
+            lowered = self._assign(cst.Name(name), base, node)
+            base = cst.Name(name)
+        whole = self.reader.value(base)
+        size = self.reader.value(pieces.size)
+        if not isinstance(whole, Leaf) or not isinstance(size, Integer) or size.value is None:
+            self.reader.unsupported(node, f"`{self.names.text(node)}`: its parts' extents")
+            return lowered
+        if not -len(whole.shape) <= pieces.axis < len(whole.shape):
+            self.reader.unsupported(node, f"`{self.names.text(node)}`: axis out of range")
+            return lowered
+        width = size.value
+        if pieces.kind == "chunk":
+            width = whole.shape[pieces.axis] / size.value
+        self.scope.names[pieces.width_name] = Integer(width, pieces.width_name)
+        for index, element in enumerate(target.elements):
+            part = pieces.part(base, index)
+            more = self._assign(element.value, part, node)
+            lowered.nodes += more.nodes
+            lowered.conventions += more.conventions
+            lowered.eager = _merge(lowered.eager, more.eager)
+        return lowered
 
     def _augmented(self, node: cst.AugAssign) -> _Lowered:
         operator = _AUGMENTED.get(type(node.operator).__name__)

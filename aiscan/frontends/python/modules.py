@@ -92,6 +92,8 @@ def call_layer(reader: ExpressionReader, node: cst.Call, name: str, layer: Layer
 
     if layer.kind == "Linear":
         fan_in, fan_out = layer.sizes
+        if x.shape:
+            reader.meet_layer(x.shape[-1], fan_in)
         weights = parameter("weight", (fan_out, fan_in))
         biases = parameter("bias", (fan_out,)) if layer.bias else None
         return linear_value(reader, node, x, weights, biases)
@@ -101,6 +103,7 @@ def call_layer(reader: ExpressionReader, node: cst.Call, name: str, layer: Layer
         weight = parameter("weight", (width,)) if layer.bias or rms else None
         bias = parameter("bias", (width,)) if layer.bias and not rms else None
         if x.shape:
+            reader.meet_layer(x.shape[-1], width)
             reader.unify((x.shape[-1],), (width,))
         return norm_value(reader, node, x, weight, bias, rms=rms)
     if layer.kind == "Dropout":
