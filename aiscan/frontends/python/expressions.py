@@ -41,7 +41,7 @@ from aiscan.span import Span
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.library_calls import Builder
-    from aiscan.frontends.python.modules import Layer
+    from aiscan.frontends.python.modules import Layer, Submodule
     from aiscan.frontends.python.summaries import Summarize
 
 __all__ = [
@@ -176,8 +176,11 @@ class Scope:
     """Names bound to `slice(...)` objects, usable as indices (`s = slice(1, n - 1)`)."""
     summarize: Summarize | None = None
     """The summary of a helper with loops or branches (`summaries.py`), from the frontend."""
-    layers: dict[str, Layer] = field(default_factory=dict)
-    """`self.fc1 = nn.Linear(d, 4 * d)`: the `torch.nn` layers a module built (`modules.py`)."""
+    layers: dict[str, Layer | Submodule] = field(default_factory=dict)
+    """`self.fc1 = nn.Linear(d, 4 * d)`: the `torch.nn` layers a module built (`modules.py`),
+    and its user submodules (`self.attn = CausalSelfAttention(config)`)."""
+    classes: dict[str, cst.ClassDef] = field(default_factory=dict)
+    """The module's top-level classes, by name: a call of one in `__init__` is a submodule."""
 
     def copy(self) -> Scope:
         return Scope(
@@ -187,6 +190,7 @@ class Scope:
             dict(self.slices),
             self.summarize,
             dict(self.layers),
+            self.classes,
         )
 
 

@@ -593,6 +593,14 @@ class FunctionLowering:
             from aiscan.frontends.python.modules import LAYERS, read_layer
 
             kind = self.names.canonical(value_node.func)
+            owner = value_node.func
+            if isinstance(owner, cst.Name) and owner.value in self.scope.classes:
+                # `self.attn = CausalSelfAttention(config)`: a submodule, called later.
+                from aiscan.frontends.python.modules import read_submodule
+
+                submodule = read_submodule(self.reader, value_node, self.scope.classes[owner.value])
+                self.scope.layers[bound] = submodule
+                return _Lowered()
             if kind in LAYERS:  # `self.fc1 = nn.Linear(d, 4 * d)`: a layer, called later
                 layer = read_layer(self.reader, value_node, kind, self.default_element)
                 if layer is not None:
@@ -1550,6 +1558,11 @@ class _Hints:
             self.rounds += 1
             return True
         new_ranks = {k: v for k, v in ranks.items() if self.ranks.get(k, 0) < v}
+        for name in new_ranks:
+            # The axes are renumbered: what was said of `x_d0` as the last axis is void.
+            prefix = f"{plain_name(name)}_d"
+            for symbol in [s for s in self.equations if s.name.startswith(prefix)]:
+                del self.equations[symbol]
         # With a rank still wrong, axes were compared out of line: learn the ranks first.
         new = {} if new_ranks else {k: v for k, v in equations.items() if k not in self.equations}
         learned = False

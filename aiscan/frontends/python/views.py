@@ -179,6 +179,9 @@ def _grow(old: Shape, new: Shape, olds: list[int], news: list[int]) -> bool | No
         # `n_embd` into `(n_head, n_embd/n_head)`: the next new axis completes the count.
         news.append(news[-1] + 1)
         return True
+    if not ratio.is_number and olds[-1] + 1 < len(old) and _divides_later(old, olds):
+        olds.append(olds[-1] + 1)  # `(n_head, n_embd/n_head)` merged into `n_embd`
+        return True
     return None
 
 
