@@ -36,6 +36,7 @@ from aiscan.frontends.python.nests import Namer, broadcast_coordinates
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text
 from aiscan.frontends.python.symbols import loop_symbol
 from aiscan.frontends.python.values import (
+    ADDMM,
     ArrayValue,
     Integer,
     Leaf,
@@ -524,7 +525,9 @@ def linear_value(
     product = reader.contract_matmul(x, transposed, node)
     if product is None or bias is None:
         return product
-    return reader.elementwise("add", "add", (product, bias), node)
+    # PyTorch runs a linear layer with a bias as one `addmm`: the product is never stored.
+    name = ADDMM if reader.framework == "torch" else "add"
+    return reader.elementwise("add", name, (product, bias), node)
 
 
 def _permuted(
