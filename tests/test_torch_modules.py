@@ -72,3 +72,38 @@ def test_against_pytorch(functions: dict[str, FunctionAnalysis], name: str) -> N
     assert abs(eager - measured["eager_bytes"]) <= 0.10 * measured["eager_bytes"]
     # All that differs: the attention kernel's logsumexp (B, n_head, T) in float32.
     assert measured["eager_bytes"] - eager == 2 * 4 * 32 * 4
+
+
+ARGS = """import torch.nn as nn
+from dataclasses import dataclass
+
+
+@dataclass
+class ModelArgs:
+    dim: int = 4096
+    hidden_dim: int = 11008
+
+
+class FeedForward(nn.Module):
+    def __init__(self, args: ModelArgs):
+        super().__init__()
+        self.w1 = nn.Linear(args.dim, args.hidden_dim, bias=False)
+
+    def forward(self, x):
+        return self.w1(x)
+"""
+
+
+def test_a_dataclass_annotation_is_a_configuration_object() -> None:
+    """`args: ModelArgs` (llama2.c's spelling): `args.dim` is the size `dim`."""
+    module = lower_source(ARGS, "k.py", PipelineOptions())
+    found = {f.function.name: f for f in analyze_module(module, AnalysisOptions()).functions}
+    forward = found["FeedForward.forward"]
+    dim, hidden = sympy.symbols("dim hidden_dim", positive=True, integer=True)
+    total = forward.flops.total
+    plain = total.subs(
+        {s: sympy.Symbol(s.name, positive=True, integer=True) for s in total.free_symbols}
+    )
+    assert sympy.expand(plain - hidden * (2 * dim - 1)) == 0
+    (note,) = [u.message for u in found["FeedForward.__init__"].unknowns]
+    assert note.startswith("`args` is a class of this file and is only read through")

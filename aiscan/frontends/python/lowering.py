@@ -257,7 +257,15 @@ class FunctionLowering:
             if isinstance(b := self.scope.names[name], Opaque) and b.infer
         }
         if self.framework == "torch":
-            candidates -= self._settings(node, parameters, candidates)
+            typed = {  # `args: ModelArgs`, a dataclass of this file
+                name
+                for name, where in parameters.items()
+                if isinstance(where, cst.Param)
+                and where.annotation is not None
+                and isinstance(where.annotation.annotation, cst.Name)
+                and where.annotation.annotation.value in self.scope.classes
+            }
+            candidates -= self._settings(node, parameters, candidates | typed)
         if not candidates:
             return
         module_sizes = {n for n, b in self.scope.names.items() if isinstance(b, Integer)}
@@ -349,8 +357,14 @@ class FunctionLowering:
         found = settings_parameters(node.body, candidates)
         for name in sorted(found, key=list(parameters).index):
             self.scope.names[name] = Opaque(name, SETTINGS_REASON)
+            where = parameters[name]
+            said = (
+                "is a class of this file"
+                if isinstance(where, cst.Param) and where.annotation is not None
+                else "has no annotation"
+            )
             message = (
-                f"`{name}` has no annotation and is only read through its attributes: a "
+                f"`{name}` {said} and is only read through its attributes: a "
                 f"configuration object, each `{name}.<attribute>` a size named after the attribute"
             )
             span = self.names.span(parameters[name])
