@@ -361,7 +361,7 @@ def _delinearize(
         if coefficient in (1, -1):
             return [(var, coefficient, constant)]
         return None
-    if not all(c.is_polynomial(*c.free_symbols) for c in (*coefficients.values(), constant)):
+    if not all(c.is_polynomial(*c.free_symbols) for c in coefficients.values()):
         return None  # a stride `n_embd/n_head` (a head's width): no order of degrees
     order = sorted(coefficients, key=lambda v: _stride_rank(coefficients[v]))
     unit = [v for v in order if coefficients[v] in (1, -1)]
