@@ -12,7 +12,10 @@ of the sizes below, under two modes of PyTorch itself:
   `view`, `expand`) moves nothing and is left out, as aiscan treats views.
 
 The figures go to `fixtures/python/frameworks_torch.measured.toml`, which the tests
-compare aiscan against (`tests/test_framework_operators.py`), so CI needs no torch.
+compare aiscan against (`tests/test_framework_operators.py`), so CI needs no torch. The
+modules of `fixtures/python/torch_modules.py` (a GPT block) run the same way, each built
+from a configuration object with the sizes below, in evaluation mode; their figures go to
+`torch_modules.measured.toml` (`tests/test_torch_modules.py`).
 torch is never a dependency of aiscan: `pip install torch` (a CPU wheel) to rerun this.
 
 Usage: python scripts/count_torch.py [--write]
@@ -48,6 +51,16 @@ CASES: dict[str, tuple[dict[str, int], tuple[tuple[str, ...], ...]]] = {
 }
 
 
+MODULES = ROOT / "fixtures" / "python" / "torch_modules.py"
+MODULES_MEASURED = MODULES.with_suffix(".measured.toml")
+
+MODULE_CASES: dict[str, tuple[dict[str, int], tuple[str, ...]]] = {
+    # module: (its configuration's sizes by attribute, the input's shape in aiscan's names)
+    "Attention": ({"n_embd": 64, "n_head": 4, "B": 2, "T": 32}, ("B", "T", "n_embd")),
+    "Block": ({"n_embd": 64, "n_head": 4, "x_d0": 2, "x_d1": 32}, ("x_d0", "x_d1", "n_embd")),
+}
+
+
 def _functions() -> dict[str, Any]:
     namespace: dict[str, Any] = {}
     exec(compile(FIXTURE.read_text(), str(FIXTURE), "exec"), namespace)  # our own fixture
@@ -76,12 +89,32 @@ def _tensors(value: Any) -> list[Any]:
 
 def measure(name: str) -> dict[str, Any]:
     import torch
-    from torch.utils._python_dispatch import TorchDispatchMode
-    from torch.utils.flop_counter import FlopCounterMode
 
     sizes, shapes = CASES[name]
     torch.manual_seed(0)
     arguments = [torch.randn(*(sizes[s] for s in shape)) for shape in shapes]
+    return _counted(_functions()[name], arguments, sizes)
+
+
+def measure_module(name: str) -> dict[str, Any]:
+    """One module of `torch_modules.py` in evaluation mode, built from a configuration
+    object holding the case's sizes, on one input."""
+    import torch
+
+    sizes, shape = MODULE_CASES[name]
+    namespace: dict[str, Any] = {}
+    exec(compile(MODULES.read_text(), str(MODULES), "exec"), namespace)  # our own fixture
+    config = type("Config", (), {**sizes, "bias": True})()
+    torch.manual_seed(0)
+    module = namespace[name](config).eval()
+    return _counted(module, [torch.randn(*(sizes[s] for s in shape))], sizes)
+
+
+def _counted(function: Any, arguments: list[Any], sizes: dict[str, int]) -> dict[str, Any]:
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils.flop_counter import FlopCounterMode
+
     log: list[tuple[str, int]] = []
 
     class Traffic(TorchDispatchMode):
@@ -95,7 +128,6 @@ def measure(name: str) -> dict[str, Any]:
             log.append((str(func.overloadpacket.__name__), _bytes(inputs) + _bytes(outputs)))
             return out
 
-    function = _functions()[name]
     counter = FlopCounterMode(display=False)
     with torch.no_grad(), counter, Traffic():
         function(*arguments)
@@ -135,9 +167,11 @@ def main(argv: list[str] | None = None) -> int:
 
     results = {name: measure(name) for name in CASES}
     text = _toml(results, torch.__version__)
+    modules = _toml({name: measure_module(name) for name in MODULE_CASES}, torch.__version__)
     if options.write:
         MEASURED.write_text(text)
-    sys.stdout.write(text)
+        MODULES_MEASURED.write_text(modules)
+    sys.stdout.write(text + modules)
     return 0
 
 

@@ -365,7 +365,9 @@ def _delinearize(
             return [(var, coefficient, constant)]
         return None
     if any(not is_poly(c) and not c.is_polynomial() for c in coefficients.values()):
-        return None  # `R**K/(R*R**i)`: strides that are powers of sizes are not ordered here
+        # `R**K/(R*R**i)` (powers of sizes) or `n_embd/n_head` (a head's width): strides
+        # that are not polynomials have no order of degrees here.
+        return None
     order = sorted(coefficients, key=lambda v: _stride_rank(coefficients[v]))
     unit = [v for v in order if coefficients[v] in (1, -1)]
     if len(unit) != 1 or order[0] != unit[0]:

@@ -34,7 +34,7 @@ from aiscan.ir.nodes import ElementType, UnknownKind
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.expressions import ExpressionReader
-    from aiscan.frontends.python.modules import Layer
+    from aiscan.frontends.python.modules import Layer, Submodule
 
 __all__ = ["positional_out", "read_call"]
 
@@ -170,7 +170,9 @@ def _unmodeled(reader: ExpressionReader, node: cst.Call, what: str) -> Value | N
     return None
 
 
-def _layer_called(reader: ExpressionReader, func: cst.BaseExpression) -> tuple[str, Layer] | None:
+def _layer_called(
+    reader: ExpressionReader, func: cst.BaseExpression
+) -> tuple[str, Layer | Submodule] | None:
     """`self.fc1` of a module whose `__init__` built `self.fc1 = nn.Linear(...)`."""
     if not reader.scope.layers or not isinstance(func, cst.Attribute):
         return None
@@ -501,6 +503,9 @@ def _builtin(reader: ExpressionReader, node: cst.Call, function: str) -> Value |
         if isinstance(value, (Leaf,)) and value.shape:
             return Integer(value.shape[0], reader.names.text(node))
         return reader.unsupported(node, f"`{reader.names.text(node)}`")
+    if function == "float" and len(arguments) == 1 and isinstance(arguments[0], cst.SimpleString):
+        # `float("-inf")`, a mask's fill value: a constant.
+        return Scalar(dtypes.PYTHON_FLOAT, True, reader.names.text(node), constant=True)
     if function in ("float", "int", "abs", "min", "max", "complex") and arguments:
         values = _arrays(reader, arguments)
         if values is None:

@@ -14,6 +14,7 @@ import sympy
 
 from aiscan.frontends.python.nests import Namer, NestBuilder, Target, array_named
 from aiscan.frontends.python.values import (
+    ADDMM,
     Apply,
     ArrayValue,
     Contract,
@@ -147,6 +148,15 @@ class _Calls:
     def visit(self, node: ArrayValue) -> ArrayValue:
         if isinstance(node, (Leaf, Scalar)):
             return node
+        if isinstance(node, Apply) and node.name == ADDMM:
+            # `F.linear(x, w, b)` in PyTorch: one `addmm` kernel, product and bias add.
+            fused = tuple(
+                replace(o, operands=tuple(self.visit(p) for p in o.operands))
+                if isinstance(o, Contract)
+                else self.visit(o)
+                for o in node.operands
+            )
+            return self.emit(replace(node, operands=fused))
         if isinstance(node, Apply):
             applied = replace(node, operands=tuple(self.visit(o) for o in node.operands))
             if not any(

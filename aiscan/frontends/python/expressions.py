@@ -19,8 +19,14 @@ import sympy
 from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.names import SourceNames
+from aiscan.frontends.python.settings import SETTINGS_REASON
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text, slice_view
-from aiscan.frontends.python.symbols import MAX_INTEGER, MAX_INTEGER_BITS, data_symbol
+from aiscan.frontends.python.symbols import (
+    MAX_INTEGER,
+    MAX_INTEGER_BITS,
+    data_symbol,
+    size_symbol,
+)
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
@@ -41,7 +47,7 @@ from aiscan.span import Span
 if TYPE_CHECKING:
     from aiscan.frontends.python.autocast import Autocast
     from aiscan.frontends.python.library_calls import Builder
-    from aiscan.frontends.python.modules import Layer
+    from aiscan.frontends.python.modules import Layer, Submodule
     from aiscan.frontends.python.summaries import Summarize
 
 __all__ = [
@@ -177,8 +183,11 @@ class Scope:
     """Names bound to `slice(...)` objects, usable as indices (`s = slice(1, n - 1)`)."""
     summarize: Summarize | None = None
     """The summary of a helper with loops or branches (`summaries.py`), from the frontend."""
-    layers: dict[str, Layer] = field(default_factory=dict)
-    """`self.fc1 = nn.Linear(d, 4 * d)`: the `torch.nn` layers a module built (`modules.py`)."""
+    layers: dict[str, Layer | Submodule] = field(default_factory=dict)
+    """`self.fc1 = nn.Linear(d, 4 * d)`: the `torch.nn` layers a module built (`modules.py`),
+    and its user submodules (`self.attn = CausalSelfAttention(config)`)."""
+    classes: dict[str, cst.ClassDef] = field(default_factory=dict)
+    """The module's top-level classes, by name: a call of one in `__init__` is a submodule."""
     grids: dict[str, tuple[Leaf, sympy.Expr]] = field(default_factory=dict)
     """`I, J = np.mgrid[...]`: each part as bound, and the integer it holds (`grids.py`)."""
 
@@ -190,6 +199,7 @@ class Scope:
             dict(self.slices),
             self.summarize,
             dict(self.layers),
+            self.classes,
             dict(self.grids),
         )
 
@@ -253,6 +263,18 @@ class ExpressionReader:
         """`len_L<line>` of each data-dependent range `P[e]:P[e + 1]` (`gathers.py`)."""
         """Boolean masks (by their text) of the masked store being read (`r[r > 0] = 1.0 /
         r[r > 0]`): a selection by one of them is the element at hand."""
+
+    def meet_layer(self, extent: sympy.Expr, size: sympy.Expr) -> None:
+        """A layer of `size` features applied to an inferred parameter whose last axis the
+        code named otherwise (`B, T, C = x.size()` before `self.c_attn(x)` of `n_embd`
+        features): the layer says what that extent is, for `FunctionLowering` to retry."""
+        if extent == size or not isinstance(extent, sympy.Symbol) or extent in self.equations:
+            return
+        for name in self.inferred:
+            binding = self.scope.names.get(name)
+            if isinstance(binding, Leaf) and binding.shape and binding.shape[-1] == extent:
+                self.equations[extent] = size
+                return
 
     def unify(self, a: Shape, b: Shape) -> None:
         """Two shapes that should agree (broadcast or contract): record free extents.
@@ -423,6 +445,10 @@ class ExpressionReader:
     def _Attribute(self, node: cst.Attribute) -> Value | None:
         if isinstance(node.value, cst.Name) and node.value.value == "self":
             return self._self_attribute(node)
+        owner = self.scope.names.get(node.value.value) if isinstance(node.value, cst.Name) else None
+        if isinstance(owner, Opaque) and owner.reason == SETTINGS_REASON:
+            # `config.n_embd`: a configuration object's size (`settings.py`).
+            return Integer(size_symbol(node.attr.value), self.names.text(node))
         canonical = self.names.canonical(node)
         if canonical in _CONSTANTS:
             return Scalar(dtypes.PYTHON_FLOAT, True, self.names.text(node), constant=True)

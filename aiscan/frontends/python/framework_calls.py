@@ -36,6 +36,7 @@ from aiscan.frontends.python.nests import Namer, broadcast_coordinates
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text
 from aiscan.frontends.python.symbols import loop_symbol
 from aiscan.frontends.python.values import (
+    ADDMM,
     ArrayValue,
     Integer,
     Leaf,
@@ -334,11 +335,25 @@ def _logsumexp(reader: ExpressionReader, call: _Call) -> Value | None:
     return _kernel(reader, node, cast, axis, _LOGSUMEXP, reduces=True, keepdim=keepdim)
 
 
+def _parameter(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    """`nn.Parameter(torch.ones(d))`: the tensor it wraps, as a module's state."""
+    data = _argument(node, 0, "data")
+    return None if data is None else reader.value(data)
+
+
 def _normalized(
     reader: ExpressionReader, node: cst.Call, x: ArrayValue, shape_node: cst.BaseExpression | None
 ) -> bool:
     """`normalized_shape` must be the last axis (`(d,)`, `[d]`, `d`, `x.shape[-1:]`)."""
     if shape_node is None:
+        return True
+    if isinstance(shape_node, cst.Attribute) and shape_node.attr.value == "shape":
+        owner = reader.array(shape_node.value)  # `self.weight.shape`: a vector's extent
+        if owner is None or len(owner.shape) != 1:
+            reader.unsupported(node, f"`{reader.names.text(node)}`: its normalized shape")
+            return False
+        if x.shape:
+            reader.unify((x.shape[-1],), owner.shape)
         return True
     items = shape_node.elements if isinstance(shape_node, cst.Tuple | cst.List) else None
     if items is not None and len(items) != 1:
@@ -531,7 +546,9 @@ def linear_value(
     cast = reader.autocast_operands([bias], node, "lower_precision_fp")  # linear's bias too
     if cast is None:
         return None
-    return reader.elementwise("add", "add", (product, *cast), node)
+    # PyTorch runs a linear layer with a bias as one `addmm`: the product is never stored.
+    name = ADDMM if reader.framework == "torch" else "add"
+    return reader.elementwise("add", name, (product, *cast), node)
 
 
 def _permuted(
@@ -588,7 +605,16 @@ def _sdpa(reader: ExpressionReader, node: cst.Call) -> Value | None:
     text = reader.names.text(node)
     mask_node = _argument(node, 3, "attn_mask")
     causal = _flag(_argument(node, 5, "is_causal"), False)
-    dropout = number_literal(_argument(node, 4, "dropout_p") or cst.Integer("0"))
+    dropout_node = _argument(node, 4, "dropout_p") or cst.Integer("0")
+    dropout = number_literal(dropout_node)
+    if dropout is None:  # `dropout_p=self.dropout if self.training else 0`
+        reader.note(
+            UnknownKind.ASSUMPTION,
+            node,
+            f"`{text}`: dropout_p `{reader.names.text(dropout_node)}` taken as 0, as in "
+            "evaluation; in training the kernel also draws a mask",
+        )
+        dropout = 0
     mask = None if _is_none(mask_node) else _array(reader, mask_node)
     if causal is None or dropout != 0 or (mask is not None and causal):
         return reader.unsupported(node, f"`{text}`: dropout, or a non-literal is_causal")
@@ -745,6 +771,7 @@ FRAMEWORK_CALLS: dict[str, Reader] = {
     "torch.nn.functional.log_softmax": _function(_ON_TENSORS["torch.log_softmax"]),
     "jax.nn.logsumexp": _function(_logsumexp),
     "jax.scipy.special.logsumexp": _function(_logsumexp),
+    "torch.nn.Parameter": _parameter,
     "torch.nn.functional.layer_norm": _norm(rms=False),
     "torch.layer_norm": _norm(rms=False),
     "torch.nn.functional.rms_norm": _norm(rms=True),

@@ -77,6 +77,7 @@ def lower_python_source(
     bindings |= {name: Scalar(dtypes.PYTHON_FLOAT, True, name, constant=True) for name in floats}
     globals_ = Scope(bindings)
     globals_.helpers = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
+    globals_.classes = {s.name.value: s for s in module.body if isinstance(s, cst.ClassDef)}
     errors: list[Diagnostic] = []
     summaries = _Summaries(names, globals_, defaults, errors)
     globals_.summarize = summaries.summary
@@ -138,7 +139,7 @@ def _lowered_functions(
         if isinstance(statement, cst.FunctionDef):
             functions.append(summaries.lowered(statement))
         elif isinstance(statement, cst.ClassDef):
-            functions += _methods(statement, names, globals_, defaults, errors)
+            functions += _methods(statement, names, globals_, summaries, errors)
         elif _is_module_work(statement) and not _binds_constants(statement):
             top_level.append(statement)
     if top_level:
@@ -174,6 +175,9 @@ class _Summaries:
             tuple[str, tuple[tuple[str, str, bool], ...], tuple[tuple[str, int], ...]], Summary
         ] = {}
         self.lowering: set[str] = set()
+        self.methods: dict[str, tuple[cst.FunctionDef, Scope, frozenset[str]]] = {}
+        """Each method as its class's earlier methods left `self` (`Class.forward`), for
+        lowering it again with the ranks a submodule's call gives (`summaries.py`)."""
 
     def lowered(self, definition: cst.FunctionDef) -> Function:
         """The function as the module's report shows it (lowered once)."""
@@ -201,13 +205,55 @@ class _Summaries:
             return found
         if name in self.lowering:
             return f"recursive call to `{name}`"
+        if name not in self.globals_.helpers and name not in self.methods:
+            return f"`{name}` is not lowered before its call"
         self.lowering.add(name)
         try:
-            summary = self._lower(self.globals_.helpers[name], dtypes_given, ranks_given)
+            if name in self.methods:
+                summary = self.method(name, ranks_given)[1]
+            else:
+                summary = self._lower(self.globals_.helpers[name], dtypes_given, ranks_given)
         finally:
             self.lowering.discard(name)
         self.done[key] = summary
         return summary
+
+    def method(
+        self, qualified: str, ranks_given: Mapping[str, int] | None = None
+    ) -> tuple[FunctionLowering, Summary]:
+        """Lower the method `Class.name` in the state its class's earlier methods left."""
+        definition, state, sizes = self.methods[qualified]
+        element, source = self.defaults(qualified)
+        lowering = FunctionLowering(
+            self.names.within(None),
+            state.copy(),
+            element,
+            class_sizes=sizes,
+            dtype_source=source,
+            framework=self.defaults.rules.framework(qualified),
+            ranks_given=ranks_given,
+            shapes_given=self.defaults.shapes_for(qualified),
+        )
+        function = lowering.function(definition, qualified)
+        return lowering, self._summary(lowering, function)
+
+    def _summary(self, lowering: FunctionLowering, function: Function) -> Summary:
+        notes = tuple(u for u in function.unknowns if u not in lowering.parameter_notes)
+        fixed = frozenset(
+            b.value
+            for b in self.globals_.names.values()
+            if isinstance(b, Integer) and b.value is not None and b.value.is_Symbol
+        )
+        return Summary(
+            function,
+            tuple(lowering.parameter_bindings.items()),
+            tuple(lowering.returns),
+            notes,
+            fixed,
+            frozenset(lowering.candidates),
+            frozenset(lowering.merged),
+            tuple(lowering.tuple_returns),
+        )
 
     def _lower(
         self,
@@ -229,29 +275,14 @@ class _Summaries:
         function = lowering.function(definition)
         if not dtypes_given and not ranks_given:
             self.errors += lowering.errors  # a specialization's errors are the same ones
-        notes = tuple(u for u in function.unknowns if u not in lowering.parameter_notes)
-        fixed = frozenset(
-            b.value
-            for b in self.globals_.names.values()
-            if isinstance(b, Integer) and b.value is not None and b.value.is_Symbol
-        )
-        return Summary(
-            function,
-            tuple(lowering.parameter_bindings.items()),
-            tuple(lowering.returns),
-            notes,
-            fixed,
-            frozenset(lowering.candidates),
-            frozenset(lowering.merged),
-            tuple(lowering.tuple_returns),
-        )
+        return self._summary(lowering, function)
 
 
 def _methods(
     node: cst.ClassDef,
     names: SourceNames,
     globals_: Scope,
-    defaults: _Defaults,
+    summaries: _Summaries,
     errors: list[Diagnostic],
 ) -> list[Function]:
     """A class's methods, each a function `Class.method`, `__init__` first.
@@ -267,17 +298,10 @@ def _methods(
     found: list[tuple[int, Function]] = []
     for method in methods:
         qualified = f"{node.name.value}.{method.name.value}"
-        element, source = defaults(qualified)
-        lowering = FunctionLowering(
-            names.within(None),
-            state.copy(),
-            element,
-            class_sizes=sizes,
-            dtype_source=source,
-            framework=defaults.rules.framework(qualified),
-            shapes_given=defaults.shapes_for(qualified),
-        )
-        function = lowering.function(method, qualified)
+        summaries.methods[qualified] = (method, state.copy(), sizes)
+        lowering, summary = summaries.method(qualified)
+        summaries.done[(qualified, (), ())] = summary  # a submodule's call reuses it
+        function = summary.function
         errors += lowering.errors
         for key, binding in lowering.scope.names.items():
             if key.startswith("self.") and not isinstance(binding, Opaque):

@@ -49,7 +49,9 @@ from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.nests import Namer, NestBuilder, ShapeMismatch, Target
 from aiscan.frontends.python.random_calls import GENERATOR_REASON, GENERATORS
 from aiscan.frontends.python.selections import mask_fraction, misplaced_selection
+from aiscan.frontends.python.settings import SETTINGS_REASON, settings_parameters
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text
+from aiscan.frontends.python.splits import Pieces, split_pieces
 from aiscan.frontends.python.symbols import (
     fraction_symbol,
     is_size_symbol,
@@ -360,6 +362,16 @@ class FunctionLowering:
             for name in parameters
             if isinstance(b := self.scope.names[name], Opaque) and b.infer
         }
+        if self.framework == "torch":
+            typed = {  # `args: ModelArgs`, a dataclass of this file
+                name
+                for name, where in parameters.items()
+                if isinstance(where, cst.Param)
+                and where.annotation is not None
+                and isinstance(where.annotation.annotation, cst.Name)
+                and where.annotation.annotation.value in self.scope.classes
+            }
+            candidates -= self._settings(node, parameters, candidates | typed)
         if not candidates:
             return
         module_sizes = {n for n, b in self.scope.names.items() if isinstance(b, Integer)}
@@ -487,6 +499,28 @@ class FunctionLowering:
         message = f"`{name}` {_unannotated(where)}: {said} as given ({spec.source}){dtype_note}"
         self.parameter_sources[name] = ("given", dtype_from, message)
         self.function_unknowns.append(Unknown(UnknownKind.ASSUMPTION, message, span))
+
+    def _settings(
+        self, node: cst.FunctionDef, parameters: dict[str, cst.CSTNode], candidates: set[str]
+    ) -> set[str]:
+        """Parameters read only through attributes (`config.n_embd`): configuration objects
+        whose attributes are sizes (`settings.py`), each with one assumption line."""
+        found = settings_parameters(node.body, candidates)
+        for name in sorted(found, key=list(parameters).index):
+            self.scope.names[name] = Opaque(name, SETTINGS_REASON)
+            where = parameters[name]
+            said = (
+                "is a class of this file"
+                if isinstance(where, cst.Param) and where.annotation is not None
+                else "has no annotation"
+            )
+            message = (
+                f"`{name}` {said} and is only read through its attributes: a "
+                f"configuration object, each `{name}.<attribute>` a size named after the attribute"
+            )
+            span = self.names.span(parameters[name])
+            self.function_unknowns.append(Unknown(UnknownKind.ASSUMPTION, message, span))
+        return found
 
     def build(self, name: str, span: Span, body: Sequence[cst.CSTNode]) -> Function:
         regions = tuple(self._regions(body))
@@ -799,6 +833,14 @@ class FunctionLowering:
             from aiscan.frontends.python.modules import LAYERS, read_layer
 
             kind = self.names.canonical(value_node.func)
+            owner = value_node.func
+            if isinstance(owner, cst.Name) and owner.value in self.scope.classes:
+                # `self.attn = CausalSelfAttention(config)`: a submodule, called later.
+                from aiscan.frontends.python.modules import read_submodule
+
+                submodule = read_submodule(self.reader, value_node, self.scope.classes[owner.value])
+                self.scope.layers[bound] = submodule
+                return _Lowered()
             if kind in LAYERS:  # `self.fc1 = nn.Linear(d, 4 * d)`: a layer, called later
                 layer = read_layer(self.reader, value_node, kind, self.default_element)
                 if layer is not None:
@@ -994,6 +1036,9 @@ class FunctionLowering:
                     assert isinstance(element.value, cst.Name) and isinstance(value, Integer)
                     self.scope.names[element.value.value] = value
                 return _Lowered()
+        pieces = split_pieces(value_node, len(target.elements), self.reader)
+        if pieces is not None:
+            return self._split(target, pieces, value_node)
         parts = self._returned_parts(value_node, len(target.elements))
         if parts is not None:
             lowered = _Lowered()
@@ -1014,6 +1059,35 @@ class FunctionLowering:
         if definition is None:
             return None
         return self.reader.inline_parts(value_node, definition, count)
+
+    def _split(self, target: cst.Tuple, pieces: Pieces, node: cst.BaseExpression) -> _Lowered:
+        """`q, k, v = x.split(n, dim=2)`: the tensor computed once (or named), each target
+        a view of its part (`splits.py`): the parts move nothing of their own."""
+        lowered = _Lowered()
+        base = pieces.base
+        if not isinstance(base, cst.Name):
+            name = f"split_L{self.names.span(node).line}"
+            lowered = self._assign(cst.Name(name), base, node)
+            base = cst.Name(name)
+        whole = self.reader.value(base)
+        size = self.reader.value(pieces.size)
+        if not isinstance(whole, Leaf) or not isinstance(size, Integer) or size.value is None:
+            self.reader.unsupported(node, f"`{self.names.text(node)}`: its parts' extents")
+            return lowered
+        if not -len(whole.shape) <= pieces.axis < len(whole.shape):
+            self.reader.unsupported(node, f"`{self.names.text(node)}`: axis out of range")
+            return lowered
+        width = size.value
+        if pieces.kind == "chunk":
+            width = whole.shape[pieces.axis] / size.value
+        self.scope.names[pieces.width_name] = Integer(width, pieces.width_name)
+        for index, element in enumerate(target.elements):
+            part = pieces.part(base, index)
+            more = self._assign(element.value, part, node)
+            lowered.nodes += more.nodes
+            lowered.conventions += more.conventions
+            lowered.eager = _merge(lowered.eager, more.eager)
+        return lowered
 
     def _augmented(self, node: cst.AugAssign) -> _Lowered:
         operator = _AUGMENTED.get(type(node.operator).__name__)
@@ -1820,6 +1894,11 @@ class _Hints:
             self.rounds += 1
             return True
         new_ranks = {k: v for k, v in ranks.items() if self.ranks.get(k, 0) < v}
+        for name in new_ranks:
+            # The axes are renumbered: what was said of `x_d0` as the last axis is void.
+            prefix = f"{plain_name(name)}_d"
+            for symbol in [s for s in self.equations if s.name.startswith(prefix)]:
+                del self.equations[symbol]
         # With a rank still wrong, axes were compared out of line: learn the ranks first.
         new = {} if new_ranks else {k: v for k, v in equations.items() if k not in self.equations}
         learned = False

@@ -25,10 +25,11 @@ from aiscan.frontends.python.framework_calls import (
     norm_value,
     softmax_value,
 )
+from aiscan.frontends.python.symbols import size_symbol
 from aiscan.frontends.python.values import Integer, Leaf
 from aiscan.ir.nodes import ElementType
 
-__all__ = ["LAYERS", "Layer", "call_layer", "read_layer"]
+__all__ = ["LAYERS", "Layer", "Submodule", "call_layer", "read_layer", "read_submodule"]
 
 LAYERS = frozenset(
     f"torch.nn.{name}"
@@ -47,6 +48,47 @@ class Layer:
     element: ElementType
     option: str = ""
     """`GELU(approximate="tanh")`'s form, `Softmax(dim=...)`'s axis (as written)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Submodule:
+    """`self.attn = CausalSelfAttention(config)`: a module of this file, built with sizes.
+
+    Its `forward` is summarized once (`summaries.py`), in the sizes its `__init__`'s
+    parameters name; `sizes` pairs each such size with the value this constructor call
+    gives it (`ndim` of `LayerNorm(ndim)` with `n_embd`), for each call to instantiate it."""
+
+    class_name: str
+    sizes: tuple[tuple[sympy.Expr, sympy.Expr], ...]
+
+
+def read_submodule(reader: ExpressionReader, node: cst.Call, definition: cst.ClassDef) -> Submodule:
+    """The submodule `Class(...)` builds: the integer sizes its constructor is given."""
+    init = next(
+        (
+            s
+            for s in definition.body.body
+            if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"
+        ),
+        None,
+    )
+    sizes: list[tuple[sympy.Expr, sympy.Expr]] = []
+    if init is None:
+        return Submodule(definition.name.value, ())
+    parameters = [p.name.value for p in init.params.params][1:]  # after `self`
+    given: dict[str, cst.BaseExpression] = {}
+    for position, argument in enumerate(node.args):
+        if argument.keyword is not None:
+            given[argument.keyword.value] = argument.value
+        elif not argument.star and position < len(parameters):
+            given[parameters[position]] = argument.value
+    before = len(reader.unknowns)
+    for parameter, argument_node in given.items():
+        value = reader.value(argument_node)
+        if isinstance(value, Integer) and value.value is not None:
+            sizes.append((size_symbol(parameter), value.value))
+    del reader.unknowns[before:]  # a flag or a configuration object: nothing to say here
+    return Submodule(definition.name.value, tuple(sizes))
 
 
 def read_layer(
@@ -77,8 +119,15 @@ def read_layer(
     return Layer(kind, tuple(sizes), bias, element, option)
 
 
-def call_layer(reader: ExpressionReader, node: cst.Call, name: str, layer: Layer) -> Value | None:
-    """`self.fc1(x)`: the layer's kernel on `x` and the layer's parameters."""
+def call_layer(
+    reader: ExpressionReader, node: cst.Call, name: str, layer: Layer | Submodule
+) -> Value | None:
+    """`self.fc1(x)`: the layer's kernel on `x` and the layer's parameters; a submodule's
+    `forward` instantiated at the call (`summaries.py`)."""
+    if isinstance(layer, Submodule):
+        from aiscan.frontends.python.summaries import read_submodule_call
+
+        return read_submodule_call(reader, node, layer.class_name, layer.sizes)
     arguments = _positional(node)
     if len(arguments) != 1 or len(node.args) != 1:
         return reader.unsupported(node, f"`{reader.names.text(node)}`: one tensor argument")
@@ -92,6 +141,8 @@ def call_layer(reader: ExpressionReader, node: cst.Call, name: str, layer: Layer
 
     if layer.kind == "Linear":
         fan_in, fan_out = layer.sizes
+        if x.shape:
+            reader.meet_layer(x.shape[-1], fan_in)
         weights = parameter("weight", (fan_out, fan_in))
         biases = parameter("bias", (fan_out,)) if layer.bias else None
         return linear_value(reader, node, x, weights, biases)
@@ -101,6 +152,7 @@ def call_layer(reader: ExpressionReader, node: cst.Call, name: str, layer: Layer
         weight = parameter("weight", (width,)) if layer.bias or rms else None
         bias = parameter("bias", (width,)) if layer.bias and not rms else None
         if x.shape:
+            reader.meet_layer(x.shape[-1], width)
             reader.unify((x.shape[-1],), (width,))
         return norm_value(reader, node, x, weight, bias, rms=rms)
     if layer.kind == "Dropout":

@@ -62,6 +62,7 @@ __all__ = [
     "Summarize",
     "Summary",
     "has_control_flow",
+    "read_submodule_call",
     "read_summarized_call",
     "read_summarized_parts",
 ]
@@ -202,6 +203,54 @@ def read_summarized_parts(
     return _CallSite(reader, node, name, summary).read_parts(arguments)
 
 
+def read_submodule_call(
+    reader: ExpressionReader,
+    node: cst.Call,
+    class_name: str,
+    sizes: Sequence[tuple[sympy.Expr, sympy.Expr]],
+) -> Value | None:
+    """`self.attn(x)`: the submodule's `forward`, summarized once as `Class.forward` with the
+    state its `__init__` built, instantiated here with `x` and the constructor's sizes."""
+    name = f"{class_name}.forward"
+    summarize = reader.scope.summarize
+    summary = summarize(name, {}, {}) if summarize is not None else "no summary"
+    definition = reader.scope.classes.get(class_name)
+    forward = next(
+        (
+            s
+            for s in (definition.body.body if definition is not None else ())
+            if isinstance(s, cst.FunctionDef) and s.name.value == "forward"
+        ),
+        None,
+    )
+    if forward is None:
+        return reader.unsupported(node, f"`{class_name}` has no `forward`")
+    parameters = [p.name.value for p in forward.params.params][1:]  # after `self`
+    positional = [a for a in node.args if a.keyword is None and not a.star]
+    if len(positional) != len(node.args) or len(positional) > len(parameters):
+        return reader.unsupported(node, f"the arguments of `{reader.names.text(node)}`")
+    arguments: dict[str, ArrayValue | Integer] = {}
+    for parameter, argument in zip(parameters, positional, strict=False):
+        value = reader.array(argument.value)  # a module's inputs are tensors
+        if value is None:
+            return None
+        arguments[parameter] = value
+    if not isinstance(summary, str) and summarize is not None:
+        ranks = _rank_overrides(summary, arguments)
+        if ranks:
+            summary = summarize(name, {}, ranks)
+    if isinstance(summary, str):
+        reader.note(UnknownKind.UNKNOWN_CALL, node, f"{summary}: its work is not counted")
+        return None
+    # The module's own state (`self.bias`, a buffer) is not an argument: it stays itself.
+    own = tuple((p, b) for p, b in summary.parameters if p in arguments)
+    missing = [p for p in parameters if p not in arguments]
+    if missing:
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: missing arguments")
+    call = _CallSite(reader, node, name, replace(summary, parameters=own))
+    return call.read(arguments, sizes)
+
+
 def _dtype_overrides(
     summary: Summary, arguments: Mapping[str, ArrayValue | Integer]
 ) -> dict[str, tuple[ElementType, bool]]:
@@ -253,8 +302,12 @@ class _CallSite:
         self.stores: list[tuple[Leaf, ArrayValue]] = []
         self.scalars: list[ArrayValue] = []
 
-    def read(self, arguments: Mapping[str, ArrayValue | Integer]) -> Value | None:
-        mapping = self._mapping(arguments)
+    def read(
+        self,
+        arguments: Mapping[str, ArrayValue | Integer],
+        given: Sequence[tuple[sympy.Expr, sympy.Expr]] = (),
+    ) -> Value | None:
+        mapping = self._mapping(arguments, given)
         if mapping is None:
             return None
         result = self._result(mapping)
@@ -297,9 +350,14 @@ class _CallSite:
         return None
 
     def _mapping(
-        self, arguments: Mapping[str, ArrayValue | Integer]
+        self,
+        arguments: Mapping[str, ArrayValue | Integer],
+        given: Sequence[tuple[sympy.Expr, sympy.Expr]] = (),
     ) -> dict[sympy.Symbol, sympy.Expr] | None:
         sizes: set[sympy.Symbol] = set()
+        for helper, caller in given:  # a submodule's constructor sizes (`LayerNorm(n_embd)`)
+            self.pairs.append((helper, caller, "__init__"))
+            sizes |= helper.free_symbols
         for parameter, binding in self.summary.parameters:
             if not self._bind(parameter, binding, arguments[parameter]):
                 return None
@@ -336,6 +394,14 @@ class _CallSite:
                 if isinstance(value, Scalar) and value.text in reader.inferred:
                     # An un-annotated parameter of the caller passed as an array: it is one.
                     reader.rank_hints[value.text] = len(binding.shape)
+                elif len(shape) < len(binding.shape):
+                    # The caller's inferred parameters of that shape (`x`, of `self.attn(x)`
+                    # or `self.attn(self.ln_1(x))`): the code gave them fewer axes than the
+                    # helper takes.
+                    for name in reader.inferred:
+                        origin = reader.scope.names.get(name)
+                        if isinstance(origin, Leaf) and origin.shape == shape:
+                            reader.rank_hints[name] = len(binding.shape)
                 reader.note(
                     UnknownKind.UNKNOWN_SHAPE,
                     self.node,

@@ -18,6 +18,7 @@ from aiscan.ir.nodes import ElementType, Unknown
 from aiscan.span import Span
 
 __all__ = [
+    "ADDMM",
     "Apply",
     "ArrayValue",
     "Contract",
@@ -32,6 +33,10 @@ __all__ = [
 ]
 
 Shape = tuple[sympy.Expr, ...]
+
+ADDMM = "addmm"
+"""The `Apply.name` of a bias add PyTorch fuses into its matrix product (`F.linear`): the
+eager view makes the two one call (`eager.py`)."""
 
 
 def coordinate(dim: int) -> sympy.Symbol:

@@ -177,6 +177,13 @@ def _grow(old: Shape, new: Shape, olds: list[int], news: list[int]) -> bool | No
     if numerator == 1 and news[-1] + 1 < len(new):
         news.append(news[-1] + 1)
         return True
+    if not ratio.is_number and news[-1] + 1 < len(new) and _divides_later(new, news):
+        # `n_embd` into `(n_head, n_embd/n_head)`: the next new axis completes the count.
+        news.append(news[-1] + 1)
+        return True
+    if not ratio.is_number and olds[-1] + 1 < len(old) and _divides_later(old, olds):
+        olds.append(olds[-1] + 1)  # `(n_head, n_embd/n_head)` merged into `n_embd`
+        return True
     if denominator != 1 and numerator != 1 and ratio.free_symbols:
         # `R**i` against `R**K`: which divides depends on a loop variable; a coarser group
         # of equal count is still the same C-order reshape.
@@ -185,6 +192,11 @@ def _grow(old: Shape, new: Shape, olds: list[int], news: list[int]) -> bool | No
                 axes.append(axes[-1] + 1)
                 return True
     return None
+
+
+def _divides_later(new: Shape, news: list[int]) -> bool:
+    """The next axis of `new` is a quotient (`n_embd/n_head`): a split's second part."""
+    return bool(sympy.fraction(sympy.cancel(new[news[-1] + 1]))[1] != 1)
 
 
 def _product(shape: Shape, axes: Sequence[int]) -> sympy.Expr:
@@ -232,6 +244,7 @@ def read_view(
         extents = _extents(reader, node, arguments) if function == "reshape" else [sympy.S(-1)]
         if extents is None:
             return None
+        extents = _exact_quotients(reader, node, base.shape, extents)
         new = resolve_shape(base.shape, extents)
         assumed = False
         if isinstance(new, str) and -1 not in extents:
@@ -309,6 +322,25 @@ def _computed_first(reader: ExpressionReader, value: Contract, node: cst.Call) -
 
     made = Allocation(value.shape, value.element, False, value.text, build)
     return reader.materialize(made, node)
+
+
+def _exact_quotients(
+    reader: ExpressionReader, node: cst.Call, old: Shape, extents: Sequence[sympy.Expr]
+) -> list[sympy.Expr]:
+    """`x.view(B, T, n_head, C // n_head)`: a floor division among the extents is exact when
+    dropping the floor makes the counts equal, as the reshape requires them to be."""
+    if not any(e.has(sympy.floor) for e in extents):
+        return list(extents)
+    exact = [e.replace(sympy.floor, lambda inner: inner) for e in extents]
+    if sympy.simplify(sympy.Mul(*exact) - sympy.Mul(*old)) != 0:
+        return list(extents)
+    reader.note(
+        UnknownKind.ASSUMPTION,
+        node,
+        f"`{reader.names.text(node)}`: its floor divisions taken as exact, since the "
+        "reshape needs its element count equal to the input's",
+    )
+    return exact
 
 
 def _learn_from_reshape(
