@@ -180,6 +180,16 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
                 "the streaming model; main memory: compulsory)",
             )
         )
+    if region.sector_traffic is not None:
+        sectors = region.sector_traffic.total(False)
+        bound = "" if region.sector_traffic.exact else ", an indirect access at its width"
+        lines.append(
+            _row(
+                "L2 sectors",
+                f"{sectors}{count_text(sectors, sizes)}   (the same in 32-byte sectors: each "
+                f"warp's access costs the sectors its 32 lanes touch{bound})",
+            )
+        )
     if region.shared_memory_bytes is not None:
         shared = region.shared_memory_bytes
         lines.append(

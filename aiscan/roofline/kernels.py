@@ -22,7 +22,8 @@ from aiscan.options import PlacementOptions
 from aiscan.printable import printable
 from aiscan.roofline.devices import MAIN_MEMORY_LEVELS, Device
 from aiscan.roofline.hierarchy import DeviceCacheTraffic, device_cache_traffic
-from aiscan.roofline.placement import Placement, growing_symbols
+from aiscan.roofline.launch_memory import launch_memory
+from aiscan.roofline.placement import Crossover, CrossoverKind, Placement, growing_symbols
 from aiscan.roofline.plot import KernelSpec, sweep_sizes
 from aiscan.roofline.repeats import repeat_symbols
 from aiscan.roofline.roofs import LOOPS, VECTOR
@@ -44,7 +45,8 @@ __all__ = [
 
 LAUNCH_NOTE = (
     "GPU launch: placed with its compulsory (main-memory) bytes and every executed FLOP; "
-    "whether the L2 holds the programs' re-reads is not modelled yet"
+    "which re-reads the L2 holds is decided at given sizes (--size), where the layer "
+    "conditions can decide them"
 )
 NO_CACHE_NOTE = "no cache level with a capacity and a line size: placed with compulsory traffic"
 
@@ -313,7 +315,21 @@ def _place_one(
             return spec.place_on_caches(device, traffic, sizes=sizes, sparse=options.sparse)
         fallback = spec.place_on(device, sizes=sizes, sparse=options.sparse)
         return replace(fallback, notes=(*fallback.notes, NO_CACHE_NOTE))
+    if result is not None and _is_launch(result) and options.model in ("auto", "cache"):
+        memory = launch_memory(tuple(r.region for r in _regions(result)), device, sizes)
+        if memory is not None:
+            # Decided at the sizes: the FLOPs at them too, so no crossover size is
+            # solved against bytes that hold at these sizes only.
+            spec = replace(
+                _at_sizes(spec, sizes),
+                bytes_moved=memory.bytes_moved,
+                bytes_write_allocate=memory.bytes_moved,
+                traffic_view="dram",
+                view_note=memory.note,
+            )
     plain = spec.place_on(device, sizes=sizes, sparse=options.sparse)
+    if spec.traffic_view == "dram":  # bytes that hold at these sizes: no size to solve for
+        plain = replace(plain, crossover=Crossover(CrossoverKind.UNKNOWN, ()))
     return replace(plain, model=spec.traffic_view or "compulsory")
 
 

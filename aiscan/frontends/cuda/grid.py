@@ -24,6 +24,7 @@ from aiscan.ir.nodes import (
     Unknown,
     UnknownKind,
 )
+from aiscan.ir.substitution import substituted
 from aiscan.ir.symbols import loop_symbol, size_symbol
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ def _origin(launch: Launch | None) -> str:
 def _region(
     region: Region, kernel: KernelText, mapping: Mapping[Any, Any], record: GpuLaunch
 ) -> Region:
-    body = tuple(_substituted(n, mapping) for n in region.body)
+    body = tuple(substituted(n, mapping) for n in region.body)
     body = _unwrapped(body)
     body = _grid_strides_hoisted(body, kernel)
     main = _kept(body, kernel.shared, shared_side=False)
@@ -114,51 +115,6 @@ def _region(
     )
 
 
-def _expr(value: Any, mapping: Mapping[Any, Any]) -> Any:
-    if not mapping:
-        return value
-    converted = to_sympy(value)
-    if not (converted.free_symbols & set(mapping)):
-        return value
-    return normal(sympy.expand(converted.subs(mapping, simultaneous=True)))
-
-
-def _substituted(node: Node, mapping: Mapping[Any, Any]) -> Node:
-    if isinstance(node, Loop):
-        return replace(
-            node,
-            start=_expr(node.start, mapping),
-            trip=_expr(node.trip, mapping),
-            body=tuple(_substituted(n, mapping) for n in node.body),
-        )
-    if isinstance(node, Branch):
-        guard = node.guard
-        if guard is not None and not isinstance(guard, sympy.logic.boolalg.BooleanAtom):
-            guard = to_sympy(guard).subs(mapping, simultaneous=True)
-        return replace(
-            node,
-            condition=_statement(node.condition, mapping),
-            guard=guard,
-            then_body=tuple(_substituted(n, mapping) for n in node.then_body),
-            else_body=tuple(_substituted(n, mapping) for n in node.else_body),
-        )
-    return _statement(node, mapping)
-
-
-def _statement(statement: Statement, mapping: Mapping[Any, Any]) -> Statement:
-    if not statement.accesses:
-        return statement
-    return replace(statement, accesses=tuple(_access(a, mapping) for a in statement.accesses))
-
-
-def _access(access: Access, mapping: Mapping[Any, Any]) -> Access:
-    index = access.index
-    if index is not None:
-        index = tuple(_expr(i, mapping) for i in index)
-    extents = tuple(None if e is None else _expr(e, mapping) for e in access.extents)
-    return replace(access, index=index, extents=extents)
-
-
 def _unwrapped(body: tuple[Node, ...]) -> tuple[Node, ...]:
     """Grid loops of one iteration (an axis the launch leaves at 1) removed, their
     variable 0 in what they held."""
@@ -168,7 +124,7 @@ def _unwrapped(body: tuple[Node, ...]) -> tuple[Node, ...]:
             inner = _unwrapped(node.body)
             if node.trip == 1:
                 zero = {to_sympy(loop_symbol(node.var)): sympy.Integer(0)}
-                result.extend(_substituted(n, zero) for n in inner)
+                result.extend(substituted(n, zero) for n in inner)
                 continue
             result.append(replace(node, body=inner))
         else:
