@@ -269,15 +269,26 @@ def bank_conflicts(region: Region, sizes: Mapping[str, int]) -> tuple[BankConfli
             offsets = None if offset is None else _warp(offset, lanes, sizes, cuda=True)
             if offsets is None or _key(access) in found:
                 continue
-            width = access.element.width_bytes
-            words: dict[int, set[int]] = {}
-            for o in offsets:
-                word = (o * width) // BANK_BYTES
-                words.setdefault(word % BANKS, set()).add(word)
-            ways = max(len(w) for w in words.values())
+            ways = _bank_ways(offsets, access.element.width_bytes)
             if ways > 1:
                 found[_key(access)] = BankConflict(access, ways, len(offsets))
     return tuple(found.values())
+
+
+def _bank_ways(offsets: list[int], width: int) -> int:
+    """The most distinct words one bank serves to one pass of a warp's access. Elements
+    wider than a bank are served a 128-byte pass at a time (8-byte ones by half-warps),
+    and those passes are not conflicts."""
+    group = max(1, WARP_LANES * BANK_BYTES // max(width, BANK_BYTES))
+    worst = 1
+    for start in range(0, len(offsets), group):
+        words: dict[int, set[int]] = {}
+        for offset in offsets[start : start + group]:
+            first = offset * width // BANK_BYTES
+            for word in range(first, first + max(1, width // BANK_BYTES)):
+                words.setdefault(word % BANKS, set()).add(word)
+        worst = max(worst, *(len(w) for w in words.values()))
+    return worst
 
 
 def l2_spec(capacity_bytes: float, safety_factor: float | None = None) -> CacheLevelSpec:

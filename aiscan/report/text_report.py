@@ -123,6 +123,8 @@ def _function(
     for unknown in function.function.unknowns:
         if unknown.kind in (UnknownKind.ALIASING, UnknownKind.ASSUMPTION):
             lines.append(f"  assumption (line {unknown.span.line}): {printable(unknown.message)}")
+        elif unknown.kind is UnknownKind.ATOMIC_CONTENTION:
+            lines.append(f"  atomics (line {unknown.span.line}): {printable(unknown.message)}")
         else:
             lines.append(f"  unknown: {_unknown_text(unknown)}")
     return lines

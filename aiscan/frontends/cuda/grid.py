@@ -4,6 +4,7 @@ axis' loops, shared-memory accesses set apart, atomics to one address said."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,7 @@ __all__ = ["launched"]
 _BLOCK_VARS = tuple(f"blockIdx_{a}" for a in AXES)
 _THREAD_VARS = tuple(f"threadIdx_{a}" for a in AXES)
 GRID_VARS = frozenset(_BLOCK_VARS + _THREAD_VARS)
+_THREAD_NAME = re.compile(r"\bthreadIdx_[xyz]\b")
 
 
 def launched(function: Function, kernel: KernelText, launch: Launch | None) -> Function:
@@ -207,44 +209,53 @@ def _only(statement: Statement, shared: frozenset[str], shared_side: bool) -> St
 
 
 def _atomic_notes(regions: tuple[Region, ...], kernel: KernelText) -> list[Unknown]:
-    """An `atomicAdd` whose target does not depend on the block or the thread: every
-    thread updates one address, and the atomic unit, not bandwidth, bounds the launch."""
+    """An `atomicAdd` whose target does not depend on the block or the thread, made by
+    every thread (no condition on the thread picks some): every thread updates one
+    address, and the atomic unit, not bandwidth, bounds the launch. One thread of each
+    block (`if (threadIdx.x == 0)`, a block-reduced sum) is not said."""
     notes: list[Unknown] = []
     grid_symbols = {to_sympy(loop_symbol(v)) for v in GRID_VARS}
     for line, array in kernel.atomics:
         writes = [
-            a
+            (a, conditions)
             for r in regions
-            for a in _accesses(r.body)
+            for a, conditions in _accesses(r.body, ())
             if a.is_write and a.array == array and a.span.line == line
         ]
         if not writes:
             continue
-        index = writes[0].index
-        if index is None:
+        write, conditions = writes[0]
+        if write.index is None:
             continue
-        if any(to_sympy(i).free_symbols & grid_symbols for i in index):
+        if any(to_sympy(i).free_symbols & grid_symbols for i in write.index):
+            continue
+        if any(_THREAD_NAME.search(condition) for condition in conditions):
             continue
         notes.append(
             Unknown(
-                UnknownKind.ASSUMPTION,
-                f"atomicAdd to one address ({writes[0].text}) from every thread: the atomic "
+                UnknownKind.ATOMIC_CONTENTION,
+                f"atomicAdd to one address ({write.text}) from every thread: the atomic "
                 "unit serializes these updates, so atomic throughput, not bandwidth, bounds "
                 "this launch and its roofline time is optimistic",
-                writes[0].span,
+                write.span,
             )
         )
     return notes
 
 
-def _accesses(body: tuple[Node, ...]) -> list[Access]:
-    found: list[Access] = []
+def _accesses(
+    body: tuple[Node, ...], conditions: tuple[str, ...]
+) -> list[tuple[Access, tuple[str, ...]]]:
+    """Every access under `body`, with the conditions of the branches around it."""
+    found: list[tuple[Access, tuple[str, ...]]] = []
     for node in body:
         if isinstance(node, Loop):
-            found += _accesses(node.body)
+            found += _accesses(node.body, conditions)
         elif isinstance(node, Branch):
-            found += [*node.condition.accesses, *_accesses(node.then_body)]
-            found += _accesses(node.else_body)
+            inside = (*conditions, node.condition.text)
+            found += [(a, conditions) for a in node.condition.accesses]
+            found += _accesses(node.then_body, inside)
+            found += _accesses(node.else_body, inside)
         else:
-            found += node.accesses
+            found += [(a, conditions) for a in node.accesses]
     return found
