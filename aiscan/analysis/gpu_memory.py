@@ -307,10 +307,82 @@ def dram_traffic(
     if not region.gpu_launch:
         return None
     mapping = {to_sympy(size_symbol(name)): value for name, value in sizes.items()}
-    body = tuple(substituted(node, mapping) for node in region.body)
+    body = _unrolled(tuple(substituted(node, mapping) for node in region.body))
     if _has_sizes(body):
         return None
-    return miss_traffic(body, l2, main_memory, write_allocate=False, sizes=sizes)
+    traffic = miss_traffic(body, l2, main_memory, write_allocate=False, sizes=sizes)
+    if not _guards_vacuous(body):
+        # The layer conditions' footprints take no guard into account: a grid that
+        # overshoots its range (a ragged last block) makes them a bound.
+        traffic = replace(traffic, exact=False)
+    return traffic
+
+
+def _unrolled(body: tuple[Node, ...]) -> tuple[Node, ...]:
+    """Loops of one iteration (a grid of one block at these sizes) replaced by their body
+    at that iteration: the footprints then see no variable that cannot move."""
+    result: list[Node] = []
+    for node in body:
+        if isinstance(node, Loop):
+            inner = _unrolled(node.body)
+            if to_sympy(node.trip) == 1:
+                at = {to_sympy(_loop(node)): to_sympy(node.start)}
+                result.extend(substituted(n, at) for n in inner)
+            else:
+                result.append(replace(node, body=inner))
+        elif isinstance(node, Branch):
+            result.append(
+                replace(
+                    node, then_body=_unrolled(node.then_body), else_body=_unrolled(node.else_body)
+                )
+            )
+        else:
+            result.append(node)
+    return tuple(result)
+
+
+def _guards_vacuous(body: tuple[Node, ...]) -> bool:
+    """Every branch around a statement is taken by every iteration of its loops (the
+    guards of a grid that fits its range exactly): affine conditions checked at the
+    corners of the loops' numeric box."""
+    for placed in placed_statements(body):
+        if not placed.branches:
+            continue
+        guards = placed.guards
+        if guards is None or any(not _holds_everywhere(g, placed.loops) for g in guards):
+            return False
+    return True
+
+
+def _holds_everywhere(guard: Any, loops: tuple[Loop, ...]) -> bool:
+    guard = to_sympy(guard)
+    if guard is sympy.true:
+        return True
+    if isinstance(guard, sympy.And):
+        return all(_holds_everywhere(g, loops) for g in guard.args)
+    if not isinstance(guard, sympy.core.relational.Relational) or isinstance(
+        guard, (sympy.Eq, sympy.Ne)
+    ):
+        return False
+    gap = sympy.expand(guard.lhs - guard.rhs)  # the condition is `gap < 0`, `gap >= 0`, ...
+    low = high = gap
+    for loop in reversed(loops):
+        var = to_sympy(_loop(loop))
+        first, last = to_sympy(loop.start), to_sympy(loop.start + loop.step * (loop.trip - 1))
+        if not (first.is_number and last.is_number):
+            return False
+        # Affine (`Branch.guard`): its extremes over a box are at the corners.
+        low = sympy.Min(low.subs(var, first), low.subs(var, last))
+        high = sympy.Max(high.subs(var, first), high.subs(var, last))
+    if not (low.is_number and high.is_number):
+        return False
+    if isinstance(guard, sympy.StrictLessThan):
+        return bool(high < 0)
+    if isinstance(guard, sympy.LessThan):
+        return bool(high <= 0)
+    if isinstance(guard, sympy.StrictGreaterThan):
+        return bool(low > 0)
+    return bool(low >= 0)  # GreaterThan
 
 
 def _has_sizes(body: tuple[Node, ...]) -> bool:
