@@ -21,7 +21,10 @@ A launch is a loop nest over its grid (`Region.gpu_launch`), so the model reads 
   the layer conditions of the CPU cache model (`analysis.cache_model`) on the grid-as-loops
   nest: blocks in launch order (`blockIdx.x` fastest), one at a time, the whole L2 theirs,
   half of it usable (the safety factor: the H100's L2 is two partitions, and data read by
-  SMs on both sides is held in both). Decided only at given sizes, every size bound.
+  SMs on both sides is held in both). Decided only at given sizes, every size bound, and
+  for CUDA launches only: a Triton launch's loops are not its launch order (`pid_0` runs
+  fastest on the hardware but is the outer loop, and grouped program ids are merged back
+  into a 2-D grid), so which re-reads its L2 holds is left unsaid there.
 """
 
 from __future__ import annotations
@@ -301,11 +304,12 @@ def l2_spec(capacity_bytes: float, safety_factor: float | None = None) -> CacheL
 def dram_traffic(
     region: Region, l2: CacheLevelSpec, main_memory: str, sizes: Mapping[str, int]
 ) -> LevelTraffic | None:
-    """Main-memory bytes of a launch: its compulsory traffic plus the re-reads `l2` cannot
-    hold at `sizes` (the module docstring); None unless `sizes` bind every size the launch
-    has, since which reuses fit is a question of numbers."""
-    if not region.gpu_launch:
-        return None
+    """Main-memory bytes of a CUDA launch: its compulsory traffic plus the re-reads `l2`
+    cannot hold at `sizes` (the module docstring); None for a Triton launch, or unless
+    `sizes` bind every size the launch has, since which reuses fit is a question of
+    numbers."""
+    if not region.gpu_launch or region.launch is None:
+        return None  # Triton: see the module docstring
     mapping = {to_sympy(size_symbol(name)): value for name, value in sizes.items()}
     body = _unrolled(tuple(substituted(node, mapping) for node in region.body))
     if _has_sizes(body):

@@ -48,6 +48,11 @@ LAUNCH_NOTE = (
     "which re-reads the L2 holds is decided at given sizes (--size), where the layer "
     "conditions can decide them"
 )
+TRITON_LAUNCH_NOTE = (
+    "GPU launch: placed with its compulsory (main-memory) bytes and every executed FLOP; "
+    "which re-reads the L2 holds is not modelled for Triton launches (their loops are not "
+    "the order programs run in)"
+)
 NO_CACHE_NOTE = "no cache level with a capacity and a line size: placed with compulsory traffic"
 
 
@@ -128,7 +133,8 @@ def _traffic_view(result: RegionAnalysis | FunctionAnalysis, model: str) -> tupl
     (jax.jit, torch.compile, numba.njit) the jit view, other array code the eager view (each
     call its own kernel, temporaries included), loops the compulsory model."""
     if _is_launch(result) and model in ("auto", "cache"):
-        return "compulsory", LAUNCH_NOTE
+        cuda = any(r.region.launch is not None for r in _regions(result))
+        return "compulsory", LAUNCH_NOTE if cuda else TRITON_LAUNCH_NOTE
     if model != "auto":
         return model, None
     regions = _regions(result)
