@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from aiscan.algebra import SYMPY, to_sympy
+from aiscan.algebra import SYMPY, ZERO, to_sympy
 from aiscan.analysis.cache_model import SAFETY_FACTOR, CacheLevelSpec, LevelTraffic, miss_traffic
 from aiscan.analysis.traffic import Traffic, streaming_traffic
 from aiscan.analysis.walk import placed_statements
@@ -205,12 +205,23 @@ def warp_accesses(region: Region, sizes: Mapping[str, int]) -> tuple[WarpAccess,
     return tuple(found.values())
 
 
-def sector_traffic(region: Region, sizes: Mapping[str, int]) -> Traffic:
+def sector_traffic(
+    region: Region, sizes: Mapping[str, int], streaming: Traffic | None = None
+) -> Traffic:
     """L2 → SM bytes in sectors: the streaming model with each access's width replaced by
     its lanes' share of their warp's sectors. Accesses outside lane loops keep their width
     (one program's scalar, a grid-stride loop's element); an indirect one too, and the
     figure is then flagged as not exact."""
     warps = {_key(w.access): w for w in warp_accesses(region, sizes)}
+    exact = all(
+        a.index is not None for p in placed_statements(region.body) for a in p.statement.accesses
+    )
+    if streaming is not None and all(
+        w.bytes_per_lane == w.access.element.width_bytes for w in warps.values()
+    ):
+        # Every warp packs its elements into whole sectors (the common case, and every
+        # Triton fixture): the sectors are the streaming bytes already counted.
+        return Traffic("sectors", streaming.read_bytes, streaming.write_bytes, ZERO, exact)
     # Widths are integers: every width is scaled by the warps' common lane count, and the
     # total divided by it (a broadcast of 8 bytes is a quarter byte a lane).
     scale = math.lcm(*(w.lanes for w in warps.values())) if warps else 1
@@ -222,18 +233,14 @@ def sector_traffic(region: Region, sizes: Mapping[str, int]) -> Traffic:
         return warp.sectors * SECTOR_BYTES * (scale // warp.lanes)
 
     body = tuple(_rewidthed(node, width) for node in region.body)
-    streaming = streaming_traffic(body)
+    scaled = streaming_traffic(body)
     factor = sympy.Rational(1, scale)
     return Traffic(
         "sectors",
-        sympy.expand(to_sympy(streaming.read_bytes) * factor),
-        sympy.expand(to_sympy(streaming.write_bytes) * factor),
-        sympy.Integer(0),
-        all(
-            a.index is not None
-            for p in placed_statements(region.body)
-            for a in p.statement.accesses
-        ),
+        sympy.expand(to_sympy(scaled.read_bytes) * factor),
+        sympy.expand(to_sympy(scaled.write_bytes) * factor),
+        ZERO,
+        exact,
     )
 
 

@@ -193,7 +193,7 @@ def _analyze_region(
         _contraction_flops(region, statements, options),
         count_flops(useful, options.special_weight) if region.gpu_launch else None,
         _shared_memory_bytes(region),
-        sector_traffic(region, sizes) if region.gpu_launch else None,
+        sector_traffic(region, sizes, counts.traffic["streaming"]) if region.gpu_launch else None,
     )
 
 
