@@ -10,13 +10,8 @@ from pathlib import Path
 import pytest
 
 from aiscan.algebra import to_sympy
-from aiscan.analysis.gpu_memory import (
-    bank_conflicts,
-    dram_traffic,
-    l2_spec,
-    sector_traffic,
-    warp_accesses,
-)
+from aiscan.analysis.gpu_dram import dram_traffic, l2_spec
+from aiscan.analysis.gpu_memory import bank_conflicts, sector_traffic, warp_accesses
 from aiscan.analysis.intensity import substitute_sizes
 from aiscan.analysis.traffic import streaming_traffic
 from aiscan.cli import main

@@ -17,14 +17,7 @@ A launch is a loop nest over its grid (`Region.gpu_launch`), so the model reads 
 - **Banks.** Shared memory has 32 banks of 4 bytes; lanes of one warp that touch distinct
   words of one bank serialize (`tile[32][32]` read down a column: 32-way), the same word is
   a broadcast (`tile[32][33]` puts a column in 32 banks).
-- **L2 capacity.** Main memory is the misses of one cache, the device's L2 in sectors, by
-  the layer conditions of the CPU cache model (`analysis.cache_model`) on the grid-as-loops
-  nest: blocks in launch order (`blockIdx.x` fastest), one at a time, the whole L2 theirs,
-  half of it usable (the safety factor: the H100's L2 is two partitions, and data read by
-  SMs on both sides is held in both). Decided only at given sizes, every size bound, and
-  for CUDA launches only: a Triton launch's loops are not its launch order (`pid_0` runs
-  fastest on the hardware but is the outer loop, and grouped program ids are merged back
-  into a 2-D grid), so which re-reads its L2 holds is left unsaid there.
+- **L2 capacity**: `analysis.gpu_dram`, for CUDA launches at given sizes.
 """
 
 from __future__ import annotations
@@ -36,12 +29,10 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from aiscan.algebra import SYMPY, ZERO, to_sympy
-from aiscan.analysis.cache_model import SAFETY_FACTOR, CacheLevelSpec, LevelTraffic, miss_traffic
 from aiscan.analysis.traffic import Traffic, streaming_traffic
 from aiscan.analysis.walk import placed_statements
 from aiscan.ir.nodes import Access, Branch, Loop, Node, Region, Statement
-from aiscan.ir.substitution import substituted
-from aiscan.ir.symbols import is_size_symbol, size_symbol
+from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
 if TYPE_CHECKING:
     import sympy
@@ -55,8 +46,6 @@ __all__ = [
     "BankConflict",
     "WarpAccess",
     "bank_conflicts",
-    "dram_traffic",
-    "l2_spec",
     "sector_traffic",
     "warp_accesses",
 ]
@@ -177,8 +166,6 @@ def _warp(offset: Any, lanes: list[Loop], sizes: Mapping[str, int], cuda: bool) 
 
 
 def _loop(loop: Loop) -> Any:
-    from aiscan.ir.symbols import loop_symbol
-
     return loop_symbol(loop.var)
 
 
@@ -299,107 +286,3 @@ def _bank_ways(offsets: list[int], width: int) -> int:
                 words.setdefault(word % BANKS, set()).add(word)
         worst = max(worst, *(len(w) for w in words.values()))
     return worst
-
-
-def l2_spec(capacity_bytes: float, safety_factor: float | None = None) -> CacheLevelSpec:
-    """A device's L2 as the model sees it: the whole capacity, 32-byte sectors, half of it
-    usable unless the device file says otherwise (the module docstring)."""
-    factor = float(SAFETY_FACTOR) if safety_factor is None else safety_factor
-    return CacheLevelSpec("L2", capacity_bytes, SECTOR_BYTES, factor)
-
-
-def dram_traffic(
-    region: Region, l2: CacheLevelSpec, main_memory: str, sizes: Mapping[str, int]
-) -> LevelTraffic | None:
-    """Main-memory bytes of a CUDA launch: its compulsory traffic plus the re-reads `l2`
-    cannot hold at `sizes` (the module docstring); None for a Triton launch, or unless
-    `sizes` bind every size the launch has, since which reuses fit is a question of
-    numbers."""
-    if not region.gpu_launch or region.launch is None:
-        return None  # Triton: see the module docstring
-    mapping = {to_sympy(size_symbol(name)): value for name, value in sizes.items()}
-    body = _unrolled(tuple(substituted(node, mapping) for node in region.body))
-    if _has_sizes(body):
-        return None
-    traffic = miss_traffic(body, l2, main_memory, write_allocate=False, sizes=sizes)
-    if not _guards_vacuous(body):
-        # The layer conditions' footprints take no guard into account: a grid that
-        # overshoots its range (a ragged last block) makes them a bound.
-        traffic = replace(traffic, exact=False)
-    return traffic
-
-
-def _unrolled(body: tuple[Node, ...]) -> tuple[Node, ...]:
-    """Loops of one iteration (a grid of one block at these sizes) replaced by their body
-    at that iteration: the footprints then see no variable that cannot move."""
-    result: list[Node] = []
-    for node in body:
-        if isinstance(node, Loop):
-            inner = _unrolled(node.body)
-            if to_sympy(node.trip) == 1:
-                at = {to_sympy(_loop(node)): to_sympy(node.start)}
-                result.extend(substituted(n, at) for n in inner)
-            else:
-                result.append(replace(node, body=inner))
-        elif isinstance(node, Branch):
-            result.append(
-                replace(
-                    node, then_body=_unrolled(node.then_body), else_body=_unrolled(node.else_body)
-                )
-            )
-        else:
-            result.append(node)
-    return tuple(result)
-
-
-def _guards_vacuous(body: tuple[Node, ...]) -> bool:
-    """Every branch around a statement is taken by every iteration of its loops (the
-    guards of a grid that fits its range exactly): affine conditions checked at the
-    corners of the loops' numeric box."""
-    for placed in placed_statements(body):
-        if not placed.branches:
-            continue
-        guards = placed.guards
-        if guards is None or any(not _holds_everywhere(g, placed.loops) for g in guards):
-            return False
-    return True
-
-
-def _holds_everywhere(guard: Any, loops: tuple[Loop, ...]) -> bool:
-    guard = to_sympy(guard)
-    if guard is sympy.true:
-        return True
-    if isinstance(guard, sympy.And):
-        return all(_holds_everywhere(g, loops) for g in guard.args)
-    if not isinstance(guard, sympy.core.relational.Relational) or isinstance(
-        guard, (sympy.Eq, sympy.Ne)
-    ):
-        return False
-    gap = sympy.expand(guard.lhs - guard.rhs)  # the condition is `gap < 0`, `gap >= 0`, ...
-    low = high = gap
-    for loop in reversed(loops):
-        var = to_sympy(_loop(loop))
-        first, last = to_sympy(loop.start), to_sympy(loop.start + loop.step * (loop.trip - 1))
-        if not (first.is_number and last.is_number):
-            return False
-        # Affine (`Branch.guard`): its extremes over a box are at the corners.
-        low = sympy.Min(low.subs(var, first), low.subs(var, last))
-        high = sympy.Max(high.subs(var, first), high.subs(var, last))
-    if not (low.is_number and high.is_number):
-        return False
-    if isinstance(guard, sympy.StrictLessThan):
-        return bool(high < 0)
-    if isinstance(guard, sympy.LessThan):
-        return bool(high <= 0)
-    if isinstance(guard, sympy.StrictGreaterThan):
-        return bool(low > 0)
-    return bool(low >= 0)  # GreaterThan
-
-
-def _has_sizes(body: tuple[Node, ...]) -> bool:
-    for placed in placed_statements(body):
-        parts = [p for loop in placed.loops for p in (loop.start, loop.trip)]
-        parts += [i for a in placed.statement.accesses for i in a.index or ()]
-        if any(is_size_symbol(s) for p in parts for s in to_sympy(p).free_symbols):
-            return True
-    return False

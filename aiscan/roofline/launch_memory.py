@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from aiscan.algebra import SYMPY, ZERO, expand
 from aiscan.analysis.cache_model import LevelTraffic
-from aiscan.analysis.gpu_memory import dram_traffic, l2_spec
+from aiscan.analysis.gpu_dram import dram_traffic, l2_spec
 from aiscan.ir.nodes import Region
 from aiscan.roofline.devices import Device
 
