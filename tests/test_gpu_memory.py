@@ -191,3 +191,11 @@ def test_a_numeric_nest_with_a_constant_offset_is_delinearized() -> None:
     assert traffic is not None
     assert (int(traffic.read), int(traffic.write)) == (20480, 16384)
     assert not traffic.exact
+
+
+def test_a_grid_of_one_block_is_decided() -> None:
+    """Regression: at n = 32 the naive transpose is one block, whose loop variables stay
+    0; its footprints were undecidable (a bound) until such loops were taken out."""
+    traffic = dram_traffic(_region("transpose_naive"), l2_spec(H100_L2_BYTES), "HBM", {"n": 32})
+    assert traffic is not None and traffic.exact
+    assert (int(traffic.read), int(traffic.write)) == (4096, 4096)
