@@ -289,12 +289,13 @@ def test_check_gives_no_loop_order_advice_on_launches(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The grid loops run in parallel: "make threadIdx_x the innermost loop" (AIS004) is
-    CPU advice; the atomic to one address is said on its line."""
+    CPU advice; the atomic to one address is a warning on its line (AIS012)."""
     paths = [str(FIXTURES / f"{name}.cu") for name in ("sgemm_naive", "dot_atomic")]
     code, out, _ = run(capsys, "check", *paths, "--device", "h100", "--no-cache")
-    assert code == 0  # notes only
+    assert code == 1  # the atomic contention fails the run
     assert "AIS004" not in out
-    assert "dot_atomic.cu:9:5: AIS008 assumption: atomicAdd to one address (out[0])" in out
+    assert "dot_atomic.cu:9:5: AIS012 atomicAdd to one address (out[0])" in out
+    assert "AIS008 assumption: atomicAdd" not in out
 
 
 def test_a_construct_not_read_is_a_located_error_in_the_report(

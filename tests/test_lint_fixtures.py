@@ -49,7 +49,7 @@ def actual_findings(
 
 
 NOTE_CODES = {r.code for r in RULES if r.severity is Severity.NOTE}
-FIXTURES = sorted(p for p in LINT_FIXTURES.iterdir() if p.suffix in (".c", ".py"))
+FIXTURES = sorted(p for p in LINT_FIXTURES.iterdir() if p.suffix in (".c", ".py", ".cu"))
 
 
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: p.name)

@@ -80,7 +80,8 @@ def test_expected_values(name: str) -> None:
         expected = sympy.sympify(text, locals={s.name: s for s in found.free_symbols})
         assert sympy.simplify(found - expected) == 0, (key, found)
     assert region.traffic["compulsory"].exact
-    unknowns = [u for u in region.unknowns if u.kind is not UnknownKind.ASSUMPTION]
+    notes = (UnknownKind.ASSUMPTION, UnknownKind.ATOMIC_CONTENTION)
+    unknowns = [u for u in region.unknowns if u.kind not in notes]
     # Only the useful FLOPs may carry a named fraction, on the lines the fixture names.
     assert [u.span.line for u in unknowns] == useful_fractions, unknowns
     assert all("whose inputs are masked in" in u.message for u in unknowns)

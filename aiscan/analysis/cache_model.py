@@ -50,6 +50,7 @@ __all__ = [
     "LevelTraffic",
     "broken_reuses",
     "cache_traffic",
+    "miss_traffic",
 ]
 
 SAFETY_FACTOR = Fraction(1, 2)
@@ -148,36 +149,43 @@ def cache_traffic(
         return ()
     streaming = streaming_traffic(body)
     levels = [LevelTraffic(caches[0].name, streaming.read_bytes, streaming.write_bytes, True)]
-    statements = placed_statements(body)
-    undecided = _undecided(statements)
     names = [c.name for c in caches[1:]] + [main_memory]
     for cache, name in zip(caches, names, strict=True):
-        if undecided:
-            compulsory, _ = compulsory_traffic(statements)
-            levels.append(
-                LevelTraffic(
-                    name,
-                    streaming.reads(write_allocate),
-                    streaming.write_bytes,
-                    False,
-                    undecided=undecided,
-                    read_lower=compulsory.reads(write_allocate),
-                    write_lower=compulsory.write_bytes,
-                )
-            )
-            continue
-        model = _Model(cache, write_allocate, dict(sizes or {}))
-        read, write = model.sequence(body, ())
-        levels.append(
-            LevelTraffic(
-                name,
-                expand(read),
-                expand(write),
-                not model.bounded,
-                tuple(model.conditions),
-            )
-        )
+        levels.append(miss_traffic(body, cache, name, write_allocate=write_allocate, sizes=sizes))
     return tuple(levels)
+
+
+def miss_traffic(
+    body: tuple[Node, ...],
+    cache: CacheLevelSpec,
+    level: str,
+    *,
+    write_allocate: bool,
+    sizes: Mapping[str, int] | None = None,
+) -> LevelTraffic:
+    """The bytes `cache` misses, which `level` (the next level out) serves: its layer
+    conditions decided at `sizes`, or the range between compulsory and streaming bytes
+    where some reference's reuse is undecidable. GPUs ask it for their L2 alone
+    (`analysis.gpu_memory`)."""
+    statements = placed_statements(body)
+    undecided = _undecided(statements)
+    if undecided:
+        streaming = streaming_traffic(body)
+        compulsory, _ = compulsory_traffic(statements)
+        return LevelTraffic(
+            level,
+            streaming.reads(write_allocate),
+            streaming.write_bytes,
+            False,
+            undecided=undecided,
+            read_lower=compulsory.reads(write_allocate),
+            write_lower=compulsory.write_bytes,
+        )
+    model = _Model(cache, write_allocate, dict(sizes or {}))
+    read, write = model.sequence(body, ())
+    return LevelTraffic(
+        level, expand(read), expand(write), not model.bounded, tuple(model.conditions)
+    )
 
 
 def broken_reuses(

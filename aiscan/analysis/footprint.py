@@ -21,7 +21,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from aiscan import algebra
-from aiscan.algebra import ONE, SYMPY, ZERO, expand, is_poly, normal
+from aiscan.algebra import ONE, SYMPY, ZERO, expand, is_poly, normal, to_sympy
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops, untiled
 from aiscan.analysis.flops import executions_over
 from aiscan.analysis.polynomials import linear_coefficient, term_of
@@ -433,7 +433,8 @@ def _nearest_quotient(value: sympy.Expr, stride: sympy.Expr) -> sympy.Expr | Non
     if value == 0:
         return ZERO
     if stride.is_number and value.is_number:
-        return algebra.constant(round(value / stride))
+        # A Poly constant has no `round`: through sympy (a numeric nest, sizes put in).
+        return algebra.constant(round(to_sympy(value) / to_sympy(stride)))
     if is_poly(value) and is_poly(stride) and len(stride.terms) == 1:
         quotient, remainder = value.divmod_monomial(stride)
     else:

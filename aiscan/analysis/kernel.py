@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from aiscan.algebra import SYMPY, ZERO, expand
 from aiscan.analysis.domain import sum_over_loops
 from aiscan.analysis.flops import FlopCounts, count_flops
+from aiscan.analysis.gpu_memory import sector_traffic
 from aiscan.analysis.idle_loops import without_idle_loops
 from aiscan.analysis.intensity import Intensity, intensity
 from aiscan.analysis.traffic import (
@@ -85,6 +86,9 @@ class RegionAnalysis:
     shared_memory_bytes: sympy.Expr | None = None
     """GPU launches with shared-memory arrays (`Region.shared_memory`): every access to
     them, in bytes (the streaming model), apart from the global traffic."""
+    sector_traffic: Traffic | None = None
+    """GPU launches: the L2 → SM bytes in 32-byte sectors, each warp's access costing the
+    sectors its lanes touch (`analysis.gpu_memory`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +198,7 @@ def _analyze_region(
         _contraction_flops(region, statements, options),
         count_flops(useful, options.special_weight) if region.gpu_launch else None,
         _shared_memory_bytes(region),
+        sector_traffic(region, sizes, counts.traffic["streaming"]) if region.gpu_launch else None,
     )
 
 

@@ -75,6 +75,10 @@ class UnknownKind(StrEnum):
     ASSUMPTION = "assumption"
     """A choice made where the code says nothing (an un-annotated parameter's shape or
     dtype): the counts hold under it, and the report says so with its line."""
+    ATOMIC_CONTENTION = "atomic-contention"
+    """A GPU atomic every thread (CUDA) or every program (Triton) applies to one address:
+    the updates serialize there, so atomic throughput may bound the launch (the counts
+    stand; its roofline time is optimistic). Lint rule AIS012 reports it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,9 @@ from aiscan.lint.rules.AIS006_slow_operation import SlowOperation
 from aiscan.lint.rules.AIS007_weak_fp64 import WeakFp64
 from aiscan.lint.rules.AIS008_analysis_gap import AnalysisGap
 from aiscan.lint.rules.AIS009_broken_layer_condition import BrokenLayerCondition
+from aiscan.lint.rules.AIS010_uncoalesced_access import UncoalescedAccess
+from aiscan.lint.rules.AIS011_shared_bank_conflict import SharedBankConflict
+from aiscan.lint.rules.AIS012_atomic_contention import AtomicContention
 from aiscan.lint.rules.AIS100_unused_suppression import UnusedSuppression
 
 __all__ = ["RULES", "UNUSED_SUPPRESSION", "get_rule", "matches", "validate_selectors"]
@@ -27,6 +30,9 @@ RULES: tuple[type[Rule], ...] = (
     WeakFp64,
     AnalysisGap,
     BrokenLayerCondition,
+    UncoalescedAccess,
+    SharedBankConflict,
+    AtomicContention,
     UnusedSuppression,
 )
 UNUSED_SUPPRESSION = UnusedSuppression.code

@@ -70,6 +70,9 @@ def hover_markdown(
             block = ", ".join(expression_text(v) for v in launch.block)
             lines.append(f"- launch: grid `({grid})`, block `({block})` ({launch.origin})")
         lines.append(f"- bytes, L2 → SM (every program's loads and stores): `{streaming}`")
+        if region.sector_traffic is not None:
+            sectors = expression_text(region.sector_traffic.total(False))
+            lines.append(f"- bytes, L2 → SM in 32-byte sectors (per warp): `{sectors}`")
         if region.shared_memory_bytes is not None:
             shared = expression_text(region.shared_memory_bytes)
             lines.append(f"- bytes, shared memory (apart): `{shared}`")

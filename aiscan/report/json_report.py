@@ -245,7 +245,8 @@ def _region(
 
 def _gpu_launch(region: RegionAnalysis, sizes: Mapping[str, int]) -> dict[str, Any]:
     """Schema 1.3: a GPU launch's useful FLOPs, tensor-core FLOPs and L2 → SM bytes;
-    1.4: a CUDA launch's configuration and shared-memory bytes."""
+    1.4: a CUDA launch's configuration and shared-memory bytes; and the L2 → SM bytes in
+    sectors (an optional field, added with the GPU memory model)."""
     if region.useful_flops is None:
         return {}
     useful = region.useful_flops.total
@@ -259,6 +260,12 @@ def _gpu_launch(region: RegionAnalysis, sizes: Mapping[str, int]) -> dict[str, A
     if sizes:
         entry["useful_flops_value"] = json_count(useful, sizes)
         entry["l2_to_sm_bytes_value"] = json_count(streaming, sizes)
+    sectors = region.sector_traffic
+    if sectors is not None:  # the GPU memory model's sectors
+        entry["l2_sector_bytes"] = expression_text(sectors.total(False))
+        entry["l2_sector_bytes_exact"] = sectors.exact
+        if sizes:
+            entry["l2_sector_bytes_value"] = json_count(sectors.total(False), sizes)
     launch = region.region.launch
     if launch is not None:  # schema 1.4: CUDA launches
         entry["launch"] = {

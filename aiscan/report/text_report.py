@@ -132,6 +132,8 @@ def _function(
     for unknown in function.function.unknowns:
         if unknown.kind in (UnknownKind.ALIASING, UnknownKind.ASSUMPTION):
             lines.append(f"  assumption (line {unknown.span.line}): {printable(unknown.message)}")
+        elif unknown.kind is UnknownKind.ATOMIC_CONTENTION:
+            lines.append(f"  atomics (line {unknown.span.line}): {printable(unknown.message)}")
         else:
             lines.append(f"  unknown: {_unknown_text(unknown)}")
     return lines
@@ -187,6 +189,16 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
                 "L2 → SM",
                 f"{streaming}{count_text(streaming, sizes)}   (every {who} loads and stores: "
                 "the streaming model; main memory: compulsory)",
+            )
+        )
+    if region.sector_traffic is not None:
+        sectors = region.sector_traffic.total(False)
+        bound = "" if region.sector_traffic.exact else ", an indirect access at its width"
+        lines.append(
+            _row(
+                "L2 sectors",
+                f"{sectors}{count_text(sectors, sizes)}   (the same in 32-byte sectors: each "
+                f"warp's access costs the sectors its 32 lanes touch{bound})",
             )
         )
     if region.shared_memory_bytes is not None:

@@ -22,7 +22,8 @@ from aiscan.options import PlacementOptions
 from aiscan.printable import printable
 from aiscan.roofline.devices import MAIN_MEMORY_LEVELS, Device
 from aiscan.roofline.hierarchy import DeviceCacheTraffic, device_cache_traffic
-from aiscan.roofline.placement import Placement, growing_symbols
+from aiscan.roofline.launch_memory import launch_memory
+from aiscan.roofline.placement import Crossover, CrossoverKind, Placement, growing_symbols
 from aiscan.roofline.plot import KernelSpec, sweep_sizes
 from aiscan.roofline.repeats import repeat_symbols
 from aiscan.roofline.roofs import LOOPS, VECTOR
@@ -44,7 +45,13 @@ __all__ = [
 
 LAUNCH_NOTE = (
     "GPU launch: placed with its compulsory (main-memory) bytes and every executed FLOP; "
-    "whether the L2 holds the programs' re-reads is not modelled yet"
+    "which re-reads the L2 holds is decided at given sizes (--size), where the layer "
+    "conditions can decide them"
+)
+TRITON_LAUNCH_NOTE = (
+    "GPU launch: placed with its compulsory (main-memory) bytes and every executed FLOP; "
+    "which re-reads the L2 holds is not modelled for Triton launches (their loops are not "
+    "the order programs run in)"
 )
 NO_CACHE_NOTE = "no cache level with a capacity and a line size: placed with compulsory traffic"
 
@@ -126,7 +133,8 @@ def _traffic_view(result: RegionAnalysis | FunctionAnalysis, model: str) -> tupl
     (jax.jit, torch.compile, numba.njit) the jit view, other array code the eager view (each
     call its own kernel, temporaries included), loops the compulsory model."""
     if _is_launch(result) and model in ("auto", "cache"):
-        return "compulsory", LAUNCH_NOTE
+        cuda = any(r.region.launch is not None for r in _regions(result))
+        return "compulsory", LAUNCH_NOTE if cuda else TRITON_LAUNCH_NOTE
     if model != "auto":
         return model, None
     regions = _regions(result)
@@ -326,7 +334,21 @@ def _place_one(
             return spec.place_on_caches(device, traffic, sizes=sizes, sparse=options.sparse)
         fallback = spec.place_on(device, sizes=sizes, sparse=options.sparse)
         return replace(fallback, notes=(*fallback.notes, NO_CACHE_NOTE))
+    if result is not None and _is_launch(result) and options.model in ("auto", "cache"):
+        memory = launch_memory(tuple(r.region for r in _regions(result)), device, sizes)
+        if memory is not None:
+            # Decided at the sizes: the FLOPs at them too, so no crossover size is
+            # solved against bytes that hold at these sizes only.
+            spec = replace(
+                _at_sizes(spec, sizes),
+                bytes_moved=memory.bytes_moved,
+                bytes_write_allocate=memory.bytes_moved,
+                traffic_view="dram",
+                view_note=memory.note,
+            )
     plain = spec.place_on(device, sizes=sizes, sparse=options.sparse)
+    if spec.traffic_view == "dram":  # bytes that hold at these sizes: no size to solve for
+        plain = replace(plain, crossover=Crossover(CrossoverKind.UNKNOWN, ()))
     return replace(plain, model=spec.traffic_view or "compulsory")
 
 

@@ -4,6 +4,7 @@ axis' loops, shared-memory accesses set apart, atomics to one address said."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ from aiscan.ir.nodes import (
     Unknown,
     UnknownKind,
 )
+from aiscan.ir.substitution import substituted
 from aiscan.ir.symbols import loop_symbol, size_symbol
 
 if TYPE_CHECKING:
@@ -36,6 +38,7 @@ __all__ = ["launched"]
 _BLOCK_VARS = tuple(f"blockIdx_{a}" for a in AXES)
 _THREAD_VARS = tuple(f"threadIdx_{a}" for a in AXES)
 GRID_VARS = frozenset(_BLOCK_VARS + _THREAD_VARS)
+_THREAD_NAME = re.compile(r"\bthreadIdx_[xyz]\b")
 
 
 def launched(function: Function, kernel: KernelText, launch: Launch | None) -> Function:
@@ -99,7 +102,7 @@ def _origin(launch: Launch | None) -> str:
 def _region(
     region: Region, kernel: KernelText, mapping: Mapping[Any, Any], record: GpuLaunch
 ) -> Region:
-    body = tuple(_substituted(n, mapping) for n in region.body)
+    body = tuple(substituted(n, mapping) for n in region.body)
     body = _unwrapped(body)
     body = _grid_strides_hoisted(body, kernel)
     main = _kept(body, kernel.shared, shared_side=False)
@@ -114,51 +117,6 @@ def _region(
     )
 
 
-def _expr(value: Any, mapping: Mapping[Any, Any]) -> Any:
-    if not mapping:
-        return value
-    converted = to_sympy(value)
-    if not (converted.free_symbols & set(mapping)):
-        return value
-    return normal(sympy.expand(converted.subs(mapping, simultaneous=True)))
-
-
-def _substituted(node: Node, mapping: Mapping[Any, Any]) -> Node:
-    if isinstance(node, Loop):
-        return replace(
-            node,
-            start=_expr(node.start, mapping),
-            trip=_expr(node.trip, mapping),
-            body=tuple(_substituted(n, mapping) for n in node.body),
-        )
-    if isinstance(node, Branch):
-        guard = node.guard
-        if guard is not None and not isinstance(guard, sympy.logic.boolalg.BooleanAtom):
-            guard = to_sympy(guard).subs(mapping, simultaneous=True)
-        return replace(
-            node,
-            condition=_statement(node.condition, mapping),
-            guard=guard,
-            then_body=tuple(_substituted(n, mapping) for n in node.then_body),
-            else_body=tuple(_substituted(n, mapping) for n in node.else_body),
-        )
-    return _statement(node, mapping)
-
-
-def _statement(statement: Statement, mapping: Mapping[Any, Any]) -> Statement:
-    if not statement.accesses:
-        return statement
-    return replace(statement, accesses=tuple(_access(a, mapping) for a in statement.accesses))
-
-
-def _access(access: Access, mapping: Mapping[Any, Any]) -> Access:
-    index = access.index
-    if index is not None:
-        index = tuple(_expr(i, mapping) for i in index)
-    extents = tuple(None if e is None else _expr(e, mapping) for e in access.extents)
-    return replace(access, index=index, extents=extents)
-
-
 def _unwrapped(body: tuple[Node, ...]) -> tuple[Node, ...]:
     """Grid loops of one iteration (an axis the launch leaves at 1) removed, their
     variable 0 in what they held."""
@@ -168,7 +126,7 @@ def _unwrapped(body: tuple[Node, ...]) -> tuple[Node, ...]:
             inner = _unwrapped(node.body)
             if node.trip == 1:
                 zero = {to_sympy(loop_symbol(node.var)): sympy.Integer(0)}
-                result.extend(_substituted(n, zero) for n in inner)
+                result.extend(substituted(n, zero) for n in inner)
                 continue
             result.append(replace(node, body=inner))
         else:
@@ -251,44 +209,53 @@ def _only(statement: Statement, shared: frozenset[str], shared_side: bool) -> St
 
 
 def _atomic_notes(regions: tuple[Region, ...], kernel: KernelText) -> list[Unknown]:
-    """An `atomicAdd` whose target does not depend on the block or the thread: every
-    thread updates one address, and the atomic unit, not bandwidth, bounds the launch."""
+    """An `atomicAdd` whose target does not depend on the block or the thread, made by
+    every thread (no condition on the thread picks some): every thread updates one
+    address, and the atomic unit, not bandwidth, bounds the launch. One thread of each
+    block (`if (threadIdx.x == 0)`, a block-reduced sum) is not said."""
     notes: list[Unknown] = []
     grid_symbols = {to_sympy(loop_symbol(v)) for v in GRID_VARS}
     for line, array in kernel.atomics:
         writes = [
-            a
+            (a, conditions)
             for r in regions
-            for a in _accesses(r.body)
+            for a, conditions in _accesses(r.body, ())
             if a.is_write and a.array == array and a.span.line == line
         ]
         if not writes:
             continue
-        index = writes[0].index
-        if index is None:
+        write, conditions = writes[0]
+        if write.index is None:
             continue
-        if any(to_sympy(i).free_symbols & grid_symbols for i in index):
+        if any(to_sympy(i).free_symbols & grid_symbols for i in write.index):
+            continue
+        if any(_THREAD_NAME.search(condition) for condition in conditions):
             continue
         notes.append(
             Unknown(
-                UnknownKind.ASSUMPTION,
-                f"atomicAdd to one address ({writes[0].text}) from every thread: the atomic "
+                UnknownKind.ATOMIC_CONTENTION,
+                f"atomicAdd to one address ({write.text}) from every thread: the atomic "
                 "unit serializes these updates, so atomic throughput, not bandwidth, bounds "
                 "this launch and its roofline time is optimistic",
-                writes[0].span,
+                write.span,
             )
         )
     return notes
 
 
-def _accesses(body: tuple[Node, ...]) -> list[Access]:
-    found: list[Access] = []
+def _accesses(
+    body: tuple[Node, ...], conditions: tuple[str, ...]
+) -> list[tuple[Access, tuple[str, ...]]]:
+    """Every access under `body`, with the conditions of the branches around it."""
+    found: list[tuple[Access, tuple[str, ...]]] = []
     for node in body:
         if isinstance(node, Loop):
-            found += _accesses(node.body)
+            found += _accesses(node.body, conditions)
         elif isinstance(node, Branch):
-            found += [*node.condition.accesses, *_accesses(node.then_body)]
-            found += _accesses(node.else_body)
+            inside = (*conditions, node.condition.text)
+            found += [(a, conditions) for a in node.condition.accesses]
+            found += _accesses(node.then_body, inside)
+            found += _accesses(node.else_body, inside)
         else:
-            found += node.accesses
+            found += [(a, conditions) for a in node.accesses]
     return found

@@ -143,6 +143,7 @@ def _atomic(lowering: KernelLowering, node: cst.Call) -> Value:
             node,
             f"every program's `{name}` updates the same address(es) of "
             f"{pointer.array}: the updates serialize there, which may bound the launch",
+            UnknownKind.ATOMIC_CONTENTION,
         )
     del value
     return Tile(pointer.offset.shape, element=pointer.element)

@@ -108,9 +108,11 @@ class KernelLowering:
         self.tf32: str | None = None
         self.skipped: set[cst.CSTNode] = set()
 
-    def note(self, node: cst.CSTNode, message: str) -> None:
+    def note(
+        self, node: cst.CSTNode, message: str, kind: UnknownKind = UnknownKind.ASSUMPTION
+    ) -> None:
         """A located remark on the launch that changes no count."""
-        self.notes.append(Unknown(UnknownKind.ASSUMPTION, message, self.span(node)))
+        self.notes.append(Unknown(kind, message, self.span(node)))
 
     # ---- positions and text --------------------------------------------------------
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from aiscan.errors import Severity
+from aiscan.ir.nodes import UnknownKind
 from aiscan.lint.context import LintContext
 from aiscan.lint.finding import Finding
 from aiscan.lint.rule import Rule
@@ -46,6 +47,8 @@ class AnalysisGap(Rule):
     def check(self, context: LintContext, options: Mapping[str, float]) -> Iterator[Finding]:
         for function in context.analysis.functions:
             for unknown in dict.fromkeys(function.unknowns):
+                if unknown.kind is UnknownKind.ATOMIC_CONTENTION:
+                    continue  # a defect to act on, not a gap: AIS012 atomic-contention
                 details = [("kind", unknown.kind.value)]
                 if unknown.symbol:
                     details.append(("stands for it", unknown.symbol))
