@@ -15,7 +15,10 @@ Pure functions from IR to typed results. Sizes decide each layer condition when 
 without them a working set that grows with the sizes is taken not to fit (the large-size
 branch), and each condition says at which size it breaks. Indirect and non-affine
 references make the reuse undecidable: the level's traffic is then the range between the
-compulsory and the streaming bytes, flagged with the reference and its line.
+compulsory and the streaming bytes, flagged with the reference and its line. Flat
+subscripts (`u[i*nx*ny + j*nx + k]`) are split into their dimensions first, where the
+loops prove the split exact (`analysis.delinearize`), so that they are decided as the
+multi-dimensional form is.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from aiscan.algebra import SYMPY, ZERO, constant, expand
+from aiscan.analysis.delinearize import delinearized
 from aiscan.analysis.domain import sum_over_loop, sum_over_loops
 from aiscan.analysis.footprint import footprint_of, union_size
 from aiscan.analysis.intensity import finite_value, size_bindings
@@ -146,6 +150,7 @@ def cache_traffic(
     misses of the cache before it; the last, `main_memory`, the misses of the outermost."""
     if not caches:
         return ()
+    body = delinearized(body)
     streaming = streaming_traffic(body)
     levels = [LevelTraffic(caches[0].name, streaming.read_bytes, streaming.write_bytes, True)]
     statements = placed_statements(body)
@@ -189,6 +194,7 @@ def broken_reuses(
 ) -> tuple[BrokenReuse, ...]:
     """The reuses `cache` loses at `sizes` (layer conditions that break there and cost
     bytes), with the loop to block and the block size that would keep them."""
+    body = delinearized(body)
     if not sizes or _undecided(placed_statements(body)):
         return ()
     model = _Model(cache, write_allocate, dict(sizes), explain=True)
