@@ -27,6 +27,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from math import gcd
 from typing import TYPE_CHECKING
 
 from aiscan.algebra import SYMPY, ZERO, constant, expand
@@ -341,11 +342,13 @@ class _Model:
             # walks, one stride) share lines: their union counts once. Groups with other
             # line costs are added (an upper bound where they overlap, e.g. `x[i]` beside
             # `x[j]`: one line besides the row).
-            groups: dict[sympy.Expr, list[tuple[Access, Sequence[Loop]]]] = defaultdict(list)
+            groups: dict[tuple[sympy.Expr, int], list[tuple[Access, Sequence[Loop]]]]
+            groups = defaultdict(list)
             for access, loops in refs:
-                groups[self._line_factor(access, loops)].append((access, loops))
+                stride, per_stride = _per_stride(access)
+                groups[self._line_factor(access, loops), stride].append((per_stride, loops))
             exact = exact and len(groups) == 1
-            for factor, members in groups.items():
+            for (factor, _), members in groups.items():
                 if all(not loops for _, loops in members):
                     # Single elements (no loop moves them): one line per distinct index,
                     # whether or not two symbolic indices coincide (an upper bound).
@@ -403,6 +406,31 @@ class _Model:
             )
         )
         return holds
+
+
+def _per_stride(access: Access) -> tuple[int, Access]:
+    """A reference whose last subscript moves by a constant stride `c` (`x[2*i + 1]`), as
+    the number of its stride-`c` block (`x[i]`), with `c`; `(1, access)` for others.
+    References of one stride share their blocks' lines: `x[2*i]` and `x[2*i + 1]` (a
+    pointer walked by 2, complex pairs) touch the same lines, which their union in
+    blocks counts once where their union in elements counted them twice."""
+    assert access.index is not None
+    *leading, last = access.index
+    last = expand(last)
+    symbols = last.free_symbols
+    if any(is_size_symbol(s) for s in symbols):
+        return 1, access
+    coefficients = [linear_coefficient(last, s) for s in symbols]
+    offset = expand(last - sum((c * s for c, s in zip(coefficients, symbols, strict=True)), ZERO))
+    if not offset.is_Integer or not all(c.is_Integer for c in coefficients):
+        return 1, access
+    stride = 0
+    for c in coefficients:
+        stride = gcd(stride, int(c))
+    if stride < 2:
+        return 1, access
+    blocks = expand(last - offset) / stride + int(offset) // stride
+    return stride, replace(access, index=(*leading, expand(blocks)))
 
 
 def _statements(nodes: tuple[Node, ...]) -> list[Placed]:
