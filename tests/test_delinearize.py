@@ -147,3 +147,31 @@ def test_a_plane_and_a_row_apart_is_an_exact_footprint() -> None:
     assert footprint.exact, footprint.reason
     nx, ny, nz = (size_symbol(s) for s in ("nx", "ny", "nz"))
     assert footprint.count == (nx - 2) * (ny - 2) * (nz - 2)
+
+
+@pytest.mark.parametrize(
+    ("subscript", "columns", "reason"),
+    [
+        ("a[i*lda + j]", "m", "is flat with strides lda, but the loop ranges do not prove"),
+        ("a[i*n + j]", "n", ""),  # proven: rows and columns, exact
+        ("a[i + 2*j]", "m", "may touch an element more than once"),  # a numeric stride
+    ],
+)
+def test_a_flat_index_the_loops_do_not_split_says_why(
+    subscript: str, columns: str, reason: str
+) -> None:
+    module = lower_source(
+        "double f(int n, int m, int lda, const double *a) { double s = 0;\n"
+        f"  for (int i = 0; i < n; i++) for (int j = 0; j < {columns}; j++) s += {subscript};\n"
+        "  return s; }\n",
+        "k.c",
+        PipelineOptions(),
+    )
+    ((placed, read),) = [
+        (placed, access)
+        for placed in placed_statements(module.functions[0].regions[0].body)
+        for access in placed.statement.accesses
+    ]
+    footprint = footprint_of(read, placed.loops)
+    assert footprint.exact == (not reason)
+    assert reason in footprint.reason

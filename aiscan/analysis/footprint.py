@@ -269,28 +269,40 @@ def _footprint(
         return box.size(), box, key, True, ""
     if _injective(linear, used, projected):
         return count, None, key, True, ""
-    reason = _unproven_rows(linear) or "`{text}` may touch an element more than once"
+    reason = _unproven_rows(linear, projected) or "`{text}` may touch an element more than once"
     reason += "; bounded by its domain"
     return count, None, key, False, reason
 
 
 def _unproven_rows(
     linear: list[tuple[dict[sympy.Symbol, sympy.Expr], sympy.Expr]],
+    projected: list[_Range],
 ) -> str | None:
     """Why a flat subscript with row strides (`i*n + j`, strides products of sizes) was
-    not split into rows and columns: the loops do not bound the column by the row (`j <
-    m` beside `i*n`), and `0 <= j < n` is not assumed. None for other subscripts."""
+    not split into rows and columns, where the reason is that the loops do not bound a
+    finer index by its row (`j < m` beside `i*n`): `0 <= j < n` is not assumed. None
+    for other subscripts and other reasons."""
     if len(linear) != 1 or len(linear[0][0]) < 2:
         return None
     coefficients = linear[0][0]
-    strides = sorted({abs(c) for c in coefficients.values()}, key=stride_rank)
+    order = sorted(coefficients, key=lambda v: stride_rank(coefficients[v]))
+    strides = [abs(coefficients[v]) for v in order]
     if strides[0] != 1 or any(s.is_number for s in strides[1:]):
         return None
-    rows = ", ".join(str(s) for s in strides[1:])
-    return (
-        "`{text}` is flat with strides " + rows + ", but the loop ranges do not prove "
-        "that each finer index stays within its row (not assumed)"
-    )
+    ranges = {r.var: r for r in projected}
+    covered = ZERO
+    for var, stride in zip(order, strides, strict=True):
+        if covered != 0 and not provably_nonnegative(stride - covered - 1):
+            rows = ", ".join(str(s) for s in strides[1:])
+            return (
+                "`{text}` is flat with strides " + rows + ", but the loop ranges do not "
+                "prove that each finer index stays within its row (not assumed)"
+            )
+        extent = _max_extent(ranges[var], ranges) if var in ranges else None
+        if extent is None:
+            return None
+        covered = expand(covered + stride * extent)
+    return None
 
 
 def _linear_parts(
