@@ -252,6 +252,31 @@ TWINS: tuple[Twin, ...] = (
         ({"T": 2, "n": 300}, {"T": 2, "n": 500}),
         (("a", "double", "n * n"), ("b", "double", "n * n")),
     ),
+    Twin(
+        "linearized_twins.c",
+        "stencil_cross9_flat",
+        ("n", "m", "a", "b"),
+        ({"n": 200, "m": 200}, {"n": 400, "m": 400}),
+        (("a", "double", "n * m"), ("b", "double", "n * m")),
+    ),
+    Twin(
+        "linearized_twins.c",
+        "jacobi_2d_flat",
+        ("T", "n", "a", "b"),
+        ({"T": 2, "n": 300}, {"T": 2, "n": 500}),
+        (("a", "double", "n * n"), ("b", "double", "n * n")),
+    ),
+    _square("linearized_twins.c", "dgemm_2d", "n, a, b, c", "a b c", (100, 200)),
+    *(
+        Twin(
+            "linearized_twins.c",
+            function,
+            ("nx", "ny", "nz", "u", "v"),
+            ({"nx": 40, "ny": 40, "nz": 40}, {"nx": 100, "ny": 100, "nz": 100}),
+            (("u", "double", "nx * ny * nz"), ("v", "double", "nx * ny * nz")),
+        )
+        for function in ("heat7", "heat7_flat")
+    ),
     _square("polyhedral_footprints.c", "zero_trip", "n, a", "a", (200, 300)),
     _square("polyhedral_footprints.c", "matvec_accumulate", "n, a, x, y", "a x y", (300, 600)),
     _square("polyhedral_footprints.c", "forward_substitution", "n, l, b, x", "l b x", (300, 600)),

@@ -435,3 +435,25 @@ def test_a_reversed_row_pair_is_a_flagged_bound_not_an_inflated_exact_count(
     dram = levels["DDR5-4800 (12 channels)"]
     assert sympy.sympify(dram["read"]).subs({"m": 1000, "n": 1000}) == 16_000_000
     assert sympy.sympify(dram["write"]).subs({"m": 1000, "n": 1000}) == 8_000_000
+
+
+def test_references_of_one_stride_share_their_lines() -> None:
+    """`x[0] + x[1]` with x walked by 2 reads x once (16n bytes), not twice: its two
+    references touch the same lines (valgrind: 3,200,384 bytes at n = 10^5, against the
+    4.8 MB predicted before). Four-strided pairs cost a half line per pass each way."""
+    walk = _function(FIXTURES / "c" / "while_loops.c", "walk_pairs").regions[0]
+    small = CacheLevelSpec("D1", 32768, 64)
+    n = size_symbol("n")
+    traffic = cache_traffic(walk.region.body, [small], "M", write_allocate=True)
+    assert sympy.expand(traffic[-1].read - 24 * n) == 0  # x 16n, y allocated 8n
+    assert sympy.expand(traffic[-1].write - 8 * n) == 0
+    source = (
+        "double f(int n, const double *restrict x) {\n"
+        "  double s = 0; for (int i = 0; i < n; i++) s += x[4*i] * x[4*i + 1] + x[4*i + 6];\n"
+        "  return s; }\n"
+    )
+    module = lower_source(source, "k.c", PipelineOptions())
+    (region,) = [r for r in analyze_module(module).functions[0].regions if r.region.kind == "nest"]
+    traffic = cache_traffic(region.region.body, [small], "M", write_allocate=True)
+    # Blocks of 4 elements (32 bytes) 0 .. n: x[4*i + 6] reaches one block past the others.
+    assert sympy.expand(traffic[-1].read - 32 * (n + 1)) == 0

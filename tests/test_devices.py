@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from aiscan.cli import main
 from aiscan.errors import UsageError
 from aiscan.roofline.devices import device_files, load_device_file, load_devices
 from aiscan.roofline.precision import normalize_precision
@@ -183,3 +184,16 @@ def test_loading_devices_imports_neither_sympy_nor_matplotlib() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.split() == ["False", "False"]
+
+
+def test_devices_show_gives_each_cache_as_one_core_sees_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The file stores the socket's total: printed beside "per core" it read as each
+    core's (`3.146 MB, ..., per core` for the EPYC's 32 KiB L1d)."""
+    assert main(["devices", "show", "epyc-9654"]) == 0
+    out = capsys.readouterr().out
+    assert "L1d          bandwidth not published, 32 KiB per core (3.146 MB in all)," in out
+    assert "L2           bandwidth not published, 1 MiB per core (100.7 MB in all)," in out
+    assert "L3           bandwidth not published, 32 MB per 8 cores (384 MB in all)," in out
+    assert "per core (3.146 MB in all), 64-byte lines, 8-way, private\n" in out

@@ -15,7 +15,10 @@ Pure functions from IR to typed results. Sizes decide each layer condition when 
 without them a working set that grows with the sizes is taken not to fit (the large-size
 branch), and each condition says at which size it breaks. Indirect and non-affine
 references make the reuse undecidable: the level's traffic is then the range between the
-compulsory and the streaming bytes, flagged with the reference and its line.
+compulsory and the streaming bytes, flagged with the reference and its line. Flat
+subscripts (`u[i*nx*ny + j*nx + k]`) are split into their dimensions first, where the
+loops prove the split exact (`analysis.delinearize`), so that they are decided as the
+multi-dimensional form is.
 """
 
 from __future__ import annotations
@@ -24,9 +27,11 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from math import gcd
 from typing import TYPE_CHECKING
 
 from aiscan.algebra import SYMPY, ZERO, constant, expand
+from aiscan.analysis.delinearize import delinearized
 from aiscan.analysis.domain import sum_over_loop, sum_over_loops
 from aiscan.analysis.footprint import footprint_of, union_size
 from aiscan.analysis.intensity import finite_value, size_bindings
@@ -147,6 +152,7 @@ def cache_traffic(
     misses of the cache before it; the last, `main_memory`, the misses of the outermost."""
     if not caches:
         return ()
+    body = delinearized(body)
     streaming = streaming_traffic(body)
     levels = [LevelTraffic(caches[0].name, streaming.read_bytes, streaming.write_bytes, True)]
     names = [c.name for c in caches[1:]] + [main_memory]
@@ -197,6 +203,7 @@ def broken_reuses(
 ) -> tuple[BrokenReuse, ...]:
     """The reuses `cache` loses at `sizes` (layer conditions that break there and cost
     bytes), with the loop to block and the block size that would keep them."""
+    body = delinearized(body)
     if not sizes or _undecided(placed_statements(body)):
         return ()
     model = _Model(cache, write_allocate, dict(sizes), explain=True)
@@ -343,11 +350,13 @@ class _Model:
             # walks, one stride) share lines: their union counts once. Groups with other
             # line costs are added (an upper bound where they overlap, e.g. `x[i]` beside
             # `x[j]`: one line besides the row).
-            groups: dict[sympy.Expr, list[tuple[Access, Sequence[Loop]]]] = defaultdict(list)
+            groups: dict[tuple[sympy.Expr, int], list[tuple[Access, Sequence[Loop]]]]
+            groups = defaultdict(list)
             for access, loops in refs:
-                groups[self._line_factor(access, loops)].append((access, loops))
+                stride, per_stride = _per_stride(access)
+                groups[self._line_factor(access, loops), stride].append((per_stride, loops))
             exact = exact and len(groups) == 1
-            for factor, members in groups.items():
+            for (factor, _), members in groups.items():
                 if all(not loops for _, loops in members):
                     # Single elements (no loop moves them): one line per distinct index,
                     # whether or not two symbolic indices coincide (an upper bound).
@@ -405,6 +414,31 @@ class _Model:
             )
         )
         return holds
+
+
+def _per_stride(access: Access) -> tuple[int, Access]:
+    """A reference whose last subscript moves by a constant stride `c` (`x[2*i + 1]`), as
+    the number of its stride-`c` block (`x[i]`), with `c`; `(1, access)` for others.
+    References of one stride share their blocks' lines: `x[2*i]` and `x[2*i + 1]` (a
+    pointer walked by 2, complex pairs) touch the same lines, which their union in
+    blocks counts once where their union in elements counted them twice."""
+    assert access.index is not None
+    *leading, last = access.index
+    last = expand(last)
+    symbols = last.free_symbols
+    if any(is_size_symbol(s) for s in symbols):
+        return 1, access
+    coefficients = [linear_coefficient(last, s) for s in symbols]
+    offset = expand(last - sum((c * s for c, s in zip(coefficients, symbols, strict=True)), ZERO))
+    if not offset.is_Integer or not all(c.is_Integer for c in coefficients):
+        return 1, access
+    stride = 0
+    for c in coefficients:
+        stride = gcd(stride, int(c))
+    if stride < 2:
+        return 1, access
+    blocks = expand(last - offset) / stride + int(offset) // stride
+    return stride, replace(access, index=(*leading, expand(blocks)))
 
 
 def _statements(nodes: tuple[Node, ...]) -> list[Placed]:

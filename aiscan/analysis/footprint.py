@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations, product
 from operator import attrgetter
@@ -34,7 +35,17 @@ else:
     sympy = SYMPY
 
 
-__all__ = ["Box", "Footprint", "footprint_of", "integer_value", "union_size"]
+__all__ = [
+    "Box",
+    "Footprint",
+    "extreme_over",
+    "footprint_of",
+    "integer_value",
+    "nearest_quotient",
+    "provably_nonnegative",
+    "stride_rank",
+    "union_size",
+]
 
 MAX_UNION_BOXES = 12
 
@@ -74,7 +85,7 @@ class Box:
             self.intervals, other.intervals, strict=True
         ):
             if not (
-                _provably_nonnegative(inner_low - low) and _provably_nonnegative(high - inner_high)
+                provably_nonnegative(inner_low - low) and provably_nonnegative(high - inner_high)
             ):
                 return False
         return True
@@ -98,7 +109,7 @@ def _length(low: sympy.Expr, high: sympy.Expr) -> sympy.Expr:
     return length
 
 
-def _provably_nonnegative(expr: sympy.Expr) -> bool:
+def provably_nonnegative(expr: sympy.Expr) -> bool:
     expr = expand(expr)
     if bool(expr.is_nonnegative) or (expr.is_number and expr >= 0):
         return True
@@ -150,7 +161,7 @@ def _ranges(loops: Sequence[LoopLike]) -> list[_Range]:
     return ranges
 
 
-def _extreme(
+def extreme_over(
     expr: sympy.Expr, var: sympy.Symbol, low: sympy.Expr, high: sympy.Expr, want_max: bool
 ) -> sympy.Expr | None:
     """Max or min over `var` in [low, high] of an expression affine in `var`; None when it
@@ -195,8 +206,8 @@ def _eliminated(
         if var_range is None:
             return None
         var_low, var_high = var_range
-        new_low = _extreme(low, var, var_low, var_high, want_max=False)
-        new_high = _extreme(high, var, var_low, var_high, want_max=True)
+        new_low = extreme_over(low, var, var_low, var_high, want_max=False)
+        new_high = extreme_over(high, var, var_low, var_high, want_max=True)
         if new_low is None or new_high is None:
             return None
         low, high = new_low, new_high
@@ -261,8 +272,40 @@ def _footprint(
         return box.size(), box, key, True, ""
     if _injective(linear, used, projected):
         return count, None, key, True, ""
-    reason = "`{text}` may touch an element more than once; bounded by its domain"
+    reason = _unproven_rows(linear, projected) or "`{text}` may touch an element more than once"
+    reason += "; bounded by its domain"
     return count, None, key, False, reason
+
+
+def _unproven_rows(
+    linear: list[tuple[dict[sympy.Symbol, sympy.Expr], sympy.Expr]],
+    projected: list[_Range],
+) -> str | None:
+    """Why a flat subscript with row strides (`i*n + j`, strides products of sizes) was
+    not split into rows and columns, where the reason is that the loops do not bound a
+    finer index by its row (`j < m` beside `i*n`): `0 <= j < n` is not assumed. None
+    for other subscripts and other reasons."""
+    if len(linear) != 1 or len(linear[0][0]) < 2:
+        return None
+    coefficients = linear[0][0]
+    order = sorted(coefficients, key=lambda v: stride_rank(coefficients[v]))
+    strides = [abs(coefficients[v]) for v in order]
+    if strides[0] != 1 or any(s.is_number for s in strides[1:]):
+        return None
+    ranges = {r.var: r for r in projected}
+    covered = ZERO
+    for var, stride in zip(order, strides, strict=True):
+        if covered != 0 and not provably_nonnegative(stride - covered - 1):
+            rows = ", ".join(str(s) for s in strides[1:])
+            return (
+                "`{text}` is flat with strides " + rows + ", but the loop ranges do not "
+                "prove that each finer index stays within its row (not assumed)"
+            )
+        extent = _max_extent(ranges[var], ranges) if var in ranges else None
+        if extent is None:
+            return None
+        covered = expand(covered + stride * extent)
+    return None
 
 
 def _linear_parts(
@@ -368,7 +411,7 @@ def _delinearize(
         # `R**K/(R*R**i)` (powers of sizes) or `n_embd/n_head` (a head's width): strides
         # that are not polynomials have no order of degrees here.
         return None
-    order = sorted(coefficients, key=lambda v: _stride_rank(coefficients[v]))
+    order = sorted(coefficients, key=lambda v: stride_rank(coefficients[v]))
     unit = [v for v in order if coefficients[v] in (1, -1)]
     if len(unit) != 1 or order[0] != unit[0]:
         return None
@@ -376,7 +419,7 @@ def _delinearize(
     covered = ZERO
     for var in order:
         stride = coefficients[var]
-        if covered != 0 and not _provably_nonnegative(abs(stride) - covered - 1):
+        if covered != 0 and not provably_nonnegative(abs(stride) - covered - 1):
             return None
         extent = _max_extent(ranges[var], ranges)
         if extent is None:
@@ -384,12 +427,13 @@ def _delinearize(
         covered = expand(covered + abs(stride) * extent)
     dims: list[tuple[sympy.Symbol | None, sympy.Expr, sympy.Expr]] = []
     remainder = constant
-    for var in reversed(order):
+    for position, var in reversed(list(enumerate(order))):
         stride = coefficients[var]
         if var == order[0]:
             dims.append((var, stride, remainder))
             break
-        quotient = _nearest_quotient(remainder, abs(stride))
+        finer = abs(coefficients[order[position - 1]])
+        quotient = nearest_quotient(remainder, abs(stride), finer)
         if quotient is None:
             return None
         remainder = expand(remainder - quotient * abs(stride))
@@ -406,14 +450,14 @@ def _max_extent(r: _Range, ranges: dict[sympy.Symbol, _Range]) -> sympy.Expr | N
         if not outer:
             return extent
         var = outer[0]
-        widest = _extreme(extent, var, ranges[var].low, ranges[var].high, want_max=True)
+        widest = extreme_over(extent, var, ranges[var].low, ranges[var].high, want_max=True)
         if widest is None:
             return None
         extent = widest
     return None
 
 
-def _stride_rank(stride: sympy.Expr) -> tuple[int, str]:
+def stride_rank(stride: sympy.Expr) -> tuple[int, str]:
     stride = abs(stride)
     if is_poly(stride):
         degree = stride.degree()
@@ -429,7 +473,11 @@ def _stride_rank(stride: sympy.Expr) -> tuple[int, str]:
     return (degree * 10**9 + magnitude, str(stride))
 
 
-def _nearest_quotient(value: sympy.Expr, stride: sympy.Expr) -> sympy.Expr | None:
+def nearest_quotient(value: sympy.Expr, stride: sympy.Expr, finer: sympy.Expr) -> sympy.Expr | None:
+    """How many `stride`s the constant offset `value` holds, its remainder left to the
+    `finer` stride below: `-nx` in `i*nx*ny + j*nx + k - nx` holds no `nx*ny` and leaves
+    `-nx`, one row of the finer stride `nx`. None when the remainder shares symbols
+    with `stride` that `finer` cannot take, or the quotient is not a whole number."""
     if value == 0:
         return ZERO
     if stride.is_number and value.is_number:
@@ -439,9 +487,18 @@ def _nearest_quotient(value: sympy.Expr, stride: sympy.Expr) -> sympy.Expr | Non
         quotient, remainder = value.divmod_monomial(stride)
     else:
         quotient, remainder = sympy.div(value, stride, *stride.free_symbols)
-    if remainder.free_symbols & stride.free_symbols:
+    if (remainder.free_symbols & stride.free_symbols) - finer.free_symbols:
         return None
-    return expand(quotient)
+    quotient = expand(quotient)
+    if not _integer_coefficients(quotient):
+        return None  # `n` over a stride of `2*n`: half a row
+    return quotient
+
+
+def _integer_coefficients(expr: sympy.Expr) -> bool:
+    if is_poly(expr):
+        return all(Fraction(c).denominator == 1 for c in expr.terms.values())
+    return all(c.is_Integer for c in sympy.Poly(expr, *expr.free_symbols).coeffs())
 
 
 def _injective(
@@ -510,7 +567,7 @@ def _rows_overlap(boxes: Sequence[Box]) -> str | None:
         stride = strides[d]
         if stride == 1:
             covered = ZERO  # the finest dimension of a subscript
-        elif not _provably_nonnegative(stride - covered - 1):
+        elif not provably_nonnegative(stride - covered - 1):
             return (
                 "shifted references cross from one row of a linearized index into the "
                 "next; counted as rows and columns"
@@ -548,7 +605,7 @@ def _inclusion_exclusion(boxes: Sequence[Box]) -> sympy.Expr | None:
             for box in subset[1:]:
                 common = common.intersect(box)
             if size > 1 and not all(
-                _provably_nonnegative(high - low + 1) for low, high in common.intervals
+                provably_nonnegative(high - low + 1) for low, high in common.intervals
             ):
                 return None
             total += sign * common.size()
@@ -647,7 +704,7 @@ def _hinge(length: sympy.Expr, bend: int) -> sympy.Expr:
     Max(0, bend - length)`: the correction vanishes past the bend, so the leading
     polynomial reads as before, and it is left out where it always vanishes."""
     difference = expand(length - bend)
-    if bend <= 1 or _provably_nonnegative(difference):
+    if bend <= 1 or provably_nonnegative(difference):
         return difference
     return difference + sympy.Max(0, -difference)
 

@@ -76,8 +76,9 @@ def device_details(device: Device) -> str:
             if level.bandwidth_bytes_per_s
             else "bandwidth not published"
         )
-        capacity = f", {format_si(level.capacity_bytes, 'B')}" if level.capacity_bytes else ""
-        lines.append(f"  {level.name:<12} {bandwidth}{capacity}{_geometry(level)}")
+        lines.append(
+            f"  {level.name:<12} {bandwidth}{_capacity(level, device.cores)}{_geometry(level)}"
+        )
         lines.append(f"  {'':<12} source: {level.source}")
     lines += _attainable_lines(device)
     lines += _core_lines(device)
@@ -137,15 +138,42 @@ def _core_lines(device: Device) -> list[str]:
     return lines
 
 
+def _capacity(level: MemoryLevel, cores: int) -> str:
+    """The capacity as a core sees it: one instance's, where the file says how many cores
+    share one (`32 KiB per core (3.146 MB in all)`), else the file's total. A total
+    beside "per core" read as each core's (`3.146 MB, ..., per core` for a 32 KiB L1)."""
+    if not level.capacity_bytes:
+        return ""
+    total = format_si(level.capacity_bytes, "B")
+    share = level.shared_by_cores
+    if not share or cores <= share or cores % share:
+        return f", {total}"
+    each = level.capacity_bytes / (cores // share)
+    who = "per core" if share == 1 else f"per {share} cores"
+    return f", {_binary_bytes(each)} {who} ({total} in all)"
+
+
+def _binary_bytes(value: float) -> str:
+    """`32768` -> `32 KiB`, as vendors give cache sizes; SI where the file's figure is
+    decimal (384 MB over 12 CCXs is 32 MB, not `31250 KiB`)."""
+    for power, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
+        count, rest = divmod(int(value), 1 << power)
+        whole = value == int(value) and count and not rest
+        if whole and (count % 16 == 0 or count & (count - 1) == 0):
+            return f"{count} {unit}"
+    return format_si(value, "B")
+
+
 def _geometry(level: MemoryLevel) -> str:
-    """Schema-2 cache geometry: line size, ways, sharing."""
+    """Schema-2 cache geometry: line size, ways, sharing (said with the capacity where
+    `_capacity` gives one instance's)."""
     parts = []
     if level.line_bytes:
         parts.append(f"{level.line_bytes}-byte lines")
     if level.associativity:
         parts.append(f"{level.associativity}-way")
     if level.shared_by_cores == 1:
-        parts.append("per core")
+        parts.append("private")
     elif level.shared_by_cores:
         parts.append(f"one per {level.shared_by_cores} cores")
     return "".join(f", {p}" for p in parts)
