@@ -36,7 +36,7 @@ from aiscan.analysis.domain import sum_over_loop, sum_over_loops
 from aiscan.analysis.footprint import footprint_of, union_size
 from aiscan.analysis.intensity import finite_value, size_bindings
 from aiscan.analysis.polynomials import linear_coefficient
-from aiscan.analysis.traffic import compulsory_traffic, streaming_traffic
+from aiscan.analysis.traffic import Traffic, compulsory_traffic, streaming_traffic
 from aiscan.analysis.walk import Placed, placed_statements
 from aiscan.ir.nodes import Access, Loop, Node
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
@@ -157,7 +157,11 @@ def cache_traffic(
     levels = [LevelTraffic(caches[0].name, streaming.read_bytes, streaming.write_bytes, True)]
     names = [c.name for c in caches[1:]] + [main_memory]
     for cache, name in zip(caches, names, strict=True):
-        levels.append(miss_traffic(body, cache, name, write_allocate=write_allocate, sizes=sizes))
+        levels.append(
+            miss_traffic(
+                body, cache, name, write_allocate=write_allocate, sizes=sizes, streaming=streaming
+            )
+        )
     return tuple(levels)
 
 
@@ -168,15 +172,17 @@ def miss_traffic(
     *,
     write_allocate: bool,
     sizes: Mapping[str, int] | None = None,
+    streaming: Traffic | None = None,
 ) -> LevelTraffic:
     """The bytes `cache` misses, which `level` (the next level out) serves: its layer
     conditions decided at `sizes`, or the range between compulsory and streaming bytes
-    where some reference's reuse is undecidable. GPUs ask it for their L2 alone
-    (`analysis.gpu_memory`)."""
+    where some reference's reuse is undecidable (`streaming`: the body's streaming
+    traffic, when the caller has it). GPUs ask it for their L2 alone
+    (`analysis.gpu_dram`)."""
     statements = placed_statements(body)
     undecided = _undecided(statements)
     if undecided:
-        streaming = streaming_traffic(body)
+        streaming = streaming or streaming_traffic(body)
         compulsory, _ = compulsory_traffic(statements)
         return LevelTraffic(
             level,
