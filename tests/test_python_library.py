@@ -202,4 +202,4 @@ def test_conventions_reach_the_json_and_text_reports(capsys: pytest.CaptureFixtu
     notes = [u for u in by_name["cholesky"]["unknowns"] if u["kind"] == "assumption"]
     assert len(notes) == 1 and "a convention" in notes[0]["message"]
     main(["analyze", str(FIXTURE)])
-    assert "n**3/3 (linalg.cholesky convention)" in capsys.readouterr().out
+    assert "n**3/3   (linalg.cholesky convention)" in capsys.readouterr().out

@@ -288,6 +288,8 @@ def _unproven_rows(
     if len(linear) != 1 or len(linear[0][0]) < 2:
         return None
     coefficients = linear[0][0]
+    if any(not is_poly(c) and not c.is_polynomial() for c in coefficients.values()):
+        return None  # strides such as `R**K/(R*R**i)`: no order of degrees (`_delinearize`)
     order = sorted(coefficients, key=lambda v: stride_rank(coefficients[v]))
     strides = [abs(coefficients[v]) for v in order]
     if strides[0] != 1 or any(s.is_number for s in strides[1:]):

@@ -116,9 +116,9 @@ def _call_regions(calls: _Calls, namer: Namer, span: Span) -> None:
         text = f"{leaf.array} = {_call_text(call)}"
         nodes = NestBuilder(namer, span).assign(Target(leaf), call, text)
         kind = "nest" if any(isinstance(n, Loop) for n in nodes) else "straight"
-        calls.result.regions.append(
-            Region(kind, tuple(nodes), span, contraction=isinstance(call, Contract))
-        )
+        # PyTorch's `addmm` (a linear layer with its bias) is a contraction call too.
+        contraction = isinstance(call, Contract) or (isinstance(call, Apply) and call.name == ADDMM)
+        calls.result.regions.append(Region(kind, tuple(nodes), span, contraction=contraction))
 
 
 class _Calls:

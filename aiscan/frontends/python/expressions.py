@@ -292,9 +292,10 @@ class ExpressionReader:
                 else:
                     self.rank_hints[owner] = max(self.rank_hints.get(owner, 0), len(long))
                     return
-            elif short and not any(s in self.free for e in short for s in e.free_symbols):
-                # A known shorter shape (a stated `--shape`) broadcasts along the trailing
-                # axes, as NumPy aligns them: it may fix the free extents there.
+            elif len(short) == 1 and not any(s in self.free for s in short[0].free_symbols):
+                # A known vector (a stated `--shape` bias) broadcasts along the last axis, as
+                # NumPy aligns them: it may fix the free extent there. (A known matrix met
+                # by a 3-D tensor is a submodule's intermediate, not a broadcast.)
                 a, b = short, long[len(long) - len(short) :]
             else:
                 return
