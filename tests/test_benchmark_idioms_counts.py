@@ -104,3 +104,28 @@ def test_a_mask_fraction_is_compared_at_what_the_run_measured() -> None:
     sizes = {"data_d0": 40000, "npt": 100, "p_L14": values["p_L20"]}
     flops = binned.flops.total.subs({s: sizes[s.name] for s in binned.flops.total.free_symbols})
     assert flops == run["flops"] == 40399
+
+
+def test_a_while_loops_trip_is_taken_from_the_statements_the_run_executed(tmp_path: Path) -> None:
+    """The run counts each statement's executions: a `while` header runs once per test,
+    its body's first statement once per pass, so trip_L<line> is passes per entry, and an
+    `if`'s p_L<line> the share of its tests taken (NPBench's channel_flow: 982 passes)."""
+    kernel = tmp_path / "k.py"
+    kernel.write_text(
+        "def f(u, z):\n"
+        "    while u > 0:\n"
+        "        u = u - 1\n"
+        "        if z > 1:\n"
+        "            z = z - 1\n"
+        "    return u\n"
+    )
+    run = {"executed": {"2": 983, "3": 982, "4": 982, "5": 491}}
+    unknowns = [
+        {"kind": "data-dependent-bound", "message": "", "line": 2, "symbol": "trip_L2"},
+        {"kind": "branch-fraction", "message": "", "line": 4, "symbol": "p_L4"},
+    ]
+    values = _count_numpy()._measured_values(run, unknowns, kernel)
+    assert values == {"trip_L2": 982, "p_L4": sympy.Rational(1, 2)}
+    stored = json.loads((ROOT / "tests" / "data" / "npbench_counts.json").read_text())
+    assert stored["channel_flow"]["executed"]["73"] == 983
+    assert stored["channel_flow"]["executed"]["74"] == 982
