@@ -685,6 +685,13 @@ class ExpressionReader:
             gathered = grids.gather_by_grid(self, base, node)
             if gathered is not False:
                 return gathered  # type: ignore[return-value]
+        computed = isinstance(base, Apply | Reduce | Contract | Select)
+        if computed and base.shape and _new_axes_only(node):
+            # `(A * A).sum(axis=1)[:, None]`: NumPy computes the value into an array, which
+            # the index then views with new axes.
+            from aiscan.frontends.python.views import computed_first
+
+            base = computed_first(self, base, node) or base  # type: ignore[arg-type]
         if not isinstance(base, Leaf):
             return self.unsupported(node, f"indexing the computed value `{self.names.text(node)}`")
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
@@ -1362,3 +1369,24 @@ def _returned_tuple(definition: cst.FunctionDef) -> cst.Tuple | None:
             if isinstance(small, cst.Return):
                 return small.value if isinstance(small.value, cst.Tuple) else None
     return None
+
+
+def _new_axes_only(node: cst.Subscript) -> bool:
+    """`[:, None]`, `[None, :]`, `[..., None]`: full slices and new axes, at least one new."""
+    items = [e.slice for e in node.slice]
+    new = [
+        i
+        for i in items
+        if isinstance(i, cst.Index)
+        and (
+            _is_none(i.value)
+            or (isinstance(i.value, cst.Attribute) and i.value.attr.value == "newaxis")
+        )
+    ]
+    rest = [i for i in items if i not in new]
+    full = all(
+        (isinstance(i, cst.Slice) and i.lower is None and i.upper is None and i.step is None)
+        or (isinstance(i, cst.Index) and isinstance(i.value, cst.Ellipsis))
+        for i in rest
+    )
+    return bool(new) and full

@@ -581,6 +581,19 @@ def _tensor_evidence(
         array = walker._candidate(passed) if passed is not None else None
         if array is not None and rank:
             walker.evidence.at_least(array, rank)
+    # `X.mean(axis=1)`, `np.sum(A, axis=(0, 2))`, `x.sum(dim=1)`: an axis k needs k + 1 axes.
+    axis = keywords.get("axis", keywords.get("dim"))
+    reduced = method or (walker._candidate(positional[0]) if positional else None)
+    needed = _axes_needed(axis) if axis is not None else 0
+    if reduced and needed:
+        walker.evidence.at_least(reduced, needed)
+
+
+def _axes_needed(axis: cst.BaseExpression) -> int:
+    """The rank a non-negative literal `axis=` argument needs (`1` -> 2, `(0, 2)` -> 3)."""
+    items = [e.value for e in axis.elements] if isinstance(axis, cst.Tuple) else [axis]
+    values = [int(i.value) for i in items if isinstance(i, cst.Integer)]
+    return max(values) + 1 if values and len(values) == len(items) else 0
 
 
 _TENSOR_OPERANDS = {

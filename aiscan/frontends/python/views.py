@@ -280,7 +280,7 @@ def read_view(
     result = through_operands(base, view, text)
     if isinstance(result, str) and function in ("reshape", "ravel") and isinstance(base, Contract):
         # `np.reshape(A @ B, (n,))`: NumPy computes the product into a new array first.
-        made = _computed_first(reader, base, node)
+        made = computed_first(reader, base, node)
         result = result if made is None else view(made)
     if isinstance(result, str):
         return _unsupported(reader, node, f"`{text}`: {result}")
@@ -312,7 +312,7 @@ def shape_assigned(
     return replace(result, text=text)
 
 
-def _computed_first(reader: ExpressionReader, value: Contract, node: cst.Call) -> Leaf | None:
+def computed_first(reader: ExpressionReader, value: ArrayValue, node: cst.CSTNode) -> Leaf | None:
     """`value` computed into a temporary array, which a view then reads."""
     from aiscan.frontends.python.expressions import Allocation
     from aiscan.frontends.python.library_calls import Construction
