@@ -45,7 +45,16 @@ from aiscan.frontends.python.values import (
     substituted,
 )
 from aiscan.frontends.python.views import permuted, read_view, through_operands
-from aiscan.ir.nodes import Access, ElementType, FlopTally, Loop, Node, Statement, UnknownKind
+from aiscan.ir.nodes import (
+    Access,
+    ElementType,
+    FlopTally,
+    Loop,
+    Node,
+    Region,
+    Statement,
+    UnknownKind,
+)
 from aiscan.span import Span
 
 __all__ = [
@@ -146,6 +155,13 @@ class _Counts:
     row_specials: tuple[str, ...] = ()
 
 
+Dispatches = tuple[tuple[str, tuple[str, ...]], ...]
+"""An operator as JAX runs it eagerly, one primitive at a time: each dispatch's result and
+what it reads, by name: `x` the operand, `out` the result, `r...` an array of one element
+per row (a reduction's), `m...` a boolean one per row, `t...` an array of `x`'s shape.
+Traced from JAX's own jaxprs (`scripts/count_jax.py` lists them)."""
+
+
 def _kernel(
     reader: ExpressionReader,
     node: cst.Call,
@@ -156,10 +172,12 @@ def _kernel(
     reduces: bool = False,
     keepdim: bool = False,
     element: ElementType | None = None,
+    dispatches: Dispatches = (),
 ) -> Value | None:
     """One kernel on `operands[0]`'s shape (the others broadcast to it), along `axis`
     (None: elementwise): each element read once, the result written once. `reduces`: the
-    result drops `axis` (kept as 1 with `keepdim`), written once per row."""
+    result drops `axis` (kept as 1 with `keepdim`), written once per row. `dispatches`:
+    the eager view's calls, where the framework runs the kernel as several."""
     x = operands[0]
     shape = x.shape
     text = reader.names.text(node)
@@ -183,9 +201,64 @@ def _kernel(
         stores, reads = _operand_leaves(operands, namer, span)
         nodes = _row_nodes(namer, span, text, shape, reads, leaf, axis, counts, reduces)
         arguments = tuple(w.array for w, _ in stores)
-        return Construction(tuple(stores), tuple(nodes), library=False, arguments=arguments)
+        calls = _dispatched(namer, span, text, shape, reads[0], leaf, axis, dispatches)
+        return Construction(
+            tuple(stores), tuple(nodes), library=False, arguments=arguments, dispatches=calls
+        )
 
     return Allocation(out_shape, result, False, text, build)
+
+
+def _dispatched(
+    namer: Namer,
+    span: Span,
+    text: str,
+    shape: Shape,
+    x: Leaf,
+    out: Leaf,
+    axis: int | None,
+    dispatches: Dispatches,
+) -> tuple[Region, ...]:
+    """Each dispatch of `dispatches` as an eager call: a pass over `x`'s shape reading its
+    operands and writing its result (a row array once per row), no FLOPs (the kernel's
+    nodes count them)."""
+    if not dispatches:
+        return ()
+    rows = tuple(e for d, e in enumerate(shape) if d != axis)
+    arrays: dict[str, Leaf] = {"x": x, "out": out}
+    for name, _ in dispatches:
+        if name not in arrays:
+            width = dtypes.BOOL if name.startswith("m") else x.element
+            extents = rows if name[0] in "rm" else shape
+            arrays[name] = leaf_for(namer.fresh("_d"), extents, width, span)
+    per_row = {n for n in arrays if n[0] in "rm"} | ({"out"} if out.shape != shape else set())
+    calls = []
+    for name, operands in dispatches:
+        variables = [loop_symbol(namer.fresh("_i")) for _ in shape]
+        accesses = tuple(
+            _pass_access(arrays[a], a in per_row, variables, axis, span, a == name)
+            for a in (*operands, name)
+        )
+        statement = Statement(span, f"{text} ({name})", FlopTally(), accesses)
+        calls.append(Region("nest", (_nest(variables, shape, [statement], span),), span))
+    return tuple(calls)
+
+
+def _pass_access(
+    leaf: Leaf,
+    row: bool,
+    variables: Sequence[sympy.Symbol],
+    axis: int | None,
+    span: Span,
+    write: bool,
+) -> Access:
+    """`leaf` at a dispatch's coordinates; one element per row (`row`) at the reduced axis's
+    0 (kept with keepdims) or without it."""
+    coords: list[sympy.Expr] = list(variables)
+    if row:
+        kept = [sympy.Integer(0) if d == axis else v for d, v in enumerate(variables)]
+        coords = kept if len(leaf.shape) == len(variables) else [v for v in kept if v != 0]
+    return _access(leaf, coords, leaf.shape, span, write)
 
 
 def _access(
@@ -248,7 +321,11 @@ def _nest(variables: Sequence[sympy.Symbol], shape: Shape, body: list[Node], spa
 
 
 def _along(
-    counts: _Counts, dim_names: tuple[str, ...], position: int, default: int | None = None
+    counts: _Counts,
+    dim_names: tuple[str, ...],
+    position: int,
+    default: int | None = None,
+    dispatches: Dispatches = (),
 ) -> OnTensor:
     """softmax-like kernels: `(x, dim)`; `default` the axis when none is passed (JAX's -1)."""
 
@@ -270,7 +347,7 @@ def _along(
         if axis is None or element is False:
             return None
         typed = element if isinstance(element, ElementType) else None
-        return _kernel(reader, node, [x], axis, counts, element=typed)
+        return _kernel(reader, node, [x], axis, counts, element=typed, dispatches=dispatches)
 
     return read
 
@@ -309,6 +386,51 @@ _LOGSUMEXP = _Counts(
 """`max + log(sum(exp(x - max)))`: `2n` + `n` exp and one log per row."""
 
 
+_JAX_SOFTMAX: Dispatches = (
+    ("r1", ("x",)),  # reduce_max
+    ("r2", ("r1",)),  # max(-inf, .)
+    ("t1", ("x", "r2")),
+    ("t2", ("t1",)),
+    ("r3", ("t2",)),  # reduce_sum
+    ("out", ("t2", "r3")),
+)
+"""`jax.nn.softmax` (a plain function in JAX 0.10): six dispatches."""
+_JAX_LOGSUMEXP: Dispatches = (
+    ("r1", ("x",)),  # reduce_max
+    ("r2", ("r1",)),  # max(-inf, .)
+    ("m1", ("r2",)),  # is_finite
+    ("r3", ()),  # broadcast 0.0
+    ("r4", ("m1", "r3", "r2")),  # select_n
+    ("t1", ("x", "r4")),
+    ("t2", ("t1",)),
+    ("r5", ("t2",)),  # reduce_sum
+    ("r6", ("r5",)),  # sign
+    ("r7", ("r5",)),  # abs
+    ("r8", ("r7",)),  # log
+    ("out", ("r8", "r4")),
+)
+"""`jax.nn.logsumexp`: twelve dispatches, all but three on one element per row."""
+_JAX_GELU_TANH: Dispatches = (
+    ("t1", ("x",)),  # integer_pow 3
+    ("t2", ("t1",)),
+    ("t3", ("x", "t2")),
+    ("t4", ("t3",)),
+    ("t5", ("t4",)),  # tanh
+    ("t6", ("t5",)),
+    ("t7", ("t6",)),
+    ("out", ("x", "t7")),
+)
+"""`jax.nn.gelu(x)` (tanh form): eight dispatches."""
+_JAX_GELU_ERF: Dispatches = (
+    ("t1", ("x",)),  # 0.5 * x
+    ("t2", ("x",)),  # -x
+    ("t3", ("t2",)),  # * sqrt(1/2)
+    ("t4", ("t3",)),  # erfc
+    ("out", ("t1", "t4")),
+)
+"""`jax.nn.gelu(x, approximate=False)`: `0.5 * x * erfc(-x * sqrt(1/2))`, five dispatches."""
+
+
 def _logsumexp(reader: ExpressionReader, call: _Call) -> Value | None:
     node = call.node
     x = call.first(reader, "input", "a")
@@ -318,7 +440,11 @@ def _logsumexp(reader: ExpressionReader, call: _Call) -> Value | None:
     keepdim = _flag(call.argument(2, "keepdim", "keepdims"), False)
     if axis is None or keepdim is None:
         return None
-    return _kernel(reader, node, [x], axis, _LOGSUMEXP, reduces=True, keepdim=keepdim)
+    jax = (reader.names.canonical(node.func) or "").startswith("jax.")
+    return _kernel(
+        reader, node, [x], axis, _LOGSUMEXP, reduces=True, keepdim=keepdim,
+        dispatches=_JAX_LOGSUMEXP if jax else (),
+    )  # fmt: skip
 
 
 def _normalized(
@@ -395,6 +521,8 @@ _GELU_ERF = _Counts(FlopTally(mul=3, add=1, special=1), ("erf",))
 """`0.5 * x * (1 + erf(x * sqrt(1/2)))`: 3 mul, 1 add, 1 erf."""
 _GELU_TANH = _Counts(FlopTally(mul=6, add=2, special=1), ("tanh",))
 """`0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x**3)))`: 6 mul, 2 add, 1 tanh."""
+_JAX_GELU_ERF_COUNTS = _Counts(FlopTally(mul=3, special=1), ("erfc",))
+"""JAX's exact gelu, `0.5 * x * erfc(-x * sqrt(1/2))`: 3 mul (the negation is free), 1 erfc."""
 _SILU = _Counts(FlopTally(mul=1, special=1), ("sigmoid",))
 """`x * sigmoid(x)`: 1 mul, 1 sigmoid (a special, as `torch.sigmoid` is)."""
 _ONE_SPECIAL = {name: _Counts(FlopTally(special=1), (name,)) for name in ("sigmoid", "tanh")}
@@ -418,6 +546,11 @@ def _gelu(jax: bool) -> Reader:
             tanh = {"none": False, "tanh": True}.get(text)
         if tanh is None:
             return reader.unsupported(node, f"`{reader.names.text(node)}`: approximate form")
+        if jax:
+            counts, dispatches = (
+                (_GELU_TANH, _JAX_GELU_TANH) if tanh else (_JAX_GELU_ERF_COUNTS, _JAX_GELU_ERF)
+            )
+            return _kernel(reader, node, [x], None, counts, dispatches=dispatches)
         return _kernel(reader, node, [x], None, _GELU_TANH if tanh else _GELU_ERF)
 
     return read
@@ -695,7 +828,7 @@ _ON_TENSORS: dict[str, OnTensor] = {
     "torch.log_softmax": _along(_LOG_SOFTMAX, ("dim",), 1),
     "torch.logsumexp": _logsumexp,
     "torch.masked_fill": _masked_fill,
-    "jax.nn.softmax": _along(_SOFTMAX, ("axis",), 1, default=-1),
+    "jax.nn.softmax": _along(_SOFTMAX, ("axis",), 1, default=-1, dispatches=_JAX_SOFTMAX),
     "jax.nn.log_softmax": _along(_LOG_SOFTMAX, ("axis",), 1, default=-1),
 }
 """The operators that are also tensor methods (`x.softmax(-1)`), read from a `_Call`."""

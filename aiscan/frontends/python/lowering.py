@@ -671,7 +671,8 @@ class FunctionLowering:
             lowered.nodes += built.nodes
             if self._eager_wanted():
                 call = Region("nest", built.nodes, span, contraction=built.library)
-                lowered.eager = _merge(lowered.eager, EagerCalls([call], []))
+                calls = list(built.dispatches) or [call]
+                lowered.eager = _merge(lowered.eager, EagerCalls(calls, []))
         for region in built.regions:
             if self.at_top:
                 lowered.regions.append((len(lowered.nodes), region))
