@@ -53,9 +53,17 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return None  # `super().__init__()`: the base class's set-up, no array work
     layer = _layer_called(reader, func)
     if layer is not None:
+        from aiscan.frontends.python.flax_modules import call_flax_layer
         from aiscan.frontends.python.modules import call_layer
 
+        if layer[1].kind.startswith("flax."):
+            return call_flax_layer(reader, node, *layer)  # `self.c_fc(x)`
         return call_layer(reader, node, *layer)  # `self.fc1(x)`
+    if isinstance(func, cst.Call):
+        from aiscan.frontends.python.flax_modules import FLAX_LAYERS, inline_layer
+
+        if reader.names.canonical(func.func) in FLAX_LAYERS:
+            return inline_layer(reader, node)  # `nn.Dense(4 * C)(x)` under `@nn.compact`
     if reader.framework == "torch" and isinstance(func, cst.Attribute):
         from aiscan.frontends.python.framework_calls import TENSOR_METHODS, read_tensor_method
 

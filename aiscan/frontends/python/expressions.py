@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ALLOCATIONS",
     "ARITHMETIC",
+    "CONFIGURATION_REASON",
     "FREE",
     "REDUCTIONS",
     "SLICE_REASON",
@@ -434,6 +435,9 @@ class ExpressionReader:
                 )
             count = sympy.Mul(*base.shape) if attribute == "size" else len(base.shape)
             return Integer(sympy.sympify(count), self.names.text(node))
+        bound = self.scope.names.get(self.names.text(node))
+        if isinstance(bound, Integer):
+            return bound  # `config.n_embd` of a Flax module's configuration: a size
         return self.unsupported(node, f"attribute `{self.names.text(node)}`")
 
     # ---- operators ----------------------------------------------------------------------
@@ -1049,6 +1053,7 @@ class _Sliced:
 
 
 SLICE_REASON = "is a `slice` object, usable only as an index"
+CONFIGURATION_REASON = "is a module's configuration, read only for its sizes"
 
 
 def _slice_of(

@@ -62,6 +62,7 @@ __all__ = [
     "TENSOR_METHODS",
     "activation",
     "dropout_value",
+    "flax_layer_norm",
     "linear_value",
     "norm_value",
     "read_tensor_method",
@@ -158,7 +159,8 @@ class _Counts:
 Dispatches = tuple[tuple[str, tuple[str, ...]], ...]
 """An operator as JAX runs it eagerly, one primitive at a time: each dispatch's result and
 what it reads, by name: `x` the operand, `out` the result, `r...` an array of one element
-per row (a reduction's), `m...` a boolean one per row, `t...` an array of `x`'s shape.
+per row (a reduction's), `m...` a boolean one per row, `t...` an array of `x`'s shape,
+`p1`, `p2` the kernel's other operands (a norm's scale and bias).
 Traced from JAX's own jaxprs (`scripts/count_jax.py` lists them)."""
 
 
@@ -201,7 +203,7 @@ def _kernel(
         stores, reads = _operand_leaves(operands, namer, span)
         nodes = _row_nodes(namer, span, text, shape, reads, leaf, axis, counts, reduces)
         arguments = tuple(w.array for w, _ in stores)
-        calls = _dispatched(namer, span, text, shape, reads[0], leaf, axis, dispatches)
+        calls = _dispatched(namer, span, text, shape, reads, leaf, axis, dispatches)
         return Construction(
             tuple(stores), tuple(nodes), library=False, arguments=arguments, dispatches=calls
         )
@@ -214,7 +216,7 @@ def _dispatched(
     span: Span,
     text: str,
     shape: Shape,
-    x: Leaf,
+    reads: Sequence[Leaf],
     out: Leaf,
     axis: int | None,
     dispatches: Dispatches,
@@ -225,7 +227,9 @@ def _dispatched(
     if not dispatches:
         return ()
     rows = tuple(e for d, e in enumerate(shape) if d != axis)
+    x = reads[0]
     arrays: dict[str, Leaf] = {"x": x, "out": out}
+    arrays.update({f"p{k}": leaf for k, leaf in enumerate(reads[1:], 1)})
     for name, _ in dispatches:
         if name not in arrays:
             width = dtypes.BOOL if name.startswith("m") else x.element
@@ -515,6 +519,51 @@ def norm_value(
             row=FlopTally(add=1, div=2, special=1), row_specials=("rsqrt",),
         )  # fmt: skip
     return _kernel(reader, node, operands, len(x.shape) - 1, counts)
+
+
+def flax_layer_norm(
+    reader: ExpressionReader,
+    node: cst.Call,
+    x: ArrayValue,
+    scale: ArrayValue | None,
+    bias: ArrayValue | None,
+) -> Value | None:
+    """Flax's `nn.LayerNorm` over the last axis, as it computes it (`use_fast_variance`):
+    `x * x` (`n` mul), mean and mean of squares (`n - 1` adds and a divide each),
+    `var = mean2 - mean**2` (1 mul, 1 sub; the `max(0, .)` free), `rsqrt(var + eps)` (1 add,
+    1 special), `* scale` (`n` mul), `x - mean` (`n` sub), their product (`n` mul), `+ bias`
+    (`n` add): `7n + 3` per row with both. Eagerly, one dispatch per primitive."""
+    if not x.shape:
+        return reader.unsupported(node, "a norm of a scalar")
+    operands = [x, *(p for p in (scale, bias) if p is not None)]
+    counts = _Counts(
+        FlopTally(mul=2 + int(scale is not None), sub=1, add=int(bias is not None)),
+        combines=2, row=FlopTally(add=1, div=2, mul=1, sub=1, special=1), row_specials=("rsqrt",),
+    )  # fmt: skip
+    scaled = "p1" if scale is not None else ""
+    shifted = f"p{len(operands) - 1}" if bias is not None else ""
+    dispatches: list[tuple[str, tuple[str, ...]]] = [
+        ("t1", ("x",)),  # square
+        ("r1", ("x",)),  # reduce_sum
+        ("r2", ("r1",)),  # / n: the mean
+        ("r3", ("t1",)),
+        ("r4", ("r3",)),  # the mean of squares
+        ("r5", ("r2",)),  # square
+        ("r6", ("r4", "r5")),  # var
+        ("r7", ("r6",)),  # max(0, .)
+        ("t2", ("x", "r2")),  # x - mean
+        ("r8", ("r7",)),  # + eps
+        ("r9", ("r8",)),  # rsqrt
+    ]
+    factor = "r9"
+    if scaled:
+        dispatches.append(("t3", ("r9", scaled)))
+        factor = "t3"
+    dispatches.append(("t4" if shifted else "out", ("t2", factor)))
+    if shifted:
+        dispatches.append(("out", ("t4", shifted)))
+    axis = len(x.shape) - 1
+    return _kernel(reader, node, operands, axis, counts, dispatches=tuple(dispatches))
 
 
 _GELU_ERF = _Counts(FlopTally(mul=3, add=1, special=1), ("erf",))

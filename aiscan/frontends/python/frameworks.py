@@ -162,13 +162,19 @@ def _function_frameworks(
             and not (qualified := _qualified(
                 node.func if isinstance(node, ast.Call) else node, aliases
             )).startswith(_TYPING)
-            and (root := qualified.split(".")[0]) in _ARRAY_LIBRARIES
+            and (root := _library_root(qualified)) in _ARRAY_LIBRARIES
         }  # fmt: skip
         if len(used) == 1:
             found[name] = used.pop()
         elif used and module_framework is None:
             found[name] = ""  # several libraries in one function: no rule applies
     return {k: v for k, v in found.items() if v}
+
+
+def _library_root(qualified: str) -> str:
+    """The array library a qualified name belongs to; Flax's layers run in JAX."""
+    root = qualified.split(".")[0]
+    return "jax" if root == "flax" else root
 
 
 def _all_functions(

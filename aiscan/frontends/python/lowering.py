@@ -25,6 +25,7 @@ from aiscan.frontends.python.eager import (
     masked_store_calls,
 )
 from aiscan.frontends.python.expressions import (
+    CONFIGURATION_REASON,
     SLICE_REASON,
     Allocation,
     Binding,
@@ -570,6 +571,7 @@ class FunctionLowering:
                 self.scope.names[bound] = Opaque(bound, SLICE_REASON)
                 return _Lowered()
         if bound is not None and bound.startswith("self.") and isinstance(value_node, cst.Call):
+            from aiscan.frontends.python.flax_modules import FLAX_LAYERS, read_flax_layer
             from aiscan.frontends.python.modules import LAYERS, read_layer
 
             kind = self.names.canonical(value_node.func)
@@ -578,6 +580,13 @@ class FunctionLowering:
                 if layer is not None:
                     self.scope.layers[bound] = layer
                 return _Lowered()
+            if kind in FLAX_LAYERS:  # `self.c_fc = nn.Dense(4 * n_embd)` in a Flax setup()
+                flax_layer = read_flax_layer(self.reader, value_node, kind, dtypes.FLOAT32)
+                if flax_layer is not None:
+                    self.scope.layers[bound] = flax_layer
+                return _Lowered()
+        if bound is not None and self._names_configuration(bound, value_node):
+            return _Lowered()
         if bound is not None and self._binds_generator(value_node):
             # `rng = np.random.default_rng(0)`: its methods make random arrays.
             self.scope.names[bound] = Opaque(bound, GENERATOR_REASON)
@@ -806,6 +815,15 @@ class FunctionLowering:
         if is_call and target.shape and self.loop_depth > 0:
             self.loop_vector_span = self.loop_vector_span or span
         return lowered
+
+    def _names_configuration(self, bound: str, value_node: cst.BaseExpression) -> bool:
+        """`config = self.config` in a Flax module: `config` names the configuration its
+        sizes are read from (`config.n_embd`), no array."""
+        binding = self.scope.names.get(self.names.text(value_node))
+        if not (isinstance(binding, Opaque) and binding.reason == CONFIGURATION_REASON):
+            return False
+        self.scope.names[bound] = binding
+        return True
 
     def _eager_wanted(self) -> bool:
         """At the top level, or inside a top-level loop whose eager view is being built."""

@@ -1,0 +1,156 @@
+"""Flax `linen` layers as Flax code builds them: in `setup()`, or inline under `@nn.compact`.
+
+`self.c_fc = nn.Dense(4 * n_embd)` in `setup` (or `nn.Dense(4 * C, name="c_fc")(x)` in a
+compact `__call__`) is a layer whose kernel is `(d_in, features)` and bias `(features,)`,
+`d_in` the last extent of the input it is called on (Flax infers it there). `self.c_fc(x)`
+is then `x @ kernel + bias`, each parameter an array of the module (`c_fc.kernel`).
+`nn.LayerNorm()` normalizes the last axis as Flax computes it (mean and mean of squares,
+`var = mean2 - mean**2`, `(x - mean) * (rsqrt(var + eps) * scale) + bias`), and
+`nn.Dropout(rate)` is counted as in evaluation. The torch layers are `modules.py`'s; both
+build a `modules.Layer`.
+
+A Flax module is a dataclass: its `int` fields (`num_heads: int`) are sizes named as the
+fields are, and so are the `int` fields of a configuration dataclass it holds
+(`config: GPTConfig`, then `self.config.n_embd` or `config.n_embd` is the size `n_embd`).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import sympy
+
+from aiscan.frontends.python import dtypes
+from aiscan.frontends.python.calls import _keyword, _positional
+from aiscan.frontends.python.expressions import ExpressionReader, Value, leaf_for
+from aiscan.frontends.python.framework_calls import dropout_value, flax_layer_norm
+from aiscan.frontends.python.modules import Layer
+from aiscan.frontends.python.symbols import size_symbol
+from aiscan.frontends.python.values import Integer, Leaf
+from aiscan.ir.nodes import ElementType
+
+__all__ = [
+    "FLAX_LAYERS",
+    "FLAX_MODULE",
+    "call_flax_layer",
+    "field_sizes",
+    "inline_layer",
+    "read_flax_layer",
+]
+
+FLAX_MODULE = "flax.linen.Module"
+FLAX_LAYERS = frozenset(f"flax.linen.{n}" for n in ("Dense", "LayerNorm", "Dropout"))
+"""The `flax.linen` constructors read here, by qualified name."""
+
+
+def read_flax_layer(
+    reader: ExpressionReader, node: cst.Call, canonical: str, element: ElementType
+) -> Layer | None:
+    """The layer `nn.<Kind>(...)` builds; None (noted) when its features are not a size."""
+    kind = canonical.rpartition(".")[2]
+    sizes: tuple[sympy.Expr, ...] = ()
+    if kind == "Dense":
+        arguments = _positional(node)
+        found = _keyword(node, "features") or (arguments[0] if arguments else None)
+        value = reader.value(found) if found is not None else None
+        if not isinstance(value, Integer) or value.value is None:
+            text = reader.names.text(found) if found is not None else "no features"
+            reader.unsupported(node, f"`{text}` is not a size of `nn.Dense`")
+            return None
+        sizes = (value.value,)
+    bias = _flag(_keyword(node, "use_bias"))
+    scale = _flag(_keyword(node, "use_scale"))
+    if bias is None or scale is None:
+        reader.unsupported(node, f"`{reader.names.text(node)}`: use_bias/use_scale not literal")
+        return None
+    return Layer(f"flax.{kind}", sizes, bias, element, "scale" if scale else "")
+
+
+def _flag(node: cst.BaseExpression | None) -> bool | None:
+    """A literal flag (True when absent, Flax's default); None when not a literal."""
+    if node is None:
+        return True
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    return None
+
+
+def call_flax_layer(
+    reader: ExpressionReader, node: cst.Call, name: str, layer: Layer
+) -> Value | None:
+    """`self.c_fc(x)` (or `nn.Dense(f)(x)`): the layer's kernel on `x` and its parameters;
+    Dropout's `deterministic=` and a call's `rngs=` are the layer's business, not work."""
+    arguments = _positional(node)
+    if not arguments or (len(arguments) > 1 and layer.kind != "flax.Dropout"):
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: one array argument")
+    x = reader.array(arguments[0])
+    if x is None:
+        return None
+    if layer.kind == "flax.Dropout":
+        return dropout_value(reader, node, x)
+    if not x.shape:
+        return reader.unsupported(node, f"`{reader.names.text(node)}` of a scalar")
+    span = reader.span(node)
+    width = x.shape[-1]
+
+    def parameter(part: str, shape: tuple[sympy.Expr, ...]) -> Leaf:
+        return leaf_for(f"{name}.{part}", shape, layer.element, span)
+
+    if layer.kind == "flax.Dense":
+        (features,) = layer.sizes
+        product = reader.contract_matmul(x, parameter("kernel", (width, features)), node)
+        if product is None or not layer.bias:
+            return product
+        return reader.elementwise("add", "add", (product, parameter("bias", (features,))), node)
+    scale = parameter("scale", (width,)) if layer.option == "scale" else None
+    bias = parameter("bias", (width,)) if layer.bias else None
+    return flax_layer_norm(reader, node, x, scale, bias)
+
+
+def inline_layer(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    """`nn.Dense(4 * C, name="c_fc")(x)` under `@nn.compact`: a submodule made and called
+    on the spot, its parameters named by `name=` (else by kind and line), float32 (Flax's
+    `param_dtype`)."""
+    assert isinstance(node.func, cst.Call)
+    made = node.func
+    canonical = reader.names.canonical(made.func)
+    assert canonical in FLAX_LAYERS
+    layer = read_flax_layer(reader, made, canonical, dtypes.FLOAT32)
+    if layer is None:
+        return None
+    given = _keyword(made, "name")
+    if isinstance(given, cst.SimpleString):
+        name = given.evaluated_value if isinstance(given.evaluated_value, str) else ""
+    else:
+        name = ""
+    name = name or f"{canonical.rpartition('.')[2]}_L{reader.span(node).line}"
+    return call_flax_layer(reader, node, name, layer)
+
+
+def field_sizes(node: cst.ClassDef, classes: dict[str, cst.ClassDef]) -> dict[str, Integer]:
+    """A Flax module's dataclass fields as sizes: `num_heads: int` is `self.num_heads`,
+    `config: GPTConfig` makes each `int` field of GPTConfig `self.config.<f>` and, for a
+    method's `config = self.config`, `config.<f>`."""
+    found: dict[str, Integer] = {}
+    for field, annotation in _fields(node):
+        if annotation == "int":
+            found[f"self.{field}"] = Integer(size_symbol(field), f"self.{field}")
+        elif annotation in classes:
+            for inner, kind in _fields(classes[annotation]):
+                if kind == "int":
+                    for owner in (f"self.{field}", field):
+                        found[f"{owner}.{inner}"] = Integer(size_symbol(inner), inner)
+    return found
+
+
+def _fields(node: cst.ClassDef) -> list[tuple[str, str]]:
+    """`name: annotation` statements of a class body (its dataclass fields)."""
+    fields: list[tuple[str, str]] = []
+    for statement in node.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                annotation = small.annotation.annotation
+                text = annotation.value if isinstance(annotation, cst.Name) else ""
+                fields.append((small.target.value, text))
+    return fields
