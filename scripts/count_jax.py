@@ -1,7 +1,8 @@
 """Count what JAX really does for the JAX fixtures (ground truth; a script, not a test).
 
-Each function of `fixtures/python/frameworks_jax.py` (our own code) is traced on CPU
-arrays of the sizes below, and counted three ways:
+Each function of `fixtures/python/frameworks_jax.py`, and each Flax module's `__call__` of
+`fixtures/python/frameworks_flax.py` (our own code; the module's parameters are inputs, as
+aiscan reads them), is traced on CPU arrays of the sizes below, and counted three ways:
 
 * **FLOPs from the jaxpr's primitives**, by MODEL.md's conventions: `add`/`sub`/`mul`/`div`
   1 per element; `max`, `min`, comparisons, `select_n`, `neg`, conversions and layout 0;
@@ -20,7 +21,7 @@ arrays of the sizes below, and counted three ways:
 * **The jit view**: `jax.jit(f).lower(...).compile().cost_analysis()` (XLA's `flops`,
   `transcendentals` and `bytes accessed`, the sum over its fusions).
 
-The figures go to `fixtures/python/frameworks_jax.measured.toml`, which the tests compare
+The figures go to `fixtures/python/frameworks_{jax,flax}.measured.toml`, which the tests compare
 aiscan against (`tests/test_jax_measured.py`), so CI needs no jax. jax is never a
 dependency of aiscan: `pip install jax` (the CPU wheel) to rerun this.
 
@@ -54,6 +55,22 @@ CASES: dict[str, tuple[dict[str, int], Shapes]] = {
     ),
     "layernorm": ({"n": 64, "d": 256}, (("n", "d"), ("d",), ("d",))),
     "sgemm": ({"a_d0": 64, "b_d0": 128, "b_d1": 96}, (("a_d0", "b_d0"), ("b_d0", "b_d1"))),
+}
+
+FLAX_FIXTURE = FIXTURE.with_name("frameworks_flax.py")
+FLAX_CASES: dict[str, tuple[dict[str, int], Shapes, Callable[[dict[str, Any]], Any]]] = {
+    # method: (sizes, the input's shape, the module built from the fixture's namespace)
+    "MLP.__call__": (
+        {"n": 64, "d": 128, "n_embd": 128},
+        (("n", "d"),),
+        lambda ns: ns["MLP"](ns["Config"](n_embd=128)),
+    ),
+    "Norm.__call__": ({"n": 64, "d": 256}, (("n", "d"),), lambda ns: ns["Norm"]()),
+    "Head.__call__": (
+        {"n": 64, "d": 256, "features": 128},
+        (("n", "d"),),
+        lambda ns: ns["Head"](features=128),
+    ),
 }
 
 _ARITHMETIC = frozenset({"add", "sub", "mul", "div", "add_any"})
@@ -186,9 +203,9 @@ def eager_log(jaxpr: Any) -> list[tuple[str, int]]:
     return log
 
 
-def _functions() -> dict[str, Any]:
+def _functions(fixture: Path) -> dict[str, Any]:
     namespace: dict[str, Any] = {}
-    exec(compile(FIXTURE.read_text(), str(FIXTURE), "exec"), namespace)  # our own fixture
+    exec(compile(fixture.read_text(), str(fixture), "exec"), namespace)  # our own fixture
     return namespace
 
 
@@ -198,16 +215,38 @@ def _cost(analysis: Any) -> dict[str, Any]:
     return dict(analysis)
 
 
-def measure(function: Callable[..., Any], sizes: dict[str, int], shapes: Shapes) -> dict[str, Any]:
+def _inputs(sizes: dict[str, int], shapes: Shapes) -> list[Any]:
     import jax
     import jax.numpy as jnp
 
-    plain = getattr(function, "__wrapped__", function)  # the function under `@jax.jit`
     keys = jax.random.split(jax.random.PRNGKey(0), len(shapes))
-    arguments = [
+    return [
         jax.random.normal(key, tuple(sizes[s] for s in shape), jnp.float32)
         for key, shape in zip(keys, shapes, strict=True)
     ]
+
+
+def measure_module(module: Any, sizes: dict[str, int], shapes: Shapes) -> dict[str, Any]:
+    """A Flax module's `__call__`: its parameters are inputs (read as the layer reads them)."""
+    import jax
+
+    inputs = _inputs(sizes, shapes)
+    parameters = module.init(jax.random.PRNGKey(1), *inputs)
+    return measure(lambda p, *x: module.apply(p, *x), sizes, [parameters, *inputs])
+
+
+def measure_function(
+    function: Callable[..., Any], sizes: dict[str, int], shapes: Shapes
+) -> dict[str, Any]:
+    plain = getattr(function, "__wrapped__", function)  # the function under `@jax.jit`
+    return measure(plain, sizes, _inputs(sizes, shapes))
+
+
+def measure(
+    plain: Callable[..., Any], sizes: dict[str, int], arguments: list[Any]
+) -> dict[str, Any]:
+    import jax
+
     closed = jax.make_jaxpr(plain)(*arguments)
     flops = Flops()
     flops.count(closed.jaxpr)
@@ -237,7 +276,7 @@ def _toml(results: dict[str, dict[str, Any]], version: str) -> str:
         "",
     ]
     for name, result in results.items():
-        lines.append(f"[functions.{name}]")
+        lines.append(f'[functions."{name}"]' if "." in name else f"[functions.{name}]")
         sizes = ", ".join(f"{k} = {v}" for k, v in result["sizes"].items())
         lines.append(f"sizes = {{ {sizes} }}")
         for key in ("flops", "special", "quoted", "eager_bytes"):
@@ -262,12 +301,19 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         sys.stderr.write("jax is not installed: pip install jax (a CPU wheel)\n")
         return 2
-    functions = _functions()
-    results = {name: measure(functions[name], *case) for name, case in CASES.items()}
+    functions = _functions(FIXTURE)
+    results = {name: measure_function(functions[name], *case) for name, case in CASES.items()}
     text = _toml(results, jax.__version__)
+    classes = _functions(FLAX_FIXTURE)
+    modules = {
+        name: measure_module(build(classes), sizes, shapes)
+        for name, (sizes, shapes, build) in FLAX_CASES.items()
+    }
+    flax_text = _toml(modules, jax.__version__)
     if options.write:
         MEASURED.write_text(text)
-    sys.stdout.write(text)
+        FLAX_FIXTURE.with_suffix(".measured.toml").write_text(flax_text)
+    sys.stdout.write(text + flax_text)
     return 0
 
 

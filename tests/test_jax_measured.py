@@ -29,14 +29,18 @@ def _cases(fixture: str) -> list[tuple[str, str]]:
     return [(fixture, name) for name in measured["functions"]]
 
 
-@pytest.mark.parametrize(("fixture", "name"), _cases("frameworks_jax.py"))
+@pytest.mark.parametrize(
+    ("fixture", "name"), _cases("frameworks_jax.py") + _cases("frameworks_flax.py")
+)
 def test_against_what_jax_measured(fixture: str, name: str) -> None:
     """FLOPs equal the jaxpr's primitives counted by MODEL.md (exact total, specials apart,
     and each contraction's quoted `2*m*k*n`), and the eager bytes are within 1% of what
     each JAX dispatch reads and writes (`jax.nn.gelu` and `jax.nn.softmax` are several
     dispatches: JAX runs them one primitive at a time). Known differences: `d**0.5` of a
     Python int is a special to aiscan, a constant folded at trace time to JAX; a mean is a
-    sum and a divide of one call to aiscan, two dispatches to JAX."""
+    sum and a divide of one call to aiscan, two dispatches to JAX. The Flax modules' layers
+    (`nn.Dense`, `nn.LayerNorm` built in `setup()` or inline under `@nn.compact`) are
+    counted as Flax computes them, their parameters read as module state."""
     measured = tomllib.loads((FIXTURES / fixture).with_suffix(".measured.toml").read_text())
     figures = measured["functions"][name]
     sizes = figures["sizes"]

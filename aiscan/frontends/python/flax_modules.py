@@ -123,7 +123,7 @@ def inline_layer(reader: ExpressionReader, node: cst.Call) -> Value | None:
     else:
         name = ""
     name = name or f"{canonical.rpartition('.')[2]}_L{reader.span(node).line}"
-    return call_flax_layer(reader, node, name, layer)
+    return call_flax_layer(reader, node, f"self.{name}", layer)  # module state: it escapes
 
 
 def field_sizes(node: cst.ClassDef, classes: dict[str, cst.ClassDef]) -> dict[str, Integer]:

@@ -243,7 +243,7 @@ def _statements(tree: ast.Module) -> Iterator[ast.AST]:
 
 
 def _seen(rules: FrameworkRules, module: str, line: int) -> None:
-    root = module.split(".")[0]
+    root = _library_root(module)
     if not module.startswith(_TYPING):  # `import numpy.typing as npt` beside JAX: types only
         rules.imported.add(root)
     if root in _ROOTS and root not in rules.frameworks:
