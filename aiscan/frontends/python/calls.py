@@ -339,6 +339,14 @@ def _einsum(
     if not isinstance(spec, cst.SimpleString):
         return reader.unsupported(node, "einsum without a literal subscript string")
     text = string_literal(spec).replace(" ", "")
+    if "..." in text:
+        values = _arrays(reader, arguments[1:])
+        if values is None:
+            return None
+        expanded = _ellipsis_expanded(text, [len(v.shape) for v in values])
+        if expanded is None:
+            return reader.unsupported(node, f'einsum subscripts "{text}"')
+        text = expanded
     match = _EINSUM.match(text)
     if match is None or "." in text:
         return reader.unsupported(node, f'einsum subscripts "{text}"')
@@ -356,6 +364,29 @@ def _einsum(
     if values is None or len(values) != len(labels):
         return None
     return reader.contract(values, labels, out, node)
+
+
+def _ellipsis_expanded(text: str, ranks: list[int]) -> str | None:
+    """`...qhd,...khd->...hqk` with letters for the axes `...` stands for in each operand
+    (right-aligned across operands, as NumPy broadcasts them); None when it cannot be."""
+    inputs, arrow, output = text.partition("->")
+    labels = inputs.split(",")
+    if len(labels) != len(ranks) or any(label.count("...") > 1 for label in labels):
+        return None
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in text]
+    widths = [r - len(label.replace("...", "")) if "..." in label else 0 for label, r in
+              zip(labels, ranks, strict=True)]  # fmt: skip
+    width = max(widths, default=0)
+    if min(widths, default=0) < 0 or width > len(spare):
+        return None
+    batch = "".join(spare[:width])
+    filled = [
+        label.replace("...", batch[width - w :]) for label, w in zip(labels, widths, strict=True)
+    ]
+    if not arrow:  # NumPy's implicit output: the broadcast axes, then the single letters
+        letters = inputs.replace("...", "").replace(",", "")
+        output = "..." + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    return ",".join(filled) + "->" + output.replace("...", batch)
 
 
 def _allocation(
@@ -449,6 +480,9 @@ def _builtin(reader: ExpressionReader, node: cst.Call, function: str) -> Value |
         if isinstance(value, (Leaf,)) and value.shape:
             return Integer(value.shape[0], reader.names.text(node))
         return reader.unsupported(node, f"`{reader.names.text(node)}`")
+    if function == "float" and len(arguments) == 1 and isinstance(arguments[0], cst.SimpleString):
+        # `float('-inf')`, `float("nan")`: a Python float constant
+        return Scalar(dtypes.PYTHON_FLOAT, True, reader.names.text(node), constant=True)
     if function in ("float", "int", "abs", "min", "max", "complex") and arguments:
         values = _arrays(reader, arguments)
         if values is None:

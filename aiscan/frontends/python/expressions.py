@@ -288,7 +288,10 @@ class ExpressionReader:
         return result
 
     def materialize(self, allocation: Allocation, node: cst.CSTNode) -> Leaf | None:
-        """A constructed array used as an operand: a temporary `_c1`, ... built first."""
+        """A constructed array used as an operand: a temporary `_c1`, ... built first
+        (`np.ones((n, n))` in `np.tril(np.ones((n, n)))`: every element written)."""
+        if allocation.build is None and allocation.fills:
+            allocation = replace(allocation, build=_filled(allocation))
         if allocation.build is None:
             self.unsupported(node, "an allocation used inside an expression")
             return None
@@ -1172,6 +1175,14 @@ def literal_mismatch(a: Shape, b: Shape) -> tuple[sympy.Expr, sympy.Expr] | None
         if x.is_Integer and y.is_Integer and x != y and x != 1 and y != 1:
             return x, y
     return None
+
+
+def _filled(allocation: Allocation) -> Builder:
+    """`np.ones`, `np.full`: the fill stored into every element of the new array."""
+    from aiscan.frontends.python.library_calls import Construction
+
+    fill = Scalar(allocation.element, False, allocation.text, constant=True)
+    return lambda leaf, namer, span: Construction(((leaf, fill),), library=False)
 
 
 def leaf_for(name: str, shape: Shape, element: ElementType, span: Span) -> Leaf:

@@ -717,6 +717,62 @@ def _baddbmm(reader: ExpressionReader, node: cst.Call) -> Value | None:
     return None if product is None else reader.elementwise("add", "add", (base, product), node)
 
 
+def _axis_pairs(node: cst.BaseExpression) -> tuple[list[list[int]], list[list[int]]] | None:
+    """`((ca, cb), (ba, bb))` of literal axes: the contracting and the batch axes of each
+    operand; None when not literal."""
+
+    def axes(item: cst.BaseExpression) -> list[int] | None:
+        if not isinstance(item, cst.Tuple | cst.List):
+            return None
+        found = [number_literal(e.value) for e in item.elements]
+        return (
+            [a for a in found if isinstance(a, int)]
+            if all(isinstance(a, int) for a in found)
+            else None
+        )
+
+    if not isinstance(node, cst.Tuple | cst.List) or len(node.elements) != 2:
+        return None
+    groups: list[list[list[int]]] = []
+    for group in node.elements:
+        if not isinstance(group.value, cst.Tuple | cst.List) or len(group.value.elements) != 2:
+            return None
+        sides = [axes(e.value) for e in group.value.elements]
+        if sides[0] is None or sides[1] is None or len(sides[0]) != len(sides[1]):
+            return None
+        groups.append([sides[0], sides[1]])
+    return groups[0], groups[1]
+
+
+def _dot_general(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    """`jax.lax.dot_general(a, b, ((ca, cb), (ba, bb)))`: a contraction over the paired
+    axes `ca`/`cb`, batched over `ba`/`bb`; the result's axes are the batch axes, then
+    `a`'s free axes, then `b`'s, as XLA orders them."""
+    a, b = (_array(reader, _argument(node, i, n)) for i, n in ((0, "lhs"), (1, "rhs")))
+    numbers_node = _argument(node, 2, "dimension_numbers")
+    if a is None or b is None or numbers_node is None:
+        return None
+    numbers = _axis_pairs(numbers_node)
+    ra, rb = len(a.shape), len(b.shape)
+    if numbers is None:
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: dimension numbers")
+    (ca, cb), (ba, bb) = numbers
+    pairs = list(zip(ca + ba, cb + bb, strict=True))
+    if any(not (0 <= i < ra and 0 <= j < rb) for i, j in pairs):
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: axes out of range")
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    left = [next(letters) for _ in range(ra)]
+    right = [next(letters) for _ in range(rb)]
+    for i, j in pairs:
+        right[j] = left[i]
+    batch = [left[i] for i in ba]
+    contracted = {left[i] for i in ca}
+    free_a = [c for c in left if c not in contracted and c not in batch]
+    free_b = [c for c in right if c not in contracted and c not in batch]
+    out = "".join(batch + free_a + free_b)
+    return reader.contract((a, b), ("".join(left), "".join(right)), out, node)
+
+
 def _masked_fill(reader: ExpressionReader, call: _Call) -> Value | None:
     """`torch.masked_fill(x, mask, value)`: a select (0 FLOPs), as `where(mask, value, x)`."""
     x = call.first(reader, "input")
@@ -911,6 +967,7 @@ FRAMEWORK_CALLS: dict[str, Reader] = {
     "torch.dropout": _dropout,
     "torch.nn.functional.linear": _linear,
     "torch.baddbmm": _baddbmm,
+    "jax.lax.dot_general": _dot_general,
     "torch.nn.functional.scaled_dot_product_attention": _sdpa,
 }
 """Framework operators by qualified name (what `names.py` resolves a call to)."""

@@ -64,7 +64,7 @@ from aiscan.frontends.python.values import (
     Scalar,
     Select,
 )
-from aiscan.frontends.python.views import element_at
+from aiscan.frontends.python.views import element_at, sliced
 from aiscan.ir.nodes import (
     Branch,
     ElementType,
@@ -742,8 +742,65 @@ class FunctionLowering:
                     assert isinstance(element.value, cst.Name) and isinstance(value, Integer)
                     self.scope.names[element.value.value] = value
                 return _Lowered()
+        split = self._split(target, value_node)
+        if split is not None:
+            return split
         self.reader.unsupported(target, f"unpacking `{self.names.text(value_node)}`")
         return _Lowered()
+
+    def _split(self, target: cst.Tuple, value_node: cst.BaseExpression) -> _Lowered | None:
+        """`q, k, v = jnp.split(x, 3, axis=-1)` (`array_split`, JAX's `x.split(3, -1)`):
+        each name a view of one equal part of `x` along the axis (a computed `x` is
+        computed first); None when this is no split of literal sections and axis."""
+        if not isinstance(value_node, cst.Call):
+            return None
+        canonical = self.names.canonical(value_node.func)
+        arguments = [a.value for a in value_node.args if a.keyword is None]
+        method = isinstance(value_node.func, cst.Attribute) and (
+            canonical is None or not isinstance(value_node.func.value, cst.Name | cst.Attribute)
+        )  # `x.split(3)`, `(x @ w).split(3)`; not `np.split(...)`
+        if canonical in ("numpy.split", "numpy.array_split") and arguments:
+            base_node, rest = arguments[0], arguments[1:]
+        elif method and self.reader.framework == "jax" and value_node.func.attr.value == "split":  # type: ignore[attr-defined]
+            base_node, rest = value_node.func.value, arguments  # type: ignore[attr-defined]
+        else:
+            return None
+        axis_node = next((a.value for a in value_node.args if _keyword_is(a, "axis")), None)
+        axis_node = axis_node or (rest[1] if len(rest) > 1 else None)
+        sections = number_literal(rest[0]) if rest else None
+        axis = number_literal(axis_node) if axis_node is not None else 0
+        names = [e.value for e in target.elements]
+        if not (
+            isinstance(sections, int) and isinstance(axis, int) and sections == len(names)
+        ) or not all(isinstance(n, cst.Name) for n in names):
+            return None
+        lowered = _Lowered()
+        base = self.reader.value(base_node)
+        span = self.names.span(value_node)
+        if base is None:
+            return lowered
+        if not isinstance(base, Leaf):
+            if isinstance(base, Integer | Allocation) or not is_array(base):
+                self.reader.unsupported(
+                    value_node, f"`{self.names.text(value_node)}`: not an array"
+                )
+                return lowered
+            leaf = leaf_for(self.namer.fresh("_split"), base.shape, base.element, span)
+            lowered = self._array_statement(
+                Target(leaf), base, self.names.text(base_node), span, rebinds=True
+            )
+            base = leaf
+        rank = len(base.shape)
+        if not -rank <= axis < rank:
+            self.reader.unsupported(value_node, f"`{self.names.text(value_node)}`: axis {axis}")
+            return lowered
+        axis %= rank
+        width = sympy.expand(base.shape[axis] / sections)
+        for part, name in enumerate(names):
+            assert isinstance(name, cst.Name)
+            view = sliced(base, axis, sympy.expand(part * width), width)
+            self.scope.names[name.value] = replace(view, text=f"{name.value}")
+        return lowered
 
     def _augmented(self, node: cst.AugAssign) -> _Lowered:
         operator = _AUGMENTED.get(type(node.operator).__name__)
@@ -1539,6 +1596,10 @@ class _Hints:
                 break
             extent = following
         return extent
+
+
+def _keyword_is(argument: cst.Arg, name: str) -> bool:
+    return argument.keyword is not None and argument.keyword.value == name
 
 
 def _shape_owner(node: cst.BaseExpression, torch: bool) -> cst.BaseExpression | None:

@@ -74,6 +74,13 @@ def element_at(leaf: Leaf, at: sympy.Expr) -> Leaf:
     return replace(_remapped(leaf, mapping, leaf.shape[1:]), text=f"{leaf.text}[{at}]")
 
 
+def sliced(leaf: Leaf, axis: int, start: sympy.Expr, extent: sympy.Expr) -> Leaf:
+    """`leaf[..., start:start + extent, ...]` along `axis` (a part of a split)."""
+    mapping = {coordinate(axis): coordinate(axis) + start}
+    shape = tuple(extent if d == axis else e for d, e in enumerate(leaf.shape))
+    return _remapped(leaf, mapping, shape)
+
+
 def permuted(leaf: Leaf, axes: Sequence[int]) -> Leaf:
     """`transpose(axes)`: the view's axis `d` is the base's axis `axes[d]`."""
     mapping = {coordinate(axes[d]): coordinate(d) for d in range(len(axes))}
