@@ -460,6 +460,9 @@ def _attribute_of(reader: ExpressionReader, node: cst.BaseExpression, name: str)
 
 def _dtype_node(reader: ExpressionReader, node: cst.BaseExpression) -> ElementType | None:
     """`np.float32`, `jnp.bfloat16`, `torch.float16`, `"float32"`, `float`, `A.dtype`."""
+    named = reader.scope.dtypes.get(reader.names.text(node))
+    if named is not None:
+        return named  # `self.dtype` of a Flax module whose field defaults to a dtype
     prototype = _attribute_of(reader, node, "dtype")
     if prototype is not None:
         return prototype.element

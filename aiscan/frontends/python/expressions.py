@@ -178,6 +178,9 @@ class Scope:
     """The summary of a helper with loops or branches (`summaries.py`), from the frontend."""
     layers: dict[str, Layer] = field(default_factory=dict)
     """`self.fc1 = nn.Linear(d, 4 * d)`: the `torch.nn` layers a module built (`modules.py`)."""
+    dtypes: dict[str, ElementType] = field(default_factory=dict)
+    """Names that stand for a dtype (a Flax module's `dtype: Any = jnp.float32` field, as
+    `self.dtype`), by their text."""
 
     def copy(self) -> Scope:
         return Scope(
@@ -187,6 +190,7 @@ class Scope:
             dict(self.slices),
             self.summarize,
             dict(self.layers),
+            dict(self.dtypes),
         )
 
 
@@ -438,6 +442,12 @@ class ExpressionReader:
                 )
             count = sympy.Mul(*base.shape) if attribute == "size" else len(base.shape)
             return Integer(sympy.sympify(count), self.names.text(node))
+        if (
+            attribute in ("min", "max", "eps", "tiny")
+            and isinstance(node.value, cst.Call)
+            and self.names.canonical(node.value.func) == "numpy.finfo"
+        ):
+            return Scalar(dtypes.PYTHON_FLOAT, True, self.names.text(node), constant=True)
         bound = self.scope.names.get(self.names.text(node))
         if isinstance(bound, Integer):
             return bound  # `config.n_embd` of a Flax module's configuration: a size

@@ -24,14 +24,16 @@ from aiscan.frontends.python.calls import _keyword, _positional
 from aiscan.frontends.python.expressions import ExpressionReader, Value, leaf_for
 from aiscan.frontends.python.framework_calls import dropout_value, flax_layer_norm
 from aiscan.frontends.python.modules import Layer
+from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.symbols import size_symbol
-from aiscan.frontends.python.values import Integer, Leaf
-from aiscan.ir.nodes import ElementType
+from aiscan.frontends.python.values import Integer, Leaf, Scalar
+from aiscan.ir.nodes import ElementType, UnknownKind
 
 __all__ = [
     "FLAX_LAYERS",
     "FLAX_MODULE",
     "call_flax_layer",
+    "field_defaults",
     "field_sizes",
     "inline_layer",
     "read_flax_layer",
@@ -57,20 +59,29 @@ def read_flax_layer(
             reader.unsupported(node, f"`{text}` is not a size of `nn.Dense`")
             return None
         sizes = (value.value,)
-    bias = _flag(_keyword(node, "use_bias"))
-    scale = _flag(_keyword(node, "use_scale"))
+    bias = _flag(reader, _keyword(node, "use_bias"))
+    scale = _flag(reader, _keyword(node, "use_scale"))
     if bias is None or scale is None:
         reader.unsupported(node, f"`{reader.names.text(node)}`: use_bias/use_scale not literal")
         return None
     return Layer(f"flax.{kind}", sizes, bias, element, "scale" if scale else "")
 
 
-def _flag(node: cst.BaseExpression | None) -> bool | None:
-    """A literal flag (True when absent, Flax's default); None when not a literal."""
+def _flag(reader: ExpressionReader, node: cst.BaseExpression | None) -> bool | None:
+    """A literal flag (True when absent, Flax's default), or a `bool` field's literal
+    default (`self.use_proj_bias`, an assumption at the call); None otherwise."""
     if node is None:
         return True
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return node.value == "True"
+    bound = reader.scope.names.get(reader.names.text(node))
+    if isinstance(bound, Scalar) and bound.element == dtypes.BOOL and bound.constant:
+        reader.note(
+            UnknownKind.ASSUMPTION,
+            node,
+            f"`{reader.names.text(node)}` taken at its field's default, {bound.text}",
+        )
+        return bound.text == "True"
     return None
 
 
@@ -142,9 +153,41 @@ def field_sizes(node: cst.ClassDef, classes: dict[str, cst.ClassDef]) -> dict[st
     return found
 
 
+def field_defaults(
+    node: cst.ClassDef, classes: dict[str, cst.ClassDef], names: SourceNames
+) -> tuple[dict[str, Scalar], dict[str, ElementType]]:
+    """Fields whose defaults a layer's arguments use: `bool` ones with a literal default
+    (`use_bias: bool = True`, read by `use_bias=self.use_proj_bias`), and ones defaulting
+    to a dtype (`dtype: Any = jnp.float32`), by their text (`self.x`, `self.config.x`,
+    `config.x`)."""
+    flags: dict[str, Scalar] = {}
+    kinds: dict[str, ElementType] = {}
+    owners = [(node, ("self",))] + [
+        (classes[kind], (f"self.{field}", field))
+        for field, kind, _ in _field_defaults(node)
+        if kind in classes
+    ]
+    for owner, prefixes in owners:
+        for field, _, default in _field_defaults(owner):
+            keys = [f"{p}.{field}" for p in prefixes]
+            if isinstance(default, cst.Name) and default.value in ("True", "False"):
+                flags.update({k: Scalar(dtypes.BOOL, True, default.value, True) for k in keys})
+                continue
+            canonical = names.canonical(default) if default is not None else None
+            element = dtypes.dtype_qualified(canonical) if canonical else None
+            if element is not None:
+                kinds.update(dict.fromkeys(keys, element))
+    return flags, kinds
+
+
 def _fields(node: cst.ClassDef) -> list[tuple[str, str]]:
     """`name: annotation` statements of a class body (its dataclass fields)."""
-    fields: list[tuple[str, str]] = []
+    return [(name, kind) for name, kind, _ in _field_defaults(node)]
+
+
+def _field_defaults(node: cst.ClassDef) -> list[tuple[str, str, cst.BaseExpression | None]]:
+    """`name: annotation = default` statements of a class body (its dataclass fields)."""
+    fields: list[tuple[str, str, cst.BaseExpression | None]] = []
     for statement in node.body.body:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
@@ -152,5 +195,5 @@ def _fields(node: cst.ClassDef) -> list[tuple[str, str]]:
             if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                 annotation = small.annotation.annotation
                 text = annotation.value if isinstance(annotation, cst.Name) else ""
-                fields.append((small.target.value, text))
+                fields.append((small.target.value, text, small.value))
     return fields

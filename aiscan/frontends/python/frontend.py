@@ -23,7 +23,7 @@ from aiscan.frontends.python.expressions import (
     Scope,
     number_literal,
 )
-from aiscan.frontends.python.flax_modules import FLAX_MODULE, field_sizes
+from aiscan.frontends.python.flax_modules import FLAX_MODULE, field_defaults, field_sizes
 from aiscan.frontends.python.frameworks import FrameworkRules, read_frameworks
 from aiscan.frontends.python.inference import class_sizes
 from aiscan.frontends.python.lowering import FunctionLowering
@@ -249,6 +249,9 @@ def _methods(
     state = globals_.copy()
     if any(names.canonical(base.value) == FLAX_MODULE for base in node.bases):
         state.names.update(_flax_fields(node, classes))
+        flags, kinds = field_defaults(node, classes, names)
+        state.names.update(flags)
+        state.dtypes.update(kinds)
     found: list[tuple[int, Function]] = []
     for method in methods:
         qualified = f"{node.name.value}.{method.name.value}"

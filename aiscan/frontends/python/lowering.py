@@ -750,8 +750,9 @@ class FunctionLowering:
 
     def _split(self, target: cst.Tuple, value_node: cst.BaseExpression) -> _Lowered | None:
         """`q, k, v = jnp.split(x, 3, axis=-1)` (`array_split`, JAX's `x.split(3, -1)`):
-        each name a view of one equal part of `x` along the axis (a computed `x` is
-        computed first); None when this is no split of literal sections and axis."""
+        each name one equal part of `x` along the axis (a computed `x` is computed first):
+        a view in NumPy, a copy in JAX (which has no views); None when this is no split of
+        literal sections and axis."""
         if not isinstance(value_node, cst.Call):
             return None
         canonical = self.names.canonical(value_node.func)
@@ -799,7 +800,14 @@ class FunctionLowering:
         for part, name in enumerate(names):
             assert isinstance(name, cst.Name)
             view = sliced(base, axis, sympy.expand(part * width), width)
-            self.scope.names[name.value] = replace(view, text=f"{name.value}")
+            copied = self.reader.elementwise("free", "split", (view,), value_node)
+            if self.reader.framework != "jax" or copied is None:
+                self.scope.names[name.value] = replace(view, text=f"{name.value}")
+                continue
+            # JAX has no views: each part is a new array (eagerly, the `split` dispatch)
+            leaf = leaf_for(name.value, view.shape, view.element, span)
+            lowered.extend(self._array_statement(Target(leaf), copied, name.value, span, True))
+            self.scope.names[name.value] = leaf
         return lowered
 
     def _augmented(self, node: cst.AugAssign) -> _Lowered:

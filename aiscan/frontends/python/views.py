@@ -35,7 +35,7 @@ from aiscan.frontends.python.values import (
 from aiscan.ir.nodes import UnknownKind
 
 if TYPE_CHECKING:
-    from aiscan.frontends.python.expressions import ExpressionReader
+    from aiscan.frontends.python.expressions import Allocation, ExpressionReader
 
 __all__ = [
     "VIEWS",
@@ -263,11 +263,30 @@ def read_view(
             return _unsupported(reader, node, f"`{text}`: the axis must be an integer literal")
         view = lambda leaf: flipped(leaf, flips)  # noqa: E731
     result = through_operands(base, view, text)
+    if isinstance(result, str) and reader.framework == "jax" and not isinstance(base, Leaf):
+        # JAX computes the value into an array of its own, then views it: `jnp.einsum(...)
+        # .reshape(B, T, C)` merges the axes of the einsum's result.
+        stored = reader.materialize(_stored(base, text), node)
+        result = "not stored" if stored is None else view(stored)
     if isinstance(result, str):
         return _unsupported(reader, node, f"`{text}`: {result}")
     if function == "flatten":
         return reader.elementwise("free", "copy", [result], node)
     return result
+
+
+def _stored(value: ArrayValue, text: str) -> Allocation:
+    """`value` computed into a new array (its last call writing it)."""
+    from aiscan.frontends.python.expressions import Allocation
+    from aiscan.frontends.python.library_calls import Construction
+
+    return Allocation(
+        value.shape,
+        value.element,
+        False,
+        text,
+        lambda leaf, namer, span: Construction(((leaf, value),), library=False),
+    )
 
 
 def _learn_from_reshape(
