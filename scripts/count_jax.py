@@ -1,8 +1,9 @@
 """Count what JAX really does for the JAX fixtures (ground truth; a script, not a test).
 
-Each function of `fixtures/python/frameworks_jax.py`, and each Flax module's `__call__` of
-`fixtures/python/frameworks_flax.py` (our own code; the module's parameters are inputs, as
-aiscan reads them), is traced on CPU arrays of the sizes below, and counted three ways:
+Each function of `fixtures/python/frameworks_jax.py` and `frameworks_jax_ops.py`, and
+each Flax module's `__call__` of `fixtures/python/frameworks_flax.py` (our own code; the
+module's parameters are inputs, as aiscan reads them), is traced on CPU arrays of the
+sizes below, and counted three ways:
 
 * **FLOPs from the jaxpr's primitives**, by MODEL.md's conventions: `add`/`sub`/`mul`/`div`
   1 per element; `max`, `min`, comparisons, `select_n`, `neg`, conversions and layout 0;
@@ -21,8 +22,8 @@ aiscan reads them), is traced on CPU arrays of the sizes below, and counted thre
 * **The jit view**: `jax.jit(f).lower(...).compile().cost_analysis()` (XLA's `flops`,
   `transcendentals` and `bytes accessed`, the sum over its fusions).
 
-The figures go to `fixtures/python/frameworks_{jax,flax}.measured.toml`, which the tests compare
-aiscan against (`tests/test_jax_measured.py`), so CI needs no jax. jax is never a
+The figures go to `fixtures/python/frameworks_{jax,jax_ops,flax}.measured.toml`, which
+the tests compare aiscan against (`tests/test_jax_measured.py`), so CI needs no jax. jax is never a
 dependency of aiscan: `pip install jax` (the CPU wheel) to rerun this.
 
 Usage: python scripts/count_jax.py [--write]
@@ -57,6 +58,23 @@ CASES: dict[str, tuple[dict[str, int], Shapes]] = {
     "sgemm": ({"a_d0": 64, "b_d0": 128, "b_d1": 96}, (("a_d0", "b_d0"), ("b_d0", "b_d1"))),
 }
 
+OPS_FIXTURE = FIXTURE.with_name("frameworks_jax_ops.py")
+OPS_CASES: dict[str, tuple[dict[str, int], Shapes]] = {
+    "heads": (
+        {"b": 2, "t": 64, "s": 64, "h": 4, "d": 32},
+        (("b", "t", "h", "d"), ("b", "s", "h", "d")),
+    ),
+    "general": ({"m": 64, "k": 128, "n": 96}, (("m", "k"), ("k", "n"))),
+    "qkv": ({"n": 64, "d": 128, "w_d1": 384}, (("n", "d"), ("d", "w_d1"))),
+    "causal": ({"t": 64, "u": 64}, (("t", "u"),)),
+    "rms": ({"n": 64, "d": 256}, (("n", "d"),)),
+    "exact_gelu": ({"n": 64, "d": 256}, (("n", "d"),)),
+    "lse": ({"n": 64, "d": 256}, (("n", "d"),)),
+    "merge": (
+        {"b": 2, "h": 4, "t": 64, "s": 64, "v_d3": 32},
+        (("b", "h", "t", "s"), ("b", "h", "s", "v_d3")),
+    ),
+}
 FLAX_FIXTURE = FIXTURE.with_name("frameworks_flax.py")
 FLAX_CASES: dict[str, tuple[dict[str, int], Shapes, Callable[[dict[str, Any]], Any]]] = {
     # method: (sizes, the input's shape, the module built from the fixture's namespace)
@@ -66,6 +84,11 @@ FLAX_CASES: dict[str, tuple[dict[str, int], Shapes, Callable[[dict[str, Any]], A
         lambda ns: ns["MLP"](ns["Config"](n_embd=128)),
     ),
     "Norm.__call__": ({"n": 64, "d": 256}, (("n", "d"),), lambda ns: ns["Norm"]()),
+    "Attention.__call__": (
+        {"b": 2, "t": 64, "c": 128, "num_heads": 4},
+        (("b", "t", "c"),),
+        lambda ns: ns["Attention"](num_heads=4),
+    ),
     "Head.__call__": (
         {"n": 64, "d": 256, "features": 128},
         (("n", "d"),),
@@ -301,19 +324,22 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         sys.stderr.write("jax is not installed: pip install jax (a CPU wheel)\n")
         return 2
-    functions = _functions(FIXTURE)
-    results = {name: measure_function(functions[name], *case) for name, case in CASES.items()}
-    text = _toml(results, jax.__version__)
+    texts = {}
+    for fixture, cases in ((FIXTURE, CASES), (OPS_FIXTURE, OPS_CASES)):
+        functions = _functions(fixture)
+        results = {name: measure_function(functions[name], *case) for name, case in cases.items()}
+        texts[fixture] = _toml(results, jax.__version__)
     classes = _functions(FLAX_FIXTURE)
     modules = {
         name: measure_module(build(classes), sizes, shapes)
         for name, (sizes, shapes, build) in FLAX_CASES.items()
     }
     flax_text = _toml(modules, jax.__version__)
-    if options.write:
-        MEASURED.write_text(text)
-        FLAX_FIXTURE.with_suffix(".measured.toml").write_text(flax_text)
-    sys.stdout.write(text + flax_text)
+    texts[FLAX_FIXTURE] = flax_text
+    for fixture, text in texts.items():
+        if options.write:
+            fixture.with_suffix(".measured.toml").write_text(text)
+        sys.stdout.write(text)
     return 0
 
 

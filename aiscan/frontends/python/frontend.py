@@ -251,6 +251,7 @@ def _methods(
         state.names.update(_flax_fields(node, classes))
         flags, kinds = field_defaults(node, classes, names)
         state.names.update(flags)
+        state.names.update({k: Opaque(k, CONFIGURATION_REASON) for k in kinds})
         state.dtypes.update(kinds)
     found: list[tuple[int, Function]] = []
     for method in methods:
