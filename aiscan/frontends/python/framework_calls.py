@@ -238,7 +238,8 @@ def _dispatched(
     per_row = {n for n in arrays if n[0] in "rm"} | ({"out"} if out.shape != shape else set())
     calls = []
     for name, operands in dispatches:
-        variables = [loop_symbol(namer.fresh("_i")) for _ in shape]
+        # loop names of their own: the kernel's nodes keep the names they had
+        variables = [loop_symbol(namer.fresh("_p")) for _ in shape]
         accesses = tuple(
             _pass_access(arrays[a], a in per_row, variables, axis, span, a == name)
             for a in (*operands, name)
