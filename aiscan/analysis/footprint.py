@@ -464,9 +464,9 @@ def stride_rank(stride: sympy.Expr) -> tuple[int, str]:
     if is_poly(stride):
         degree = stride.degree()
     else:
-        degree = (
-            sympy.Poly(stride, *stride.free_symbols).total_degree() if stride.free_symbols else 0
-        )
+        # Generators found by sympy: a stride of `floor(C/n_head)` (a reshape's `C // h`)
+        # has that floor as one, where the free symbols would not make a polynomial.
+        degree = sympy.Poly(stride).total_degree() if stride.free_symbols else 0
     if stride.is_number:
         magnitude = int(stride)
     else:  # `32*n` after `n`: a monomial's coefficient orders strides of one degree
@@ -488,7 +488,10 @@ def nearest_quotient(value: sympy.Expr, stride: sympy.Expr, finer: sympy.Expr) -
     if is_poly(value) and is_poly(stride) and len(stride.terms) == 1:
         quotient, remainder = value.divmod_monomial(stride)
     else:
-        quotient, remainder = sympy.div(value, stride, *stride.free_symbols)
+        try:
+            quotient, remainder = sympy.div(value, stride, *stride.free_symbols)
+        except sympy.PolynomialError:  # a stride of `floor(C/n_head)` (a reshape's `C // h`)
+            return None
     if (remainder.free_symbols & stride.free_symbols) - finer.free_symbols:
         return None
     quotient = expand(quotient)

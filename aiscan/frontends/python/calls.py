@@ -98,9 +98,18 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return None  # `super().__init__()`: the base class's set-up, no array work
     layer = _layer_called(reader, func)
     if layer is not None:
-        from aiscan.frontends.python.modules import call_layer
+        from aiscan.frontends.python.flax_modules import call_flax_layer
+        from aiscan.frontends.python.modules import Layer, call_layer
 
-        return call_layer(reader, node, *layer)  # `self.fc1(x)`
+        name, built = layer
+        if isinstance(built, Layer) and built.kind.startswith("flax."):
+            return call_flax_layer(reader, node, name, built)  # `self.c_fc(x)`
+        return call_layer(reader, node, name, built)  # `self.fc1(x)`, `self.attn(x)`
+    if isinstance(func, cst.Call):
+        from aiscan.frontends.python.flax_modules import FLAX_LAYERS, inline_layer
+
+        if reader.names.canonical(func.func) in FLAX_LAYERS:
+            return inline_layer(reader, node)  # `nn.Dense(4 * C)(x)` under `@nn.compact`
     if reader.framework == "torch" and isinstance(func, cst.Attribute):
         from aiscan.frontends.python.framework_calls import TENSOR_METHODS, read_tensor_method
 
@@ -393,6 +402,14 @@ def _einsum(
     if not isinstance(spec, cst.SimpleString):
         return reader.unsupported(node, "einsum without a literal subscript string")
     text = string_literal(spec).replace(" ", "")
+    if "..." in text:
+        values = _arrays(reader, arguments[1:])
+        if values is None:
+            return None
+        expanded = _ellipsis_expanded(text, [len(v.shape) for v in values])
+        if expanded is None:
+            return reader.unsupported(node, f'einsum subscripts "{text}"')
+        text = expanded
     match = _EINSUM.match(text)
     if match is None or "." in text:
         return reader.unsupported(node, f'einsum subscripts "{text}"')
@@ -410,6 +427,29 @@ def _einsum(
     if values is None or len(values) != len(labels):
         return None
     return reader.contract(values, labels, out, node)
+
+
+def _ellipsis_expanded(text: str, ranks: list[int]) -> str | None:
+    """`...qhd,...khd->...hqk` with letters for the axes `...` stands for in each operand
+    (right-aligned across operands, as NumPy broadcasts them); None when it cannot be."""
+    inputs, arrow, output = text.partition("->")
+    labels = inputs.split(",")
+    if len(labels) != len(ranks) or any(label.count("...") > 1 for label in labels):
+        return None
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in text]
+    widths = [r - len(label.replace("...", "")) if "..." in label else 0 for label, r in
+              zip(labels, ranks, strict=True)]  # fmt: skip
+    width = max(widths, default=0)
+    if min(widths, default=0) < 0 or width > len(spare):
+        return None
+    batch = "".join(spare[:width])
+    filled = [
+        label.replace("...", batch[width - w :]) for label, w in zip(labels, widths, strict=True)
+    ]
+    if not arrow:  # NumPy's implicit output: the broadcast axes, then the single letters
+        letters = inputs.replace("...", "").replace(",", "")
+        output = "..." + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    return ",".join(filled) + "->" + output.replace("...", batch)
 
 
 def _allocation(
@@ -483,6 +523,9 @@ def _attribute_of(reader: ExpressionReader, node: cst.BaseExpression, name: str)
 
 def _dtype_node(reader: ExpressionReader, node: cst.BaseExpression) -> ElementType | None:
     """`np.float32`, `jnp.bfloat16`, `torch.float16`, `"float32"`, `float`, `A.dtype`."""
+    named = reader.scope.dtypes.get(reader.names.text(node))
+    if named is not None:
+        return named  # `self.dtype` of a Flax module whose field defaults to a dtype
     prototype = _attribute_of(reader, node, "dtype")
     if prototype is not None:
         return prototype.element
@@ -504,7 +547,7 @@ def _builtin(reader: ExpressionReader, node: cst.Call, function: str) -> Value |
             return Integer(value.shape[0], reader.names.text(node))
         return reader.unsupported(node, f"`{reader.names.text(node)}`")
     if function == "float" and len(arguments) == 1 and isinstance(arguments[0], cst.SimpleString):
-        # `float("-inf")`, a mask's fill value: a constant.
+        # `float("-inf")` (a mask's fill value), `float("nan")`: a Python float constant.
         return Scalar(dtypes.PYTHON_FLOAT, True, reader.names.text(node), constant=True)
     if function in ("float", "int", "abs", "min", "max", "complex") and arguments:
         values = _arrays(reader, arguments)

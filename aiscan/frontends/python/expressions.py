@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ALLOCATIONS",
     "ARITHMETIC",
+    "CONFIGURATION_REASON",
     "FREE",
     "REDUCTIONS",
     "SLICE_REASON",
@@ -190,6 +191,9 @@ class Scope:
     """The module's top-level classes, by name: a call of one in `__init__` is a submodule."""
     grids: dict[str, tuple[Leaf, sympy.Expr]] = field(default_factory=dict)
     """`I, J = np.mgrid[...]`: each part as bound, and the integer it holds (`grids.py`)."""
+    dtypes: dict[str, ElementType] = field(default_factory=dict)
+    """Names that stand for a dtype (a Flax module's `dtype: Any = jnp.float32` field, as
+    `self.dtype`), by their text."""
 
     def copy(self) -> Scope:
         return Scope(
@@ -201,6 +205,7 @@ class Scope:
             dict(self.layers),
             self.classes,
             dict(self.grids),
+            dict(self.dtypes),
         )
 
 
@@ -334,7 +339,10 @@ class ExpressionReader:
         return result
 
     def materialize(self, allocation: Allocation, node: cst.CSTNode) -> Leaf | None:
-        """A constructed array used as an operand: a temporary `_c1`, ... built first."""
+        """A constructed array used as an operand: a temporary `_c1`, ... built first
+        (`np.ones((n, n))` in `np.tril(np.ones((n, n)))`: every element written)."""
+        if allocation.build is None and allocation.fills:
+            allocation = replace(allocation, build=_filled(allocation))
         if allocation.build is None:
             self.unsupported(node, "an allocation used inside an expression")
             return None
@@ -485,6 +493,15 @@ class ExpressionReader:
                 )
             count = sympy.Mul(*base.shape) if attribute == "size" else len(base.shape)
             return Integer(sympy.sympify(count), self.names.text(node))
+        if (
+            attribute in ("min", "max", "eps", "tiny")
+            and isinstance(node.value, cst.Call)
+            and self.names.canonical(node.value.func) == "numpy.finfo"
+        ):
+            return Scalar(dtypes.PYTHON_FLOAT, True, self.names.text(node), constant=True)
+        bound = self.scope.names.get(self.names.text(node))
+        if isinstance(bound, Integer):
+            return bound  # `config.n_embd` of a Flax module's configuration: a size
         return self.unsupported(node, f"attribute `{self.names.text(node)}`")
 
     # ---- operators ----------------------------------------------------------------------
@@ -1227,6 +1244,7 @@ class _Sliced:
 
 
 SLICE_REASON = "is a `slice` object, usable only as an index"
+CONFIGURATION_REASON = "is a module's configuration, read only for its sizes"
 
 
 def _slice_of(
@@ -1349,6 +1367,14 @@ def literal_mismatch(a: Shape, b: Shape) -> tuple[sympy.Expr, sympy.Expr] | None
         if x.is_Integer and y.is_Integer and x != y and x != 1 and y != 1:
             return x, y
     return None
+
+
+def _filled(allocation: Allocation) -> Builder:
+    """`np.ones`, `np.full`: the fill stored into every element of the new array."""
+    from aiscan.frontends.python.library_calls import Construction
+
+    fill = Scalar(allocation.element, False, allocation.text, constant=True)
+    return lambda leaf, namer, span: Construction(((leaf, fill),), library=False)
 
 
 def leaf_for(name: str, shape: Shape, element: ElementType, span: Span) -> Leaf:

@@ -46,7 +46,16 @@ from aiscan.frontends.python.values import (
     substituted,
 )
 from aiscan.frontends.python.views import permuted, read_view, through_operands
-from aiscan.ir.nodes import Access, ElementType, FlopTally, Loop, Node, Statement, UnknownKind
+from aiscan.ir.nodes import (
+    Access,
+    ElementType,
+    FlopTally,
+    Loop,
+    Node,
+    Region,
+    Statement,
+    UnknownKind,
+)
 from aiscan.span import Span
 
 __all__ = [
@@ -54,6 +63,7 @@ __all__ = [
     "TENSOR_METHODS",
     "activation",
     "dropout_value",
+    "flax_layer_norm",
     "linear_value",
     "norm_value",
     "read_tensor_method",
@@ -147,6 +157,14 @@ class _Counts:
     row_specials: tuple[str, ...] = ()
 
 
+Dispatches = tuple[tuple[str, tuple[str, ...]], ...]
+"""An operator as JAX runs it eagerly, one primitive at a time: each dispatch's result and
+what it reads, by name: `x` the operand, `out` the result, `r...` an array of one element
+per row (a reduction's), `m...` a boolean one per row, `t...` an array of `x`'s shape,
+`p1`, `p2` the kernel's other operands (a norm's scale and bias).
+Traced from JAX's own jaxprs (`scripts/count_jax.py` lists them)."""
+
+
 def _kernel(
     reader: ExpressionReader,
     node: cst.Call,
@@ -157,10 +175,12 @@ def _kernel(
     reduces: bool = False,
     keepdim: bool = False,
     element: ElementType | None = None,
+    dispatches: Dispatches = (),
 ) -> Value | None:
     """One kernel on `operands[0]`'s shape (the others broadcast to it), along `axis`
     (None: elementwise): each element read once, the result written once. `reduces`: the
-    result drops `axis` (kept as 1 with `keepdim`), written once per row."""
+    result drops `axis` (kept as 1 with `keepdim`), written once per row. `dispatches`:
+    the eager view's calls, where the framework runs the kernel as several."""
     x = operands[0]
     shape = x.shape
     text = reader.names.text(node)
@@ -184,9 +204,67 @@ def _kernel(
         stores, reads = _operand_leaves(operands, namer, span)
         nodes = _row_nodes(namer, span, text, shape, reads, leaf, axis, counts, reduces)
         arguments = tuple(w.array for w, _ in stores)
-        return Construction(tuple(stores), tuple(nodes), library=False, arguments=arguments)
+        calls = _dispatched(namer, span, text, shape, reads, leaf, axis, dispatches)
+        return Construction(
+            tuple(stores), tuple(nodes), library=False, arguments=arguments, dispatches=calls
+        )
 
     return Allocation(out_shape, result, False, text, build)
+
+
+def _dispatched(
+    namer: Namer,
+    span: Span,
+    text: str,
+    shape: Shape,
+    reads: Sequence[Leaf],
+    out: Leaf,
+    axis: int | None,
+    dispatches: Dispatches,
+) -> tuple[Region, ...]:
+    """Each dispatch of `dispatches` as an eager call: a pass over `x`'s shape reading its
+    operands and writing its result (a row array once per row), no FLOPs (the kernel's
+    nodes count them)."""
+    if not dispatches:
+        return ()
+    rows = tuple(e for d, e in enumerate(shape) if d != axis)
+    x = reads[0]
+    arrays: dict[str, Leaf] = {"x": x, "out": out}
+    arrays.update({f"p{k}": leaf for k, leaf in enumerate(reads[1:], 1)})
+    for name, _ in dispatches:
+        if name not in arrays:
+            width = dtypes.BOOL if name.startswith("m") else x.element
+            extents = rows if name[0] in "rm" else shape
+            arrays[name] = leaf_for(namer.fresh("_d"), extents, width, span)
+    per_row = {n for n in arrays if n[0] in "rm"} | ({"out"} if out.shape != shape else set())
+    calls = []
+    for name, operands in dispatches:
+        # loop names of their own: the kernel's nodes keep the names they had
+        variables = [loop_symbol(namer.fresh("_p")) for _ in shape]
+        accesses = tuple(
+            _pass_access(arrays[a], a in per_row, variables, axis, span, a == name)
+            for a in (*operands, name)
+        )
+        statement = Statement(span, f"{text} ({name})", FlopTally(), accesses)
+        calls.append(Region("nest", (_nest(variables, shape, [statement], span),), span))
+    return tuple(calls)
+
+
+def _pass_access(
+    leaf: Leaf,
+    row: bool,
+    variables: Sequence[sympy.Symbol],
+    axis: int | None,
+    span: Span,
+    write: bool,
+) -> Access:
+    """`leaf` at a dispatch's coordinates; one element per row (`row`) at the reduced axis's
+    0 (kept with keepdims) or without it."""
+    coords: list[sympy.Expr] = list(variables)
+    if row:
+        kept = [sympy.Integer(0) if d == axis else v for d, v in enumerate(variables)]
+        coords = kept if len(leaf.shape) == len(variables) else [v for v in kept if v != 0]
+    return _access(leaf, coords, leaf.shape, span, write)
 
 
 def _access(
@@ -249,7 +327,11 @@ def _nest(variables: Sequence[sympy.Symbol], shape: Shape, body: list[Node], spa
 
 
 def _along(
-    counts: _Counts, dim_names: tuple[str, ...], position: int, default: int | None = None
+    counts: _Counts,
+    dim_names: tuple[str, ...],
+    position: int,
+    default: int | None = None,
+    dispatches: Dispatches = (),
 ) -> OnTensor:
     """softmax-like kernels: `(x, dim)`; `default` the axis when none is passed (JAX's -1)."""
 
@@ -271,7 +353,7 @@ def _along(
         if axis is None or element is False:
             return None
         typed = element if isinstance(element, ElementType) else _autocast_fp32(reader, x)
-        return _kernel(reader, node, [x], axis, counts, element=typed)
+        return _kernel(reader, node, [x], axis, counts, element=typed, dispatches=dispatches)
 
     return read
 
@@ -320,6 +402,51 @@ _LOGSUMEXP = _Counts(
 """`max + log(sum(exp(x - max)))`: `2n` + `n` exp and one log per row."""
 
 
+_JAX_SOFTMAX: Dispatches = (
+    ("r1", ("x",)),  # reduce_max
+    ("r2", ("r1",)),  # max(-inf, .)
+    ("t1", ("x", "r2")),
+    ("t2", ("t1",)),
+    ("r3", ("t2",)),  # reduce_sum
+    ("out", ("t2", "r3")),
+)
+"""`jax.nn.softmax` (a plain function in JAX 0.10): six dispatches."""
+_JAX_LOGSUMEXP: Dispatches = (
+    ("r1", ("x",)),  # reduce_max
+    ("r2", ("r1",)),  # max(-inf, .)
+    ("m1", ("r2",)),  # is_finite
+    ("r3", ()),  # broadcast 0.0
+    ("r4", ("m1", "r3", "r2")),  # select_n
+    ("t1", ("x", "r4")),
+    ("t2", ("t1",)),
+    ("r5", ("t2",)),  # reduce_sum
+    ("r6", ("r5",)),  # sign
+    ("r7", ("r5",)),  # abs
+    ("r8", ("r7",)),  # log
+    ("out", ("r8", "r4")),
+)
+"""`jax.nn.logsumexp`: twelve dispatches, all but three on one element per row."""
+_JAX_GELU_TANH: Dispatches = (
+    ("t1", ("x",)),  # integer_pow 3
+    ("t2", ("t1",)),
+    ("t3", ("x", "t2")),
+    ("t4", ("t3",)),
+    ("t5", ("t4",)),  # tanh
+    ("t6", ("t5",)),
+    ("t7", ("t6",)),
+    ("out", ("x", "t7")),
+)
+"""`jax.nn.gelu(x)` (tanh form): eight dispatches."""
+_JAX_GELU_ERF: Dispatches = (
+    ("t1", ("x",)),  # 0.5 * x
+    ("t2", ("x",)),  # -x
+    ("t3", ("t2",)),  # * sqrt(1/2)
+    ("t4", ("t3",)),  # erfc
+    ("out", ("t1", "t4")),
+)
+"""`jax.nn.gelu(x, approximate=False)`: `0.5 * x * erfc(-x * sqrt(1/2))`, five dispatches."""
+
+
 def _logsumexp(reader: ExpressionReader, call: _Call) -> Value | None:
     node = call.node
     x = call.first(reader, "input", "a")
@@ -332,7 +459,11 @@ def _logsumexp(reader: ExpressionReader, call: _Call) -> Value | None:
     cast = reader.autocast_operands([x], node, "fp32")
     if cast is None:
         return None
-    return _kernel(reader, node, cast, axis, _LOGSUMEXP, reduces=True, keepdim=keepdim)
+    jax = (reader.names.canonical(node.func) or "").startswith("jax.")
+    return _kernel(
+        reader, node, cast, axis, _LOGSUMEXP, reduces=True, keepdim=keepdim,
+        dispatches=_JAX_LOGSUMEXP if jax else (),
+    )  # fmt: skip
 
 
 def _parameter(reader: ExpressionReader, node: cst.Call) -> Value | None:
@@ -424,10 +555,57 @@ def norm_value(
     return _kernel(reader, node, operands, len(x.shape) - 1, counts)
 
 
+def flax_layer_norm(
+    reader: ExpressionReader,
+    node: cst.Call,
+    x: ArrayValue,
+    scale: ArrayValue | None,
+    bias: ArrayValue | None,
+) -> Value | None:
+    """Flax's `nn.LayerNorm` over the last axis, as it computes it (`use_fast_variance`):
+    `x * x` (`n` mul), mean and mean of squares (`n - 1` adds and a divide each),
+    `var = mean2 - mean**2` (1 mul, 1 sub; the `max(0, .)` free), `rsqrt(var + eps)` (1 add,
+    1 special), `* scale` (`n` mul), `x - mean` (`n` sub), their product (`n` mul), `+ bias`
+    (`n` add): `7n + 3` per row with both. Eagerly, one dispatch per primitive."""
+    if not x.shape:
+        return reader.unsupported(node, "a norm of a scalar")
+    operands = [x, *(p for p in (scale, bias) if p is not None)]
+    counts = _Counts(
+        FlopTally(mul=2 + int(scale is not None), sub=1, add=int(bias is not None)),
+        combines=2, row=FlopTally(add=1, div=2, mul=1, sub=1, special=1), row_specials=("rsqrt",),
+    )  # fmt: skip
+    scaled = "p1" if scale is not None else ""
+    shifted = f"p{len(operands) - 1}" if bias is not None else ""
+    dispatches: list[tuple[str, tuple[str, ...]]] = [
+        ("t1", ("x",)),  # square
+        ("r1", ("x",)),  # reduce_sum
+        ("r2", ("r1",)),  # / n: the mean
+        ("r3", ("t1",)),
+        ("r4", ("r3",)),  # the mean of squares
+        ("r5", ("r2",)),  # square
+        ("r6", ("r4", "r5")),  # var
+        ("r7", ("r6",)),  # max(0, .)
+        ("t2", ("x", "r2")),  # x - mean
+        ("r8", ("r7",)),  # + eps
+        ("r9", ("r8",)),  # rsqrt
+    ]
+    factor = "r9"
+    if scaled:
+        dispatches.append(("t3", ("r9", scaled)))
+        factor = "t3"
+    dispatches.append(("t4" if shifted else "out", ("t2", factor)))
+    if shifted:
+        dispatches.append(("out", ("t4", shifted)))
+    axis = len(x.shape) - 1
+    return _kernel(reader, node, operands, axis, counts, dispatches=tuple(dispatches))
+
+
 _GELU_ERF = _Counts(FlopTally(mul=3, add=1, special=1), ("erf",))
 """`0.5 * x * (1 + erf(x * sqrt(1/2)))`: 3 mul, 1 add, 1 erf."""
 _GELU_TANH = _Counts(FlopTally(mul=6, add=2, special=1), ("tanh",))
 """`0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x**3)))`: 6 mul, 2 add, 1 tanh."""
+_JAX_GELU_ERF_COUNTS = _Counts(FlopTally(mul=3, special=1), ("erfc",))
+"""JAX's exact gelu, `0.5 * x * erfc(-x * sqrt(1/2))`: 3 mul (the negation is free), 1 erfc."""
 _SILU = _Counts(FlopTally(mul=1, special=1), ("sigmoid",))
 """`x * sigmoid(x)`: 1 mul, 1 sigmoid (a special, as `torch.sigmoid` is)."""
 _ONE_SPECIAL = {name: _Counts(FlopTally(special=1), (name,)) for name in ("sigmoid", "tanh")}
@@ -451,6 +629,11 @@ def _gelu(jax: bool) -> Reader:
             tanh = {"none": False, "tanh": True}.get(text)
         if tanh is None:
             return reader.unsupported(node, f"`{reader.names.text(node)}`: approximate form")
+        if jax:
+            counts, dispatches = (
+                (_GELU_TANH, _JAX_GELU_TANH) if tanh else (_JAX_GELU_ERF_COUNTS, _JAX_GELU_ERF)
+            )
+            return _kernel(reader, node, [x], None, counts, dispatches=dispatches)
         return _kernel(reader, node, [x], None, _GELU_TANH if tanh else _GELU_ERF)
 
     return read
@@ -574,6 +757,62 @@ def _baddbmm(reader: ExpressionReader, node: cst.Call) -> Value | None:
     if product is None or cast is None:
         return None
     return reader.elementwise("add", "add", (*cast, product), node)
+
+
+def _axis_pairs(node: cst.BaseExpression) -> tuple[list[list[int]], list[list[int]]] | None:
+    """`((ca, cb), (ba, bb))` of literal axes: the contracting and the batch axes of each
+    operand; None when not literal."""
+
+    def axes(item: cst.BaseExpression) -> list[int] | None:
+        if not isinstance(item, cst.Tuple | cst.List):
+            return None
+        found = [number_literal(e.value) for e in item.elements]
+        return (
+            [a for a in found if isinstance(a, int)]
+            if all(isinstance(a, int) for a in found)
+            else None
+        )
+
+    if not isinstance(node, cst.Tuple | cst.List) or len(node.elements) != 2:
+        return None
+    groups: list[list[list[int]]] = []
+    for group in node.elements:
+        if not isinstance(group.value, cst.Tuple | cst.List) or len(group.value.elements) != 2:
+            return None
+        sides = [axes(e.value) for e in group.value.elements]
+        if sides[0] is None or sides[1] is None or len(sides[0]) != len(sides[1]):
+            return None
+        groups.append([sides[0], sides[1]])
+    return groups[0], groups[1]
+
+
+def _dot_general(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    """`jax.lax.dot_general(a, b, ((ca, cb), (ba, bb)))`: a contraction over the paired
+    axes `ca`/`cb`, batched over `ba`/`bb`; the result's axes are the batch axes, then
+    `a`'s free axes, then `b`'s, as XLA orders them."""
+    a, b = (_array(reader, _argument(node, i, n)) for i, n in ((0, "lhs"), (1, "rhs")))
+    numbers_node = _argument(node, 2, "dimension_numbers")
+    if a is None or b is None or numbers_node is None:
+        return None
+    numbers = _axis_pairs(numbers_node)
+    ra, rb = len(a.shape), len(b.shape)
+    if numbers is None:
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: dimension numbers")
+    (ca, cb), (ba, bb) = numbers
+    pairs = list(zip(ca + ba, cb + bb, strict=True))
+    if any(not (0 <= i < ra and 0 <= j < rb) for i, j in pairs):
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: axes out of range")
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    left = [next(letters) for _ in range(ra)]
+    right = [next(letters) for _ in range(rb)]
+    for i, j in pairs:
+        right[j] = left[i]
+    batch = [left[i] for i in ba]
+    contracted = {left[i] for i in ca}
+    free_a = [c for c in left if c not in contracted and c not in batch]
+    free_b = [c for c in right if c not in contracted and c not in batch]
+    out = "".join(batch + free_a + free_b)
+    return reader.contract((a, b), ("".join(left), "".join(right)), out, node)
 
 
 def _masked_fill(reader: ExpressionReader, call: _Call) -> Value | None:
@@ -755,7 +994,7 @@ _ON_TENSORS: dict[str, OnTensor] = {
     "torch.log_softmax": _along(_LOG_SOFTMAX, ("dim",), 1),
     "torch.logsumexp": _logsumexp,
     "torch.masked_fill": _masked_fill,
-    "jax.nn.softmax": _along(_SOFTMAX, ("axis",), 1, default=-1),
+    "jax.nn.softmax": _along(_SOFTMAX, ("axis",), 1, default=-1, dispatches=_JAX_SOFTMAX),
     "jax.nn.log_softmax": _along(_LOG_SOFTMAX, ("axis",), 1, default=-1),
 }
 """The operators that are also tensor methods (`x.softmax(-1)`), read from a `_Call`."""
@@ -790,6 +1029,7 @@ FRAMEWORK_CALLS: dict[str, Reader] = {
     "torch.dropout": _dropout,
     "torch.nn.functional.linear": _linear,
     "torch.baddbmm": _baddbmm,
+    "jax.lax.dot_general": _dot_general,
     "torch.nn.functional.scaled_dot_product_attention": _sdpa,
 }
 """Framework operators by qualified name (what `names.py` resolves a call to)."""

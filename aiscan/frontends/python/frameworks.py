@@ -162,13 +162,19 @@ def _function_frameworks(
             and not (qualified := _qualified(
                 node.func if isinstance(node, ast.Call) else node, aliases
             )).startswith(_TYPING)
-            and (root := qualified.split(".")[0]) in _ARRAY_LIBRARIES
+            and (root := _library_root(qualified)) in _ARRAY_LIBRARIES
         }  # fmt: skip
         if len(used) == 1:
             found[name] = used.pop()
         elif used and module_framework is None:
             found[name] = ""  # several libraries in one function: no rule applies
     return {k: v for k, v in found.items() if v}
+
+
+def _library_root(qualified: str) -> str:
+    """The array library a qualified name belongs to; Flax's layers run in JAX."""
+    root = qualified.split(".")[0]
+    return "jax" if root == "flax" else root
 
 
 def _all_functions(
@@ -237,7 +243,7 @@ def _statements(tree: ast.Module) -> Iterator[ast.AST]:
 
 
 def _seen(rules: FrameworkRules, module: str, line: int) -> None:
-    root = module.split(".")[0]
+    root = _library_root(module)
     if not module.startswith(_TYPING):  # `import numpy.typing as npt` beside JAX: types only
         rules.imported.add(root)
     if root in _ROOTS and root not in rules.frameworks:

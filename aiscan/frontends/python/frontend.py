@@ -17,12 +17,14 @@ import libcst as cst
 from aiscan.errors import Diagnostic, InputError, Severity
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.expressions import (
+    CONFIGURATION_REASON,
     TOO_LARGE,
     Binding,
     Opaque,
     Scope,
     number_literal,
 )
+from aiscan.frontends.python.flax_modules import FLAX_MODULE, field_defaults, field_sizes
 from aiscan.frontends.python.frameworks import FrameworkRules, read_frameworks
 from aiscan.frontends.python.inference import class_sizes
 from aiscan.frontends.python.lowering import FunctionLowering
@@ -135,11 +137,12 @@ def _lowered_functions(
     """The module's functions and methods, and its top-level work as `<module>`."""
     functions: list[Function] = []
     top_level: list[cst.CSTNode] = []
+    classes = {s.name.value: s for s in module.body if isinstance(s, cst.ClassDef)}
     for statement in module.body:
         if isinstance(statement, cst.FunctionDef):
             functions.append(summaries.lowered(statement))
         elif isinstance(statement, cst.ClassDef):
-            functions += _methods(statement, names, globals_, summaries, errors)
+            functions += _methods(statement, names, globals_, summaries, errors, classes)
         elif _is_module_work(statement) and not _binds_constants(statement):
             top_level.append(statement)
     if top_level:
@@ -284,6 +287,7 @@ def _methods(
     globals_: Scope,
     summaries: _Summaries,
     errors: list[Diagnostic],
+    classes: dict[str, cst.ClassDef],
 ) -> list[Function]:
     """A class's methods, each a function `Class.method`, `__init__` first.
 
@@ -292,9 +296,15 @@ def _methods(
     (`self.A = np.zeros((self.N, self.N))`) are seen, with their shapes, by the methods
     lowered after it; others get shapes from the code like un-annotated parameters."""
     methods = [s for s in node.body.body if isinstance(s, cst.FunctionDef)]
-    methods.sort(key=lambda m: m.name.value != "__init__")  # stable: the rest in order
+    methods.sort(key=lambda m: m.name.value not in ("__init__", "setup"))  # stable
     sizes = frozenset(class_sizes(node))
     state = globals_.copy()
+    if any(names.canonical(base.value) == FLAX_MODULE for base in node.bases):
+        state.names.update(_flax_fields(node, classes))
+        flags, kinds = field_defaults(node, classes, names)
+        state.names.update(flags)
+        state.names.update({k: Opaque(k, CONFIGURATION_REASON) for k in kinds})
+        state.dtypes.update(kinds)
     found: list[tuple[int, Function]] = []
     for method in methods:
         qualified = f"{node.name.value}.{method.name.value}"
@@ -309,6 +319,16 @@ def _methods(
         state.layers.update(lowering.scope.layers)
         found.append((function.span.line, function))
     return [f for _, f in sorted(found, key=lambda pair: pair[0])]
+
+
+def _flax_fields(node: cst.ClassDef, classes: dict[str, cst.ClassDef]) -> dict[str, Binding]:
+    """A Flax module's fields: `int` ones sizes, a configuration dataclass's `int` fields
+    sizes (`self.config.n_embd`), the configuration itself read for them only."""
+    found: dict[str, Binding] = dict(field_sizes(node, classes))
+    for key in {k.rpartition(".")[0] for k in found if k.count(".") >= 1}:
+        if key != "self":
+            found[key] = Opaque(key, CONFIGURATION_REASON)
+    return found
 
 
 def _unrepresentable(text: str, path: str, reason: str) -> Diagnostic:

@@ -81,6 +81,9 @@ class Construction:
     """Work arrays that hold a framework kernel's arguments (`F.gelu(x @ w + b)`): each is
     the argument's own value, its last call writing it (no copy), as Python evaluates
     arguments before the call (`framework_calls.py`)."""
+    dispatches: tuple[Region, ...] = ()
+    """The eager view's calls where the framework runs `nodes` as several (JAX runs
+    `jax.nn.gelu` one primitive at a time); empty: `nodes` are one call."""
     regions: tuple[Region, ...] = ()
     """A summarized helper's regions, after `nodes`: nests of their own where the call is
     a statement of the function's top level (the compulsory model starts cold at each, as

@@ -27,6 +27,7 @@ from aiscan.frontends.python.eager import (
     masked_store_calls,
 )
 from aiscan.frontends.python.expressions import (
+    CONFIGURATION_REASON,
     SLICE_REASON,
     Allocation,
     Binding,
@@ -70,7 +71,7 @@ from aiscan.frontends.python.values import (
     Select,
     Shape,
 )
-from aiscan.frontends.python.views import element_at, shape_assigned
+from aiscan.frontends.python.views import element_at, shape_assigned, sliced
 from aiscan.given_shapes import GivenShape, extent_value
 from aiscan.ir.nodes import (
     Branch,
@@ -830,6 +831,7 @@ class FunctionLowering:
                 self.scope.names[bound] = Opaque(bound, SLICE_REASON)
                 return _Lowered()
         if bound is not None and bound.startswith("self.") and isinstance(value_node, cst.Call):
+            from aiscan.frontends.python.flax_modules import FLAX_LAYERS, read_flax_layer
             from aiscan.frontends.python.modules import LAYERS, read_layer
 
             kind = self.names.canonical(value_node.func)
@@ -846,6 +848,13 @@ class FunctionLowering:
                 if layer is not None:
                     self.scope.layers[bound] = layer
                 return _Lowered()
+            if kind in FLAX_LAYERS:  # `self.c_fc = nn.Dense(4 * n_embd)` in a Flax setup()
+                flax_layer = read_flax_layer(self.reader, value_node, kind, dtypes.FLOAT32)
+                if flax_layer is not None:
+                    self.scope.layers[bound] = flax_layer
+                return _Lowered()
+        if bound is not None and self._names_configuration(bound, value_node):
+            return _Lowered()
         if bound is not None and self._binds_generator(value_node):
             # `rng = np.random.default_rng(0)`: its methods make random arrays.
             self.scope.names[bound] = Opaque(bound, GENERATOR_REASON)
@@ -975,7 +984,8 @@ class FunctionLowering:
             lowered.nodes += built.nodes
             if self._eager_wanted():
                 call = Region("nest", built.nodes, span, contraction=built.library)
-                lowered.eager = _merge(lowered.eager, EagerCalls([call], []))
+                calls = list(built.dispatches) or [call]
+                lowered.eager = _merge(lowered.eager, EagerCalls(calls, []))
         for region in built.regions:
             if self.at_top:
                 lowered.regions.append((len(lowered.nodes), region))
@@ -1039,6 +1049,9 @@ class FunctionLowering:
         pieces = split_pieces(value_node, len(target.elements), self.reader)
         if pieces is not None:
             return self._split(target, pieces, value_node)
+        sections = self._split_sections(target, value_node)
+        if sections is not None:
+            return sections
         parts = self._returned_parts(value_node, len(target.elements))
         if parts is not None:
             lowered = _Lowered()
@@ -1087,6 +1100,68 @@ class FunctionLowering:
             lowered.nodes += more.nodes
             lowered.conventions += more.conventions
             lowered.eager = _merge(lowered.eager, more.eager)
+        return lowered
+
+    def _split_sections(self, target: cst.Tuple, value_node: cst.BaseExpression) -> _Lowered | None:
+        """`q, k, v = jnp.split(x, 3, axis=-1)` (`array_split`, JAX's `x.split(3, -1)`):
+        each name one equal part of `x` along the axis (a computed `x` is computed first):
+        a view in NumPy, a copy in JAX (which has no views); None when this is no split of
+        literal sections and axis."""
+        if not isinstance(value_node, cst.Call):
+            return None
+        canonical = self.names.canonical(value_node.func)
+        arguments = [a.value for a in value_node.args if a.keyword is None]
+        method = isinstance(value_node.func, cst.Attribute) and (
+            canonical is None or not isinstance(value_node.func.value, cst.Name | cst.Attribute)
+        )  # `x.split(3)`, `(x @ w).split(3)`; not `np.split(...)`
+        if canonical in ("numpy.split", "numpy.array_split") and arguments:
+            base_node, rest = arguments[0], arguments[1:]
+        elif method and self.reader.framework == "jax" and value_node.func.attr.value == "split":  # type: ignore[attr-defined]
+            base_node, rest = value_node.func.value, arguments  # type: ignore[attr-defined]
+        else:
+            return None
+        axis_node = next((a.value for a in value_node.args if _keyword_is(a, "axis")), None)
+        axis_node = axis_node or (rest[1] if len(rest) > 1 else None)
+        sections = number_literal(rest[0]) if rest else None
+        axis = number_literal(axis_node) if axis_node is not None else 0
+        names = [e.value for e in target.elements]
+        if not (
+            isinstance(sections, int) and isinstance(axis, int) and sections == len(names)
+        ) or not all(isinstance(n, cst.Name) for n in names):
+            return None
+        lowered = _Lowered()
+        base = self.reader.value(base_node)
+        span = self.names.span(value_node)
+        if base is None:
+            return lowered
+        if not isinstance(base, Leaf):
+            if isinstance(base, Integer | Allocation) or not is_array(base):
+                self.reader.unsupported(
+                    value_node, f"`{self.names.text(value_node)}`: not an array"
+                )
+                return lowered
+            leaf = leaf_for(self.namer.fresh("_split"), base.shape, base.element, span)
+            lowered = self._array_statement(
+                Target(leaf), base, self.names.text(base_node), span, rebinds=True
+            )
+            base = leaf
+        rank = len(base.shape)
+        if not -rank <= axis < rank:
+            self.reader.unsupported(value_node, f"`{self.names.text(value_node)}`: axis {axis}")
+            return lowered
+        axis %= rank
+        width = sympy.expand(base.shape[axis] / sections)
+        for part, name in enumerate(names):
+            assert isinstance(name, cst.Name)
+            view = sliced(base, axis, sympy.expand(part * width), width)
+            copied = self.reader.elementwise("free", "split", (view,), value_node)
+            if self.reader.framework != "jax" or copied is None:
+                self.scope.names[name.value] = replace(view, text=f"{name.value}")
+                continue
+            # JAX has no views: each part is a new array (eagerly, the `split` dispatch)
+            leaf = leaf_for(name.value, view.shape, view.element, span)
+            lowered.extend(self._array_statement(Target(leaf), copied, name.value, span, True))
+            self.scope.names[name.value] = leaf
         return lowered
 
     def _augmented(self, node: cst.AugAssign) -> _Lowered:
@@ -1159,6 +1234,15 @@ class FunctionLowering:
         if is_call and target.shape and self.loop_depth > 0:
             self.loop_vector_span = self.loop_vector_span or span
         return lowered
+
+    def _names_configuration(self, bound: str, value_node: cst.BaseExpression) -> bool:
+        """`config = self.config` in a Flax module: `config` names the configuration its
+        sizes are read from (`config.n_embd`), no array."""
+        binding = self.scope.names.get(self.names.text(value_node))
+        if not (isinstance(binding, Opaque) and binding.reason == CONFIGURATION_REASON):
+            return False
+        self.scope.names[bound] = binding
+        return True
 
     def _eager_wanted(self) -> bool:
         """At the top level, or inside a top-level loop whose eager view is being built."""
@@ -1921,6 +2005,10 @@ class _Hints:
                 break
             extent = following
         return extent
+
+
+def _keyword_is(argument: cst.Arg, name: str) -> bool:
+    return argument.keyword is not None and argument.keyword.value == name
 
 
 def _shape_owner(node: cst.BaseExpression, torch: bool) -> cst.BaseExpression | None:

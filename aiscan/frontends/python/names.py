@@ -49,6 +49,7 @@ _MIRRORS = (
     ("builtins.", "builtins."),
     ("torch.", "torch."),
     ("jax.", "jax."),
+    ("flax.linen.", "flax.linen."),
 )
 # What torch spells as NumPy does, with NumPy's meaning: these read as `numpy.*`, so one
 # table of semantics serves both. Any other torch name keeps its own (`torch.nn.
@@ -97,6 +98,12 @@ _LAX_AS_NUMPY = {
     )
 }
 """`jax.lax`'s common elementwise ops and products, by the NumPy name of the same thing."""
+_FLAX_ACTIVATIONS = "gelu relu silu swish sigmoid softmax log_softmax logsumexp one_hot"
+_FLAX_AS_JAX = {
+    **{f"flax.linen.{n}": f"jax.nn.{n}" for n in _FLAX_ACTIVATIONS.split(" ")},
+    "flax.linen.tanh": "numpy.tanh",
+}
+"""`flax.linen` re-exports `jax.nn`'s activations (`nn.gelu` is `jax.nn.gelu`)."""
 _NEWLINE = re.compile(r"\r\n?|\n")
 _BINDING_WORDS = re.compile(rb"\b(import|def|class|lambda|global|nonlocal)\b")
 _MAX_ORDERINGS = 4
@@ -186,6 +193,8 @@ def _canonical_of(qualified_names: frozenset[str]) -> str | None:
                 name = replacement + qualified[len(prefix) :]
                 if replacement == "torch.":
                     return _torch_as_numpy(name)
+                if replacement == "flax.linen.":
+                    return _FLAX_AS_JAX.get(name, name)
                 return _LAX_AS_NUMPY.get(name, name)
     return None
 

@@ -76,6 +76,13 @@ def element_at(leaf: Leaf, at: sympy.Expr) -> Leaf:
     return replace(_remapped(leaf, mapping, leaf.shape[1:]), text=f"{leaf.text}[{at}]")
 
 
+def sliced(leaf: Leaf, axis: int, start: sympy.Expr, extent: sympy.Expr) -> Leaf:
+    """`leaf[..., start:start + extent, ...]` along `axis` (a part of a split)."""
+    mapping = {coordinate(axis): coordinate(axis) + start}
+    shape = tuple(extent if d == axis else e for d, e in enumerate(leaf.shape))
+    return _remapped(leaf, mapping, shape)
+
+
 def permuted(leaf: Leaf, axes: Sequence[int]) -> Leaf:
     """`transpose(axes)`: the view's axis `d` is the base's axis `axes[d]`."""
     mapping = {coordinate(axes[d]): coordinate(d) for d in range(len(axes))}
@@ -278,6 +285,11 @@ def read_view(
             return _unsupported(reader, node, f"`{text}`: the axis must be an integer literal")
         view = lambda leaf: flipped(leaf, flips)  # noqa: E731
     result = through_operands(base, view, text)
+    if isinstance(result, str) and reader.framework == "jax" and not isinstance(base, Leaf):
+        # JAX computes the value into an array of its own, then views it: `jnp.einsum(...)
+        # .reshape(B, T, C)` merges the axes of the einsum's result.
+        stored = computed_first(reader, base, node, text=text, library=False)
+        result = "not stored" if stored is None else view(stored)
     if isinstance(result, str) and function in ("reshape", "ravel") and isinstance(base, Contract):
         # `np.reshape(A @ B, (n,))`: NumPy computes the product into a new array first.
         made = computed_first(reader, base, node)
@@ -312,15 +324,23 @@ def shape_assigned(
     return replace(result, text=text)
 
 
-def computed_first(reader: ExpressionReader, value: ArrayValue, node: cst.CSTNode) -> Leaf | None:
-    """`value` computed into a temporary array, which a view then reads."""
+def computed_first(
+    reader: ExpressionReader,
+    value: ArrayValue,
+    node: cst.CSTNode,
+    *,
+    text: str | None = None,
+    library: bool = True,
+) -> Leaf | None:
+    """`value` computed into a temporary array (its last call writing it), which a view
+    then reads; `library` as `Construction` takes it."""
     from aiscan.frontends.python.expressions import Allocation
     from aiscan.frontends.python.library_calls import Construction
 
     def build(leaf: Leaf, namer: object, span: object) -> Construction:
-        return Construction(((leaf, value),))
+        return Construction(((leaf, value),), library=library)
 
-    made = Allocation(value.shape, value.element, False, value.text, build)
+    made = Allocation(value.shape, value.element, False, text or value.text, build)
     return reader.materialize(made, node)
 
 
