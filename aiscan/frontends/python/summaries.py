@@ -156,12 +156,7 @@ def read_summarized_call(
     summarize = reader.scope.summarize
     if summarize is None:
         return reader.unsupported(node, f"`{name}` has loops or branches and is not inlined")
-    summary = summarize(name, {}, {})
-    if not isinstance(summary, str):
-        overrides = _dtype_overrides(summary, arguments)
-        ranks = _rank_overrides(summary, arguments)
-        if overrides or ranks:
-            summary = summarize(name, overrides, ranks)
+    summary = _summary_for(summarize, name, arguments)
     if isinstance(summary, str):
         reader.note(UnknownKind.UNKNOWN_CALL, node, f"{summary}: its work is not counted")
         return None
@@ -189,12 +184,7 @@ def read_summarized_parts(
     summarize = reader.scope.summarize
     if summarize is None:
         return None
-    summary = summarize(name, {}, {})
-    if not isinstance(summary, str):
-        overrides = _dtype_overrides(summary, arguments)
-        ranks = _rank_overrides(summary, arguments)
-        if overrides or ranks:
-            summary = summarize(name, overrides, ranks)
+    summary = _summary_for(summarize, name, arguments)
     if isinstance(summary, str):
         reader.note(UnknownKind.UNKNOWN_CALL, node, f"{summary}: its work is not counted")
         return [None] * count
@@ -249,6 +239,19 @@ def read_submodule_call(
         return reader.unsupported(node, f"`{reader.names.text(node)}`: missing arguments")
     call = _CallSite(reader, node, name, replace(summary, parameters=own))
     return call.read(arguments, sizes)
+
+
+def _summary_for(
+    summarize: Summarize, name: str, arguments: Mapping[str, ArrayValue | Integer]
+) -> Summary | str:
+    """The helper's summary for these arguments: lowered again where an argument's dtype
+    or rank differs from what the helper assumed; a string says why there is none."""
+    summary = summarize(name, {}, {})
+    if isinstance(summary, str):
+        return summary
+    overrides = _dtype_overrides(summary, arguments)
+    ranks = _rank_overrides(summary, arguments)
+    return summarize(name, overrides, ranks) if overrides or ranks else summary
 
 
 def _dtype_overrides(
