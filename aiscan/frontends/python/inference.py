@@ -125,6 +125,9 @@ class Evidence:
     axis_use = False
     """The body reduces or maps along an axis (`axis=`, `keepdims=`): a count that a rank
     the code does not give would change."""
+    products: set[str] = field(default_factory=set)
+    """Operands of `dot`/`matmul`/`inner`/`vdot`/`tensordot` calls: what such a product
+    counts depends on their ranks (two vectors make a dot, two matrices a matrix product)."""
     other_axis = False
     """Something in the body sees an axis other than the last: `axis=0`, a positional
     axis, indexing, `.shape`, `len`, `.T`, `@`, a reshape or a join (conservatively)."""
@@ -144,7 +147,8 @@ class Evidence:
     def rank_unknown(self, name: str) -> bool:
         """A vector only because nothing gives `name` more axes, in a body whose counts
         along an axis depend on it (`softmax(x)` with no `.shape` of `x`)."""
-        return self.axis_use and name not in self.ranked and self.rank_of(name) == 1
+        axis_wise = self.axis_use or name in self.products
+        return axis_wise and name not in self.ranked and self.rank_of(name) == 1
 
     def leading_merged(self, name: str) -> bool:
         """`rank_unknown`, in a body that works along the last axis only (`np.max(x,
@@ -463,6 +467,12 @@ class _Walker(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         callee = _callee(node)
         positional = [a.value for a in node.args if a.keyword is None]
+        if callee in _PRODUCTS:
+            operands = [self._candidate(p) for p in positional[:2]]
+            owner = node.func.value if isinstance(node.func, cst.Attribute) else None
+            if isinstance(owner, cst.Name) and owner.value not in _MODULES:
+                operands.append(self._candidate(owner))  # `a.dot(b)`
+            self.evidence.products |= {o for o in operands if o is not None}
         _tensor_evidence(self, node, callee, positional)
         if any(a.keyword is not None and a.keyword.value in _AXIS_WORDS for a in node.args):
             self.evidence.axis_use = True
@@ -844,6 +854,7 @@ _AXIS_FUNCTIONS = frozenset(
         "argsort", "linalg", "fft",
     }
 )  # fmt: skip
+_PRODUCTS = frozenset({"dot", "matmul", "inner", "vdot", "tensordot"})
 _REDUCTIONS_BY_AXIS = frozenset(
     {"sum", "max", "min", "mean", "prod", "std", "var", "amax", "amin", "argmax", "argmin"}
 )
