@@ -20,6 +20,7 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Mapping, Sized
 from pathlib import Path
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "cuda"
@@ -52,26 +53,42 @@ def counts(name: str, build: Path) -> dict[str, object]:
     return {"measured_with": "C++ twin (fixtures/cuda/twins, g++)", "launches": launches}
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def store_or_check(
+    description: str,
+    runs: Mapping[str, Sized],
+    produce: Callable[[str, Path], dict[str, object]],
+    suffix: str,
+    what: str,
+    unit: str,
+) -> int:
+    """Build and run each fixture's twin with `produce`, and write `<name><suffix>` beside
+    the fixture, or with `--check` compare with it; 1 when any stored figure differs.
+    `count_cuda.py` and `simulate_gpu_memory.py` share it."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--check", action="store_true", help="compare, do not write")
     arguments = parser.parse_args()
     differ = []
     with tempfile.TemporaryDirectory() as build:
-        for name in SIZES:
-            found = counts(name, Path(build))
-            target = FIXTURES / f"{name}.counts.json"
+        for name in runs:
+            found = produce(name, Path(build))
+            target = FIXTURES / f"{name}{suffix}"
             text = json.dumps(found, indent=1) + "\n"
             if arguments.check:
                 if not target.is_file() or target.read_text() != text:
                     differ.append(name)
             else:
                 target.write_text(text)
-                print(f"{target.relative_to(FIXTURES.parent.parent)}: {len(SIZES[name])} sizes")
+                shown = target.relative_to(FIXTURES.parent.parent)
+                print(f"{shown}: {len(runs[name])} {unit}")
     if differ:
-        print(f"counts differ from the stored ones: {', '.join(differ)}", file=sys.stderr)
+        print(f"{what} differ from the stored ones: {', '.join(differ)}", file=sys.stderr)
         return 1
     return 0
+
+
+def main() -> int:
+    description = __doc__.splitlines()[0]
+    return store_or_check(description, SIZES, counts, ".counts.json", "counts", "sizes")
 
 
 if __name__ == "__main__":

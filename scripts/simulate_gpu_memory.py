@@ -21,13 +21,13 @@ over it). Resident blocks: 1 (the model's assumption) and, for the SGEMMs, 4 (th
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from count_cuda import store_or_check
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "cuda"
 TWINS = FIXTURES / "twins"
@@ -82,27 +82,8 @@ def simulate(name: str, build: Path) -> dict[str, object]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare, do not write")
-    arguments = parser.parse_args()
-    differ = []
-    with tempfile.TemporaryDirectory() as build:
-        for name in RUNS:
-            found = simulate(name, Path(build))
-            target = FIXTURES / f"{name}.memory.json"
-            text = json.dumps(found, indent=1) + "\n"
-            if arguments.check:
-                if not target.is_file() or target.read_text() != text:
-                    differ.append(name)
-            else:
-                target.write_text(text)
-                print(f"{target.relative_to(FIXTURES.parent.parent)}: {len(RUNS[name])} runs")
-    if differ:
-        print(
-            f"simulated figures differ from the stored ones: {', '.join(differ)}", file=sys.stderr
-        )
-        return 1
-    return 0
+    description = __doc__.splitlines()[0]
+    return store_or_check(description, RUNS, simulate, ".memory.json", "simulated figures", "runs")
 
 
 if __name__ == "__main__":
