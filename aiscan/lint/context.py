@@ -100,36 +100,3 @@ class LintContext:
             return replace(placed, bytes_upper_bound=not traffic.exact)
         except UsageError:
             return None
-
-    def place_cache_aware(
-        self, region: RegionAnalysis, device: Device, precision: str
-    ) -> Placement | None:
-        """The nest on `device` under the `cache` model (the hierarchical roofline) when
-        sizes are given and the device describes its caches; otherwise `place`. Without
-        sizes the cache model only knows the large-size traffic, which is not certain at
-        every size; the compulsory verdict is (cache traffic is never below it)."""
-        if not self.sizes:
-            return self.place(region, device, precision)
-        from aiscan.roofline.hierarchy import device_cache_traffic
-        from aiscan.roofline.placement import place_hierarchical
-
-        try:
-            traffic = device_cache_traffic(
-                (region.region.body,),
-                device,
-                write_allocate=self.write_allocate_on(device),
-                sizes=self.sizes,
-            )
-            if traffic is None:
-                return self.place(region, device, precision)
-            return place_hierarchical(
-                region.flops.total,
-                traffic,
-                precision,
-                device,
-                sizes=self.sizes,
-                sparse=self.sparse,
-                repeats=repeat_symbols((region.region.body,)),
-            )
-        except UsageError:
-            return None
