@@ -1400,19 +1400,10 @@ def _returned_tuple(definition: cst.FunctionDef) -> cst.Tuple | None:
 def _new_axes_only(node: cst.Subscript) -> bool:
     """`[:, None]`, `[None, :]`, `[..., None]`: full slices and new axes, at least one new."""
     items = [e.slice for e in node.slice]
-    new = [
-        i
-        for i in items
-        if isinstance(i, cst.Index)
-        and (
-            _is_none(i.value)
-            or (isinstance(i.value, cst.Attribute) and i.value.attr.value == "newaxis")
-        )
-    ]
-    rest = [i for i in items if i not in new]
     full = all(
-        (isinstance(i, cst.Slice) and i.lower is None and i.upper is None and i.step is None)
+        _is_newaxis(i)
+        or (isinstance(i, cst.Slice) and i.lower is None and i.upper is None and i.step is None)
         or (isinstance(i, cst.Index) and isinstance(i.value, cst.Ellipsis))
-        for i in rest
+        for i in items
     )
-    return bool(new) and full
+    return full and any(_is_newaxis(i) for i in items)
