@@ -245,7 +245,8 @@ def _add_source_options(parser: argparse.ArgumentParser) -> None:
         "--python-dtype", default=None, metavar="DTYPE",
         help="dtype of Python arrays nothing in the code types, e.g. un-annotated "
         "parameters: float16, bfloat16, float32, float64 (default, NumPy's), complex64, "
-        "complex128; each use is listed as an assumption",
+        "complex128, or int8, int16, int32, int64, uint8 for integer data (integer "
+        "arithmetic is no FLOP); each use is listed as an assumption",
     )  # fmt: skip
     parser.add_argument(
         "--triton-config", default=None, choices=("first", "all"),

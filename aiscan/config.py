@@ -52,8 +52,22 @@ _KEYS = {
     "shapes",
 }
 
-PYTHON_DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
-"""What `python-dtype` / `--python-dtype` accept: the dtype of un-typed Python arrays."""
+PYTHON_DTYPES = (
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+)
+"""What `python-dtype` / `--python-dtype` accept: the dtype of un-typed Python arrays (an
+integer one for integer kernels, graph or dynamic-programming code, whose arithmetic is no
+FLOP)."""
 
 
 @dataclass(frozen=True)

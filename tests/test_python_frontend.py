@@ -34,8 +34,9 @@ def assert_same(actual: sympy.Expr, expected: str, what: str) -> None:
     assert difference == 0, f"{what}: got {actual}, expected {expected}"
 
 
-def _analyze(path: Path) -> dict[str, FunctionAnalysis]:
-    module = lower_source(path.read_text(), str(path), PipelineOptions())
+def _analyze(path: Path, python_dtype: str | None = None) -> dict[str, FunctionAnalysis]:
+    options = PipelineOptions(python_dtype=python_dtype)
+    module = lower_source(path.read_text(), str(path), options)
     analysis = analyze_module(module, AnalysisOptions())
     return {f.function.name: f for f in analysis.functions}
 
@@ -45,7 +46,8 @@ def _analyze(path: Path) -> dict[str, FunctionAnalysis]:
 )
 def test_fixture(path: Path) -> None:
     expected = tomllib.loads(path.with_suffix(".expected.toml").read_text())
-    functions = _analyze(path)
+    # `[options]`: what the fixture is analyzed with (`--python-dtype`), where not the default.
+    functions = _analyze(path, expected.get("options", {}).get("python_dtype"))
     for name, want in expected["functions"].items():
         assert name in functions, f"{path.name}: no function {name}"
         _check_function(functions[name], want, f"{path.stem}.{name}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -80,6 +81,27 @@ def test_python_dtype_rejects_unknown_names() -> None:
     )
     assert result.returncode == 2
     assert "--python-dtype float8" in result.stderr
+
+
+def test_python_dtype_takes_integer_dtypes_and_integer_arithmetic_is_no_flop() -> None:
+    """Issue 28, construct 3: integer arrays from a caller elsewhere (Floyd-Warshall's
+    path matrix) are typed by the switch; their adds are no FLOP, a true division is."""
+    fixture = ROOT / "fixtures" / "python" / "integer_data.py"
+    command = [sys.executable, "-m", "aiscan", "analyze", str(fixture), "--no-cache"]
+    result = subprocess.run(
+        [*command, "--python-dtype", "int32", "--format", "json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    functions = {f["name"]: f for f in json.loads(result.stdout)["files"][0]["functions"]}
+    assert functions["min_plus_relax"]["flops"]["total"] == "0"
+    assert functions["running_total"]["flops"]["total"] == "0"
+    assert functions["shares"]["flops"]["total"] == "counts_d0"
+    (assumption,) = functions["min_plus_relax"]["unknowns"]
+    assert "dtype assumed int32 (--python-dtype)" in assumption["message"]
 
 
 def test_a_range_loop_of_unknown_trip_still_counts_its_body() -> None:
