@@ -16,8 +16,9 @@ size. One that meets arrays (added to or subtracted from an array, `x @ w + b`; 
 a NumPy elementwise function, `np.sin((t2 - t1) / 2)`, in a function with no other array)
 is an array, of the rank the rest of the code gives, else a vector (broadcast against its
 partner's last axis, as a bias is). One with no array evidence at all is taken as a Python
-float scalar. Each choice made without an annotation becomes one assumption line, located at
-the parameter.
+float scalar; where it is a factor of a product of such parameters added to an array
+(`array_2 * b`), one of them is an array the code does not name, and that is flagged. Each
+choice made without an annotation becomes one assumption line, located at the parameter.
 """
 
 from __future__ import annotations
@@ -134,6 +135,10 @@ class Evidence:
     meets_arrays: set[str] = field(default_factory=set)
     """Parameters that meet arrays elementwise (`x @ w + b`, `np.sin(t)`): arrays, vectors
     where nothing else gives their rank."""
+    undecided_products: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """`array_2 * b` added to an array, its factors parameters with no other evidence: one
+    of them at least is an array, and the code does not tell which (the product's code, its
+    factors)."""
 
     def at_least(self, name: str, rank: int) -> None:
         self.rank[name] = max(self.rank.get(name, 0), rank)
@@ -202,6 +207,7 @@ def gather_evidence(body: cst.CSTNode, candidates: set[str], module_sizes: set[s
         evidence.meets_arrays |= walker.mapped
     _meeting(walker.additions, walker.evidence)
     _matmul_ranks(walker.matmuls, walker.evidence)
+    _undecided(walker.added_products, walker.candidates, walker.evidence)
     for row, array in reversed(walker.rows.items()):  # inner loops first: `for v in row`
         rank = walker.evidence.rank_of(row)
         if rank:
@@ -254,6 +260,66 @@ def _matmul_ranks(pairs: list[tuple[str, str]], evidence: Evidence) -> None:
             evidence.ranked.add(this)
 
 
+def _undecided(
+    pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]],
+    candidates: set[str],
+    evidence: Evidence,
+) -> None:
+    """Products of parameters only (`array_2 * b`) added to an array, none of whose factors
+    anything shows to be an array: one of them is, and which one decides the count."""
+    for side, other in pairs:
+        if not _is_array(other, evidence):
+            continue
+        for product in _candidate_products(side, candidates):
+            factors = tuple(dict.fromkeys(_arithmetic_names(product, candidates)))
+            if all(evidence.rank_of(f) == 0 and f not in evidence.sizes for f in factors):
+                code = cst.Module([]).code_for_node(product)
+                evidence.undecided_products.setdefault(code, factors)
+
+
+def _candidate_products(node: cst.BaseExpression, candidates: set[str]) -> list[cst.BaseExpression]:
+    """The terms of `node` (through `+`, `-`) that multiply or divide two or more
+    candidates and literals only."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return _candidate_products(node.expression, candidates)
+    if not isinstance(node, cst.BinaryOperation):
+        return []
+    if isinstance(node.operator, (cst.Add, cst.Subtract)):
+        return _candidate_products(node.left, candidates) + _candidate_products(
+            node.right, candidates
+        )
+    if not isinstance(node.operator, (cst.Multiply, cst.Divide)):
+        return []
+    names = _arithmetic_names(node, candidates)
+    if names.count("") != len(_product_numbers(node)):
+        return []  # a factor that is neither a parameter nor a literal
+    return [node] if len(set(names) - {""}) >= 2 else []
+
+
+def _product_numbers(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The literal factors of a product (`2` in `2 * a * b`)."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(
+        node.operator, (cst.Multiply, cst.Divide)
+    ):
+        return _product_numbers(node.left) + _product_numbers(node.right)
+    return [node] if _is_number(node) else []
+
+
+def _is_array(node: cst.BaseExpression, evidence: Evidence) -> bool:
+    """An array by its form, or built by arithmetic and elementwise NumPy functions from
+    a parameter that is one."""
+    name = bound_name(node)
+    if name is not None:
+        return evidence.rank_of(name) > 0 or name in evidence.meets_arrays
+    if isinstance(node, cst.BinaryOperation):
+        return _is_array(node.left, evidence) or _is_array(node.right, evidence)
+    if isinstance(node, cst.UnaryOperation):
+        return _is_array(node.expression, evidence)
+    if isinstance(node, cst.Call) and _callee(node) in _ELEMENTWISE_FUNCTIONS:
+        return any(_is_array(a.value, evidence) for a in node.args if a.keyword is None)
+    return _array_form(node)
+
+
 class _Walker(cst.CSTVisitor):
     def __init__(self, candidates: set[str], module_sizes: set[str]) -> None:
         self.candidates = candidates
@@ -269,6 +335,8 @@ class _Walker(cst.CSTVisitor):
         self.additions: list[tuple[list[str], bool, list[str], bool]] = []
         """`a + b`, `a - b`: each side's additive leaves (candidates) and whether the side
         is an array by its form (`@`, a sliced subscript, an array call), for `_meeting`."""
+        self.added_products: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+        """`a * b + x`: a side of an addition and the other side, for `_undecided`."""
         self.mapped: set[str] = set()
         """Candidates NumPy maps elementwise (`np.sin(t)`): arrays only in a function that
         has no other array (`np.exp(-alpha)` beside an image is a scalar's exponential)."""
@@ -456,6 +524,7 @@ class _Walker(cst.CSTVisitor):
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if isinstance(node.operator, (cst.Add, cst.Subtract)):
             self.additions.append((*self._leaves(node.left), *self._leaves(node.right)))
+            self.added_products += [(node.left, node.right), (node.right, node.left)]
         if isinstance(node.operator, cst.MatrixMultiply):
             self.evidence.other_axis = True
             # `alpha * A @ B` is `(alpha * A) @ B`: the operand is the leaf next to `@`.

@@ -468,6 +468,22 @@ class FunctionLowering:
                 shape_from = "annotation"
             self.parameter_sources[name] = (shape_from, dtype_from, message)
             self.function_unknowns.append(Unknown(UnknownKind.ASSUMPTION, message, span))
+            self._undecided_product(name, evidence, span)
+
+    def _undecided_product(self, name: str, evidence: Evidence, span: Span) -> None:
+        """Issue 28, construct 1: never a scalar by default where a product of parameters
+        meets an array; which factor is the array the code does not tell, so it is said."""
+        for code, factors in evidence.undecided_products.items():
+            if factors[0] != name or any(f not in self.candidates for f in factors):
+                continue
+            if all(evidence.rank_of(f) == 0 and f not in evidence.sizes for f in factors):
+                named = ", ".join(f"`{f}`" for f in factors)
+                why = (
+                    f"`{code}` is added to an array, so one of {named} is an array, and the "
+                    "code does not tell which: all taken as scalars (an annotation or --shape "
+                    "says more)"
+                )
+                self.function_unknowns.append(Unknown(UnknownKind.UNKNOWN_SHAPE, why, span))
 
     def _parameter_dtype(self, name: str, binding: Opaque) -> tuple[ElementType, bool, str, str]:
         """An un-typed parameter's dtype, whether it is weak, the assumption's words for it
