@@ -251,6 +251,10 @@ def _numpy(reader: ExpressionReader, node: cst.Call, function: str, canonical: s
         return reader.contract_matmul(values[0], values[1], node)
     if function == "einsum":
         return _einsum(reader, node, arguments)
+    if function in ("array", "asarray") and arguments:
+        literal = _literal_vector(reader, node, arguments[0])
+        if literal is not None:
+            return literal
     if function in ("copy", "array", "asarray", "ascontiguousarray"):
         values = _arrays(reader, arguments[:1])
         if not values:
@@ -491,6 +495,24 @@ def _allocation(
     if element is None or shape is None:
         return None
     return Allocation(shape, element, fills, reader.names.text(node))
+
+
+def _literal_vector(
+    reader: ExpressionReader, node: cst.Call, items: cst.BaseExpression
+) -> Allocation | None:
+    """`np.array([1, 2, 3, 4])`: a new vector of number literals, written once; int64 when
+    they are all integers (NumPy's default int), else float64, unless `dtype=` says."""
+    if not isinstance(items, (cst.List, cst.Tuple)) or not items.elements:
+        return None
+    values = [number_literal(e.value) for e in items.elements]
+    if any(
+        v is None or isinstance(e, cst.StarredElement)
+        for v, e in zip(values, items.elements, strict=True)
+    ):
+        return None
+    integers = all(isinstance(v, int) for v in values)
+    element = _dtype_argument(reader, node) or (dtypes.INT64 if integers else dtypes.FLOAT64)
+    return Allocation((sympy.Integer(len(values)),), element, True, reader.names.text(node))
 
 
 def _shape(reader: ExpressionReader, node: cst.BaseExpression) -> Shape | None:
