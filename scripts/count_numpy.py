@@ -957,6 +957,9 @@ def _evaluate(text: str | None, values: dict[str, Any]) -> int | str | None:
     return int(sympy.floor(result)) if result.is_finite else str(result)
 
 
+_SWITCH_DTYPES = {"complex64", "complex128", "int8", "int16", "int32", "int64", "uint8"}
+"""The dtypes other than float ones that `--python-dtype` takes."""
+
 AISCAN_ROOT = ROOT
 """The checkout whose aiscan is compared (`--aiscan`: another commit's, for a before/after)."""
 
@@ -971,8 +974,8 @@ def aiscan_figures(kernel: Path, measured: dict[str, Any]) -> dict[str, Any]:
         if p.get("dtype", "").startswith("float")
     }
     arrays = {p["dtype"] for p in measured["parameters"].values() if "dtype" in p}
-    if not floats and len(arrays) == 1 and arrays <= {"complex64", "complex128"}:
-        floats = arrays  # every array input is of one complex dtype
+    if not floats and len(arrays) == 1 and arrays <= _SWITCH_DTYPES:
+        floats = arrays  # every array input is of one complex (or one integer) dtype
     if len(floats) == 1:
         # The user's switch for un-annotated arrays: the run's inputs are all of this dtype.
         command += ["--python-dtype", floats.pop()]
@@ -990,6 +993,9 @@ def aiscan_figures(kernel: Path, measured: dict[str, Any]) -> dict[str, Any]:
     values: dict[str, Any] = dict(_size_values(measured, function["unknowns"]))
     observed = _measured_values(measured, function["unknowns"], kernel)
     values.update(observed)
+    # The FLOPs are "at the measured fractions" only where their expressions hold one.
+    counted = " ".join(function["flops"][key] or "" for key in ("total", "special"))
+    in_flops = set(re.findall(r"\w+", counted))
     eager = function["bytes"].get("eager") or {}
     flags = [
         f"{u['line']}: {u['kind']}: {u['message']}"
@@ -1002,7 +1008,7 @@ def aiscan_figures(kernel: Path, measured: dict[str, Any]) -> dict[str, Any]:
         "eager": _evaluate(eager.get("total"), values),
         "flags": flags,
         "assumed_dtype": any("dtype assumed" in u["message"] for u in function["unknowns"]),
-        "measured": sorted(observed),
+        "measured": sorted(symbol for symbol in observed if symbol in in_flops),
     }
 
 
