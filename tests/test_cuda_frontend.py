@@ -425,3 +425,89 @@ def test_the_vscode_extension_registers_cuda() -> None:
     manifest = json.loads((extension / "package.json").read_text())
     assert "onLanguage:cuda-cpp" in manifest["activationEvents"]
     assert '{ scheme: "file", language: "cuda-cpp" }' in (extension / "extension.js").read_text()
+
+
+_TRANSPOSE_32 = """#define TILE 32
+__global__ void transpose_conflicted(const float *in, float *out, int n)
+{
+    __shared__ float tile[TILE][TILE + PAD];
+    int x = blockIdx.x * TILE + threadIdx.x;
+    int y = blockIdx.y * TILE + threadIdx.y;
+    tile[threadIdx.y][threadIdx.x] = in[y * n + x];
+    __syncthreads();
+    x = blockIdx.y * TILE + threadIdx.x;
+    y = blockIdx.x * TILE + threadIdx.y;
+    out[y * n + x] = tile[threadIdx.x][threadIdx.y];
+}
+
+void run(const float *in, float *out, int n)
+{
+    transpose_conflicted<<<dim3(n / TILE, n / TILE), dim3(TILE, TILE)>>>(in, out, n);
+}
+"""
+
+
+def test_a_define_on_line_one_is_read() -> None:
+    """The C prelude of CUDA's type names once went before line 1, where it made a
+    `#define` there a syntax error."""
+    analysis = _analysis(_TRANSPOSE_32.replace("PAD", "0"))
+    (function,) = analysis.functions
+    assert function.function.name == "transpose_conflicted (launched in run, line 16)"
+    assert analysis.sizes["TILE"] == 32
+
+
+@pytest.mark.parametrize(("pad", "ways"), [(0, 32), (1, None)])
+def test_bank_conflicts_are_reported_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], pad: int, ways: int | None
+) -> None:
+    """The column read of `tile[32][32]` conflicts 32 ways, `tile[32][33]` not at all: the
+    report says which access, how many ways, and the shared bytes as the banks serve them
+    (4 bytes stored and 32 x 4 read per element: 132 n^2)."""
+    path = tmp_path / "t.cu"
+    path.write_text(_TRANSPOSE_32.replace("PAD", str(pad)))
+    code, out, _ = run(capsys, "analyze", str(path), "--size", "n=4096", "--format", "json")
+    assert code == 0
+    entry = json.loads(out)["files"][0]["functions"][0]["nests"][0]["gpu_launch"]
+    assert entry["shared_memory_bytes_value"] == 8 * 4096**2
+    if ways is None:
+        assert "bank_conflicts" not in entry and "shared_served_bytes" not in entry
+        return
+    assert entry["bank_conflicts"] == [
+        {
+            "line": 11,
+            "column": 22,
+            "reference": "tile[threadIdx_x][threadIdx_y]",
+            "ways": 32,
+            "lanes": 32,
+        }
+    ]
+    assert entry["shared_served_bytes_value"] == 132 * 4096**2
+    _, text, _ = run(capsys, "analyze", str(path), "--size", "n=4096")
+    assert "banks       line 11: `tile[threadIdx_x][threadIdx_y]` 32-way bank conflict" in text
+    assert "shared as served 132*TILE**2*floor(n/TILE)**2 = 2,214,592,512" in text
+
+
+def test_atomics_are_counted(capsys: pytest.CaptureFixture[str]) -> None:
+    """One atomicAdd per thread of the dot product's 528 x 256 grid; one per element a
+    guard lets through in a histogram-like kernel."""
+    (updates,) = _launch("dot_atomic").atomics
+    assert (updates.access.text, updates.access.span.line, updates.count) == ("out[0]", 9, 135168)
+    source = """__global__ void total(const float *x, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(&out[i % 4], x[i]);
+}
+"""
+    analysis = _analysis(source, "k.cu", "total:n/128:128")
+    (region,) = analysis.functions[0].regions
+    (updates,) = region.atomics
+    assert sympy.simplify(sympy.sympify(str(updates.count)) - sympy.Symbol("n")) == 0
+    code, out, _ = run(
+        capsys, "analyze", str(FIXTURES / "dot_atomic.cu"), "--size", "n=4096", "--format", "json"
+    )
+    assert code == 0
+    entry = json.loads(out)["files"][0]["functions"][0]["nests"][0]["gpu_launch"]
+    assert entry["atomics"] == [
+        {"line": 9, "reference": "out[0]", "count": "135168", "count_value": None}
+    ]

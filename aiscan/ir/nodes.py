@@ -314,6 +314,8 @@ class GpuLaunch:
     origin: str
     """`launched in main, line 40`, `--launch`, `configuration`, or `no launch` (the grid
     and the block are then the symbols `gridDim_x`, `blockDim_x`, ...)."""
+    atomic_lines: tuple[int, ...] = ()
+    """Lines of the kernel's atomic updates (`atomicAdd`), whose writes analysis counts."""
 
 
 def _remember_hash(node: Node, *parts: object) -> int:

@@ -164,10 +164,18 @@ class TypeResolver:
 
 
 def _extent(dim: c_ast.Node | None) -> sympy.Expr | None:
-    """A dimension's element count when it is an integer constant or a size name."""
+    """A dimension's element count when it is an integer constant, a size name, or their
+    sum, difference or product (`TILE + 1`, the padded row of a shared-memory tile)."""
     if isinstance(dim, c_ast.Constant):
         value = integer_literal(dim.value) if dim.type.endswith(("int", "long")) else None
         return None if value is None else constant(value)
     if isinstance(dim, c_ast.ID):
         return size_symbol(dim.name)
+    if isinstance(dim, c_ast.BinaryOp) and dim.op in ("+", "-", "*"):
+        left, right = _extent(dim.left), _extent(dim.right)
+        if left is None or right is None:
+            return None
+        if dim.op == "+":
+            return sympy.expand(left + right)
+        return sympy.expand(left - right if dim.op == "-" else left * right)
     return None

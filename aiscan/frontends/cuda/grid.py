@@ -69,7 +69,16 @@ def launched(function: Function, kernel: KernelText, launch: Launch | None) -> F
                     mapping[to_sympy(size_symbol(name))] = to_sympy(value)
     regions = tuple(
         _region(
-            r, kernel, mapping, GpuLaunch(kernel.name, tuple(grid), tuple(block), _origin(launch))
+            r,
+            kernel,
+            mapping,
+            GpuLaunch(
+                kernel.name,
+                tuple(grid),
+                tuple(block),
+                _origin(launch),
+                tuple(sorted({line for line, _ in kernel.atomics})),
+            ),
         )
         for r in function.regions
     )

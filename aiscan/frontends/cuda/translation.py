@@ -35,7 +35,8 @@ PRELUDE = (
     "typedef _Float16 half; typedef _Float16 __half; typedef __bf16 __nv_bfloat16; "
     "typedef unsigned int uint; "
 )
-"""CUDA's scalar type names as C has them, put before line 1 (on line 1)."""
+"""CUDA's scalar type names as C has them, put at the start of the first line that is
+not a directive (on that line)."""
 
 _CUDA_HEADERS = re.compile(
     r"^[ \t]*#[ \t]*include[ \t]*[<\"]"
@@ -177,15 +178,37 @@ def translate(source: str, path: str) -> Translation:
         else:
             result.launches.extend(_launches(code, brace, closing, path, _name(head)))
         put(start, end)
-    result.text = PRELUDE + "".join(text)
-    result.origins = [0] * len(PRELUDE)
+    origins: list[int] = []
     for position, piece in enumerate(text):
         if position in replaced:
-            result.origins += [position] * len(piece)
+            origins += [position] * len(piece)
         else:
-            result.origins += [min(position + k, len(code) - 1) for k in range(len(piece))]
+            origins += [min(position + k, len(code) - 1) for k in range(len(piece))]
+    joined = "".join(text)
+    # The prelude opens the first line that is not a directive: on a `#define` line it
+    # would make the directive no longer start its line.
+    at = len("".join(text[: _first_code_line(code)]))
+    result.text = joined[:at] + PRELUDE + joined[at:]
+    result.origins = origins[:at] + [min(at, max(len(code) - 1, 0))] * len(PRELUDE) + origins[at:]
     result.source = source
     return result
+
+
+def _first_code_line(code: str) -> int:
+    """The offset of the first line that is not a preprocessor directive (or the
+    continuation of one)."""
+    position = 0
+    while position < len(code):
+        end = code.find("\n", position)
+        line = code[position : len(code) if end == -1 else end]
+        if not line.lstrip().startswith("#"):
+            return position
+        while end != -1 and code[end - 1] == "\\":
+            end = code.find("\n", end + 1)
+        if end == -1:
+            return len(code)
+        position = end + 1
+    return position
 
 
 def _not_read(cxx: re.Match[str] | None, head: str) -> tuple[str, Severity]:
