@@ -511,3 +511,17 @@ def test_atomics_are_counted(capsys: pytest.CaptureFixture[str]) -> None:
     assert entry["atomics"] == [
         {"line": 9, "reference": "out[0]", "count": "135168", "count_value": None}
     ]
+
+
+def test_grid_too_small_needs_a_numeric_grid(capsys: pytest.CaptureFixture[str]) -> None:
+    """AIS015 without sizes: the 64-block grid is still flagged, the data-sized one (a
+    symbol) says nothing; a device file without an SM count (the L4's) says nothing."""
+    path = str(ROOT / "fixtures" / "lint" / "AIS015.cu")
+    code, out, _ = run(capsys, "check", path, "--device", "h100", "--select", "AIS015")
+    assert code == 1
+    assert [line.split(": ")[0] for line in out.splitlines() if "AIS015" in line] == [
+        f"{path}:11:17"
+    ]
+    assert "a grid of 64 blocks on h100-sxm's 132 SMs leaves 68 of them idle" in out
+    code, out, _ = run(capsys, "check", path, "--device", "l4", "--select", "AIS015")
+    assert code == 0 and "AIS015" not in out
