@@ -525,3 +525,39 @@ def test_grid_too_small_needs_a_numeric_grid(capsys: pytest.CaptureFixture[str])
     assert "a grid of 64 blocks on h100-sxm's 132 SMs leaves 68 of them idle" in out
     code, out, _ = run(capsys, "check", path, "--device", "l4", "--select", "AIS015")
     assert code == 0 and "AIS015" not in out
+
+
+def test_one_thread_per_block_under_a_rounded_up_grid_is_exact() -> None:
+    """`if (threadIdx.x == 0)` in a grid of `ceiling(n/256)` blocks: the count is the
+    guard's count in one block times the blocks (no polynomial in n, so it once stayed a
+    named fraction); a branch that only stores to shared memory is counted there; the
+    warp partials `partial[threadIdx.x / 32]` are one word per warp (a broadcast, not a
+    32-way conflict)."""
+    source = """__global__ void k(const float *x, float *out, int n)
+{
+    extern __shared__ float partial[];
+    int i = blockIdx.x * 256 + threadIdx.x;
+    float v = 0.0f;
+    if (i < n)
+        v = x[i];
+    if (threadIdx.x % 32 == 0)
+        partial[threadIdx.x / 32] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float s = 0.0f;
+        for (int w = 0; w < 8; w++)
+            s += partial[w];
+        atomicAdd(out, s);
+    }
+}
+void run(const float *x, float *out, int n) { k<<<(n + 255) / 256, 256, 32>>>(x, out, n); }
+"""
+    (function,) = _analysis(source).functions
+    (region,) = function.regions
+    blocks = sympy.ceiling(sympy.Symbol("n") / 256)
+    assert not region.unknowns
+    assert sympy.sympify(str(region.flops.total)) == 9 * blocks
+    assert sympy.sympify(str(region.shared_memory_bytes)) == 64 * blocks
+    assert region.bank_conflicts == ()
+    (updates,) = region.atomics
+    assert sympy.sympify(str(updates.count)) == blocks

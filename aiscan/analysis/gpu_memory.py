@@ -105,6 +105,16 @@ def _lane_loops(loops: tuple[Loop, ...], cuda: bool) -> list[Loop]:
     return sorted(lanes, key=lambda loop: int(loop.var[2:]))
 
 
+def _lane_values(lane: int, lanes: list[Loop], extents: list[int]) -> dict[Any, Any]:
+    """The lane loops' variables at one lane of the warp (the first loop fastest)."""
+    values: dict[Any, Any] = {}
+    rest = lane
+    for loop, extent in zip(lanes, extents, strict=True):
+        values[to_sympy(_loop(loop))] = to_sympy(loop.start) + (rest % extent) * loop.step
+        rest //= extent
+    return values
+
+
 def _value(expr: Any, sizes: Mapping[str, int], zero: frozenset[str] = frozenset()) -> int:
     """`expr` with sizes given (others large), the names in `zero` and other loop
     variables 0: an integer."""
@@ -155,6 +165,12 @@ def _warp(offset: Any, lanes: list[Loop], sizes: Mapping[str, int], cuda: bool) 
     names = frozenset(loop.var for loop in lanes)
     extents = [max(1, _value(loop.trip, sizes, names)) for loop in lanes]
     count = min(WARP_LANES, math.prod(extents))
+    if offset.has(sympy.floor, sympy.ceiling, sympy.Mod):
+        # `partial[threadIdx.x / 32]`: not linear in the lanes, so each lane's offset is
+        # the index at that lane (a warp's 32 lanes read one word: a broadcast).
+        return [
+            _value(offset.subs(_lane_values(lane, lanes, extents)), sizes) for lane in range(count)
+        ]
     coefficients = [
         _value(sympy.diff(offset, to_sympy(_loop(loop))), sizes) * loop.step for loop in lanes
     ]
