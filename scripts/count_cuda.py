@@ -35,6 +35,7 @@ SIZES: dict[str, tuple[int, ...]] = {
     "transpose_naive": (32, 50, 100),
     "transpose_tiled": (32, 64, 96),
     "dot_atomic": (1000, 4096, 200000),
+    "block_reduce": (1000, 4096, 100000),
 }
 """Sizes `n` per fixture: ragged ones where the launch rounds the grid up, multiples of
 32 where the kernel requires them, and a grid-stride loop longer than its grid."""

@@ -47,8 +47,9 @@ def _at(expr: object, sizes: dict[str, int]) -> int:
     return int(value)
 
 
-def test_eight_fixtures() -> None:
+def test_the_fixtures() -> None:
     assert NAMES == [
+        "block_reduce",
         "dot_atomic",
         "saxpy_grid_stride",
         "sgemm_naive",
@@ -218,9 +219,10 @@ def test_cuda_spellings_are_read() -> None:
 
 
 def test_cxx_construct_is_a_located_error_and_the_rest_is_analyzed() -> None:
+    """A type template is not read (an integer one is: `block_reduce`)."""
     source = (
-        "template <int BLOCK>\n"
-        "__global__ void scaled(float *x) { x[threadIdx.x] *= BLOCK; }\n"
+        "template <typename T>\n"
+        "__global__ void scaled(T *x) { x[threadIdx.x] *= 2; }\n"
         "\n"
         "__global__ void add(const float *a, float *b, int n) {\n"
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -305,7 +307,7 @@ def test_a_construct_not_read_is_a_located_error_in_the_report(
     rest of the file analyzed (the file counts as analyzed: exit code 0)."""
     path = tmp_path / "k.cu"
     path.write_text(
-        "template <int B>\n__global__ void s(float *x) { x[threadIdx.x] *= B; }\n"
+        "template <class T>\n__global__ void s(T *x) { x[threadIdx.x] *= 2; }\n"
         "__global__ void add(const float *a, float *b, int n) {\n"
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
         "  if (i < n) b[i] += a[i];\n}\n"
@@ -328,17 +330,23 @@ def test_findings_point_at_the_cuda_source() -> None:
     assert (call.span.line, call.span.column) == (1, source.index("foo") + 1)
 
 
-def test_a_namespace_is_not_read_and_what_follows_is() -> None:
+def test_a_namespace_is_read_and_a_class_is_not() -> None:
+    """A namespace's kernels are read (the host's `util::neg<<<...>>>` launches them); a
+    class is a located error and what follows it is read."""
     source = (
-        "namespace util {\nint twice(int v) { return 2 * v; }\n}\n"
+        "namespace util {\n"
         "__global__ void neg(float *x, int n) {\n"
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
         "  if (i < n) x[i] = 0.0f - x[i];\n}\n"
+        "}\n"
+        "class Box { int w; };\n"
+        "using namespace util;\n"
+        "void run(float *x, int n) { util::neg<<<(n + 127) / 128, 128>>>(x, n); }\n"
     )
     module = lower_source(source, "k.cu", PipelineOptions())
-    assert [f.name for f in module.functions] == ["neg"]
+    assert [f.name for f in module.functions] == ["neg (launched in run, line 9)"]
     (error,) = module.diagnostics
-    assert (error.span.line, error.message) == (1, "C++ construct not read: `namespace`")
+    assert (error.span.line, error.message) == (7, "C++ construct not read: `class`")
 
 
 def test_host_names_replace_the_kernels_parameters() -> None:
@@ -561,3 +569,35 @@ void run(const float *x, float *out, int n) { k<<<(n + 255) / 256, 256, 32>>>(x,
     assert region.bank_conflicts == ()
     (updates,) = region.atomics
     assert sympy.sympify(str(updates.count)) == blocks
+
+
+def test_template_defaults_constexpr_and_warp_builtins() -> None:
+    """A `--launch` gives no template arguments: the default binds `STEPS`; `constexpr`
+    numbers fold where they are used (a float too) and only in their block; `__ldg(x +
+    i)` is the load `x[i]`; `warpSize` is 32 (the shuffle loop unrolled: 5 adds)."""
+    source = """constexpr float HALF = 0.5f;
+template <int STEPS = 3>
+__global__ void k(const float *x, float *y, int n)
+{
+    constexpr int LANES = warpSize;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = __ldg(x + i);
+        for (int s = 0; s < STEPS; s++)
+            v = v * HALF;
+        for (int o = LANES / 2; o > 0; o /= 2)
+            v += __shfl_xor_sync(0xffffffff, v, o);
+        y[i] = v;
+    }
+}
+__global__ void other(float *y) { int LANES = 2; y[threadIdx.x] = LANES * y[threadIdx.x]; }
+"""
+    analysis = _analysis(source, "k.cu", "k:n/128:128", "other:1:32")
+    first, second = analysis.functions
+    (region,) = first.regions
+    n = {"n": 1000}
+    assert (_at(region.flops.mul, n), _at(region.flops.add, n)) == (3000, 5000)
+    assert _at(region.traffic["compulsory"].read_bytes, n) == 4000
+    assert not region.unknowns
+    (other,) = second.regions
+    assert other.flops.total == 32 and not other.unknowns

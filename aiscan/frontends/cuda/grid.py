@@ -67,6 +67,11 @@ def launched(function: Function, kernel: KernelText, launch: Launch | None) -> F
                 name = kernel.parameters[index]
                 if to_sympy(value) != to_sympy(size_symbol(name)):
                     mapping[to_sympy(size_symbol(name))] = to_sympy(value)
+    given = launch.template_arguments if launch is not None else ()
+    for index, (name, default) in enumerate(kernel.template_parameters):
+        value = given[index] if index < len(given) else default
+        if value is not None:
+            mapping[to_sympy(size_symbol(name))] = to_sympy(value)
     regions = tuple(
         _region(
             r,
