@@ -49,8 +49,11 @@ def _at(expr: object, sizes: dict[str, int]) -> int:
 
 def test_the_fixtures() -> None:
     assert NAMES == [
+        "bf16_scale",
         "block_reduce",
         "dot_atomic",
+        "float4_axpy",
+        "half2_fma",
         "saxpy_grid_stride",
         "sgemm_naive",
         "sgemm_tiled",
@@ -601,3 +604,18 @@ __global__ void other(float *y) { int LANES = 2; y[threadIdx.x] = LANES * y[thre
     assert not region.unknowns
     (other,) = second.regions
     assert other.flops.total == 32 and not other.unknowns
+
+
+def test_a_call_keeps_what_was_respelled_in_its_arguments() -> None:
+    """`__ldg(&x[threadIdx.x])` once put the source's `threadIdx.x` back (read as one
+    size, x[0]: 4 bytes); nested intrinsics are respelled innermost first."""
+    source = """__global__ void k(const float *__restrict__ x, float *__restrict__ y,
+                  const __nv_bfloat16 *__restrict__ b)
+{
+    y[threadIdx.x] = __ldg(&x[threadIdx.x]) * __bfloat162float(__ldg(&b[threadIdx.x]));
+}
+"""
+    (function,) = _analysis(source, "k.cu", "k:1:32").functions
+    (region,) = function.regions
+    assert region.traffic["compulsory"].read_bytes == 32 * (4 + 2)
+    assert region.flops.total == 32 and not region.unknowns

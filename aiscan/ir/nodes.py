@@ -60,6 +60,9 @@ class ElementType:
     is_complex: bool = False
     precision: str = ""
     """Roofline precision key: fp64, fp32, fp16, bf16, fp8, int64, int32, int16, int8."""
+    lanes: int = 1
+    """Values in one element: 4 for CUDA's `float4`, 2 for `half2` (whose arithmetic is
+    a FLOP per lane); 1 for a scalar."""
 
 
 class UnknownKind(StrEnum):

@@ -17,7 +17,7 @@ stands, so that every line and most columns of the C text are those of the CUDA 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -35,6 +35,11 @@ GRID_NAMES = tuple(f"{kind}_{axis}" for kind in ("gridDim", "blockDim") for axis
 PRELUDE = (
     "typedef _Float16 half; typedef _Float16 __half; typedef __bf16 __nv_bfloat16; "
     "typedef unsigned int uint; "
+    "typedef struct float2 { float x, y; } float2; "
+    "typedef struct float4 { float x, y, z, w; } float4; "
+    "typedef struct double2 { double x, y; } double2; "
+    "typedef struct half2 { half x, y; } half2; typedef half2 __half2; "
+    "typedef struct __nv_bfloat162 { __nv_bfloat16 x, y; } __nv_bfloat162; "
 )
 """CUDA's scalar type names as C has them, put at the start of the first line that is
 not a directive (on that line)."""
@@ -55,8 +60,32 @@ _NO_COST = re.compile(r"\b(__syncthreads|__syncwarp|__threadfence|__threadfence_
 _SHARED = re.compile(r"\b(extern\s+)?__shared__\b")
 _DECLARED = re.compile(r"(\w+)\s*\[")
 _ATOMIC = re.compile(r"\b(atomicAdd|atomicAdd_system|atomicAdd_block)\s*(?=\()")
-_LDG = re.compile(r"\b__ldg\s*(?=\()")
-_SHUFFLE = re.compile(r"\b__shfl(_down|_up|_xor)?_sync\s*(?=\()")
+_LDG = re.compile(r"\b(__ldg)\s*(?=\()")
+_INTRINSICS = {
+    # half and bfloat16 arithmetic (scalar and per lane of half2): the operators they are
+    "__hadd": "({0} + {1})",
+    "__hsub": "({0} - {1})",
+    "__hmul": "({0} * {1})",
+    "__hfma": "fmaf({0}, {1}, {2})",
+    "__hadd2": "({0} + {1})",
+    "__hsub2": "({0} - {1})",
+    "__hmul2": "({0} * {1})",
+    "__hfma2": "fmaf({0}, {1}, {2})",
+    "__fmaf_rn": "fmaf({0}, {1}, {2})",
+    "__fadd_rn": "({0} + {1})",
+    "__fmul_rn": "({0} * {1})",
+    # conversions: no FLOP
+    "__float2half": "((half)({0}))",
+    "__float2half_rn": "((half)({0}))",
+    "__half2float": "((float)({0}))",
+    "__float2bfloat16": "((__nv_bfloat16)({0}))",
+    "__float2bfloat16_rn": "((__nv_bfloat16)({0}))",
+    "__bfloat162float": "((float)({0}))",
+}
+_INTRINSIC = re.compile(
+    r"\b(" + "|".join(sorted(_INTRINSICS, key=len, reverse=True)) + r")\s*(?=\()"
+)
+_SHUFFLE = re.compile(r"\b(__shfl(?:_down|_up|_xor)?_sync)\s*(?=\()")
 _WARP_SIZE = re.compile(r"\bwarpSize\b")
 _CONSTEXPR = re.compile(
     r"\b(?:static\s+)?constexpr\s+(?:(?:const|unsigned|signed|int|long|short|size_t|"
@@ -138,6 +167,9 @@ def translate(source: str, path: str) -> Translation:
 
     replaced: set[int] = set()
 
+    def read(start: int, end: int) -> str:
+        return "".join(text[start:end])
+
     def put(start: int, end: int, replacement: str = "") -> None:
         original = "".join(text[start:end])
         if replacement:  # lines stay where they are: the original's newlines kept
@@ -197,7 +229,7 @@ def translate(source: str, path: str) -> Translation:
             if template is not None:
                 put(template.start(), template.end())
                 line = code.count("\n", 0, after) + 1 + _leading_newlines(code[after:brace])
-            kernel = _kernel(code, after, brace, closing, path, line, put, parameters or ())
+            kernel = _kernel(code, after, brace, closing, path, line, put, read, parameters or ())
             if kernel is not None:
                 result.kernels.append(kernel)
                 continue
@@ -343,6 +375,7 @@ def _kernel(
     path: str,
     line: int,
     put: _Put,
+    read: Callable[[int, int], str],
     template: tuple[tuple[str, sympy.Expr | None], ...] = (),
 ) -> KernelText | None:
     head = code[start:brace]
@@ -387,36 +420,32 @@ def _kernel(
         if declared is not None:
             shared.add(declared.group(1))
         put(match.start(), match.end())
-    atomics: list[tuple[int, str]] = []
-    for match in _ATOMIC.finditer(code, brace, closing):
-        paren = code.index("(", match.end() - 1)
-        end = matching(code, paren)
-        arguments = split_top_level(code[paren + 1 : end]) if end else []
-        if end is None or len(arguments) != 2:
-            continue
-        target, value = arguments[0][1].strip(), arguments[1][1].strip()
-        element = target[1:].strip() if target.startswith("&") else f"{target}[0]"
-        atomics.append((code.count("\n", 0, match.start()) + 1, _array_of(element)))
-        put(match.start(), end + 1, f"{element} += ({value})")
-    for match in _LDG.finditer(code, brace, closing):
-        paren = code.index("(", match.end() - 1)
-        end = matching(code, paren)
-        inner = code[paren + 1 : end].strip() if end else ""
-        if end is not None and inner.startswith("&"):
-            put(match.start(), end + 1, f"({inner[1:]})")
-        elif end is not None and inner:
-            put(match.start(), end + 1, f"(*({inner}))")  # `__ldg(x + i)`
-    for match in _SHUFFLE.finditer(code, brace, closing):
-        # A warp shuffle moves a register between lanes: no memory, no arithmetic.
-        paren = code.index("(", match.end() - 1)
-        end = matching(code, paren)
-        arguments = split_top_level(code[paren + 1 : end]) if end else []
-        if end is not None and len(arguments) >= 2:
-            put(match.start(), end + 1, f"({arguments[1][1].strip()})")
     for match in _WARP_SIZE.finditer(code, brace, closing):
         put(match.start(), match.end(), "32".ljust(match.end() - match.start()))
     for match in _FAST_MATH.finditer(code, brace, closing):
         put(match.start(), match.end(), match.group(1).rjust(match.end() - match.start()))
+    atomics: list[tuple[int, str]] = []
+    calls = sorted(
+        (m for pattern in _CALLS for m in pattern.finditer(code, brace, closing)),
+        key=lambda m: m.start(),
+        reverse=True,
+    )
+    # Innermost (last) first, each reading the text as respelled so far: a call's
+    # arguments keep what was respelled in them (`__ldg(&x[threadIdx.x])`, nested
+    # intrinsics).
+    for match in calls:
+        paren = code.index("(", match.end() - 1)
+        end = matching(code, paren)
+        if end is None:
+            continue
+        arguments = [a.strip() for _, a in split_top_level(read(paren + 1, end))]
+        respelled = _call(match.group(1), arguments)
+        if respelled is None:
+            continue
+        if match.re is _ATOMIC:
+            line = code.count("\n", 0, match.start()) + 1
+            atomics.append((line, _array_of(respelled.split("+=")[0])))
+        put(match.start(), end + 1, respelled)
     strides = _grid_strides(code, brace, closing, put)
     grid = ", ".join([*(f"int {name}" for name, _ in template), *(f"int {n}" for n in GRID_NAMES)])
     put(close_paren, close_paren + 1, f"{', ' if parameters else ''}{grid})")
@@ -719,3 +748,27 @@ def _template_parameters(
         default = parameter.group(2)
         found.append((parameter.group(1), size_expression(default, constants) if default else None))
     return tuple(found)
+
+
+_CALLS = (_ATOMIC, _LDG, _SHUFFLE, _INTRINSIC)
+
+
+def _call(name: str, arguments: list[str]) -> str | None:
+    """The C spelling of a CUDA call with these (respelled) arguments, or None to leave
+    it as it is (an unknown call)."""
+    if name.startswith("atomicAdd"):
+        if len(arguments) != 2:
+            return None
+        target, value = arguments
+        element = target[1:].strip() if target.startswith("&") else f"{target}[0]"
+        return f"{element} += ({value})"  # a read, an add, a write
+    if name == "__ldg":
+        if len(arguments) != 1 or not arguments[0]:
+            return None
+        inner = arguments[0]
+        return f"({inner[1:]})" if inner.startswith("&") else f"(*({inner}))"
+    if name.startswith("__shfl"):
+        # A warp shuffle moves a register between lanes: no memory, no arithmetic.
+        return f"({arguments[1]})" if len(arguments) >= 2 else None
+    form = _INTRINSICS[name]
+    return form.format(*arguments) if len(arguments) == form.count("{") else None
