@@ -35,6 +35,10 @@ SIZES: dict[str, tuple[int, ...]] = {
     "transpose_naive": (32, 50, 100),
     "transpose_tiled": (32, 64, 96),
     "dot_atomic": (1000, 4096, 200000),
+    "block_reduce": (1000, 4096, 100000),
+    "float4_axpy": (1000, 1024, 3000),
+    "half2_fma": (1000, 1024, 3000),
+    "bf16_scale": (1000, 4096, 300000),
 }
 """Sizes `n` per fixture: ragged ones where the launch rounds the grid up, multiples of
 32 where the kernel requires them, and a grid-stride loop longer than its grid."""

@@ -47,9 +47,13 @@ def _at(expr: object, sizes: dict[str, int]) -> int:
     return int(value)
 
 
-def test_eight_fixtures() -> None:
+def test_the_fixtures() -> None:
     assert NAMES == [
+        "bf16_scale",
+        "block_reduce",
         "dot_atomic",
+        "float4_axpy",
+        "half2_fma",
         "saxpy_grid_stride",
         "sgemm_naive",
         "sgemm_tiled",
@@ -218,9 +222,10 @@ def test_cuda_spellings_are_read() -> None:
 
 
 def test_cxx_construct_is_a_located_error_and_the_rest_is_analyzed() -> None:
+    """A type template is not read (an integer one is: `block_reduce`)."""
     source = (
-        "template <int BLOCK>\n"
-        "__global__ void scaled(float *x) { x[threadIdx.x] *= BLOCK; }\n"
+        "template <typename T>\n"
+        "__global__ void scaled(T *x) { x[threadIdx.x] *= 2; }\n"
         "\n"
         "__global__ void add(const float *a, float *b, int n) {\n"
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -305,7 +310,7 @@ def test_a_construct_not_read_is_a_located_error_in_the_report(
     rest of the file analyzed (the file counts as analyzed: exit code 0)."""
     path = tmp_path / "k.cu"
     path.write_text(
-        "template <int B>\n__global__ void s(float *x) { x[threadIdx.x] *= B; }\n"
+        "template <class T>\n__global__ void s(T *x) { x[threadIdx.x] *= 2; }\n"
         "__global__ void add(const float *a, float *b, int n) {\n"
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
         "  if (i < n) b[i] += a[i];\n}\n"
@@ -328,17 +333,23 @@ def test_findings_point_at_the_cuda_source() -> None:
     assert (call.span.line, call.span.column) == (1, source.index("foo") + 1)
 
 
-def test_a_namespace_is_not_read_and_what_follows_is() -> None:
+def test_a_namespace_is_read_and_a_class_is_not() -> None:
+    """A namespace's kernels are read (the host's `util::neg<<<...>>>` launches them); a
+    class is a located error and what follows it is read."""
     source = (
-        "namespace util {\nint twice(int v) { return 2 * v; }\n}\n"
+        "namespace util {\n"
         "__global__ void neg(float *x, int n) {\n"
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
         "  if (i < n) x[i] = 0.0f - x[i];\n}\n"
+        "}\n"
+        "class Box { int w; };\n"
+        "using namespace util;\n"
+        "void run(float *x, int n) { util::neg<<<(n + 127) / 128, 128>>>(x, n); }\n"
     )
     module = lower_source(source, "k.cu", PipelineOptions())
-    assert [f.name for f in module.functions] == ["neg"]
+    assert [f.name for f in module.functions] == ["neg (launched in run, line 9)"]
     (error,) = module.diagnostics
-    assert (error.span.line, error.message) == (1, "C++ construct not read: `namespace`")
+    assert (error.span.line, error.message) == (7, "C++ construct not read: `class`")
 
 
 def test_host_names_replace_the_kernels_parameters() -> None:
@@ -425,3 +436,186 @@ def test_the_vscode_extension_registers_cuda() -> None:
     manifest = json.loads((extension / "package.json").read_text())
     assert "onLanguage:cuda-cpp" in manifest["activationEvents"]
     assert '{ scheme: "file", language: "cuda-cpp" }' in (extension / "extension.js").read_text()
+
+
+_TRANSPOSE_32 = """#define TILE 32
+__global__ void transpose_conflicted(const float *in, float *out, int n)
+{
+    __shared__ float tile[TILE][TILE + PAD];
+    int x = blockIdx.x * TILE + threadIdx.x;
+    int y = blockIdx.y * TILE + threadIdx.y;
+    tile[threadIdx.y][threadIdx.x] = in[y * n + x];
+    __syncthreads();
+    x = blockIdx.y * TILE + threadIdx.x;
+    y = blockIdx.x * TILE + threadIdx.y;
+    out[y * n + x] = tile[threadIdx.x][threadIdx.y];
+}
+
+void run(const float *in, float *out, int n)
+{
+    transpose_conflicted<<<dim3(n / TILE, n / TILE), dim3(TILE, TILE)>>>(in, out, n);
+}
+"""
+
+
+def test_a_define_on_line_one_is_read() -> None:
+    """The C prelude of CUDA's type names once went before line 1, where it made a
+    `#define` there a syntax error."""
+    analysis = _analysis(_TRANSPOSE_32.replace("PAD", "0"))
+    (function,) = analysis.functions
+    assert function.function.name == "transpose_conflicted (launched in run, line 16)"
+    assert analysis.sizes["TILE"] == 32
+
+
+@pytest.mark.parametrize(("pad", "ways"), [(0, 32), (1, None)])
+def test_bank_conflicts_are_reported_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], pad: int, ways: int | None
+) -> None:
+    """The column read of `tile[32][32]` conflicts 32 ways, `tile[32][33]` not at all: the
+    report says which access, how many ways, and the shared bytes as the banks serve them
+    (4 bytes stored and 32 x 4 read per element: 132 n^2)."""
+    path = tmp_path / "t.cu"
+    path.write_text(_TRANSPOSE_32.replace("PAD", str(pad)))
+    code, out, _ = run(capsys, "analyze", str(path), "--size", "n=4096", "--format", "json")
+    assert code == 0
+    entry = json.loads(out)["files"][0]["functions"][0]["nests"][0]["gpu_launch"]
+    assert entry["shared_memory_bytes_value"] == 8 * 4096**2
+    if ways is None:
+        assert "bank_conflicts" not in entry and "shared_served_bytes" not in entry
+        return
+    assert entry["bank_conflicts"] == [
+        {
+            "line": 11,
+            "column": 22,
+            "reference": "tile[threadIdx_x][threadIdx_y]",
+            "ways": 32,
+            "lanes": 32,
+        }
+    ]
+    assert entry["shared_served_bytes_value"] == 132 * 4096**2
+    _, text, _ = run(capsys, "analyze", str(path), "--size", "n=4096")
+    assert "banks       line 11: `tile[threadIdx_x][threadIdx_y]` 32-way bank conflict" in text
+    assert "shared as served 132*TILE**2*floor(n/TILE)**2 = 2,214,592,512" in text
+
+
+def test_atomics_are_counted(capsys: pytest.CaptureFixture[str]) -> None:
+    """One atomicAdd per thread of the dot product's 528 x 256 grid; one per element a
+    guard lets through in a histogram-like kernel."""
+    (updates,) = _launch("dot_atomic").atomics
+    assert (updates.access.text, updates.access.span.line, updates.count) == ("out[0]", 9, 135168)
+    source = """__global__ void total(const float *x, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(&out[i % 4], x[i]);
+}
+"""
+    analysis = _analysis(source, "k.cu", "total:n/128:128")
+    (region,) = analysis.functions[0].regions
+    (updates,) = region.atomics
+    assert sympy.simplify(sympy.sympify(str(updates.count)) - sympy.Symbol("n")) == 0
+    code, out, _ = run(
+        capsys, "analyze", str(FIXTURES / "dot_atomic.cu"), "--size", "n=4096", "--format", "json"
+    )
+    assert code == 0
+    entry = json.loads(out)["files"][0]["functions"][0]["nests"][0]["gpu_launch"]
+    assert entry["atomics"] == [
+        {"line": 9, "reference": "out[0]", "count": "135168", "count_value": None}
+    ]
+
+
+def test_grid_too_small_needs_a_numeric_grid(capsys: pytest.CaptureFixture[str]) -> None:
+    """AIS015 without sizes: the 64-block grid is still flagged, the data-sized one (a
+    symbol) says nothing; a device file without an SM count (the L4's) says nothing."""
+    path = str(ROOT / "fixtures" / "lint" / "AIS015.cu")
+    code, out, _ = run(capsys, "check", path, "--device", "h100", "--select", "AIS015")
+    assert code == 1
+    assert [line.split(": ")[0] for line in out.splitlines() if "AIS015" in line] == [
+        f"{path}:11:17"
+    ]
+    assert "a grid of 64 blocks on h100-sxm's 132 SMs leaves 68 of them idle" in out
+    code, out, _ = run(capsys, "check", path, "--device", "l4", "--select", "AIS015")
+    assert code == 0 and "AIS015" not in out
+
+
+def test_one_thread_per_block_under_a_rounded_up_grid_is_exact() -> None:
+    """`if (threadIdx.x == 0)` in a grid of `ceiling(n/256)` blocks: the count is the
+    guard's count in one block times the blocks (no polynomial in n, so it once stayed a
+    named fraction); a branch that only stores to shared memory is counted there; the
+    warp partials `partial[threadIdx.x / 32]` are one word per warp (a broadcast, not a
+    32-way conflict)."""
+    source = """__global__ void k(const float *x, float *out, int n)
+{
+    extern __shared__ float partial[];
+    int i = blockIdx.x * 256 + threadIdx.x;
+    float v = 0.0f;
+    if (i < n)
+        v = x[i];
+    if (threadIdx.x % 32 == 0)
+        partial[threadIdx.x / 32] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float s = 0.0f;
+        for (int w = 0; w < 8; w++)
+            s += partial[w];
+        atomicAdd(out, s);
+    }
+}
+void run(const float *x, float *out, int n) { k<<<(n + 255) / 256, 256, 32>>>(x, out, n); }
+"""
+    (function,) = _analysis(source).functions
+    (region,) = function.regions
+    blocks = sympy.ceiling(sympy.Symbol("n") / 256)
+    assert not region.unknowns
+    assert sympy.sympify(str(region.flops.total)) == 9 * blocks
+    assert sympy.sympify(str(region.shared_memory_bytes)) == 64 * blocks
+    assert region.bank_conflicts == ()
+    (updates,) = region.atomics
+    assert sympy.sympify(str(updates.count)) == blocks
+
+
+def test_template_defaults_constexpr_and_warp_builtins() -> None:
+    """A `--launch` gives no template arguments: the default binds `STEPS`; `constexpr`
+    numbers fold where they are used (a float too) and only in their block; `__ldg(x +
+    i)` is the load `x[i]`; `warpSize` is 32 (the shuffle loop unrolled: 5 adds)."""
+    source = """constexpr float HALF = 0.5f;
+template <int STEPS = 3>
+__global__ void k(const float *x, float *y, int n)
+{
+    constexpr int LANES = warpSize;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = __ldg(x + i);
+        for (int s = 0; s < STEPS; s++)
+            v = v * HALF;
+        for (int o = LANES / 2; o > 0; o /= 2)
+            v += __shfl_xor_sync(0xffffffff, v, o);
+        y[i] = v;
+    }
+}
+__global__ void other(float *y) { int LANES = 2; y[threadIdx.x] = LANES * y[threadIdx.x]; }
+"""
+    analysis = _analysis(source, "k.cu", "k:n/128:128", "other:1:32")
+    first, second = analysis.functions
+    (region,) = first.regions
+    n = {"n": 1000}
+    assert (_at(region.flops.mul, n), _at(region.flops.add, n)) == (3000, 5000)
+    assert _at(region.traffic["compulsory"].read_bytes, n) == 4000
+    assert not region.unknowns
+    (other,) = second.regions
+    assert other.flops.total == 32 and not other.unknowns
+
+
+def test_a_call_keeps_what_was_respelled_in_its_arguments() -> None:
+    """`__ldg(&x[threadIdx.x])` once put the source's `threadIdx.x` back (read as one
+    size, x[0]: 4 bytes); nested intrinsics are respelled innermost first."""
+    source = """__global__ void k(const float *__restrict__ x, float *__restrict__ y,
+                  const __nv_bfloat16 *__restrict__ b)
+{
+    y[threadIdx.x] = __ldg(&x[threadIdx.x]) * __bfloat162float(__ldg(&b[threadIdx.x]));
+}
+"""
+    (function,) = _analysis(source, "k.cu", "k:1:32").functions
+    (region,) = function.regions
+    assert region.traffic["compulsory"].read_bytes == 32 * (4 + 2)
+    assert region.flops.total == 32 and not region.unknowns

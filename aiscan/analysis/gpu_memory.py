@@ -43,10 +43,13 @@ __all__ = [
     "BANKS",
     "SECTOR_BYTES",
     "WARP_LANES",
+    "AtomicUpdates",
     "BankConflict",
     "WarpAccess",
+    "atomic_updates",
     "bank_conflicts",
     "sector_traffic",
+    "shared_wavefront_bytes",
     "warp_accesses",
 ]
 
@@ -102,6 +105,16 @@ def _lane_loops(loops: tuple[Loop, ...], cuda: bool) -> list[Loop]:
     return sorted(lanes, key=lambda loop: int(loop.var[2:]))
 
 
+def _lane_values(lane: int, lanes: list[Loop], extents: list[int]) -> dict[Any, Any]:
+    """The lane loops' variables at one lane of the warp (the first loop fastest)."""
+    values: dict[Any, Any] = {}
+    rest = lane
+    for loop, extent in zip(lanes, extents, strict=True):
+        values[to_sympy(_loop(loop))] = to_sympy(loop.start) + (rest % extent) * loop.step
+        rest //= extent
+    return values
+
+
 def _value(expr: Any, sizes: Mapping[str, int], zero: frozenset[str] = frozenset()) -> int:
     """`expr` with sizes given (others large), the names in `zero` and other loop
     variables 0: an integer."""
@@ -152,6 +165,12 @@ def _warp(offset: Any, lanes: list[Loop], sizes: Mapping[str, int], cuda: bool) 
     names = frozenset(loop.var for loop in lanes)
     extents = [max(1, _value(loop.trip, sizes, names)) for loop in lanes]
     count = min(WARP_LANES, math.prod(extents))
+    if offset.has(sympy.floor, sympy.ceiling, sympy.Mod):
+        # `partial[threadIdx.x / 32]`: not linear in the lanes, so each lane's offset is
+        # the index at that lane (a warp's 32 lanes read one word: a broadcast).
+        return [
+            _value(offset.subs(_lane_values(lane, lanes, extents)), sizes) for lane in range(count)
+        ]
     coefficients = [
         _value(sympy.diff(offset, to_sympy(_loop(loop))), sizes) * loop.step for loop in lanes
     ]
@@ -270,6 +289,50 @@ def bank_conflicts(region: Region, sizes: Mapping[str, int]) -> tuple[BankConfli
             if ways > 1:
                 found[_key(access)] = BankConflict(access, ways, len(offsets))
     return tuple(found.values())
+
+
+def shared_wavefront_bytes(
+    region: Region, conflicts: tuple[BankConflict, ...]
+) -> sympy.Expr | None:
+    """Shared-memory bytes as the banks serve them: every access at its width times the
+    ways it conflicts (a 32-way conflict costs 32 passes), so that the figure beside
+    `shared` says what the conflicts cost. None where no access conflicts."""
+    if not conflicts:
+        return None
+    ways = {_key(c.access): c.ways for c in conflicts}
+
+    def width(access: Access) -> int:
+        return access.element.width_bytes * ways.get(_key(access), 1)
+
+    body = tuple(_rewidthed(node, width) for node in region.shared_memory)
+    return streaming_traffic(body).total(False)
+
+
+@dataclass(frozen=True, slots=True)
+class AtomicUpdates:
+    """One atomic update of a launch and how many times the launch makes it."""
+
+    access: Access
+    count: sympy.Expr
+
+
+def atomic_updates(region: Region) -> tuple[AtomicUpdates, ...]:
+    """The atomic updates of a launch (`GpuLaunch.atomic_lines`), each counted as the
+    streaming model counts its write: once per execution, guards counted exactly."""
+    lines = set(region.launch.atomic_lines) if region.launch is not None else set()
+    found: list[AtomicUpdates] = []
+    for placed in placed_statements(region.body):
+        for access in placed.statement.accesses:
+            if access.is_write and access.span.line in lines:
+                lines.discard(access.span.line)
+                chosen = _key(access)
+
+                def width(other: Access, chosen: tuple[str, int, int, str] = chosen) -> int:
+                    return 1 if other.is_write and _key(other) == chosen else 0
+
+                body = tuple(_rewidthed(node, width) for node in region.body)
+                found.append(AtomicUpdates(access, streaming_traffic(body).write_bytes))
+    return tuple(found)
 
 
 def _bank_ways(offsets: list[int], width: int) -> int:

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING
 from aiscan.algebra import SYMPY, ZERO, expand
 from aiscan.analysis.domain import sum_over_loops
 from aiscan.analysis.flops import FlopCounts, count_flops
-from aiscan.analysis.gpu_memory import sector_traffic
+from aiscan.analysis.gpu_memory import (
+    AtomicUpdates,
+    BankConflict,
+    atomic_updates,
+    bank_conflicts,
+    sector_traffic,
+    shared_wavefront_bytes,
+)
 from aiscan.analysis.idle_loops import without_idle_loops
 from aiscan.analysis.intensity import Intensity, intensity
 from aiscan.analysis.traffic import (
@@ -89,6 +96,13 @@ class RegionAnalysis:
     sector_traffic: Traffic | None = None
     """GPU launches: the L2 → SM bytes in 32-byte sectors, each warp's access costing the
     sectors its lanes touch (`analysis.gpu_memory`)."""
+    bank_conflicts: tuple[BankConflict, ...] = ()
+    """GPU launches: shared-memory accesses whose warp hits one bank several times."""
+    shared_wavefront_bytes: sympy.Expr | None = None
+    """`shared_memory_bytes` as the banks serve them, each conflicting access times its
+    ways; None where nothing conflicts."""
+    atomics: tuple[AtomicUpdates, ...] = ()
+    """GPU launches: each atomic update and how many times the launch makes it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +198,7 @@ def _analyze_region(
     unknowns += [u for p in statements for u in p.statement.unknowns]
     unknowns += counts.footprint_unknowns
     useful = placed_statements(region.useful) if region.useful else []
+    conflicts = bank_conflicts(region, sizes) if region.shared_memory else ()
     if useful:  # the fractions the useful FLOPs could not count exactly
         unknowns += _structural_unknowns(region.useful, _counted_branches(useful))
     return RegionAnalysis(
@@ -199,6 +214,9 @@ def _analyze_region(
         count_flops(useful, options.special_weight) if region.gpu_launch else None,
         _shared_memory_bytes(region),
         sector_traffic(region, sizes, counts.traffic["streaming"]) if region.gpu_launch else None,
+        conflicts,
+        shared_wavefront_bytes(region, conflicts),
+        atomic_updates(region) if region.gpu_launch else (),
     )
 
 

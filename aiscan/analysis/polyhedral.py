@@ -472,6 +472,14 @@ def _guarded_runs(loops: tuple[Bounds, ...], guards: tuple[sympy.Basic, ...]) ->
         import islpy  # noqa: F401
     except ImportError:  # pragma: no cover - islpy is a declared dependency
         return None
+    component, free = _split_unguarded(loops, guards)
+    if free and component:
+        # Loops the guards and the guarded loops never mention multiply the count by
+        # their trips (`for q`, `for i` around `if E - w >= 0`; a CUDA grid of
+        # `ceiling(n/256)` blocks around `if (threadIdx_x == 0)`): fitted without them,
+        # the grid is small enough, and a trip that is no polynomial does not get in.
+        inner = _guarded_runs(component, guards)
+        return None if inner is None else expand(inner * sum_over_loops(ONE, free))
     loop_vars = {loop_symbol(loop.var) for loop in loops}
     exprs = [*guards, *(e for loop in loops for e in (loop.start, loop.trip))]
     found = _size_symbols(exprs, loop_vars)
@@ -495,13 +503,6 @@ def _guarded_runs(loops: tuple[Bounds, ...], guards: tuple[sympy.Basic, ...]) ->
     fitted = _fitted(sizes, degrees, count, period, runs, tiles)
     if fitted is not None or period != 1 or tiles:
         return fitted
-    component, free = _split_unguarded(loops, guards)
-    if free:
-        # Loops the guards and the guarded loops never mention multiply the count by
-        # their trips (`for q`, `for i` around `if E - w >= 0`): fitted without them, the
-        # grid is small enough, and the bend below is in two sizes, not eight.
-        inner = _guarded_runs(component, guards)
-        return None if inner is None else expand(inner * sum_over_loops(ONE, free))
     if len(sizes) != 2:
         return None  # one bend between two sizes; more would cost many more grids
     # A guard bends the count in sizes no loop's range ties together: as deep in each as

@@ -60,6 +60,9 @@ class ElementType:
     is_complex: bool = False
     precision: str = ""
     """Roofline precision key: fp64, fp32, fp16, bf16, fp8, int64, int32, int16, int8."""
+    lanes: int = 1
+    """Values in one element: 4 for CUDA's `float4`, 2 for `half2` (whose arithmetic is
+    a FLOP per lane); 1 for a scalar."""
 
 
 class UnknownKind(StrEnum):
@@ -314,6 +317,8 @@ class GpuLaunch:
     origin: str
     """`launched in main, line 40`, `--launch`, `configuration`, or `no launch` (the grid
     and the block are then the symbols `gridDim_x`, `blockDim_x`, ...)."""
+    atomic_lines: tuple[int, ...] = ()
+    """Lines of the kernel's atomic updates (`atomicAdd`), whose writes analysis counts."""
 
 
 def _remember_hash(node: Node, *parts: object) -> int:

@@ -16,7 +16,7 @@ from aiscan import __version__
 
 __all__ = ["SCHEMA_ID", "SCHEMA_VERSION", "join_report", "join_text", "load_schema"]
 
-SCHEMA_VERSION = "1.5"
+SCHEMA_VERSION = "1.6"
 SCHEMA_ID = "https://aiscan.dev/schema/report-1.json"
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from aiscan.algebra import SYMPY
 from aiscan.analysis.cache_model import LevelTraffic
 from aiscan.analysis.flops import FlopCounts
+from aiscan.analysis.gpu_memory import AtomicUpdates
 from aiscan.analysis.intensity import Intensity, intensity, substitute_sizes
 from aiscan.analysis.kernel import FunctionAnalysis, RegionAnalysis
 from aiscan.analysis.traffic import Traffic
@@ -279,7 +280,35 @@ def _gpu_launch(region: RegionAnalysis, sizes: Mapping[str, int]) -> dict[str, A
         entry["shared_memory_bytes"] = expression_text(shared)
         if sizes:
             entry["shared_memory_bytes_value"] = json_count(shared, sizes)
+    served = region.shared_wavefront_bytes
+    if served is not None:  # schema 1.6: shared-memory bank conflicts
+        entry["bank_conflicts"] = [
+            {
+                "line": c.access.span.line,
+                "column": c.access.span.column,
+                "reference": c.access.text,
+                "ways": c.ways,
+                "lanes": c.lanes,
+            }
+            for c in region.bank_conflicts
+        ]
+        entry["shared_served_bytes"] = expression_text(served)
+        if sizes:
+            entry["shared_served_bytes_value"] = json_count(served, sizes)
+    if region.atomics:  # schema 1.6: atomic updates counted
+        entry["atomics"] = [_atomic(a, sizes) for a in region.atomics]
     return {"gpu_launch": entry}
+
+
+def _atomic(atomic: AtomicUpdates, sizes: Mapping[str, int]) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "line": atomic.access.span.line,
+        "reference": atomic.access.text,
+        "count": expression_text(atomic.count),
+    }
+    if sizes:
+        entry["count_value"] = json_count(atomic.count, sizes)
+    return entry
 
 
 def _flops(flops: FlopCounts, sizes: Mapping[str, int]) -> dict[str, Any]:

@@ -206,6 +206,16 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
         lines.append(
             _row("shared", f"{shared}{count_text(shared, sizes)}   (__shared__ loads and stores)")
         )
+    lines += _bank_conflict_rows(region, sizes)
+    for index, atomic in enumerate(region.atomics):
+        lines.append(
+            _row(
+                "atomics" if index == 0 else "",
+                f"line {atomic.access.span.line}: `{atomic.access.text}` updated "
+                f"{atomic.count}{count_text(atomic.count, sizes)} times (atomic read-modify-"
+                "writes, in the L2)",
+            )
+        )
     for index, (model, traffic) in enumerate(region.traffic.items()):
         lines.append(
             _row(
@@ -230,6 +240,29 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
     for unknown in region.unknowns:
         lines.append(_row("unknown", _unknown_text(unknown)))
     return lines
+
+
+def _bank_conflict_rows(region: RegionAnalysis, sizes: Mapping[str, int]) -> list[str]:
+    """Each conflicting shared access, and the shared bytes as the banks serve them."""
+    served = region.shared_wavefront_bytes
+    if served is None:
+        return []
+    rows = [
+        _row(
+            "banks" if index == 0 else "",
+            f"line {c.access.span.line}: `{c.access.text}` {c.ways}-way bank conflict "
+            f"(a warp's {c.lanes} lanes in {c.ways} passes)",
+        )
+        for index, c in enumerate(region.bank_conflicts)
+    ]
+    rows.append(
+        _row(
+            "",
+            f"shared as served {served}{count_text(served, sizes)}   (each conflicting access "
+            "times its ways)",
+        )
+    )
+    return rows
 
 
 def _convention_text(name: str, figure: sympy.Expr) -> str:

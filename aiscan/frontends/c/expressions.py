@@ -299,7 +299,8 @@ class ExpressionReader:
         element = _promote(left.element, right.element)
         result.element = element
         if node.op in _ARITHMETIC and element is not None and element.is_float:
-            result.flops = result.flops + _operator_flops(node.op, left.element, right.element)
+            flops = _operator_flops(node.op, left.element, right.element)
+            result.flops = result.flops + _per_lane(flops, element)
             result.leaves = [
                 *left.through(_on_path(node.op, left.top, right.top)),
                 *right.through(_on_path(node.op, right.top, left.top)),
@@ -345,7 +346,7 @@ class ExpressionReader:
             result.leaves = [leaf for a in evaluated for leaf in a.through("special")]
             result.top = "special"
         elif name in _FMA:
-            result.flops = result.flops + FlopTally(add=1, mul=1)
+            result.flops = result.flops + _per_lane(FlopTally(add=1, mul=1), element)
             result.element = element
             result.leaves = [leaf for a in evaluated for leaf in a.through("fma")]
             result.top = "fma"
@@ -844,6 +845,14 @@ def _promote(a: ElementType | None, b: ElementType | None) -> ElementType | None
     if a.is_complex != b.is_complex:
         return a if a.is_complex else b
     return a if a.width_bytes >= b.width_bytes else b
+
+
+def _per_lane(flops: FlopTally, element: ElementType | None) -> FlopTally:
+    """An operation on a vector element (`half2`) is one per lane."""
+    lanes = element.lanes if element is not None else 1
+    if lanes == 1:
+        return flops
+    return FlopTally(*(lanes * getattr(flops, k) for k in ("add", "sub", "mul", "div", "special")))
 
 
 def _operator_flops(op: str, a: ElementType | None, b: ElementType | None) -> FlopTally:

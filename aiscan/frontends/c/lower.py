@@ -20,6 +20,7 @@ from aiscan.frontends.c.expressions import (
     Scope,
     Variable,
 )
+from aiscan.frontends.c.geometric_loops import geometric_update, passes
 from aiscan.frontends.c.line_names import file_of
 from aiscan.frontends.c.literals import integer_literal
 from aiscan.frontends.c.loop_conditions import counter_bound, unsigned_wrap
@@ -388,6 +389,10 @@ class _FunctionLowering:
         init_nodes = [node.init] if node.init is not None else []
         for init in init_nodes:
             yield from (n for n in self._lower(init) if _has_work(n))
+        values = self._geometric_passes(node)
+        if values is not None:
+            yield from self._unrolled(node, *values)
+            return
         updates = node.next.exprs if isinstance(node.next, c_ast.ExprList) else [node.next]
         counters = [
             (index, *_induction_step(update))
@@ -416,6 +421,37 @@ class _FunctionLowering:
         if node.next is None:  # `for (size_t i = n; i-- > 0;)`: moved in the test
             header = self._condition_counter(node.cond) or header
         yield from self._loop(node, header, body, at_least_once=False)
+
+    def _geometric_passes(self, node: c_ast.For) -> tuple[str, list[int]] | None:
+        """The counter and its value in each pass of a loop whose counter is multiplied,
+        divided or shifted by a constant between constant bounds (`geometric_loops`)."""
+        update = geometric_update(node.next)
+        if update is None:
+            return None
+        var, operator, amount = update
+        variable = self.scope.lookup(var)
+        start = variable.integer_value if variable is not None else None
+        comparison = _comparison(node.cond, var)
+        bound = self.reader.affine(comparison[1]) if comparison is not None else None
+        if (
+            comparison is None
+            or start is None
+            or bound is None
+            or not (start.is_Integer and bound.is_Integer)
+            or _assigns(node.stmt, var)
+        ):
+            return None
+        values = passes(int(start), comparison[0], int(bound), operator, amount)
+        return None if values is None else (var, values)
+
+    def _unrolled(self, node: c_ast.For, var: str, values: list[int]) -> Iterator[Node]:
+        """Each pass of a geometric loop lowered with its counter's value."""
+        variable = self.scope.lookup(var)
+        assert variable is not None
+        for value in values:
+            variable.integer_value = constant(value)
+            yield from self._lower(node.stmt)
+        variable.integer_value = None
 
     def _size_step(self, node: c_ast.Node | None) -> tuple[str, sympy.Expr] | None:
         """`ii += BS`, `ii = ii + bs`: an integer counter moved by a size (a `#define` or a
@@ -897,6 +933,24 @@ def _comparison(condition: c_ast.Node | None, var: str) -> tuple[str, c_ast.Node
     if isinstance(condition.right, c_ast.ID) and condition.right.name == var:
         return _FLIPPED[condition.op], condition.left
     return None
+
+
+def _assigns(node: c_ast.Node | None, name: str) -> bool:
+    """Whether `node` assigns to (or increments) the variable `name`."""
+    return node is not None and any(
+        (
+            isinstance(n, c_ast.Assignment)
+            and isinstance(n.lvalue, c_ast.ID)
+            and n.lvalue.name == name
+        )
+        or (
+            isinstance(n, c_ast.UnaryOp)
+            and n.op in ("++", "--", "p++", "p--")
+            and isinstance(n.expr, c_ast.ID)
+            and n.expr.name == name
+        )
+        for n in _walk(node)
+    )
 
 
 def _mentions(node: c_ast.Node | None, name: str | None) -> bool:

@@ -44,6 +44,28 @@ _EXTENDED_FLOATS: Mapping[str, ElementType] = {
 }
 
 
+# CUDA's vector types (the CUDA frontend's prelude declares them as structs of their
+# lanes): one element of `float4` is 16 bytes, and arithmetic on it is a FLOP per lane.
+_VECTORS: Mapping[str, tuple[ElementType, int]] = {
+    "float2": (_FP32, 2),
+    "float4": (_FP32, 4),
+    "double2": (_FP64, 2),
+    "half2": (_FP16, 2),
+    "__half2": (_FP16, 2),
+    "__nv_bfloat162": (_BF16, 2),
+}
+
+
+def _vector(name: str | None) -> ElementType | None:
+    found = _VECTORS.get(name or "")
+    if found is None:
+        return None
+    scalar, lanes = found
+    return ElementType(
+        name or "", scalar.width_bytes * lanes, True, precision=scalar.precision, lanes=lanes
+    )
+
+
 def _integer(name: str, width: int) -> ElementType:
     return ElementType(name, width, is_float=False, precision=f"int{8 * width}")
 
@@ -157,17 +179,25 @@ class TypeResolver:
         if isinstance(node, c_ast.Struct):
             if node.decls:
                 self.add_struct(node)
-            return CType(None, struct_name=node.name)
+            return CType(_vector(node.name), struct_name=node.name)
         if isinstance(node, c_ast.Enum):
             return CType(_integer("int", 4))
         return CType(None)
 
 
 def _extent(dim: c_ast.Node | None) -> sympy.Expr | None:
-    """A dimension's element count when it is an integer constant or a size name."""
+    """A dimension's element count when it is an integer constant, a size name, or their
+    sum, difference or product (`TILE + 1`, the padded row of a shared-memory tile)."""
     if isinstance(dim, c_ast.Constant):
         value = integer_literal(dim.value) if dim.type.endswith(("int", "long")) else None
         return None if value is None else constant(value)
     if isinstance(dim, c_ast.ID):
         return size_symbol(dim.name)
+    if isinstance(dim, c_ast.BinaryOp) and dim.op in ("+", "-", "*"):
+        left, right = _extent(dim.left), _extent(dim.right)
+        if left is None or right is None:
+            return None
+        if dim.op == "+":
+            return sympy.expand(left + right)
+        return sympy.expand(left - right if dim.op == "-" else left * right)
     return None

@@ -67,9 +67,23 @@ def launched(function: Function, kernel: KernelText, launch: Launch | None) -> F
                 name = kernel.parameters[index]
                 if to_sympy(value) != to_sympy(size_symbol(name)):
                     mapping[to_sympy(size_symbol(name))] = to_sympy(value)
+    given = launch.template_arguments if launch is not None else ()
+    for index, (name, default) in enumerate(kernel.template_parameters):
+        value = given[index] if index < len(given) else default
+        if value is not None:
+            mapping[to_sympy(size_symbol(name))] = to_sympy(value)
     regions = tuple(
         _region(
-            r, kernel, mapping, GpuLaunch(kernel.name, tuple(grid), tuple(block), _origin(launch))
+            r,
+            kernel,
+            mapping,
+            GpuLaunch(
+                kernel.name,
+                tuple(grid),
+                tuple(block),
+                _origin(launch),
+                tuple(sorted({line for line, _ in kernel.atomics})),
+            ),
         )
         for r in function.regions
     )
@@ -178,7 +192,8 @@ def _wrapped(
 
 def _kept(body: tuple[Node, ...], shared: frozenset[str], *, shared_side: bool) -> tuple[Node, ...]:
     """`body` with only its accesses to shared arrays (`shared_side`) or only the others;
-    the arithmetic stays with the global side, and loops left empty go."""
+    the arithmetic stays with the global side, and loops and branches left empty go (a
+    branch that only stores to shared memory is counted there, not named here)."""
     result: list[Node] = []
     for node in body:
         if isinstance(node, Loop):
@@ -189,7 +204,8 @@ def _kept(body: tuple[Node, ...], shared: frozenset[str], *, shared_side: bool) 
             then_body = _kept(node.then_body, shared, shared_side=shared_side)
             else_body = _kept(node.else_body, shared, shared_side=shared_side)
             condition = _only(node.condition, shared, shared_side)
-            if then_body or else_body or condition.accesses or not shared_side:
+            work = not condition.flops.is_zero() or bool(condition.unknowns)
+            if then_body or else_body or condition.accesses or (work and not shared_side):
                 result.append(
                     replace(node, condition=condition, then_body=then_body, else_body=else_body)
                 )

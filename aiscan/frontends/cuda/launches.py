@@ -44,6 +44,8 @@ class Launch:
     span: Span | None = None
     arguments: tuple[tuple[str, sympy.Expr], ...] = ()
     """Kernel size parameters bound to the host's expressions (`n` to `N`)."""
+    template_arguments: tuple[sympy.Expr, ...] = ()
+    """`kernel<256, 4><<<...>>>`: the values of its integer template parameters."""
 
 
 def launch_from_spec(spec: str, origin: str) -> Launch:

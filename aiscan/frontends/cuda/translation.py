@@ -17,7 +17,8 @@ stands, so that every line and most columns of the C text are those of the CUDA 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
 from aiscan.errors import Diagnostic, Severity
@@ -34,8 +35,14 @@ GRID_NAMES = tuple(f"{kind}_{axis}" for kind in ("gridDim", "blockDim") for axis
 PRELUDE = (
     "typedef _Float16 half; typedef _Float16 __half; typedef __bf16 __nv_bfloat16; "
     "typedef unsigned int uint; "
+    "typedef struct float2 { float x, y; } float2; "
+    "typedef struct float4 { float x, y, z, w; } float4; "
+    "typedef struct double2 { double x, y; } double2; "
+    "typedef struct half2 { half x, y; } half2; typedef half2 __half2; "
+    "typedef struct __nv_bfloat162 { __nv_bfloat16 x, y; } __nv_bfloat162; "
 )
-"""CUDA's scalar type names as C has them, put before line 1 (on line 1)."""
+"""CUDA's scalar type names as C has them, put at the start of the first line that is
+not a directive (on that line)."""
 
 _CUDA_HEADERS = re.compile(
     r"^[ \t]*#[ \t]*include[ \t]*[<\"]"
@@ -53,7 +60,44 @@ _NO_COST = re.compile(r"\b(__syncthreads|__syncwarp|__threadfence|__threadfence_
 _SHARED = re.compile(r"\b(extern\s+)?__shared__\b")
 _DECLARED = re.compile(r"(\w+)\s*\[")
 _ATOMIC = re.compile(r"\b(atomicAdd|atomicAdd_system|atomicAdd_block)\s*(?=\()")
-_LDG = re.compile(r"\b__ldg\s*(?=\()")
+_LDG = re.compile(r"\b(__ldg)\s*(?=\()")
+_INTRINSICS = {
+    # half and bfloat16 arithmetic (scalar and per lane of half2): the operators they are
+    "__hadd": "({0} + {1})",
+    "__hsub": "({0} - {1})",
+    "__hmul": "({0} * {1})",
+    "__hfma": "fmaf({0}, {1}, {2})",
+    "__hadd2": "({0} + {1})",
+    "__hsub2": "({0} - {1})",
+    "__hmul2": "({0} * {1})",
+    "__hfma2": "fmaf({0}, {1}, {2})",
+    "__fmaf_rn": "fmaf({0}, {1}, {2})",
+    "__fadd_rn": "({0} + {1})",
+    "__fmul_rn": "({0} * {1})",
+    # conversions: no FLOP
+    "__float2half": "((half)({0}))",
+    "__float2half_rn": "((half)({0}))",
+    "__half2float": "((float)({0}))",
+    "__float2bfloat16": "((__nv_bfloat16)({0}))",
+    "__float2bfloat16_rn": "((__nv_bfloat16)({0}))",
+    "__bfloat162float": "((float)({0}))",
+}
+_INTRINSIC = re.compile(
+    r"\b(" + "|".join(sorted(_INTRINSICS, key=len, reverse=True)) + r")\s*(?=\()"
+)
+_SHUFFLE = re.compile(r"\b(__shfl(?:_down|_up|_xor)?_sync)\s*(?=\()")
+_WARP_SIZE = re.compile(r"\bwarpSize\b")
+_CONSTEXPR = re.compile(
+    r"\b(?:static\s+)?constexpr\s+(?:(?:const|unsigned|signed|int|long|short|size_t|"
+    r"int64_t|int32_t|auto|float|double|bool)\s+)+(\w+)\s*=\s*([^;{}]+);"
+)
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fFlLuU]*")
+_TEMPLATE = re.compile(r"\s*template\s*<([^<>]*)>")
+_TEMPLATE_INT = re.compile(
+    r"\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|short|size_t|unsigned|bool)\s+"
+    r"(\w+)\s*(?:=\s*([^,]+))?\s*"
+)
+_USING_NAMESPACE = re.compile(r"\s*using\s+namespace\s+[\w:]+\s*;")
 _FAST_MATH = re.compile(r"\b__(expf|logf|sinf|cosf|powf|exp10f|log2f|tanf)\b")
 _CXX = re.compile(r"\b(template|namespace|class|using|operator|constexpr|auto)\b|::")
 _REFERENCE = re.compile(r"\w\s*&\s*\w+\s*(?=[,)])")
@@ -81,6 +125,9 @@ class KernelText:
     """Its integer parameters (sizes a launch may bind to host expressions)."""
     parameters: tuple[str, ...]
     """Every parameter's name, in order (a launch's arguments are matched by position)."""
+    template_parameters: tuple[tuple[str, sympy.Expr | None], ...] = ()
+    """Integer template parameters (`template <int BLOCK = 256>`), each with its default:
+    parameters of the lowered kernel, which a launch's template arguments bind."""
 
 
 @dataclass(slots=True)
@@ -120,6 +167,9 @@ def translate(source: str, path: str) -> Translation:
 
     replaced: set[int] = set()
 
+    def read(start: int, end: int) -> str:
+        return "".join(text[start:end])
+
     def put(start: int, end: int, replacement: str = "") -> None:
         original = "".join(text[start:end])
         if replacement:  # lines stay where they are: the original's newlines kept
@@ -133,6 +183,10 @@ def translate(source: str, path: str) -> Translation:
 
     for match in _CUDA_HEADERS.finditer(code):
         put(match.start(), match.end())
+    constants, folded = _constexprs(code, put)
+    checked = code  # what is searched for C++ constructs: the folded `constexpr`s are read
+    for start, end in folded:
+        checked = checked[:start] + blanked(checked[start:end]) + checked[end:]
     for match in _CUDA_INCLUDE.finditer(code):
         result.diagnostics.append(
             Diagnostic(
@@ -158,15 +212,24 @@ def translate(source: str, path: str) -> Translation:
             put(start, end)
             continue
         if kind != "function":
+            if _USING_NAMESPACE.fullmatch(code, start, end):
+                put(start, end)
+                continue
             _declaration(code, start, end, put)
             continue
         brace = code.index("{", start, end)
         closing = end - 1
         head = code[start:brace]
         line = code.count("\n", 0, start) + 1 + _leading_newlines(head)
-        cxx = _CXX.search(code, start, closing) or _REFERENCE.search(code, start, brace)
+        template = _TEMPLATE.match(code, start, brace)
+        parameters = _template_parameters(template, constants)
+        after = template.end() if template is not None and parameters is not None else start
+        cxx = _CXX.search(checked, after, closing) or _REFERENCE.search(code, start, brace)
         if "__global__" in head and cxx is None:
-            kernel = _kernel(code, start, brace, closing, path, line, put)
+            if template is not None:
+                put(template.start(), template.end())
+                line = code.count("\n", 0, after) + 1 + _leading_newlines(code[after:brace])
+            kernel = _kernel(code, after, brace, closing, path, line, put, read, parameters or ())
             if kernel is not None:
                 result.kernels.append(kernel)
                 continue
@@ -175,17 +238,39 @@ def translate(source: str, path: str) -> Translation:
             span = _span_at(code, cxx.start() if cxx else start, path)
             result.diagnostics.append(Diagnostic(span, severity, what))
         else:
-            result.launches.extend(_launches(code, brace, closing, path, _name(head)))
+            result.launches.extend(_launches(code, brace, closing, path, _name(head), constants))
         put(start, end)
-    result.text = PRELUDE + "".join(text)
-    result.origins = [0] * len(PRELUDE)
+    origins: list[int] = []
     for position, piece in enumerate(text):
         if position in replaced:
-            result.origins += [position] * len(piece)
+            origins += [position] * len(piece)
         else:
-            result.origins += [min(position + k, len(code) - 1) for k in range(len(piece))]
+            origins += [min(position + k, len(code) - 1) for k in range(len(piece))]
+    joined = "".join(text)
+    # The prelude opens the first line that is not a directive: on a `#define` line it
+    # would make the directive no longer start its line.
+    at = len("".join(text[: _first_code_line(code)]))
+    result.text = joined[:at] + PRELUDE + joined[at:]
+    result.origins = origins[:at] + [min(at, max(len(code) - 1, 0))] * len(PRELUDE) + origins[at:]
     result.source = source
     return result
+
+
+def _first_code_line(code: str) -> int:
+    """The offset of the first line that is not a preprocessor directive (or the
+    continuation of one)."""
+    position = 0
+    while position < len(code):
+        end = code.find("\n", position)
+        line = code[position : len(code) if end == -1 else end]
+        if not line.lstrip().startswith("#"):
+            return position
+        while end != -1 and code[end - 1] == "\\":
+            end = code.find("\n", end + 1)
+        if end == -1:
+            return len(code)
+        position = end + 1
+    return position
 
 
 def _not_read(cxx: re.Match[str] | None, head: str) -> tuple[str, Severity]:
@@ -248,6 +333,11 @@ def _top_level_items(code: str) -> list[tuple[int, int, str]]:
                 items.append((start, closing + 1, "function"))
                 position = start = closing + 1
                 continue
+            if re.fullmatch(r"\s*(inline\s+)?namespace(\s+\w+)?\s*", head):
+                items.append((start, position + 1, "extern-block"))  # its `}` closes it
+                closers.append(closing)
+                position = start = position + 1
+                continue
             if re.search(r"\b(namespace|class)\b", head):
                 items.append((start, closing + 1, "c++"))  # no `;` need follow
                 position = start = closing + 1
@@ -278,7 +368,15 @@ class _Put(Protocol):
 
 
 def _kernel(
-    code: str, start: int, brace: int, closing: int, path: str, line: int, put: _Put
+    code: str,
+    start: int,
+    brace: int,
+    closing: int,
+    path: str,
+    line: int,
+    put: _Put,
+    read: Callable[[int, int], str],
+    template: tuple[tuple[str, sympy.Expr | None], ...] = (),
 ) -> KernelText | None:
     head = code[start:brace]
     name = _name(head)
@@ -322,27 +420,34 @@ def _kernel(
         if declared is not None:
             shared.add(declared.group(1))
         put(match.start(), match.end())
-    atomics: list[tuple[int, str]] = []
-    for match in _ATOMIC.finditer(code, brace, closing):
-        paren = code.index("(", match.end() - 1)
-        end = matching(code, paren)
-        arguments = split_top_level(code[paren + 1 : end]) if end else []
-        if end is None or len(arguments) != 2:
-            continue
-        target, value = arguments[0][1].strip(), arguments[1][1].strip()
-        element = target[1:].strip() if target.startswith("&") else f"{target}[0]"
-        atomics.append((code.count("\n", 0, match.start()) + 1, _array_of(element)))
-        put(match.start(), end + 1, f"{element} += ({value})")
-    for match in _LDG.finditer(code, brace, closing):
-        paren = code.index("(", match.end() - 1)
-        end = matching(code, paren)
-        inner = code[paren + 1 : end].strip() if end else ""
-        if end is not None and inner.startswith("&"):
-            put(match.start(), end + 1, f"({inner[1:]})")
+    for match in _WARP_SIZE.finditer(code, brace, closing):
+        put(match.start(), match.end(), "32".ljust(match.end() - match.start()))
     for match in _FAST_MATH.finditer(code, brace, closing):
         put(match.start(), match.end(), match.group(1).rjust(match.end() - match.start()))
+    atomics: list[tuple[int, str]] = []
+    calls = sorted(
+        (m for pattern in _CALLS for m in pattern.finditer(code, brace, closing)),
+        key=lambda m: m.start(),
+        reverse=True,
+    )
+    # Innermost (last) first, each reading the text as respelled so far: a call's
+    # arguments keep what was respelled in them (`__ldg(&x[threadIdx.x])`, nested
+    # intrinsics).
+    for match in calls:
+        paren = code.index("(", match.end() - 1)
+        end = matching(code, paren)
+        if end is None:
+            continue
+        arguments = [a.strip() for _, a in split_top_level(read(paren + 1, end))]
+        respelled = _call(match.group(1), arguments)
+        if respelled is None:
+            continue
+        if match.re is _ATOMIC:
+            line = code.count("\n", 0, match.start()) + 1
+            atomics.append((line, _array_of(respelled.split("+=")[0])))
+        put(match.start(), end + 1, respelled)
     strides = _grid_strides(code, brace, closing, put)
-    grid = ", ".join(f"int {n}" for n in GRID_NAMES)
+    grid = ", ".join([*(f"int {name}" for name, _ in template), *(f"int {n}" for n in GRID_NAMES)])
     put(close_paren, close_paren + 1, f"{', ' if parameters else ''}{grid})")
     loops = "".join(
         f"for (int {kind}_{axis} = 0; {kind}_{axis} < {dim}_{axis}; {kind}_{axis}++) "
@@ -361,6 +466,7 @@ def _kernel(
         frozenset(axes),
         sizes,
         tuple(names),
+        template,
     )
 
 
@@ -459,10 +565,18 @@ def _resolved(text: str, locals_: dict[str, str]) -> str:
     return compact
 
 
-def _launches(code: str, brace: int, closing: int, path: str, host: str) -> list[Launch]:
-    """`kernel<<<grid, block[, smem[, stream]]>>>(args)` in one host function, with its
-    `dim3` and integer locals resolved."""
-    names: dict[str, sympy.Expr] = {}
+def _launches(
+    code: str,
+    brace: int,
+    closing: int,
+    path: str,
+    host: str,
+    constants: Mapping[str, sympy.Expr],
+) -> list[Launch]:
+    """`kernel<<<grid, block[, smem[, stream]]>>>(args)` (`kernel<256><<<...>>>` for a
+    template) in one host function, with its `dim3` and integer locals and the file's
+    `constexpr` integers resolved."""
+    names: dict[str, sympy.Expr] = dict(constants)
     dims: dict[str, tuple[str, ...]] = {}
     launches: list[Launch] = []
     body = code[brace:closing]
@@ -472,7 +586,9 @@ def _launches(code: str, brace: int, closing: int, path: str, host: str) -> list
             for m in re.finditer(r"\bdim3\s+(\w+)\s*(\(|=\s*dim3\s*\(|=\s*\{|\{)", body)
         ]
         + [(m.start(), "int", m) for m in _INT_DECLARATION.finditer(body)]
-        + [(m.start(), "launch", m) for m in re.finditer(r"\b(\w+)\s*<<<", body)],
+        + [
+            (m.start(), "launch", m) for m in re.finditer(r"\b(\w+)\s*(?:<([^<>;]*)>)?\s*<<<", body)
+        ],
         key=lambda e: e[0],
     )
     for offset, kind, match in events:
@@ -490,7 +606,10 @@ def _launches(code: str, brace: int, closing: int, path: str, host: str) -> list
             end = code.find(">>>", start)
             if end == -1:
                 continue
-            config = [p.strip() for _, p in split_top_level(code[start:end])]
+            # `ns::kernel`, `ns::WARP`: names in a namespace are read by their own name.
+            config = [
+                re.sub(r"\b\w+::", "", p).strip() for _, p in split_top_level(code[start:end])
+            ]
             paren = code.find("(", end)
             close = matching(code, paren) if paren != -1 else None
             arguments = (
@@ -498,6 +617,11 @@ def _launches(code: str, brace: int, closing: int, path: str, host: str) -> list
             )
             span = _span_at(code, brace + offset, path)
             launch = _launch(match.group(1), config, arguments, dims, names, span, host)
+            if launch is not None and match.group(2) is not None:
+                values = [size_expression(p, names) for _, p in split_top_level(match.group(2))]
+                launch = replace(
+                    launch, template_arguments=tuple(v for v in values if v is not None)
+                )
             if launch is not None:
                 launches.append(launch)
     return launches
@@ -545,3 +669,106 @@ def _launch(
         span,
         tuple((str(p), v) for p, v in bound),
     )
+
+
+def _constexprs(code: str, put: _Put) -> tuple[dict[str, sympy.Expr], list[tuple[int, int]]]:
+    """`constexpr int WARP = 32;` (at file level or in a function): the declaration
+    blanked and each later use of the name, up to the end of its block, replaced by its
+    value, as the compiler folds it; integer values are also returned, for launches. A
+    value that is no integer expression nor a number keeps its name (a plain `const`)."""
+    known: dict[str, sympy.Expr] = {}
+    folded: list[tuple[int, int]] = []
+    for match in _CONSTEXPR.finditer(code):
+        name, text = match.group(1), match.group(2).strip()
+        value = size_expression(text, known)
+        if value is not None and value.is_Integer:
+            known[name] = value
+            spelled = str(value)
+        elif _NUMBER.fullmatch(text):
+            spelled = text
+        else:
+            word = re.search(r"\bconstexpr\b", code[match.start() : match.end()])
+            if word is not None:
+                at = match.start() + word.start()
+                put(at, at + len("constexpr"), "const".ljust(len("constexpr")))
+                folded.append((at, at + len("constexpr")))
+            continue
+        put(match.start(), match.end())
+        folded.append((match.start(), match.end()))
+        end = _block_end(code, match.start())
+        for use in re.finditer(rf"\b{re.escape(name)}\b", code[match.end() : end]):
+            at = match.end() + use.start()
+            if code[at - 2 : at] != "::" and code[at - 1 : at] != ".":
+                put(at, at + len(name), spelled.ljust(len(name)))
+    return known, folded
+
+
+def _block_end(code: str, position: int) -> int:
+    """Where the innermost block around `position` ends (the end of `code` at file
+    level, or inside a namespace)."""
+    depth = 0
+    for at in range(position, len(code)):
+        if code[at] == "{":
+            depth += 1
+        elif code[at] == "}":
+            if depth == 0:
+                opening = _opening_brace(code, at)
+                head = code[code.rfind(";", 0, opening) + 1 : opening] if opening >= 0 else ""
+                if re.search(r"\bnamespace\b", head):
+                    return len(code)
+                return at
+            depth -= 1
+    return len(code)
+
+
+def _opening_brace(code: str, closing: int) -> int:
+    depth = 0
+    for at in range(closing, -1, -1):
+        if code[at] == "}":
+            depth += 1
+        elif code[at] == "{":
+            depth -= 1
+            if depth == 0:
+                return at
+    return -1
+
+
+def _template_parameters(
+    template: re.Match[str] | None, constants: Mapping[str, sympy.Expr]
+) -> tuple[tuple[str, sympy.Expr | None], ...] | None:
+    """`template <int BLOCK, int STEPS = 4>`: each integer parameter and its default;
+    None when one is not an integer (`typename T`), or there is no template."""
+    if template is None:
+        return None
+    found: list[tuple[str, sympy.Expr | None]] = []
+    for _, part in split_top_level(template.group(1)):
+        parameter = _TEMPLATE_INT.fullmatch(part)
+        if parameter is None:
+            return None
+        default = parameter.group(2)
+        found.append((parameter.group(1), size_expression(default, constants) if default else None))
+    return tuple(found)
+
+
+_CALLS = (_ATOMIC, _LDG, _SHUFFLE, _INTRINSIC)
+
+
+def _call(name: str, arguments: list[str]) -> str | None:
+    """The C spelling of a CUDA call with these (respelled) arguments, or None to leave
+    it as it is (an unknown call)."""
+    if name.startswith("atomicAdd"):
+        if len(arguments) != 2:
+            return None
+        target, value = arguments
+        element = target[1:].strip() if target.startswith("&") else f"{target}[0]"
+        return f"{element} += ({value})"  # a read, an add, a write
+    if name == "__ldg":
+        if len(arguments) != 1 or not arguments[0]:
+            return None
+        inner = arguments[0]
+        return f"({inner[1:]})" if inner.startswith("&") else f"(*({inner}))"
+    if name.startswith("__shfl"):
+        # A warp shuffle moves a register between lanes: no memory, no arithmetic.
+        return f"({arguments[1]})" if len(arguments) >= 2 else None
+    form = _INTRINSICS[name]
+    return form.format(*arguments) if len(arguments) == form.count("{") else None
