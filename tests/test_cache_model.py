@@ -510,3 +510,22 @@ def test_without_sizes_a_triangle_is_not_split() -> None:
     traffic = _rows_traffic("growing_rows", None)
     assert same(traffic.total, "12*n**2 - 12*n")
     assert [c.iterations for c in traffic.conditions] == [None, None]
+
+
+def test_the_json_gives_each_piece_of_a_split_range_its_iterations(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "rows.c"
+    source.write_text(GROWING_AND_SHRINKING_ROWS)
+    device = ["--device-file", str(CACHEGRIND), "--device", "cachegrind-default"]
+    main(["analyze", str(source), "--no-cache", "--format", "json", *device, "--size", "n=20000"])
+    report = json.loads(capsys.readouterr().out)
+    jsonschema.validate(report, load_schema())
+    growing = report["files"][0]["functions"][0]
+    dram = growing["cache_traffic"][0]["levels"][-1]
+    pieces = [c for c in dram["layer_conditions"] if c["loop"] == "k"]
+    assert [(c["holds"], c["iterations"]) for c in pieces] == [
+        (True, {"first": "1", "last": "8192"}),
+        (False, {"first": "8193", "last": "n - 1"}),
+    ]
+    assert all("iterations" not in c for c in dram["layer_conditions"] if c["loop"] == "i")
