@@ -529,3 +529,27 @@ def test_the_json_gives_each_piece_of_a_split_range_its_iterations(
         (False, {"first": "8193", "last": "n - 1"}),
     ]
     assert all("iterations" not in c for c in dram["layer_conditions"] if c["loop"] == "i")
+
+
+def test_a_split_loop_is_one_broken_reuse_with_what_its_pieces_lose() -> None:
+    """AIS009 reports a loop once (for the outermost cache that loses it): each cache cuts
+    the range elsewhere, so the reuse names the loop as written, not a piece of it, and
+    the loss is the longer rows' alone."""
+    module = lower_source(GROWING_AND_SHRINKING_ROWS, "rows.c", PipelineOptions())
+    (region,) = [r for r in analyze_module(module).functions[0].regions if r.region.kind == "nest"]
+    (loop,) = region.region.body
+    n = 20_000
+    found = {
+        size: broken_reuses(
+            region.region.body,
+            CacheLevelSpec(str(size), size, 64),
+            write_allocate=True,
+            sizes={"n": n},
+        )
+        for size in (32768, 262144)
+    }
+    (d1,), (ll,) = found[32768], found[262144]
+    assert d1.loop == ll.loop == loop  # the whole k loop, from 1, n - 1 iterations
+    fits = 262144 // 2 // 16  # 8192 rows of 16 bytes an element
+    assert ll.lost_bytes == sum(24 * k for k in range(fits + 1, n)) - 24 * (n - 1)
+    assert ll.working_set_bytes == 16 * (n - 1)

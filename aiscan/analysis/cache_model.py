@@ -275,17 +275,18 @@ class _Model:
             return self._decided(loop, outer)
         read, write = ZERO, ZERO
         for piece in pieces:
-            r, w = self._decided(piece, outer, piece=True)
+            r, w = self._decided(piece, outer, whole=loop)
             read, write = read + r, write + w
         return read, write
 
     def _decided(
-        self, loop: Loop, outer: tuple[Loop, ...], *, piece: bool = False
+        self, loop: Loop, outer: tuple[Loop, ...], *, whole: Loop | None = None
     ) -> tuple[sympy.Expr, sympy.Expr]:
-        """Bytes of `loop` with its layer condition decided once, over its whole range."""
+        """Bytes of `loop` with its layer condition decided once, over its whole range
+        (`whole`: the loop that `loop` is a piece of)."""
         inside = (*outer, loop)
         working_set = self.working_set(loop.body, inside)
-        if self.fits(working_set, loop, inside, piece=piece):
+        if self.fits(working_set, loop, inside, piece=whole is not None):
             return self.footprint((loop,), outer)
         read, write = self.sequence(loop.body, inside)
         # At the loop's own nesting level: a sum with no closed form inside keeps its own
@@ -294,7 +295,7 @@ class _Model:
         read = sum_over_loop(read, loop, level, outer)
         write = sum_over_loop(write, loop, level, outer)
         if self.explain and self.conditions[-1].by_size:
-            self._explain(loop, outer, working_set, read + write)
+            self._explain(loop, outer, working_set, read + write, whole or loop)
         return read, write
 
     def _pieces(self, loop: Loop, outer: tuple[Loop, ...]) -> tuple[Loop, ...]:
@@ -371,10 +372,16 @@ class _Model:
         return high, int(trip)
 
     def _explain(
-        self, loop: Loop, outer: tuple[Loop, ...], working_set: sympy.Expr, cost: sympy.Expr
+        self,
+        loop: Loop,
+        outer: tuple[Loop, ...],
+        working_set: sympy.Expr,
+        cost: sympy.Expr,
+        whole: Loop,
     ) -> None:
         """Record the broken condition when it costs bytes at the sizes (a loop whose
-        iterations share nothing loses nothing), with a block of the next loop inside."""
+        iterations share nothing loses nothing), with a block of the next loop inside;
+        under `whole`, the loop as written, its pieces' losses added up."""
         fitted_read, fitted_write = self.footprint((loop,), outer)
         inside = (*outer, loop)
         # Over every execution of the loop (the loops around it run it many times).
@@ -389,11 +396,19 @@ class _Model:
             return
         inner = next((n for n in loop.body if isinstance(n, Loop)), None)
         block = None if inner is None else self._block(loop, inner, inside)
-        self.broken.append(
-            BrokenReuse(
-                self.cache.name, loop, size, self.capacity, paid - fitted, fitted, inner, block
-            )
+        found = BrokenReuse(
+            self.cache.name, whole, size, self.capacity, paid - fitted, fitted, inner, block
         )
+        for index, earlier in enumerate(self.broken):
+            if earlier.loop is whole:  # another piece of the same loop
+                found = replace(
+                    earlier if earlier.working_set_bytes >= size else found,
+                    lost_bytes=earlier.lost_bytes + found.lost_bytes,
+                    fitted_bytes=earlier.fitted_bytes + found.fitted_bytes,
+                )
+                self.broken[index] = found
+                return
+        self.broken.append(found)
 
     def _block(self, loop: Loop, inner: Loop, inside: tuple[Loop, ...]) -> int | None:
         """The largest number of `inner`'s iterations one iteration of `loop` may run for
