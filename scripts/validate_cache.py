@@ -18,7 +18,11 @@ The prediction is read from `aiscan analyze --format json --device-file <toml>`:
 `cache_traffic` (main memory) where the report has it; the `compulsory` and `streaming` bytes with
 write-allocate (the simulator's policy) are always shown beside it, as the best and worst cases.
 
-Usage: python scripts/validate_cache.py [--only NAME[,NAME...]] [--small] [-o table.md]
+With `--full-capacity` a second prediction is shown beside it: the same caches with layer
+conditions at their whole capacity (`fixtures/devices/cachegrind-lru.toml`).
+
+Usage: python scripts/validate_cache.py [--only NAME[,NAME...]] [--small] [--full-capacity]
+       [-o table.md]
 """
 
 from __future__ import annotations
@@ -39,6 +43,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "c"
 DEVICE_FILE = Path(__file__).resolve().parent / "cachegrind-default.toml"
+FULL_CAPACITY_FILE = ROOT / "fixtures" / "devices" / "cachegrind-lru.toml"
+"""The same caches with layer conditions at the whole capacity (`cache_safety_factor = 1`):
+`--full-capacity` adds its prediction beside the default one."""
 LINE_BYTES = 64
 CACHE_OPTIONS = (
     f"--I1=32768,8,{LINE_BYTES}",
@@ -453,6 +460,8 @@ class Prediction:
     compulsory_bytes: float | None
     streaming_bytes: float | None
     note: str = ""
+    full_capacity_bytes: float | None = None
+    """The cache model's bytes with layer conditions at the whole capacity, when asked."""
 
 
 def _prefixed(text: str, names: Iterable[str]) -> str:
@@ -599,10 +608,11 @@ def _function_report(report: dict[str, Any], function: str) -> dict[str, Any]:
     raise LookupError(f"aiscan reported no function {function!r}")
 
 
-def _cache_bytes(entry: dict[str, Any], sizes: Sizes) -> float | None:
-    """Main memory's read + write bytes from the function's `cache_traffic`, if reported."""
+def _cache_bytes(entry: dict[str, Any], sizes: Sizes, name: str) -> float | None:
+    """Main memory's read + write bytes from the function's `cache_traffic` on device
+    `name`, if reported."""
     for device in entry.get("cache_traffic") or []:
-        if device.get("device") != "cachegrind-default" or not device.get("levels"):
+        if device.get("device") != name or not device.get("levels"):
             continue
         memory = device["levels"][-1]
         read = memory.get("read_value")
@@ -621,14 +631,16 @@ def _paths(cflags: Sequence[str]) -> list[str]:
     return [f"-I{ROOT / f[2:]}" if f.startswith("-I") else f for f in cflags]
 
 
-def _analyze(source: Path, sizes: Sizes, cflags: Sequence[str] = ()) -> tuple[dict[str, Any], str]:
+def _analyze(
+    source: Path, sizes: Sizes, cflags: Sequence[str] = (), device_file: Path = DEVICE_FILE
+) -> tuple[dict[str, Any], str]:
     """aiscan's JSON report with the cache device; without it (and a note) where the device
     file does not load yet."""
     size_option = ",".join(f"{k}={v}" for k, v in sizes.items())
     base = [sys.executable, "-m", "aiscan", "analyze", str(source), "--format", "json"]
     base += ["--size", size_option, "--write-allocate", "--no-cache"]
     base += [option for flag in _paths(cflags) for option in (flag[:2], flag[2:])]
-    with_device = [*base, "--device-file", str(DEVICE_FILE), "--device", "cachegrind-default"]
+    with_device = [*base, "--device-file", str(device_file), "--device", device_file.stem]
     run = subprocess.run(with_device, capture_output=True, text=True, cwd=ROOT)
     if run.returncode == 0:
         return json.loads(run.stdout), ""
@@ -637,13 +649,18 @@ def _analyze(source: Path, sizes: Sizes, cflags: Sequence[str] = ()) -> tuple[di
     return json.loads(run.stdout), note
 
 
-def predict(twin: Twin, sizes: Sizes, source: Path) -> Prediction:
+def predict(twin: Twin, sizes: Sizes, source: Path, *, full_capacity: bool = False) -> Prediction:
     report, note = _analyze(source, sizes, twin.cflags)
     entry = _function_report(report, twin.function)
     byte_models = entry.get("bytes", {})
     compulsory = _value(byte_models.get("compulsory", {}).get("total"), sizes)
     streaming = _value(byte_models.get("streaming", {}).get("total"), sizes)
-    return Prediction(_cache_bytes(entry, sizes), compulsory, streaming, note)
+    whole = None
+    if full_capacity:
+        report, _ = _analyze(source, sizes, twin.cflags, FULL_CAPACITY_FILE)
+        whole = _cache_bytes(_function_report(report, twin.function), sizes, "cachegrind-lru")
+    cache = _cache_bytes(entry, sizes, DEVICE_FILE.stem)
+    return Prediction(cache, compulsory, streaming, note, whole)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -681,12 +698,13 @@ class Row:
         return self.twin.flag
 
 
-def run_twin(twin: Twin, sizes: dict[str, int]) -> Row:
+def run_twin(twin: Twin, sizes: dict[str, int], *, full_capacity: bool = False) -> Row:
     with tempfile.TemporaryDirectory(prefix="aiscan-validate-") as directory:
         workdir = Path(directory)
         binary = build(twin, sizes, workdir)
         measured = measure(binary, workdir)
-        predicted = predict(twin, sizes, kernel_source(twin, sizes, workdir))
+        source = kernel_source(twin, sizes, workdir)
+        predicted = predict(twin, sizes, source, full_capacity=full_capacity)
     return Row(twin, sizes, measured, predicted)
 
 
@@ -697,10 +715,12 @@ def _bytes(value: float | None) -> str:
 def markdown_table(rows: Sequence[Row]) -> str:
     """The validation table: one row per kernel and size."""
     model = "cache" if any(r.predicted.cache_bytes is not None for r in rows) else "compulsory"
+    whole = any(r.predicted.full_capacity_bytes is not None for r in rows)
+    extra = " full capacity (ratio) |" if whole else ""
     lines = [
-        f"| kernel | sizes | measured bytes | predicted bytes ({model}) | ratio "
-        "| compulsory | streaming | within 15%? |",
-        "|---|---|---:|---:|---:|---:|---:|---|",
+        f"| kernel | sizes | measured bytes | predicted bytes ({model}) | ratio |{extra} "
+        "compulsory | streaming | within 15%? |",
+        "|---|---|---:|---:|---:|" + ("---:|" if whole else "") + "---:|---:|---|",
     ]
     for row in rows:
         sizes = ", ".join(f"{k}={v}" for k, v in row.sizes.items())
@@ -708,9 +728,15 @@ def markdown_table(rows: Sequence[Row]) -> str:
         verdict = "yes" if row.within else "**no**"
         if (not row.within or row.predicted.cache_bytes is None) and row.reason:
             verdict += f": {row.reason}"
+        column = ""
+        if whole:
+            full = row.predicted.full_capacity_bytes
+            share = "" if full is None else f" ({full / max(row.measured.total_bytes, 1):.3f})"
+            column = f" {_bytes(full)}{share} |"
         lines.append(
             f"| {row.twin.name} | {sizes} | {_bytes(row.measured.total_bytes)} "
-            f"| {_bytes(row.model_bytes)} | {ratio} | {_bytes(row.predicted.compulsory_bytes)} "
+            f"| {_bytes(row.model_bytes)} | {ratio} |{column} "
+            f"{_bytes(row.predicted.compulsory_bytes)} "
             f"| {_bytes(row.predicted.streaming_bytes)} | {verdict} |"
         )
     within = sum(r.within for r in rows)
@@ -726,6 +752,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated kernel or function names")
     parser.add_argument("--small", action="store_true", help="only the first size of each")
     parser.add_argument("-o", "--output", metavar="PATH", help="write the table here too")
+    parser.add_argument(
+        "--full-capacity",
+        action="store_true",
+        help="also predict with layer conditions at the whole capacity (cachegrind-lru)",
+    )
     arguments = parser.parse_args(argv)
     missing = [tool for tool in ("gcc", "valgrind") if shutil.which(tool) is None]
     if missing:
@@ -737,7 +768,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for twin in twins:
         for sizes in twin.sizes[:1] if arguments.small else twin.sizes:
             start = time.perf_counter()
-            row = run_twin(twin, sizes)
+            row = run_twin(twin, sizes, full_capacity=arguments.full_capacity)
             elapsed = time.perf_counter() - start
             print(
                 f"{twin.name} {sizes}: measured {row.measured.total_bytes:,} "

@@ -1,13 +1,15 @@
 """Time C kernels on this machine and set them against aiscan's lower bounds (issue 32).
 
-Compiles a few kernels (naive dgemm, triad, daxpy, a dot product, a 7-point stencil) with
-`gcc -O3 -march=native`, runs each single-threaded at sizes several times the last-level
-cache (read from Linux sysfs), and, in the same run, measures one core of this machine:
-`aiscan calibrate`'s bandwidth and GEMM figures, and the latencies of dependent adds,
-multiplies, FMAs and divisions (a compiled chain of each). Then places every kernel with
-aiscan against that calibrated file and prints, per kernel, the median measured time, the
-lower bound, their ratio and what aiscan says bounds it. A kernel measured below its
-bound would be a bug in the model; one far above it is named with the reason.
+Compiles a few kernels (naive dgemm, triad, daxpy, a dot product, a 7-point stencil in its
+VLA and its flat form) with `gcc -O3 -march=native`, runs each single-threaded at sizes
+several times the last-level cache (read from Linux sysfs), and triad, stencil and dgemm
+again with `#pragma omp parallel for` (`-fopenmp`) on every core; in the same run it
+measures this machine, one core and all (`aiscan calibrate`: one thread and every thread),
+and the latencies of dependent adds, multiplies, FMAs and divisions (a compiled chain of
+each). Then places every kernel with aiscan against that calibrated file and prints, per
+kernel, the threads aiscan assumed, the median and fastest measured time, the lower bound,
+their ratios, what aiscan says bounds it and its main-memory bytes. A kernel measured
+below its bound would be a bug in the model; one far above it is named with the reason.
 
     python scripts/validate_cpu_times.py [--runs 5] [--scale 4] [--keep DIR]
 
@@ -47,6 +49,10 @@ class Kernel:
     size_for: Callable[[int, int], int]
     """n from the last-level cache in bytes and the scale (arrays `scale` times the LLC)."""
     note: str = ""
+    openmp: bool = False
+    """Built with -fopenmp and run on every core: the source has its `omp parallel for`."""
+    runs: int | None = None
+    """Timed runs where fewer than `--runs` (naive dgemm takes seconds a run)."""
 
 
 TIMER = r"""
@@ -66,23 +72,92 @@ static double now(void) {
 } while (0)
 """
 
-KERNELS = (
-    Kernel(
-        "triad",
-        "triad",
-        """void triad(long n, double s, double *restrict a, const double *restrict b,
+OMP = "#pragma omp parallel for\n    "
+
+TRIAD = """void triad(long n, double s, double *restrict a, const double *restrict b,
            const double *restrict c) {
-    for (long i = 0; i < n; i++)
+    PRAGMAfor (long i = 0; i < n; i++)
         a[i] = b[i] + s * c[i];
 }
-""",
-        """double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+"""
+
+STENCIL7 = """void stencil7(int n, const double u[n][n][n], double out[n][n][n]) {
+    PRAGMAfor (int i = 1; i < n - 1; i++)
+        for (int j = 1; j < n - 1; j++)
+            for (int k = 1; k < n - 1; k++)
+                out[i][j][k] = 0.4 * u[i][j][k]
+                    + 0.1 * (u[i-1][j][k] + u[i+1][j][k] + u[i][j-1][k]
+                             + u[i][j+1][k] + u[i][j][k-1] + u[i][j][k+1]);
+}
+"""
+
+STENCIL7_FLAT = """#include <stddef.h>
+void stencil7(int n, const double *restrict u, double *restrict out) {
+    const size_t row = n, plane = (size_t)n * n;
+    for (int i = 1; i < n - 1; i++)
+        for (int j = 1; j < n - 1; j++)
+            for (int k = 1; k < n - 1; k++) {
+                size_t c = i * plane + j * row + k;
+                out[c] = 0.4 * u[c] + 0.1 * (u[c - plane] + u[c + plane] + u[c - row]
+                                             + u[c + row] + u[c - 1] + u[c + 1]);
+            }
+}
+"""
+
+DGEMM = """void dgemm(int n, const double A[n][n], const double B[n][n], double C[n][n]) {
+    PRAGMAfor (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < n; k++)
+                C[i][j] += A[i][k] * B[k][j];
+}
+"""
+
+
+def _serial(source: str) -> str:
+    return source.replace("PRAGMA", "")
+
+
+def _parallel(source: str) -> str:
+    return source.replace("PRAGMA", OMP)
+
+
+TRIAD_HARNESS = """double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
     double *c = malloc(n * sizeof *c);
     for (long i = 0; i < n; i++) { a[i] = 0; b[i] = 1; c[i] = 2; }
     TIME(triad(n, 3.0, a, b, c), runs);
-    fprintf(stderr, "%g\\n", a[n / 2]);""",
-        lambda llc, scale: scale * llc // 24,
-    ),
+    fprintf(stderr, "%g\\n", a[n / 2]);"""
+
+STENCIL7_HARNESS = """double (*u)[n][n] = malloc(sizeof(double[n][n][n]));
+    double (*out)[n][n] = malloc(sizeof(double[n][n][n]));
+    for (long i = 0; i < (long)n * n * n; i++) {
+        ((double *)u)[i] = i % 7;
+        ((double *)out)[i] = 0;
+    }
+    TIME(stencil7(n, (void *)u, (void *)out), runs);
+    fprintf(stderr, "%g\\n", out[n / 2][n / 2][n / 2]);"""
+
+DGEMM_HARNESS = """double (*A)[n] = malloc(sizeof(double[n][n]));
+    double (*B)[n] = malloc(sizeof(double[n][n])), (*C)[n] = malloc(sizeof(double[n][n]));
+    for (long i = 0; i < (long)n * n; i++) {
+        ((double *)A)[i] = 1;
+        ((double *)B)[i] = 1e-9;
+        ((double *)C)[i] = 0;
+    }
+    TIME(dgemm(n, A, B, C), runs);
+    fprintf(stderr, "%g\\n", C[n / 2][n / 2]);"""
+
+DGEMM_NOTE = (
+    "a chain of dependent FMAs through C[i][j] in the k loop, and a column walk of B; "
+    "n = 1024 (24 MB, below the LLC): n = 2048 takes over a minute a run"
+)
+
+
+def _stencil_size(llc: int, scale: int) -> int:
+    return round((scale * llc / 16) ** (1 / 3))
+
+
+KERNELS = (
+    Kernel("triad", "triad", _serial(TRIAD), TRIAD_HARNESS, lambda llc, scale: scale * llc // 24),
     Kernel(
         "daxpy",
         "daxpy",
@@ -115,50 +190,43 @@ KERNELS = (
         lambda llc, scale: scale * llc // 16,
         "a chain of dependent FMAs: C forbids reassociating the sum without -ffast-math",
     ),
+    Kernel("stencil7", "stencil7", _serial(STENCIL7), STENCIL7_HARNESS, _stencil_size),
     Kernel(
+        "stencil7_flat",
         "stencil7",
-        "stencil7",
-        """void stencil7(int n, const double u[n][n][n], double out[n][n][n]) {
-    for (int i = 1; i < n - 1; i++)
-        for (int j = 1; j < n - 1; j++)
-            for (int k = 1; k < n - 1; k++)
-                out[i][j][k] = 0.4 * u[i][j][k]
-                    + 0.1 * (u[i-1][j][k] + u[i+1][j][k] + u[i][j-1][k]
-                             + u[i][j+1][k] + u[i][j][k-1] + u[i][j][k+1]);
-}
-""",
-        """double (*u)[n][n] = malloc(sizeof(double[n][n][n]));
-    double (*out)[n][n] = malloc(sizeof(double[n][n][n]));
-    for (long i = 0; i < (long)n * n * n; i++) {
-        ((double *)u)[i] = i % 7;
-        ((double *)out)[i] = 0;
-    }
-    TIME(stencil7(n, u, out), runs);
-    fprintf(stderr, "%g\\n", out[n / 2][n / 2][n / 2]);""",
-        lambda llc, scale: round((scale * llc / 16) ** (1 / 3)),
+        STENCIL7_FLAT,
+        STENCIL7_HARNESS,
+        _stencil_size,
+        "the same stencil on flat arrays (u[c - plane], u[c + row], ...): delinearized",
     ),
     Kernel(
+        "dgemm", "dgemm", _serial(DGEMM), DGEMM_HARNESS, lambda llc, scale: 1024, DGEMM_NOTE, runs=3
+    ),
+    Kernel(
+        "triad_omp",
+        "triad",
+        _parallel(TRIAD),
+        TRIAD_HARNESS,
+        lambda llc, scale: scale * llc // 24,
+        openmp=True,
+    ),
+    Kernel(
+        "stencil7_omp",
+        "stencil7",
+        _parallel(STENCIL7),
+        STENCIL7_HARNESS,
+        _stencil_size,
+        openmp=True,
+    ),
+    Kernel(
+        "dgemm_omp",
         "dgemm",
-        "dgemm",
-        """void dgemm(int n, const double A[n][n], const double B[n][n], double C[n][n]) {
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-            for (int k = 0; k < n; k++)
-                C[i][j] += A[i][k] * B[k][j];
-}
-""",
-        """double (*A)[n] = malloc(sizeof(double[n][n])), (*B)[n] = malloc(sizeof(double[n][n])),
-           (*C)[n] = malloc(sizeof(double[n][n]));
-    for (long i = 0; i < (long)n * n; i++) {
-        ((double *)A)[i] = 1;
-        ((double *)B)[i] = 1e-9;
-        ((double *)C)[i] = 0;
-    }
-    TIME(dgemm(n, A, B, C), runs);
-    fprintf(stderr, "%g\\n", C[n / 2][n / 2]);""",
+        _parallel(DGEMM),
+        DGEMM_HARNESS,
         lambda llc, scale: 1024,
-        "a chain of dependent FMAs through C[i][j] in the k loop, and a column walk of B; "
-        "n = 1024 (24 MB, below the LLC): n = 2048 takes over a minute a run",
+        "the FMA chain on every core: one chain per core",
+        openmp=True,
+        runs=3,
     ),
 )
 
@@ -193,8 +261,9 @@ int main(int argc, char **argv) {
 """
 
 
-def _compile(source: Path, output: Path, *extra: Path) -> None:
-    command = ["gcc", *CFLAGS.split(), "-o", str(output), str(source), *map(str, extra), "-lm"]
+def _compile(source: Path, output: Path, *extra: Path, openmp: bool = False) -> None:
+    flags = [*CFLAGS.split(), *(["-fopenmp"] if openmp else [])]
+    command = ["gcc", *flags, "-o", str(output), str(source), *map(str, extra), "-lm"]
     subprocess.run(command, check=True)
 
 
@@ -241,13 +310,14 @@ def _measure(kernel: Kernel, work: Path, n: int, runs: int) -> list[float]:
     )
     (folder / "main.c").write_text(main)
     binary = folder / "run"
-    _compile(folder / "main.c", binary, folder / "kernel.c")
+    _compile(folder / "main.c", binary, folder / "kernel.c", openmp=kernel.openmp)
+    threads = str(os.cpu_count() or 1) if kernel.openmp else "1"
     done = subprocess.run(
         [str(binary), str(n), str(runs)],
         check=True,
         capture_output=True,
         text=True,
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        env={**os.environ, "OMP_NUM_THREADS": threads},
     )
     return [float(line) for line in done.stdout.split()]
 
@@ -265,6 +335,14 @@ def _bound(kernel: Kernel, work: Path, device: Path, n: int) -> dict[str, object
     (placed,) = function["nests"][0]["placement"]
     assert isinstance(placed, dict)
     return placed
+
+
+def _memory_bytes(placed: dict[str, object]) -> str:
+    """The bytes the placement's last level (main memory) moves, as aiscan writes them."""
+    levels = placed.get("levels")
+    if not isinstance(levels, list) or not levels:
+        return "?"
+    return str(levels[-1].get("bytes", "?"))
 
 
 def main() -> int:
@@ -286,22 +364,24 @@ def main() -> int:
     rows = []
     for kernel in KERNELS:
         n = kernel.size_for(llc, arguments.scale)
-        times = _measure(kernel, work, n, arguments.runs if kernel.name != "dgemm" else 3)
+        times = _measure(kernel, work, n, kernel.runs or arguments.runs)
         placed = _bound(kernel, work, device, n)
         bound = placed["times"]["lower_bound_s"]  # type: ignore[index]
         rows.append((kernel, n, statistics.median(times), min(times), bound, placed))
     print()
     print(
-        "| kernel | n | measured: median (fastest) | aiscan lower bound | median / bound "
-        "| fastest / bound | bound named | note |"
+        "| kernel | n | threads (aiscan) | measured: median (fastest) | aiscan lower bound "
+        "| median / bound | fastest / bound | bound named | main-memory bytes | note |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for kernel, n, median, fastest, bound, placed in rows:
         flag = " **below the bound**" if fastest < bound else ""
+        threads = placed["threads"]
+        assert isinstance(threads, dict)
         print(
-            f"| {kernel.name} | {n} | {median:.4g} s ({fastest:.4g} s) | {bound:.4g} s | "
-            f"{median / bound:.2f} | {fastest / bound:.2f}{flag} | {placed['bound_name']} | "
-            f"{kernel.note} |"
+            f"| {kernel.name} | {n} | {threads['count']} ({threads['reason']}) | {median:.4g} s "
+            f"({fastest:.4g} s) | {bound:.4g} s | {median / bound:.2f} | {fastest / bound:.2f}"
+            f"{flag} | {placed['bound_name']} | `{_memory_bytes(placed)}` | {kernel.note} |"
         )
     one = load_device_file(device).core
     rates = ", ".join(f"{m.name} {m.bandwidth_bytes_per_s or 0:.4g} B/s" for m in one.memory)

@@ -457,3 +457,99 @@ def test_references_of_one_stride_share_their_lines() -> None:
     traffic = cache_traffic(region.region.body, [small], "M", write_allocate=True)
     # Blocks of 4 elements (32 bytes) 0 .. n: x[4*i + 6] reaches one block past the others.
     assert sympy.expand(traffic[-1].read - 32 * (n + 1)) == 0
+
+
+GROWING_AND_SHRINKING_ROWS = """\
+void growing_rows(int n, const double x[n], double y[n])
+{
+    for (int k = 1; k < n; k++)
+        for (int i = 0; i < k; i++)
+            y[i] += x[i];
+}
+void shrinking_rows(int n, const double x[n], double y[n])
+{
+    for (int k = 0; k < n - 1; k++)
+        for (int i = k + 1; i < n; i++)
+            y[i] += x[i];
+}
+"""
+
+
+def _rows_traffic(name: str, sizes: dict[str, int] | None) -> Any:
+    module = lower_source(GROWING_AND_SHRINKING_ROWS, "rows.c", PipelineOptions())
+    (function,) = [f for f in analyze_module(module).functions if f.function.name == name]
+    (region,) = [r for r in function.regions if r.region.kind == "nest"]
+    ll = CacheLevelSpec("LL", 262144, 64)
+    return cache_traffic(region.region.body, [ll], "DRAM", write_allocate=True, sizes=sizes)[-1]
+
+
+@pytest.mark.parametrize("name", ["growing_rows", "shrinking_rows"])
+def test_a_triangle_is_split_where_its_rows_stop_fitting(name: str) -> None:
+    """One k step touches k elements of x and of y (16k bytes): they stay in half the LL
+    (131,072 bytes) while k <= 8192. The k range is split there: the rows that fit are
+    moved once, each longer row pays x, y (allocated) and y's write-back every k. Before
+    the split the condition was decided at the largest k, and every row paid (12 n^2)."""
+    n = 20_000
+    traffic = _rows_traffic(name, {"n": n})
+    rows = range(1, n) if name == "growing_rows" else range(n - 1, 0, -1)  # row lengths
+    paid = sum(24 * length for length in rows if 16 * length > 131072)
+    assert traffic.exact
+    assert float(traffic.total.subs(size_symbol("n"), n)) == paid + 24 * 8192
+    decided = [c for c in traffic.conditions if c.loop_var == "k"]
+    assert sorted((c.holds, str(c.iterations)) for c in decided) == sorted(
+        [(True, "(1, 8192)"), (False, "(8193, n - 1)")]
+        if name == "growing_rows"
+        else [(False, "(0, n - 8194)"), (True, "(n - 8193, n - 2)")]
+    )
+    # The piece that fits is written from its own end: exact at every n past the cut.
+    assert traffic.total.free_symbols == {size_symbol("n")}
+    assert same(traffic.total, "12*n**2 - 12*n - 24*8192*8193/2 + 24*8192")
+
+
+def test_without_sizes_a_triangle_is_not_split() -> None:
+    traffic = _rows_traffic("growing_rows", None)
+    assert same(traffic.total, "12*n**2 - 12*n")
+    assert [c.iterations for c in traffic.conditions] == [None, None]
+
+
+def test_the_json_gives_each_piece_of_a_split_range_its_iterations(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "rows.c"
+    source.write_text(GROWING_AND_SHRINKING_ROWS)
+    device = ["--device-file", str(CACHEGRIND), "--device", "cachegrind-default"]
+    main(["analyze", str(source), "--no-cache", "--format", "json", *device, "--size", "n=20000"])
+    report = json.loads(capsys.readouterr().out)
+    jsonschema.validate(report, load_schema())
+    growing = report["files"][0]["functions"][0]
+    dram = growing["cache_traffic"][0]["levels"][-1]
+    pieces = [c for c in dram["layer_conditions"] if c["loop"] == "k"]
+    assert [(c["holds"], c["iterations"]) for c in pieces] == [
+        (True, {"first": "1", "last": "8192"}),
+        (False, {"first": "8193", "last": "n - 1"}),
+    ]
+    assert all("iterations" not in c for c in dram["layer_conditions"] if c["loop"] == "i")
+
+
+def test_a_split_loop_is_one_broken_reuse_with_what_its_pieces_lose() -> None:
+    """AIS009 reports a loop once (for the outermost cache that loses it): each cache cuts
+    the range elsewhere, so the reuse names the loop as written, not a piece of it, and
+    the loss is the longer rows' alone."""
+    module = lower_source(GROWING_AND_SHRINKING_ROWS, "rows.c", PipelineOptions())
+    (region,) = [r for r in analyze_module(module).functions[0].regions if r.region.kind == "nest"]
+    (loop,) = region.region.body
+    n = 20_000
+    found = {
+        size: broken_reuses(
+            region.region.body,
+            CacheLevelSpec(str(size), size, 64),
+            write_allocate=True,
+            sizes={"n": n},
+        )
+        for size in (32768, 262144)
+    }
+    (d1,), (ll,) = found[32768], found[262144]
+    assert d1.loop == ll.loop == loop  # the whole k loop, from 1, n - 1 iterations
+    fits = 262144 // 2 // 16  # 8192 rows of 16 bytes an element
+    assert ll.lost_bytes == sum(24 * k for k in range(fits + 1, n)) - 24 * (n - 1)
+    assert ll.working_set_bytes == 16 * (n - 1)

@@ -23,8 +23,9 @@ multi-dimensional form is.
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from math import gcd
@@ -38,7 +39,7 @@ from aiscan.analysis.intensity import finite_value, size_bindings
 from aiscan.analysis.polynomials import linear_coefficient
 from aiscan.analysis.traffic import Traffic, compulsory_traffic, streaming_traffic
 from aiscan.analysis.walk import Placed, placed_statements
-from aiscan.ir.nodes import Access, Loop, Node
+from aiscan.ir.nodes import Access, Branch, Loop, Node
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
 if TYPE_CHECKING:
@@ -92,6 +93,9 @@ class LayerCondition:
     """With all sizes equal, the size above which the working set no longer fits."""
     by_size: bool
     """True when decided at the given sizes; False when by the large-size assumption."""
+    iterations: tuple[sympy.Expr, sympy.Expr] | None = None
+    """The first and last value of the counter when the condition is decided for a piece
+    of the loop's range (the range split where a working set crosses the capacity)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,9 +269,24 @@ class _Model:
         return read, write
 
     def loop(self, loop: Loop, outer: tuple[Loop, ...]) -> tuple[sympy.Expr, sympy.Expr]:
+        """Bytes of `loop`, its range split where a working set crosses the capacity."""
+        pieces = self._pieces(loop, outer)
+        if len(pieces) == 1:
+            return self._decided(loop, outer)
+        read, write = ZERO, ZERO
+        for piece in pieces:
+            r, w = self._decided(piece, outer, whole=loop)
+            read, write = read + r, write + w
+        return read, write
+
+    def _decided(
+        self, loop: Loop, outer: tuple[Loop, ...], *, whole: Loop | None = None
+    ) -> tuple[sympy.Expr, sympy.Expr]:
+        """Bytes of `loop` with its layer condition decided once, over its whole range
+        (`whole`: the loop that `loop` is a piece of)."""
         inside = (*outer, loop)
         working_set = self.working_set(loop.body, inside)
-        if self.fits(working_set, loop, inside):
+        if self.fits(working_set, loop, inside, piece=whole is not None):
             return self.footprint((loop,), outer)
         read, write = self.sequence(loop.body, inside)
         # At the loop's own nesting level: a sum with no closed form inside keeps its own
@@ -276,14 +295,93 @@ class _Model:
         read = sum_over_loop(read, loop, level, outer)
         write = sum_over_loop(write, loop, level, outer)
         if self.explain and self.conditions[-1].by_size:
-            self._explain(loop, outer, working_set, read + write)
+            self._explain(loop, outer, working_set, read + write, whole or loop)
         return read, write
 
+    def _pieces(self, loop: Loop, outer: tuple[Loop, ...]) -> tuple[Loop, ...]:
+        """`loop`'s range cut where the working set of it or of a loop inside it crosses
+        the capacity as `loop`'s counter moves (triangular nests: LU's trailing matrix,
+        a triangle's growing rows), so that each piece is decided on its own side instead
+        of the whole range at its largest working set. Only at given sizes, and only
+        where an inner loop's bounds move with the counter; `(loop,)` otherwise."""
+        if not self.sizes:
+            return (loop,)
+        var = loop_symbol(loop.var)
+        inner = list(_loops_inside(loop.body, (loop,)))
+        if not any(var in (m.start.free_symbols | m.trip.free_symbols) for m, _ in inner):
+            return (loop,)
+        # Each cut is found at the sizes and at every size one larger: a cut that keeps
+        # its distance from the range's start (or end) there is written from that end, so
+        # the pieces stay exact polynomials while the sizes grow (a growing triangle's
+        # rows that fit, a shrinking one's).
+        larger = {name: value + 1 for name, value in self.sizes.items()}
+        offsets: dict[int, sympy.Expr] = {}
+        for member, path in [(loop, (loop,)), *inner]:
+            working_set = self.working_set(member.body, (*outer, *path))
+            found = [
+                self._crossing(working_set, loop, (*outer, *path[1:]), s)
+                for s in (self.sizes, larger)
+            ]
+            if found[0] is None:
+                continue
+            (cut, trip), other = found[0], found[1]
+            if other is not None and other[1] - other[0] == trip - cut and other[0] != cut:
+                offsets[cut] = expand(loop.trip - (trip - cut))  # the same distance from the end
+            else:
+                offsets[cut] = constant(cut)
+        if not offsets:
+            return (loop,)
+        bounds = [ZERO, *(offsets[c] for c in sorted(offsets)), loop.trip]
+        return tuple(
+            replace(loop, start=expand(loop.start + loop.step * a), trip=expand(b - a))
+            for a, b in itertools.pairwise(bounds)
+        )
+
+    def _crossing(
+        self,
+        working_set: sympy.Expr,
+        loop: Loop,
+        others: tuple[Loop, ...],
+        sizes: Mapping[str, int],
+    ) -> tuple[int, int] | None:
+        """The first iteration of `loop` at `sizes` whose working set is on the other side
+        of the capacity from the first iteration's (by bisection: working sets move one
+        way with the counter), with the trip; None when both ends are on one side. The
+        `others` loops are taken where the working set is largest, as `fits` takes them."""
+        var = loop_symbol(loop.var)
+        at_sizes = _worst_over_loops(_at_sizes(working_set, sizes), others, sizes)
+        trip = finite_value(_at_sizes(loop.trip, sizes))
+        if at_sizes.free_symbols != {var} or trip is None or trip < 2:
+            return None
+        start = _at_sizes(loop.start, sizes)
+
+        def fits(t: int) -> bool | None:
+            value = finite_value(at_sizes.subs(var, start + loop.step * t))
+            return None if value is None else value <= self.capacity
+
+        first, last = fits(0), fits(int(trip) - 1)
+        if first is None or last is None or first == last:
+            return None
+        low, high = 0, int(trip) - 1  # fits(low) == first != fits(high)
+        while high - low > 1:
+            middle = (low + high) // 2
+            side = fits(middle)
+            if side is None:
+                return None
+            low, high = (middle, high) if side == first else (low, middle)
+        return high, int(trip)
+
     def _explain(
-        self, loop: Loop, outer: tuple[Loop, ...], working_set: sympy.Expr, cost: sympy.Expr
+        self,
+        loop: Loop,
+        outer: tuple[Loop, ...],
+        working_set: sympy.Expr,
+        cost: sympy.Expr,
+        whole: Loop,
     ) -> None:
         """Record the broken condition when it costs bytes at the sizes (a loop whose
-        iterations share nothing loses nothing), with a block of the next loop inside."""
+        iterations share nothing loses nothing), with a block of the next loop inside;
+        under `whole`, the loop as written, its pieces' losses added up."""
         fitted_read, fitted_write = self.footprint((loop,), outer)
         inside = (*outer, loop)
         # Over every execution of the loop (the loops around it run it many times).
@@ -298,11 +396,19 @@ class _Model:
             return
         inner = next((n for n in loop.body if isinstance(n, Loop)), None)
         block = None if inner is None else self._block(loop, inner, inside)
-        self.broken.append(
-            BrokenReuse(
-                self.cache.name, loop, size, self.capacity, paid - fitted, fitted, inner, block
-            )
+        found = BrokenReuse(
+            self.cache.name, whole, size, self.capacity, paid - fitted, fitted, inner, block
         )
+        for index, earlier in enumerate(self.broken):
+            if earlier.loop is whole:  # another piece of the same loop
+                found = replace(
+                    earlier if earlier.working_set_bytes >= size else found,
+                    lost_bytes=earlier.lost_bytes + found.lost_bytes,
+                    fitted_bytes=earlier.fitted_bytes + found.fitted_bytes,
+                )
+                self.broken[index] = found
+                return
+        self.broken.append(found)
 
     def _block(self, loop: Loop, inner: Loop, inside: tuple[Loop, ...]) -> int | None:
         """The largest number of `inner`'s iterations one iteration of `loop` may run for
@@ -399,7 +505,14 @@ class _Model:
             return constant(line)
         return constant(min(line, min(numeric) * width))
 
-    def fits(self, working_set: sympy.Expr, loop: Loop, inside: tuple[Loop, ...]) -> bool:
+    def fits(
+        self,
+        working_set: sympy.Expr,
+        loop: Loop,
+        inside: tuple[Loop, ...],
+        *,
+        piece: bool = False,
+    ) -> bool:
         at_sizes = _at_sizes(working_set, self.sizes)
         at_sizes = _worst_over_loops(at_sizes, inside, self.sizes)
         value = finite_value(at_sizes)
@@ -417,9 +530,23 @@ class _Model:
                 holds,
                 _breaking_size(working_set, inside, self.capacity),
                 by_size,
+                (loop.start, expand(loop.start + loop.step * (loop.trip - 1))) if piece else None,
             )
         )
         return holds
+
+
+def _loops_inside(
+    nodes: tuple[Node, ...], path: tuple[Loop, ...]
+) -> Iterator[tuple[Loop, tuple[Loop, ...]]]:
+    """Every loop under `nodes` with the loops from `path`'s first down to it."""
+    for node in nodes:
+        if isinstance(node, Loop):
+            yield node, (*path, node)
+            yield from _loops_inside(node.body, (*path, node))
+        elif isinstance(node, Branch):
+            yield from _loops_inside(node.then_body, path)
+            yield from _loops_inside(node.else_body, path)
 
 
 def _per_stride(access: Access) -> tuple[int, Access]:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from aiscan.algebra import SYMPY
-from aiscan.analysis.cache_model import LevelTraffic
+from aiscan.analysis.cache_model import LayerCondition, LevelTraffic
 from aiscan.analysis.flops import FlopCounts
 from aiscan.analysis.gpu_memory import AtomicUpdates
 from aiscan.analysis.intensity import Intensity, intensity, substitute_sizes
@@ -124,20 +124,25 @@ def _cache_level(
     if level.read_lower is not None:
         entry["read_lower"] = expression_text(level.read_lower)
         entry["write_lower"] = expression_text(level.write_lower)
-    entry["layer_conditions"] = [
-        {
-            "cache": c.cache,
-            "loop": c.loop_var,
-            "line": c.line,
-            "working_set": expression_text(c.working_set),
-            "capacity_bytes": c.capacity_bytes,
-            "holds": c.holds,
-            "breaks_at": c.breaks_at,
-            "decided_at_sizes": c.by_size,
-        }
-        for c in level.conditions
-    ]
+    entry["layer_conditions"] = [_layer_condition(c) for c in level.conditions]
     entry["undecided"] = [{"reason": u.reason, "line": u.line} for u in level.undecided]
+    return entry
+
+
+def _layer_condition(condition: LayerCondition) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "cache": condition.cache,
+        "loop": condition.loop_var,
+        "line": condition.line,
+        "working_set": expression_text(condition.working_set),
+        "capacity_bytes": condition.capacity_bytes,
+        "holds": condition.holds,
+        "breaks_at": condition.breaks_at,
+        "decided_at_sizes": condition.by_size,
+    }
+    if condition.iterations is not None:  # decided for a piece of the loop's range
+        first, last = condition.iterations
+        entry["iterations"] = {"first": expression_text(first), "last": expression_text(last)}
     return entry
 
 
