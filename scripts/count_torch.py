@@ -18,7 +18,12 @@ from a configuration object with the sizes below, in evaluation mode; their figu
 `torch_modules.measured.toml` (`tests/test_torch_modules.py`).
 torch is never a dependency of aiscan: `pip install torch` (a CPU wheel) to rerun this.
 
-Usage: python scripts/count_torch.py [--write]
+`--public nanogpt=PATH` and `--public llama2c=PATH` count public model code the same way
+(karpathy/nanoGPT's and karpathy/llama2.c's `model.py`, fetched by hand, never committed),
+each module at the sizes of `PUBLIC_CASES`; the figures are printed only (docs/python.md
+holds the table).
+
+Usage: python scripts/count_torch.py [--write] [--public NAME=PATH ...]
 """
 
 from __future__ import annotations
@@ -59,6 +64,99 @@ MODULE_CASES: dict[str, tuple[dict[str, int], tuple[str, ...]]] = {
     "Attention": ({"n_embd": 64, "n_head": 4, "B": 2, "T": 32}, ("B", "T", "n_embd")),
     "Block": ({"n_embd": 64, "n_head": 4, "x_d0": 2, "x_d1": 32}, ("x_d0", "x_d1", "n_embd")),
 }
+
+
+PUBLIC_SIZES: dict[str, dict[str, int]] = {
+    # nanoGPT's GPTConfig and llama2.c's ModelArgs at small sizes (B, T the input's).
+    "nanogpt": {
+        "B": 2,
+        "T": 32,
+        "n_embd": 64,
+        "n_head": 4,
+        "n_layer": 2,
+        "vocab_size": 96,
+        "block_size": 64,
+    },
+    "llama2c": {
+        "B": 2,
+        "T": 32,
+        "dim": 64,
+        "n_heads": 4,
+        "n_kv_heads": 2,
+        "n_layers": 2,
+        "vocab_size": 96,
+        "hidden_dim": 176,
+        "max_seq_len": 64,
+    },
+}
+"""The sizes each public model runs at (`hidden_dim` given: llama2.c rounds it otherwise)."""
+
+
+def _public_modules(name: str, path: Path) -> dict[str, tuple[Any, list[Any]]]:
+    """Each module of a public model file, built in evaluation mode, with its inputs."""
+    import torch
+
+    sizes = PUBLIC_SIZES[name]
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"public_{name}", path)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = loaded  # dataclasses look their module up
+    spec.loader.exec_module(loaded)  # ground truth only: torch runs the public code
+    namespace = vars(loaded)
+    torch.manual_seed(0)
+    b, t = sizes["B"], sizes["T"]
+    if name == "nanogpt":
+        config = namespace["GPTConfig"](
+            block_size=sizes["block_size"],
+            vocab_size=sizes["vocab_size"],
+            n_layer=sizes["n_layer"],
+            n_head=sizes["n_head"],
+            n_embd=sizes["n_embd"],
+            dropout=0.0,
+            bias=True,
+        )
+        x = torch.randn(b, t, sizes["n_embd"])
+        idx = torch.randint(0, sizes["vocab_size"], (b, t))
+        return {
+            "LayerNorm": (namespace["LayerNorm"](sizes["n_embd"], True), [x]),
+            "CausalSelfAttention": (namespace["CausalSelfAttention"](config), [x]),
+            "MLP": (namespace["MLP"](config), [x]),
+            "Block": (namespace["Block"](config), [x]),
+            "GPT": (namespace["GPT"](config), [idx]),
+            "GPT (targets)": (namespace["GPT"](config), [idx, idx]),
+        }
+    args = namespace["ModelArgs"](
+        dim=sizes["dim"],
+        n_layers=sizes["n_layers"],
+        n_heads=sizes["n_heads"],
+        n_kv_heads=sizes["n_kv_heads"],
+        vocab_size=sizes["vocab_size"],
+        hidden_dim=sizes["hidden_dim"],
+        max_seq_len=sizes["max_seq_len"],
+        dropout=0.0,
+    )
+    x = torch.randn(b, t, sizes["dim"])
+    cos, sin = namespace["precompute_freqs_cis"](sizes["dim"] // sizes["n_heads"], t)
+    tokens = torch.randint(0, sizes["vocab_size"], (b, t))
+    feed = namespace["FeedForward"](sizes["dim"], sizes["hidden_dim"], 256, 0.0)
+    return {
+        "RMSNorm": (namespace["RMSNorm"](sizes["dim"], 1e-5), [x]),
+        "Attention": (namespace["Attention"](args), [x, cos, sin]),
+        "FeedForward": (feed, [x]),
+        "TransformerBlock": (namespace["TransformerBlock"](0, args), [x, cos, sin]),
+        "Transformer": (namespace["Transformer"](args), [tokens]),
+        "Transformer (targets)": (namespace["Transformer"](args), [tokens, tokens]),
+    }
+
+
+def measure_public(name: str, path: Path) -> dict[str, dict[str, Any]]:
+    """FlopCounterMode and the eager bytes of each module of a public model file."""
+    results = {}
+    for module_name, (module, inputs) in _public_modules(name, path).items():
+        results[module_name] = _counted(module.eval(), inputs, PUBLIC_SIZES[name])
+    return results
 
 
 def _functions() -> dict[str, Any]:
@@ -162,8 +260,25 @@ def _toml(results: dict[str, dict[str, Any]], version: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"write {MEASURED.name}")
+    parser.add_argument(
+        "--public",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help=f"count a public model file ({', '.join(PUBLIC_SIZES)}) and print its figures",
+    )
     options = parser.parse_args(argv)
     import torch
+
+    if options.public:
+        for given in options.public:
+            name, _, path = given.partition("=")
+            for module, result in measure_public(name, Path(path)).items():
+                sys.stdout.write(
+                    f"{name} {module}: flop_counter {result['flop_counter']}, "
+                    f"eager_bytes {result['eager_bytes']}\n  {result['ops']}\n"
+                )
+        return 0
 
     results = {name: measure(name) for name in CASES}
     text = _toml(results, torch.__version__)

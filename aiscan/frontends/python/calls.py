@@ -581,6 +581,12 @@ def _builtin(reader: ExpressionReader, node: cst.Call, function: str) -> Value |
         return _magnitude(result) if function == "abs" else result
     if function == "range":
         return reader.unsupported(node, "`range` outside a `for` header")
+    if function == "hasattr":
+        from aiscan.frontends.python.flags import has_attribute
+
+        found = has_attribute(reader, node)  # `hasattr(F, "scaled_dot_product_attention")`
+        if found is not None:
+            return found
     reader.note(
         UnknownKind.UNKNOWN_CALL,
         node,

@@ -39,6 +39,7 @@ from aiscan.frontends.python.expressions import (
     literal_mismatch,
     number_literal,
 )
+from aiscan.frontends.python.flags import decided
 from aiscan.frontends.python.inference import (
     Evidence,
     bound_name,
@@ -632,6 +633,9 @@ class FunctionLowering:
         if isinstance(node, cst.While):
             return _Lowered(self._while(node))
         if isinstance(node, cst.If):
+            taken = self._decided_branch(node)
+            if taken is not None:
+                return _Lowered(self._lowered_statements(taken))
             return _Lowered(self._if(node))
         if isinstance(node, cst.With):
             return _Lowered(self._with(node))
@@ -652,6 +656,11 @@ class FunctionLowering:
         """The statements with each top-level `with` block replaced by its body, as it
         runs (its statements keep their eager view), under the block's autocast."""
         for statement in statements:
+            if isinstance(statement, cst.If):
+                taken = self._decided_branch(statement)
+                if taken is not None:  # `if self.flash:`: the branch taken, as it runs
+                    yield from self._unwrapped(taken)
+                    continue
             if not isinstance(statement, cst.With):
                 yield statement
                 continue
@@ -661,6 +670,27 @@ class FunctionLowering:
                 yield from self._unwrapped(_statements(statement.body))
             finally:
                 self.reader.autocast = outer
+
+    def _decided_branch(self, node: cst.If) -> list[cst.CSTNode] | None:
+        """The statements of the branch a constant flag takes (`if self.flash:`, `flags.py`),
+        with an assumption on the `if` line; None where the test is not a constant."""
+        value = decided(self.reader, node.test)
+        if value is None:
+            return None
+        test = self.names.text(node.test)
+        message = (
+            f"branch `if {test}`: `{test}` is {value} on every call, as the code sets it: "
+            f"only the branch taken is counted"
+        )
+        span = self.names.span(node)
+        self.function_unknowns.append(Unknown(UnknownKind.ASSUMPTION, message, span))
+        if value:
+            return _statements(node.body)
+        if isinstance(node.orelse, cst.Else):
+            return _statements(node.orelse.body)
+        if isinstance(node.orelse, cst.If):
+            return [node.orelse]  # `elif`: tested in turn
+        return []
 
     def _autocast_of(self, node: cst.With) -> Autocast | None:
         """The autocast in force inside `node`: under `torch.autocast(...)`
@@ -895,10 +925,13 @@ class FunctionLowering:
             if isinstance(value, Leaf) and (value.shape or isinstance(value_node, cst.Name)):
                 self.scope.names[name] = value  # a view or another name: no copy, no traffic
                 return _Lowered()
+            if isinstance(value, Scalar) and value.constant and value.element == dtypes.BOOL:
+                self.scope.names[name] = value  # `self.flash = True`: a flag (`flags.py`)
+                return _Lowered()
             if not is_array(value):
                 self.scope.names[name] = Scalar(value.element, value.weak, name)
                 return self._scalar_statement(value, node)
-            leaf = leaf_for(name, value.shape, value.element, span)
+            leaf = leaf_for(self._fresh(name, span), value.shape, value.element, span)
             lowered = self._array_statement(Target(leaf), value, text, span, rebinds=True)
             self.scope.names[name] = leaf
             return lowered
@@ -917,6 +950,18 @@ class FunctionLowering:
             return self._array_statement(Target(view), array_value, text, span, rebinds=False)
         self.reader.unsupported(node, f"assignment to `{self.names.text(target)}`")
         return _Lowered()
+
+    def _fresh(self, name: str, span: Span) -> str:
+        """The array `name = value` writes: `name`, unless `name` is now a reshaped or
+        transposed view of an array of that name (`y = y.transpose(1, 2).contiguous()
+        .view(B, T, C)`, then `y = self.c_proj(y)`), which the value may read: a new array
+        then, `name_L<line>`, or its reads and the new writes would be one array's."""
+        old = self.scope.names.get(name)
+        if not (isinstance(old, Leaf) and old.array == name):
+            return name
+        if old.index == leaf_for(name, old.shape, old.element, old.span).index:
+            return name
+        return f"{name}_L{span.line}"
 
     def _allocated(self, name: str, value: Allocation, text: str, span: Span) -> _Lowered:
         """`name = np.zeros(...)` or a constructor: a new array bound to `name`, and what
