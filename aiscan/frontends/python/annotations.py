@@ -3,7 +3,7 @@
 `x: Float64[np.ndarray, "n"]` is an array of float64 of extent `n`; the annotation may be a
 string (`"Float64[Array, 'n']"`), and jaxtyping may be imported under `TYPE_CHECKING`: we read
 the annotation's text, we never evaluate it. `int` parameters are sizes, `float` ones weak
-scalars; anything else is opaque, with the reason kept for when it is used.
+scalars, `bool` ones flags; anything else is opaque, with the reason kept for when it is used.
 """
 
 from __future__ import annotations
@@ -84,6 +84,8 @@ def _read(name: str, node: cst.BaseExpression, names: SourceNames) -> Binding:
     last = text.rpartition(".")[2]
     if last == "int":
         return Integer(size_symbol(name), name)
+    if last == "bool":  # a flag (`*, train: bool`): a Python scalar, no array
+        return Scalar(dtypes.BOOL, True, name)
     if last in ("float", "complex") or (last in ("float16", "float32", "float64", "bfloat16")):
         element = dtypes.dtype_named(last)
         assert element is not None

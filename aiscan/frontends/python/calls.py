@@ -34,6 +34,7 @@ from aiscan.ir.nodes import ElementType, UnknownKind
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.expressions import ExpressionReader
+    from aiscan.frontends.python.flax_modules import Submodules
     from aiscan.frontends.python.modules import Layer, Submodule
 
 __all__ = ["positional_out", "read_call"]
@@ -98,18 +99,34 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return None  # `super().__init__()`: the base class's set-up, no array work
     layer = _layer_called(reader, func)
     if layer is not None:
-        from aiscan.frontends.python.flax_modules import call_flax_layer
+        from aiscan.frontends.python.flax_modules import Submodules, call_flax_layer
         from aiscan.frontends.python.modules import Layer, call_layer
 
         name, built = layer
+        if isinstance(built, Submodules):
+            return reader.unsupported(node, f"`{name}` is a list of modules, called whole")
         if isinstance(built, Layer) and built.kind.startswith("flax."):
             return call_flax_layer(reader, node, name, built)  # `self.c_fc(x)`
         return call_layer(reader, node, name, built)  # `self.fc1(x)`, `self.attn(x)`
+    attended = _layer_called(reader, func.value) if isinstance(func, cst.Attribute) else None
+    if attended is not None and func.attr.value == "attend":  # type: ignore[attr-defined]
+        from aiscan.frontends.python.flax_modules import attend
+        from aiscan.frontends.python.modules import Layer
+
+        name, built = attended
+        if isinstance(built, Layer) and built.kind == "flax.Embed":
+            return attend(reader, node, name, built)  # `self.wte.attend(x)`: tied head
     if isinstance(func, cst.Call):
-        from aiscan.frontends.python.flax_modules import FLAX_LAYERS, inline_layer
+        from aiscan.frontends.python.flax_modules import (
+            FLAX_LAYERS,
+            inline_layer,
+            inline_submodule,
+        )
 
         if reader.names.canonical(func.func) in FLAX_LAYERS:
             return inline_layer(reader, node)  # `nn.Dense(4 * C)(x)` under `@nn.compact`
+        if isinstance(func.func, cst.Name) and func.func.value in reader.scope.classes:
+            return inline_submodule(reader, node)  # `Block(config, name=str(i))(x)`
     if reader.framework == "torch" and isinstance(func, cst.Attribute):
         from aiscan.frontends.python.framework_calls import TENSOR_METHODS, read_tensor_method
 
@@ -146,8 +163,11 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
 
     if canonical in LIBRARY:  # std, var, cov, outer, norm, eye, linalg.solve, ...
         return read_library_call(reader, node, canonical)
+    from aiscan.frontends.python.flax_modules import FLAX_CALLS
     from aiscan.frontends.python.framework_calls import FRAMEWORK_CALLS
 
+    if canonical in FLAX_CALLS:  # nn.make_causal_mask
+        return FLAX_CALLS[canonical](reader, node)
     if canonical in FRAMEWORK_CALLS:  # F.softmax, F.layer_norm, jax.nn.gelu, ...
         before = len(reader.unknowns)
         value = FRAMEWORK_CALLS[canonical](reader, node)
@@ -181,9 +201,15 @@ def _unmodeled(reader: ExpressionReader, node: cst.Call, what: str) -> Value | N
 
 def _layer_called(
     reader: ExpressionReader, func: cst.BaseExpression
-) -> tuple[str, Layer | Submodule] | None:
-    """`self.fc1` of a module whose `__init__` built `self.fc1 = nn.Linear(...)`."""
-    if not reader.scope.layers or not isinstance(func, cst.Attribute):
+) -> tuple[str, Layer | Submodule | Submodules] | None:
+    """`self.fc1` of a module whose `__init__` built `self.fc1 = nn.Linear(...)`; `block`
+    of `for block in self.h` over a list of submodules (`flax_modules.Submodules`)."""
+    if not reader.scope.layers:
+        return None
+    if isinstance(func, cst.Name):  # `wte = nn.Embed(...)` under `@nn.compact`: module state
+        named = reader.scope.layers.get(func.value)
+        return None if named is None else (f"self.{func.value}", named)
+    if not isinstance(func, cst.Attribute):
         return None
     if not (isinstance(func.value, cst.Name) and func.value.value == "self"):
         return None

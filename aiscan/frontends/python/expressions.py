@@ -46,6 +46,7 @@ from aiscan.span import Span
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.autocast import Autocast
+    from aiscan.frontends.python.flax_modules import Submodules
     from aiscan.frontends.python.library_calls import Builder
     from aiscan.frontends.python.modules import Layer, Submodule
     from aiscan.frontends.python.summaries import Summarize
@@ -184,9 +185,9 @@ class Scope:
     """Names bound to `slice(...)` objects, usable as indices (`s = slice(1, n - 1)`)."""
     summarize: Summarize | None = None
     """The summary of a helper with loops or branches (`summaries.py`), from the frontend."""
-    layers: dict[str, Layer | Submodule] = field(default_factory=dict)
+    layers: dict[str, Layer | Submodule | Submodules] = field(default_factory=dict)
     """`self.fc1 = nn.Linear(d, 4 * d)`: the `torch.nn` layers a module built (`modules.py`),
-    and its user submodules (`self.attn = CausalSelfAttention(config)`)."""
+    its user submodules (`self.attn = CausalSelfAttention(config)`) and lists of them."""
     classes: dict[str, cst.ClassDef] = field(default_factory=dict)
     """The module's top-level classes, by name: a call of one in `__init__` is a submodule."""
     grids: dict[str, tuple[Leaf, sympy.Expr]] = field(default_factory=dict)
@@ -702,6 +703,9 @@ class ExpressionReader:
             gathered = grids.gather_by_grid(self, base, node)
             if gathered is not False:
                 return gathered  # type: ignore[return-value]
+        if isinstance(base, Allocation) and base.shape and _new_axes_only(node):
+            # `jnp.arange(0, t)[None]`: the array is built first, then viewed with new axes.
+            base = self.materialize(base, node) or base
         computed = isinstance(base, Apply | Reduce | Contract | Select)
         if computed and base.shape and _new_axes_only(node):
             # `(A * A).sum(axis=1)[:, None]`: NumPy computes the value into an array, which

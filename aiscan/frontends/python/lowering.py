@@ -876,6 +876,27 @@ class FunctionLowering:
                 self.scope.slices[bound] = made
                 self.scope.names[bound] = Opaque(bound, SLICE_REASON)
                 return _Lowered()
+        if (
+            bound is not None
+            and "." not in bound
+            and isinstance(value_node, cst.Call)
+            and isinstance(value_node.func, cst.Name | cst.Attribute)
+        ):
+            from aiscan.frontends.python.flax_modules import FLAX_LAYERS, read_flax_layer
+
+            kind = self.names.canonical(value_node.func)
+            if kind in FLAX_LAYERS:  # `wte = nn.Embed(V, C, name="wte")` under `@nn.compact`
+                flax_layer = read_flax_layer(self.reader, value_node, kind, dtypes.FLOAT32)
+                if flax_layer is not None:
+                    self.scope.layers[bound] = flax_layer
+                return _Lowered()
+        if bound is not None and bound.startswith("self.") and isinstance(value_node, cst.ListComp):
+            from aiscan.frontends.python.flax_modules import read_submodule_list
+
+            listed = read_submodule_list(self.reader, value_node)  # `[Block(c) for _ in ...]`
+            if listed is not None:
+                self.scope.layers[bound] = listed
+                return _Lowered()
         if bound is not None and bound.startswith("self.") and isinstance(value_node, cst.Call):
             from aiscan.frontends.python.flax_modules import FLAX_LAYERS, read_flax_layer
             from aiscan.frontends.python.modules import LAYERS, read_layer
@@ -884,9 +905,19 @@ class FunctionLowering:
             owner = value_node.func
             if isinstance(owner, cst.Name) and owner.value in self.scope.classes:
                 # `self.attn = CausalSelfAttention(config)`: a submodule, called later.
+                from aiscan.frontends.python.flax_modules import (
+                    is_flax_module,
+                    read_flax_submodule,
+                )
                 from aiscan.frontends.python.modules import read_submodule
 
-                submodule = read_submodule(self.reader, value_node, self.scope.classes[owner.value])
+                definition = self.scope.classes[owner.value]
+                read = (
+                    read_flax_submodule
+                    if is_flax_module(definition, self.names)
+                    else read_submodule
+                )
+                submodule = read(self.reader, value_node, definition)
                 self.scope.layers[bound] = submodule
                 return _Lowered()
             if kind in LAYERS:  # `self.fc1 = nn.Linear(d, 4 * d)`: a layer, called later
@@ -1398,6 +1429,9 @@ class FunctionLowering:
     # ---- control flow -------------------------------------------------------------------
 
     def _for(self, node: cst.For) -> list[Node]:
+        listed = self._submodule_loop(node)
+        if listed is not None:
+            return listed
         iterated = self._iteration(node)
         if iterated is not None:
             return iterated
@@ -1433,6 +1467,22 @@ class FunctionLowering:
         finally:
             self.body_copies = outer
         return [self._chosen(variants, node)]
+
+    def _submodule_loop(self, node: cst.For) -> list[Node] | None:
+        """`for block in self.h` over a list of submodules (`flax_modules.Submodules`): a
+        loop of one pass per submodule, `block(x)` calling it in the body."""
+        from aiscan.frontends.python.flax_modules import Submodules
+
+        listed = self.scope.layers.get(self.names.text(node.iter))
+        if not isinstance(listed, Submodules) or not isinstance(node.target, cst.Name):
+            return None
+        name = node.target.value
+        self.scope.layers[name] = listed.submodule
+        try:
+            loop = self._loop(name, sympy.Integer(0), 1, listed.count, node, _statements(node.body))
+        finally:
+            del self.scope.layers[name]
+        return [self._nonempty(loop, node, name, listed.count)]
 
     def _counted_loop(
         self, var: str, start: sympy.Expr, step: sympy.Expr, trip: sympy.Expr, node: cst.For

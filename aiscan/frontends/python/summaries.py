@@ -199,32 +199,24 @@ def read_submodule_call(
     class_name: str,
     sizes: Sequence[tuple[sympy.Expr, sympy.Expr]],
 ) -> Value | None:
-    """`self.attn(x)`: the submodule's `forward`, summarized once as `Class.forward` with the
-    state its `__init__` built, instantiated here with `x` and the constructor's sizes."""
-    name = f"{class_name}.forward"
-    summarize = reader.scope.summarize
-    summary = summarize(name, {}, {}) if summarize is not None else "no summary"
+    """`self.attn(x)`: the submodule's `forward` (a Flax module's `__call__`), summarized
+    once as `Class.forward` with the state its `__init__` (`setup`) built, instantiated
+    here with `x` and the constructor's sizes."""
     definition = reader.scope.classes.get(class_name)
-    forward = next(
-        (
-            s
-            for s in (definition.body.body if definition is not None else ())
-            if isinstance(s, cst.FunctionDef) and s.name.value == "forward"
-        ),
-        None,
-    )
+    methods = {
+        s.name.value: s
+        for s in (definition.body.body if definition is not None else ())
+        if isinstance(s, cst.FunctionDef)
+    }
+    forward = methods.get("forward") or methods.get("__call__")
     if forward is None:
         return reader.unsupported(node, f"`{class_name}` has no `forward`")
-    parameters = [p.name.value for p in forward.params.params][1:]  # after `self`
-    positional = [a for a in node.args if a.keyword is None and not a.star]
-    if len(positional) != len(node.args) or len(positional) > len(parameters):
-        return reader.unsupported(node, f"the arguments of `{reader.names.text(node)}`")
-    arguments: dict[str, ArrayValue | Integer] = {}
-    for parameter, argument in zip(parameters, positional, strict=False):
-        value = reader.array(argument.value)  # a module's inputs are tensors
-        if value is None:
-            return None
-        arguments[parameter] = value
+    name = f"{class_name}.{forward.name.value}"
+    summarize = reader.scope.summarize
+    summary = summarize(name, {}, {}) if summarize is not None else "no summary"
+    arguments = _module_arguments(reader, node, forward)
+    if arguments is None:
+        return None
     if not isinstance(summary, str) and summarize is not None:
         ranks = _rank_overrides(summary, arguments)
         if ranks:
@@ -232,13 +224,45 @@ def read_submodule_call(
     if isinstance(summary, str):
         reader.note(UnknownKind.UNKNOWN_CALL, node, f"{summary}: its work is not counted")
         return None
-    # The module's own state (`self.bias`, a buffer) is not an argument: it stays itself.
+    # The module's own state (`self.bias`, a buffer) is not an argument: it stays itself;
+    # so does a parameter left at its default (`mask=None`).
     own = tuple((p, b) for p, b in summary.parameters if p in arguments)
-    missing = [p for p in parameters if p not in arguments]
-    if missing:
-        return reader.unsupported(node, f"`{reader.names.text(node)}`: missing arguments")
     call = _CallSite(reader, node, name, replace(summary, parameters=own))
     return call.read(arguments, sizes)
+
+
+def _module_arguments(
+    reader: ExpressionReader, node: cst.Call, forward: cst.FunctionDef
+) -> dict[str, ArrayValue | Integer] | None:
+    """The call's arguments by `forward`'s parameter names (positional, then keyword,
+    `train=train` too); None (noted) when one matches no parameter, or one without a
+    default is missing."""
+    params = forward.params
+    parameters = [p.name.value for p in params.params][1:]  # after `self`
+    named = parameters + [p.name.value for p in params.kwonly_params]
+    given: dict[str, cst.BaseExpression] = {}
+    positional = [a for a in node.args if a.keyword is None]
+    if any(a.star for a in node.args) or len(positional) > len(parameters):
+        reader.unsupported(node, f"the arguments of `{reader.names.text(node)}`")
+        return None
+    given.update((p, a.value) for p, a in zip(parameters, positional, strict=False))
+    for argument in node.args:
+        if argument.keyword is not None:
+            if argument.keyword.value not in named:
+                reader.unsupported(node, f"the arguments of `{reader.names.text(node)}`")
+                return None
+            given[argument.keyword.value] = argument.value
+    defaults = {p.name.value for p in (*params.params, *params.kwonly_params) if p.default}
+    if any(p not in given and p not in defaults for p in named):
+        reader.unsupported(node, f"`{reader.names.text(node)}`: missing arguments")
+        return None
+    arguments: dict[str, ArrayValue | Integer] = {}
+    for parameter, argument_node in given.items():
+        value = reader.array(argument_node)  # a module's inputs are tensors
+        if value is None:
+            return None
+        arguments[parameter] = value
+    return arguments
 
 
 def _summary_for(
@@ -278,7 +302,12 @@ def _rank_overrides(
     ranks: dict[str, int] = {}
     for parameter, binding in summary.parameters:
         value = arguments.get(parameter)
-        if not isinstance(binding, Leaf) or value is None or isinstance(value, Integer):
+        if value is None or isinstance(value, Integer):
+            continue
+        if isinstance(binding, Scalar) and parameter in summary.inferred and value.shape:
+            ranks[parameter] = len(value.shape)  # `mask`, never indexed: taken as a scalar
+            continue
+        if not isinstance(binding, Leaf):
             continue
         other = len(value.shape) != len(binding.shape)
         higher = len(value.shape) > len(binding.shape)
@@ -414,7 +443,15 @@ class _CallSite:
                 return False
             self.pairs += [(b, v, parameter) for b, v in zip(binding.shape, shape, strict=True)]
             if isinstance(value, Leaf):
-                self.arrays[binding.array] = (value.array, value.index)
+                # An axis of extent 1 where the helper took a larger one broadcasts (a causal
+                # mask of (B, 1, T, T) against (B, heads, T, T) scores): its one element.
+                ones = {
+                    coordinate(axis): sympy.Integer(0)
+                    for axis, (b, v) in enumerate(zip(binding.shape, shape, strict=True))
+                    if v == 1 and b != 1
+                }
+                index = tuple(substituted(e, ones, simultaneous=True) for e in value.index)
+                self.arrays[binding.array] = (value.array, index)
             else:
                 from aiscan.frontends.python.expressions import leaf_for
 
@@ -443,12 +480,19 @@ class _CallSite:
         )
         return False
 
+    def _known(self, size: sympy.Symbol) -> bool:
+        """A size the caller names the same (a configuration's `num_heads`)."""
+        return any(
+            isinstance(b, Integer) and b.value == size for b in self.reader.scope.names.values()
+        )
+
     def _solve(self, sizes: set[sympy.Symbol]) -> dict[sympy.Symbol, sympy.Expr] | None:
         """The helper's sizes in the caller's terms, from its parameters' extents and size
         arguments; two arguments that must agree and are not known to are taken as equal
         (NumPy raises where they differ), an assumption with the call's line."""
         mapping: dict[sympy.Symbol, sympy.Expr] = {}
-        waiting = list(self.pairs)
+        # An argument's extent 1 may broadcast: it names a size only where nothing else does.
+        waiting = sorted(self.pairs, key=lambda pair: pair[1] == 1 and pair[2] != "__init__")
         progress = True
         while waiting and progress:
             progress = False
@@ -459,6 +503,9 @@ class _CallSite:
                     continue
                 waiting.remove(pair)
                 progress = True
+                if open_ and caller == 1 and parameter != "__init__" and self._known(open_[0]):
+                    mapping[open_[0]] = open_[0]  # a size the caller has too, broadcast here
+                    continue
                 if open_:
                     solved = _solve_linear(helper, open_[0], caller, mapping)
                     if solved is not None:
@@ -468,6 +515,8 @@ class _CallSite:
                     progress = False
                     continue
                 given = helper.xreplace(mapping)
+                if caller == 1 and parameter != "__init__":
+                    continue  # broadcast along that axis (NumPy allows 1 against any extent)
                 if not same_extent(given, caller):
                     self.reader.unify((given,), (caller,))
                     self.reader.note(
