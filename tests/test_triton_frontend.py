@@ -152,7 +152,8 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
 
 def test_analyze_places_a_launch_on_the_gpu(capsys: pytest.CaptureFixture[str]) -> None:
     """`aiscan analyze kernels.py --device h100` as a new user runs it: the vector add's
-    figures at a ragged n, placed with its compulsory bytes on the CUDA-core roof."""
+    figures at a ragged n, placed with the L2 model's bytes (its compulsory ones: nothing
+    is read twice) on the CUDA-core roof."""
     path = FIXTURES / "vector_add.py"
     code, out = run(capsys, "analyze", str(path), "--device", "h100", "--size", "n=1000000")
     assert code == 0
@@ -161,7 +162,8 @@ def test_analyze_places_a_launch_on_the_gpu(capsys: pytest.CaptureFixture[str]) 
     assert "L2 → SM     12*n = 12,000,000" in out
     assert "compulsory 12*n = 12,000,000   read 8*n, write 4*n" in out
     assert "h100-sxm fp32: ridge 10 F/B, memory-bound" in out
-    assert "roof FP32 CUDA cores (loop code); compulsory bytes 12*n" in out
+    assert "roof FP32 CUDA cores (loop code); dram bytes 12000000" in out
+    assert "every re-read fits in half of L2's 50 MB" in out
     assert "unknown function `tl." not in out
 
 

@@ -1,15 +1,14 @@
-"""Main-memory bytes of a CUDA launch with the device's L2: the compulsory traffic plus
+"""Main-memory bytes of a GPU launch with the device's L2: the compulsory traffic plus
 the re-reads the L2 cannot hold at the given sizes.
 
 The layer conditions of the CPU cache model (`analysis.cache_model`) decide one cache, the
-L2 in 32-byte sectors, on the grid-as-loops nest with the sizes put in: blocks in launch
-order (`blockIdx.x` fastest), one at a time, the whole L2 theirs, half of it usable (the
-safety factor: the H100's L2 is two partitions, and data read by SMs on both sides is held
-in both). Decided only at given sizes, every size bound, and for CUDA launches only: a
-Triton launch's loops are not its launch order (`pid_0` runs fastest on the hardware but is
-the outer loop, and grouped program ids are merged back into a 2-D grid), so which
-re-reads its L2 holds is left unsaid there. A grid whose guards turn iterations away (a
-ragged last block) gets a bound: the footprints take no guard into account.
+L2 in 32-byte sectors, on the grid-as-loops nest with the sizes put in: blocks (programs)
+in launch order (`blockIdx.x`, `pid_0` fastest; a Triton launch's grid loops are put in
+that order first, grouped program ids unmerged, `analysis.program_order`), one at a time,
+the whole L2 theirs, half of it usable (the safety factor: the H100's L2 is two
+partitions, and data read by SMs on both sides is held in both). Decided only at given
+sizes, every size bound. A grid whose guards turn iterations away (a ragged last block)
+gets a bound: the footprints take no guard into account.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from aiscan.algebra import SYMPY, to_sympy
 from aiscan.analysis.cache_model import SAFETY_FACTOR, CacheLevelSpec, LevelTraffic, miss_traffic
 from aiscan.analysis.gpu_memory import SECTOR_BYTES
+from aiscan.analysis.program_order import in_launch_order
 from aiscan.analysis.walk import placed_statements
 from aiscan.ir.nodes import Branch, Loop, Node, Region
 from aiscan.ir.substitution import substituted
@@ -44,14 +44,16 @@ def l2_spec(capacity_bytes: float, safety_factor: float | None = None) -> CacheL
 def dram_traffic(
     region: Region, l2: CacheLevelSpec, main_memory: str, sizes: Mapping[str, int]
 ) -> LevelTraffic | None:
-    """Main-memory bytes of a CUDA launch: its compulsory traffic plus the re-reads `l2`
-    cannot hold at `sizes` (the module docstring); None for a Triton launch, or unless
-    `sizes` bind every size the launch has, since which reuses fit is a question of
-    numbers."""
-    if not region.gpu_launch or region.launch is None:
-        return None  # Triton: see the module docstring
+    """Main-memory bytes of a GPU launch: its compulsory traffic plus the re-reads `l2`
+    cannot hold at `sizes` (the module docstring); None unless `sizes` bind every size
+    the launch has, since which reuses fit is a question of numbers."""
+    if not region.gpu_launch:
+        return None
+    ordered = region.body if region.launch is not None else in_launch_order(region, sizes)
+    if ordered is None:
+        return None
     mapping = {to_sympy(size_symbol(name)): value for name, value in sizes.items()}
-    body = _unrolled(tuple(substituted(node, mapping) for node in region.body))
+    body = _unrolled(tuple(substituted(node, mapping) for node in ordered))
     if _has_sizes(body):
         return None
     traffic = miss_traffic(body, l2, main_memory, write_allocate=False, sizes=sizes)

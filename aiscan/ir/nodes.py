@@ -380,6 +380,11 @@ class Region:
     (CUDA `__shared__` arrays), which `body` leaves out; counted apart, every access."""
     launch: GpuLaunch | None = None
     """GPU launches only: the launch configuration, where the frontend records one."""
+    launch_order: tuple[Loop, ...] = ()
+    """Triton launches only: the grid's loops in the order the GPU starts programs,
+    outermost first (bodies empty), where `body` nests them otherwise (`pid_0` runs
+    fastest on the GPU but is `body`'s outer loop; grouped program ids are merged back
+    into a 2-D grid there). The L2 model (`analysis.gpu_dram`) runs the body in it."""
 
 
 @dataclass(frozen=True, slots=True)

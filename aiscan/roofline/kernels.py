@@ -50,8 +50,9 @@ LAUNCH_NOTE = (
 )
 TRITON_LAUNCH_NOTE = (
     "GPU launch: placed with its compulsory (main-memory) bytes and every executed FLOP; "
-    "which re-reads the L2 holds is not modelled for Triton launches (their loops are not "
-    "the order programs run in)"
+    "at given sizes (--size) the L2 model's bytes replace them where it decides every "
+    "re-read and loses none between programs (programs running at once share those; "
+    "`aiscan check` names such a spill, AIS014)"
 )
 NO_CACHE_NOTE = "no cache level with a capacity and a line size: placed with compulsory traffic"
 

@@ -33,8 +33,8 @@ def launch_memory(
     regions: Sequence[Region], device: Device, sizes: Mapping[str, int]
 ) -> LaunchMemory | None:
     """None where the model cannot say: no L2 capacity in the device file, sizes that do
-    not bind the launch, or a reuse the layer conditions cannot decide (the placement then
-    keeps the compulsory bytes)."""
+    not bind the launch, a reuse the layer conditions cannot decide, or a Triton launch's
+    re-reads lost between its programs (the placement then keeps the compulsory bytes)."""
     level = next((m for m in device.memory if m.level == "l2" and m.capacity_bytes), None)
     if level is None or level.capacity_bytes is None or device.kind != "gpu":
         return None
@@ -42,7 +42,7 @@ def launch_memory(
     found: list[LevelTraffic] = []
     for region in regions:
         traffic = dram_traffic(region, spec, device.main_memory.name, sizes)
-        if traffic is None or not traffic.exact:
+        if traffic is None or not traffic.exact or _lost_across_programs(region, traffic):
             return None
         found.append(traffic)
     if not found:
@@ -64,6 +64,15 @@ def launch_memory(
         f"at these sizes ({reason}; layer conditions on the grid, blocks in launch order)"
     )
     return LaunchMemory(total, note)
+
+
+def _lost_across_programs(region: Region, traffic: LevelTraffic) -> bool:
+    """A Triton launch whose lost re-reads are between its programs (a grid loop): the
+    model runs programs one at a time, but the GPU runs a wave of them at once and they
+    share those re-reads, so the figure is no lower bound and placement keeps the
+    compulsory bytes (AIS014 names the spill)."""
+    grid = {loop.var for loop in region.launch_order}
+    return any(not c.holds and c.loop_var in grid for c in traffic.conditions)
 
 
 def _megabytes(expr: sympy.Expr) -> str:

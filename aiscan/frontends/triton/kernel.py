@@ -143,7 +143,18 @@ class KernelLowering:
         executed = emission.inside(tuple(frame.executed), grid, span)
         useful = emission.inside(tuple(frame.useful), grid, span)
         executed = with_stride_dimensions(executed, self.binding.strides)
-        region = Region("nest", executed, span, tf32=self.tf32, gpu_launch=True, useful=useful)
+        order = tuple(
+            Loop(name, start, 1, trip, (), span) for name, start, trip in self.grid.launch_order()
+        )
+        region = Region(
+            "nest",
+            executed,
+            span,
+            tf32=self.tf32,
+            gpu_launch=True,
+            useful=useful,
+            launch_order=order,
+        )
         notes = (*self.binding.notes, *self.notes)
         return Function(self.binding.label, span, (region,), notes)
 

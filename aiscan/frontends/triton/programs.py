@@ -9,7 +9,8 @@ group_size_m`, `pid_n = (pid % group) // group_size_m`) splits twice; its row of
 programs, `q*GROUP_M + t` for t below `Min(GROUP_M, num_pid_m - q*GROUP_M)`, is the
 masked-lane pattern of `masks.py` and becomes one loop over `num_pid_m` rows when nothing
 else reads the group number. Every count is order-free (a sum over programs, or a
-union of what they touch), so only the set of programs matters, not their order.
+union of what they touch), so only the set of programs matters, not their order; the
+order the GPU starts them in (`launch_order`) is kept apart for the L2 model.
 """
 
 from __future__ import annotations
@@ -171,6 +172,16 @@ class ProgramGrid:
             loops.extend(self._expanded(name))
         for row in self.rows.values():
             loops = _merged(loops, row, body)
+        return loops
+
+    def launch_order(self) -> list[tuple[str, sympy.Expr, sympy.Expr]]:
+        """(variable, start, trip) of the grid's loops in the order the GPU starts
+        programs, outermost first: axis 0 fastest, each split `pid = q*d + r` with q
+        outside r, and grouped rows left unmerged (their group loop outside them)."""
+        axes = max(self.axes, default=-1) + 1
+        loops: list[tuple[str, sympy.Expr, sympy.Expr]] = []
+        for axis in reversed(range(axes)):
+            loops.extend(self._expanded(f"pid_{axis}"))
         return loops
 
     def _expanded(self, name: str) -> list[tuple[str, sympy.Expr, sympy.Expr]]:
