@@ -13,17 +13,21 @@ Prints:
    IR objects as the analysis builds, and the JSON report serialized.
 
 With `--kerncraft PATH` (a `kerncraft` executable, installed from PyPI into its own venv),
-step 1 becomes a paired comparison: aiscan's `analyze daxpy.c --no-cache --device haswell`
-and Kerncraft's `-p RooflineFLOP` on the same daxpy loop and the same machine description
-(`../shared/peers/kerncraft/HaswellEP_E5-2695v3.yml`), alternated in one run so that both see
-the same load, each with its wall time, CPU time and peak RSS.
+step 1 starts with a paired comparison on daxpy, dgemv, a 2-D Jacobi sweep and naive dgemm:
+aiscan's `analyze K.c --no-cache --device xeon-8480plus` and Kerncraft's `-p RooflineFLOP`
+on the same loop (Kerncraft's Skylake-SP machine file,
+`../shared/peers/kerncraft/SkylakeSP_Gold-6148.yml`), alternated in rounds so that both see
+the same load, each with its wall time, CPU time and peak RSS. `--baseline DIR` (another
+checkout, e.g. `git archive main | tar -x -C DIR`) runs that checkout's aiscan in each round
+too: before and after figures under the same load.
 
 Every child runs with byte-code caching on (PYTHONDONTWRITEBYTECODE removed from its
 environment) after one untimed run, as an installed package runs: timing a run that compiles
 its own modules measures the compiler.
 
 Usage: python scripts/benchmark.py [--lines 10000] [--files 1000] [--repeat 3] [--skip-tree]
-                                   [--kerncraft PATH] [--pairs 10] [--single-only]
+                                   [--kerncraft PATH] [--pairs 5] [--baseline DIR]
+                                   [--single-only]
 """
 
 from __future__ import annotations
@@ -476,14 +480,21 @@ def measured_run(command: list[str]) -> ProcessSample:
     return measured_output(command)[1]
 
 
-def measured_output(command: list[str], check: bool = True) -> tuple[str, ProcessSample]:
+def measured_output(
+    command: list[str],
+    check: bool = True,
+    environment: dict[str, str] | None = None,
+    cwd: str | None = None,
+) -> tuple[str, ProcessSample]:
     """Run `command` to completion: its standard output, and its own resource usage from
     `wait4`, so the figures are the child's alone (not every child's so far, as
     RUSAGE_CHILDREN gives). Its peak RSS is that of the largest process among it and the
     workers it waited for (`wait4` folds reaped children into a child's usage)."""
     with tempfile.TemporaryFile() as errors:
         start = time.perf_counter()
-        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors)
+        child = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=errors, env=environment, cwd=cwd
+        )
         output = child.stdout.read().decode() if child.stdout else ""
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
@@ -513,31 +524,115 @@ def single_kernel_samples(repeat: int, cached: bool = False) -> list[ProcessSamp
         return [measured_run(command) for _ in range(repeat)]
 
 
-# Kerncraft's kernel format: declarations, then the loop, no function around it.
-_KERNCRAFT_DAXPY = """double a[N], b[N];
-double s;
-for (int i = 0; i < N; ++i)
-    a[i] = a[i] + s * b[i];
-"""
+@dataclasses.dataclass(frozen=True)
+class PairedKernel:
+    """One loop written twice: as a C function for aiscan, and in Kerncraft's kernel format
+    (declarations, then the loop, no function around it), with the sizes Kerncraft needs."""
+
+    name: str
+    aiscan: str
+    kerncraft: str
+    sizes: tuple[tuple[str, int], ...]
 
 
-def kerncraft_pairs(kerncraft: str, pairs: int) -> tuple[list[ProcessSample], list[ProcessSample]]:
-    """aiscan and Kerncraft's RooflineFLOP on the same daxpy and the same Haswell-EP machine,
-    alternated so that both see the same load."""
-    machine = ROOT.parent / "shared" / "peers" / "kerncraft" / "HaswellEP_E5-2695v3.yml"
+PAIRED_KERNELS = (
+    PairedKernel(
+        "daxpy",
+        "void daxpy(int n, double s, double a[n], const double b[n])\n{\n"
+        "    for (int i = 0; i < n; ++i)\n        a[i] = a[i] + s * b[i];\n}\n",
+        "double a[N], b[N];\ndouble s;\nfor (int i = 0; i < N; ++i)\n    a[i] = a[i] + s * b[i];\n",
+        (("N", 1_000_000),),
+    ),
+    PairedKernel(
+        "dgemv",
+        "void dgemv(int n, int m, const double a[n][m], const double x[m], double y[n])\n{\n"
+        "    for (int i = 0; i < n; ++i)\n        for (int j = 0; j < m; ++j)\n"
+        "            y[i] = y[i] + a[i][j] * x[j];\n}\n",
+        "double a[N][M], x[M], y[N];\n"
+        "for (int i = 0; i < N; ++i)\n    for (int j = 0; j < M; ++j)\n"
+        "        y[i] = y[i] + a[i][j] * x[j];\n",
+        (("N", 1000), ("M", 1000)),
+    ),
+    PairedKernel(
+        "jacobi2d",
+        "void jacobi2d(int m, int n, double s, const double a[m][n], double b[m][n])\n{\n"
+        "    for (int j = 1; j < m - 1; ++j)\n        for (int i = 1; i < n - 1; ++i)\n"
+        "            b[j][i] = (a[j][i - 1] + a[j][i + 1] + a[j - 1][i] + a[j + 1][i]) * s;\n}\n",
+        "double a[M][N], b[M][N];\ndouble s;\n"
+        "for (int j = 1; j < M - 1; ++j)\n    for (int i = 1; i < N - 1; ++i)\n"
+        "        b[j][i] = (a[j][i - 1] + a[j][i + 1] + a[j - 1][i] + a[j + 1][i]) * s;\n",
+        (("N", 1000), ("M", 1000)),
+    ),
+    PairedKernel(
+        "dgemm",
+        "void dgemm(int n, const double A[n][n], const double B[n][n], double C[n][n])\n{\n"
+        "    for (int i = 0; i < n; ++i)\n        for (int j = 0; j < n; ++j)\n"
+        "            for (int k = 0; k < n; ++k)\n"
+        "                C[i][j] = C[i][j] + A[i][k] * B[k][j];\n}\n",
+        "double A[N][N], B[N][N], C[N][N];\n"
+        "for (int i = 0; i < N; ++i)\n    for (int j = 0; j < N; ++j)\n"
+        "        for (int k = 0; k < N; ++k)\n"
+        "            C[i][j] = C[i][j] + A[i][k] * B[k][j];\n",
+        (("N", 1000),),
+    ),
+)
+
+# aiscan's device and the nearest machine file Kerncraft ships for it (no Sapphire Rapids
+# file exists; Skylake-SP is the closest Intel server core with AVX-512).
+PAIRED_DEVICE = "xeon-8480plus"
+KERNCRAFT_MACHINE = ROOT.parent / "shared" / "peers" / "kerncraft" / "SkylakeSP_Gold-6148.yml"
+
+
+@dataclasses.dataclass
+class PairedSamples:
+    """Each tool's samples on one kernel, taken in alternation: aiscan, the baseline
+    checkout's aiscan (when one is given) and Kerncraft."""
+
+    ours: list[ProcessSample] = dataclasses.field(default_factory=list)
+    baseline: list[ProcessSample] = dataclasses.field(default_factory=list)
+    theirs: list[ProcessSample] = dataclasses.field(default_factory=list)
+
+
+def kerncraft_pairs(kerncraft: str, pairs: int, baseline: Path | None) -> dict[str, PairedSamples]:
+    """aiscan (`analyze K.c --no-cache --device xeon-8480plus`) and Kerncraft's RooflineFLOP
+    on each of `PAIRED_KERNELS`, alternated so that all see the same load; with `baseline`
+    (another checkout's root) its aiscan runs in each round too, for before/after figures
+    measured under the same load."""
+    results: dict[str, PairedSamples] = {}
     with tempfile.TemporaryDirectory() as directory:
-        kernel = Path(directory) / "daxpy.c"
-        kernel.write_text(_KERNCRAFT_DAXPY)
-        theirs = [kerncraft, "-p", "RooflineFLOP", "-m", str(machine), str(kernel)]
-        theirs += ["-D", "N", "1000000"]
-        ours = _aiscan_kernel_command(None, device="haswell")
-        for command in (theirs, ours):  # byte code for both, untimed
-            subprocess.run(command, check=True, capture_output=True)
-        samples: tuple[list[ProcessSample], list[ProcessSample]] = ([], [])
-        for _ in range(pairs):
-            samples[0].append(measured_run(ours))
-            samples[1].append(measured_run(theirs))
-        return samples
+        for kernel in PAIRED_KERNELS:
+            ours_file = Path(directory) / f"{kernel.name}.c"
+            ours_file.write_text(kernel.aiscan)
+            theirs_file = Path(directory) / "kerncraft" / f"{kernel.name}.c"
+            theirs_file.parent.mkdir(exist_ok=True)
+            theirs_file.write_text(kernel.kerncraft)
+            theirs = [kerncraft, "-p", "RooflineFLOP", "-m", str(KERNCRAFT_MACHINE)]
+            theirs += [str(theirs_file)]
+            theirs += [part for name, size in kernel.sizes for part in ("-D", name, str(size))]
+            ours = [sys.executable, "-m", "aiscan", "analyze", str(ours_file), "--no-cache"]
+            ours += ["--device", PAIRED_DEVICE]
+            runs: list[tuple[list[ProcessSample], list[str], dict[str, str] | None]] = []
+            samples = PairedSamples()
+            runs.append((samples.ours, ours, _checkout_environment(ROOT)))
+            if baseline is not None:
+                runs.append((samples.baseline, ours, _checkout_environment(baseline)))
+            runs.append((samples.theirs, theirs, None))
+            for _, command, environment in runs:  # byte code for each, untimed
+                subprocess.run(
+                    command, check=True, capture_output=True, env=environment, cwd=directory
+                )
+            for _ in range(pairs):
+                for sink, command, environment in runs:
+                    sink.append(measured_output(command, environment=environment, cwd=directory)[1])
+            results[kernel.name] = samples
+    return results
+
+
+def _checkout_environment(root: Path) -> dict[str, str]:
+    """The environment that makes `python -m aiscan` run the checkout at `root` (from a
+    working directory that holds no `aiscan`: `-m` puts it first on the path)."""
+    path = os.environ.get("PYTHONPATH")
+    return os.environ | {"PYTHONPATH": str(root) + (os.pathsep + path if path else "")}
 
 
 def _print_samples(label: str, samples: list[ProcessSample]) -> None:
@@ -550,21 +645,45 @@ def _print_samples(label: str, samples: list[ProcessSample]) -> None:
     )
 
 
+def _paired_ratio(ours: list[ProcessSample], theirs: list[ProcessSample]) -> tuple[float, float]:
+    """The median of the per-round wall ratios theirs / ours, and the ratio of the CPU medians."""
+    walls = [t.wall / o.wall for o, t in zip(ours, theirs, strict=True)]
+    cpu = statistics.median(t.cpu for t in theirs) / statistics.median(o.cpu for o in ours)
+    return statistics.median(walls), cpu
+
+
+def print_kerncraft_pairs(arguments: argparse.Namespace) -> None:
+    """The paired table: per kernel each tool's median wall and CPU time and the ratios."""
+    results = kerncraft_pairs(arguments.kerncraft, arguments.pairs, arguments.baseline)
+    load = os.getloadavg()[0]
+    print(
+        f"one kernel, cold, whole process: aiscan --device {PAIRED_DEVICE} against Kerncraft"
+        f" RooflineFLOP ({KERNCRAFT_MACHINE.name}), {arguments.pairs} rounds, medians;"
+        f" load average {load:.1f} at the end"
+    )
+    wall_ratios = []
+    for name, samples in results.items():
+        print(f" {name}:")
+        _print_samples("aiscan", samples.ours)
+        if samples.baseline:
+            _print_samples("aiscan, baseline checkout", samples.baseline)
+        _print_samples("kerncraft", samples.theirs)
+        wall, cpu = _paired_ratio(samples.ours, samples.theirs)
+        wall_ratios.append(wall)
+        line = f"  Kerncraft / aiscan: wall {wall:.1f}, CPU {cpu:.1f}"
+        if samples.baseline:
+            before_wall, before_cpu = _paired_ratio(samples.baseline, samples.theirs)
+            line += f"; baseline: wall {before_wall:.1f}, CPU {before_cpu:.1f}"
+        print(line)
+    print(
+        f"  median of the four wall ratios {statistics.median(wall_ratios):.1f},"
+        f" lowest {min(wall_ratios):.1f}   (aim: median >= 10, none below 7)"
+    )
+
+
 def print_single_kernel(arguments: argparse.Namespace) -> None:
     if arguments.kerncraft:
-        ours, theirs = kerncraft_pairs(arguments.kerncraft, arguments.pairs)
-        print(f"one kernel, cold, whole process: daxpy on Haswell-EP, {arguments.pairs} pairs")
-        _print_samples("aiscan analyze --no-cache --device haswell", ours)
-        _print_samples("kerncraft -p RooflineFLOP", theirs)
-        ratios = [t.wall / o.wall for o, t in zip(ours, theirs, strict=True)]
-        cpu_ratio = statistics.median(t.cpu for t in theirs) / statistics.median(
-            o.cpu for o in ours
-        )
-        print(
-            f"  paired wall ratio Kerncraft / aiscan: median {statistics.median(ratios):.1f}"
-            f" (min {min(ratios):.1f}, max {max(ratios):.1f}); CPU ratio {cpu_ratio:.1f}"
-            "   (aim: >= 10)"
-        )
+        print_kerncraft_pairs(arguments)
     single = single_kernel_samples(arguments.repeat)
     print("single kernel (fixtures/c/daxpy.c), fresh process, no device:")
     _print_samples("analyzed (--no-cache)", single)
@@ -717,7 +836,10 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--skip-tree", action="store_true")
     parser.add_argument("--kerncraft", help="a kerncraft executable, for the paired comparison")
-    parser.add_argument("--pairs", type=int, default=10)
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument(
+        "--baseline", type=Path, help="another checkout's root, timed in each Kerncraft round"
+    )
     parser.add_argument("--single-only", action="store_true", help="stop after step 1")
     arguments = parser.parse_args()
     # Children run as an installed package does: with byte code cached (see the docstring).

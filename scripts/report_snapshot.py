@@ -1,9 +1,10 @@
 """Every report aiscan writes for the shipped fixtures, in one folder, to diff before and after a
 change that must not alter any output (the speed work's rule: byte-identical reports).
 
-For each C and Python fixture it writes the text and the JSON report, plain and placed on
-two devices (a CPU with cache geometry, so the cache model runs, and the H100), in one
-process per fixture set so the run takes seconds, not minutes.
+For each C and Python fixture it writes the text and the JSON report, plain, placed on
+two devices at a given size (a CPU with cache geometry, so the cache model runs, and the
+H100), and placed on two CPUs at no size (symbolic limits, crossovers and cache regimes), in
+one process per fixture set so the run takes seconds, not minutes.
 
 Usage:
     python scripts/report_snapshot.py OUT_DIR
@@ -22,6 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 _VARIANTS: dict[str, list[str]] = {
     "plain": [],
     "placed": ["--device", "epyc-9654", "--device", "h100-sxm", "--size", "n=4096"],
+    # No sizes: limits, crossovers and the cache model's regimes stay symbolic.
+    "symbolic": ["--device", "xeon-8480plus", "--device", "haswell-e5-2695v3"],
 }
 
 
@@ -53,7 +56,7 @@ def main() -> None:
                 # Paths of this checkout are written as <root>, so checkouts compare.
                 text = buffer.getvalue().replace(str(ROOT), "<root>")
                 (out / f"{name}.{variant}.{form}").write_text(text)
-    print(f"{len(fixtures)} fixtures, {len(fixtures) * 4} reports in {out}")
+    print(f"{len(fixtures)} fixtures, {len(fixtures) * 2 * len(_VARIANTS)} reports in {out}")
 
 
 if __name__ == "__main__":
