@@ -17,6 +17,7 @@ import pytest
 
 from aiscan.cli import main
 from aiscan.limits import MAX_SOURCE_BYTES
+from aiscan.lint.checker import DEFAULT_HELP_URL
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED_SCHEMA = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json"
@@ -151,7 +152,10 @@ def test_sarif_rules_have_help_uri_and_one_sentence_short_description(
     assert len(rules) == 14  # AIS001-AIS012, AIS015 and AIS100
     for rule in rules:
         anchor = f"{rule['id'].lower()}-{rule['name']}"
-        assert rule["helpUri"] == f"https://aiscan.dev/docs/lint#{anchor}"
+        assert rule["helpUri"] == DEFAULT_HELP_URL.format(
+            code=rule["id"], code_lower=rule["id"].lower(), name=rule["name"]
+        )
+        assert rule["helpUri"].endswith(f"/docs/lint.md#{anchor}")
         short = rule["shortDescription"]["text"]
         assert len(short) <= 100 and short.endswith(".") and ". " not in short
     validate(document)

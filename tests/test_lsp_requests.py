@@ -13,6 +13,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from aiscan.lint.checker import DEFAULT_HELP_URL
 from aiscan.lsp.hover import LENS_MAX_CHARS, expression_text
 
 # With `sizes = { n = 1000 }` the first nest resolves to numbers; the second still has `m`.
@@ -103,8 +104,9 @@ async def test_every_request_answers_on_mixed_nests(client: LanguageClient, tmp_
     assert diagnostics
     for diagnostic in diagnostics:
         assert diagnostic.code_description is not None
+        code = str(diagnostic.code)
         assert diagnostic.code_description.href.startswith(
-            f"https://aiscan.dev/docs/lint#{str(diagnostic.code).lower()}-"
+            DEFAULT_HELP_URL.split("#")[0] + f"#{code.lower()}-"
         )
 
 

@@ -13,10 +13,11 @@ from aiscan.lint.registry import RULES, UNUSED_SUPPRESSION
 from aiscan.lint.rule import Rule
 from aiscan.lint.settings import LintSettings
 from aiscan.lint.suppression import find_suppressions
+from aiscan.project import LINT_HELP_URL
 
 __all__ = ["DEFAULT_HELP_URL", "LintRun", "check_analysis", "help_url", "unique_findings"]
 
-DEFAULT_HELP_URL = "https://aiscan.dev/docs/lint#{code_lower}-{name}"
+DEFAULT_HELP_URL = LINT_HELP_URL
 """Where a rule's page lives: `docs/lint.md`, one heading per rule (`### AIS001 memory-bound`,
 anchor `ais001-memory-bound`); the `help-url` setting points it at a copy of your own."""
 

@@ -13,11 +13,12 @@ from importlib import resources
 from typing import Any
 
 from aiscan import __version__
+from aiscan.project import schema_id
 
 __all__ = ["SCHEMA_ID", "SCHEMA_VERSION", "join_report", "join_text", "load_schema"]
 
 SCHEMA_VERSION = "1.6"
-SCHEMA_ID = "https://aiscan.dev/schema/report-1.json"
+SCHEMA_ID = schema_id("report")
 
 
 def load_schema(name: str = "report") -> dict[str, Any]:

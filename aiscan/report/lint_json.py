@@ -11,11 +11,12 @@ from typing import Any
 
 from aiscan.lint.checker import LintRun
 from aiscan.lint.finding import Finding
+from aiscan.project import schema_id
 
 __all__ = ["LINT_JSON_VERSION", "LINT_SCHEMA_ID", "render_lint_json"]
 
 LINT_JSON_VERSION = "1.0"
-LINT_SCHEMA_ID = "https://aiscan.dev/schema/lint-1.json"
+LINT_SCHEMA_ID = schema_id("lint")
 
 
 def render_lint_json(run: LintRun) -> str:

@@ -20,6 +20,7 @@ from aiscan.errors import Severity
 from aiscan.lint.checker import LintRun, help_url
 from aiscan.lint.finding import Finding
 from aiscan.lint.rule import Rule
+from aiscan.project import REPOSITORY_URL
 
 __all__ = ["SARIF_SCHEMA", "render_sarif"]
 
@@ -49,6 +50,7 @@ def render_sarif(run: LintRun) -> str:
                         "name": "aiscan",
                         "version": __version__,
                         "semanticVersion": __version__,
+                        "informationUri": REPOSITORY_URL,
                         "rules": [_rule(rule, run.help_url) for rule in rules],
                     }
                 },

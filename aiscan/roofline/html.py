@@ -9,8 +9,10 @@ import html
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Final
 
 from aiscan.roofline.devices import Device
+from aiscan.roofline.hover import attainable_text, hover_layer, lower_bound_text, point_figures
 from aiscan.roofline.placement import CrossoverKind, Placement, held_text
 from aiscan.roofline.plot import (
     DEFAULT_SIZE_RANGE,
@@ -27,12 +29,20 @@ _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
 table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; width: 100%; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.5em; text-align: left; vertical-align: top;
-         overflow-wrap: anywhere; }
+         overflow-wrap: break-word; hyphens: manual; }
 .table { max-width: 100%; overflow-x: auto; }
 th { background: #f3f3f3; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.expr { font-family: ui-monospace, monospace; }
 .plot svg { max-width: 100%; height: auto; }
+#hover circle:hover { fill-opacity: 0.25; stroke: #000; stroke-opacity: 0.6; }
 """
+"""Cells wrap between words only (`break-word` never narrows a column below its longest
+word, where `anywhere` let the table split `precision` and `0.02775` mid-token); numbers
+never wrap; an expression wraps after its operators (`<wbr>`), inside its own cell."""
+
+_OPERATOR_BREAKS: Final = re.compile(r"(\*\*|[*/,])")
+"""Where a long expression may wrap: after a product, a quotient or a comma."""
 
 
 def render_html(
@@ -49,6 +59,8 @@ def render_html(
     svg = re.sub(r"^<\?xml[^>]*>\s*(<!DOCTYPE[^>]*>\s*)?", "", figure_svg(figure))
     placed, skipped = placements(kernels, devices, sizes=sizes, sparse=sparse)
     svg = _with_tooltips(svg, placed)
+    end = svg.rindex("</svg>")
+    svg = svg[:end] + hover_layer(figure, placed, size_range) + svg[end:]
     given = ", ".join(f"{k} = {v}" for k, v in sorted((sizes or {}).items())) or "none"
     parts = [
         "<!DOCTYPE html>",
@@ -86,13 +98,28 @@ def _e(text: object) -> str:
     return html.escape(str(text))
 
 
-def _row(cells: Sequence[str], numeric: Sequence[bool] | None = None) -> str:
-    flags = numeric or [False] * len(cells)
-    tds = "".join(
-        f'<td class="num">{_e(c)}</td>' if num else f"<td>{_e(c)}</td>"
-        for c, num in zip(cells, flags, strict=True)
+def _row(cells: Sequence[str], kinds: Sequence[str] | None = None) -> str:
+    """One table row; a cell's kind is `text`, `num` (never wraps) or `expr` (an expression
+    that wraps after its operators)."""
+    tds = []
+    for cell, kind in zip(cells, kinds or ["text"] * len(cells), strict=True):
+        if kind == "expr":
+            tds.append(f'<td class="expr">{_breakable(cell)}</td>')
+        elif kind == "num":
+            tds.append(f'<td class="num">{_e(cell)}</td>')
+        else:
+            tds.append(f"<td>{_e(cell)}</td>")
+    return f"<tr>{''.join(tds)}</tr>"
+
+
+def _breakable(expression: str) -> str:
+    """The escaped expression with a `<wbr>` after each operator, so `(2*N - 1)/(4*N + 2)`
+    or a long product wraps at an operator and stays in its column."""
+    return "".join(
+        _e(part) + ("<wbr>" if _OPERATOR_BREAKS.fullmatch(part) else "")
+        for part in _OPERATOR_BREAKS.split(expression)
+        if part
     )
-    return f"<tr>{tds}</tr>"
 
 
 def _placement_table(placed: Sequence[tuple[KernelSpec, Placement]]) -> str:
@@ -102,26 +129,25 @@ def _placement_table(placed: Sequence[tuple[KernelSpec, Placement]]) -> str:
         "attainable", "of peak", "T_math", "T_comms",
         "lower bound (overlap)", "upper bound (no overlap)", "crossover", "notes",
     )  # fmt: skip
-    numeric = [False, False, False, False, True, False, True, False]
-    numeric += [True, True, True, True, True, True]
-    numeric += [False, False]
+    kinds = ["text", "text", "text", "expr", "num", "text", "num", "text"]
+    kinds += ["num"] * 6 + ["text", "text"]
     rows = [f"<tr>{''.join(f'<th>{_e(h)}</th>' for h in head)}</tr>"]
     for kernel, p in placed:
         times = p.times
-        lower = _lower_bound(p)
+        lower = lower_bound_text(p)
         cells = [
             kernel.label,
             p.device
             + ("" if p.threads is None else f", {p.threads} thread(s): {p.threads_reason}"),
             p.precision + (" sparse" if p.sparse else ""),
             "no traffic" if p.intensity is None else str(p.intensity) + lower,
-            _maybe(p.intensity_flops_per_byte, lambda v: f"{v:.4g}") + lower,
+            _maybe(p.intensity_flops_per_byte, lambda v: f"{v:.4g}"),
             _levels_text(p),
             f"{p.ridge_flops_per_byte:.4g}",
             p.in_core.bound_name
             if p.latency_bound and p.in_core is not None
             else p.bound.value + (f" at {p.bound_level}" if p.bound_level else ""),
-            _attainable_text(p),
+            attainable_text(p),
             _maybe(p.fraction_of_peak, lambda v: f"{100 * v:.3g} %"),
             _maybe(times.math_s if times else None, format_time),
             _maybe(times.comms_s if times else None, format_time),
@@ -130,30 +156,20 @@ def _placement_table(placed: Sequence[tuple[KernelSpec, Placement]]) -> str:
             _crossover_text(p),
             "; ".join(p.notes),
         ]
-        rows.append(_row(cells, numeric))
+        rows.append(_row(cells, kinds))
     return '<div class="table"><table>' + "".join(rows) + "</table></div>"
 
 
 def _with_tooltips(svg: str, placed: Sequence[tuple[KernelSpec, Placement]]) -> str:
-    """A `<title>` in each kernel's marker group: browsers show it on hover."""
+    """A `<title>` in each kernel's marker or path group (every run of a swept path):
+    browsers show it when the pointer is on the line between the points."""
     for kernel, p in placed:
         key = f"{kernel.label}:{p.device}"
-        figures = [f"{kernel.label} on {p.device} ({p.precision})"]
-        if p.intensity_flops_per_byte is not None:
-            figures.append(f"AI {p.intensity_flops_per_byte:.4g} F/B{_lower_bound(p)}")
-        elif p.intensity is not None:
-            figures.append(f"AI {p.intensity} F/B{_lower_bound(p)}")
-        figures += [f"{p.bound.value}-bound", _attainable_text(p)]
-        title = f"<title>{_e(', '.join(figures))}</title>"
+        title = f"<title>{_e(', '.join(point_figures(kernel, p)))}</title>"
         for kind in ("kernel", "path"):
-            opening = f'<g id="{_e(f"{kind}:{key}")}">'
-            svg = svg.replace(opening, opening + title, 1)
+            opening = re.compile(re.escape(f'<g id="{_e(f"{kind}:{key}")}') + r'(?::\d+)?">')
+            svg = opening.sub("\\g<0>" + title.replace("\\", "\\\\"), svg)
     return svg
-
-
-def _lower_bound(p: Placement) -> str:
-    """As the text report labels it: flagged upper-bound bytes make AI a lower bound."""
-    return " (lower bound: bytes are an upper bound)" if p.bytes_upper_bound else ""
 
 
 def _levels_text(p: Placement) -> str:
@@ -165,14 +181,6 @@ def _levels_text(p: Placement) -> str:
 
 def _maybe(value: float | None, show: Callable[[float], str]) -> str:
     return "–" if value is None else show(value)
-
-
-def _attainable_text(p: Placement) -> str:
-    if p.attainable_flops_per_s is not None:
-        return format_si(p.attainable_flops_per_s, "FLOP/s")
-    if p.attainable_limit_flops_per_s is not None:
-        return "→ " + format_si(p.attainable_limit_flops_per_s, "FLOP/s") + " as sizes grow"
-    return "–"
 
 
 def _crossover_text(p: Placement) -> str:

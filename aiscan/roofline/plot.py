@@ -57,6 +57,7 @@ __all__ = [
     "placements",
     "render_roofline",
     "save_figure",
+    "swept_path",
 ]
 
 DEFAULT_SIZE_RANGE: Final = (8, 65536)
@@ -203,7 +204,7 @@ class _Drawn:
     kernel: KernelSpec
     placement: Placement
     path: tuple[tuple[int, float, float], ...] = ()
-    """(size, AI, attainable) over the sizes where the AI is still symbolic (`_swept`):
+    """(size, AI, attainable) over the sizes where the AI is still symbolic (`swept_path`):
     computed once, read by the axis range and the drawing."""
 
 
@@ -252,7 +253,7 @@ def build_figure(
     if not devices:
         raise UsageError("a roofline needs at least one device")
     placed, skipped = placements(kernels, devices, sizes=sizes, sparse=sparse)
-    drawn = [_Drawn(k, p, _swept(k, p, size_range)) for k, p in placed]
+    drawn = [_Drawn(k, p, swept_path(k, p, size_range)) for k, p in placed]
     figure = Figure(figsize=(10, 8), layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
@@ -590,7 +591,7 @@ def sweep_sizes(size_range: tuple[int, int]) -> list[int]:
     return [2**k for k in range(math.ceil(math.log2(low)), math.floor(math.log2(high)) + 1)]
 
 
-def _swept(
+def swept_path(
     kernel: KernelSpec, placement: Placement, size_range: tuple[int, int]
 ) -> tuple[tuple[int, float, float], ...]:
     """The kernel's path: the cache model's own sweep where it was made, else `_path`;
