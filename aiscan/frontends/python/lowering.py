@@ -1603,6 +1603,7 @@ class FunctionLowering:
         self.enclosing.pop()
         self.loop_depth -= 1
         reshaped = self._reshaped_in_loop(before, span)
+        reshaped += self._retyped_in_loop(before, span, node.body)
         self._restore_after_loop(before, var)
         for name in bindings:
             self._restore_after_loop(before, name)
@@ -1624,6 +1625,35 @@ class FunctionLowering:
                     UnknownKind.UNSUPPORTED,
                     f"`{name}` changes shape in the loop, from {shape_text(old.shape)} to "
                     f"{shape_text(new.shape)}: every pass is counted at its shape on entry",
+                    span,
+                )
+            )
+        return tuple(notes)
+
+    def _retyped_in_loop(
+        self, before: Scope, span: Span, body: cst.BaseSuite
+    ) -> tuple[Unknown, ...]:
+        """Integers the body turns into floats and also combines with integer literals
+        (`h = 0`, then `h = h * 31 + x[i]`: `h * 31` is integer arithmetic on the first
+        pass, a FLOP on every later one): the body was lowered once, at their dtypes on
+        entry, so that operation is counted as on the first pass, and that is said.
+        (`s = 0; s += x[i]` needs nothing: an int plus a float is a float add anyway.)"""
+        notes = []
+        combined = _combined_with_integer_literals(body)
+        for name, old in before.names.items():
+            new = self.scope.names.get(name)
+            was = dtypes.PYTHON_INT if isinstance(old, Integer) else getattr(old, "element", None)
+            now = getattr(new, "element", None) if not isinstance(new, Integer) else was
+            if not isinstance(was, ElementType) or not isinstance(now, ElementType):
+                continue
+            if name not in combined or was.is_float or not now.is_float:
+                continue
+            notes.append(
+                Unknown(
+                    UnknownKind.UNSUPPORTED,
+                    f"`{name}` changes dtype in the loop, from {was.name} to {now.name}: "
+                    "every pass is counted at its dtype on entry (its arithmetic with "
+                    "integer literals as no FLOP, a float operation from the second pass on)",
                     span,
                 )
             )
@@ -2201,6 +2231,31 @@ def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
             yield child
         elif isinstance(child, (tuple, list)):
             yield from (c for c in child if isinstance(c, cst.CSTNode))
+
+
+def _combined_with_integer_literals(body: cst.CSTNode) -> set[str]:
+    """Names `body` adds, subtracts, multiplies or raises with an integer literal
+    (`h * 31`, `k += 1`)."""
+    found: set[str] = set()
+
+    class _Finder(cst.CSTVisitor):
+        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+            if isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Power)):
+                for this, other in ((node.left, node.right), (node.right, node.left)):
+                    if isinstance(this, cst.Name) and isinstance(other, cst.Integer):
+                        found.add(this.value)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            arithmetic = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.PowerAssign)
+            if (
+                isinstance(node.operator, arithmetic)
+                and isinstance(node.target, cst.Name)
+                and isinstance(node.value, cst.Integer)
+            ):
+                found.add(node.target.value)
+
+    body.visit(_Finder())
+    return found
 
 
 def _assigned_names(body: cst.CSTNode) -> set[str]:
