@@ -619,3 +619,30 @@ def test_a_call_keeps_what_was_respelled_in_its_arguments() -> None:
     (region,) = function.regions
     assert region.traffic["compulsory"].read_bytes == 32 * (4 + 2)
     assert region.flops.total == 32 and not region.unknowns
+
+
+def test_launch_from_pyproject(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`[tool.aiscan.launch]` in pyproject.toml, with a template kernel's argument after
+    its name: the table's launch replaces the file's (and says so), BLOCK is 256."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.aiscan.launch]\n"sum_squares<256>" = "n/256:256"\n'
+    )
+    kernel = tmp_path / "block_reduce.cu"
+    kernel.write_text((FIXTURES / "block_reduce.cu").read_text())
+    code, out, _ = run(
+        capsys,
+        "analyze",
+        str(kernel),
+        "--config",
+        str(tmp_path / "pyproject.toml"),
+        "--size",
+        "n=4096",
+        "--format",
+        "json",
+    )
+    assert code == 0
+    (function,) = json.loads(out)["files"][0]["functions"]
+    (nest,) = function["nests"]
+    assert nest["gpu_launch"]["launch"]["origin"] == "configuration"
+    assert nest["gpu_launch"]["launch"]["block"] == ["256", "1", "1"]
+    assert nest["flops"]["total_value"] == 4096 + 1289 * 16
