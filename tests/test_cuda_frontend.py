@@ -646,3 +646,21 @@ def test_launch_from_pyproject(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert nest["gpu_launch"]["launch"]["origin"] == "configuration"
     assert nest["gpu_launch"]["launch"]["block"] == ["256", "1", "1"]
     assert nest["flops"]["total_value"] == 4096 + 1289 * 16
+
+
+def test_hover_says_atomics_and_bank_conflicts(tmp_path: Path) -> None:
+    from aiscan.lsp.document import analyze_document, settings_for
+    from aiscan.lsp.hover import hover_markdown
+
+    path = str(tmp_path / "t.cu")
+    settings = settings_for(path, ("h100",))
+    result = analyze_document(_TRANSPOSE_32.replace("PAD", "0"), path, settings)
+    assert result.analysis is not None
+    (region,) = result.analysis.functions[0].regions
+    text = hover_markdown(region, settings.devices, result.analysis.sizes, False)
+    assert "- bank conflict, line 11: `tile[threadIdx_x][threadIdx_y]` 32-way" in text
+    result = analyze_document((FIXTURES / "dot_atomic.cu").read_text(), path, settings)
+    assert result.analysis is not None
+    (region,) = result.analysis.functions[0].regions
+    text = hover_markdown(region, settings.devices, result.analysis.sizes, False)
+    assert "- atomics, line 9: `out[0]` updated `135168` times" in text
