@@ -664,3 +664,24 @@ def test_hover_says_atomics_and_bank_conflicts(tmp_path: Path) -> None:
     (region,) = result.analysis.functions[0].regions
     text = hover_markdown(region, settings.devices, result.analysis.sizes, False)
     assert "- atomics, line 9: `out[0]` updated `135168` times" in text
+
+
+def test_other_atomics_are_read() -> None:
+    """`atomicMax` is a read, a comparison (no FLOP) and a write, said when every thread
+    updates one address; `atomicSub` to per-thread addresses is counted, not said."""
+    source = """__global__ void amax(const float *x, float *m, int *hits, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        atomicMax(&m[0], x[i]);
+        atomicSub(&hits[i], 1);
+    }
+}
+"""
+    (function,) = _analysis(source, "k.cu", "amax:n/256:256").functions
+    (region,) = function.regions
+    assert region.flops.total == 0
+    counts = [(a.access.text, str(a.count)) for a in region.atomics]
+    assert counts == [("m[0]", "n"), ("hits[i]", "n")]
+    (said,) = [u for u in function.function.unknowns if u.kind is UnknownKind.ATOMIC_CONTENTION]
+    assert said.message.startswith("atomicMax to one address (m[0]) from every thread")
