@@ -362,8 +362,8 @@ def _pipeline_options(arguments: argparse.Namespace, config: Config) -> Pipeline
     python_dtype = getattr(arguments, "python_dtype", None) or config.python_dtype
     if python_dtype is not None and python_dtype not in PYTHON_DTYPES:
         raise UsageError(f"--python-dtype {python_dtype}: one of {', '.join(PYTHON_DTYPES)}")
-    launches = (*config.launches, *getattr(arguments, "launches", ()))
-    for spec in launches:
+    launches = tuple(getattr(arguments, "launches", ()))
+    for spec in (*config.launches, *launches):
         _check_launch(spec)
     # An integer -D value binds a size in the preprocessor (see frontends/c/preprocess.py).
     return PipelineOptions(
@@ -375,6 +375,7 @@ def _pipeline_options(arguments: argparse.Namespace, config: Config) -> Pipeline
         fp32_matmul_tf32=config.fp32_matmul_tf32,
         triton_config=getattr(arguments, "triton_config", None) or config.triton_config or "first",
         launches=launches,
+        configured_launches=config.launches,
         shapes=(*config.shapes, *map(parse_shape, getattr(arguments, "shapes", ()))),
     )
 

@@ -41,8 +41,11 @@ class PipelineOptions:
     triton_config: str = "first"
     """`--triton-config`: an autotuned Triton kernel's first config, or `all` of them."""
     launches: tuple[str, ...] = ()
-    """CUDA kernel launches `KERNEL:GRID:BLOCK` (`--launch`, the `launch` table); they
-    replace the launches a file makes of those kernels."""
+    """CUDA kernel launches `KERNEL:GRID:BLOCK` (`--launch`); they replace the launches a
+    file makes of those kernels."""
+    configured_launches: tuple[str, ...] = ()
+    """The same from the configuration's `launch` table (origin `configuration`), for the
+    kernels `launches` does not name."""
     shapes: tuple[GivenShape, ...] = ()
     """Shapes stated for parameters (`--shape`, `[tool.aiscan.shapes]`), the command
     line's after the configuration's (a later one for the same key wins)."""

@@ -60,6 +60,9 @@ def lower_source(text: str, path: str, options: PipelineOptions) -> Module:
 
         try:
             launches = [launch_from_spec(spec, "--launch") for spec in options.launches]
+            given = {launch.kernel for launch in launches}
+            configured = [launch_from_spec(s, "configuration") for s in options.configured_launches]
+            launches += [launch for launch in configured if launch.kernel not in given]
         except LaunchError as error:
             raise InputError(Diagnostic(Span(path, 1, 1), Severity.ERROR, str(error))) from None
         return lower_cuda_source(text, path, _c_options(options), launches)

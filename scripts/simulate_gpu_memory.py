@@ -43,6 +43,10 @@ RUNS: dict[str, tuple[tuple[int, int], ...]] = {
     "transpose_naive": ((32, 1), (64, 1), (100, 1)),
     "transpose_tiled": ((32, 1), (64, 1), (96, 1)),
     "dot_atomic": ((1000, 1), (4096, 1)),
+    "block_reduce": ((4096, 1), (100000, 1)),
+    "float4_axpy": ((1024, 1), (3000, 1)),
+    "half2_fma": ((1024, 1),),
+    "bf16_scale": ((4096, 1), (300000, 1)),
 }
 """(n, resident blocks) per fixture: sizes whose rows are whole sectors, a few that are
 not (n = 100 floats: rows 400 bytes apart, not 32-byte aligned), and the SGEMMs on both

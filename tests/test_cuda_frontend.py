@@ -619,3 +619,69 @@ def test_a_call_keeps_what_was_respelled_in_its_arguments() -> None:
     (region,) = function.regions
     assert region.traffic["compulsory"].read_bytes == 32 * (4 + 2)
     assert region.flops.total == 32 and not region.unknowns
+
+
+def test_launch_from_pyproject(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`[tool.aiscan.launch]` in pyproject.toml, with a template kernel's argument after
+    its name: the table's launch replaces the file's (and says so), BLOCK is 256."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.aiscan.launch]\n"sum_squares<256>" = "n/256:256"\n'
+    )
+    kernel = tmp_path / "block_reduce.cu"
+    kernel.write_text((FIXTURES / "block_reduce.cu").read_text())
+    code, out, _ = run(
+        capsys,
+        "analyze",
+        str(kernel),
+        "--config",
+        str(tmp_path / "pyproject.toml"),
+        "--size",
+        "n=4096",
+        "--format",
+        "json",
+    )
+    assert code == 0
+    (function,) = json.loads(out)["files"][0]["functions"]
+    (nest,) = function["nests"]
+    assert nest["gpu_launch"]["launch"]["origin"] == "configuration"
+    assert nest["gpu_launch"]["launch"]["block"] == ["256", "1", "1"]
+    assert nest["flops"]["total_value"] == 4096 + 1289 * 16
+
+
+def test_hover_says_atomics_and_bank_conflicts(tmp_path: Path) -> None:
+    from aiscan.lsp.document import analyze_document, settings_for
+    from aiscan.lsp.hover import hover_markdown
+
+    path = str(tmp_path / "t.cu")
+    settings = settings_for(path, ("h100",))
+    result = analyze_document(_TRANSPOSE_32.replace("PAD", "0"), path, settings)
+    assert result.analysis is not None
+    (region,) = result.analysis.functions[0].regions
+    text = hover_markdown(region, settings.devices, result.analysis.sizes, False)
+    assert "- bank conflict, line 11: `tile[threadIdx_x][threadIdx_y]` 32-way" in text
+    result = analyze_document((FIXTURES / "dot_atomic.cu").read_text(), path, settings)
+    assert result.analysis is not None
+    (region,) = result.analysis.functions[0].regions
+    text = hover_markdown(region, settings.devices, result.analysis.sizes, False)
+    assert "- atomics, line 9: `out[0]` updated `135168` times" in text
+
+
+def test_other_atomics_are_read() -> None:
+    """`atomicMax` is a read, a comparison (no FLOP) and a write, said when every thread
+    updates one address; `atomicSub` to per-thread addresses is counted, not said."""
+    source = """__global__ void amax(const float *x, float *m, int *hits, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        atomicMax(&m[0], x[i]);
+        atomicSub(&hits[i], 1);
+    }
+}
+"""
+    (function,) = _analysis(source, "k.cu", "amax:n/256:256").functions
+    (region,) = function.regions
+    assert region.flops.total == 0
+    counts = [(a.access.text, str(a.count)) for a in region.atomics]
+    assert counts == [("m[0]", "n"), ("hits[i]", "n")]
+    (said,) = [u for u in function.function.unknowns if u.kind is UnknownKind.ATOMIC_CONTENTION]
+    assert said.message.startswith("atomicMax to one address (m[0]) from every thread")

@@ -199,3 +199,16 @@ def test_a_grid_of_one_block_is_decided() -> None:
     traffic = dram_traffic(_region("transpose_naive"), l2_spec(H100_L2_BYTES), "HBM", {"n": 32})
     assert traffic is not None and traffic.exact
     assert (int(traffic.read), int(traffic.write)) == (4096, 4096)
+
+
+def test_h100_naive_sgemm_spills_where_b_stops_fitting_in_half_the_l2() -> None:
+    """The size the overflow shows up at (grids of 16 x 16 blocks, n a multiple of 16):
+    up to n = 2480 every re-read fits (B, 4 n^2 = 24.6 MB, and a block row of A in half
+    of the 50 MB L2); from n = 2496 B's re-reads per block row go to DRAM."""
+    spec = l2_spec(H100_L2_BYTES)
+    fits = dram_traffic(_region("sgemm_naive"), spec, "HBM", {"n": 2480})
+    spills = dram_traffic(_region("sgemm_naive"), spec, "HBM", {"n": 2496})
+    assert fits is not None and spills is not None
+    assert int(fits.total) == 12 * 2480**2
+    assert int(spills.total) > 50 * 12 * 2496**2
+    assert [c.loop_var for c in spills.conditions if not c.holds] == ["blockIdx_y"]

@@ -105,6 +105,50 @@ def _lane_loops(loops: tuple[Loop, ...], cuda: bool) -> list[Loop]:
     return sorted(lanes, key=lambda loop: int(loop.var[2:]))
 
 
+def _active(
+    offsets: list[int],
+    lanes: list[Loop],
+    guards: tuple[Any, ...] | None,
+    sizes: Mapping[str, int],
+) -> list[int]:
+    """The offsets of the lanes a guard on the thread alone lets through (`if
+    (threadIdx.x == 0)`: one lane, which costs its warp a whole sector; the same in every
+    block); all of them where a guard is not decided, or turns every lane away. Guards
+    that read the block or other loops (a stencil's borders) are taken to hold, as the
+    model takes every warp full."""
+    names = frozenset(loop.var for loop in lanes)
+    lane_symbols = {to_sympy(_loop(loop)) for loop in lanes}
+    loop_symbols = {s for g in guards or () for s in g.free_symbols if not is_size_symbol(s)}
+    if not guards or not loop_symbols <= lane_symbols:
+        return offsets
+    extents = [max(1, _value(loop.trip, sizes, names)) for loop in lanes]
+    kept = []
+    for lane, offset in enumerate(offsets):
+        values = _lane_values(lane, lanes, extents)
+        decided = [_holds(guard, values, sizes) for guard in guards]
+        if None in decided:
+            return offsets
+        if all(decided):
+            kept.append(offset)
+    return kept or offsets
+
+
+def _holds(guard: Any, values: Mapping[Any, Any], sizes: Mapping[str, int]) -> bool | None:
+    """A guard at one lane (other loop variables 0, sizes not given large)."""
+    rest: dict[Any, int] = {}
+    for symbol in guard.free_symbols - set(values):
+        if symbol.name in sizes:
+            rest[symbol] = sizes[symbol.name]
+        elif is_size_symbol(symbol):
+            rest[symbol] = _LARGE
+        else:
+            rest[symbol] = 0
+    decided = guard.subs({**values, **rest})
+    if decided in (sympy.true, sympy.false):
+        return bool(decided)
+    return None
+
+
 def _lane_values(lane: int, lanes: list[Loop], extents: list[int]) -> dict[Any, Any]:
     """The lane loops' variables at one lane of the warp (the first loop fastest)."""
     values: dict[Any, Any] = {}
@@ -205,6 +249,8 @@ def warp_accesses(region: Region, sizes: Mapping[str, int]) -> tuple[WarpAccess,
             offsets = None if offset is None else _warp(offset, lanes, sizes, cuda)
             if offsets is None:
                 continue
+            if cuda and placed.branches:
+                offsets = _active(offsets, lanes, placed.guards, sizes)
             width = access.element.width_bytes
             sectors = {(o * width) // SECTOR_BYTES for o in offsets}
             found[key] = WarpAccess(access, len(offsets), len(sectors))

@@ -95,7 +95,7 @@ def settings_for(path: str, devices: tuple[str, ...] = ()) -> ServerSettings:
         jax_enable_x64=config.jax_enable_x64,
         fp32_matmul_tf32=config.fp32_matmul_tf32,
         triton_config=config.triton_config or "first",
-        launches=config.launches,
+        configured_launches=config.launches,
         shapes=config.shapes,
     )
     try:

@@ -76,6 +76,16 @@ def hover_markdown(
         if region.shared_memory_bytes is not None:
             shared = expression_text(region.shared_memory_bytes)
             lines.append(f"- bytes, shared memory (apart): `{shared}`")
+        for conflict in region.bank_conflicts:
+            lines.append(
+                f"- bank conflict, line {conflict.access.span.line}: "
+                f"`{conflict.access.text}` {conflict.ways}-way"
+            )
+        for atomic in region.atomics:
+            lines.append(
+                f"- atomics, line {atomic.access.span.line}: `{atomic.access.text}` updated "
+                f"`{expression_text(atomic.count)}` times"
+            )
     for model, traffic in region.traffic.items():
         lines.append(f"- bytes, {model}: `{expression_text(traffic.total(write_allocate))}`")
     for model, intensity in region.intensity.items():

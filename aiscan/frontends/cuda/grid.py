@@ -82,7 +82,7 @@ def launched(function: Function, kernel: KernelText, launch: Launch | None) -> F
                 tuple(grid),
                 tuple(block),
                 _origin(launch),
-                tuple(sorted({line for line, _ in kernel.atomics})),
+                tuple(sorted({line for line, _, _ in kernel.atomics})),
             ),
         )
         for r in function.regions
@@ -231,7 +231,7 @@ def _atomic_notes(regions: tuple[Region, ...], kernel: KernelText) -> list[Unkno
     block (`if (threadIdx.x == 0)`, a block-reduced sum) is not said."""
     notes: list[Unknown] = []
     grid_symbols = {to_sympy(loop_symbol(v)) for v in GRID_VARS}
-    for line, array in kernel.atomics:
+    for line, array, function in kernel.atomics:
         writes = [
             (a, conditions)
             for r in regions
@@ -250,7 +250,7 @@ def _atomic_notes(regions: tuple[Region, ...], kernel: KernelText) -> list[Unkno
         notes.append(
             Unknown(
                 UnknownKind.ATOMIC_CONTENTION,
-                f"atomicAdd to one address ({write.text}) from every thread: the atomic "
+                f"{function} to one address ({write.text}) from every thread: the atomic "
                 "unit serializes these updates, so atomic throughput, not bandwidth, bounds "
                 "this launch and its roofline time is optimistic",
                 write.span,

@@ -10,6 +10,7 @@ syntax tree of the text; nothing is evaluated.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -50,12 +51,29 @@ class Launch:
 
 def launch_from_spec(spec: str, origin: str) -> Launch:
     """`KERNEL:GRID:BLOCK`, GRID and BLOCK comma-separated size expressions in the
-    kernel's own parameter names (`matmul:n/16,n/16:16,16`)."""
+    kernel's own parameter names (`matmul:n/16,n/16:16,16`); a template kernel's integer
+    arguments after its name (`sum_squares<256>:n/256:256`)."""
     parts = spec.split(":")
     if len(parts) != 3 or not parts[0].strip():
         raise LaunchError(f"launch `{spec}`: expected KERNEL:GRID:BLOCK, e.g. vec_add:n/256:256")
     kernel, grid, block = (p.strip() for p in parts)
-    return Launch(kernel, _axes(grid, spec), _axes(block, spec), origin)
+    # `sum_squares<256>`: a template kernel's integer arguments.
+    named = re.fullmatch(r"(\w+)\s*(?:<([^<>]*)>)?", kernel)
+    if named is None:
+        raise LaunchError(f"launch `{spec}`: `{kernel}` is not a kernel name (or name<args>)")
+    arguments = []
+    for part in (named.group(2) or "").split(",") if named.group(2) else []:
+        value = size_expression(part, {})
+        if value is None:
+            raise LaunchError(f"launch `{spec}`: cannot read `{part.strip()}` as a size")
+        arguments.append(value)
+    return Launch(
+        named.group(1),
+        _axes(grid, spec),
+        _axes(block, spec),
+        origin,
+        template_arguments=tuple(arguments),
+    )
 
 
 def _axes(text: str, spec: str) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:

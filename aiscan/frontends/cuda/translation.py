@@ -59,7 +59,9 @@ _RESTRICT = re.compile(r"\b__restrict__\b|\b__restrict\b")
 _NO_COST = re.compile(r"\b(__syncthreads|__syncwarp|__threadfence|__threadfence_block)\s*(?=\()")
 _SHARED = re.compile(r"\b(extern\s+)?__shared__\b")
 _DECLARED = re.compile(r"(\w+)\s*\[")
-_ATOMIC = re.compile(r"\b(atomicAdd|atomicAdd_system|atomicAdd_block)\s*(?=\()")
+_ATOMIC = re.compile(
+    r"\b((?:atomicAdd|atomicSub|atomicMax|atomicMin|atomicExch)(?:_system|_block)?)\s*(?=\()"
+)
 _LDG = re.compile(r"\b(__ldg)\s*(?=\()")
 _INTRINSICS = {
     # half and bfloat16 arithmetic (scalar and per lane of half2): the operators they are
@@ -114,8 +116,8 @@ class KernelText:
     name: str
     span: Span
     shared: frozenset[str]
-    atomics: tuple[tuple[int, str], ...]
-    """Line and target array of each `atomicAdd`."""
+    atomics: tuple[tuple[int, str, str], ...]
+    """Line, target array and function (`atomicAdd`, `atomicMax`...) of each atomic."""
     grid_strides: tuple[tuple[int, tuple[str, ...]], ...]
     """Line of each grid-stride (or block-stride) loop and the grid loops it leaves: the
     block and thread loops of its axis (the thread loop only)."""
@@ -424,7 +426,7 @@ def _kernel(
         put(match.start(), match.end(), "32".ljust(match.end() - match.start()))
     for match in _FAST_MATH.finditer(code, brace, closing):
         put(match.start(), match.end(), match.group(1).rjust(match.end() - match.start()))
-    atomics: list[tuple[int, str]] = []
+    atomics: list[tuple[int, str, str]] = []
     calls = sorted(
         (m for pattern in _CALLS for m in pattern.finditer(code, brace, closing)),
         key=lambda m: m.start(),
@@ -444,7 +446,8 @@ def _kernel(
             continue
         if match.re is _ATOMIC:
             line = code.count("\n", 0, match.start()) + 1
-            atomics.append((line, _array_of(respelled.split("+=")[0])))
+            target = re.split(r"[-+]?=", respelled, maxsplit=1)[0]
+            atomics.append((line, _array_of(target), match.group(1).split("_")[0]))
         put(match.start(), end + 1, respelled)
     strides = _grid_strides(code, brace, closing, put)
     grid = ", ".join([*(f"int {name}" for name, _ in template), *(f"int {n}" for n in GRID_NAMES)])
@@ -756,12 +759,20 @@ _CALLS = (_ATOMIC, _LDG, _SHUFFLE, _INTRINSIC)
 def _call(name: str, arguments: list[str]) -> str | None:
     """The C spelling of a CUDA call with these (respelled) arguments, or None to leave
     it as it is (an unknown call)."""
-    if name.startswith("atomicAdd"):
+    if name.startswith("atomic"):
         if len(arguments) != 2:
             return None
         target, value = arguments
         element = target[1:].strip() if target.startswith("&") else f"{target}[0]"
-        return f"{element} += ({value})"  # a read, an add, a write
+        operation = name.split("_")[0]
+        if operation == "atomicAdd":
+            return f"{element} += ({value})"  # a read, an add, a write
+        if operation == "atomicSub":
+            return f"{element} -= ({value})"
+        if operation == "atomicExch":
+            return f"{element} = ({value}) + 0 * {element}"  # a read (the old value) and a write
+        keep = ">" if operation == "atomicMax" else "<"  # a comparison: no FLOP
+        return f"{element} = ({element} {keep} ({value}) ? {element} : ({value}))"
     if name == "__ldg":
         if len(arguments) != 1 or not arguments[0]:
             return None
