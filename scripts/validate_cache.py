@@ -312,6 +312,9 @@ TWINS: tuple[Twin, ...] = (
     _square("index_conditions.c", "band_above", "n, a, b", "a b", (300, 600)),
     _square("index_conditions.c", "diagonal", "n, a, b", "a b", (300, 600)),
     _vec("index_conditions.c", "skip_first", "n, x", "x"),
+    # Triangles over a strided counter whose rows cross the LL's capacity (range split).
+    _vec("strided_domains.c", "strided_tails", "n, a, b", "a b", sizes=(20_000,)),
+    _vec("strided_domains.c", "strided_prefix", "n, a", "a", sizes=(20_000,)),
     _square("index_conditions.c", "off_diagonal", "n, a", "a", (300, 600)),
     _vec("while_loops.c", "count_down", "n, x, y", "x y"),
     _vec("while_loops.c", "count_up", "n, x, y", "x y"),

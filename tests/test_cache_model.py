@@ -553,3 +553,26 @@ def test_a_split_loop_is_one_broken_reuse_with_what_its_pieces_lose() -> None:
     fits = 262144 // 2 // 16  # 8192 rows of 16 bytes an element
     assert ll.lost_bytes == sum(24 * k for k in range(fits + 1, n)) - 24 * (n - 1)
     assert ll.working_set_bytes == 16 * (n - 1)
+
+
+def test_a_split_that_would_raise_the_traffic_is_not_taken() -> None:
+    """Rows i and i + 1 of a shrinking triangle (benchmark_idioms' pair_scores): the rows
+    that fit would cost their union, which the box rules only bound (8*n**2 + 4,182,016
+    at n = 4096, `exact: false`), above the per-row cost of the undivided loop. Keeping
+    reuse can only lower the traffic, so the loop stays whole."""
+    source = (
+        "void pair_scores(int n, double s[n][n]) {\n"
+        "    for (int i = n - 1; i >= 0; i--)\n"
+        "        for (int j = i + 1; j < n; j++)\n"
+        "            s[i][j] = s[i][j - 1] + 0.5 * s[i + 1][j - 1];\n"
+        "}\n"
+    )
+    module = lower_source(source, "pairs.c", PipelineOptions())
+    (region,) = [r for r in analyze_module(module).functions[0].regions if r.region.kind == "nest"]
+    l1 = CacheLevelSpec("L1", 32768, 64)
+    (memory,) = cache_traffic(
+        region.region.body, [l1], "L2", write_allocate=True, sizes={"n": 4096}
+    )[1:]
+    assert memory.exact
+    assert same(memory.read, "8*n**2") and same(memory.write, "4*n**2 - 4*n")
+    assert [c.iterations for c in memory.conditions] == [None, None]

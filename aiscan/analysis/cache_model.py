@@ -273,11 +273,38 @@ class _Model:
         pieces = self._pieces(loop, outer)
         if len(pieces) == 1:
             return self._decided(loop, outer)
+        before = self._state()
+        whole = self._decided(loop, outer)
+        undivided = self._state()
+        self._restore(before)
         read, write = ZERO, ZERO
         for piece in pieces:
             r, w = self._decided(piece, outer, whole=loop)
             read, write = read + r, write + w
+        # Keeping reuse in some pieces can only lower the traffic; where a fitting piece's
+        # footprint is a loose bound (unions the box rules over-count) it can come out
+        # higher: the loop is then decided whole, as without the split.
+        split, kept = self._moved((read, write), outer), self._moved(whole, outer)
+        if kept is not None and (split is None or split > kept):
+            self._restore(undivided)
+            return whole
         return read, write
+
+    def _moved(
+        self, traffic: tuple[sympy.Expr, sympy.Expr], outer: tuple[Loop, ...]
+    ) -> float | None:
+        """Bytes at the sizes over every execution (the loops in `outer` run it many times)."""
+        return finite_value(
+            _at_sizes(sum_over_loops(traffic[0] + traffic[1], list(outer)), self.sizes)
+        )
+
+    def _state(self) -> tuple[list[LayerCondition], list[BrokenReuse], bool]:
+        return list(self.conditions), list(self.broken), self.bounded
+
+    def _restore(self, state: tuple[list[LayerCondition], list[BrokenReuse], bool]) -> None:
+        self.conditions[:] = state[0]
+        self.broken[:] = state[1]
+        self.bounded = state[2]
 
     def _decided(
         self, loop: Loop, outer: tuple[Loop, ...], *, whole: Loop | None = None
