@@ -100,10 +100,17 @@ def _poly_ratio(numerator: Poly, denominator: Poly) -> Poly | Quotient:
     monomial over a monomial that divides it), else a `Quotient`, which is the sympy
     expression the branches above build, kept without sympy."""
     if denominator == 1 or len(numerator.terms) <= 1:
-        ratio = numerator / denominator
-        if is_poly(ratio):
-            return ratio  # type: ignore[no-any-return]
+        monomials = len(numerator.terms) == len(denominator.terms) == 1
+        if denominator.is_number or (monomials and _divides(denominator, numerator)):
+            return numerator / denominator  # type: ignore[no-any-return]
     return Quotient(numerator, denominator)
+
+
+def _divides(monomial: Poly, other: Poly) -> bool:
+    """Whether one monomial's symbols divide another's (so their quotient is a Poly)."""
+    ((powers, _),), ((others, _),) = monomial.terms.items(), other.terms.items()
+    mine = dict(others)
+    return all(mine.get(var, 0) >= power for var, power in powers)
 
 
 def _is_sum(expr: sympy.Expr) -> bool:
