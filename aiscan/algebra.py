@@ -29,12 +29,15 @@ __all__ = [
     "SYMPY",
     "ZERO",
     "Poly",
+    "Quotient",
     "as_expression",
     "constant",
     "expand",
     "is_poly",
+    "is_quotient",
     "normal",
     "polynomial_text",
+    "probe_values",
     "symbol",
     "to_sympy",
 ]
@@ -605,6 +608,181 @@ class Poly:
     __repr__ = __str__
 
 
+class Quotient:
+    """A rational intensity, `numerator/denominator`, two Polys in the lowest terms the
+    intensity's cancellation gives (`m*n/(4*m*n + 4*m + 8*n)`), kept without sympy.
+
+    It stands for the sympy expression the intensity used to build (`_sympy_`): `str`
+    writes that expression's text where the shape is one `polynomial_text` covers, and any
+    other question or operation is put to the sympy form, so code written for sympy keeps
+    working and pays for the import only off the common path. Never a polynomial: a
+    quotient that is one is a `Poly`."""
+
+    __slots__ = ("_sympy", "_text", "denominator", "numerator")
+
+    def __init__(self, numerator: Poly, denominator: Poly) -> None:
+        self.numerator = numerator
+        self.denominator = denominator
+        self._sympy: Any = None
+        self._text: str | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        """As `Poly.__getattr__`: public questions go to the sympy form."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._sympy_(), name)
+
+    def __reduce__(self) -> tuple[type[Quotient], tuple[Poly, Poly]]:
+        return Quotient, (self.numerator, self.denominator)
+
+    def _sympy_(self) -> Any:
+        """What `analysis.intensity` built before: a sum over a number unevaluated, so
+        that `(n + 1)/48` is not distributed into `n/48 + 1/48`."""
+        if self._sympy is None:
+            import sympy
+
+            top, bottom = self.numerator._sympy_(), self.denominator._sympy_()
+            if self.denominator.is_number:
+                inverse = sympy.Pow(bottom, -1, evaluate=False)
+                self._sympy = sympy.Mul(top, inverse, evaluate=False)
+            else:
+                self._sympy = top / bottom
+        return self._sympy
+
+    @property
+    def free_symbols(self) -> set[Poly]:
+        return self.numerator.free_symbols | self.denominator.free_symbols
+
+    @property
+    def is_number(self) -> bool:
+        return False  # its denominator, or its numerator over a number, has symbols
+
+    def has(self, *items: object) -> bool:
+        return self.numerator.has(*items) or self.denominator.has(*items)
+
+    def subs(self, *arguments: Any, **keywords: Any) -> Any:
+        """A number when the values leave no symbol (exactly what sympy's `subs` gives);
+        otherwise sympy's `subs` of the sympy form."""
+        top = self.numerator.subs(*arguments, **keywords)
+        bottom = self.denominator.subs(*arguments, **keywords)
+        if is_poly(top) and is_poly(bottom):
+            above, below = top.constant_value(), bottom.constant_value()
+            if above is not None and below:
+                return constant(_quotient(above, below))
+        return self._sympy_().subs(*arguments, **keywords)
+
+    def __str__(self) -> str:
+        if self._text is None:
+            text = self._fast_text()
+            self._text = text if text is not None else str(self._sympy_())
+        return self._text
+
+    __repr__ = __str__
+
+    def _fast_text(self) -> str | None:
+        """sympy's text for the shapes the cancellation builds (`(p + 1)/20`,
+        `(n + 3)/(4*n + 20)`, `n/(4*n + 20)`); None for others, which sympy writes."""
+        top, bottom = self.numerator, self.denominator
+        top_text, bottom_text = polynomial_text(top), polynomial_text(bottom)
+        if top_text is None or bottom_text is None:
+            return None
+        if len(bottom.terms) > 1:
+            below = f"({bottom_text})"
+        elif bottom.is_Integer and bottom.constant_value() > 0:  # type: ignore[operator]
+            below = bottom_text
+        else:
+            return None  # a monomial below: `1/(12*n)` is sympy's to write
+        if len(top.terms) > 1:
+            return f"({top_text})/{below}"
+        if len(bottom.terms) == 1 or not top.terms:
+            return None
+        ((monomial, coefficient),) = top.terms.items()
+        if not monomial or coefficient.denominator != 1:
+            return None
+        return f"{top_text}/{below}"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is Quotient:
+            return self.numerator == other.numerator and self.denominator == other.denominator
+        if other.__class__ is Poly or isinstance(other, int | float | Fraction):
+            return False  # never a polynomial, and never a number
+        if _from_sympy_module(other):
+            return bool(self._sympy_() == other)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash((Quotient, self.numerator, self.denominator))
+
+    # Arithmetic and order are sympy's, on the sympy form, as before this type.
+    def __add__(self, other: object) -> Any:
+        return self._sympy_() + to_sympy(other)
+
+    def __radd__(self, other: object) -> Any:
+        return to_sympy(other) + self._sympy_()
+
+    def __sub__(self, other: object) -> Any:
+        return self._sympy_() - to_sympy(other)
+
+    def __rsub__(self, other: object) -> Any:
+        return to_sympy(other) - self._sympy_()
+
+    def __mul__(self, other: object) -> Any:
+        return self._sympy_() * to_sympy(other)
+
+    def __rmul__(self, other: object) -> Any:
+        return to_sympy(other) * self._sympy_()
+
+    def __truediv__(self, other: object) -> Any:
+        return self._sympy_() / to_sympy(other)
+
+    def __rtruediv__(self, other: object) -> Any:
+        return to_sympy(other) / self._sympy_()
+
+    def __pow__(self, power: object) -> Any:
+        return self._sympy_() ** to_sympy(power)
+
+    def __neg__(self) -> Any:
+        return -self._sympy_()
+
+    def __lt__(self, other: object) -> Any:
+        return self._sympy_() < to_sympy(other)
+
+    def __le__(self, other: object) -> Any:
+        return self._sympy_() <= to_sympy(other)
+
+    def __gt__(self, other: object) -> Any:
+        return self._sympy_() > to_sympy(other)
+
+    def __ge__(self, other: object) -> Any:
+        return self._sympy_() >= to_sympy(other)
+
+    def __float__(self) -> float:
+        return float(self._sympy_())
+
+
+_PROBES = (1, 2**20)
+
+
+def probe_values(poly: Poly) -> list[Coefficient]:
+    """The exact values with every symbol at 1 and at 2**20, values every kind of symbol
+    may take (sizes, counters, trips, fractions, reals). One of them positive proves the
+    polynomial is not nonpositive everywhere, so sympy's `is_nonpositive` (or, with one
+    of them at least 0, `is_negative`) cannot be True, and it need not be asked."""
+    values = []
+    for probe in _PROBES:
+        value = poly.subs({symbol(*var): probe for m in poly.terms for var, _ in m})
+        values.append(value.constant_value())
+    return values
+
+
+def is_quotient(value: object) -> bool:
+    return value.__class__ is Quotient
+
+
 def _quotient(top: Coefficient, bottom: Coefficient) -> Coefficient:
     """`top / bottom`, exact (`/` of two ints is a float)."""
     if top.__class__ is int and bottom.__class__ is int:
@@ -667,7 +845,7 @@ def _sympy_symbol(var: Var) -> Any:
 
 def to_sympy(value: object) -> Any:
     """`value` as a sympy object (Poly converted, numbers made exact, sympy unchanged)."""
-    if value.__class__ is Poly:
+    if value.__class__ is Poly or value.__class__ is Quotient:
         return value._sympy_()
     import sympy
 

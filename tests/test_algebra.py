@@ -138,3 +138,43 @@ def test_division_is_sympys_quotient(a: Poly, b: Poly) -> None:
     quotient = a / b
     assert to_sympy(quotient) == to_sympy(a) / to_sympy(b)
     assert str(quotient) == str(to_sympy(a) / to_sympy(b))
+
+
+@settings(max_examples=300, deadline=None)
+@given(polys(), polys())
+def test_a_quotient_is_the_intensitys_sympy_expression(a: Poly, b: Poly) -> None:
+    """The intensity's cancelled ratio as a `Quotient`: its text is the text of the sympy
+    expression the intensity built before the type (a sum over a number unevaluated)."""
+    from aiscan.analysis.intensity import _cancelled, _poly_ratio
+
+    if b.is_zero or a.is_zero:
+        return
+    top, bottom = _cancelled(a, b)
+    if not (algebra.is_poly(top) and algebra.is_poly(bottom)):
+        return
+    ratio = _poly_ratio(top, bottom)
+    before = to_sympy(top) / to_sympy(bottom)
+    if bottom.is_number and bottom != 1 and len(top.terms) > 1:
+        inverse = sympy.Pow(to_sympy(bottom), -1, evaluate=False)
+        before = sympy.Mul(to_sympy(top), inverse, evaluate=False)
+    assert str(ratio) == str(before)
+    assert to_sympy(ratio) == before
+    if algebra.is_quotient(ratio):
+        assert pickle.loads(pickle.dumps(ratio)) == ratio
+        values = {s: 3 for s in ratio.free_symbols}
+        if to_sympy(bottom).subs(values) != 0:
+            assert ratio.subs(values) == before.subs(values)
+
+
+@settings(max_examples=300, deadline=None)
+@given(polys())
+def test_probe_values_never_contradict_sympys_signs(a: Poly) -> None:
+    """A probe value of one sign proves the opposite fact cannot hold everywhere."""
+    values = algebra.probe_values(a)
+    theirs = to_sympy(a)
+    if any(v > 0 for v in values):
+        assert theirs.is_nonpositive is not True
+    if any(v >= 0 for v in values):
+        assert theirs.is_negative is not True
+    if any(v < 0 for v in values):
+        assert theirs.is_nonnegative is not True

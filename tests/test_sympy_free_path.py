@@ -13,8 +13,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The file is analyzed in this process, not in a forked worker: a worker's imports never
+# reach this process's sys.modules, and the gate would pass whatever the worker imported.
 _PROBE = """
 import contextlib, io, sys
+import aiscan.scan
+aiscan.scan.can_fork = lambda: False
 from aiscan.cli import main
 with contextlib.redirect_stdout(io.StringIO()) as out:
     code = main(sys.argv[1:])
@@ -36,3 +40,26 @@ def test_a_polynomial_kernel_is_analyzed_without_sympy(kernel: str, arguments: l
     status, report = result.stdout.split("\n", 1)
     assert status == "0 False", result.stderr
     assert "1/12" in report
+
+
+# A matrix-vector product: its compulsory intensity is a ratio of two polynomials, which
+# sympy's division and cancellation built until the `Quotient` type (issue 33).
+_DGEMV = """void dgemv(int n, int m, const double a[n][m], const double x[m], double y[n])
+{
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < m; ++j)
+            y[i] = y[i] + a[i][j] * x[j];
+}
+"""
+
+
+@pytest.mark.parametrize("form", ["text", "json"])
+def test_a_rational_intensity_is_analyzed_without_sympy(tmp_path: Path, form: str) -> None:
+    kernel = tmp_path / "dgemv.c"
+    kernel.write_text(_DGEMV)
+    command = [sys.executable, "-c", _PROBE, "analyze", str(kernel), "--no-cache"]
+    command += ["--format", form]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    status, report = result.stdout.split("\n", 1)
+    assert status == "0 False", result.stderr
+    assert "m*n/(4*m*n + 4*m + 8*n)" in report

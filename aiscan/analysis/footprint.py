@@ -22,7 +22,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from aiscan import algebra
-from aiscan.algebra import ONE, SYMPY, ZERO, expand, is_poly, normal, to_sympy
+from aiscan.algebra import ONE, SYMPY, ZERO, expand, is_poly, normal, probe_values, to_sympy
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops, untiled
 from aiscan.analysis.flops import executions_over
 from aiscan.analysis.polynomials import linear_coefficient, term_of
@@ -104,6 +104,8 @@ class Footprint:
 
 def _length(low: sympy.Expr, high: sympy.Expr) -> sympy.Expr:
     length = expand(high - low + 1)
+    if is_poly(length) and any(value >= 0 for value in probe_values(length)):
+        return length  # not negative everywhere (without asking sympy's assumptions)
     if (length.is_number and length < 0) or length.is_negative:
         return ZERO
     return length
@@ -111,6 +113,8 @@ def _length(low: sympy.Expr, high: sympy.Expr) -> sympy.Expr:
 
 def provably_nonnegative(expr: sympy.Expr) -> bool:
     expr = expand(expr)
+    if is_poly(expr) and any(value < 0 for value in probe_values(expr)):
+        return False  # negative somewhere: no proof, and no need to ask sympy's assumptions
     if bool(expr.is_nonnegative) or (expr.is_number and expr >= 0):
         return True
     lower = _without_roundings(expr)

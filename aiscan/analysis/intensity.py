@@ -15,7 +15,18 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
-from aiscan.algebra import ONE, SYMPY, ZERO, Poly, as_expression, constant, expand, is_poly, symbol
+from aiscan.algebra import (
+    ONE,
+    SYMPY,
+    ZERO,
+    Poly,
+    Quotient,
+    as_expression,
+    constant,
+    expand,
+    is_poly,
+    symbol,
+)
 from aiscan.analysis.polynomials import Term, from_ring, ring_over, terms_of
 from aiscan.ir.symbols import is_size_symbol
 
@@ -67,7 +78,9 @@ def _intensity(
     if expand(bytes_moved) == 0:
         return Intensity(None, None, None)
     numerator, denominator = _cancelled(expand(flops), expand(bytes_moved))
-    if denominator == 1 or numerator.is_number or not _is_sum(numerator):
+    if is_poly(numerator) and is_poly(denominator):
+        ratio = _poly_ratio(numerator, denominator)
+    elif denominator == 1 or numerator.is_number or not _is_sum(numerator):
         ratio = numerator / denominator
     elif denominator.is_number:  # keep (n + 1)/48 rather than n/48 + 1/48
         ratio = sympy.Mul(numerator, sympy.Pow(denominator, -1, evaluate=False), evaluate=False)
@@ -80,6 +93,24 @@ def _intensity(
         with contextlib.suppress(TypeError):
             value = value if is_poly(value) else sympy.nsimplify(value)
     return Intensity(ratio, _limit_of_ratio(numerator, denominator), value)
+
+
+def _poly_ratio(numerator: Poly, denominator: Poly) -> Poly | Quotient:
+    """The cancelled ratio of two polynomials: a Poly where it is one (over a number, a
+    monomial over a monomial that divides it), else a `Quotient`, which is the sympy
+    expression the branches above build, kept without sympy."""
+    if denominator == 1 or len(numerator.terms) <= 1:
+        monomials = len(numerator.terms) == len(denominator.terms) == 1
+        if denominator.is_number or (monomials and _divides(denominator, numerator)):
+            return numerator / denominator  # type: ignore[no-any-return]
+    return Quotient(numerator, denominator)
+
+
+def _divides(monomial: Poly, other: Poly) -> bool:
+    """Whether one monomial's symbols divide another's (so their quotient is a Poly)."""
+    ((powers, _),), ((others, _),) = monomial.terms.items(), other.terms.items()
+    mine = dict(others)
+    return all(mine.get(var, 0) >= power for var, power in powers)
 
 
 def _is_sum(expr: sympy.Expr) -> bool:
@@ -217,6 +248,8 @@ def substitute_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:
     if not bindings:
         return expr
     bound = expr.subs(bindings)
+    if is_poly(bound) and bound.is_number:
+        return bound  # a rational is as simple as `simplify` makes it
     try:
         return sympy.simplify(bound)
     except TypeError:  # a relational sympy cannot decide inside simplify (e.g. a DiracDelta)
@@ -238,6 +271,8 @@ def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Exp
     )
     if not sizes:
         return numerator / denominator  # already in lowest terms (see _cancelled)
+    if is_poly(numerator) and is_poly(denominator):
+        return _limit_of_polynomials(numerator, denominator, sizes)
     if numerator.has(sympy.ceiling, sympy.floor) or denominator.has(sympy.ceiling, sympy.floor):
         # They differ from their argument by less than one: same limit.
         numerator = numerator.replace(sympy.ceiling, lambda x: x).replace(sympy.floor, lambda x: x)
@@ -262,6 +297,52 @@ def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Exp
         return ratio
     sign = sympy.sign(ratio)
     return sympy.oo * sign if sign.is_number else sympy.oo
+
+
+def _limit_of_polynomials(
+    numerator: Poly, denominator: Poly, sizes: list[Poly]
+) -> sympy.Expr | None:
+    """`_limit_of_ratio` of two polynomials, read off their leading terms with all sizes
+    equal; sympy only for an unbounded limit (`oo`) or coefficients with other symbols."""
+    top = _leading_of_poly(numerator, sizes)
+    bottom = _leading_of_poly(denominator, sizes)
+    if top is None or bottom is None:
+        growth = {s: _GROWTH for s in sizes}
+        return limit_at_infinity(numerator.subs(growth) / denominator.subs(growth), _GROWTH)
+    (top_degree, top_coefficient), (bottom_degree, bottom_coefficient) = top, bottom
+    if top_degree < bottom_degree:
+        return ZERO
+    ratio = top_coefficient / bottom_coefficient
+    if not ratio.is_number:
+        ratio = sympy.cancel(ratio)
+    if top_degree == bottom_degree:
+        return ratio
+    sign = sympy.sign(ratio)
+    return sympy.oo * sign if sign.is_number else sympy.oo
+
+
+def _leading_of_poly(poly: Poly, sizes: list[Poly]) -> tuple[int, Poly] | None:
+    """`_leading_of_terms` on a Poly's own terms: the total degree in the sizes and the
+    sum of the terms of that degree with the sizes set to 1."""
+    if not poly.terms:
+        return None
+    names = {size.var() for size in sizes}
+    degrees = {
+        monomial: sum(power for var, power in monomial if var in names) for monomial in poly.terms
+    }
+    degree = max(degrees.values())
+    coefficient: dict[tuple[tuple[tuple[str, str], int], ...], int | Fraction] = {}
+    for monomial, value in poly.terms.items():
+        if degrees[monomial] == degree:
+            rest = tuple(pair for pair in monomial if pair[0] not in names)
+            total = coefficient.get(rest, 0) + value
+            if total:
+                coefficient[rest] = total.numerator if total.denominator == 1 else total
+            else:
+                del coefficient[rest]
+    if not coefficient:
+        return None
+    return degree, Poly(coefficient)
 
 
 def past_bends(expr: sympy.Expr, sizes: list[sympy.Symbol]) -> sympy.Expr:

@@ -12,7 +12,7 @@ from fractions import Fraction
 from math import ceil
 from typing import TYPE_CHECKING
 
-from aiscan.algebra import SYMPY, ZERO, is_poly, normal
+from aiscan.algebra import SYMPY, ZERO, is_poly, normal, probe_values
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
 if TYPE_CHECKING:
@@ -29,6 +29,8 @@ def never_below_zero(trip: sympy.Expr) -> sympy.Expr:
     loop never runs). A trip whose sign depends on the sizes (`n - 5`) stays as it is:
     its counts hold where it runs, and the analysis drops the loop at given sizes where
     it does not (`analysis.idle_loops`)."""
+    if is_poly(trip) and any(value > 0 for value in probe_values(trip)):
+        return trip  # not nonpositive everywhere: sympy cannot say it is, nor need asking
     return ZERO if trip.is_nonpositive is True else trip
 
 

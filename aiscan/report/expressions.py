@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from aiscan.algebra import SYMPY, expand, is_poly, normal, polynomial_text
+from aiscan.algebra import SYMPY, expand, is_poly, is_quotient, normal, polynomial_text
 from aiscan.analysis.intensity import finite_value, size_bindings, substitute_sizes
 from aiscan.analysis.polynomials import terms_of
 
@@ -23,7 +23,9 @@ def expression_text(expr: sympy.Expr | None) -> str | None:
     """A sympy-parsable string in the source's own names (`n/12`, `(2*N - 1)/(4*N + 2)`)."""
     if expr is None:
         return None
-    return str(expr) if is_poly(expr) else _text(expr)  # a Poly keeps its own text
+    if is_poly(expr) or is_quotient(expr):
+        return str(expr)  # they keep their own text
+    return _text(expr)
 
 
 @lru_cache(maxsize=16384)
@@ -49,7 +51,7 @@ def decimal(expr: sympy.Expr | None) -> str:
     """`0.08333` for 1/12, `inf` for oo, empty when symbols remain."""
     if expr is None:
         return ""
-    if not is_poly(expr) and expr in (sympy.oo, sympy.zoo):
+    if not is_poly(expr) and not is_quotient(expr) and expr in (sympy.oo, sympy.zoo):
         return "inf"
     value = numeric_value(expr)
     return "" if value is None else f"{value:.4g}"

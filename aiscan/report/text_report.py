@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from aiscan.algebra import SYMPY
+from aiscan.algebra import SYMPY, is_poly
 from aiscan.analysis.intensity import Intensity
 from aiscan.analysis.intensity import intensity as intensity_of
 from aiscan.analysis.kernel import FunctionAnalysis, LoopSummary, RegionAnalysis
@@ -318,7 +318,7 @@ def _intensity_text(intensity: Intensity) -> str:
     notes.append(
         "limit unknown"
         if limit is None
-        else f"→ {'∞' if limit == sympy.oo else limit} as sizes grow"
+        else f"→ {'∞' if not is_poly(limit) and limit == sympy.oo else limit} as sizes grow"
     )
     if intensity.value is not None:
         value = decimal(intensity.value) or str(intensity.value)
