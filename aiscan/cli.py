@@ -22,6 +22,7 @@ from aiscan.errors import UsageError
 from aiscan.given_shapes import parse_shape
 from aiscan.limits import DEFAULT_MEMORY_LIMIT_MIB
 from aiscan.printable import printable
+from aiscan.progress import StatusLine
 from aiscan.report.words import counted
 from aiscan.roofline.precision import PRECISIONS
 
@@ -638,8 +639,11 @@ class RooflineInputs:
     failed: bool
 
 
-def roofline_inputs(arguments: argparse.Namespace) -> RooflineInputs:
-    """Analyze the files of a `roofline` command line and place their loop nests."""
+def roofline_inputs(
+    arguments: argparse.Namespace, status: StatusLine | None = None
+) -> RooflineInputs:
+    """Analyze the files of a `roofline` command line and place their loop nests; `status`
+    shows each step on a terminal."""
     from aiscan.discovery import discover
     from aiscan.pipeline import analyze_path
     from aiscan.roofline.kernels import module_kernels
@@ -649,13 +653,23 @@ def roofline_inputs(arguments: argparse.Namespace) -> RooflineInputs:
     placement = _placement_options(arguments, config)
     if placement is None:
         raise UsageError("roofline: choose at least one --device (see `aiscan devices`)")
+    if status is not None and len(placement.devices) < 2:
+        # Only a plot of several devices (a cache-model sweep on each) is long enough to
+        # say what it is doing; on a terminal only, as `StatusLine` decides.
+        status.enabled = False
     low, _, high = arguments.size_range.partition(":")
     if not (low.isdigit() and high.isdigit() and 0 < int(low) < int(high)):
         raise UsageError(f"--size-range {arguments.size_range}: expected LOW:HIGH integers")
     files = discover(arguments.files)
     if not files:
         raise UsageError("no C or Python source files found in the given paths")
-    results = [analyze_path(path, options) for path in files]
+    results = []
+    for number, path in enumerate(files, start=1):
+        if status is not None:
+            status.show(f"aiscan roofline: analyzing [{number}/{len(files)}] {path}")
+        results.append(analyze_path(path, options))
+    if status is not None:
+        status.close()
     for result in results:
         for diagnostic in result.diagnostics:
             print(diagnostic.format(), file=sys.stderr)
@@ -666,6 +680,9 @@ def roofline_inputs(arguments: argparse.Namespace) -> RooflineInputs:
         functions = [f for a in analyses for f in a.module.functions]
         _warn_unmatched_shapes(options, shapes_matched(options.shapes, functions))
     size_range = (int(low), int(high))
+    if status is not None:
+        devices = counted(len(placement.devices), "device")
+        status.show(f"aiscan roofline: placing the loop nests on {devices}")
     kernels = module_kernels(analyses, placement, size_range)
     if not kernels:
         raise UsageError("roofline: no loop nest with FLOPs to plot")
@@ -682,7 +699,9 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
     output = Path(arguments.output)
     if not output.parent.is_dir():
         raise UsageError(f"-o {output}: no such directory {output.parent}")
-    inputs = roofline_inputs(arguments)
+    status = StatusLine(sys.stderr)
+    inputs = roofline_inputs(arguments, status)
+    status.show(f"aiscan roofline: drawing {counted(len(inputs.kernels), 'loop nest')}")
     try:
         if output.suffix.lower() in (".html", ".htm"):
             from aiscan.roofline.html import write_html
@@ -694,6 +713,8 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
             render_roofline(inputs.kernels, inputs.devices, output, **inputs.plot_arguments)
     except OSError as error:
         raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
+    finally:
+        status.close()
     nests = counted(len(inputs.kernels), "loop nest")
     print(f"wrote {output} ({nests} on {counted(len(inputs.devices), 'device')})")
     return EXIT_ERROR if inputs.failed else EXIT_OK

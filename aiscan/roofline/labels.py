@@ -2,10 +2,12 @@
 spot of a fixed set around its point, checked against a grid of what is already placed.
 
 Plain geometry in display pixels, no matplotlib: boxes are `(x0, y0, x1, y1)`. A label never
-overlaps another label nor leaves the frame; among those spots it avoids markers, then
-lines and fixed texts, then distance. One that finds no spot is left out (`None`), so a
-crowded plot loses labels rather than legibility. Every label looks at a constant number
-of spots and grid cells, so n labels cost O(n), where adjustText's repulsion was quadratic.
+overlaps another label nor leaves the frame, and the leader line to a label set away from
+its point crosses no other label nor lies under one; among those spots it avoids markers,
+then lines and fixed texts (under the label or its leader), then distance. One that finds
+no spot is left out (`None`), so a crowded plot loses labels rather than legibility. Every
+label looks at a constant number of spots and grid cells (and a leader at most 96 pixels
+long), so n labels cost O(n), where adjustText's repulsion was quadratic.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-__all__ = ["Box", "LabelRequest", "place_labels"]
+__all__ = ["LEADER_MIN_PIXELS", "Box", "LabelRequest", "leader_end", "place_labels"]
 
 Box = tuple[float, float, float, float]
 """(x0, y0, x1, y1) in display pixels, x0 <= x1 and y0 <= y1."""
@@ -28,6 +30,12 @@ _DIRECTIONS: Final = (
     (1.0, 0.0), (_DIAGONAL, _DIAGONAL), (_DIAGONAL, -_DIAGONAL), (0.0, 1.0), (0.0, -1.0),
     (-1.0, 0.0), (-_DIAGONAL, _DIAGONAL), (-_DIAGONAL, -_DIAGONAL),
 )  # fmt: skip
+LEADER_MIN_PIXELS: Final = 8.0
+"""A label farther than this from its point (pixels at 100 dpi) gets a leader line."""
+_LEADER_STEP_PIXELS: Final = 2.0
+_LEADER_SKIP_PIXELS: Final = 6.0
+"""The leader's first pixels cross no line that counts: they leave the point's own marker,
+which may sit on a roof."""
 _CELL_PIXELS: Final = 16.0
 """The grid's cell at 100 dpi: about a line of small text."""
 _MARKER_COST: Final = 1000.0
@@ -88,6 +96,43 @@ def _spot(request: LabelRequest, direction: tuple[float, float], radius: float) 
     return (left, bottom, left + request.width, bottom + request.height)
 
 
+def leader_end(request: LabelRequest, box: Box) -> tuple[float, float]:
+    """Where a leader from the point meets the label: the box's nearest edge or corner."""
+    return min(max(request.x, box[0]), box[2]), min(max(request.y, box[1]), box[3])
+
+
+def _leader_probes(request: LabelRequest, box: Box, scale: float) -> list[tuple[float, Box]]:
+    """Pixel boxes along the leader to `box`, each with its distance from the point; none
+    when the label sits close enough to need no leader."""
+    end_x, end_y = leader_end(request, box)
+    length = math.hypot(end_x - request.x, end_y - request.y)
+    if length <= LEADER_MIN_PIXELS * scale:
+        return []
+    step = _LEADER_STEP_PIXELS * scale
+    probes = []
+    for k in range(math.ceil(length / step)):
+        x = request.x + (end_x - request.x) * k * step / length
+        y = request.y + (end_y - request.y) * k * step / length
+        half = step / 2  # probes touch end to end: a box corner cannot slip between them
+        probes.append((k * step, (x - half, y - half, x + half, y + half)))
+    return probes
+
+
+def _leader_cost(
+    request: LabelRequest, box: Box, placed: _Grid, crossed: _Grid, scale: float
+) -> float:
+    """What the leader to `box` would cross: another label (a ridge's name too) rules the spot
+    out; each line it crosses past the point's own marker costs as an obstacle does."""
+    lines: set[tuple[int, int]] = set()
+    for distance, probe in _leader_probes(request, box, scale):
+        if placed.hits(probe):
+            return math.inf
+        if distance >= _LEADER_SKIP_PIXELS * scale and crossed.hits(probe):
+            # one line crossed leaves several samples: count it once
+            lines.add((round(probe[0] / (8 * scale)), round(probe[1] / (8 * scale))))
+    return _OBSTACLE_COST * len(lines)
+
+
 def _sign(value: float) -> int:
     return (value > 0) - (value < 0)
 
@@ -106,7 +151,7 @@ def place_labels(
     `obstacles` (line samples, fixed texts); `scale` is the dpi over 100; `margin` pixels
     of air are kept between labels."""
     cell = _CELL_PIXELS * scale
-    placed, avoided, crossed = _Grid(cell), _Grid(cell), _Grid(cell)
+    placed, avoided, crossed, leaders = _Grid(cell), _Grid(cell), _Grid(cell), _Grid(cell)
     for box in markers:
         avoided.add(box)
     for box in obstacles:
@@ -120,18 +165,23 @@ def place_labels(
             for direction in _DIRECTIONS:
                 box = _spot(request, direction, radius * scale)
                 air = (box[0] - margin, box[1] - margin, box[2] + margin, box[3] + margin)
-                if not _inside(box, frame) or placed.hits(air):
+                if not _inside(box, frame) or placed.hits(air) or leaders.hits(box):
                     continue
                 cost = (
                     _MARKER_COST * avoided.hits(box)
                     + _OBSTACLE_COST * crossed.hits(box)
                     + radius
                 )  # fmt: skip
-                if best is None or cost < best[0]:
+                if best is not None and cost >= best[0]:
+                    continue
+                cost += _leader_cost(request, box, placed, crossed, scale)
+                if cost < math.inf and (best is None or cost < best[0]):
                     best = (cost, box)
             if best is not None and best[0] <= radius:  # nothing in the way: no farther look
                 break
         boxes.append(None if best is None else best[1])
         if best is not None:
             placed.add(best[1])
+            for _, probe in _leader_probes(request, best[1], scale):
+                leaders.add(probe)  # no later label covers this leader
     return boxes

@@ -65,6 +65,8 @@ _MARKERS: Final = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">")
 _LEGEND_MARKERS_MAX: Final = len(_MARKERS)
 """Up to this many kernels the legend lists each one's marker and the plot its name;
 beyond, shapes repeat and the kernels are numbered."""
+_LEGEND_CHAR_INCHES: Final = 0.066
+"""The width of an average character of the legend (font size `small`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,15 +296,26 @@ def build_figure(
     notes = [f"not placed: {reason}" for reason in skipped]
     entries = names + names_more + notes
     handles_all = handles + handles_more + [Line2D([], [], linestyle="none") for _ in notes]
-    lines = math.ceil(len(entries) / 2)
+    width = 10 + table_inches(axes, rows)
+    columns = _legend_columns(entries, width)
+    lines = math.ceil(len(entries) / columns)
     # The plot keeps its size: the legend below adds height, the numbered table beside it width.
-    figure.set_size_inches(10 + table_inches(axes, rows), 8 + 0.2 * max(0, lines - 8))
+    figure.set_size_inches(width, 8 + 0.2 * max(0, lines - 8))
     figure.legend(
-        handles_all, entries, loc="outside lower center", ncols=2, fontsize="small",
+        handles_all, entries, loc="outside lower center", ncols=columns, fontsize="small",
         frameon=False,
     )  # fmt: skip
     place_texts(figure, axes, labels)
     return figure
+
+
+def _legend_columns(entries: Sequence[str], width_inches: float) -> int:
+    """Two columns while both fit the figure's width, else one: several devices' roof names
+    (`epyc-9654 (96 threads) FP64 vector units dense: ..., DDR5-4800 (12 channels) ...`)
+    ran off both edges of the figure side by side."""
+    half = math.ceil(len(entries) / 2)
+    widest = [max((len(e) for e in part), default=0) for part in (entries[:half], entries[half:])]
+    return 2 if sum(widest) * _LEGEND_CHAR_INCHES + 0.6 <= width_inches else 1
 
 
 def _marker_legend(
@@ -527,16 +540,17 @@ def _draw_regimes(
                 linestyle=":", alpha=0.8, gid=f"path-step:{key}:{number}",
             )  # fmt: skip
         if number < len(runs) - 1:  # the last size before a break: where the fall starts
-            _size_note(axes, f"{names}={run[-1][0]}", run[-1], 6, color, key)
-    _size_note(axes, f"{names}={path[0][0]}", path[0], -11, color, key)
+            _size_note(axes, f"{names}={run[-1][0]}", run[-1], color, key)
+    _size_note(axes, f"{names}={path[0][0]}", path[0], color, key)
 
 
 def _size_note(
-    axes: Axes, text: str, point: tuple[int, float, float], dy: int, color: str, key: str
+    axes: Axes, text: str, point: tuple[int, float, float], color: str, key: str
 ) -> None:
-    axes.annotate(
-        text, (point[1], point[2]), xytext=(0, dy), textcoords="offset points", ha="center",
-        fontsize="xx-small", color=color, gid=f"path-size:{key}",
+    # At its point for now: `place_texts` sets it near, clear of the roofs and other texts
+    # (at a fixed offset, size notes lay on the roofs and on each other).
+    axes.text(
+        point[1], point[2], text, fontsize="xx-small", color=color, gid=f"path-size:{key}",
     )  # fmt: skip
 
 

@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from aiscan.roofline.labels import Box, LabelRequest, place_labels
+from aiscan.roofline.labels import LEADER_MIN_PIXELS, Box, LabelRequest, leader_end, place_labels
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -23,9 +23,10 @@ if TYPE_CHECKING:
 __all__ = ["number_labels", "place_texts", "table_inches"]
 
 _MARKER_GIDS: Final = ("kernel:", "level:", "ridge:", "path:")
-_FIXED_TEXT_GIDS: Final = ("ceiling-label:", "path-size:")
-_TAG_GIDS: Final = ("level-label:",)
-"""The hierarchical roofline's level tags (`L1d`, `L2/L3`): placed first, near their markers."""
+_FIXED_TEXT_GIDS: Final = ("ceiling-label:",)
+_TAG_GIDS: Final = ("level-label:", "path-size:")
+"""The hierarchical roofline's level tags (`L1d`, `L2/L3`) and a path's size notes (`n=128`):
+placed first, near their markers, clear of each other, of the labels and of the roofs."""
 _TABLE_ROWS: Final = 52
 """Rows of the numbered table per column: as tall as the plot at xx-small."""
 _TABLE_CHAR_INCHES: Final = 0.043
@@ -92,6 +93,9 @@ def place_texts(figure: Figure, axes: Axes, labels: Sequence[Text]) -> None:
     if not texts:
         return
     figure.draw_without_rendering()
+    # The layout stays as measured: run again at save time, it moved the axes by a few
+    # pixels, and labels (sized in pixels, anchored in data) drifted onto leaders.
+    figure.set_layout_engine("none")
     renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
     scale = figure.dpi / 100
     pad = _PAD_PIXELS * scale
@@ -124,9 +128,8 @@ def place_texts(figure: Figure, axes: Axes, labels: Sequence[Text]) -> None:
 
 def _leader(axes: Axes, text: Text, request: LabelRequest, box: Box, scale: float) -> None:
     """A thin line from the point to the nearest edge of a label set away from it."""
-    near_x = min(max(request.x, box[0]), box[2])
-    near_y = min(max(request.y, box[1]), box[3])
-    if math.hypot(near_x - request.x, near_y - request.y) <= 8 * scale:
+    near_x, near_y = leader_end(request, box)
+    if math.hypot(near_x - request.x, near_y - request.y) <= LEADER_MIN_PIXELS * scale:
         return
     to_data = axes.transData.inverted()
     (x0, y0), (x1, y1) = to_data.transform([(request.x, request.y), (near_x, near_y)])
