@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from aiscan.errors import UsageError
-from aiscan.given_shapes import GivenShape, parse_shape
+from aiscan.given_shapes import SHAPE_DTYPES, GivenShape, parse_shape
 from aiscan.sources import FileRefused, read_regular_file
 
 __all__ = ["PYTHON_DTYPES", "Config", "find_config", "load_config"]
@@ -52,22 +52,10 @@ _KEYS = {
     "shapes",
 }
 
-PYTHON_DTYPES = (
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-)
-"""What `python-dtype` / `--python-dtype` accept: the dtype of un-typed Python arrays (an
-integer one for integer kernels, graph or dynamic-programming code, whose arithmetic is no
-FLOP)."""
+PYTHON_DTYPES = tuple(d for d in SHAPE_DTYPES if d != "bool")
+"""What `python-dtype` / `--python-dtype` accept: the dtype of un-typed Python arrays, any a
+stated shape may carry but bool (an integer one for integer kernels, graph or
+dynamic-programming code, whose arithmetic is no FLOP)."""
 
 
 @dataclass(frozen=True)
