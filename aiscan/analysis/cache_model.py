@@ -283,9 +283,10 @@ class _Model:
             read, write = read + r, write + w
         # Keeping reuse in some pieces can only lower the traffic; where a fitting piece's
         # footprint is a loose bound (unions the box rules over-count) it can come out
-        # higher: the loop is then decided whole, as without the split.
+        # higher, and where a size is not given it cannot be compared: the loop is then
+        # decided whole, as without the split.
         split, kept = self._moved((read, write), outer), self._moved(whole, outer)
-        if kept is not None and (split is None or split > kept):
+        if split is None or kept is None or split > kept:
             self._restore(undivided)
             return whole
         return read, write
