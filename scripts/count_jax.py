@@ -19,6 +19,8 @@ sizes below, and counted three ways:
   `stop_gradient`, a conversion to the same dtype) are left out, as aiscan treats views
   and as `count_torch.py` leaves PyTorch's views out; their result stands for their
   operand. Literals are scalars in registers.
+* **flax_gpt.py**: a whole GPT (token ids in, `int32`) and its block, with their causal
+  mask, as `GPT_CASES` builds them.
 * **The jit view**: `jax.jit(f).lower(...).compile().cost_analysis()` (XLA's `flops`,
   `transcendentals` and `bytes accessed`, the sum over its fusions).
 
@@ -95,6 +97,44 @@ FLAX_CASES: dict[str, tuple[dict[str, int], Shapes, Callable[[dict[str, Any]], A
         lambda ns: ns["Head"](features=128),
     ),
 }
+
+GPT_FIXTURE = FIXTURE.with_name("flax_gpt.py")
+_GPT_SIZES = {"b": 2, "t": 64, "vocab_size": 512, "block_size": 64, "n_layer": 2, "n_head": 4}
+GPT_CASES: dict[str, tuple[dict[str, int], Callable[[dict[str, Any]], tuple[Any, list[Any]]]]] = {
+    # method: (sizes, the module and its inputs built from the fixture's namespace)
+    "Block.__call__": (
+        {**_GPT_SIZES, "n_embd": 128, "x_d0": 2, "x_d1": 64},
+        lambda ns: (ns["Block"](_gpt_config(ns)), _gpt_inputs(False)),
+    ),
+    "GPT.__call__": (
+        {**_GPT_SIZES, "n_embd": 128},
+        lambda ns: (ns["GPT"](_gpt_config(ns)), _gpt_inputs(True)),
+    ),
+    "Stack.__call__": (
+        {**_GPT_SIZES, "n_embd": 128, "x_d0": 2, "x_d1": 64},
+        lambda ns: (ns["Stack"](_gpt_config(ns)), _gpt_inputs(False)),
+    ),
+}
+"""flax_gpt.py's modules at B = 2, T = 64, n_embd = 128, 4 heads, 2 layers, 512 tokens."""
+
+
+def _gpt_config(ns: dict[str, Any]) -> Any:
+    sizes = {k: v for k, v in _GPT_SIZES.items() if k not in ("b", "t")}
+    return ns["Config"](n_embd=128, **sizes)
+
+
+def _gpt_inputs(tokens: bool) -> list[Any]:
+    """Token indices (int32) for the model; a block's input and its causal mask else."""
+    import flax.linen as nn
+    import jax
+    import jax.numpy as jnp
+
+    idx = jax.random.randint(jax.random.PRNGKey(0), (2, 64), 0, 512, jnp.int32)
+    if tokens:
+        return [idx]
+    x = jax.random.normal(jax.random.PRNGKey(2), (2, 64, 128), jnp.float32)
+    return [x, nn.make_causal_mask(idx, dtype=bool)]
+
 
 _ARITHMETIC = frozenset({"add", "sub", "mul", "div", "add_any"})
 _SPECIAL_WORDS = (
@@ -249,11 +289,14 @@ def _inputs(sizes: dict[str, int], shapes: Shapes) -> list[Any]:
     ]
 
 
-def measure_module(module: Any, sizes: dict[str, int], shapes: Shapes) -> dict[str, Any]:
-    """A Flax module's `__call__`: its parameters are inputs (read as the layer reads them)."""
+def measure_module(
+    module: Any, sizes: dict[str, int], shapes: Shapes, given: list[Any] | None = None
+) -> dict[str, Any]:
+    """A Flax module's `__call__`: its parameters are inputs (read as the layer reads them);
+    `given` inputs instead of random float32 arrays of `shapes`."""
     import jax
 
-    inputs = _inputs(sizes, shapes)
+    inputs = given if given is not None else _inputs(sizes, shapes)
     parameters = module.init(jax.random.PRNGKey(1), *inputs)
     return measure(lambda p, *x: module.apply(p, *x), sizes, [parameters, *inputs])
 
@@ -336,6 +379,12 @@ def main(argv: list[str] | None = None) -> int:
     }
     flax_text = _toml(modules, jax.__version__)
     texts[FLAX_FIXTURE] = flax_text
+    namespace = _functions(GPT_FIXTURE)
+    gpt = {}
+    for name, (sizes, build) in GPT_CASES.items():
+        module, inputs = build(namespace)
+        gpt[name] = measure_module(module, sizes, (), inputs)
+    texts[GPT_FIXTURE] = _toml(gpt, jax.__version__)
     for fixture, text in texts.items():
         if options.write:
             fixture.with_suffix(".measured.toml").write_text(text)

@@ -110,3 +110,25 @@ def test_flax_fields_give_sizes_flags_and_dtypes() -> None:
     # x (4 B), kernel (4 B) read; y written (4 B) then read and written as bfloat16 (2 B)
     eager = _at(result.traffic["eager"].total(False), sizes)
     assert eager == 4 * (64 * 32 + 32 * 16 + 64 * 16) + 4 * 64 * 16 + 2 * 64 * 16
+
+
+def test_a_bias_added_after_a_normalization_is_a_vector() -> None:
+    """`(x - mu) / jnp.sqrt(var + eps) * g + b`: `b` is added to an array (a product of one
+    and a factor), so it is a vector along the last axis, `(d,)`, never a scalar; `g`,
+    only multiplied, says nothing of its rank and stays a scalar (an assumption). Against
+    JAX's dispatches the eager bytes then differ by `g`'s `(d,)` read alone."""
+    fixture = FIXTURES / "frameworks_jax.py"
+    result = _analyzed(fixture)["layernorm"]
+    taken = {p.name: p for p in result.function.parameters or ()}
+    assert [str(e) for e in taken["b"].shape] == ["d"] and taken["g"].shape == ()
+    figures = tomllib.loads(fixture.with_suffix(".measured.toml").read_text())["functions"]
+    sizes = figures["layernorm"]["sizes"]
+    eager = _at(result.traffic["eager"].total(False), sizes)
+    assert figures["layernorm"]["eager_bytes"] - eager == 4 * sizes["d"]
+    source = (
+        "import jax.numpy as jnp\n\n\ndef ln(x, g, b):\n    mu = x.mean(-1, keepdims=True)\n"
+        "    var = ((x - mu) ** 2).mean(-1, keepdims=True)\n"
+        "    return (x - mu) / jnp.sqrt(var + 1e-5) * g + b\n"
+    )
+    plain = {p.name: p for p in _function(source, "ln").function.parameters or ()}
+    assert [str(e) for e in plain["b"].shape] == ["x_d1"]  # x's last axis, x of any rank

@@ -211,7 +211,6 @@ def attend(reader: ExpressionReader, node: cst.Call, name: str, layer: Layer) ->
     table = leaf_for(f"{name}.embedding", layer.sizes, layer.element, reader.span(node))
     if x.shape:
         reader.unify((x.shape[-1],), (layer.sizes[1],))
-        x = reader.array(arguments[0]) or x
     return reader.contract_matmul(x, permuted(table, (1, 0)), node)
 
 

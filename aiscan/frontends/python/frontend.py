@@ -238,13 +238,18 @@ class _Summaries:
             shapes_given=self.defaults.shapes_for(qualified),
         )
         function = lowering.function(definition, qualified)
-        return lowering, self._summary(lowering, function)
+        return lowering, self._summary(lowering, function, state)
 
-    def _summary(self, lowering: FunctionLowering, function: Function) -> Summary:
+    def _summary(
+        self, lowering: FunctionLowering, function: Function, state: Scope | None = None
+    ) -> Summary:
         notes = tuple(u for u in function.unknowns if u not in lowering.parameter_notes)
+        # Sizes every caller names the same: the module's constants, and a Flax module's
+        # configuration fields (`self.config.n_head` is `n_head` in every class).
+        held = [b for k, b in (state.names.items() if state else ()) if _configuration_key(k)]
         fixed = frozenset(
             b.value
-            for b in self.globals_.names.values()
+            for b in (*self.globals_.names.values(), *held)
             if isinstance(b, Integer) and b.value is not None and b.value.is_Symbol
         )
         return Summary(
@@ -319,6 +324,11 @@ def _methods(
         state.layers.update(lowering.scope.layers)
         found.append((function.span.line, function))
     return [f for _, f in sorted(found, key=lambda pair: pair[0])]
+
+
+def _configuration_key(key: str) -> bool:
+    """`self.config.n_head` or `config.n_head`: a configuration dataclass's field."""
+    return key.count(".") == 2 if key.startswith("self.") else key.count(".") == 1
 
 
 def _flax_fields(node: cst.ClassDef, classes: dict[str, cst.ClassDef]) -> dict[str, Binding]:

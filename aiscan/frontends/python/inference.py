@@ -205,7 +205,7 @@ def gather_evidence(body: cst.CSTNode, candidates: set[str], module_sizes: set[s
     if not walker.array_form and not any(evidence.rank_of(c) for c in candidates):
         # `np.sin((t2 - t1) / 2)` in a function with no other array: its operands are.
         evidence.meets_arrays |= walker.mapped
-    _meeting(walker.additions, walker.evidence)
+    _meeting(walker.additions, walker.evidence, walker.reaches)
     _matmul_ranks(walker.matmuls, walker.evidence)
     _undecided(walker.added_products, walker.candidates, walker.evidence)
     for row, array in reversed(walker.rows.items()):  # inner loops first: `for v in row`
@@ -215,16 +215,26 @@ def gather_evidence(body: cst.CSTNode, candidates: set[str], module_sizes: set[s
     return walker.evidence
 
 
-def _meeting(additions: list[tuple[list[str], bool, list[str], bool]], evidence: Evidence) -> None:
+def _meeting(
+    additions: list[tuple[list[str], bool, list[str], bool]],
+    evidence: Evidence,
+    reaches: list[tuple[list[str], list[str]]],
+) -> None:
     """Candidates added to (or subtracted from) an array are arrays: a side is an array by
-    its form or by holding an array candidate, solved to a fixed point over the whole body
-    (`t = a - b` then `np.sin(t)` is not needed: `a - b` inside `np.sin` already says so)."""
+    its form or by holding an array candidate, also as a factor (`y * g + b` with `y` an
+    array makes `b` one), solved to a fixed point over the whole body (`t = a - b` then
+    `np.sin(t)` is not needed: `a - b` inside `np.sin` already says so)."""
     evidence.meets_arrays -= evidence.sizes
     changed = True
     while changed:
         changed = False
-        for left, left_form, right, right_form in additions:
-            for these, others, other_form in ((left, right, right_form), (right, left, left_form)):
+        for (left, left_form, right, right_form), (left_reach, right_reach) in zip(
+            additions, reaches, strict=True
+        ):
+            for these, others, other_form in (
+                (left, right + right_reach, right_form),
+                (right, left + left_reach, left_form),
+            ):
                 other_array = other_form or any(
                     o in evidence.meets_arrays or evidence.rank_of(o) > 0 for o in others
                 )
@@ -342,6 +352,10 @@ class _Walker(cst.CSTVisitor):
         has no other array (`np.exp(-alpha)` beside an image is a scalar's exponential)."""
         self.array_form = False
         """Some expression of the body is an array by its form (`@`, a slice, an array)."""
+        self.reaches: list[tuple[list[str], list[str]]] = []
+        """Each of `additions`' sides' candidates reached through `* /` too (`_reach`)."""
+        self.reached: dict[str, list[str]] = {}
+        """`y = (x - m) / s`: the candidates a local's value reaches through `+ - * /`."""
         self.locals: dict[str, tuple[list[str], bool]] = {}
         """`d = b - a`: a local's additive leaves (candidates, through other locals) and
         whether its value is an array by its form; a local that meets arrays says so of
@@ -392,11 +406,20 @@ class _Walker(cst.CSTVisitor):
                 form = form or local_form
         return found, form
 
+    def _reach(self, node: cst.BaseExpression) -> list[str]:
+        """Candidates `node` reaches through `+ - * /`, locals followed: where one is an
+        array, so is `node` (a product of an array and a factor is an array)."""
+        found: list[str] = []
+        for name in _arithmetic_names(node, self.candidates | set(self.reached)):
+            found += [name] if name in self.candidates else self.reached.get(name, [])
+        return found
+
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             name = node.targets[0].target.value
             if name not in self.candidates:
+                self.reached[name] = self._reach(value)
                 self.locals[name] = self._leaves(value)
         for target in node.targets:
             target_node = target.target
@@ -525,6 +548,7 @@ class _Walker(cst.CSTVisitor):
         if isinstance(node.operator, (cst.Add, cst.Subtract)):
             self.additions.append((*self._leaves(node.left), *self._leaves(node.right)))
             self.added_products += [(node.left, node.right), (node.right, node.left)]
+            self.reaches.append((self._reach(node.left), self._reach(node.right)))
         if isinstance(node.operator, cst.MatrixMultiply):
             self.evidence.other_axis = True
             # `alpha * A @ B` is `(alpha * A) @ B`: the operand is the leaf next to `@`.

@@ -392,8 +392,12 @@ class FunctionLowering:
                 self._contradiction(name, spec, conflict, parameters[name])
         given = {n for n in candidates if n in self.shapes_given and n not in self.refused}
         candidates = candidates - given
-        self.merged = {
-            n for n in candidates if evidence.leading_merged(n) and n not in self.hints.ranks
+        self.merged = {  # a bias the code ranks only by adding it is a vector (below)
+            n
+            for n in candidates
+            if evidence.leading_merged(n)
+            and n not in self.hints.ranks
+            and not evidence.rank_only_from_meeting(n)
         }
         for name in self.merged:
             # Its leading axes as one extent, their product: exact for any rank from 1 up.
@@ -444,7 +448,11 @@ class FunctionLowering:
                 message += dtype_note
                 if evidence.code_rank(name) < len(shape) or evidence.rank_only_from_meeting(name):
                     shape_from = "assumed"  # the rank is a weak use's, or a partner's
-                if evidence.rank_unknown(name) and name not in self.hints.ranks:
+                if (
+                    evidence.rank_unknown(name)
+                    and name not in self.hints.ranks
+                    and not evidence.rank_only_from_meeting(name)  # a bias: rule 1 ranks it
+                ):
                     shape_from = "assumed"
                     why = (
                         f"`{name}`: the code gives no rank and counts along an axis depend on "

@@ -480,12 +480,6 @@ class _CallSite:
         )
         return False
 
-    def _known(self, size: sympy.Symbol) -> bool:
-        """A size the caller names the same (a configuration's `num_heads`)."""
-        return any(
-            isinstance(b, Integer) and b.value == size for b in self.reader.scope.names.values()
-        )
-
     def _solve(self, sizes: set[sympy.Symbol]) -> dict[sympy.Symbol, sympy.Expr] | None:
         """The helper's sizes in the caller's terms, from its parameters' extents and size
         arguments; two arguments that must agree and are not known to are taken as equal
@@ -503,9 +497,6 @@ class _CallSite:
                     continue
                 waiting.remove(pair)
                 progress = True
-                if open_ and caller == 1 and parameter != "__init__" and self._known(open_[0]):
-                    mapping[open_[0]] = open_[0]  # a size the caller has too, broadcast here
-                    continue
                 if open_:
                     solved = _solve_linear(helper, open_[0], caller, mapping)
                     if solved is not None:
