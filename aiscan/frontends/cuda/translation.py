@@ -6,12 +6,17 @@ stands, so that every line and most columns of the C text are those of the CUDA 
   which become parameters); `threadIdx.x` is spelled `threadIdx_x`;
 - qualifiers (`__device__`, `__shared__`, `__restrict__`, `__launch_bounds__(...)`,
   `extern "C"`) are blanked, shared arrays remembered; `__syncthreads()` costs nothing;
-- `atomicAdd(&x, v)` is `x += v` (one read, one FLOP, one write), remembered;
+- `atomicAdd(&x, v)` is `x += v` (one read, one FLOP, one write), remembered, as are
+  the other atomics; `__ldg`, warp shuffles and half/bf16 intrinsics are respelled as
+  the loads, registers and operators they are (innermost call first);
+- vector types (`float4`, `half2`) are structs of their lanes (the prelude);
+- `constexpr` values are folded where used, integer template parameters become kernel
+  parameters a launch binds, namespaces are opened in place;
 - a grid-stride loop at the top of a kernel (`for (i = blockIdx.x*blockDim.x +
   threadIdx.x; i < n; i += blockDim.x*gridDim.x)`) is `for (i = 0; i < n; i++)`,
   remembered, and taken out of its axis' block and thread loops per launch (`grid.py`);
 - host functions are read for their launches and blanked; `__device__` functions and
-  C++ (templates, namespaces, classes) are blanked with a located error.
+  other C++ (type templates, classes, references) are blanked with a located error.
 """
 
 from __future__ import annotations
