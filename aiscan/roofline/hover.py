@@ -67,13 +67,18 @@ def hover_layer(
     height = figure.get_figheight() * 72
     frame = axes.get_window_extent()
     circles: list[str] = []
+    path_sizes: dict[str, dict[float, int]] = {}
     for line in axes.get_lines():
         kind, _, rest = str(line.get_gid()).partition(":")
         owner = _owner(rest, owners) if kind in _POINT_KINDS else None
         if owner is None:
             continue
         key, (kernel, placement) = owner
-        sizes = _sizes_by_intensity(kernel, placement, size_range) if kind == "path" else {}
+        sizes: Mapping[float, int] = {}
+        if kind == "path":  # a path may be drawn as several runs: its sizes are found once
+            if key not in path_sizes:
+                path_sizes[key] = _sizes_by_intensity(kernel, placement, size_range)
+            sizes = path_sizes[key]
         xs = numpy.asarray(line.get_xdata(), dtype=float)
         ys = numpy.asarray(line.get_ydata(), dtype=float)
         points = axes.transData.transform(numpy.column_stack([xs, ys]))
