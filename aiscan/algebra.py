@@ -25,6 +25,7 @@ from math import gcd
 from typing import Any
 
 __all__ = [
+    "INFINITY",
     "ONE",
     "SYMPY",
     "ZERO",
@@ -33,6 +34,7 @@ __all__ = [
     "as_expression",
     "constant",
     "expand",
+    "is_infinity",
     "is_poly",
     "is_quotient",
     "normal",
@@ -764,6 +766,68 @@ class Quotient:
         return float(self._sympy_())
 
 
+class Infinity:
+    """sympy's `oo` as a limit (an intensity that grows without bound, naive dgemm's
+    `n/12`), without importing sympy: it prints `oo`, and any other use is the sympy
+    `oo`'s. One value, `INFINITY`."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._sympy_(), name)
+
+    def __reduce__(self) -> str:
+        return "INFINITY"
+
+    def _sympy_(self) -> Any:
+        import sympy
+
+        return sympy.oo
+
+    @property
+    def is_number(self) -> bool:
+        return True
+
+    @property
+    def free_symbols(self) -> set[Poly]:
+        return set()
+
+    def __str__(self) -> str:
+        return "oo"
+
+    __repr__ = __str__
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is Infinity:
+            return True
+        if other.__class__ in (Poly, Quotient) or isinstance(other, int | Fraction):
+            return False
+        if isinstance(other, float):
+            return other == float("inf")
+        if _from_sympy_module(other):
+            return bool(self._sympy_() == other)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash(float("inf"))
+
+    def __float__(self) -> float:
+        return float("inf")
+
+
+INFINITY = Infinity()
+
+
+def is_infinity(value: object) -> bool:
+    return value.__class__ is Infinity
+
+
 _PROBES = (1, 2**20)
 
 
@@ -845,7 +909,7 @@ def _sympy_symbol(var: Var) -> Any:
 
 def to_sympy(value: object) -> Any:
     """`value` as a sympy object (Poly converted, numbers made exact, sympy unchanged)."""
-    if value.__class__ is Poly or value.__class__ is Quotient:
+    if value.__class__ in (Poly, Quotient, Infinity):
         return value._sympy_()
     import sympy
 

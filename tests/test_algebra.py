@@ -178,3 +178,11 @@ def test_probe_values_never_contradict_sympys_signs(a: Poly) -> None:
         assert theirs.is_negative is not True
     if any(v < 0 for v in values):
         assert theirs.is_nonnegative is not True
+
+
+def test_infinity_is_sympys_oo() -> None:
+    assert sympy.oo == algebra.INFINITY
+    assert sympy.oo == to_sympy(algebra.INFINITY)
+    assert str(algebra.INFINITY) == str(sympy.oo)
+    assert constant(10**30) != algebra.INFINITY
+    assert pickle.loads(pickle.dumps(algebra.INFINITY)) is algebra.INFINITY

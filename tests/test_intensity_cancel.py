@@ -81,3 +81,16 @@ void f(int n, int m, double *a, const double *b)
     assert sympy.simplify(compulsory.expr - (n * n - m * n) / (24 * n - 8 * m)) == 0
     assert compulsory.limit == 0
     assert function.intensity["streaming"].limit == sympy.Rational(1, 24)
+
+
+def test_a_rational_intensity_at_given_sizes_is_exact() -> None:
+    """The value at given sizes is the exact rational, not sympy's `nsimplify` of it, which
+    rounded 4194304/16777217 to 1/4 and wrote 20477/82156 as a product of fractional
+    powers of primes (issue 33: fixtures/c/linearized_rows.c, fixtures/python/vectorized.py)."""
+    n = size_symbol("n")
+    across_rows = intensity(2 * n**2, 8 * n**2 + 8, {"n": 4096})
+    assert str(across_rows.expr) == "n**2/(4*n**2 + 4)"
+    assert str(across_rows.value) == "4194304/16777217"
+    mirrors = intensity(5 * n - 3, 20 * n + 140 + 96, {"n": 4096})
+    assert str(mirrors.expr) == "(5*n - 3)/(20*n + 236)"
+    assert str(mirrors.value) == "20477/82156"

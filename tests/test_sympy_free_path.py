@@ -63,3 +63,15 @@ def test_a_rational_intensity_is_analyzed_without_sympy(tmp_path: Path, form: st
     status, report = result.stdout.split("\n", 1)
     assert status == "0 False", result.stderr
     assert "m*n/(4*m*n + 4*m + 8*n)" in report
+
+
+@pytest.mark.parametrize(("form", "limit"), [("text", "→ ∞ as sizes grow"), ("json", '"oo"')])
+def test_an_unbounded_intensity_is_analyzed_without_sympy(form: str, limit: str) -> None:
+    """Naive dgemm's `n/12` grows without bound: its limit is `algebra.INFINITY`."""
+    command = [sys.executable, "-c", _PROBE, "analyze", "fixtures/c/dgemm_ijk.c", "--no-cache"]
+    command += ["--format", form]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    status, report = result.stdout.split("\n", 1)
+    assert status == "0 False", result.stderr
+    assert "n/12" in report
+    assert limit in report

@@ -16,6 +16,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from aiscan.algebra import (
+    INFINITY,
     ONE,
     SYMPY,
     ZERO,
@@ -24,6 +25,7 @@ from aiscan.algebra import (
     as_expression,
     constant,
     expand,
+    is_infinity,
     is_poly,
     symbol,
 )
@@ -317,6 +319,8 @@ def _limit_of_polynomials(
         ratio = sympy.cancel(ratio)
     if top_degree == bottom_degree:
         return ratio
+    if is_poly(ratio) and ratio.is_number and ratio > 0:
+        return INFINITY  # sympy's `oo * sign(ratio)`, without sympy
     sign = sympy.sign(ratio)
     return sympy.oo * sign if sign.is_number else sympy.oo
 
@@ -416,7 +420,7 @@ def finite_value(expr: sympy.Expr | float | None) -> float | None:
     or not real, or is something sympy cannot evaluate (a sum with no closed form)."""
     if isinstance(expr, float):  # already evaluated (a Poly at a float)
         return expr if math.isfinite(expr) else None
-    if expr is None or expr.free_symbols:
+    if expr is None or is_infinity(expr) or expr.free_symbols:
         return None
     if is_poly(expr):
         try:

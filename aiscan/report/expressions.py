@@ -6,7 +6,15 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from aiscan.algebra import SYMPY, expand, is_poly, is_quotient, normal, polynomial_text
+from aiscan.algebra import (
+    SYMPY,
+    expand,
+    is_infinity,
+    is_poly,
+    is_quotient,
+    normal,
+    polynomial_text,
+)
 from aiscan.analysis.intensity import finite_value, size_bindings, substitute_sizes
 from aiscan.analysis.polynomials import terms_of
 
@@ -23,7 +31,7 @@ def expression_text(expr: sympy.Expr | None) -> str | None:
     """A sympy-parsable string in the source's own names (`n/12`, `(2*N - 1)/(4*N + 2)`)."""
     if expr is None:
         return None
-    if is_poly(expr) or is_quotient(expr):
+    if is_poly(expr) or is_quotient(expr) or is_infinity(expr):
         return str(expr)  # they keep their own text
     return _text(expr)
 
@@ -51,6 +59,8 @@ def decimal(expr: sympy.Expr | None) -> str:
     """`0.08333` for 1/12, `inf` for oo, empty when symbols remain."""
     if expr is None:
         return ""
+    if is_infinity(expr):
+        return "inf"
     if not is_poly(expr) and not is_quotient(expr) and expr in (sympy.oo, sympy.zoo):
         return "inf"
     value = numeric_value(expr)

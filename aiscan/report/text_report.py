@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from aiscan.algebra import SYMPY, is_poly
+from aiscan.algebra import SYMPY, is_infinity, is_poly
 from aiscan.analysis.intensity import Intensity
 from aiscan.analysis.intensity import intensity as intensity_of
 from aiscan.analysis.kernel import FunctionAnalysis, LoopSummary, RegionAnalysis
@@ -318,12 +318,16 @@ def _intensity_text(intensity: Intensity) -> str:
     notes.append(
         "limit unknown"
         if limit is None
-        else f"→ {'∞' if not is_poly(limit) and limit == sympy.oo else limit} as sizes grow"
+        else f"→ {'∞' if _unbounded(limit) else limit} as sizes grow"
     )
     if intensity.value is not None:
         value = decimal(intensity.value) or str(intensity.value)
         notes.append(f"{value} at the given sizes")
     return f"{text}   ({'; '.join(notes)})"
+
+
+def _unbounded(limit: sympy.Expr) -> bool:
+    return is_infinity(limit) or (not is_poly(limit) and bool(limit == sympy.oo))
 
 
 def _unknown_text(unknown: Unknown) -> str:
