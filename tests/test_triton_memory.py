@@ -125,3 +125,20 @@ def test_the_report_places_a_triton_launch_with_the_l2_model(
         _region("matmul_grouped"), l2_spec(52428800), "HBM", {"M": 4096, "N": 4096, "K": 4096}
     )
     assert traffic is not None and int(traffic.total) == 18 * 2 * 4096**2
+
+
+def test_check_names_a_launch_spill_with_ais014_not_the_cpu_layer_rule(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Regression: AIS009 judged a Triton launch's grid with a CPU core's share of the L2
+    (189 kB); a launch's L2 is AIS014's, in launch order."""
+    path = str(TRITON / "matmul.py")
+    argv = ["check", path, "--device", "h100", "--size", "M=4096,N=4096,K=4096"]
+    assert main([*argv, "--select", "AIS009,AIS014", "--output-format", "json"]) == 1
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert [(f["code"], f["line"]) for f in findings] == [("AIS014", 15)]
+    assert "pid_1 (line 15) need 34.6 MB" in findings[0]["message"]
+    assert (
+        "2.215 GB with programs one at a time, 22x the compulsory 100.7 MB"
+        in findings[0]["message"]
+    )
