@@ -166,3 +166,12 @@ def test_the_editor_hover_on_a_kernel_shows_its_launch_and_verdict(tmp_path: Pat
     assert "- useful FLOPs (masked-in lanes): `2*K*M*N`" in nest.hover
     assert "h100-sxm fp16: ridge 295.3 F/B, compute-bound" in nest.hover
     assert "dram bytes 25165824; T_math 17.4 µs, T_comms 7.51 µs" in nest.hover
+
+
+def test_a_loop_bound_by_the_program_is_not_tried() -> None:
+    """Causal attention's key loop runs `pid_0 + 1` blocks: a triangle the layer
+    conditions do not decide. It was tried, and took minutes at 4096 for no figure."""
+    traffic = dram_traffic(
+        _region("attention_causal"), l2_spec(52428800), "HBM", {"heads": 32, "seq_len": 4096}
+    )
+    assert traffic is None
