@@ -39,24 +39,29 @@ SECTOR_BYTES = 32
 SCALED_L2_BYTES = 52428800 // 256
 """The H100's 50 MiB L2 (fixtures/gpu/h100_measured.toml) scaled by 1/256."""
 
-RUNS: dict[str, tuple[tuple[tuple[int, int, int], int], ...]] = {
+RUNS: dict[str, tuple[tuple[dict[str, int], int], ...]] = {
     "matmul": (
-        ((128, 128, 128), 1),
-        ((320, 320, 320), 1),
-        ((1024, 1024, 64), 1),
-        ((300, 200, 50), 1),
-        ((320, 320, 320), 4),
+        ({"M": 128, "N": 128, "K": 128}, 1),
+        ({"M": 320, "N": 320, "K": 320}, 1),
+        ({"M": 1024, "N": 1024, "K": 64}, 1),
+        ({"M": 300, "N": 200, "K": 50}, 1),
+        ({"M": 320, "N": 320, "K": 320}, 4),
     ),
     "matmul_grouped": (
-        ((128, 128, 128), 1),
-        ((1024, 1024, 64), 1),
-        ((1024, 1024, 64), 4),
+        ({"M": 128, "N": 128, "K": 128}, 1),
+        ({"M": 1024, "N": 1024, "K": 64}, 1),
+        ({"M": 1024, "N": 1024, "K": 64}, 4),
+    ),
+    "attention": (
+        ({"heads": 2, "seq_len": 256}, 1),
+        ({"heads": 2, "seq_len": 1024}, 1),
     ),
 }
-"""((M, N, K), resident programs) per fixture: matrices that fit in the scaled L2
-(128), ones that do not (A is read again by every column of programs at 320 and at 1024
-x 1024 x 64, where the grouped order keeps a group's rows of A instead), and a ragged
-edge."""
+"""(sizes, resident programs) per fixture: matrices that fit in the scaled L2 (128), ones
+that do not (A is read again by every column of programs at 320 and at 1024 x 1024 x 64,
+where the grouped order keeps a group's rows of A instead), a ragged edge; attention
+whose keys and values of one head fit (256: 64 kB) and do not (1024: 256 kB, read again
+by every block of queries)."""
 
 _Request = tuple[bool, tuple[int, ...]]
 
@@ -148,29 +153,33 @@ def replay(trace: Trace, l2_bytes: int, resident: int) -> dict[str, int]:
     return figures
 
 
-def _call(name: str, m: int, n: int, k: int) -> Callable[[Any], Any]:
+def _call(name: str, sizes: dict[str, int]) -> Callable[[Any], Any]:
     import torch
 
+    if name == "attention":
+        heads, seq = sizes["heads"], sizes["seq_len"]
+        q, k, v = (torch.rand(heads, seq, 64, dtype=torch.float16) for _ in range(3))
+        return lambda module: module.attention(q, k, v)
     wrapper = {"matmul": "matmul", "matmul_grouped": "grouped_matmul"}[name]
-    a = torch.rand(m, k, dtype=torch.float16)
-    b = torch.rand(k, n, dtype=torch.float16)
+    a = torch.rand(sizes["M"], sizes["K"], dtype=torch.float16)
+    b = torch.rand(sizes["K"], sizes["N"], dtype=torch.float16)
     return lambda module: getattr(module, wrapper)(a, b)
 
 
 def simulate(name: str) -> dict[str, object]:
     module = _fixture(name)
     launches = []
-    for (m, n, k), resident in RUNS[name]:
+    for sizes, resident in RUNS[name]:
         trace = Trace()
         _current.append(trace)
         try:
-            _call(name, m, n, k)(module)
+            _call(name, sizes)(module)
         finally:
             _current.pop()
         figures = replay(trace, SCALED_L2_BYTES, resident)
         launches.append(
             {
-                "sizes": {"M": m, "N": n, "K": k},
+                "sizes": sizes,
                 "resident_programs": resident,
                 "l2_bytes": SCALED_L2_BYTES,
                 **figures,

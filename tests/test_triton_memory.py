@@ -45,7 +45,7 @@ def test_dram_bytes_equal_the_lru_replay_in_launch_order(name: str, run: dict[st
     assert traffic is not None and traffic.exact
     read, write = int(traffic.read), int(traffic.write)
     measured = (run["dram_read_bytes"], run["dram_write_bytes"])
-    if any(size % 16 for size in sizes.values()):
+    if sizes.get("K", 16) % 16:
         # Rows of 100 bytes (K = 50 fp16) start off a sector boundary: the replay fetches
         # the sectors they straddle, the model counts their bytes.
         assert write == measured[1] and 0 <= measured[0] - read <= 32 * sizes["M"]  # type: ignore[operator]
@@ -53,13 +53,16 @@ def test_dram_bytes_equal_the_lru_replay_in_launch_order(name: str, run: dict[st
         assert (read, write) == measured
 
 
-def test_the_runs_cover_a_size_that_fits_and_ones_that_do_not() -> None:
+def test_the_runs_cover_sizes_that_fit_and_ones_that_do_not() -> None:
     compulsory = {
         (name, tuple(run["sizes"].values())): run["dram_read_bytes"]  # type: ignore[attr-defined]
         for name, run in RUNS
     }
     assert compulsory["matmul", (128, 128, 128)] == 2 * 2 * 128 * 128  # A and B once
     assert compulsory["matmul", (320, 320, 320)] == 6 * 2 * 320 * 320  # A 5 times, B once
+    # Q once; each head's K and V (256 kB at 1024) once per block of 64 queries.
+    assert compulsory["attention", (2, 256)] == 3 * 2 * 256 * 64 * 2
+    assert compulsory["attention", (2, 1024)] == 2 * 1024 * 64 * 2 * (1 + 2 * 16)
 
 
 def test_grouped_program_ids_keep_a_groups_rows_of_a_in_l2() -> None:
@@ -125,3 +128,50 @@ def test_the_report_places_a_triton_launch_with_the_l2_model(
         _region("matmul_grouped"), l2_spec(52428800), "HBM", {"M": 4096, "N": 4096, "K": 4096}
     )
     assert traffic is not None and int(traffic.total) == 18 * 2 * 4096**2
+
+
+def test_check_names_a_launch_spill_with_ais014_not_the_cpu_layer_rule(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Regression: AIS009 judged a Triton launch's grid with a CPU core's share of the L2
+    (189 kB); a launch's L2 is AIS014's, in launch order."""
+    path = str(TRITON / "matmul.py")
+    argv = ["check", path, "--device", "h100", "--size", "M=4096,N=4096,K=4096"]
+    assert main([*argv, "--select", "AIS009,AIS014", "--output-format", "json"]) == 1
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert [(f["code"], f["line"]) for f in findings] == [("AIS014", 15)]
+    assert "pid_1 (line 15) need 34.6 MB" in findings[0]["message"]
+    assert (
+        "2.215 GB with programs one at a time, 22x the compulsory 100.7 MB"
+        in findings[0]["message"]
+    )
+
+
+def test_the_editor_hover_on_a_kernel_shows_its_launch_and_verdict(tmp_path: Path) -> None:
+    """Issue 30's "Done when": the hover the language server shows on a Triton kernel,
+    through the document path the server takes, with the sizes and device of the
+    project's settings: the launch's figures and its place on the H100."""
+    from aiscan.lsp.document import settings_for
+    from aiscan.lsp.view import view_document
+
+    (tmp_path / "aiscan.toml").write_text(
+        'devices = ["h100"]\nsizes = { M = 2048, N = 2048, K = 2048 }\n'
+    )
+    path = tmp_path / "matmul_grouped.py"
+    path.write_text((TRITON / "matmul_grouped.py").read_text())
+    view = view_document(path.read_text(), str(path), settings_for(str(path)), 120)
+    nest = view.nest_at(40)
+    assert nest is not None
+    assert nest.hover.startswith("**aiscan: GPU launch, lines 24-64** (fp16)")
+    assert "- useful FLOPs (masked-in lanes): `2*K*M*N`" in nest.hover
+    assert "h100-sxm fp16: ridge 295.3 F/B, compute-bound" in nest.hover
+    assert "dram bytes 25165824; T_math 17.4 µs, T_comms 7.51 µs" in nest.hover
+
+
+def test_a_loop_bound_by_the_program_is_not_tried() -> None:
+    """Causal attention's key loop runs `pid_0 + 1` blocks: a triangle the layer
+    conditions do not decide. It was tried, and took minutes at 4096 for no figure."""
+    traffic = dram_traffic(
+        _region("attention_causal"), l2_spec(52428800), "HBM", {"heads": 32, "seq_len": 4096}
+    )
+    assert traffic is None

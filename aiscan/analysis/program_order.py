@@ -29,8 +29,8 @@ __all__ = ["in_launch_order"]
 
 def in_launch_order(region: Region, sizes: Mapping[str, int]) -> tuple[Node, ...] | None:
     """`region.body` inside its `launch_order` loops instead of its own grid loops, at
-    `sizes`; None when the region records no order or its grid loops are not the perfect
-    nest at its top that the frontend builds.
+    `sizes`; None when the region records no order, its grid loops are not the perfect
+    nest at its top that the frontend builds, or a loop's trip depends on the program.
 
     A grouped grid's row loop runs `Min(GROUP_M, tiles_m - q*GROUP_M)` programs of group
     q; where that is one number for every group at `sizes` (GROUP_M divides the rows),
@@ -48,6 +48,9 @@ def in_launch_order(region: Region, sizes: Mapping[str, int]) -> tuple[Node, ...
     bounds = {s.name for loop in order for p in (loop.start, loop.trip) for s in _symbols(p)}
     if not peeled or any(n not in peeled and n not in bounds for n in names):
         return None  # not the grid the frontend builds
+    grid = {loop_symbol(name) for name in names}
+    if _program_bound_loop(body, grid):
+        return None
     mapping = {to_sympy(size_symbol(name)): value for name, value in sizes.items()}
     loops = [
         replace(
@@ -69,6 +72,21 @@ def in_launch_order(region: Region, sizes: Mapping[str, int]) -> tuple[Node, ...
     for loop in reversed(loops):
         body = (replace(loop, start=as_expression(0), body=body),)
     return tuple(_constant_trips(node, {}) for node in body)
+
+
+def _program_bound_loop(body: tuple[Node, ...], grid: set[Any]) -> bool:
+    """A loop of a program (not a block's lanes, `ax0`...) whose trip depends on the
+    program, as causal attention's key loop: its reuse is a sum over a triangle that the
+    layer conditions do not decide, so it is not tried (it takes minutes at 4096)."""
+    for node in body:
+        if not isinstance(node, Loop):
+            continue
+        lanes = node.var.startswith("ax")
+        if not lanes and _symbols(node.trip) & grid:
+            return True
+        if _program_bound_loop(node.body, grid):
+            return True
+    return False
 
 
 def _constant_trips(node: Node, box: dict[Any, tuple[int, int]]) -> Node:

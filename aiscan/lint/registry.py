@@ -16,6 +16,8 @@ from aiscan.lint.rules.AIS009_broken_layer_condition import BrokenLayerCondition
 from aiscan.lint.rules.AIS010_uncoalesced_access import UncoalescedAccess
 from aiscan.lint.rules.AIS011_shared_bank_conflict import SharedBankConflict
 from aiscan.lint.rules.AIS012_atomic_contention import AtomicContention
+from aiscan.lint.rules.AIS013_wasted_lanes import WastedLanes
+from aiscan.lint.rules.AIS014_l2_tile_spill import L2TileSpill
 from aiscan.lint.rules.AIS015_grid_too_small import GridTooSmall
 from aiscan.lint.rules.AIS100_unused_suppression import UnusedSuppression
 
@@ -34,6 +36,8 @@ RULES: tuple[type[Rule], ...] = (
     UncoalescedAccess,
     SharedBankConflict,
     AtomicContention,
+    WastedLanes,
+    L2TileSpill,
     GridTooSmall,
     UnusedSuppression,
 )
