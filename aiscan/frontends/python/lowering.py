@@ -189,6 +189,11 @@ class FunctionLowering:
         """False once a statement of that loop runs where its passes are not counted."""
         self.loop_vector_span: Span | None = None
         """The first vectorized statement in that loop (where its note goes, if any)."""
+        self.loop_conventions: list[tuple[str, sympy.Expr]] = []
+        """The `2*m*k*n` figures of a top-level loop's contractions (a module list's
+        blocks, `_module_list_loop`), for its region."""
+        self.spliced_conventions: list[tuple[str, sympy.Expr]] = []
+        """Those of the helper regions spliced into the loop being lowered."""
         self.branch_weights: list[sympy.Expr | None] = []
         """The share of a loop's passes taking each `if` around the statement being lowered
         (`p_L<line>`, or its complement in the `else`); None for an `if` that restricts the
@@ -572,21 +577,23 @@ class FunctionLowering:
         once per pass, `Region.repeat`) and every pass is counted."""
         self.loop_calls, self.loop_temporaries = [], []
         self.loop_eager_complete, self.loop_vector_span = True, None
+        self.loop_conventions = []
         try:
             nodes = self._statement(statement).nodes
         finally:
             calls, temporaries = self.loop_calls, self.loop_temporaries
+            conventions = tuple(self.loop_conventions)
             self.loop_calls = None
         if not nodes:
             return
         span = self.names.span(statement)
         if self.loop_vector_span is None:
-            yield Region("nest", tuple(nodes), span)
+            yield Region("nest", tuple(nodes), span, conventions=conventions)
         elif self.loop_eager_complete:
-            yield Region("nest", tuple(nodes), span, tuple(calls), tuple(temporaries))
+            yield Region("nest", tuple(nodes), span, tuple(calls), tuple(temporaries), conventions)
         else:
             self._note_once(self.loop_vector_span)
-            yield Region("nest", tuple(nodes), span)
+            yield Region("nest", tuple(nodes), span, conventions=conventions)
 
     # ---- statements ---------------------------------------------------------------------
 
@@ -1068,6 +1075,7 @@ class FunctionLowering:
                 lowered.regions.append((len(lowered.nodes), region))
             else:
                 lowered.nodes += region.body
+                self.spliced_conventions += region.conventions
                 if self.loop_depth == 0:
                     lowered.eager = _merge(lowered.eager, EagerCalls([region], []))
                 elif self.loop_calls is not None:
@@ -1582,11 +1590,15 @@ class FunctionLowering:
             return []
         name = node.target.value
         self.scope.layers[name] = listed.element
+        outer, self.spliced_conventions = self.spliced_conventions, []
         try:
             var = f"_layer_L{span.line}"
             loop = self._loop(var, sympy.Integer(0), 1, listed.count, node, body, {})
         finally:
             self.scope.layers.pop(name, None)
+            spliced, self.spliced_conventions = self.spliced_conventions, outer
+        # Each block's contractions, quoted `2*m*k*n`, once per block of the list.
+        self.loop_conventions += [(str(listed.count * e), listed.count * e) for _, e in spliced]
         return [self._nonempty(loop, node, var, listed.count)]
 
     def _counted_loop(
