@@ -1598,7 +1598,10 @@ class FunctionLowering:
             self.scope.layers.pop(name, None)
             spliced, self.spliced_conventions = self.spliced_conventions, outer
         # Each block's contractions, quoted `2*m*k*n`, once per block of the list.
-        self.loop_conventions += [(str(listed.count * e), listed.count * e) for _, e in spliced]
+        self.loop_conventions += [
+            (str(listed.count * e) if "*" in text else text, listed.count * e)
+            for text, e in spliced
+        ]
         return [self._nonempty(loop, node, var, listed.count)]
 
     def _counted_loop(
