@@ -266,7 +266,11 @@ def read_view(
                     f"{shape_text(base.shape)}, as NumPy requires",
                 )
                 new, assumed = tuple(extents), True
-        if isinstance(new, str) and new.startswith("the extents do not divide"):
+        if (
+            isinstance(new, str)
+            and new.startswith("the extents do not divide")
+            and reader.framework == "torch"
+        ):
             # `xq.reshape(xq.shape[:-1] + (-1, 2))` of an extent `d`: `d/2`, as the reshape
             # requires it to divide (llama2.c's rotary embedding of an even head size).
             known = sympy.Mul(*(e for e in extents if e != -1))
