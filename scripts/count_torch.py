@@ -15,7 +15,9 @@ The figures go to `fixtures/python/frameworks_torch.measured.toml`, which the te
 compare aiscan against (`tests/test_framework_operators.py`), so CI needs no torch. The
 modules of `fixtures/python/torch_modules.py` (a GPT block) run the same way, each built
 from a configuration object with the sizes below, in evaluation mode; their figures go to
-`torch_modules.measured.toml` (`tests/test_torch_modules.py`).
+`torch_modules.measured.toml` (`tests/test_torch_modules.py`), and those of
+`torch_llama.py` (a Llama-style block) to `torch_llama.measured.toml`, and the whole
+models of `torch_model.py` to `torch_model.measured.toml`.
 torch is never a dependency of aiscan: `pip install torch` (a CPU wheel) to rerun this.
 
 `--public nanogpt=PATH` and `--public llama2c=PATH` count public model code the same way
@@ -159,6 +161,59 @@ def measure_public(name: str, path: Path) -> dict[str, dict[str, Any]]:
     return results
 
 
+LLAMA = ROOT / "fixtures" / "python" / "torch_llama.py"
+LLAMA_MEASURED = LLAMA.with_suffix(".measured.toml")
+LLAMA_SIZES = {"width": 64, "heads": 4, "kv_heads": 2, "ffn": 176, "b": 2, "t": 32}
+"""`torch_llama.py`'s settings and input (b, t, width); cos and sin (t, width/heads/2)."""
+
+
+def measure_llama() -> dict[str, dict[str, Any]]:
+    """Each module of `torch_llama.py` in evaluation mode, on random inputs."""
+    import torch
+
+    namespace: dict[str, Any] = {"__name__": "torch_llama"}
+    sys.modules["torch_llama"] = type(sys)("torch_llama")  # dataclasses look it up
+    namespace = vars(sys.modules["torch_llama"])
+    exec(compile(LLAMA.read_text(), str(LLAMA), "exec"), namespace)  # our own fixture
+    sizes = LLAMA_SIZES
+    settings = namespace["Settings"](
+        sizes["width"], sizes["heads"], sizes["kv_heads"], sizes["ffn"]
+    )
+    torch.manual_seed(0)
+    b, t, width = sizes["b"], sizes["t"], sizes["width"]
+    x = torch.randn(b, t, width)
+    half = width // sizes["heads"] // 2
+    cos, sin = torch.randn(t, half), torch.randn(t, half)
+    cases = {
+        "Norm": (namespace["Norm"](width), [x]),
+        "Attend": (namespace["Attend"](settings), [x, cos, sin]),
+        "Gated": (namespace["Gated"](width, sizes["ffn"]), [x]),
+        "Layer": (namespace["Layer"](settings), [x, cos, sin]),
+    }
+    return {name: _counted(m.eval(), inputs, sizes) for name, (m, inputs) in cases.items()}
+
+
+MODEL = ROOT / "fixtures" / "python" / "torch_model.py"
+MODEL_MEASURED = MODEL.with_suffix(".measured.toml")
+MODEL_SIZES = {"width": 64, "vocab": 96, "depth": 2, "b": 2, "t": 32}
+
+
+def measure_models() -> dict[str, dict[str, Any]]:
+    """Each model of `torch_model.py` in evaluation mode on (b, t) random token ids."""
+    import torch
+
+    namespace: dict[str, Any] = {}
+    exec(compile(MODEL.read_text(), str(MODEL), "exec"), namespace)  # our own fixture
+    config = type("Config", (), dict(MODEL_SIZES))()
+    results = {}
+    for name in ("Model", "Appended"):
+        torch.manual_seed(0)
+        tokens = torch.randint(0, MODEL_SIZES["vocab"], (MODEL_SIZES["b"], MODEL_SIZES["t"]))
+        model = namespace[name](config).eval()
+        results[name] = _counted(model, [tokens], MODEL_SIZES)
+    return results
+
+
 def _functions() -> dict[str, Any]:
     namespace: dict[str, Any] = {}
     exec(compile(FIXTURE.read_text(), str(FIXTURE), "exec"), namespace)  # our own fixture
@@ -283,10 +338,14 @@ def main(argv: list[str] | None = None) -> int:
     results = {name: measure(name) for name in CASES}
     text = _toml(results, torch.__version__)
     modules = _toml({name: measure_module(name) for name in MODULE_CASES}, torch.__version__)
+    llama = _toml(measure_llama(), torch.__version__)
+    models = _toml(measure_models(), torch.__version__)
     if options.write:
         MEASURED.write_text(text)
         MODULES_MEASURED.write_text(modules)
-    sys.stdout.write(text + modules)
+        LLAMA_MEASURED.write_text(llama)
+        MODEL_MEASURED.write_text(models)
+    sys.stdout.write(text + modules + llama + models)
     return 0
 
 

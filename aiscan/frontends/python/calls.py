@@ -201,21 +201,34 @@ def _unmodeled(reader: ExpressionReader, node: cst.Call, what: str) -> Value | N
 
 def _layer_called(
     reader: ExpressionReader, func: cst.BaseExpression
-) -> tuple[str, Layer | Submodule | Submodules] | None:
-    """`self.fc1` of a module whose `__init__` built `self.fc1 = nn.Linear(...)`; `block`
-    of `for block in self.h` over a list of submodules (`flax_modules.Submodules`)."""
-    if not reader.scope.layers:
+) -> tuple[str, Layer | Submodule] | None:
+    """`self.fc1` of a module whose `__init__` built `self.fc1 = nn.Linear(...)`; `wte` built
+    under Flax's `@nn.compact`; `block` of `for block in self.h:` (a list's element)."""
+    from aiscan.frontends.python.flax_modules import Submodules
+    from aiscan.frontends.python.modules import Layer, ModuleList
+
+    if isinstance(func, cst.Name) and func.value in reader.scope.layers:
+        found = reader.scope.layers[func.value]
+        if isinstance(found, ModuleList | Submodules):
+            return None
+        # `wte = nn.Embed(...)` under `@nn.compact` is module state, named as `self.wte`.
+        return (f"self.{func.value}" if isinstance(found, Layer) else func.value, found)
+    if not reader.scope.layers or not isinstance(func, cst.Attribute):
         return None
-    if isinstance(func, cst.Name):  # `wte = nn.Embed(...)` under `@nn.compact`: module state
-        named = reader.scope.layers.get(func.value)
-        return None if named is None else (f"self.{func.value}", named)
-    if not isinstance(func, cst.Attribute):
+    if func.attr.value == "forward" and isinstance(func.value, cst.Attribute):
+        from aiscan.frontends.python.modules import Submodule
+
+        called = _layer_called(reader, func.value)  # `self.attention.forward(x, ...)`
+        if called is not None and isinstance(called[1], Submodule):
+            return called
         return None
     if not (isinstance(func.value, cst.Name) and func.value.value == "self"):
-        return None
+        name = reader.names.text(func)  # `self.transformer.wte` of an `nn.ModuleDict`
+        layer = reader.scope.layers.get(name) if name.startswith("self.") else None
+        return None if layer is None or isinstance(layer, ModuleList) else (name, layer)
     name = f"self.{func.attr.value}"
     layer = reader.scope.layers.get(name)
-    return None if layer is None else (name, layer)
+    return None if layer is None or isinstance(layer, ModuleList) else (name, layer)
 
 
 def _generator_method(reader: ExpressionReader, func: cst.BaseExpression) -> str | None:

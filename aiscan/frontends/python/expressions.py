@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from aiscan.frontends.python.autocast import Autocast
     from aiscan.frontends.python.flax_modules import Submodules
     from aiscan.frontends.python.library_calls import Builder
-    from aiscan.frontends.python.modules import Layer, Submodule
+    from aiscan.frontends.python.modules import Layer, ModuleList, Submodule
     from aiscan.frontends.python.summaries import Summarize
 
 __all__ = [
@@ -185,7 +185,7 @@ class Scope:
     """Names bound to `slice(...)` objects, usable as indices (`s = slice(1, n - 1)`)."""
     summarize: Summarize | None = None
     """The summary of a helper with loops or branches (`summaries.py`), from the frontend."""
-    layers: dict[str, Layer | Submodule | Submodules] = field(default_factory=dict)
+    layers: dict[str, Layer | Submodule | Submodules | ModuleList] = field(default_factory=dict)
     """`self.fc1 = nn.Linear(d, 4 * d)`: the `torch.nn` layers a module built (`modules.py`),
     its user submodules (`self.attn = CausalSelfAttention(config)`) and lists of them."""
     classes: dict[str, cst.ClassDef] = field(default_factory=dict)
@@ -195,6 +195,9 @@ class Scope:
     dtypes: dict[str, ElementType] = field(default_factory=dict)
     """Names that stand for a dtype (a Flax module's `dtype: Any = jnp.float32` field, as
     `self.dtype`), by their text."""
+    shapes: dict[str, tuple[sympy.Expr, ...]] = field(default_factory=dict)
+    """Names bound to a list of extents (`shape = [d if ... for i, d in enumerate(x.shape)]`),
+    for the reshape that uses them (`shape_lists.py`)."""
 
     def copy(self) -> Scope:
         return Scope(
@@ -207,6 +210,7 @@ class Scope:
             self.classes,
             dict(self.grids),
             dict(self.dtypes),
+            dict(self.shapes),
         )
 
 
@@ -238,6 +242,8 @@ class ExpressionReader:
         self.scope = scope
         self.unknowns: list[Unknown] = []
         self.free: dict[sympy.Symbol, str] = {}
+        self.divisible: set[tuple[sympy.Expr, sympy.Expr]] = set()
+        """Pairs of sizes the code asserts divide (`assert a % b == 0`): `a // b` is exact."""
         """Extents named by us (`A_d0`, of array `A`), which another operand may determine."""
         self.equations: dict[sympy.Symbol, sympy.Expr] = {}
         """What a mismatch says a free extent must be, for `FunctionLowering` to retry."""
@@ -514,6 +520,8 @@ class ExpressionReader:
             return None
         text = self.names.text(node)
         if isinstance(left, Integer) and isinstance(right, Integer) and operator != "Divide":
+            if operator == "FloorDivide" and (left.value, right.value) in self.divisible:
+                return Integer(left.value / right.value, text)  # type: ignore[operator]
             return _integer_operator(operator, left, right, text)
         # `i / 2` on two ints is true division: CPython converts both to float and divides,
         # a float division of a data value (1 FLOP), not integer index math (`i // 2` is).
@@ -524,7 +532,7 @@ class ExpressionReader:
         if operator == "MatrixMultiply":
             return self.contract_matmul(left_array, right_array, node)
         if operator == "Power":
-            return self._power(left_array, node.right, text, node)
+            return self.power(left_array, node.right, text, node)
         if operator in _OPERATORS:
             return self.elementwise(
                 _OPERATORS[operator], operator.lower(), (left_array, right_array), node
@@ -534,7 +542,7 @@ class ExpressionReader:
             return self.elementwise("free", "logical", (left_array, right_array), node)
         return self.unsupported(node, f"operator `{text}`")
 
-    def _power(
+    def power(
         self, base: ArrayValue, exponent: cst.BaseExpression, text: str, node: cst.CSTNode
     ) -> ArrayValue | None:
         """`x**p` for a literal integer 2 <= p <= 16 is `p - 1` multiplies of one evaluated

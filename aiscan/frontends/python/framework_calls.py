@@ -45,7 +45,13 @@ from aiscan.frontends.python.values import (
     coordinate,
     substituted,
 )
-from aiscan.frontends.python.views import permuted, read_view, through_operands
+from aiscan.frontends.python.views import (
+    computed_first,
+    permuted,
+    read_view,
+    reshaped,
+    through_operands,
+)
 from aiscan.ir.nodes import (
     Access,
     ElementType,
@@ -1114,6 +1120,96 @@ def _cast_to(
     return read
 
 
+def _type_as(reader: ExpressionReader, node: cst.Call, base: ArrayValue) -> Value | None:
+    """`x.type_as(y)`: `x` in `y`'s dtype (llama2.c's `self._norm(x.float()).type_as(x)`):
+    a copy where the dtypes differ, `x` itself where they agree."""
+    arguments = _positional(node)
+    if len(arguments) != 1:
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: one tensor argument")
+    other = reader.array(arguments[0])
+    if other is None:
+        return None
+    if other.element == base.element:
+        return base
+    copied = reader.elementwise("free", "astype", (base,), node)
+    return None if copied is None else _retyped(copied, other.element)
+
+
+def _pow(reader: ExpressionReader, node: cst.Call, base: ArrayValue) -> Value | None:
+    """`x.pow(2)`: `x ** 2` (one multiply an element; other exponents as `**` reads them)."""
+    arguments = _positional(node)
+    if len(arguments) != 1:
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: one exponent")
+    return reader.power(base, arguments[0], reader.names.text(node), node)
+
+
+def _flatten(reader: ExpressionReader, node: cst.Call, base: ArrayValue) -> Value | None:
+    """`x.flatten(start_dim, end_dim)`: the axes from `start_dim` to `end_dim` merged, a view
+    of a contiguous tensor as PyTorch makes it (`torch.stack([r, i], dim=-1).flatten(3)`
+    views the stacked tensor); NumPy's `flatten` is a copy to one axis."""
+    text = reader.names.text(node)
+    rank = len(base.shape)
+    start_node, end_node = _argument(node, 0, "start_dim"), _argument(node, 1, "end_dim")
+    start = number_literal(start_node) if start_node is not None else 0
+    end = number_literal(end_node) if end_node is not None else -1
+    if not isinstance(start, int) or not isinstance(end, int) or not rank:
+        return reader.unsupported(node, f"`{text}`: literal start_dim and end_dim")
+    start, end = start % rank, end % rank
+    if start > end:
+        return reader.unsupported(node, f"`{text}`: start_dim after end_dim")
+    merged = sympy.Mul(*base.shape[start : end + 1])
+    new = (*base.shape[:start], merged, *base.shape[end + 1 :])
+    result = through_operands(base, lambda leaf: reshaped(leaf, new), text)
+    if isinstance(result, str) and not isinstance(base, Leaf):
+        stored = computed_first(reader, base, node, text=text, library=False)
+        result = "not stored" if stored is None else reshaped(stored, new)
+    if isinstance(result, str):
+        return reader.unsupported(node, f"`{text}`: {result}")
+    return result
+
+
+def _expand(reader: ExpressionReader, node: cst.Call, base: ArrayValue) -> Value | None:
+    """`x[:, :, :, None, :].expand(b, t, h, r, d)` (llama2.c's `repeat_kv`): a view whose
+    axes of extent 1 are broadcast to the sizes given (-1 keeps an axis)."""
+    text = reader.names.text(node)
+    arguments = _positional(node)
+    if len(arguments) == 1 and isinstance(arguments[0], (cst.Tuple, cst.List)):
+        arguments = [e.value for e in arguments[0].elements]
+    if not isinstance(base, Leaf) or len(arguments) != len(base.shape):
+        return reader.unsupported(node, f"`{text}`: a tensor and one size per axis")
+    shape: list[sympy.Expr] = []
+    index = base.index
+    for axis, (argument, old) in enumerate(zip(arguments, base.shape, strict=True)):
+        value = reader.value(argument)
+        if not isinstance(value, Integer) or value.value is None:
+            return reader.unsupported(node, f"`{reader.names.text(argument)}` is not a size")
+        if value.value == -1 or same_extent(value.value, old):
+            shape.append(old)
+            continue
+        if old != 1:
+            return reader.unsupported(node, f"`{text}`: expands an axis of extent {old}")
+        index = tuple(i.subs(coordinate(axis), 0) for i in index)
+        shape.append(value.value)
+    return replace(base, shape=tuple(shape), index=index, text=text)
+
+
+def _broadcast_axes(leaf: Leaf) -> bool:
+    """Whether a view repeats elements along an axis (`expand`): its coordinate is unused."""
+    used = set().union(*(sympy.sympify(i).free_symbols for i in leaf.index))
+    return any(e != 1 and coordinate(d) not in used for d, e in enumerate(leaf.shape))
+
+
+def _reshape(reader: ExpressionReader, node: cst.Call, base: ArrayValue) -> Value | None:
+    """`x.reshape(...)`: a view where PyTorch can make one; of an expanded tensor whose
+    repeated axis it merges (`repeat_kv`), a copy, as PyTorch makes it."""
+    result = read_view(reader, node, "reshape", base, _positional(node))
+    if result is None or not (isinstance(base, Leaf) and _broadcast_axes(base)):
+        return result
+    if result.shape == base.shape:
+        return result
+    return reader.elementwise("free", "copy", [result], node)
+
+
 def _retyped(value: ArrayValue, element: ElementType) -> ArrayValue:
     if isinstance(value, Scalar):
         return Scalar(element, False, value.text, value.constant)
@@ -1150,6 +1246,11 @@ TENSOR_METHODS: dict[str, Callable[[ExpressionReader, cst.Call, ArrayValue], Val
     "double": _cast_to(dtypes.FLOAT64),
     "to": _cast_to(None),
     "type": _cast_to(None),
+    "type_as": _type_as,
+    "expand": _expand,
+    "reshape": _reshape,
+    "flatten": _flatten,
+    "pow": _pow,
     "contiguous": _same,
     "detach": _same,
     "exp": _elementwise_method("special", "exp"),

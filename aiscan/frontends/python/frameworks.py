@@ -151,6 +151,7 @@ def _function_frameworks(
     else the one library whose names it uses (`jnp.dot`, `F.gelu`, `np.sum`); a function
     using several is left undecided, one using none runs in the module's only library."""
     found: dict[str, str] = {}
+    modules = _module_classes(tree, aliases)
     for function, name in _all_functions(tree):
         jitted = {
             _JIT_FRAMEWORK.get(_jit_name(d, aliases), "") for d in function.decorator_list
@@ -164,11 +165,30 @@ def _function_frameworks(
             )).startswith(_TYPING)
             and (root := _library_root(qualified)) in _ARRAY_LIBRARIES
         }  # fmt: skip
+        if not used and name.partition(".")[0] in modules:
+            used = {modules[name.partition(".")[0]]}  # a method of an `nn.Module` subclass
         if len(used) == 1:
             found[name] = used.pop()
         elif used and module_framework is None:
             found[name] = ""  # several libraries in one function: no rule applies
     return {k: v for k, v in found.items() if v}
+
+
+_MODULE_BASES = {"torch.nn.Module": "torch", "flax.linen.Module": "jax"}
+
+
+def _module_classes(tree: ast.Module, aliases: dict[str, str]) -> dict[str, str]:
+    """Top-level classes deriving a framework's module class (`nn.Module`), to the
+    framework their methods run in: one naming no array library (`RMSNorm.forward` of
+    `x * self.weight`) runs there, even where NumPy is imported too (llama2.c)."""
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            for base in node.bases:
+                framework = _MODULE_BASES.get(_qualified(base, aliases))
+                if framework is not None:
+                    found[node.name] = framework
+    return found
 
 
 def _library_root(qualified: str) -> str:

@@ -28,6 +28,7 @@ from aiscan.frontends.python.flax_modules import FLAX_MODULE, field_defaults, fi
 from aiscan.frontends.python.frameworks import FrameworkRules, read_frameworks
 from aiscan.frontends.python.inference import class_sizes
 from aiscan.frontends.python.lowering import FunctionLowering
+from aiscan.frontends.python.modules import own_method
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.precision_rules import apply_rules
 from aiscan.frontends.python.summaries import Summary
@@ -322,6 +323,9 @@ def _methods(
             if key.startswith("self.") and not isinstance(binding, Opaque):
                 state.names[key] = binding
         state.layers.update(lowering.scope.layers)
+        helper = own_method(node.name.value, method)
+        if helper is not None:  # `self._norm(x)` in the methods lowered after it
+            state.layers[helper[0]] = helper[1]
         found.append((function.span.line, function))
     return [f for _, f in sorted(found, key=lambda pair: pair[0])]
 

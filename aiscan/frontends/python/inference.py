@@ -684,8 +684,14 @@ def _tensor_evidence(
         array = walker._candidate(passed) if passed is not None else None
         if array is not None and rank:
             walker.evidence.at_least(array, rank)
-    # `X.mean(axis=1)`, `np.sum(A, axis=(0, 2))`, `x.sum(dim=1)`: an axis k needs k + 1 axes.
+    # `X.mean(axis=1)`, `np.sum(A, axis=(0, 2))`, `x.sum(dim=1)`: an axis k needs k + 1 axes;
+    # `x.pow(2).mean(-1)` (llama2.c's RMSNorm): an axis -k needs k, through the methods
+    # that keep the shape.
     axis = keywords.get("axis", keywords.get("dim"))
+    if axis is None and callee in _REDUCTIONS_BY_AXIS:
+        axis = next(iter(_axis_arguments(node, positional)), None)
+    if not method and callee in _REDUCTIONS_BY_AXIS and isinstance(node.func, cst.Attribute):
+        method = walker._candidate(_shape_kept(node.func.value))
     reduced = method or (walker._candidate(positional[0]) if positional else None)
     needed = _axes_needed(axis) if axis is not None else 0
     if reduced and needed:
@@ -693,10 +699,37 @@ def _tensor_evidence(
 
 
 def _axes_needed(axis: cst.BaseExpression) -> int:
-    """The rank a non-negative literal `axis=` argument needs (`1` -> 2, `(0, 2)` -> 3)."""
+    """The rank a literal `axis=` argument needs (`1` -> 2, `(0, 2)` -> 3, `-1` -> 1)."""
     items = [e.value for e in axis.elements] if isinstance(axis, cst.Tuple) else [axis]
-    values = [int(i.value) for i in items if isinstance(i, cst.Integer)]
-    return max(values) + 1 if values and len(values) == len(items) else 0
+    values = [_axis_rank(i) for i in items]
+    return max(v for v in values if v is not None) if None not in values and values else 0
+
+
+def _axis_rank(item: cst.BaseExpression) -> int | None:
+    if isinstance(item, cst.Integer):
+        return int(item.value) + 1
+    if (
+        isinstance(item, cst.UnaryOperation)
+        and isinstance(item.operator, cst.Minus)
+        and isinstance(item.expression, cst.Integer)
+    ):
+        return int(item.expression.value)
+    return None
+
+
+_SHAPE_KEPT = frozenset({"pow", "float", "half", "double", "bfloat16", "type_as", "contiguous"})
+"""Tensor methods whose result has their tensor's shape."""
+
+
+def _shape_kept(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`x` of `x.pow(2)`, `x.float()`: the tensor a shape-keeping method chain starts at."""
+    while (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in _SHAPE_KEPT
+    ):
+        node = node.func.value
+    return node
 
 
 _TENSOR_OPERANDS = {

@@ -606,8 +606,8 @@ def _arange(reader: ExpressionReader, node: cst.Call) -> Value | None:
     literal step: one write per element. NumPy fills by index arithmetic, not counted as
     FLOPs (a float `dtype=` fills `start + i*step` the same way)."""
     arguments = _positional(node)
-    if _unmodeled_keywords(reader, node, ("dtype",), 3) or not arguments:
-        return None
+    if _unmodeled_keywords(reader, node, ("dtype", "device"), 3) or not arguments:
+        return None  # `device=` (PyTorch's `torch.arange`) places the array: no work
     bounds = [_size(reader, a) for a in arguments[:2]]
     step = 1 if len(arguments) < 3 else _literal_int(reader, arguments[2], "the step")
     element = _dtype(reader, node, dtypes.INT64)

@@ -52,6 +52,7 @@ from aiscan.frontends.python.nests import Namer, NestBuilder, ShapeMismatch, Tar
 from aiscan.frontends.python.random_calls import GENERATOR_REASON, GENERATORS
 from aiscan.frontends.python.selections import mask_fraction, misplaced_selection
 from aiscan.frontends.python.settings import SETTINGS_REASON, settings_parameters
+from aiscan.frontends.python.shape_lists import shape_list
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text
 from aiscan.frontends.python.splits import Pieces, split_pieces
 from aiscan.frontends.python.symbols import (
@@ -188,6 +189,11 @@ class FunctionLowering:
         """False once a statement of that loop runs where its passes are not counted."""
         self.loop_vector_span: Span | None = None
         """The first vectorized statement in that loop (where its note goes, if any)."""
+        self.loop_conventions: list[tuple[str, sympy.Expr]] = []
+        """The `2*m*k*n` figures of a top-level loop's contractions (a module list's
+        blocks, `_module_list_loop`), for its region."""
+        self.spliced_conventions: list[tuple[str, sympy.Expr]] = []
+        """Those of the helper regions spliced into the loop being lowered."""
         self.branch_weights: list[sympy.Expr | None] = []
         """The share of a loop's passes taking each `if` around the statement being lowered
         (`p_L<line>`, or its complement in the `else`); None for an `if` that restricts the
@@ -595,21 +601,23 @@ class FunctionLowering:
         once per pass, `Region.repeat`) and every pass is counted."""
         self.loop_calls, self.loop_temporaries = [], []
         self.loop_eager_complete, self.loop_vector_span = True, None
+        self.loop_conventions = []
         try:
             nodes = self._statement(statement).nodes
         finally:
             calls, temporaries = self.loop_calls, self.loop_temporaries
+            conventions = tuple(self.loop_conventions)
             self.loop_calls = None
         if not nodes:
             return
         span = self.names.span(statement)
         if self.loop_vector_span is None:
-            yield Region("nest", tuple(nodes), span)
+            yield Region("nest", tuple(nodes), span, conventions=conventions)
         elif self.loop_eager_complete:
-            yield Region("nest", tuple(nodes), span, tuple(calls), tuple(temporaries))
+            yield Region("nest", tuple(nodes), span, tuple(calls), tuple(temporaries), conventions)
         else:
             self._note_once(self.loop_vector_span)
-            yield Region("nest", tuple(nodes), span)
+            yield Region("nest", tuple(nodes), span, conventions=conventions)
 
     # ---- statements ---------------------------------------------------------------------
 
@@ -685,13 +693,7 @@ class FunctionLowering:
         value = decided(self.reader, node.test)
         if value is None:
             return None
-        test = self.names.text(node.test)
-        message = (
-            f"branch `if {test}`: `{test}` is {value} on every call, as the code sets it: "
-            f"only the branch taken is counted"
-        )
-        span = self.names.span(node)
-        self.function_unknowns.append(Unknown(UnknownKind.ASSUMPTION, message, span))
+        self._note_decided(node.test, value, self.names.span(node))
         if value:
             return _statements(node.body)
         if isinstance(node.orelse, cst.Else):
@@ -699,6 +701,15 @@ class FunctionLowering:
         if isinstance(node.orelse, cst.If):
             return [node.orelse]  # `elif`: tested in turn
         return []
+
+    def _note_decided(self, test_node: cst.BaseExpression, value: bool, span: Span) -> None:
+        test = self.names.text(test_node)
+        why = " (a size is never None)" if isinstance(test_node, cst.Comparison) else ""
+        message = (
+            f"`{test}` is {value} on every call, as the code sets it{why}: only the branch "
+            "taken is counted"
+        )
+        self.function_unknowns.append(Unknown(UnknownKind.ASSUMPTION, message, span))
 
     def _autocast_of(self, node: cst.With) -> Autocast | None:
         """The autocast in force inside `node`: under `torch.autocast(...)`
@@ -727,9 +738,13 @@ class FunctionLowering:
         self.reader.unknowns = []
         self.reader.pending = []
         lowered = self._small_statement(node)
+        return self._constructed_first(lowered, node)
+
+    def _constructed_first(self, lowered: _Lowered, node: cst.CSTNode) -> _Lowered:
+        """`lowered` after the arrays its calls construct (`np.eye(n) - A`, a summarized
+        helper's result), which are computed first."""
         if not self.reader.pending:
             return lowered
-        # Arrays the statement's calls construct (`np.eye(n) - A`) are computed first.
         span = self.names.span(node)
         first = _Lowered()
         for leaf, allocation in self.reader.pending:
@@ -798,6 +813,9 @@ class FunctionLowering:
             lowered = self._scalar_statement(
                 value if isinstance(value, (Leaf, Scalar, Apply, Reduce, Contract)) else None, node
             )
+        elif isinstance(node, cst.Assert):
+            self._divisibility(node.test)
+            lowered = _Lowered()
         elif isinstance(node, (cst.Break, cst.Continue)):
             word = "break" if isinstance(node, cst.Break) else "continue"
             self.reader.note(
@@ -814,6 +832,26 @@ class FunctionLowering:
                 )
             )
         return lowered
+
+    def _divisibility(self, test: cst.BaseExpression) -> None:
+        """`assert n_heads % n_kv_heads == 0` (llama2.c's `Attention`): the floor division
+        of those two sizes is exact from here on (`n_heads // n_kv_heads`)."""
+        if not (
+            isinstance(test, cst.Comparison)
+            and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Equal)
+            and isinstance(test.left, cst.BinaryOperation)
+            and isinstance(test.left.operator, cst.Modulo)
+            and number_literal(test.comparisons[0].comparator) == 0
+        ):
+            return
+        saved = self.reader.unknowns
+        self.reader.unknowns = []
+        sides = [self.reader.value(test.left.left), self.reader.value(test.left.right)]
+        self.reader.unknowns = saved
+        if all(isinstance(v, Integer) and v.value is not None for v in sides):
+            a, b = (v.value for v in sides)  # type: ignore[union-attr]
+            self.reader.divisible.add((a, b))
 
     def _shape_assignment(self, node: cst.Assign) -> _Lowered:
         """`x.shape = n * m` (`a.shape = b.shape = (n, m)`): each name rebound to its array
@@ -857,6 +895,11 @@ class FunctionLowering:
                 return self._unpack_grid(target, value_node)
             return self._unpack(target, value_node)
         if isinstance(value_node, cst.IfExp) and target is not None:
+            taken = decided(self.reader, value_node.test)
+            if taken is not None:  # `a if args.n_kv_heads is None else b`, a size: `b`
+                self._note_decided(value_node.test, taken, self.names.span(value_node))
+                chosen = value_node.body if taken else value_node.orelse
+                return self._assign(target, chosen, node, given)
             return self._ternary(target, value_node, node)
         if isinstance(target, cst.Subscript):
             masked = self._masked_store(target, value_node, node)
@@ -906,40 +949,26 @@ class FunctionLowering:
                 self.scope.layers[bound] = listed
                 return _Lowered()
         if bound is not None and bound.startswith("self.") and isinstance(value_node, cst.Call):
-            from aiscan.frontends.python.flax_modules import FLAX_LAYERS, read_flax_layer
-            from aiscan.frontends.python.modules import LAYERS, read_layer
-
-            kind = self.names.canonical(value_node.func)
-            owner = value_node.func
-            if isinstance(owner, cst.Name) and owner.value in self.scope.classes:
-                # `self.attn = CausalSelfAttention(config)`: a submodule, called later.
-                from aiscan.frontends.python.flax_modules import (
-                    is_flax_module,
-                    read_flax_submodule,
-                )
-                from aiscan.frontends.python.modules import read_submodule
-
-                definition = self.scope.classes[owner.value]
-                read = (
-                    read_flax_submodule
-                    if is_flax_module(definition, self.names)
-                    else read_submodule
-                )
-                submodule = read(self.reader, value_node, definition)
-                self.scope.layers[bound] = submodule
-                return _Lowered()
-            if kind in LAYERS:  # `self.fc1 = nn.Linear(d, 4 * d)`: a layer, called later
-                layer = read_layer(self.reader, value_node, kind, self.default_element)
-                if layer is not None:
-                    self.scope.layers[bound] = layer
-                return _Lowered()
-            if kind in FLAX_LAYERS:  # `self.c_fc = nn.Dense(4 * n_embd)` in a Flax setup()
-                flax_layer = read_flax_layer(self.reader, value_node, kind, dtypes.FLOAT32)
-                if flax_layer is not None:
-                    self.scope.layers[bound] = flax_layer
-                return _Lowered()
+            built = self._built_layer(bound, value_node, node)
+            if built is not None:
+                return built
+        if (
+            bound is not None
+            and bound.startswith("self.")
+            and isinstance(value_node, cst.Name)
+            and isinstance(self.scope.names.get(value_node.value), Opaque)
+            and self.scope.names[value_node.value].reason == SETTINGS_REASON  # type: ignore[union-attr]
+        ):
+            self.scope.names[bound] = self.scope.names[value_node.value]  # `self.config = config`
+            return _Lowered()
         if bound is not None and self._names_configuration(bound, value_node):
             return _Lowered()
+        if bound is not None and isinstance(value_node, cst.ListComp):
+            extents = shape_list(self.reader, value_node)  # `[d if ... for i, d in ...]`
+            if extents is not None:
+                self.scope.shapes[bound] = tuple(extents)
+                self.scope.names[bound] = Opaque(bound, "a list of extents")
+                return _Lowered()
         if bound is not None and self._binds_generator(value_node):
             # `rng = np.random.default_rng(0)`: its methods make random arrays.
             self.scope.names[bound] = Opaque(bound, GENERATOR_REASON)
@@ -1091,6 +1120,7 @@ class FunctionLowering:
                 lowered.regions.append((len(lowered.nodes), region))
             else:
                 lowered.nodes += region.body
+                self.spliced_conventions += region.conventions
                 if self.loop_depth == 0:
                     lowered.eager = _merge(lowered.eager, EagerCalls([region], []))
                 elif self.loop_calls is not None:
@@ -1140,12 +1170,36 @@ class FunctionLowering:
             and all(isinstance(e.value, cst.Name) for e in target.elements)
         ):
             # `I, J, K = a.shape[0], a.shape[1], a.shape[2]`: integers, all read first.
+            noted, constructed = len(self.reader.unknowns), len(self.reader.pending)
             values = [self.reader.value(e.value) for e in value_node.elements]
-            if all(isinstance(v, Integer) for v in values):
+            if not all(isinstance(v, Integer) for v in values):
+                del self.reader.unknowns[noted:]  # not integers: read again below
+                del self.reader.pending[constructed:]
+            else:
                 for element, value in zip(target.elements, values, strict=True):
                     assert isinstance(element.value, cst.Name) and isinstance(value, Integer)
                     self.scope.names[element.value.value] = value
                 return _Lowered()
+        if (
+            isinstance(value_node, cst.Tuple)
+            and len(value_node.elements) == len(target.elements)
+            and all(isinstance(e.value, cst.Name) for e in target.elements)
+            and not any(
+                target.elements[i].value.value in _names_read(value_node.elements[j].value)  # type: ignore[attr-defined]
+                for j in range(len(target.elements))
+                for i in range(j)
+            )
+        ):
+            # `xq, xk, xv = self.wq(x), self.wk(x), self.wv(x)`, `c, s = c.view(a), s.view(a)`:
+            # no value reads a target assigned before it, so assigning each in turn is the
+            # same as all at once.
+            lowered = _Lowered()
+            for element, value_element in zip(target.elements, value_node.elements, strict=True):
+                outer, self.reader.pending = self.reader.pending, []
+                made = self._assign(element.value, value_element.value, value_node)
+                lowered.extend(self._constructed_first(made, value_node))  # each in turn
+                self.reader.pending = outer
+            return lowered
         pieces = split_pieces(value_node, len(target.elements), self.reader)
         if pieces is not None:
             return self._split(target, pieces, value_node)
@@ -1190,10 +1244,16 @@ class FunctionLowering:
         if not -len(whole.shape) <= pieces.axis < len(whole.shape):
             self.reader.unsupported(node, f"`{self.names.text(node)}`: axis out of range")
             return lowered
-        width = size.value
-        if pieces.kind == "chunk":
-            width = whole.shape[pieces.axis] / size.value
-        self.scope.names[pieces.width_name] = Integer(width, pieces.width_name)
+        if pieces.kind == "unbind":
+            if whole.shape[pieces.axis] != size.value:
+                message = f"`{self.names.text(node)}`: {size.value} names for an axis of "
+                self.reader.unsupported(node, message + str(whole.shape[pieces.axis]))
+                return lowered
+        else:
+            width = size.value
+            if pieces.kind == "chunk":
+                width = whole.shape[pieces.axis] / size.value
+            self.scope.names[pieces.width_name] = Integer(width, pieces.width_name)
         for index, element in enumerate(target.elements):
             part = pieces.part(base, index)
             more = self._assign(element.value, part, node)
@@ -1437,7 +1497,9 @@ class FunctionLowering:
     # ---- control flow -------------------------------------------------------------------
 
     def _for(self, node: cst.For) -> list[Node]:
-        listed = self._submodule_loop(node)
+        listed = self._module_list_loop(node)
+        if listed is None:
+            listed = self._submodule_loop(node)
         if listed is not None:
             return listed
         iterated = self._iteration(node)
@@ -1491,6 +1553,121 @@ class FunctionLowering:
         finally:
             del self.scope.layers[name]
         return [self._nonempty(loop, node, name, listed.count)]
+
+    def _built_layer(self, bound: str, value_node: cst.Call, node: cst.CSTNode) -> _Lowered | None:
+        """`self.fc1 = nn.Linear(d, 4 * d)`, `self.attn = Block(config)`, a module list or
+        dict: what `__init__` builds, called later (`modules.py`); None for other calls."""
+        from aiscan.frontends.python.flax_modules import FLAX_LAYERS, read_flax_layer
+        from aiscan.frontends.python.modules import LAYERS, read_layer
+
+        kind = self.names.canonical(value_node.func)
+        owner = value_node.func
+        if isinstance(owner, cst.Name) and owner.value in self.scope.classes:
+            # `self.attn = CausalSelfAttention(config)`: a submodule, called later.
+            from aiscan.frontends.python.flax_modules import is_flax_module, read_flax_submodule
+            from aiscan.frontends.python.modules import read_submodule
+
+            definition = self.scope.classes[owner.value]
+            read = read_flax_submodule if is_flax_module(definition, self.names) else read_submodule
+            self.scope.layers[bound] = read(self.reader, value_node, definition)
+            return _Lowered()
+        if kind == "torch.nn.ModuleDict":  # `nn.ModuleDict(dict(wte=..., h=...))`
+            return self._module_dict(bound, value_node, node)
+        if kind == "torch.nn.ModuleList":  # `nn.ModuleList([Block(c) for _ in ...])`
+            from aiscan.frontends.python.modules import read_module_list
+
+            listed = read_module_list(self.reader, value_node, self.scope.classes)
+            if listed is not None:
+                self.scope.layers[bound] = listed
+            return _Lowered()
+        if kind in LAYERS:  # `self.fc1 = nn.Linear(d, 4 * d)`: a layer, called later
+            layer = read_layer(self.reader, value_node, kind, self.default_element)
+            if layer is not None:
+                self.scope.layers[bound] = layer
+            return _Lowered()
+        if kind in FLAX_LAYERS:  # `self.c_fc = nn.Dense(4 * n_embd)` in a Flax setup()
+            flax_layer = read_flax_layer(self.reader, value_node, kind, dtypes.FLOAT32)
+            if flax_layer is not None:
+                self.scope.layers[bound] = flax_layer
+            return _Lowered()
+        return None
+
+    def _module_dict(self, bound: str, value_node: cst.Call, node: cst.CSTNode) -> _Lowered:
+        """`self.transformer = nn.ModuleDict(dict(wte=nn.Embedding(V, d), h=...))` (nanoGPT):
+        each entry built as `self.transformer.wte = nn.Embedding(V, d)` would be."""
+        entries: list[tuple[str, cst.BaseExpression]] = []
+        argument = value_node.args[0].value if len(value_node.args) == 1 else None
+        if (
+            isinstance(argument, cst.Call)
+            and self.names.canonical(argument.func) == "builtins.dict"
+        ):
+            entries = [(a.keyword.value, a.value) for a in argument.args if a.keyword is not None]
+        elif isinstance(argument, cst.Dict):
+            for element in argument.elements:
+                if isinstance(element, cst.DictElement) and isinstance(
+                    element.key, cst.SimpleString
+                ):
+                    entries.append((str(element.key.evaluated_value), element.value))
+        if not entries:
+            self.reader.unsupported(value_node, f"`{self.names.text(value_node)}`: its entries")
+            return _Lowered()
+        for key, entry in entries:
+            built = (
+                self._built_layer(f"{bound}.{key}", entry, node)
+                if isinstance(entry, cst.Call)
+                else None
+            )
+            if built is None:
+                self.reader.unsupported(entry, f"`{self.names.text(entry)}` in a module dict")
+        return _Lowered()
+
+    def _module_list_loop(self, node: cst.For) -> list[Node] | None:
+        """`for _ in range(n): self.layers.append(Block(i, args))` fills a module list with
+        `n` blocks; `for block in self.h:` calls each: a loop of `count` passes with `block`
+        the list's submodule (`modules.ModuleList`). None for any other loop."""
+        from aiscan.frontends.python.modules import ModuleList, range_count, submodule_of
+
+        body = _statements(node.body)
+        first = body[0] if len(body) == 1 else None
+        small = first.body[0] if isinstance(first, cst.SimpleStatementLine) else None
+        if (
+            isinstance(small, cst.Expr)
+            and isinstance(small.value, cst.Call)
+            and isinstance(small.value.func, cst.Attribute)
+            and small.value.func.attr.value == "append"
+            and len(small.value.args) == 1
+        ):
+            owner = self.names.text(small.value.func.value)
+            listed = self.scope.layers.get(owner)
+            if isinstance(listed, ModuleList) and listed.element is None:
+                count = range_count(self.reader, node.iter)
+                element = submodule_of(self.reader, small.value.args[0].value, self.scope.classes)
+                if count is not None and element is not None:
+                    self.scope.layers[owner] = ModuleList(element, count)
+                    return []
+        listed = self.scope.layers.get(self.names.text(node.iter))
+        if not isinstance(listed, ModuleList) or not isinstance(node.target, cst.Name):
+            return None
+        span = self.names.span(node)
+        if listed.element is None or listed.count is None:
+            message = f"`{self.names.text(node.iter)}`: its modules are not known"
+            self.function_unknowns.append(Unknown(UnknownKind.UNSUPPORTED, message, span))
+            return []
+        name = node.target.value
+        self.scope.layers[name] = listed.element
+        outer, self.spliced_conventions = self.spliced_conventions, []
+        try:
+            var = f"_layer_L{span.line}"
+            loop = self._loop(var, sympy.Integer(0), 1, listed.count, node, body, {})
+        finally:
+            self.scope.layers.pop(name, None)
+            spliced, self.spliced_conventions = self.spliced_conventions, outer
+        # Each block's contractions, quoted `2*m*k*n`, once per block of the list.
+        self.loop_conventions += [
+            (str(listed.count * e) if "*" in text else text, listed.count * e)
+            for text, e in spliced
+        ]
+        return [self._nonempty(loop, node, var, listed.count)]
 
     def _counted_loop(
         self, var: str, start: sympy.Expr, step: sympy.Expr, trip: sympy.Expr, node: cst.For
@@ -2287,6 +2464,15 @@ def _assigned_names(body: cst.CSTNode) -> set[str]:
 
 
 @cache
+def _names_read(node: cst.CSTNode) -> set[str]:
+    """Every plain name `node` reads (`x` and `self` of `self.wq(x)`, not `wq`)."""
+    if isinstance(node, cst.Name):
+        return {node.value}
+    if isinstance(node, cst.Attribute):
+        return _names_read(node.value)
+    return {name for child in _children(node) for name in _names_read(child)}
+
+
 def _node_fields(kind: type[cst.CSTNode]) -> tuple[str, ...]:
     return tuple(f.name for f in fields(kind))
 

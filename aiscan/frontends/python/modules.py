@@ -11,11 +11,12 @@ their functional kernels (`framework_calls.py`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 import sympy
 
+from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.calls import _keyword, _positional
 from aiscan.frontends.python.expressions import ExpressionReader, Value, leaf_for
 from aiscan.frontends.python.framework_calls import (
@@ -26,15 +27,29 @@ from aiscan.frontends.python.framework_calls import (
     softmax_value,
 )
 from aiscan.frontends.python.symbols import size_symbol
-from aiscan.frontends.python.values import Integer, Leaf
-from aiscan.ir.nodes import ElementType
+from aiscan.frontends.python.values import Apply, ArrayValue, Integer, Leaf, coordinate
+from aiscan.ir.nodes import ElementType, UnknownKind
 
-__all__ = ["LAYERS", "Layer", "Submodule", "call_layer", "read_layer", "read_submodule"]
+__all__ = [
+    "LAYERS",
+    "Layer",
+    "ModuleList",
+    "Submodule",
+    "call_layer",
+    "own_method",
+    "range_count",
+    "read_layer",
+    "read_module_list",
+    "read_submodule",
+    "submodule_of",
+]
 
 LAYERS = frozenset(
     f"torch.nn.{name}"
-    for name in ("Linear", "LayerNorm", "RMSNorm", "GELU", "SiLU", "ReLU", "Dropout", "Softmax")
-)
+    for name in (
+        "Linear", "LayerNorm", "RMSNorm", "GELU", "SiLU", "ReLU", "Dropout", "Softmax", "Embedding"
+    )
+)  # fmt: skip
 """The `torch.nn` constructors read here, by qualified name."""
 
 
@@ -60,6 +75,9 @@ class Submodule:
 
     class_name: str
     sizes: tuple[tuple[sympy.Expr, sympy.Expr], ...]
+    method: str = "forward"
+    """The method a call runs: `forward` for `self.attn(x)` and `self.attn.forward(x)`; a
+    module's own helper method for `self._norm(x)` (`own_methods`)."""
 
 
 def read_submodule(reader: ExpressionReader, node: cst.Call, definition: cst.ClassDef) -> Submodule:
@@ -91,13 +109,111 @@ def read_submodule(reader: ExpressionReader, node: cst.Call, definition: cst.Cla
     return Submodule(definition.name.value, tuple(sizes))
 
 
+@dataclass(frozen=True, slots=True)
+class ModuleList:
+    """`nn.ModuleList([Block(config) for _ in range(config.n_layer)])`, or an empty one
+    filled by `self.layers.append(Block(i, args))` in a `for` over `range(n_layers)`:
+    `count` instantiations of one submodule. `for block in self.h:` runs each in turn: a
+    loop of `count` passes calling the submodule's summary (framework-neutral: any module
+    list whose element is a class of the file)."""
+
+    element: Submodule | None
+    count: sympy.Expr | None
+
+
+def read_module_list(
+    reader: ExpressionReader, node: cst.Call, classes: dict[str, cst.ClassDef]
+) -> ModuleList | None:
+    """The list `nn.ModuleList(...)` builds: empty, or a comprehension of one class of this
+    file over `range(n)`; None (noted) for any other argument."""
+    arguments = _positional(node)
+    if not arguments:
+        return ModuleList(None, None)
+    built = arguments[0]
+    if (
+        len(arguments) == 1
+        and isinstance(built, cst.ListComp)
+        and built.for_in.inner_for_in is None
+        and not built.for_in.ifs
+    ):
+        element = submodule_of(reader, built.elt, classes)
+        count = range_count(reader, built.for_in.iter)
+        if element is not None and count is not None:
+            return ModuleList(element, count)
+    reader.unsupported(node, f"`{reader.names.text(node)}`: only `[Class(...) for _ in range(n)]`")
+    return None
+
+
+def submodule_of(
+    reader: ExpressionReader, node: cst.BaseExpression, classes: dict[str, cst.ClassDef]
+) -> Submodule | None:
+    """`Block(config)` with `Block` a class of this file: the submodule it builds."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+        definition = classes.get(node.func.value)
+        if definition is not None:
+            return read_submodule(reader, node, definition)
+    return None
+
+
+def range_count(reader: ExpressionReader, node: cst.BaseExpression) -> sympy.Expr | None:
+    """`range(n)`: its size `n`; None for any other iterable."""
+    if not (
+        isinstance(node, cst.Call)
+        and reader.names.canonical(node.func) == "builtins.range"
+        and len(node.args) == 1
+    ):
+        return None
+    value = reader.value(node.args[0].value)
+    return value.value if isinstance(value, Integer) else None
+
+
+def _embedding(
+    reader: ExpressionReader, node: cst.Call, indices: ArrayValue, weight: Leaf
+) -> Value | None:
+    """`self.wte(idx)`: a gather, one row of the weight per index (PyTorch's `embedding`
+    kernel reads the indices, as int64, and the rows, and writes the result). Which rows
+    is data: counted as distinct per index, an upper bound where indices repeat."""
+    if not isinstance(indices, Leaf) or not indices.shape:
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: a tensor of indices")
+    text = reader.names.text(node)
+    rank = len(indices.shape)
+    position = sympy.Integer(0)
+    for axis, extent in enumerate(indices.shape):
+        position = position * extent + coordinate(axis)
+    shape = (*indices.shape, weight.shape[1])
+    rows = Leaf(
+        weight.array, weight.element, shape, (position, coordinate(rank)), text, weight.span
+    )
+    index = replace(indices, element=dtypes.INT64, shape=(*indices.shape, 1))
+    reader.note(
+        UnknownKind.DATA_DEPENDENT_BOUND,
+        node,
+        f"`{text}` gathers one row of `{weight.array}` per index of `{indices.text}` (taken as "
+        "int64): counted as distinct rows (an upper bound where indices repeat)",
+    )
+    gathered = reader.elementwise("free", "take", (rows, index), node, text)
+    if isinstance(gathered, Apply):
+        return replace(gathered, element=weight.element)
+    return gathered
+
+
+def own_method(class_name: str, method: cst.FunctionDef) -> tuple[str, Submodule] | None:
+    """`self._norm` in the methods after `_norm` (llama2.c's `RMSNorm`): a call of the
+    module's own method, summarized once and instantiated per call as a submodule's
+    `forward` is; None for `__init__`/`setup` and `forward` (not helpers)."""
+    name = method.name.value
+    if name in ("__init__", "setup", "forward", "__call__"):
+        return None
+    return f"self.{name}", Submodule(class_name, (), name)
+
+
 def read_layer(
     reader: ExpressionReader, node: cst.Call, canonical: str, element: ElementType
 ) -> Layer | None:
     """The layer `torch.nn.<Kind>(...)` builds; None (noted) when its sizes are not sizes."""
     kind = canonical.rpartition(".")[2]
     arguments = _positional(node)
-    count = {"Linear": 2, "LayerNorm": 1, "RMSNorm": 1}.get(kind, 0)
+    count = {"Linear": 2, "LayerNorm": 1, "RMSNorm": 1, "Embedding": 2}.get(kind, 0)
     sizes: list[sympy.Expr] = []
     for argument in arguments[:count]:
         value = reader.value(argument)
@@ -127,7 +243,7 @@ def call_layer(
     if isinstance(layer, Submodule):
         from aiscan.frontends.python.summaries import read_submodule_call
 
-        return read_submodule_call(reader, node, layer.class_name, layer.sizes)
+        return read_submodule_call(reader, node, layer.class_name, layer.sizes, layer.method)
     arguments = _positional(node)
     if len(arguments) != 1 or len(node.args) != 1:
         return reader.unsupported(node, f"`{reader.names.text(node)}`: one tensor argument")
@@ -155,6 +271,8 @@ def call_layer(
             reader.meet_layer(x.shape[-1], width)
             reader.unify((x.shape[-1],), (width,))
         return norm_value(reader, node, x, weight, bias, rms=rms)
+    if layer.kind == "Embedding":
+        return _embedding(reader, node, x, parameter("weight", layer.sizes))
     if layer.kind == "Dropout":
         return dropout_value(reader, node, x)
     if layer.kind == "Softmax":

@@ -62,7 +62,7 @@ _TORCH_WORDS = (
     "multiply divide true_divide square sigmoid relu sign floor ceil round trunc isnan "
     "isfinite logical_and logical_or logical_not greater less greater_equal less_equal "
     "reshape triu tril clip pi e inf nan float16 float32 float64 bfloat16 int32 int64 "
-    "complex64 complex128 stack"
+    "complex64 complex128 stack arange"
 )
 _TORCH_AS_NUMPY = frozenset(_TORCH_WORDS.split())
 _TORCH_ALIASES = {

@@ -50,6 +50,20 @@ class _Uses(cst.CSTVisitor):
             if isinstance(argument.value, cst.Name) and argument.value.value in self.candidates:
                 self.allowed.add(id(argument.value))  # `Block(config)`: handed on whole
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        if (
+            isinstance(value, cst.Name)
+            and value.value in self.candidates
+            and all(
+                isinstance(t.target, cst.Attribute)
+                and isinstance(t.target.value, cst.Name)
+                and t.target.value.value == "self"
+                for t in node.targets
+            )
+        ):
+            self.allowed.add(id(value))  # `self.config = config` (nanoGPT's GPT): kept whole
+
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.keyword is not None:
             self.allowed.add(id(node.keyword))  # `bias=...`: a keyword, not a use

@@ -1,4 +1,5 @@
-"""`q, k, v = x.split(n, dim=2)` and `a, b = x.chunk(2, dim=-1)`: a tensor cut into views.
+"""`q, k, v = x.split(n, dim=2)`, `a, b = x.chunk(2, dim=-1)`, `r, i = x.unbind(-1)`: a
+tensor cut into views.
 
 PyTorch's `split` and `chunk` return views of their input, so the parts move nothing: the
 tensor is computed once (its own eager kernel when it is an expression, as `self.c_attn(x)`
@@ -35,8 +36,11 @@ class Pieces:
     """The name the part width is bound to, for the slices' bounds."""
 
     def part(self, base: cst.Name, index: int) -> cst.BaseExpression:
-        """`base[:, :, i*w:(i + 1)*w]`: the `index`-th part as a slice of `base`."""
+        """`base[:, :, i*w:(i + 1)*w]`: the `index`-th part as a slice of `base` (`base[...,
+        i]` for `unbind`, which drops the axis)."""
         bounds = f"{index} * {self.width_name}:{index + 1} * {self.width_name}"
+        if self.kind == "unbind":
+            bounds = str(index)
         if self.axis >= 0:
             index_text = ", ".join([":"] * self.axis + [bounds])
         else:
@@ -61,6 +65,14 @@ def split_pieces(node: cst.BaseExpression, count: int, reader: ExpressionReader)
             return None
         kind = node.func.attr.value
         base = node.func.value
+    elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "unbind":
+        # `xq_r, xq_i = x.reshape(..., -1, 2).unbind(-1)` (llama2.c's rotary embedding):
+        # `count` views, each `x[..., i]`.
+        axis_node = arguments[0] if arguments else _keyword(node, "dim")
+        axis = _literal_axis(axis_node) if axis_node is not None else 0
+        if axis is None or canonical is not None:
+            return None
+        return Pieces(node.func.value, "unbind", cst.Integer(str(count)), axis, "")
     else:
         return None
     size = arguments[0] if arguments else _keyword(node, "split_size_or_sections")

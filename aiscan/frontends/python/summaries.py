@@ -198,19 +198,20 @@ def read_submodule_call(
     node: cst.Call,
     class_name: str,
     sizes: Sequence[tuple[sympy.Expr, sympy.Expr]],
+    method: str = "forward",
 ) -> Value | None:
-    """`self.attn(x)`: the submodule's `forward` (a Flax module's `__call__`), summarized
-    once as `Class.forward` with the state its `__init__` (`setup`) built, instantiated
-    here with `x` and the constructor's sizes."""
+    """`self.attn(x)`: the submodule's `forward` (a Flax module's `__call__`, or the module's
+    own `method`), summarized once as `Class.forward` with the state its `__init__` (`setup`)
+    built, instantiated here with `x` and the constructor's sizes."""
     definition = reader.scope.classes.get(class_name)
     methods = {
         s.name.value: s
         for s in (definition.body.body if definition is not None else ())
         if isinstance(s, cst.FunctionDef)
     }
-    forward = methods.get("forward") or methods.get("__call__")
+    forward = methods.get(method) or (methods.get("__call__") if method == "forward" else None)
     if forward is None:
-        return reader.unsupported(node, f"`{class_name}` has no `forward`")
+        return reader.unsupported(node, f"`{class_name}` has no `{method}`")
     name = f"{class_name}.{forward.name.value}"
     summarize = reader.scope.summarize
     summary = summarize(name, {}, {}) if summarize is not None else "no summary"
@@ -228,6 +229,7 @@ def read_submodule_call(
     # so does a parameter left at its default (`mask=None`).
     own = tuple((p, b) for p, b in summary.parameters if p in arguments)
     call = _CallSite(reader, node, name, replace(summary, parameters=own))
+    call.module = True
     return call.read(arguments, sizes)
 
 
@@ -329,6 +331,8 @@ class _CallSite:
         self.span = reader.span(node)
         self.text = reader.names.text(node)
         self.prefix = _prefix(reader, name, self.span)
+        self.module = False
+        """A submodule's call (`self.attn(x)`): sizes no argument gives are shared."""
         self.pairs: list[tuple[sympy.Expr, sympy.Expr, str]] = []
         self.arrays: dict[str, tuple[str, tuple[sympy.Expr, ...]]] = {}
         self.stores: list[tuple[Leaf, ArrayValue]] = []
@@ -487,6 +491,38 @@ class _CallSite:
         mapping: dict[sympy.Symbol, sympy.Expr] = {}
         # An argument's extent 1 may broadcast: it names a size only where nothing else does.
         waiting = sorted(self.pairs, key=lambda pair: pair[1] == 1 and pair[2] != "__init__")
+        self._pair_up(waiting, sizes, mapping)
+        missing = sorted(str(s) for s in sizes if s not in mapping)
+        if missing and self.module:
+            # A submodule's sizes no argument gives are its configuration's attributes
+            # (`args.n_heads`), the same sizes in every class of the file.
+            mapping.update({s: s for s in sizes if s not in mapping})
+            self.reader.note(
+                UnknownKind.ASSUMPTION,
+                self.node,
+                f"`{self.text}`: {', '.join(missing)} of `{self.name}` taken as the same "
+                "size here (a configuration attribute is one size in every class)",
+            )
+            self._pair_up(waiting, sizes, mapping)
+            missing = []
+        if missing:
+            self.reader.note(
+                UnknownKind.UNKNOWN_SHAPE,
+                self.node,
+                f"`{self.text}`: the size{'s' if len(missing) > 1 else ''} "
+                f"{', '.join(missing)} of `{self.name}` cannot be said in the caller's "
+                "sizes; the call is not counted",
+            )
+            return None
+        return mapping
+
+    def _pair_up(
+        self,
+        waiting: list[tuple[sympy.Expr, sympy.Expr, str]],
+        sizes: set[sympy.Symbol],
+        mapping: dict[sympy.Symbol, sympy.Expr],
+    ) -> None:
+        """Solve each pair with one open size, in turn; check those with none."""
         progress = True
         while waiting and progress:
             progress = False
@@ -518,17 +554,6 @@ class _CallSite:
                     )
             if not progress and waiting:
                 break
-        missing = sorted(str(s) for s in sizes if s not in mapping)
-        if missing:
-            self.reader.note(
-                UnknownKind.UNKNOWN_SHAPE,
-                self.node,
-                f"`{self.text}`: the size{'s' if len(missing) > 1 else ''} "
-                f"{', '.join(missing)} of `{self.name}` cannot be said in the caller's "
-                "sizes; the call is not counted",
-            )
-            return None
-        return mapping
 
     # ---- the returned value -------------------------------------------------------------
 
@@ -546,6 +571,24 @@ class _CallSite:
                     weak = weak and r.weak
             return Scalar(element, weak, self.text)
         first = returns[0]
+        if len(returns) > 1 and all(isinstance(r, Leaf) for r in returns):
+            # `if n_rep == 1: return x` then `return x[...].expand(...).reshape(...)`
+            # (llama2.c's `repeat_kv`): the work after the early return is counted on
+            # every call, so the value is the last return's; said on the call.
+            last = returns[-1]
+            assert isinstance(last, Leaf)
+            if any(
+                not (isinstance(r, Leaf) and r.array == last.array and r.index == last.index)
+                for r in returns
+            ):
+                self.reader.note(
+                    UnknownKind.ASSUMPTION,
+                    self.node,
+                    f"`{self.name}` returns different arrays on different paths: the last "
+                    "`return`'s is taken, and the work before it counted on every call, "
+                    "as if no earlier `return` is taken",
+                )
+                first, returns = last, (last,)
         if isinstance(first, Leaf) and all(
             isinstance(r, Leaf) and r.array == first.array and r.index == first.index
             for r in returns

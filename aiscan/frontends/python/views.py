@@ -266,6 +266,23 @@ def read_view(
                     f"{shape_text(base.shape)}, as NumPy requires",
                 )
                 new, assumed = tuple(extents), True
+        if (
+            isinstance(new, str)
+            and new.startswith("the extents do not divide")
+            and reader.framework == "torch"
+        ):
+            # `xq.reshape(xq.shape[:-1] + (-1, 2))` of an extent `d`: `d/2`, as the reshape
+            # requires it to divide (llama2.c's rotary embedding of an even head size).
+            known = sympy.Mul(*(e for e in extents if e != -1))
+            solved = sympy.cancel(sympy.Mul(*base.shape) / known)
+            if sympy.fraction(solved)[1] != 1:
+                reader.note(
+                    UnknownKind.ASSUMPTION,
+                    node,
+                    f"`{text}`: its -1 taken as {solved}, since the reshape needs the other "
+                    "extents to divide the element count",
+                )
+            new, assumed = tuple(solved if e == -1 else e for e in extents), True
         if isinstance(new, str):
             return _unsupported(reader, node, f"`{text}`: {new}")
         if isinstance(base, Contract):
@@ -442,6 +459,12 @@ def _extents(
     items: Sequence[cst.BaseExpression] = [given] if given is not None else arguments
     if len(items) == 1 and isinstance(items[0], (cst.Tuple, cst.List)):
         items = [e.value for e in items[0].elements]
+    elif len(items) == 1 and not isinstance(items[0], (cst.Integer, cst.UnaryOperation)):
+        from aiscan.frontends.python.shape_lists import shape_list
+
+        listed = shape_list(reader, items[0])  # `x.shape[:-1] + (-1, 2)`, a named list
+        if listed is not None:
+            return listed
     extents: list[sympy.Expr] = []
     for item in items:
         value = reader.value(item)
