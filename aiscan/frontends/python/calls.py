@@ -201,7 +201,7 @@ def _unmodeled(reader: ExpressionReader, node: cst.Call, what: str) -> Value | N
 
 def _layer_called(
     reader: ExpressionReader, func: cst.BaseExpression
-) -> tuple[str, Layer | Submodule] | None:
+) -> tuple[str, Layer | Submodule | Submodules] | None:
     """`self.fc1` of a module whose `__init__` built `self.fc1 = nn.Linear(...)`; `wte` built
     under Flax's `@nn.compact`; `block` of `for block in self.h:` (a list's element)."""
     from aiscan.frontends.python.flax_modules import Submodules
