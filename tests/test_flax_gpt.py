@@ -5,28 +5,20 @@ JAX itself did running it (`scripts/count_jax.py`, stored in `flax_gpt.measured.
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
-
 import pytest
 import sympy
+from measured_fixtures import PYTHON_FIXTURES, analyze_fixture, analyze_source, measured, value_at
 
-from aiscan.analysis.kernel import AnalysisOptions, FunctionAnalysis, analyze_module
+from aiscan.analysis.kernel import FunctionAnalysis
 from aiscan.ir.nodes import UnknownKind
-from aiscan.pipeline import PipelineOptions, lower_source
 
-FIXTURE = Path(__file__).parent.parent / "fixtures" / "python" / "flax_gpt.py"
-MEASURED = tomllib.loads(FIXTURE.with_suffix(".measured.toml").read_text())["functions"]
+FIXTURE = PYTHON_FIXTURES / "flax_gpt.py"
+MEASURED = measured(FIXTURE)
 
 
 @pytest.fixture(scope="module")
 def functions() -> dict[str, FunctionAnalysis]:
-    module = lower_source(FIXTURE.read_text(), str(FIXTURE), PipelineOptions())
-    return {f.function.name: f for f in analyze_module(module, AnalysisOptions()).functions}
-
-
-def _at(expression: sympy.Expr, sizes: dict[str, int]) -> int:
-    return int(expression.subs({s: sizes[s.name] for s in expression.free_symbols}))
+    return analyze_fixture(FIXTURE)
 
 
 @pytest.mark.parametrize("name", sorted(MEASURED))
@@ -40,9 +32,9 @@ def test_against_what_jax_measured(functions: dict[str, FunctionAnalysis], name:
     sizes = figures["sizes"]
     result = functions[name]
     blocks = 1 if name == "Block.__call__" else sizes["n_layer"]
-    assert _at(result.flops.total, sizes) == figures["flops"]
-    assert _at(result.flops.special, sizes) == figures["special"] - blocks
-    ratio = _at(result.traffic["eager"].total(False), sizes) / figures["eager_bytes"]
+    assert value_at(result.flops.total, sizes) == figures["flops"]
+    assert value_at(result.flops.special, sizes) == figures["special"] - blocks
+    ratio = value_at(result.traffic["eager"].total(False), sizes) / figures["eager_bytes"]
     assert 1.0 <= ratio <= 1.011, (name, ratio)
 
 
@@ -52,8 +44,8 @@ def test_a_list_of_blocks_counts_each_block(functions: dict[str, FunctionAnalysi
     sizes = dict(MEASURED["GPT.__call__"]["sizes"], n_embd=128)
     total = functions["GPT.__call__"].flops.total
     block = functions["Block.__call__"].flops.total
-    more = _at(total, {**sizes, "n_layer": 3}) - _at(total, sizes)
-    assert more == _at(block, {**sizes, "x_d0": sizes["b"], "x_d1": sizes["t"]}) == 55394560
+    more = value_at(total, {**sizes, "n_layer": 3}) - value_at(total, sizes)
+    assert more == value_at(block, {**sizes, "x_d0": sizes["b"], "x_d1": sizes["t"]}) == 55394560
 
 
 def test_the_blocks_shapes_flow_from_their_submodules(
@@ -80,8 +72,7 @@ def test_the_embedding_gathers_are_flagged(functions: dict[str, FunctionAnalysis
 
 
 def _function(source: str, name: str) -> FunctionAnalysis:
-    module = lower_source(source, "k.py", PipelineOptions())
-    return {f.function.name: f for f in analyze_module(module, AnalysisOptions()).functions}[name]
+    return analyze_source(source)[name]
 
 
 def test_a_bool_flag_is_no_array() -> None:

@@ -7,27 +7,19 @@ heads widened by `expand(...).reshape(...)`, a tuple of calls unpacked, `.forwar
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
-
 import pytest
 import sympy
+from measured_fixtures import PYTHON_FIXTURES, analyze_fixture, measured, value_at
 
-from aiscan.analysis.kernel import AnalysisOptions, FunctionAnalysis, analyze_module
-from aiscan.pipeline import PipelineOptions, lower_source
+from aiscan.analysis.kernel import FunctionAnalysis
 
-FIXTURE = Path(__file__).parent.parent / "fixtures" / "python" / "torch_llama.py"
-MEASURED = tomllib.loads(FIXTURE.with_suffix(".measured.toml").read_text())["functions"]
+FIXTURE = PYTHON_FIXTURES / "torch_llama.py"
+MEASURED = measured(FIXTURE)
 
 
 @pytest.fixture(scope="module")
 def functions() -> dict[str, FunctionAnalysis]:
-    module = lower_source(FIXTURE.read_text(), str(FIXTURE), PipelineOptions())
-    return {f.function.name: f for f in analyze_module(module, AnalysisOptions()).functions}
-
-
-def _at(expression: sympy.Expr, sizes: dict[str, int]) -> int:
-    return int(expression.subs({s: sizes[s.name] for s in expression.free_symbols}))
+    return analyze_fixture(FIXTURE)
 
 
 def _sizes(name: str) -> dict[str, int]:
@@ -40,7 +32,9 @@ def _sizes(name: str) -> dict[str, int]:
 
 
 def _contractions(function: FunctionAnalysis, sizes: dict[str, int]) -> int:
-    return sum(_at(e, sizes) for r in function.regions for n, e in r.region.conventions if "*" in n)
+    return sum(
+        value_at(e, sizes) for r in function.regions for n, e in r.region.conventions if "*" in n
+    )
 
 
 @pytest.mark.parametrize("name", ["Attend", "Layer"])
@@ -54,7 +48,7 @@ def test_against_pytorch(functions: dict[str, FunctionAnalysis], name: str) -> N
         u.message for u in function.unknowns if "not counted" in u.message
     ]
     assert _contractions(function, sizes) == MEASURED[name]["flop_counter"]
-    eager = _at(function.traffic["eager"].total(False), sizes)
+    eager = value_at(function.traffic["eager"].total(False), sizes)
     assert abs(eager - MEASURED[name]["eager_bytes"]) <= 0.03 * MEASURED[name]["eager_bytes"]
 
 
@@ -70,7 +64,7 @@ def test_rotary_embedding_counts_the_rotation(functions: dict[str, FunctionAnaly
     linears = 2 * b * t * 64 * (heads + 2 * kv) * size - b * t * (heads + 2 * kv) * size
     linears += 2 * b * t * heads * size * 64 - b * t * 64
     rotation = 6 * b * t * (heads + kv) * size // 2
-    assert _at(block.flops.total, sizes) == linears + rotation + attention
+    assert value_at(block.flops.total, sizes) == linears + rotation + attention
 
 
 def test_the_helper_method_and_the_size_flags(functions: dict[str, FunctionAnalysis]) -> None:
@@ -90,5 +84,5 @@ def test_the_helper_method_and_the_size_flags(functions: dict[str, FunctionAnaly
     assert sympy.expand(plain - (6 * ffn * width - width)) == 0  # per token, silu apart
     layer = functions["Layer.forward"]
     norm = 3 * 64 + 1 + 64  # x*x, mean, + eps, rsqrt apart, x * rstd, * gain per row
-    assert _at(functions["Norm.forward"].flops.total, {"width": 64}) == norm
+    assert value_at(functions["Norm.forward"].flops.total, {"width": 64}) == norm
     assert not any("not counted" in u.message for u in layer.unknowns)

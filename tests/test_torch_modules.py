@@ -5,27 +5,19 @@ itself did running it (`scripts/count_torch.py`, stored in `torch_modules.measur
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
-
 import pytest
 import sympy
+from measured_fixtures import PYTHON_FIXTURES, analyze_fixture, analyze_source, measured, value_at
 
-from aiscan.analysis.kernel import AnalysisOptions, FunctionAnalysis, analyze_module
-from aiscan.pipeline import PipelineOptions, lower_source
+from aiscan.analysis.kernel import FunctionAnalysis
 
-FIXTURE = Path(__file__).parent.parent / "fixtures" / "python" / "torch_modules.py"
-MEASURED = tomllib.loads(FIXTURE.with_suffix(".measured.toml").read_text())["functions"]
+FIXTURE = PYTHON_FIXTURES / "torch_modules.py"
+MEASURED = measured(FIXTURE)
 
 
 @pytest.fixture(scope="module")
 def functions() -> dict[str, FunctionAnalysis]:
-    module = lower_source(FIXTURE.read_text(), str(FIXTURE), PipelineOptions())
-    return {f.function.name: f for f in analyze_module(module, AnalysisOptions()).functions}
-
-
-def _at(expression: sympy.Expr, sizes: dict[str, int]) -> int:
-    return int(expression.subs({s: sizes[s.name] for s in expression.free_symbols}))
+    return analyze_fixture(FIXTURE)
 
 
 def _contractions(function: FunctionAnalysis) -> list[str]:
@@ -47,12 +39,12 @@ def test_submodules_are_instantiated_per_call(functions: dict[str, FunctionAnaly
     assert not any("not counted" in u.message for u in block.unknowns)
     b, t, c = 2, 32, 64
     row = {"ndim": c, "n_embd": c}
-    norm = _at(functions["Norm.forward"].flops.total, row)
-    mlp = _at(functions["Mlp.forward"].flops.total, row)
-    attention = _at(
+    norm = value_at(functions["Norm.forward"].flops.total, row)
+    mlp = value_at(functions["Mlp.forward"].flops.total, row)
+    attention = value_at(
         functions["Attention.forward"].flops.total, {"B": b, "T": t, "n_embd": c, "n_head": 4}
     )
-    total = _at(block.flops.total, {"x_d0": b, "x_d1": t, "n_embd": c, "n_head": 4})
+    total = value_at(block.flops.total, {"x_d0": b, "x_d1": t, "n_embd": c, "n_head": 4})
     assert norm == 8 * c + 1
     assert mlp == 2 * (4 * c) * (2 * c) + 4 * 4 * c  # c_fc, c_proj with biases; GELU (erf apart)
     assert total == b * t * (2 * norm + mlp + 2 * c) + attention == 6709504
@@ -66,9 +58,9 @@ def test_against_pytorch(functions: dict[str, FunctionAnalysis], name: str) -> N
     measured = MEASURED[name]
     sizes = measured["sizes"]
     function = functions[f"{name}.forward"]
-    flops = sum(_at(sympy.sympify(e), sizes) for e in _contractions(function))
+    flops = sum(value_at(sympy.sympify(e), sizes) for e in _contractions(function))
     assert flops == measured["flop_counter"]
-    eager = _at(function.traffic["eager"].total(False), sizes)
+    eager = value_at(function.traffic["eager"].total(False), sizes)
     assert abs(eager - measured["eager_bytes"]) <= 0.10 * measured["eager_bytes"]
     # All that differs: the attention kernel's logsumexp (B, n_head, T) in float32.
     assert measured["eager_bytes"] - eager == 2 * 4 * 32 * 4
@@ -96,8 +88,7 @@ class FeedForward(nn.Module):
 
 def test_a_dataclass_annotation_is_a_configuration_object() -> None:
     """`args: ModelArgs` (llama2.c's spelling): `args.dim` is the size `dim`."""
-    module = lower_source(ARGS, "k.py", PipelineOptions())
-    found = {f.function.name: f for f in analyze_module(module, AnalysisOptions()).functions}
+    found = analyze_source(ARGS)
     forward = found["FeedForward.forward"]
     dim, hidden = sympy.symbols("dim hidden_dim", positive=True, integer=True)
     total = forward.flops.total

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aiscan.algebra import (
     INFINITY,
@@ -287,18 +287,8 @@ def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Exp
     top = _leading(numerator, sizes)
     bottom = _leading(denominator, sizes)
     if top is None or bottom is None:
-        growth = {s: _GROWTH for s in sizes}
-        return limit_at_infinity(numerator.subs(growth) / denominator.subs(growth), _GROWTH)
-    (top_degree, top_coefficient), (bottom_degree, bottom_coefficient) = top, bottom
-    if top_degree < bottom_degree:
-        return ZERO
-    ratio = top_coefficient / bottom_coefficient
-    if not ratio.is_number:
-        ratio = sympy.cancel(ratio)
-    if top_degree == bottom_degree:
-        return ratio
-    sign = sympy.sign(ratio)
-    return sympy.oo * sign if sign.is_number else sympy.oo
+        return _limit_by_growth(numerator, denominator, sizes)
+    return _limit_of_leading(top, bottom)
 
 
 def _limit_of_polynomials(
@@ -309,8 +299,19 @@ def _limit_of_polynomials(
     top = _leading_of_poly(numerator, sizes)
     bottom = _leading_of_poly(denominator, sizes)
     if top is None or bottom is None:
-        growth = {s: _GROWTH for s in sizes}
-        return limit_at_infinity(numerator.subs(growth) / denominator.subs(growth), _GROWTH)
+        return _limit_by_growth(numerator, denominator, sizes)
+    return _limit_of_leading(top, bottom)
+
+
+def _limit_by_growth(numerator: Any, denominator: Any, sizes: list[Any]) -> sympy.Expr | None:
+    """The limit with every size replaced by one growing symbol (sympy's `limit`)."""
+    growth = {s: _GROWTH for s in sizes}
+    return limit_at_infinity(numerator.subs(growth) / denominator.subs(growth), _GROWTH)
+
+
+def _limit_of_leading(top: tuple[int, Any], bottom: tuple[int, Any]) -> sympy.Expr:
+    """The limit of a ratio from its two leading terms (degree, coefficient): 0, their
+    coefficients' ratio, or an infinity with its sign (sympy only for a symbolic sign)."""
     (top_degree, top_coefficient), (bottom_degree, bottom_coefficient) = top, bottom
     if top_degree < bottom_degree:
         return ZERO
