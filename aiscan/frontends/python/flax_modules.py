@@ -25,7 +25,7 @@ from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.calls import _keyword, _positional
 from aiscan.frontends.python.expressions import Allocation, ExpressionReader, Value, leaf_for
 from aiscan.frontends.python.framework_calls import dropout_value, flax_layer_norm
-from aiscan.frontends.python.modules import Layer, Submodule
+from aiscan.frontends.python.modules import Layer, Submodule, range_count
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.symbols import size_symbol
 from aiscan.frontends.python.values import (
@@ -358,18 +358,11 @@ def read_submodule_list(reader: ExpressionReader, node: cst.ListComp) -> Submodu
         return None
     if not (isinstance(made.func, cst.Name) and made.func.value in reader.scope.classes):
         return None
-    iterator = loop.iter
-    if not (
-        isinstance(iterator, cst.Call)
-        and reader.names.canonical(iterator.func) == "builtins.range"
-        and len(iterator.args) == 1
-    ):
-        return None
-    count = reader.value(iterator.args[0].value)
-    if not isinstance(count, Integer) or count.value is None:
+    count = range_count(reader, loop.iter)
+    if count is None:
         return None
     definition = reader.scope.classes[made.func.value]
-    return Submodules(_read_user_module(reader, made, definition), count.value)
+    return Submodules(_read_user_module(reader, made, definition), count)
 
 
 def _fields(node: cst.ClassDef) -> list[tuple[str, str]]:
