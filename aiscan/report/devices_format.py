@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from aiscan.roofline.devices import Device, MemoryLevel
+from aiscan.roofline.devices import Device, MemoryLevel, Peak
 from aiscan.roofline.units import format_si
 
 __all__ = ["device_details", "device_table"]
@@ -95,10 +95,16 @@ def _attainable_lines(device: Device) -> list[str]:
     if not device.has_attainable:
         return []
     lines = ["attainable (measured; used with --roof attainable)"]
-    for peak in device.attainable_peaks:
+    return lines + _rate_lines(device.attainable_peaks, device.attainable_memory)
+
+
+def _rate_lines(peaks: Iterable[Peak], memory: Iterable[MemoryLevel]) -> list[str]:
+    """Each peak and bandwidth, with its source on the next line."""
+    lines: list[str] = []
+    for peak in peaks:
         lines.append(f"  {peak.precision:<12} {format_si(peak.dense_flops_per_s, 'FLOP/s')}")
         lines.append(f"  {'':<12} source: {peak.source}")
-    for level in device.attainable_memory:
+    for level in memory:
         rate = format_si(level.bandwidth_bytes_per_s or 0.0, "B/s")
         lines.append(f"  {level.name:<12} {rate}")
         lines.append(f"  {'':<12} source: {level.source}")
@@ -114,13 +120,7 @@ def _core_lines(device: Device) -> list[str]:
     if core.clock_hz:
         lines.append(f"  {'clock':<12} {core.clock_hz / 1e9:.4g} GHz")
         lines.append(f"  {'':<12} source: {core.clock_source}")
-    for peak in core.peaks:
-        lines.append(f"  {peak.precision:<12} {format_si(peak.dense_flops_per_s, 'FLOP/s')}")
-        lines.append(f"  {'':<12} source: {peak.source}")
-    for level in core.memory:
-        rate = format_si(level.bandwidth_bytes_per_s or 0.0, "B/s")
-        lines.append(f"  {level.name:<12} {rate}")
-        lines.append(f"  {'':<12} source: {level.source}")
+    lines += _rate_lines(core.peaks, core.memory)
     for latency in core.latencies:
         divide = f", divide {latency.divide_cycles:g}" if latency.divide_cycles else ""
         lines.append(
