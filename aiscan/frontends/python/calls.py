@@ -15,6 +15,13 @@ import libcst as cst
 import sympy
 
 from aiscan.frontends.python import dtypes
+from aiscan.frontends.python.arguments import (
+    _dtype_argument,
+    _dtype_node,
+    _keyword,
+    _positional,
+    _shape,
+)
 from aiscan.frontends.python.expressions import (
     ALLOCATIONS,
     ARITHMETIC,
@@ -28,14 +35,13 @@ from aiscan.frontends.python.expressions import (
     number_literal,
     string_literal,
 )
+from aiscan.frontends.python.layers import Layer, ModuleList, Submodule, Submodules
 from aiscan.frontends.python.values import Apply, ArrayValue, Integer, Leaf, Scalar, Shape
 from aiscan.frontends.python.views import VIEWS, read_view
 from aiscan.ir.nodes import ElementType, UnknownKind
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.expressions import ExpressionReader
-    from aiscan.frontends.python.flax_modules import Submodules
-    from aiscan.frontends.python.modules import Layer, Submodule
 
 __all__ = ["positional_out", "read_call"]
 
@@ -99,8 +105,8 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return None  # `super().__init__()`: the base class's set-up, no array work
     layer = _layer_called(reader, func)
     if layer is not None:
-        from aiscan.frontends.python.flax_modules import Submodules, call_flax_layer
-        from aiscan.frontends.python.modules import Layer, call_layer
+        from aiscan.frontends.python.flax_modules import call_flax_layer
+        from aiscan.frontends.python.modules import call_layer
 
         name, built = layer
         if isinstance(built, Submodules):
@@ -111,7 +117,6 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
     attended = _layer_called(reader, func.value) if isinstance(func, cst.Attribute) else None
     if attended is not None and func.attr.value == "attend":  # type: ignore[attr-defined]
         from aiscan.frontends.python.flax_modules import attend
-        from aiscan.frontends.python.modules import Layer
 
         name, built = attended
         if isinstance(built, Layer) and built.kind == "flax.Embed":
@@ -204,9 +209,6 @@ def _layer_called(
 ) -> tuple[str, Layer | Submodule | Submodules] | None:
     """`self.fc1` of a module whose `__init__` built `self.fc1 = nn.Linear(...)`; `wte` built
     under Flax's `@nn.compact`; `block` of `for block in self.h:` (a list's element)."""
-    from aiscan.frontends.python.flax_modules import Submodules
-    from aiscan.frontends.python.modules import Layer, ModuleList
-
     if isinstance(func, cst.Name) and func.value in reader.scope.layers:
         found = reader.scope.layers[func.value]
         if isinstance(found, ModuleList | Submodules):
@@ -216,8 +218,6 @@ def _layer_called(
     if not reader.scope.layers or not isinstance(func, cst.Attribute):
         return None
     if func.attr.value == "forward" and isinstance(func.value, cst.Attribute):
-        from aiscan.frontends.python.modules import Submodule
-
         called = _layer_called(reader, func.value)  # `self.attention.forward(x, ...)`
         if called is not None and isinstance(called[1], Submodule):
             return called
@@ -250,16 +250,6 @@ def _generator_method(reader: ExpressionReader, func: cst.BaseExpression) -> str
         if module == "numpy.random" and name in GENERATORS:
             return func.attr.value
     return None
-
-
-def _positional(node: cst.Call) -> list[cst.BaseExpression]:
-    return [a.value for a in node.args if a.keyword is None and not a.star]
-
-
-def _keyword(node: cst.Call, name: str) -> cst.BaseExpression | None:
-    return next(
-        (a.value for a in node.args if a.keyword is not None and a.keyword.value == name), None
-    )
 
 
 def _arrays(reader: ExpressionReader, nodes: list[cst.BaseExpression]) -> list[ArrayValue] | None:
@@ -552,52 +542,6 @@ def _literal_vector(
     integers = all(isinstance(v, int) for v in values)
     element = _dtype_argument(reader, node) or (dtypes.INT64 if integers else dtypes.FLOAT64)
     return Allocation((sympy.Integer(len(values)),), element, True, reader.names.text(node))
-
-
-def _shape(reader: ExpressionReader, node: cst.BaseExpression) -> Shape | None:
-    prototype = _attribute_of(reader, node, "shape")
-    if prototype is not None:
-        # `np.zeros(A.shape)`: the whole shape of another array.
-        return prototype.shape
-    items = [e.value for e in node.elements] if isinstance(node, cst.Tuple | cst.List) else [node]
-    extents: list[sympy.Expr] = []
-    for item in items:
-        value = reader.value(item)
-        if not isinstance(value, Integer) or value.value is None:
-            return None
-        extents.append(value.value)
-    return tuple(extents)
-
-
-def _dtype_argument(reader: ExpressionReader, node: cst.Call) -> ElementType | None:
-    dtype = _keyword(node, "dtype")
-    return _dtype_node(reader, dtype) if dtype is not None else None
-
-
-def _attribute_of(reader: ExpressionReader, node: cst.BaseExpression, name: str) -> Leaf | None:
-    """The array `A` of `A.shape` / `A.dtype`, when `A` is an array the reader knows."""
-    if not (isinstance(node, cst.Attribute) and node.attr.value == name):
-        return None
-    base = reader.value(node.value)
-    return base if isinstance(base, Leaf) else None
-
-
-def _dtype_node(reader: ExpressionReader, node: cst.BaseExpression) -> ElementType | None:
-    """`np.float32`, `jnp.bfloat16`, `torch.float16`, `"float32"`, `float`, `A.dtype`."""
-    named = reader.scope.dtypes.get(reader.names.text(node))
-    if named is not None:
-        return named  # `self.dtype` of a Flax module whose field defaults to a dtype
-    prototype = _attribute_of(reader, node, "dtype")
-    if prototype is not None:
-        return prototype.element
-    if isinstance(node, cst.SimpleString):
-        return dtypes.dtype_named(string_literal(node))
-    canonical = reader.names.canonical(node)
-    if canonical is not None:
-        return dtypes.dtype_qualified(canonical)
-    if isinstance(node, cst.Name):
-        return dtypes.dtype_named(node.value)
-    return None
 
 
 def _builtin(reader: ExpressionReader, node: cst.Call, function: str) -> Value | None:

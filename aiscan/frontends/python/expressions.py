@@ -46,9 +46,8 @@ from aiscan.span import Span
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.autocast import Autocast
-    from aiscan.frontends.python.flax_modules import Submodules
+    from aiscan.frontends.python.layers import Layer, ModuleList, Submodule, Submodules
     from aiscan.frontends.python.library_calls import Builder
-    from aiscan.frontends.python.modules import Layer, ModuleList, Submodule
     from aiscan.frontends.python.summaries import Summarize
 
 __all__ = [

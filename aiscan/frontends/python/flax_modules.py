@@ -16,16 +16,17 @@ fields are, and so are the `int` fields of a configuration dataclass it holds
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import libcst as cst
 import sympy
 
 from aiscan.frontends.python import dtypes
-from aiscan.frontends.python.calls import _keyword, _positional
+from aiscan.frontends.python.arguments import _dtype_argument, _keyword, _positional
 from aiscan.frontends.python.expressions import Allocation, ExpressionReader, Value, leaf_for
 from aiscan.frontends.python.framework_calls import dropout_value, flax_layer_norm
-from aiscan.frontends.python.modules import Layer, Submodule, range_count
+from aiscan.frontends.python.layers import Layer, Submodule, Submodules
+from aiscan.frontends.python.modules import range_count
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.symbols import size_symbol
 from aiscan.frontends.python.values import (
@@ -43,7 +44,6 @@ __all__ = [
     "FLAX_CALLS",
     "FLAX_LAYERS",
     "FLAX_MODULE",
-    "Submodules",
     "attend",
     "call_flax_layer",
     "causal_mask",
@@ -60,15 +60,6 @@ __all__ = [
 FLAX_MODULE = "flax.linen.Module"
 FLAX_LAYERS = frozenset(f"flax.linen.{n}" for n in ("Dense", "LayerNorm", "Dropout", "Embed"))
 """The `flax.linen` constructors read here, by qualified name."""
-
-
-@dataclass(frozen=True, slots=True)
-class Submodules:
-    """`[Block(config) for _ in range(config.n_layer)]`: `count` instances of one submodule,
-    each with parameters of its own; `for block in self.h` runs them in turn."""
-
-    submodule: Submodule
-    count: sympy.Expr
 
 
 def read_flax_layer(
@@ -218,8 +209,6 @@ def causal_mask(reader: ExpressionReader, node: cst.Call) -> Value | None:
     """`nn.make_causal_mask(x, dtype=bool)`: `x.shape[:-1] + (1, T, T)` of `dtype`
     (float32 by default), `T = x.shape[-1]`; comparisons, so no FLOPs, every element
     written."""
-    from aiscan.frontends.python.calls import _dtype_argument
-
     arguments = _positional(node)
     x = reader.array(arguments[0]) if len(arguments) == 1 else None
     if x is None or not x.shape:

@@ -23,7 +23,7 @@ import libcst as cst
 import sympy
 
 from aiscan.frontends.python import dtypes
-from aiscan.frontends.python.calls import _dtype_node, _keyword, _positional
+from aiscan.frontends.python.arguments import _dtype_node, _keyword, _positional
 from aiscan.frontends.python.expressions import (
     Allocation,
     ExpressionReader,

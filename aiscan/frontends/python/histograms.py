@@ -19,7 +19,7 @@ import libcst as cst
 import sympy
 
 from aiscan.frontends.python import dtypes
-from aiscan.frontends.python.calls import _keyword, _positional
+from aiscan.frontends.python.arguments import _keyword, _positional
 from aiscan.frontends.python.expressions import Allocation, number_literal
 from aiscan.frontends.python.library_calls import Construction
 from aiscan.frontends.python.symbols import loop_symbol

@@ -20,7 +20,7 @@ import libcst as cst
 import sympy
 
 from aiscan.frontends.python import dtypes
-from aiscan.frontends.python.calls import _dtype_node, _keyword, _positional
+from aiscan.frontends.python.arguments import _dtype_node, _keyword, _positional
 from aiscan.frontends.python.expressions import Allocation, Value, leaf_for, number_literal
 from aiscan.frontends.python.shapes import same_extent
 from aiscan.frontends.python.symbols import loop_symbol

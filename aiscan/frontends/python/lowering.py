@@ -47,6 +47,7 @@ from aiscan.frontends.python.inference import (
     plain_name,
     self_attributes,
 )
+from aiscan.frontends.python.layers import ModuleList, Submodules
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.nests import Namer, NestBuilder, ShapeMismatch, Target
 from aiscan.frontends.python.random_calls import GENERATOR_REASON, GENERATORS
@@ -1541,8 +1542,6 @@ class FunctionLowering:
     def _submodule_loop(self, node: cst.For) -> list[Node] | None:
         """`for block in self.h` over a list of submodules (`flax_modules.Submodules`): a
         loop of one pass per submodule, `block(x)` calling it in the body."""
-        from aiscan.frontends.python.flax_modules import Submodules
-
         listed = self.scope.layers.get(self.names.text(node.iter))
         if not isinstance(listed, Submodules) or not isinstance(node.target, cst.Name):
             return None
@@ -1625,7 +1624,7 @@ class FunctionLowering:
         """`for _ in range(n): self.layers.append(Block(i, args))` fills a module list with
         `n` blocks; `for block in self.h:` calls each: a loop of `count` passes with `block`
         the list's submodule (`modules.ModuleList`). None for any other loop."""
-        from aiscan.frontends.python.modules import ModuleList, range_count, submodule_of
+        from aiscan.frontends.python.modules import range_count, submodule_of
 
         body = _statements(node.body)
         first = body[0] if len(body) == 1 else None

@@ -11,13 +11,13 @@ their functional kernels (`framework_calls.py`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import libcst as cst
 import sympy
 
 from aiscan.frontends.python import dtypes
-from aiscan.frontends.python.calls import _keyword, _positional
+from aiscan.frontends.python.arguments import _keyword, _positional
 from aiscan.frontends.python.expressions import ExpressionReader, Value, leaf_for
 from aiscan.frontends.python.framework_calls import (
     activation,
@@ -26,15 +26,13 @@ from aiscan.frontends.python.framework_calls import (
     norm_value,
     softmax_value,
 )
+from aiscan.frontends.python.layers import Layer, ModuleList, Submodule
 from aiscan.frontends.python.symbols import size_symbol
 from aiscan.frontends.python.values import Apply, ArrayValue, Integer, Leaf, coordinate
 from aiscan.ir.nodes import ElementType, UnknownKind
 
 __all__ = [
     "LAYERS",
-    "Layer",
-    "ModuleList",
-    "Submodule",
     "call_layer",
     "own_method",
     "range_count",
@@ -51,33 +49,6 @@ LAYERS = frozenset(
     )
 )  # fmt: skip
 """The `torch.nn` constructors read here, by qualified name."""
-
-
-@dataclass(frozen=True, slots=True)
-class Layer:
-    """What a constructor built: its kind, its parameters' extents, and their dtype."""
-
-    kind: str
-    sizes: tuple[sympy.Expr, ...]
-    bias: bool
-    element: ElementType
-    option: str = ""
-    """`GELU(approximate="tanh")`'s form, `Softmax(dim=...)`'s axis (as written)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Submodule:
-    """`self.attn = CausalSelfAttention(config)`: a module of this file, built with sizes.
-
-    Its `forward` is summarized once (`summaries.py`), in the sizes its `__init__`'s
-    parameters name; `sizes` pairs each such size with the value this constructor call
-    gives it (`ndim` of `LayerNorm(ndim)` with `n_embd`), for each call to instantiate it."""
-
-    class_name: str
-    sizes: tuple[tuple[sympy.Expr, sympy.Expr], ...]
-    method: str = "forward"
-    """The method a call runs: `forward` for `self.attn(x)` and `self.attn.forward(x)`; a
-    module's own helper method for `self._norm(x)` (`own_methods`)."""
 
 
 def read_submodule(reader: ExpressionReader, node: cst.Call, definition: cst.ClassDef) -> Submodule:
@@ -107,18 +78,6 @@ def read_submodule(reader: ExpressionReader, node: cst.Call, definition: cst.Cla
             sizes.append((size_symbol(parameter), value.value))
     del reader.unknowns[before:]  # a flag or a configuration object: nothing to say here
     return Submodule(definition.name.value, tuple(sizes))
-
-
-@dataclass(frozen=True, slots=True)
-class ModuleList:
-    """`nn.ModuleList([Block(config) for _ in range(config.n_layer)])`, or an empty one
-    filled by `self.layers.append(Block(i, args))` in a `for` over `range(n_layers)`:
-    `count` instantiations of one submodule. `for block in self.h:` runs each in turn: a
-    loop of `count` passes calling the submodule's summary (framework-neutral: any module
-    list whose element is a class of the file)."""
-
-    element: Submodule | None
-    count: sympy.Expr | None
 
 
 def read_module_list(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from aiscan.frontends.python import dtypes
-from aiscan.frontends.python.calls import _dtype_argument, _keyword, _positional, _shape
+from aiscan.frontends.python.arguments import _dtype_argument, _keyword, _positional, _shape
 from aiscan.frontends.python.expressions import Allocation, Value
 from aiscan.frontends.python.values import Leaf, Scalar, Shape
 from aiscan.ir.nodes import ElementType, UnknownKind

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from aiscan.frontends.python.calls import _keyword, _positional
+from aiscan.frontends.python.arguments import _keyword, _positional
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.expressions import ExpressionReader
