@@ -18,6 +18,7 @@ import sympy
 
 from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.python import dtypes
+from aiscan.frontends.python.constructions import Builder, Construction
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.settings import SETTINGS_REASON
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text, slice_view
@@ -47,7 +48,6 @@ from aiscan.span import Span
 if TYPE_CHECKING:
     from aiscan.frontends.python.autocast import Autocast
     from aiscan.frontends.python.layers import Layer, ModuleList, Submodule, Submodules
-    from aiscan.frontends.python.library_calls import Builder
     from aiscan.frontends.python.summaries import Summarize
 
 __all__ = [
@@ -1382,7 +1382,6 @@ def literal_mismatch(a: Shape, b: Shape) -> tuple[sympy.Expr, sympy.Expr] | None
 
 def _filled(allocation: Allocation) -> Builder:
     """`np.ones`, `np.full`: the fill stored into every element of the new array."""
-    from aiscan.frontends.python.library_calls import Construction
 
     fill = Scalar(allocation.element, False, allocation.text, constant=True)
     return lambda leaf, namer, span: Construction(((leaf, fill),), library=False)

@@ -24,6 +24,7 @@ import sympy
 
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.arguments import _dtype_node, _keyword, _positional
+from aiscan.frontends.python.constructions import Construction
 from aiscan.frontends.python.expressions import (
     Allocation,
     ExpressionReader,
@@ -31,7 +32,6 @@ from aiscan.frontends.python.expressions import (
     leaf_for,
     number_literal,
 )
-from aiscan.frontends.python.library_calls import Construction
 from aiscan.frontends.python.nests import Namer, broadcast_coordinates
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text
 from aiscan.frontends.python.symbols import loop_symbol

@@ -18,8 +18,8 @@ import sympy
 
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.arguments import _keyword, _positional
+from aiscan.frontends.python.constructions import Construction
 from aiscan.frontends.python.expressions import Allocation, number_literal, string_literal
-from aiscan.frontends.python.library_calls import Construction
 from aiscan.frontends.python.shapes import same_extent
 from aiscan.frontends.python.values import (
     Apply,

@@ -20,8 +20,8 @@ import sympy
 
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.arguments import _keyword, _positional
+from aiscan.frontends.python.constructions import Construction
 from aiscan.frontends.python.expressions import Allocation, number_literal
-from aiscan.frontends.python.library_calls import Construction
 from aiscan.frontends.python.symbols import loop_symbol
 from aiscan.frontends.python.values import Leaf, coordinate, substituted
 from aiscan.ir.nodes import Access, FlopTally, Loop, Node, Statement, UnknownKind

@@ -13,7 +13,7 @@ An argument form not modeled here is a located note, never a guess.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -21,6 +21,7 @@ import sympy
 
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.arguments import _dtype_node, _keyword, _positional
+from aiscan.frontends.python.constructions import Construction
 from aiscan.frontends.python.expressions import Allocation, Value, leaf_for, number_literal
 from aiscan.frontends.python.shapes import same_extent
 from aiscan.frontends.python.symbols import loop_symbol
@@ -43,7 +44,6 @@ from aiscan.ir.nodes import (
     FlopTally,
     Loop,
     Node,
-    Region,
     Statement,
     UnknownKind,
 )
@@ -56,41 +56,10 @@ if TYPE_CHECKING:
 __all__ = [
     "LIBRARY",
     "METHODS",
-    "Construction",
     "count_arguments",
     "read_library_call",
     "read_library_method",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Construction:
-    """What a constructor or a LAPACK driver does to the new array it returns.
-
-    `stores` are copies into views of arrays (the result, or a work array), lowered like
-    `view[...] = value` statements; `nodes` then run (a factorization's loops), and
-    `conventions` are the FLOP figures quoted for them."""
-
-    stores: tuple[tuple[Leaf, ArrayValue], ...] = ()
-    nodes: tuple[Node, ...] = ()
-    conventions: tuple[tuple[str, sympy.Expr], ...] = ()
-    library: bool = True
-    """`nodes` are one library routine (LAPACK), run as one contraction call; False for a
-    summarized helper's work (`summaries.py`), which runs as its own code does."""
-    arguments: tuple[str, ...] = ()
-    """Work arrays that hold a framework kernel's arguments (`F.gelu(x @ w + b)`): each is
-    the argument's own value, its last call writing it (no copy), as Python evaluates
-    arguments before the call (`framework_calls.py`)."""
-    dispatches: tuple[Region, ...] = ()
-    """The eager view's calls where the framework runs `nodes` as several (JAX runs
-    `jax.nn.gelu` one primitive at a time); empty: `nodes` are one call."""
-    regions: tuple[Region, ...] = ()
-    """A summarized helper's regions, after `nodes`: nests of their own where the call is
-    a statement of the function's top level (the compulsory model starts cold at each, as
-    in the helper's own report), their bodies spliced where the call is inside a loop."""
-
-
-Builder = Callable[["Leaf", "Namer", "Span"], Construction]
 
 
 def count_arguments(reader: ExpressionReader, node: cst.Call) -> None:

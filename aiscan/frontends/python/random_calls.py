@@ -18,13 +18,13 @@ import libcst as cst
 
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.arguments import _dtype_argument, _keyword, _positional, _shape
+from aiscan.frontends.python.constructions import Construction
 from aiscan.frontends.python.expressions import Allocation, Value
 from aiscan.frontends.python.values import Leaf, Scalar, Shape
 from aiscan.ir.nodes import ElementType, UnknownKind
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.expressions import ExpressionReader
-    from aiscan.frontends.python.library_calls import Construction
     from aiscan.frontends.python.nests import Namer
     from aiscan.span import Span
 
@@ -114,8 +114,6 @@ def _random(reader: ExpressionReader, node: cst.Call, shape: Shape, function: st
         return Scalar(element, False, text, constant=True)
 
     def build(leaf: Leaf, namer: Namer, span: Span) -> Construction:
-        from aiscan.frontends.python.library_calls import Construction
-
         return Construction(((leaf, Scalar(leaf.element, False, text, constant=True)),))
 
     return Allocation(shape, element, True, text, build)

@@ -28,6 +28,7 @@ import libcst as cst
 import sympy
 
 from aiscan.frontends.python import dtypes
+from aiscan.frontends.python.constructions import Construction
 from aiscan.frontends.python.shapes import same_extent, shape_text
 from aiscan.frontends.python.symbols import loop_symbol
 from aiscan.frontends.python.values import (
@@ -55,7 +56,6 @@ from aiscan.span import Span
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.expressions import Binding, ExpressionReader, Value
-    from aiscan.frontends.python.library_calls import Construction
     from aiscan.frontends.python.nests import Namer
 
 __all__ = [
@@ -643,7 +643,6 @@ class _CallSite:
 
     def _instantiate(self, mapping: dict[sympy.Symbol, sympy.Expr], value: Leaf | Scalar) -> None:
         from aiscan.frontends.python.expressions import Allocation
-        from aiscan.frontends.python.library_calls import Construction
         from aiscan.frontends.python.nests import NestBuilder, Target
 
         first, regions = self._copies(mapping)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 import sympy
 
+from aiscan.frontends.python.constructions import Construction
 from aiscan.frontends.python.shapes import same_extent, shape_text
 from aiscan.frontends.python.symbols import is_size_symbol
 from aiscan.frontends.python.values import (
@@ -352,7 +353,6 @@ def computed_first(
     """`value` computed into a temporary array (its last call writing it), which a view
     then reads; `library` as `Construction` takes it."""
     from aiscan.frontends.python.expressions import Allocation
-    from aiscan.frontends.python.library_calls import Construction
 
     def build(leaf: Leaf, namer: object, span: object) -> Construction:
         return Construction(((leaf, value),), library=library)
