@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -42,13 +42,12 @@ from aiscan.frontends.python.values import (
     substituted,
 )
 from aiscan.ir.arithmetic import literal_power_multiplies
-from aiscan.ir.nodes import ElementType, Unknown, UnknownKind
+from aiscan.ir.nodes import ElementType, Function, Unknown, UnknownKind
 from aiscan.span import Span
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.autocast import Autocast
     from aiscan.frontends.python.layers import Layer, ModuleList, Submodule, Submodules
-    from aiscan.frontends.python.summaries import Summarize
 
 __all__ = [
     "ALLOCATIONS",
@@ -65,6 +64,8 @@ __all__ = [
     "Opaque",
     "Scope",
     "SliceObject",
+    "Summarize",
+    "Summary",
     "Value",
     "as_boolean",
     "leaf_for",
@@ -171,6 +172,37 @@ class Opaque:
 
 Value = ArrayValue | Integer | Allocation
 Binding = ArrayValue | Integer | Opaque
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """A helper lowered once, in its own size names, with what a call site needs."""
+
+    function: Function
+    parameters: tuple[tuple[str, Binding], ...]
+    """Each parameter as the body saw it: a `Leaf` (an array; extents in the helper's
+    sizes), an `Integer` (a size) or a `Scalar`; `Opaque` where nothing typed it."""
+    returns: tuple[Binding | None, ...]
+    """What each `return` hands back, in the order they appear."""
+    notes: tuple[Unknown, ...]
+    """The helper's function-level unknowns that hold at every call (its parameters'
+    assumptions do not: the call's arguments replace them)."""
+    fixed: frozenset[sympy.Symbol]
+    """Module constants: the same size at every call, never replaced."""
+    inferred: frozenset[str] = frozenset()
+    """Parameters whose shape the helper's code gave (no annotation): a call may say more."""
+    merged: frozenset[str] = frozenset()
+    """Inferred parameters whose leading axes are one extent: any rank fits them, so a call
+    of another rank lowers the helper again at that rank (a vector included)."""
+    parts: tuple[tuple[Binding | None, ...], ...] = ()
+    """What each `return a, b` hands back, part by part (for `x, y = f(...)`)."""
+
+
+Summarize = Callable[
+    [str, Mapping[str, tuple[ElementType, bool]], Mapping[str, int]], "Summary | str"
+]
+"""The frontend's summary of a helper by name, with dtypes and ranks for some parameters (the
+caller's arguments'), or why there is none (recursion)."""
 
 
 @dataclass

@@ -22,6 +22,7 @@ from aiscan.frontends.python.expressions import (
     Binding,
     Opaque,
     Scope,
+    Summary,
     number_literal,
 )
 from aiscan.frontends.python.flax_modules import FLAX_MODULE, field_defaults, field_sizes
@@ -31,7 +32,6 @@ from aiscan.frontends.python.lowering import FunctionLowering
 from aiscan.frontends.python.modules import own_method
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.precision_rules import apply_rules
-from aiscan.frontends.python.summaries import Summary
 from aiscan.frontends.python.symbols import size_symbol
 from aiscan.frontends.python.values import Integer, Scalar
 from aiscan.given_shapes import GivenShape

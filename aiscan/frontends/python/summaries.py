@@ -20,8 +20,8 @@ its traffic as part of the caller's region (docs/python.md, "Helpers").
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -44,7 +44,6 @@ from aiscan.ir.nodes import (
     Branch,
     ElementType,
     FlopTally,
-    Function,
     Loop,
     Node,
     Region,
@@ -55,48 +54,21 @@ from aiscan.ir.nodes import (
 from aiscan.span import Span
 
 if TYPE_CHECKING:
-    from aiscan.frontends.python.expressions import Binding, ExpressionReader, Value
+    from aiscan.frontends.python.expressions import (
+        Binding,
+        ExpressionReader,
+        Summarize,
+        Summary,
+        Value,
+    )
     from aiscan.frontends.python.nests import Namer
 
 __all__ = [
-    "Summarize",
-    "Summary",
     "has_control_flow",
     "read_submodule_call",
     "read_summarized_call",
     "read_summarized_parts",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Summary:
-    """A helper lowered once, in its own size names, with what a call site needs."""
-
-    function: Function
-    parameters: tuple[tuple[str, Binding], ...]
-    """Each parameter as the body saw it: a `Leaf` (an array; extents in the helper's
-    sizes), an `Integer` (a size) or a `Scalar`; `Opaque` where nothing typed it."""
-    returns: tuple[Binding | None, ...]
-    """What each `return` hands back, in the order they appear."""
-    notes: tuple[Unknown, ...]
-    """The helper's function-level unknowns that hold at every call (its parameters'
-    assumptions do not: the call's arguments replace them)."""
-    fixed: frozenset[sympy.Symbol]
-    """Module constants: the same size at every call, never replaced."""
-    inferred: frozenset[str] = frozenset()
-    """Parameters whose shape the helper's code gave (no annotation): a call may say more."""
-    merged: frozenset[str] = frozenset()
-    """Inferred parameters whose leading axes are one extent: any rank fits them, so a call
-    of another rank lowers the helper again at that rank (a vector included)."""
-    parts: tuple[tuple[Binding | None, ...], ...] = ()
-    """What each `return a, b` hands back, part by part (for `x, y = f(...)`)."""
-
-
-Summarize = Callable[
-    [str, Mapping[str, tuple[ElementType, bool]], Mapping[str, int]], "Summary | str"
-]
-"""The frontend's summary of a helper by name, with dtypes and ranks for some parameters (the
-caller's arguments'), or why there is none (recursion)."""
 
 
 def has_control_flow(definition: cst.FunctionDef) -> bool:
