@@ -14,7 +14,7 @@ import sympy
 
 from aiscan.analysis.kernel import AnalysisOptions, FunctionAnalysis, analyze_module
 from aiscan.frontends.c.literals import integer_literal
-from aiscan.frontends.python.expressions import _integer_operator
+from aiscan.frontends.python.evaluator import _integer_operator
 from aiscan.frontends.python.values import Integer
 from aiscan.pipeline import PipelineOptions, lower_source
 

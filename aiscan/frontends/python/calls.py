@@ -35,7 +35,34 @@ from aiscan.frontends.python.expressions import (
     number_literal,
     string_literal,
 )
+from aiscan.frontends.python.flags import has_attribute
+from aiscan.frontends.python.flax_modules import (
+    FLAX_CALLS,
+    FLAX_LAYERS,
+    attend,
+    call_flax_layer,
+    inline_layer,
+    inline_submodule,
+)
+from aiscan.frontends.python.framework_calls import (
+    FRAMEWORK_CALLS,
+    TENSOR_METHODS,
+    read_tensor_method,
+)
 from aiscan.frontends.python.layers import Layer, ModuleList, Submodule, Submodules
+from aiscan.frontends.python.library_calls import (
+    LIBRARY,
+    count_arguments,
+    read_library_call,
+    read_library_method,
+)
+from aiscan.frontends.python.modules import call_layer
+from aiscan.frontends.python.random_calls import (
+    GENERATOR_REASON,
+    GENERATORS,
+    read_generator_method,
+    read_random_call,
+)
 from aiscan.frontends.python.values import Apply, ArrayValue, Integer, Leaf, Scalar, Shape
 from aiscan.frontends.python.views import VIEWS, read_view
 from aiscan.ir.nodes import ElementType, UnknownKind
@@ -105,9 +132,6 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return None  # `super().__init__()`: the base class's set-up, no array work
     layer = _layer_called(reader, func)
     if layer is not None:
-        from aiscan.frontends.python.flax_modules import call_flax_layer
-        from aiscan.frontends.python.modules import call_layer
-
         name, built = layer
         if isinstance(built, Submodules):
             return reader.unsupported(node, f"`{name}` is a list of modules, called whole")
@@ -116,25 +140,15 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return call_layer(reader, node, name, built)  # `self.fc1(x)`, `self.attn(x)`
     attended = _layer_called(reader, func.value) if isinstance(func, cst.Attribute) else None
     if attended is not None and func.attr.value == "attend":  # type: ignore[attr-defined]
-        from aiscan.frontends.python.flax_modules import attend
-
         name, built = attended
         if isinstance(built, Layer) and built.kind == "flax.Embed":
             return attend(reader, node, name, built)  # `self.wte.attend(x)`: tied head
     if isinstance(func, cst.Call):
-        from aiscan.frontends.python.flax_modules import (
-            FLAX_LAYERS,
-            inline_layer,
-            inline_submodule,
-        )
-
         if reader.names.canonical(func.func) in FLAX_LAYERS:
             return inline_layer(reader, node)  # `nn.Dense(4 * C)(x)` under `@nn.compact`
         if isinstance(func.func, cst.Name) and func.func.value in reader.scope.classes:
             return inline_submodule(reader, node)  # `Block(config, name=str(i))(x)`
     if reader.framework == "torch" and isinstance(func, cst.Attribute):
-        from aiscan.frontends.python.framework_calls import TENSOR_METHODS, read_tensor_method
-
         owner = func.value
         computed = not isinstance(owner, cst.Name | cst.Attribute)  # `(k @ k.mT).to(...)`
         if func.attr.value in TENSOR_METHODS and (computed or reader.names.canonical(func) is None):
@@ -154,8 +168,6 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return _method(reader, node, node.func)
     generator = _generator_method(reader, node.func)
     if generator is not None:
-        from aiscan.frontends.python.random_calls import read_generator_method
-
         return read_generator_method(reader, node, generator)
     if canonical is None and isinstance(node.func, cst.Name):
         helper = reader.scope.helpers.get(node.func.value)
@@ -164,13 +176,8 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
     if canonical is None:
         name = reader.names.text(node.func)
         return _unmodeled(reader, node, f"call to unknown function `{name}`")
-    from aiscan.frontends.python.library_calls import LIBRARY, read_library_call
-
     if canonical in LIBRARY:  # std, var, cov, outer, norm, eye, linalg.solve, ...
         return read_library_call(reader, node, canonical)
-    from aiscan.frontends.python.flax_modules import FLAX_CALLS
-    from aiscan.frontends.python.framework_calls import FRAMEWORK_CALLS
-
     if canonical in FLAX_CALLS:  # nn.make_causal_mask
         return FLAX_CALLS[canonical](reader, node)
     if canonical in FRAMEWORK_CALLS:  # F.softmax, F.layer_norm, jax.nn.gelu, ...
@@ -181,8 +188,6 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
         return value
     module, _, function = canonical.rpartition(".")
     if module == "numpy.random":
-        from aiscan.frontends.python.random_calls import read_random_call
-
         return read_random_call(reader, node, function)
     if module in ("numpy", "math"):
         return _numpy(reader, node, function, canonical)
@@ -193,8 +198,6 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
 
 def _unmodeled(reader: ExpressionReader, node: cst.Call, what: str) -> Value | None:
     """A located unknown for the call alone: its computed arguments are still counted."""
-    from aiscan.frontends.python.library_calls import count_arguments
-
     reader.note(
         UnknownKind.UNKNOWN_CALL,
         node,
@@ -234,8 +237,6 @@ def _layer_called(
 def _generator_method(reader: ExpressionReader, func: cst.BaseExpression) -> str | None:
     """`rng.random` of a name bound to `np.random.default_rng(...)`, or a method of such a
     call itself: the method's name."""
-    from aiscan.frontends.python.random_calls import GENERATOR_REASON, GENERATORS
-
     if not isinstance(func, cst.Attribute):
         return None
     owner = func.value
@@ -373,8 +374,6 @@ def _method(reader: ExpressionReader, node: cst.Call, func: cst.Attribute) -> Va
     if method == "copy":
         return reader.elementwise("free", "copy", [base], node)
     if method in ("std", "var"):
-        from aiscan.frontends.python.library_calls import read_library_method
-
         return read_library_method(reader, node, base)
     if method in VIEWS:
         return read_view(reader, node, method, base, arguments)
@@ -565,8 +564,6 @@ def _builtin(reader: ExpressionReader, node: cst.Call, function: str) -> Value |
     if function == "range":
         return reader.unsupported(node, "`range` outside a `for` header")
     if function == "hasattr":
-        from aiscan.frontends.python.flags import has_attribute
-
         found = has_attribute(reader, node)  # `hasattr(F, "scaled_dot_product_attention")`
         if found is not None:
             return found

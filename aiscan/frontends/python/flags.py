@@ -18,6 +18,8 @@ import libcst as cst
 
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.expressions import ExpressionReader, Value
+from aiscan.frontends.python.framework_calls import FRAMEWORK_CALLS
+from aiscan.frontends.python.library_calls import LIBRARY
 from aiscan.frontends.python.values import Integer, Scalar
 from aiscan.ir.nodes import UnknownKind
 
@@ -78,9 +80,6 @@ def _none_test(test: cst.BaseExpression) -> tuple[cst.BaseExpression, bool] | No
 def has_attribute(reader: ExpressionReader, node: cst.Call) -> Value | None:
     """`hasattr(torch.nn.functional, "scaled_dot_product_attention")`: True (an assumption
     on the call) where aiscan models that function; None where it cannot say."""
-    from aiscan.frontends.python.framework_calls import FRAMEWORK_CALLS
-    from aiscan.frontends.python.library_calls import LIBRARY
-
     arguments = [a.value for a in node.args]
     if len(arguments) != 2 or not isinstance(arguments[1], cst.SimpleString):
         return None

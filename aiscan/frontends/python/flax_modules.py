@@ -26,8 +26,9 @@ from aiscan.frontends.python.arguments import _dtype_argument, _keyword, _positi
 from aiscan.frontends.python.expressions import Allocation, ExpressionReader, Value, leaf_for
 from aiscan.frontends.python.framework_calls import dropout_value, flax_layer_norm
 from aiscan.frontends.python.layers import Layer, Submodule, Submodules
-from aiscan.frontends.python.modules import range_count
+from aiscan.frontends.python.modules import range_count, read_submodule
 from aiscan.frontends.python.names import SourceNames
+from aiscan.frontends.python.summaries import read_submodule_call
 from aiscan.frontends.python.symbols import size_symbol
 from aiscan.frontends.python.values import (
     Apply,
@@ -321,8 +322,6 @@ def _read_user_module(
     reader: ExpressionReader, node: cst.Call, definition: cst.ClassDef
 ) -> Submodule:
     """`Class(...)` of a module class of this file, Flax (fields) or torch (`__init__`)."""
-    from aiscan.frontends.python.modules import read_submodule
-
     if is_flax_module(definition, reader.names):
         return read_flax_submodule(reader, node, definition)
     return read_submodule(reader, node, definition)
@@ -331,8 +330,6 @@ def _read_user_module(
 def inline_submodule(reader: ExpressionReader, node: cst.Call) -> Value | None:
     """`Block(self.config, name=str(i))(x, mask)` under `@nn.compact`: a user module made
     and called on the spot, instantiated as `self.block(x, mask)` would be."""
-    from aiscan.frontends.python.summaries import read_submodule_call
-
     assert isinstance(node.func, cst.Call) and isinstance(node.func.func, cst.Name)
     definition = reader.scope.classes[node.func.func.value]
     submodule = _read_user_module(reader, node.func, definition)

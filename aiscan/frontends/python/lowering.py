@@ -26,12 +26,12 @@ from aiscan.frontends.python.eager import (
     is_array,
     masked_store_calls,
 )
+from aiscan.frontends.python.evaluator import Evaluator
 from aiscan.frontends.python.expressions import (
     CONFIGURATION_REASON,
     SLICE_REASON,
     Allocation,
     Binding,
-    ExpressionReader,
     Opaque,
     Scope,
     Value,
@@ -40,6 +40,13 @@ from aiscan.frontends.python.expressions import (
     number_literal,
 )
 from aiscan.frontends.python.flags import decided
+from aiscan.frontends.python.flax_modules import (
+    FLAX_LAYERS,
+    is_flax_module,
+    read_flax_layer,
+    read_flax_submodule,
+    read_submodule_list,
+)
 from aiscan.frontends.python.inference import (
     Evidence,
     bound_name,
@@ -48,6 +55,14 @@ from aiscan.frontends.python.inference import (
     self_attributes,
 )
 from aiscan.frontends.python.layers import ModuleList, Submodules
+from aiscan.frontends.python.modules import (
+    LAYERS,
+    range_count,
+    read_layer,
+    read_module_list,
+    read_submodule,
+    submodule_of,
+)
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.nests import Namer, NestBuilder, ShapeMismatch, Target
 from aiscan.frontends.python.random_calls import GENERATOR_REASON, GENERATORS
@@ -169,7 +184,7 @@ class FunctionLowering:
         self.candidates: set[str] = set()
         self.merged: set[str] = set()
         """Parameters whose leading axes are one extent (`Evidence.leading_merged`)."""
-        self.reader = ExpressionReader(names, scope)
+        self.reader = Evaluator(names, scope)
         self.reader.framework = framework
         self.namer = Namer()
         self.loop_depth = 0
@@ -934,8 +949,6 @@ class FunctionLowering:
             and isinstance(value_node, cst.Call)
             and isinstance(value_node.func, cst.Name | cst.Attribute)
         ):
-            from aiscan.frontends.python.flax_modules import FLAX_LAYERS, read_flax_layer
-
             kind = self.names.canonical(value_node.func)
             if kind in FLAX_LAYERS:  # `wte = nn.Embed(V, C, name="wte")` under `@nn.compact`
                 flax_layer = read_flax_layer(self.reader, value_node, kind, dtypes.FLOAT32)
@@ -943,8 +956,6 @@ class FunctionLowering:
                     self.scope.layers[bound] = flax_layer
                 return _Lowered()
         if bound is not None and bound.startswith("self.") and isinstance(value_node, cst.ListComp):
-            from aiscan.frontends.python.flax_modules import read_submodule_list
-
             listed = read_submodule_list(self.reader, value_node)  # `[Block(c) for _ in ...]`
             if listed is not None:
                 self.scope.layers[bound] = listed
@@ -1556,16 +1567,10 @@ class FunctionLowering:
     def _built_layer(self, bound: str, value_node: cst.Call, node: cst.CSTNode) -> _Lowered | None:
         """`self.fc1 = nn.Linear(d, 4 * d)`, `self.attn = Block(config)`, a module list or
         dict: what `__init__` builds, called later (`modules.py`); None for other calls."""
-        from aiscan.frontends.python.flax_modules import FLAX_LAYERS, read_flax_layer
-        from aiscan.frontends.python.modules import LAYERS, read_layer
-
         kind = self.names.canonical(value_node.func)
         owner = value_node.func
         if isinstance(owner, cst.Name) and owner.value in self.scope.classes:
             # `self.attn = CausalSelfAttention(config)`: a submodule, called later.
-            from aiscan.frontends.python.flax_modules import is_flax_module, read_flax_submodule
-            from aiscan.frontends.python.modules import read_submodule
-
             definition = self.scope.classes[owner.value]
             read = read_flax_submodule if is_flax_module(definition, self.names) else read_submodule
             self.scope.layers[bound] = read(self.reader, value_node, definition)
@@ -1573,8 +1578,6 @@ class FunctionLowering:
         if kind == "torch.nn.ModuleDict":  # `nn.ModuleDict(dict(wte=..., h=...))`
             return self._module_dict(bound, value_node, node)
         if kind == "torch.nn.ModuleList":  # `nn.ModuleList([Block(c) for _ in ...])`
-            from aiscan.frontends.python.modules import read_module_list
-
             listed = read_module_list(self.reader, value_node, self.scope.classes)
             if listed is not None:
                 self.scope.layers[bound] = listed
@@ -1624,8 +1627,6 @@ class FunctionLowering:
         """`for _ in range(n): self.layers.append(Block(i, args))` fills a module list with
         `n` blocks; `for block in self.h:` calls each: a loop of `count` passes with `block`
         the list's submodule (`modules.ModuleList`). None for any other loop."""
-        from aiscan.frontends.python.modules import range_count, submodule_of
-
         body = _statements(node.body)
         first = body[0] if len(body) == 1 else None
         small = first.body[0] if isinstance(first, cst.SimpleStatementLine) else None

@@ -27,6 +27,7 @@ from aiscan.frontends.python.framework_calls import (
     softmax_value,
 )
 from aiscan.frontends.python.layers import Layer, ModuleList, Submodule
+from aiscan.frontends.python.summaries import read_submodule_call
 from aiscan.frontends.python.symbols import size_symbol
 from aiscan.frontends.python.values import Apply, ArrayValue, Integer, Leaf, coordinate
 from aiscan.ir.nodes import ElementType, UnknownKind
@@ -200,8 +201,6 @@ def call_layer(
     """`self.fc1(x)`: the layer's kernel on `x` and the layer's parameters; a submodule's
     `forward` instantiated at the call (`summaries.py`)."""
     if isinstance(layer, Submodule):
-        from aiscan.frontends.python.summaries import read_submodule_call
-
         return read_submodule_call(reader, node, layer.class_name, layer.sizes, layer.method)
     arguments = _positional(node)
     if len(arguments) != 1 or len(node.args) != 1:

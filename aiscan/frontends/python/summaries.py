@@ -29,6 +29,8 @@ import sympy
 
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.constructions import Construction
+from aiscan.frontends.python.expressions import Allocation, Opaque, leaf_for
+from aiscan.frontends.python.nests import NestBuilder, Target
 from aiscan.frontends.python.shapes import same_extent, shape_text
 from aiscan.frontends.python.symbols import loop_symbol
 from aiscan.frontends.python.values import (
@@ -429,8 +431,6 @@ class _CallSite:
                 index = tuple(substituted(e, ones, simultaneous=True) for e in value.index)
                 self.arrays[binding.array] = (value.array, index)
             else:
-                from aiscan.frontends.python.expressions import leaf_for
-
                 temporary = leaf_for(f"{self.prefix}_{parameter}", shape, value.element, self.span)
                 self.stores.append((temporary, value))
                 self.arrays[binding.array] = (temporary.array, temporary.index)
@@ -569,7 +569,6 @@ class _CallSite:
             array, view = self._array(first.array)
             index = _composed(view, first.index, mapping)
             return Leaf(array, first.element, shape, index, self.text, self.span)
-        from aiscan.frontends.python.expressions import Opaque
 
         why = next((r.reason for r in returns if isinstance(r, Opaque)), None)
         said = (
@@ -614,9 +613,6 @@ class _CallSite:
         return first, regions
 
     def _instantiate(self, mapping: dict[sympy.Symbol, sympy.Expr], value: Leaf | Scalar) -> None:
-        from aiscan.frontends.python.expressions import Allocation
-        from aiscan.frontends.python.nests import NestBuilder, Target
-
         first, regions = self._copies(mapping)
         stores = tuple(self.stores)
         scalars = tuple(self.scalars)

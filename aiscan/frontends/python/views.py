@@ -22,6 +22,8 @@ import libcst as cst
 import sympy
 
 from aiscan.frontends.python.constructions import Construction
+from aiscan.frontends.python.expressions import Allocation, number_literal
+from aiscan.frontends.python.shape_lists import shape_list
 from aiscan.frontends.python.shapes import same_extent, shape_text
 from aiscan.frontends.python.symbols import is_size_symbol
 from aiscan.frontends.python.values import (
@@ -352,7 +354,6 @@ def computed_first(
 ) -> Leaf | None:
     """`value` computed into a temporary array (its last call writing it), which a view
     then reads; `library` as `Construction` takes it."""
-    from aiscan.frontends.python.expressions import Allocation
 
     def build(leaf: Leaf, namer: object, span: object) -> Construction:
         return Construction(((leaf, value),), library=library)
@@ -460,8 +461,6 @@ def _extents(
     if len(items) == 1 and isinstance(items[0], (cst.Tuple, cst.List)):
         items = [e.value for e in items[0].elements]
     elif len(items) == 1 and not isinstance(items[0], (cst.Integer, cst.UnaryOperation)):
-        from aiscan.frontends.python.shape_lists import shape_list
-
         listed = shape_list(reader, items[0])  # `x.shape[:-1] + (-1, 2)`, a named list
         if listed is not None:
             return listed
@@ -478,8 +477,6 @@ def _extents(
 
 
 def _literal_ints(nodes: Sequence[cst.BaseExpression]) -> list[int] | None:
-    from aiscan.frontends.python.expressions import number_literal
-
     values = [number_literal(n) for n in nodes]
     if not all(isinstance(v, int) for v in values):
         return None
