@@ -3,6 +3,11 @@
 One table of semantics serves `numpy`, `jax.numpy`, `cupy` and `torch` (see `names.py`);
 array methods (`x.sum(axis=0)`, `x.dot(y)`, `x.astype(np.float32)`) map onto the same.
 A call the table does not know is an `Unknown` naming it: its work is not counted.
+
+`read_call` is where the evaluator sends every call, and where a call reaches its reader:
+a layer (`modules.py`, `flax_modules.py`), a framework operator (`framework_calls.py`), a
+library function (`library_calls.py`), a random generator (`random_calls.py`) or a helper
+to inline. Those readers sit below this module and never import it back.
 """
 
 from __future__ import annotations

@@ -23,10 +23,7 @@ import sympy
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.constructions import Builder
 from aiscan.frontends.python.names import SourceNames
-from aiscan.frontends.python.symbols import (
-    MAX_INTEGER,
-    MAX_INTEGER_BITS,
-)
+from aiscan.frontends.python.symbols import MAX_INTEGER, MAX_INTEGER_BITS
 from aiscan.frontends.python.values import (
     Apply,
     ArrayValue,
