@@ -48,6 +48,27 @@ def test_a_list_of_blocks_counts_each_block(functions: dict[str, FunctionAnalysi
     assert more == value_at(block, {**sizes, "x_d0": sizes["b"], "x_d1": sizes["t"]}) == 55394560
 
 
+def _quoted(function: FunctionAnalysis, sizes: dict[str, int]) -> int:
+    """The `2*m*k*n` figures the function's regions quote for their contractions."""
+    return sum(
+        value_at(e, sizes) for r in function.regions for n, e in r.region.conventions if "*" in n
+    )
+
+
+def test_a_list_of_blocks_quotes_each_blocks_contractions(
+    functions: dict[str, FunctionAnalysis],
+) -> None:
+    """`for block in self.h` is the loop PyTorch's `nn.ModuleList` gets (`layers.ModuleList`):
+    each block's `2*m*k*n` figures are quoted once per block, as its FLOPs are counted."""
+    sizes = dict(MEASURED["GPT.__call__"]["sizes"], n_embd=128)
+    gpt, block = functions["GPT.__call__"], functions["Block.__call__"]
+    more = _quoted(gpt, {**sizes, "n_layer": 3}) - _quoted(gpt, sizes)
+    per_block = _quoted(block, {**sizes, "x_d0": sizes["b"], "x_d1": sizes["t"]})
+    # Per block: c_attn, c_proj and the MLP's two (3, 1, 4 and 4 times 2*b*t*C*C), the
+    # scores and the weighted sum (2*b*t*t*C each).
+    assert more == per_block == 24 * 2 * 64 * 128**2 + 2 * 2 * 2 * 64**2 * 128
+
+
 def test_the_blocks_shapes_flow_from_their_submodules(
     functions: dict[str, FunctionAnalysis],
 ) -> None:

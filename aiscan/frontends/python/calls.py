@@ -54,7 +54,7 @@ from aiscan.frontends.python.framework_calls import (
     TENSOR_METHODS,
     read_tensor_method,
 )
-from aiscan.frontends.python.layers import Layer, ModuleList, Submodule, Submodules
+from aiscan.frontends.python.layers import Layer, ModuleList, Submodule
 from aiscan.frontends.python.library_calls import (
     LIBRARY,
     count_arguments,
@@ -138,7 +138,7 @@ def read_call(reader: ExpressionReader, node: cst.Call) -> Value | None:
     layer = _layer_called(reader, func)
     if layer is not None:
         name, built = layer
-        if isinstance(built, Submodules):
+        if isinstance(built, ModuleList):
             return reader.unsupported(node, f"`{name}` is a list of modules, called whole")
         if isinstance(built, Layer) and built.kind.startswith("flax."):
             return call_flax_layer(reader, node, name, built)  # `self.c_fc(x)`
@@ -214,12 +214,13 @@ def _unmodeled(reader: ExpressionReader, node: cst.Call, what: str) -> Value | N
 
 def _layer_called(
     reader: ExpressionReader, func: cst.BaseExpression
-) -> tuple[str, Layer | Submodule | Submodules] | None:
+) -> tuple[str, Layer | Submodule | ModuleList] | None:
     """`self.fc1` of a module whose `__init__` built `self.fc1 = nn.Linear(...)`; `wte` built
-    under Flax's `@nn.compact`; `block` of `for block in self.h:` (a list's element)."""
+    under Flax's `@nn.compact`; `block` of `for block in self.h:` (a list's element); a
+    list itself as `self.h`, which a call cannot run whole."""
     if isinstance(func, cst.Name) and func.value in reader.scope.layers:
         found = reader.scope.layers[func.value]
-        if isinstance(found, ModuleList | Submodules):
+        if isinstance(found, ModuleList):
             return None
         # `wte = nn.Embed(...)` under `@nn.compact` is module state, named as `self.wte`.
         return (f"self.{func.value}" if isinstance(found, Layer) else func.value, found)
@@ -233,10 +234,10 @@ def _layer_called(
     if not (isinstance(func.value, cst.Name) and func.value.value == "self"):
         name = reader.names.text(func)  # `self.transformer.wte` of an `nn.ModuleDict`
         layer = reader.scope.layers.get(name) if name.startswith("self.") else None
-        return None if layer is None or isinstance(layer, ModuleList) else (name, layer)
+        return None if layer is None else (name, layer)
     name = f"self.{func.attr.value}"
     layer = reader.scope.layers.get(name)
-    return None if layer is None or isinstance(layer, ModuleList) else (name, layer)
+    return None if layer is None else (name, layer)
 
 
 def _generator_method(reader: ExpressionReader, func: cst.BaseExpression) -> str | None:

@@ -38,7 +38,7 @@ from aiscan.span import Span
 
 if TYPE_CHECKING:
     from aiscan.frontends.python.autocast import Autocast
-    from aiscan.frontends.python.layers import Layer, ModuleList, Submodule, Submodules
+    from aiscan.frontends.python.layers import Layer, ModuleList, Submodule
 
 __all__ = [
     "ALLOCATIONS",
@@ -196,7 +196,7 @@ class Scope:
     """Names bound to `slice(...)` objects, usable as indices (`s = slice(1, n - 1)`)."""
     summarize: Summarize | None = None
     """The summary of a helper with loops or branches (`summaries.py`), from the frontend."""
-    layers: dict[str, Layer | Submodule | Submodules | ModuleList] = field(default_factory=dict)
+    layers: dict[str, Layer | Submodule | ModuleList] = field(default_factory=dict)
     """`self.fc1 = nn.Linear(d, 4 * d)`: the `torch.nn` layers a module built (`modules.py`),
     its user submodules (`self.attn = CausalSelfAttention(config)`) and lists of them."""
     classes: dict[str, cst.ClassDef] = field(default_factory=dict)

@@ -25,7 +25,7 @@ from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.arguments import _dtype_argument, _keyword, _positional
 from aiscan.frontends.python.expressions import Allocation, ExpressionReader, Value, leaf_for
 from aiscan.frontends.python.framework_calls import dropout_value, flax_layer_norm
-from aiscan.frontends.python.layers import Layer, Submodule, Submodules
+from aiscan.frontends.python.layers import Layer, ModuleList, Submodule
 from aiscan.frontends.python.modules import range_count, read_submodule
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.summaries import read_submodule_call
@@ -336,7 +336,7 @@ def inline_submodule(reader: ExpressionReader, node: cst.Call) -> Value | None:
     return read_submodule_call(reader, node, submodule.class_name, submodule.sizes)
 
 
-def read_submodule_list(reader: ExpressionReader, node: cst.ListComp) -> Submodules | None:
+def read_submodule_list(reader: ExpressionReader, node: cst.ListComp) -> ModuleList | None:
     """`[Block(config) for _ in range(n_layer)]` (one `for` over a `range` of one size, no
     `if`): `n_layer` instances of `Block`; None for any other list."""
     made, loop = node.elt, node.for_in
@@ -348,7 +348,7 @@ def read_submodule_list(reader: ExpressionReader, node: cst.ListComp) -> Submodu
     if count is None:
         return None
     definition = reader.scope.classes[made.func.value]
-    return Submodules(_read_user_module(reader, made, definition), count)
+    return ModuleList(_read_user_module(reader, made, definition), count)
 
 
 def _fields(node: cst.ClassDef) -> list[tuple[str, str]]:

@@ -14,7 +14,7 @@ import sympy
 
 from aiscan.ir.nodes import ElementType
 
-__all__ = ["Layer", "ModuleList", "Submodule", "Submodules"]
+__all__ = ["Layer", "ModuleList", "Submodule"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,20 +46,12 @@ class Submodule:
 
 @dataclass(frozen=True, slots=True)
 class ModuleList:
-    """`nn.ModuleList([Block(config) for _ in range(config.n_layer)])`, or an empty one
-    filled by `self.layers.append(Block(i, args))` in a `for` over `range(n_layers)`:
-    `count` instantiations of one submodule. `for block in self.h:` runs each in turn: a
-    loop of `count` passes calling the submodule's summary (framework-neutral: any module
-    list whose element is a class of the file)."""
+    """`count` instances of one submodule, each with parameters of its own: PyTorch's
+    `nn.ModuleList([Block(config) for _ in range(config.n_layer)])`, or an empty one filled
+    by `self.layers.append(Block(i, args))` in a `for` over `range(n_layers)`; Flax's
+    `[Block(config) for _ in range(config.n_layer)]`. `for block in self.h:` runs each in
+    turn: a loop of `count` passes calling the submodule's summary (framework-neutral: any
+    list whose element is a class of the file). An empty list not yet filled has neither."""
 
     element: Submodule | None
     count: sympy.Expr | None
-
-
-@dataclass(frozen=True, slots=True)
-class Submodules:
-    """`[Block(config) for _ in range(config.n_layer)]`: `count` instances of one submodule,
-    each with parameters of its own; `for block in self.h` runs them in turn."""
-
-    submodule: Submodule
-    count: sympy.Expr

@@ -54,7 +54,7 @@ from aiscan.frontends.python.inference import (
     plain_name,
     self_attributes,
 )
-from aiscan.frontends.python.layers import ModuleList, Submodules
+from aiscan.frontends.python.layers import ModuleList
 from aiscan.frontends.python.modules import (
     LAYERS,
     range_count,
@@ -1510,8 +1510,6 @@ class FunctionLowering:
 
     def _for(self, node: cst.For) -> list[Node]:
         listed = self._module_list_loop(node)
-        if listed is None:
-            listed = self._submodule_loop(node)
         if listed is not None:
             return listed
         iterated = self._iteration(node)
@@ -1549,20 +1547,6 @@ class FunctionLowering:
         finally:
             self.body_copies = outer
         return [self._chosen(variants, node)]
-
-    def _submodule_loop(self, node: cst.For) -> list[Node] | None:
-        """`for block in self.h` over a list of submodules (`flax_modules.Submodules`): a
-        loop of one pass per submodule, `block(x)` calling it in the body."""
-        listed = self.scope.layers.get(self.names.text(node.iter))
-        if not isinstance(listed, Submodules) or not isinstance(node.target, cst.Name):
-            return None
-        name = node.target.value
-        self.scope.layers[name] = listed.submodule
-        try:
-            loop = self._loop(name, sympy.Integer(0), 1, listed.count, node, _statements(node.body))
-        finally:
-            del self.scope.layers[name]
-        return [self._nonempty(loop, node, name, listed.count)]
 
     def _built_layer(self, bound: str, value_node: cst.Call, node: cst.CSTNode) -> _Lowered | None:
         """`self.fc1 = nn.Linear(d, 4 * d)`, `self.attn = Block(config)`, a module list or
@@ -1625,8 +1609,9 @@ class FunctionLowering:
 
     def _module_list_loop(self, node: cst.For) -> list[Node] | None:
         """`for _ in range(n): self.layers.append(Block(i, args))` fills a module list with
-        `n` blocks; `for block in self.h:` calls each: a loop of `count` passes with `block`
-        the list's submodule (`modules.ModuleList`). None for any other loop."""
+        `n` blocks; `for block in self.h:` calls each, over a PyTorch or a Flax list: a loop
+        of `count` passes with `block` the list's submodule (`layers.ModuleList`). None for
+        any other loop."""
         body = _statements(node.body)
         first = body[0] if len(body) == 1 else None
         small = first.body[0] if isinstance(first, cst.SimpleStatementLine) else None
