@@ -1,7 +1,8 @@
 """A call's arguments as the call readers take them: by position, by keyword, as a shape, a dtype.
 
-Every reader of calls needs these, and none of them reads a call itself, so they sit below
-all the readers (`calls.py` dispatches to those): no reader imports the dispatcher back.
+Every reader of calls needs these, and they need no reader, only the evaluator's interface
+(`expressions.ExpressionReader`): below all the readers, they spare each one an import of
+the dispatcher (`calls.py`) that imports it.
 """
 
 from __future__ import annotations
