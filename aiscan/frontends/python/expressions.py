@@ -18,6 +18,7 @@ import sympy
 
 from aiscan.errors import Diagnostic, Severity
 from aiscan.frontends.python import dtypes
+from aiscan.frontends.python.list_indices import listed_as_slice
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.settings import SETTINGS_REASON
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text, slice_view
@@ -584,6 +585,8 @@ class ExpressionReader:
         return self.elementwise("free", "negative", (array,), node)
 
     def _Comparison(self, node: cst.Comparison) -> Value | None:
+        if _identity_with_none(node):  # `targets is not None`: a Python bool, no work
+            return Scalar(dtypes.BOOL, True, self.names.text(node), constant=True)
         operands: list[ArrayValue] = []
         for part in (node.left, *(c.comparator for c in node.comparisons)):
             value = self.array(part)
@@ -738,6 +741,12 @@ class ExpressionReader:
             gather = read_gather(self, base, node.slice[0].slice.value, node)
             if gather is not NOT_A_GATHER:
                 return gather  # type: ignore[return-value]
+        listed = listed_as_slice(node.slice)
+        if isinstance(listed, str):
+            return self.unsupported(node, f"`{self.names.text(node)}`: {listed}")
+        if listed is not None:  # `x[:, [-1], :]`: a copy of the positions the list names
+            rows = self.view(base, listed, node)
+            return None if rows is None else self.elementwise("free", "copy", (rows,), node)
         return self.view(base, node.slice, node)
 
     def _shape_entry(self, node: cst.Subscript) -> Value | None:
@@ -1393,6 +1402,16 @@ def leaf_for(name: str, shape: Shape, element: ElementType, span: Span) -> Leaf:
     """A whole array named `name` (rank-0 arrays are element 0 of a one-element array)."""
     index = tuple(coordinate(d) for d in range(len(shape))) or (sympy.Integer(0),)
     return Leaf(name, element, shape, index, name, span)
+
+
+def _identity_with_none(node: cst.Comparison) -> bool:
+    """`x is None`, `x is not None`: an identity test against None."""
+    if len(node.comparisons) != 1:
+        return False
+    (comparison,) = node.comparisons
+    return isinstance(comparison.operator, cst.Is | cst.IsNot) and (
+        _is_none(node.left) or _is_none(comparison.comparator)
+    )
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

@@ -737,6 +737,8 @@ _TENSOR_OPERANDS = {
     "rms_norm": (("input", 1), ("normalized_shape", 0), ("weight", 1)),
     "linear": (("input", 1), ("weight", 2), ("bias", 1)),
     "scaled_dot_product_attention": (("query", 2), ("key", 2), ("value", 2)),
+    "cross_entropy": (("input", 2), ("target", 1)),
+    "nll_loss": (("input", 2), ("target", 1)),
     **{
         name: (("input", 1),)
         for name in (
