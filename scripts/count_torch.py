@@ -18,7 +18,8 @@ from a configuration object with the sizes below, in evaluation mode; their figu
 `torch_modules.measured.toml` (`tests/test_torch_modules.py`), and those of
 `torch_llama.py` (a Llama-style block) to `torch_llama.measured.toml`, and the whole
 models of `torch_model.py` to `torch_model.measured.toml`, and the losses and head of
-`torch_losses.py` to `torch_losses.measured.toml`.
+`torch_losses.py` to `torch_losses.measured.toml`, and the rotary buffers of
+`torch_rotary.py` to `torch_rotary.measured.toml`.
 torch is never a dependency of aiscan: `pip install torch` (a CPU wheel) to rerun this.
 
 `--public nanogpt=PATH` and `--public llama2c=PATH` count public model code the same way
@@ -247,6 +248,27 @@ def measure_losses() -> dict[str, dict[str, Any]]:
     return {name: _counted(f, inputs, at) for name, (f, inputs, at) in cases.items()}
 
 
+ROTARY = ROOT / "fixtures" / "python" / "torch_rotary.py"
+ROTARY_MEASURED = ROTARY.with_suffix(".measured.toml")
+ROTARY_SIZES = {"width": 64, "heads": 4, "longest": 64, "b": 2, "t": 32, "d": 64}
+"""`torch_rotary.py`'s settings and input x (b, t, d = width)."""
+
+
+def measure_rotary() -> dict[str, dict[str, Any]]:
+    """`Rotate` of `torch_rotary.py` in evaluation mode: its buffers' first `t` rows."""
+    import torch
+
+    namespace: dict[str, Any] = {"__name__": "torch_rotary"}
+    sys.modules["torch_rotary"] = type(sys)("torch_rotary")  # dataclasses look it up
+    namespace = vars(sys.modules["torch_rotary"])
+    exec(compile(ROTARY.read_text(), str(ROTARY), "exec"), namespace)  # our own fixture
+    sizes = ROTARY_SIZES
+    settings = namespace["Settings"](sizes["width"], sizes["heads"], sizes["longest"])
+    torch.manual_seed(0)
+    x = torch.randn(sizes["b"], sizes["t"], sizes["d"])
+    return {"Rotate": _counted(namespace["Rotate"](settings).eval(), [x], sizes)}
+
+
 def _functions() -> dict[str, Any]:
     namespace: dict[str, Any] = {}
     exec(compile(FIXTURE.read_text(), str(FIXTURE), "exec"), namespace)  # our own fixture
@@ -374,13 +396,15 @@ def main(argv: list[str] | None = None) -> int:
     llama = _toml(measure_llama(), torch.__version__)
     models = _toml(measure_models(), torch.__version__)
     losses = _toml(measure_losses(), torch.__version__)
+    rotary = _toml(measure_rotary(), torch.__version__)
     if options.write:
         MEASURED.write_text(text)
         MODULES_MEASURED.write_text(modules)
         LLAMA_MEASURED.write_text(llama)
         MODEL_MEASURED.write_text(models)
         LOSSES_MEASURED.write_text(losses)
-    sys.stdout.write(text + modules + llama + models + losses)
+        ROTARY_MEASURED.write_text(rotary)
+    sys.stdout.write(text + modules + llama + models + losses + rotary)
     return 0
 
 

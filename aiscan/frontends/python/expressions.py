@@ -271,6 +271,9 @@ class ExpressionReader:
         two axes, `x.size(0)` is an extent), as `frameworks.py` decides it."""
         self.autocast: Autocast | None = None
         """The `torch.autocast` region the statement being read is in (`autocast.py`)."""
+        self.factory_element: ElementType = dtypes.FLOAT64
+        """The dtype array constructors give where none is passed: NumPy's float64;
+        PyTorch's default dtype in a function that runs in PyTorch (`torch.ones(d)`)."""
         self.masks: dict[str, Shape] = {}
         self.pointer_lengths: dict[tuple[str, str], sympy.Symbol] = {}
         """`len_L<line>` of each data-dependent range `P[e]:P[e + 1]` (`gathers.py`)."""
@@ -463,6 +466,8 @@ class ExpressionReader:
         if isinstance(node.value, cst.Name) and node.value.value == "self":
             return self._self_attribute(node)
         owner = self.scope.names.get(node.value.value) if isinstance(node.value, cst.Name) else None
+        if _self_attribute(node.value):  # `self.params.dim` after `self.params = params`
+            owner = self.scope.names.get(self.names.text(node.value))
         if isinstance(owner, Opaque) and owner.reason == SETTINGS_REASON:
             # `config.n_embd`: a configuration object's size (`settings.py`).
             return Integer(size_symbol(node.attr.value), self.names.text(node))
@@ -714,8 +719,9 @@ class ExpressionReader:
             gathered = grids.gather_by_grid(self, base, node)
             if gathered is not False:
                 return gathered  # type: ignore[return-value]
-        if isinstance(base, Allocation) and base.shape and _new_axes_only(node):
-            # `jnp.arange(0, t)[None]`: the array is built first, then viewed with new axes.
+        if isinstance(base, Allocation) and base.shape:
+            # `jnp.arange(0, t)[None]`, `torch.arange(0, d, 2)[: d // 2]`: the array is
+            # built first, then viewed.
             base = self.materialize(base, node) or base
         computed = isinstance(base, Apply | Reduce | Contract | Select)
         if computed and base.shape and _new_axes_only(node):
@@ -1402,6 +1408,15 @@ def leaf_for(name: str, shape: Shape, element: ElementType, span: Span) -> Leaf:
     """A whole array named `name` (rank-0 arrays are element 0 of a one-element array)."""
     index = tuple(coordinate(d) for d in range(len(shape))) or (sympy.Integer(0),)
     return Leaf(name, element, shape, index, name, span)
+
+
+def _self_attribute(node: cst.BaseExpression) -> bool:
+    """`self.params`: an attribute of the module itself."""
+    return (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+    )
 
 
 def _identity_with_none(node: cst.Comparison) -> bool:

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from aiscan.frontends.python.buffers import registered_buffer
+
 __all__ = [
     "Evidence",
     "additive_leaves",
@@ -821,8 +823,13 @@ class _SelfUses(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         name = bound_name(node)
-        if name is not None and name.startswith("self."):
+        if name is not None and name.startswith("self.") and name != "self.register_buffer":
             self.found.setdefault(name, node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        buffer = registered_buffer(node)
+        if buffer is not None:  # `self.register_buffer("freqs_cos", ...)` binds `self.freqs_cos`
+            self.bound.add(f"self.{buffer[0].attr.value}")
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         name = bound_name(node.target)

@@ -19,6 +19,7 @@ from aiscan.frontends.python import dtypes, grids
 from aiscan.frontends.python.annotations import parameter_binding
 from aiscan.frontends.python.autocast import Autocast, autocast_region
 from aiscan.frontends.python.bounds import bound_choices, tile_point_trip
+from aiscan.frontends.python.buffers import registered_buffer
 from aiscan.frontends.python.calls import positional_out
 from aiscan.frontends.python.eager import (
     EagerCalls,
@@ -170,6 +171,9 @@ class FunctionLowering:
         """Parameters whose leading axes are one extent (`Evidence.leading_merged`)."""
         self.reader = ExpressionReader(names, scope)
         self.reader.framework = framework
+        if framework == "torch":
+            torch_default = dtype_source == "PyTorch's default dtype"
+            self.reader.factory_element = default_element if torch_default else dtypes.FLOAT32
         self.namer = Namer()
         self.loop_depth = 0
         self.at_top = False
@@ -764,12 +768,16 @@ class FunctionLowering:
     def _small_statement(self, node: cst.BaseSmallStatement) -> _Lowered:
         if isinstance(node, cst.Assign) and all(_shape_target(t.target) for t in node.targets):
             lowered = self._shape_assignment(node)
+        elif isinstance(node, cst.Expr) and registered_buffer(node.value) is not None:
+            # `self.register_buffer("freqs_cos", freqs_cos)`: as `self.freqs_cos = freqs_cos`
+            target, value = registered_buffer(node.value)  # type: ignore[misc]
+            lowered = self._assign(target, value, node)
         elif isinstance(node, cst.Assign) and _none_bound(node):
             lowered = _Lowered()  # `loss = None`: a name for nothing, no work
             for target in node.targets:
-                self.scope.names[self.names.text(target.target)] = Scalar(
-                    dtypes.BOOL, True, "None", constant=True
-                )
+                bound = bound_name(target.target)
+                assert bound is not None  # `_none_bound` checked it
+                self.scope.names[bound] = Scalar(dtypes.BOOL, True, "None", constant=True)
         elif isinstance(node, cst.Assign):
             lowered = self._assign(node.targets[-1].target, node.value, node)
             # `a = b = expr`: computed once (into the last target), the others name it;
@@ -2545,12 +2553,13 @@ def _weighted(lowered: _Lowered, weight: sympy.Expr) -> EagerCalls | None:
 
 
 def _none_bound(node: cst.Assign) -> bool:
-    """`loss = None` (and `a = b = None`): names, not stores, bound to None."""
+    """`loss = None`, `self.last_loss = None` (and `a = b = None`): names, not stores,
+    bound to None."""
     value = node.value
     return (
         isinstance(value, cst.Name)
         and value.value == "None"
-        and all(isinstance(t.target, cst.Name) for t in node.targets)
+        and all(bound_name(t.target) is not None for t in node.targets)
     )
 
 
