@@ -75,9 +75,9 @@ def _read(name: str, node: cst.BaseExpression, names: SourceNames) -> Binding:
         except cst.ParserSyntaxError:
             return Opaque(name, "its string annotation does not parse", True)
         return _read_detached(name, inner, names)
-    inner = _optional_inner(node)
-    if inner is not None:  # `targets: Optional[torch.Tensor] = None`: the tensor passed
-        return _read(name, inner, names)
+    passed = _optional_inner(node)
+    if passed is not None:  # `targets: Optional[torch.Tensor] = None`: the tensor passed
+        return _read(name, passed, names)
     text = names.text(node)
     typed = _numpy_typing(name, node, text)
     if typed is not None:
@@ -119,9 +119,9 @@ def _optional_inner(node: cst.BaseExpression) -> cst.BaseExpression | None:
 
 def _read_detached(name: str, node: cst.BaseExpression, names: SourceNames) -> Binding:
     """A parsed string annotation has no metadata: read it by its spelling only."""
-    inner = _optional_inner(node)
-    if inner is not None:
-        return _read_detached(name, inner, names)
+    passed = _optional_inner(node)
+    if passed is not None:
+        return _read_detached(name, passed, names)
     text = cst.Module([]).code_for_node(node)
     typed = _numpy_typing(name, node, text)
     if typed is not None:
