@@ -17,7 +17,9 @@ modules of `fixtures/python/torch_modules.py` (a GPT block) run the same way, ea
 from a configuration object with the sizes below, in evaluation mode; their figures go to
 `torch_modules.measured.toml` (`tests/test_torch_modules.py`), and those of
 `torch_llama.py` (a Llama-style block) to `torch_llama.measured.toml`, and the whole
-models of `torch_model.py` to `torch_model.measured.toml`.
+models of `torch_model.py` to `torch_model.measured.toml`, and the losses and head of
+`torch_losses.py` to `torch_losses.measured.toml`, and the rotary buffers of
+`torch_rotary.py` to `torch_rotary.measured.toml`.
 torch is never a dependency of aiscan: `pip install torch` (a CPU wheel) to rerun this.
 
 `--public nanogpt=PATH` and `--public llama2c=PATH` count public model code the same way
@@ -214,6 +216,59 @@ def measure_models() -> dict[str, dict[str, Any]]:
     return results
 
 
+LOSSES = ROOT / "fixtures" / "python" / "torch_losses.py"
+LOSSES_MEASURED = LOSSES.with_suffix(".measured.toml")
+LOSSES_SIZES = {"rows": 64, "classes": 96, "b": 2, "t": 32, "d": 64, "v": 96}
+"""`torch_losses.py`'s inputs: scores (rows, classes), x (b, t, d), w (d, v); the head
+`Head(d, v)` on x, with labels (b, t) or without."""
+
+
+def measure_losses() -> dict[str, dict[str, Any]]:
+    """Each function of `torch_losses.py`, and its `Head` with and without labels."""
+    import torch
+
+    namespace: dict[str, Any] = {}
+    exec(compile(LOSSES.read_text(), str(LOSSES), "exec"), namespace)  # our own fixture
+    sizes = LOSSES_SIZES
+    torch.manual_seed(0)
+    rows, classes, b, t, d, v = (sizes[k] for k in ("rows", "classes", "b", "t", "d", "v"))
+    scores = torch.randn(rows, classes)
+    labels = torch.randint(0, classes, (rows,))
+    logp = torch.log_softmax(scores, -1)
+    x, w = torch.randn(b, t, d), torch.randn(d, v)
+    head = namespace["Head"](d, v).eval()
+    head_sizes = {"x_d0": b, "x_d1": t, "width": d, "vocab": v}
+    cases = {
+        "loss": (namespace["loss"], [scores, labels], sizes),
+        "picked": (namespace["picked"], [logp, labels], sizes),
+        "last": (namespace["last"], [x, w], sizes),
+        "Head": (head, [x], {**head_sizes, "p_L34": 0}),
+        "Head_labels": (head, [x, torch.randint(0, v, (b, t))], {**head_sizes, "p_L34": 1}),
+    }
+    return {name: _counted(f, inputs, at) for name, (f, inputs, at) in cases.items()}
+
+
+ROTARY = ROOT / "fixtures" / "python" / "torch_rotary.py"
+ROTARY_MEASURED = ROTARY.with_suffix(".measured.toml")
+ROTARY_SIZES = {"width": 64, "heads": 4, "longest": 64, "b": 2, "t": 32, "d": 64}
+"""`torch_rotary.py`'s settings and input x (b, t, d = width)."""
+
+
+def measure_rotary() -> dict[str, dict[str, Any]]:
+    """`Rotate` of `torch_rotary.py` in evaluation mode: its buffers' first `t` rows."""
+    import torch
+
+    namespace: dict[str, Any] = {"__name__": "torch_rotary"}
+    sys.modules["torch_rotary"] = type(sys)("torch_rotary")  # dataclasses look it up
+    namespace = vars(sys.modules["torch_rotary"])
+    exec(compile(ROTARY.read_text(), str(ROTARY), "exec"), namespace)  # our own fixture
+    sizes = ROTARY_SIZES
+    settings = namespace["Settings"](sizes["width"], sizes["heads"], sizes["longest"])
+    torch.manual_seed(0)
+    x = torch.randn(sizes["b"], sizes["t"], sizes["d"])
+    return {"Rotate": _counted(namespace["Rotate"](settings).eval(), [x], sizes)}
+
+
 def _functions() -> dict[str, Any]:
     namespace: dict[str, Any] = {}
     exec(compile(FIXTURE.read_text(), str(FIXTURE), "exec"), namespace)  # our own fixture
@@ -340,12 +395,16 @@ def main(argv: list[str] | None = None) -> int:
     modules = _toml({name: measure_module(name) for name in MODULE_CASES}, torch.__version__)
     llama = _toml(measure_llama(), torch.__version__)
     models = _toml(measure_models(), torch.__version__)
+    losses = _toml(measure_losses(), torch.__version__)
+    rotary = _toml(measure_rotary(), torch.__version__)
     if options.write:
         MEASURED.write_text(text)
         MODULES_MEASURED.write_text(modules)
         LLAMA_MEASURED.write_text(llama)
         MODEL_MEASURED.write_text(models)
-    sys.stdout.write(text + modules + llama + models)
+        LOSSES_MEASURED.write_text(losses)
+        ROTARY_MEASURED.write_text(rotary)
+    sys.stdout.write(text + modules + llama + models + losses + rotary)
     return 0
 
 

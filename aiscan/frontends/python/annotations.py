@@ -75,6 +75,9 @@ def _read(name: str, node: cst.BaseExpression, names: SourceNames) -> Binding:
         except cst.ParserSyntaxError:
             return Opaque(name, "its string annotation does not parse", True)
         return _read_detached(name, inner, names)
+    passed = _optional_inner(node)
+    if passed is not None:  # `targets: Optional[torch.Tensor] = None`: the tensor passed
+        return _read(name, passed, names)
     text = names.text(node)
     typed = _numpy_typing(name, node, text)
     if typed is not None:
@@ -97,8 +100,28 @@ def _read(name: str, node: cst.BaseExpression, names: SourceNames) -> Binding:
     )
 
 
+def _optional_inner(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`X` of `Optional[X]` or `X | None`: what a caller passes where it passes anything
+    (a parameter defaulting to None is tested before use); None for other annotations."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+        sides = (node.left, node.right)
+        kept = [n for n in sides if not (isinstance(n, cst.Name) and n.value == "None")]
+        return kept[0] if len(kept) == 1 else None
+    if (
+        isinstance(node, cst.Subscript)
+        and cst.Module([]).code_for_node(node.value).rpartition(".")[2] == "Optional"
+        and len(node.slice) == 1
+        and isinstance(node.slice[0].slice, cst.Index)
+    ):
+        return node.slice[0].slice.value
+    return None
+
+
 def _read_detached(name: str, node: cst.BaseExpression, names: SourceNames) -> Binding:
     """A parsed string annotation has no metadata: read it by its spelling only."""
+    passed = _optional_inner(node)
+    if passed is not None:
+        return _read_detached(name, passed, names)
     text = cst.Module([]).code_for_node(node)
     typed = _numpy_typing(name, node, text)
     if typed is not None:

@@ -525,7 +525,7 @@ def _allocation(
         if element is None and function == "full" and len(arguments) > 1:
             fill = reader.array(arguments[1])
             element = fill.element if fill is not None else None
-        element = element or dtypes.FLOAT64
+        element = element or reader.factory_element
     if element is None or shape is None:
         return None
     return Allocation(shape, element, fills, reader.names.text(node))

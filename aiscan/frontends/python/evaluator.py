@@ -38,6 +38,7 @@ from aiscan.frontends.python.expressions import (
 )
 from aiscan.frontends.python.gathers import NOT_A_GATHER, pointer_range, read_gather
 from aiscan.frontends.python.inference import additive_leaves
+from aiscan.frontends.python.list_indices import listed_as_slice
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.selections import NOT_A_MASK, read_selection, select_elementwise
 from aiscan.frontends.python.settings import SETTINGS_REASON
@@ -125,6 +126,9 @@ class Evaluator:
         two axes, `x.size(0)` is an extent), as `frameworks.py` decides it."""
         self.autocast: Autocast | None = None
         """The `torch.autocast` region the statement being read is in (`autocast.py`)."""
+        self.factory_element: ElementType = dtypes.FLOAT64
+        """The dtype array constructors give where none is passed: NumPy's float64;
+        PyTorch's default dtype in a function that runs in PyTorch (`torch.ones(d)`)."""
         self.masks: dict[str, Shape] = {}
         self.pointer_lengths: dict[tuple[str, str], sympy.Symbol] = {}
         """`len_L<line>` of each data-dependent range `P[e]:P[e + 1]` (`gathers.py`)."""
@@ -317,6 +321,8 @@ class Evaluator:
         if isinstance(node.value, cst.Name) and node.value.value == "self":
             return self._self_attribute(node)
         owner = self.scope.names.get(node.value.value) if isinstance(node.value, cst.Name) else None
+        if _self_attribute(node.value):  # `self.params.dim` after `self.params = params`
+            owner = self.scope.names.get(self.names.text(node.value))
         if isinstance(owner, Opaque) and owner.reason == SETTINGS_REASON:
             # `config.n_embd`: a configuration object's size (`settings.py`).
             return Integer(size_symbol(node.attr.value), self.names.text(node))
@@ -437,6 +443,8 @@ class Evaluator:
         return self.elementwise("free", "negative", (array,), node)
 
     def _Comparison(self, node: cst.Comparison) -> Value | None:
+        if _identity_with_none(node):  # `targets is not None`: a Python bool, no work
+            return Scalar(dtypes.BOOL, True, self.names.text(node), constant=True)
         operands: list[ArrayValue] = []
         for part in (node.left, *(c.comparator for c in node.comparisons)):
             value = self.array(part)
@@ -558,8 +566,9 @@ class Evaluator:
             gathered = grids.gather_by_grid(self, base, node)
             if gathered is not False:
                 return gathered  # type: ignore[return-value]
-        if isinstance(base, Allocation) and base.shape and _new_axes_only(node):
-            # `jnp.arange(0, t)[None]`: the array is built first, then viewed with new axes.
+        if isinstance(base, Allocation) and base.shape:
+            # `jnp.arange(0, t)[None]`, `torch.arange(0, d, 2)[: d // 2]`: the array is
+            # built first, then viewed.
             base = self.materialize(base, node) or base
         computed = isinstance(base, Apply | Reduce | Contract | Select)
         if computed and base.shape and _new_axes_only(node):
@@ -579,6 +588,12 @@ class Evaluator:
             gather = read_gather(self, base, node.slice[0].slice.value, node)
             if gather is not NOT_A_GATHER:
                 return gather  # type: ignore[return-value]
+        listed = listed_as_slice(node.slice)
+        if isinstance(listed, str):
+            return self.unsupported(node, f"`{self.names.text(node)}`: {listed}")
+        if listed is not None:  # `x[:, [-1], :]`: a copy of the positions the list names
+            rows = self.view(base, listed, node)
+            return None if rows is None else self.elementwise("free", "copy", (rows,), node)
         return self.view(base, node.slice, node)
 
     def _shape_entry(self, node: cst.Subscript) -> Value | None:
@@ -1157,6 +1172,25 @@ def _filled(allocation: Allocation) -> Builder:
 
     fill = Scalar(allocation.element, False, allocation.text, constant=True)
     return lambda leaf, namer, span: Construction(((leaf, fill),), library=False)
+
+
+def _self_attribute(node: cst.BaseExpression) -> bool:
+    """`self.params`: an attribute of the module itself."""
+    return (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+    )
+
+
+def _identity_with_none(node: cst.Comparison) -> bool:
+    """`x is None`, `x is not None`: an identity test against None."""
+    if len(node.comparisons) != 1:
+        return False
+    (comparison,) = node.comparisons
+    return isinstance(comparison.operator, cst.Is | cst.IsNot) and (
+        _is_none(node.left) or _is_none(comparison.comparator)
+    )
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

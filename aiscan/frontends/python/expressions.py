@@ -272,6 +272,9 @@ class ExpressionReader(Protocol):
     """The array library the function runs in (`frameworks.py`)."""
     autocast: Autocast | None
     """The `torch.autocast` region the statement being read is in (`autocast.py`)."""
+    factory_element: ElementType
+    """The dtype array constructors give where none is passed (NumPy's float64, PyTorch's
+    default dtype in a function that runs in PyTorch)."""
     pointer_lengths: dict[tuple[str, str], sympy.Symbol]
     """`len_L<line>` of each data-dependent range `P[e]:P[e + 1]` (`gathers.py`)."""
 

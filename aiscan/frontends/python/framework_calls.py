@@ -995,6 +995,133 @@ def _attention(
     return _nest([*batch, i], (*q.shape[:-2], length), row, span), sympy.expand(pairs)
 
 
+# ---- losses ------------------------------------------------------------------------------
+
+
+_NLL_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _cross_entropy(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    """`F.cross_entropy(logits, target)` with one class index per row of an `(N, C)`
+    input: PyTorch runs it as two kernels, `log_softmax` over the classes (written whole),
+    then `nll_loss` on its result (`_nll_losses`)."""
+    x = _array(reader, _argument(node, 0, "input"))
+    target = _array(reader, _argument(node, 1, "target"))
+    if x is None or target is None:
+        return None
+    if len(x.shape) != 2:
+        return reader.unsupported(
+            node, f"`{reader.names.text(node)}`: an input of rank {len(x.shape)}, not (N, C)"
+        )
+    if not _loss_options(reader, node, ("label_smoothing",)):
+        return None
+    cast = reader.autocast_operands([x], node, "fp32")  # cross_entropy is on autocast's fp32 list
+    if cast is None:
+        return None
+    logp = _kernel(reader, node, cast, 1, _LOG_SOFTMAX)
+    stored = reader.materialize(logp, node) if isinstance(logp, Allocation) else None
+    return None if stored is None else _nll_losses(reader, node, stored, target)
+
+
+def _nll_loss(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    """`F.nll_loss(logp, target)`: one kernel (`_nll_losses`)."""
+    logp = _array(reader, _argument(node, 0, "input"))
+    target = _array(reader, _argument(node, 1, "target"))
+    if logp is None or target is None:
+        return None
+    if len(logp.shape) != 2:
+        return reader.unsupported(
+            node, f"`{reader.names.text(node)}`: an input of rank {len(logp.shape)}, not (N, C)"
+        )
+    if not _loss_options(reader, node, ()):
+        return None
+    return _nll_losses(reader, node, logp, target)
+
+
+def _loss_options(reader: ExpressionReader, node: cst.Call, zero: tuple[str, ...]) -> bool:
+    """Class weights and the `zero` options (`label_smoothing`) other than 0 are not
+    modeled (noted); `ignore_index` is an assumption: no target is taken to equal it."""
+    text = reader.names.text(node)
+    weight = _keyword(node, "weight")
+    if not _is_none(weight):
+        reader.unsupported(node, f"`{text}`: class weights")
+        return False
+    for name in zero:
+        given = _keyword(node, name)
+        if given is not None and number_literal(given) != 0:
+            reader.unsupported(node, f"`{text}`: {name} `{reader.names.text(given)}`")
+            return False
+    ignore = _keyword(node, "ignore_index")
+    if ignore is not None:
+        reader.note(
+            UnknownKind.ASSUMPTION,
+            node,
+            f"`{text}`: every target taken as a class (none equal to ignore_index "
+            f"`{reader.names.text(ignore)}`): the sum's adds are an upper bound where some are",
+        )
+    return True
+
+
+def _nll_losses(
+    reader: ExpressionReader, node: cst.Call, logp: ArrayValue, target: ArrayValue
+) -> Value | None:
+    """`nll_loss` of `logp` `(N, C)` at one class per row, `target` `(N,)` (int64, as
+    PyTorch requires of class indices): each row's entry at its target is read (one element
+    a row: `N` distinct elements, whichever the classes), negated (free), and summed
+    (`N - 1` adds) then divided by `N` for `reduction="mean"` (the default); `"none"`
+    writes the `N` negated entries. Its kernel reads the targets and the picked entries
+    and writes the result (the dispatch logger counts `logp` whole, as it counts every
+    operand)."""
+    text = reader.names.text(node)
+    reduction_node = _keyword(node, "reduction")
+    reduction = (
+        reader.names.text(reduction_node).strip("'\"") if reduction_node is not None else "mean"
+    )
+    if reduction not in _NLL_REDUCTIONS:
+        return reader.unsupported(node, f"`{text}`: reduction `{reduction}`")
+    if len(target.shape) != 1 or not isinstance(target, Leaf):
+        return reader.unsupported(
+            node, f"`{text}`: a target of shape {shape_text(target.shape)}, not one class a row"
+        )
+    rows = logp.shape[0]
+    if not same_extent(target.shape[0], rows):
+        reader.unify(target.shape, (rows,))
+        return reader.unsupported(node, f"`{text}`: {target.shape[0]} targets for {rows} rows")
+    classes = replace(target, element=dtypes.INT64)
+    if target.element != dtypes.INT64:
+        reader.note(
+            UnknownKind.ASSUMPTION,
+            node,
+            f"`{text}`: `{target.text}` read as int64 class indices (PyTorch requires them)",
+        )
+    out_shape: Shape = (rows,) if reduction == "none" else ()
+
+    def build(leaf: Leaf, namer: Namer, span: Span) -> Construction:
+        stores, reads = _operand_leaves((logp, classes), namer, span)
+        picked, indices = reads
+        i = loop_symbol(namer.fresh("_i"))
+        # the entry at row i's class: one element of row i (column 0 stands for it)
+        accesses = [
+            _access(picked, (i, sympy.Integer(0)), picked.shape, span),
+            _access(indices, (i,), indices.shape, span),
+        ]
+        if reduction == "none":
+            accesses.append(_access(leaf, (i,), leaf.shape, span, write=True))
+        pick = Statement(span, f"{text} (pick)", FlopTally(), tuple(accesses))
+        nodes: list[Node] = [_nest([i], (rows,), [pick], span)]
+        if reduction != "none":
+            k = loop_symbol(namer.fresh("_k"))
+            adds = Statement(span, f"{text} (sum)", FlopTally(add=1))
+            nodes.append(Loop(k.name, sympy.Integer(0), 1, sympy.expand(rows - 1), (adds,), span))
+            write = _access(leaf, (), (), span, write=True)
+            divide = FlopTally(div=int(reduction == "mean"))
+            nodes.append(Statement(span, f"{text} (result)", divide, (write,)))
+        arguments = tuple(w.array for w, _ in stores)
+        return Construction(tuple(stores), tuple(nodes), library=False, arguments=arguments)
+
+    return Allocation(out_shape, logp.element, False, text, build)
+
+
 _ON_TENSORS: dict[str, OnTensor] = {
     "torch.softmax": _along(_SOFTMAX, ("dim",), 1),
     "torch.log_softmax": _along(_LOG_SOFTMAX, ("dim",), 1),
@@ -1037,6 +1164,8 @@ FRAMEWORK_CALLS: dict[str, Reader] = {
     "torch.baddbmm": _baddbmm,
     "jax.lax.dot_general": _dot_general,
     "torch.nn.functional.scaled_dot_product_attention": _sdpa,
+    "torch.nn.functional.cross_entropy": _cross_entropy,
+    "torch.nn.functional.nll_loss": _nll_loss,
 }
 """Framework operators by qualified name (what `names.py` resolves a call to)."""
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from aiscan.frontends.python.buffers import registered_buffer
+
 __all__ = [
     "Evidence",
     "additive_leaves",
@@ -737,6 +739,8 @@ _TENSOR_OPERANDS = {
     "rms_norm": (("input", 1), ("normalized_shape", 0), ("weight", 1)),
     "linear": (("input", 1), ("weight", 2), ("bias", 1)),
     "scaled_dot_product_attention": (("query", 2), ("key", 2), ("value", 2)),
+    "cross_entropy": (("input", 2), ("target", 1)),
+    "nll_loss": (("input", 2), ("target", 1)),
     **{
         name: (("input", 1),)
         for name in (
@@ -819,8 +823,13 @@ class _SelfUses(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         name = bound_name(node)
-        if name is not None and name.startswith("self."):
+        if name is not None and name.startswith("self.") and name != "self.register_buffer":
             self.found.setdefault(name, node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        buffer = registered_buffer(node)
+        if buffer is not None:  # `self.register_buffer("freqs_cos", ...)` binds `self.freqs_cos`
+            self.bound.add(f"self.{buffer[0].attr.value}")
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         name = bound_name(node.target)

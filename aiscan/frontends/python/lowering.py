@@ -19,6 +19,7 @@ from aiscan.frontends.python import dtypes, grids
 from aiscan.frontends.python.annotations import parameter_binding
 from aiscan.frontends.python.autocast import Autocast, autocast_region
 from aiscan.frontends.python.bounds import bound_choices, tile_point_trip
+from aiscan.frontends.python.buffers import registered_buffer
 from aiscan.frontends.python.calls import positional_out
 from aiscan.frontends.python.eager import (
     EagerCalls,
@@ -186,6 +187,9 @@ class FunctionLowering:
         """Parameters whose leading axes are one extent (`Evidence.leading_merged`)."""
         self.reader = Evaluator(names, scope)
         self.reader.framework = framework
+        if framework == "torch":
+            torch_default = dtype_source == "PyTorch's default dtype"
+            self.reader.factory_element = default_element if torch_default else dtypes.FLOAT32
         self.namer = Namer()
         self.loop_depth = 0
         self.at_top = False
@@ -668,7 +672,7 @@ class FunctionLowering:
             taken = self._decided_branch(node)
             if taken is not None:
                 return _Lowered(self._lowered_statements(taken))
-            return _Lowered(self._if(node))
+            return self._branch(node)
         if isinstance(node, cst.With):
             return _Lowered(self._with(node))
         if isinstance(node, cst.Try):
@@ -780,6 +784,16 @@ class FunctionLowering:
     def _small_statement(self, node: cst.BaseSmallStatement) -> _Lowered:
         if isinstance(node, cst.Assign) and all(_shape_target(t.target) for t in node.targets):
             lowered = self._shape_assignment(node)
+        elif isinstance(node, cst.Expr) and registered_buffer(node.value) is not None:
+            # `self.register_buffer("freqs_cos", freqs_cos)`: as `self.freqs_cos = freqs_cos`
+            target, value = registered_buffer(node.value)  # type: ignore[misc]
+            lowered = self._assign(target, value, node)
+        elif isinstance(node, cst.Assign) and _none_bound(node):
+            lowered = _Lowered()  # `loss = None`: a name for nothing, no work
+            for target in node.targets:
+                bound = bound_name(target.target)
+                assert bound is not None  # `_none_bound` checked it
+                self.scope.names[bound] = Scalar(dtypes.BOOL, True, "None", constant=True)
         elif isinstance(node, cst.Assign):
             lowered = self._assign(node.targets[-1].target, node.value, node)
             # `a = b = expr`: computed once (into the last target), the others name it;
@@ -2177,7 +2191,13 @@ class FunctionLowering:
         return masked_store_calls(base, mask, value, branch, self.namer, span)
 
     def _if(self, node: cst.If) -> list[Node]:
-        """The loops computing the condition's reductions, then the branch."""
+        return self._branch(node).nodes
+
+    def _branch(self, node: cst.If) -> _Lowered:
+        """The loops computing the condition's reductions, then the branch. At the
+        function's top level, the branch's eager calls are each side's, made for the share
+        of calls taking it (as a ternary's are), and so are its contractions' figures
+        (`if targets is not None:` around the head of a model)."""
         span = self.names.span(node)
         prelude, condition = self._condition(node.test, span)
         if prelude and self.loop_calls is not None:
@@ -2187,13 +2207,13 @@ class FunctionLowering:
         exact = guard is not None
         self.branch_weights.append(None if exact else fraction)
         try:
-            then_body = tuple(self._block(node.body))
-            else_body: tuple[Node, ...] = ()
+            then = self._side(_statements(node.body))
+            otherwise = _Lowered()
             self.branch_weights[-1] = None if exact else 1 - fraction
             if isinstance(node.orelse, cst.Else):
-                else_body = tuple(self._block(node.orelse.body))
+                otherwise = self._side(_statements(node.orelse.body))
             elif isinstance(node.orelse, cst.If):
-                else_body = tuple(self._if(node.orelse))  # `elif`: tested where `if` fails
+                otherwise = self._branch(node.orelse)  # `elif`: tested where `if` fails
         finally:
             self.branch_weights.pop()
         unknown = Unknown(
@@ -2203,8 +2223,29 @@ class FunctionLowering:
             span,
             str(fraction),
         )
-        branch = Branch(span, condition, fraction, then_body, else_body, (unknown,), guard)
-        return [*prelude, branch]
+        branch = Branch(
+            span, condition, fraction, tuple(then.nodes), tuple(otherwise.nodes), (unknown,), guard
+        )
+        lowered = _Lowered([*prelude, branch])
+        if self.loop_depth == 0 and not exact and not prelude:
+            lowered.conventions = _weighted_conventions(then, fraction) + _weighted_conventions(
+                otherwise, 1 - fraction
+            )
+            if then.eager is not None or otherwise.eager is not None:
+                lowered.eager = _merge(
+                    _weighted(then, fraction), _weighted(otherwise, 1 - fraction)
+                )
+                if condition.accesses and lowered.eager is not None:
+                    test = Region("straight", (condition,), condition.span)
+                    lowered.eager.regions.insert(0, test)
+        return lowered
+
+    def _side(self, statements: Sequence[cst.CSTNode]) -> _Lowered:
+        """One side of a branch: its statements' nodes, eager calls and conventions."""
+        lowered = _Lowered()
+        for statement in statements:
+            lowered.extend(self._statement(statement))
+        return lowered
 
     def _index_guard(self, test: cst.BaseExpression) -> sympy.Basic | None:
         """`if j - 1 >= 0:`, `if i < j - 1 and i + 1 < n:`: a condition on loop variables
@@ -2494,6 +2535,26 @@ def _weighted(lowered: _Lowered, weight: sympy.Expr) -> EagerCalls | None:
     return EagerCalls(
         [Region(kind, tuple(lowered.nodes), lowered.nodes[0].span, weight=weight)], []
     )
+
+
+def _none_bound(node: cst.Assign) -> bool:
+    """`loss = None`, `self.last_loss = None` (and `a = b = None`): names, not stores,
+    bound to None."""
+    value = node.value
+    return (
+        isinstance(value, cst.Name)
+        and value.value == "None"
+        and all(bound_name(t.target) is not None for t in node.targets)
+    )
+
+
+def _weighted_conventions(lowered: _Lowered, weight: sympy.Expr) -> list[tuple[str, sympy.Expr]]:
+    """`lowered`'s quoted figures, each for the share `weight` of executions."""
+    found = []
+    for _, figure in lowered.conventions:
+        weighted = sympy.expand(figure * weight)
+        found.append((str(weighted), weighted))
+    return found
 
 
 def _merge(a: EagerCalls | None, b: EagerCalls | None) -> EagerCalls | None:
