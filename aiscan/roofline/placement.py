@@ -17,10 +17,24 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from aiscan.algebra import SYMPY, Poly, as_expression, constant, expand, is_poly, normal, symbol
+from aiscan.algebra import (
+    INFINITY,
+    SYMPY,
+    ZERO,
+    Poly,
+    Quotient,
+    as_expression,
+    constant,
+    expand,
+    is_infinity,
+    is_poly,
+    normal,
+    symbol,
+)
 from aiscan.analysis.dependence import DependenceChain
 from aiscan.analysis.flops import FlopCounts
 from aiscan.analysis.intensity import (
+    cancelled_by_monomial,
     finite_value,
     limit_at_infinity,
     past_bends,
@@ -293,7 +307,7 @@ def place(
     else:
         intensity, limit = _intensity_and_limit(flops_expr, bytes_expr)
         crossover = _crossover(flops_expr, bytes_expr, ridge, sizes or {}, repeats)
-        exact_value = at_flops / at_bytes
+        exact_value = _ratio_at_sizes(at_flops, at_bytes)
         value = finite_value(exact_value)
         if value is not None:
             bound = Bound.MEMORY if bool(exact_value < ridge) else Bound.COMPUTE
@@ -509,11 +523,77 @@ def _intensity_and_limit(
 ) -> tuple[sympy.Expr, sympy.Expr | None]:
     """Memoized like `_swept_crossover`: a nest is placed on every device and level, and
     again at every hover."""
+    if is_poly(flops) and is_poly(bytes_moved):
+        simplified = _simplified(flops, bytes_moved)
+        if simplified is not None:
+            return simplified, _limit_of_simplified(simplified)
     ratio = flops / bytes_moved
     # A monomial or a number is already as simple as sympy's `simplify` would make it.
     simple = is_poly(ratio) and len(ratio.terms) <= 1
     intensity = ratio if simple else normal(sympy.simplify(ratio))
     return intensity, _limit(intensity)
+
+
+def _simplified(flops: Poly, bytes_moved: Poly) -> Poly | Quotient | None:
+    """What `sympy.simplify(flops/bytes_moved)` gives, without sympy, for the ratios
+    placements meet: a monomial over a sum of positive terms (`m/(8*(m + 8))`), a monomial
+    over a monomial, and two proportional sums (`1/10`); None for the others (two sums,
+    signs, branch fractions, whose limits sympy takes), left to sympy."""
+    if any(_is_fraction(s) for s in flops.free_symbols | bytes_moved.free_symbols):
+        return None
+    cancelled = cancelled_by_monomial(flops, bytes_moved)
+    if cancelled is None:
+        number = _proportion(flops, bytes_moved)
+        return None if number is None else constant(number)
+    top, bottom = cancelled
+    if bottom.is_number:
+        ratio: Poly = top / bottom
+        return ratio if ratio.is_number or _positive_monomial(ratio) else None
+    return Quotient.simplified(top, bottom)
+
+
+def _proportion(top: Poly, bottom: Poly) -> Fraction | None:
+    """The number `top/bottom` where one is a multiple of the other (the same terms, in
+    the same ratio), else None."""
+    if top.terms.keys() != bottom.terms.keys():
+        return None
+    ratios = {Fraction(c) / bottom.terms[m] for m, c in top.terms.items()}
+    return ratios.pop() if len(ratios) == 1 else None
+
+
+def _limit_of_simplified(intensity: Poly | Quotient) -> sympy.Expr | None:
+    """`_limit` of `_simplified`'s result, off its terms: every symbol grows (none is a
+    branch fraction), so the total degrees above and below decide, and no coefficient can
+    cancel (a monomial over positive terms)."""
+    if is_poly(intensity):
+        return intensity if intensity.is_number else INFINITY
+    top, bottom = intensity.numerator, intensity.denominator
+    top_degree = top.degree()
+    bottom_degree = bottom.degree()
+    if top_degree < bottom_degree:
+        return ZERO
+    if top_degree > bottom_degree:
+        return INFINITY
+    leading = sum((c for m, c in bottom.terms.items() if sum(e for _, e in m) == bottom_degree), 0)
+    ((_, coefficient),) = top.terms.items()
+    return constant(Fraction(coefficient) / leading)
+
+
+def _positive_monomial(poly: Poly) -> bool:
+    return len(poly.terms) == 1 and next(iter(poly.terms.values())) > 0
+
+
+def _ratio_at_sizes(flops: sympy.Expr, bytes_moved: sympy.Expr) -> sympy.Expr | None:
+    """flops/bytes where sizes were given, None where the quotient surely keeps symbols:
+    two Polys whose quotient `Poly` leaves to sympy (a sum above or below, monomials of
+    different symbols) are no number, and sympy need not build it to say so."""
+    if is_poly(flops) and is_poly(bytes_moved) and not bytes_moved.is_number:
+        if not flops.terms:
+            return ZERO
+        same = len(flops.terms) == 1 and flops.terms.keys() == bytes_moved.terms.keys()
+        if not same and flops != bytes_moved:
+            return None
+    return flops / bytes_moved
 
 
 def _limit(intensity: sympy.Expr) -> sympy.Expr | None:
@@ -743,7 +823,7 @@ def _last_sign_change(
 
 def _attainable_limit(limit: sympy.Expr | None, peak: float, bandwidth: float) -> float | None:
     """Attainable FLOP/s as the sizes grow; an unbounded AI reaches the peak."""
-    if limit is not None and not is_poly(limit) and limit == sympy.oo:
+    if is_infinity(limit) or (limit is not None and not is_poly(limit) and limit == sympy.oo):
         return peak
     value = finite_value(limit)
     return None if value is None else min(peak, value * bandwidth)
