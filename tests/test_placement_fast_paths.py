@@ -12,7 +12,7 @@ from polynomial_strategies import SYMBOLS
 
 from aiscan.algebra import as_expression, constant, is_poly, symbol, to_sympy
 from aiscan.real_roots import integer_coefficients, numeric_roots
-from aiscan.roofline.placement import _intensity_and_limit, _limit, _simplified
+from aiscan.roofline.placement import _intensity_and_limit, _limit, _rational_limit, _simplified
 
 GROWING = [s for s in SYMBOLS if s.name != "p_L12"][:4]
 positive = st.fractions(min_value=1, max_value=200, max_denominator=6)
@@ -92,3 +92,16 @@ def test_a_linear_root_rounds_twice_as_mpmath_does() -> None:
     for lead, last in [(72, 64 - 262144), (3, -1), (7, -(2**52) - 1), (10**15 + 1, -3)]:
         expected = [complex(r) for r in sympy.Poly(lead * x + last, x).nroots()]
         assert numeric_roots([lead, last]) == expected
+
+
+@settings(max_examples=40, deadline=None)  # sympy's limit takes a tenth of a second or more
+@given(
+    st.lists(st.integers(-9, 9), min_size=1, max_size=4),
+    st.lists(st.integers(-9, 9), min_size=1, max_size=4).filter(any),
+)
+def test_a_rational_limit_is_sympys_limit(above: list[int], below: list[int]) -> None:
+    x = sympy.Symbol("x", positive=True)
+    top = sum(c * x**k for k, c in enumerate(above))
+    bottom = sum(c * x**k for k, c in enumerate(below))
+    expr = top / (bottom + 2 * x ** len(below))  # a bottom that grows, never zero at large x
+    assert _rational_limit(expr, x) == sympy.limit(expr, x, sympy.oo)

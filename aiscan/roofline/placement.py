@@ -600,7 +600,28 @@ def _limit(intensity: sympy.Expr) -> sympy.Expr | None:
     together, x, names = _one_size(intensity)
     if not names:
         return intensity
-    return limit_at_infinity(together, x)
+    rational = None if is_poly(together) else _rational_limit(together, x)
+    return rational if rational is not None else limit_at_infinity(together, x)
+
+
+def _rational_limit(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | None:
+    """sympy's `limit` of a ratio of two polynomials in `x` alone, read off their leading
+    coefficients (sympy's series machinery takes a tenth of a second and more to say the
+    same); None for anything else."""
+    top, bottom = sympy.fraction(sympy.together(expr))
+    if (top.free_symbols | bottom.free_symbols) - {x}:
+        return None
+    if not (top.is_polynomial(x) and bottom.is_polynomial(x)):
+        return None
+    above, below = sympy.Poly(top, x), sympy.Poly(bottom, x)
+    if below.is_zero:
+        return None
+    if above.is_zero or above.degree() < below.degree():
+        return sympy.S.Zero
+    ratio = above.LC() / below.LC()
+    if above.degree() == below.degree():
+        return ratio
+    return sympy.oo * sympy.sign(ratio)
 
 
 def _constant(*, compute: bool, names: tuple[str, ...] = ()) -> Crossover:
