@@ -3,6 +3,8 @@ the intensity in `simplify`'s form, its limit, and the cache model's `nroots`.""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import mpmath
 import pytest
 import sympy
@@ -11,8 +13,14 @@ from hypothesis import strategies as st
 from polynomial_strategies import SYMBOLS
 
 from aiscan.algebra import as_expression, constant, is_poly, symbol, to_sympy
-from aiscan.real_roots import integer_coefficients, numeric_roots
-from aiscan.roofline.placement import _intensity_and_limit, _limit, _rational_limit, _simplified
+from aiscan.real_roots import integer_coefficients, numeric_roots, positive_rational_roots
+from aiscan.roofline.placement import (
+    _intensity_and_limit,
+    _limit,
+    _positive_roots,
+    _rational_limit,
+    _simplified,
+)
 
 GROWING = [s for s in SYMBOLS if s.name != "p_L12"][:4]
 positive = st.fractions(min_value=1, max_value=200, max_denominator=6)
@@ -105,3 +113,44 @@ def test_a_rational_limit_is_sympys_limit(above: list[int], below: list[int]) ->
     bottom = sum(c * x**k for k, c in enumerate(below))
     expr = top / (bottom + 2 * x ** len(below))  # a bottom that grows, never zero at large x
     assert _rational_limit(expr, x) == sympy.limit(expr, x, sympy.oo)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(1, 9), st.integers(-5, 60)), max_size=3),
+    st.tuples(st.integers(-30, 30), st.integers(-50, 50)) | st.none(),
+)
+def test_positive_rational_roots_are_sympys_real_roots(
+    linear: list[tuple[int, int]], quadratic: tuple[int, int] | None
+) -> None:
+    """Crossover gaps: products of rational factors, with or without a quadratic whose
+    roots may be irrational (then sympy's radicals are needed: None)."""
+    x = sympy.Symbol("x")
+    expr = sympy.Integer(3)
+    for a, b in linear:
+        expr *= a * x - b
+    if quadratic is not None:
+        expr *= x**2 + quadratic[0] * x + quadratic[1]
+    poly = sympy.Poly(sympy.expand(expr), x)
+    positive = sorted({r for r in poly.real_roots() if r.is_positive}, key=float)
+    expected = (
+        [Fraction(int(r.p), int(r.q)) for r in positive]
+        if all(r.is_Rational for r in positive)
+        else None
+    )
+    coefficients = [int(c) for c in poly.all_coeffs()]
+    assert positive_rational_roots(coefficients) == expected
+
+
+def test_a_crossover_with_rational_roots_is_exact_without_sympy() -> None:
+    """(x - 1)*(5*x - 42)*x: the gap of a crossover at 42/5, after a root at 1."""
+    x = symbol("x", "positive")
+    roots = _positive_roots(5 * x**3 - 47 * x**2 + 42 * x, x)
+    assert roots is not None
+    assert [(str(r.exact), r.value, r.ceiling, r.floor) for r in roots] == [
+        ("1", 1.0, 1, 1),
+        ("42/5", 8.4, 9, 8),
+    ]
+    irrational = _positive_roots(x**3 - 2 * x, x)  # left to sympy, which writes radicals
+    assert irrational is not None
+    assert [str(r.exact) for r in irrational] == ["sqrt(2)"]

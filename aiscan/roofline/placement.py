@@ -41,6 +41,7 @@ from aiscan.analysis.intensity import (
     size_bindings,
 )
 from aiscan.errors import UsageError
+from aiscan.real_roots import integer_coefficients, positive_rational_roots
 from aiscan.roofline.devices import Device, PeakChoice
 from aiscan.roofline.in_core import InCoreCeiling, in_core_ceiling
 from aiscan.roofline.roofs import CONTRACTION, roof_label
@@ -748,6 +749,10 @@ def _positive_roots(gap: sympy.Expr, x: sympy.Symbol) -> list[_Root] | None:
         if len(powers) == 2 and powers[1] == powers[0] + 1:  # x**k*(a*x + b)
             root = -by_power[powers[0]] / by_power[powers[1]]
             return [_exact_root(root)] if root > 0 else []
+        coefficients = integer_coefficients(gap, ("x", "positive"))
+        rational = None if coefficients is None else positive_rational_roots(coefficients)
+        if rational is not None:  # all rational (or none): exact without sympy's radicals
+            return [_exact_root(constant(root)) for root in rational]
     numerator = sympy.numer(sympy.together(gap))
     if numerator.is_polynomial(x):
         _, poly = sympy.Poly(numerator, x).terms_gcd()  # roots at 0 do not matter
