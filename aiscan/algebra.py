@@ -618,15 +618,46 @@ class Quotient:
     writes that expression's text where the shape is one `polynomial_text` covers, and any
     other question or operation is put to the sympy form, so code written for sympy keeps
     working and pays for the import only off the common path. Never a polynomial: a
-    quotient that is one is a `Poly`."""
+    quotient that is one is a `Poly`.
 
-    __slots__ = ("_sympy", "_text", "denominator", "numerator")
+    `factored` is the form sympy's `simplify` gives a monomial over a sum of positive
+    terms (a placement's intensity): the bottom's content and common monomial taken out
+    of the sum, `m/(8*(m + 8))` for `m/(8*m + 64)` (`Quotient.factored`)."""
 
-    def __init__(self, numerator: Poly, denominator: Poly) -> None:
+    __slots__ = ("_sympy", "_text", "denominator", "factored", "numerator")
+
+    def __init__(self, numerator: Poly, denominator: Poly, *, factored: bool = False) -> None:
         self.numerator = numerator
         self.denominator = denominator
+        self.factored = factored
         self._sympy: Any = None
         self._text: str | None = None
+
+    @staticmethod
+    def simplified(numerator: Poly, denominator: Poly) -> Quotient | None:
+        """`numerator/denominator`, in lowest terms with coprime integer coefficients, in
+        the form sympy's `simplify` writes; None where that form is not the one
+        `factored` covers (a sum above, a sign, two symbols of one name)."""
+        if len(numerator.terms) != 1 or len(denominator.terms) < 1:
+            return None
+        ((_, coefficient),) = numerator.terms.items()
+        if coefficient <= 0 or not all(c > 0 for c in denominator.terms.values()):
+            return None
+        if numerator.has_name_clash(denominator) or polynomial_text(denominator) is None:
+            return None
+        return Quotient(numerator, denominator, factored=True)
+
+    def _factors(self) -> tuple[Fraction, Poly, Poly, Poly]:
+        """The factored form's coefficient, top monomial, bottom monomial and bottom sum
+        (`ONE` when the bottom is a monomial)."""
+        ((top, top_coefficient),) = self.numerator.terms.items()
+        common = self.denominator.common_monomial(self.denominator)
+        rest = self.denominator.divided_by_monomial(common)
+        content = rest.content()
+        coefficient = Fraction(top_coefficient) / content
+        total = rest * constant(1 / content)
+        common_poly = Poly({tuple(sorted(common.items())): 1})
+        return coefficient, Poly({top: 1}), common_poly, total
 
     def __getattr__(self, name: str) -> Any:
         """As `Poly.__getattr__`: public questions go to the sympy form."""
@@ -634,17 +665,26 @@ class Quotient:
             raise AttributeError(name)
         return getattr(self._sympy_(), name)
 
-    def __reduce__(self) -> tuple[type[Quotient], tuple[Poly, Poly]]:
-        return Quotient, (self.numerator, self.denominator)
+    def __reduce__(self) -> tuple[Any, tuple[Poly, Poly, bool]]:
+        return _quotient_of, (self.numerator, self.denominator, self.factored)
 
     def _sympy_(self) -> Any:
         """What `analysis.intensity` built before: a sum over a number unevaluated, so
-        that `(n + 1)/48` is not distributed into `n/48 + 1/48`."""
+        that `(n + 1)/48` is not distributed into `n/48 + 1/48`; `factored`, the product
+        `simplify` returns."""
         if self._sympy is None:
             import sympy
 
             top, bottom = self.numerator._sympy_(), self.denominator._sympy_()
-            if self.denominator.is_number:
+            if self.factored:
+                coefficient, above, below, total = self._factors()
+                self._sympy = sympy.Mul(
+                    sympy.Rational(coefficient.numerator, coefficient.denominator),
+                    above._sympy_(),
+                    sympy.Pow(below._sympy_(), -1),
+                    sympy.Pow(total._sympy_(), -1),
+                )
+            elif self.denominator.is_number:
                 inverse = sympy.Pow(bottom, -1, evaluate=False)
                 self._sympy = sympy.Mul(top, inverse, evaluate=False)
             else:
@@ -684,6 +724,8 @@ class Quotient:
     def _fast_text(self) -> str | None:
         """sympy's text for the shapes the cancellation builds (`(p + 1)/20`,
         `(n + 3)/(4*n + 20)`, `n/(4*n + 20)`); None for others, which sympy writes."""
+        if self.factored:
+            return self._factored_text()
         top, bottom = self.numerator, self.denominator
         top_text, bottom_text = polynomial_text(top), polynomial_text(bottom)
         if top_text is None or bottom_text is None:
@@ -703,9 +745,35 @@ class Quotient:
             return None
         return f"{top_text}/{below}"
 
+    def _factored_text(self) -> str:
+        """As sympy's `_print_Mul` writes the factored product: the factors above (the
+        coefficient's numerator first), then `/` and those below, in parentheses when
+        there are several; symbols in sympy's order, by name, on each side."""
+        coefficient, above, below, total = self._factors()
+        ((powers, _),) = below.terms.items()
+        alone = coefficient == 1 and above.is_number and len(total.terms) == 1
+        if alone and len(powers) == 1 and powers[0][1] > 1:
+            ((name, _), power) = powers[0]  # a power alone, as sympy's `_print_Pow` writes it
+            return f"{name}**(-{power})"
+        tops = [] if coefficient.numerator == 1 else [str(coefficient.numerator)]
+        bottoms = [] if coefficient.denominator == 1 else [str(coefficient.denominator)]
+        for monomial, side in ((above, tops), (below, bottoms)):
+            ((powers, _),) = monomial.terms.items()
+            side += [name if power == 1 else f"{name}**{power}" for (name, _), power in powers]
+        if len(total.terms) > 1:
+            bottoms.append(f"({polynomial_text(total)})")
+        top_text = "*".join(tops) or "1"
+        if len(bottoms) == 1:
+            return f"{top_text}/{bottoms[0]}"
+        return f"{top_text}/({'*'.join(bottoms)})"
+
     def __eq__(self, other: object) -> bool:
         if other.__class__ is Quotient:
-            return self.numerator == other.numerator and self.denominator == other.denominator
+            return (
+                self.numerator == other.numerator
+                and self.denominator == other.denominator
+                and self.factored == other.factored
+            )
         if other.__class__ is Poly or isinstance(other, int | float | Fraction):
             return False  # never a polynomial, and never a number
         if _from_sympy_module(other):
@@ -717,7 +785,7 @@ class Quotient:
         return equal if equal is NotImplemented else not equal
 
     def __hash__(self) -> int:
-        return hash((Quotient, self.numerator, self.denominator))
+        return hash((Quotient, self.numerator, self.denominator, self.factored))
 
     # Arithmetic and order are sympy's, on the sympy form, as before this type.
     def __add__(self, other: object) -> Any:
@@ -822,6 +890,11 @@ class Infinity:
 
 
 INFINITY = Infinity()
+
+
+def _quotient_of(numerator: Poly, denominator: Poly, factored: bool) -> Quotient:
+    """Unpickling: `Quotient` with its keyword."""
+    return Quotient(numerator, denominator, factored=factored)
 
 
 def is_infinity(value: object) -> bool:

@@ -75,3 +75,29 @@ def test_an_unbounded_intensity_is_analyzed_without_sympy(form: str, limit: str)
     assert status == "0 False", result.stderr
     assert "n/12" in report
     assert limit in report
+
+
+@pytest.mark.parametrize(
+    ("kernel", "form", "level_intensity"),
+    [
+        ("dgemv", "text", "L2 m/(8*(m + 8)) F/B"),
+        ("dgemv", "json", '"expr": "m/(8*m + 64)"'),
+        ("fixtures/c/dgemm_ijk.c", "text", "L2 n/(4*(9*n + 16)) F/B"),
+        ("fixtures/c/dgemm_ijk.c", "json", '"breaks_at": 14562.603174603173'),
+    ],
+)
+def test_a_cpu_placement_is_made_without_sympy(
+    tmp_path: Path, kernel: str, form: str, level_intensity: str
+) -> None:
+    """Placed on a CPU with the cache model (issue 33): the level intensities in the form
+    sympy's `simplify` wrote, the layer conditions' `breaks_at` (sympy's `nroots`) and the
+    crossovers, all without sympy."""
+    if kernel == "dgemv":
+        kernel = str(tmp_path / "dgemv.c")
+        Path(kernel).write_text(_DGEMV)
+    command = [sys.executable, "-c", _PROBE, "analyze", kernel, "--no-cache"]
+    command += ["--device", "xeon-8480plus", "--format", form]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    status, report = result.stdout.split("\n", 1)
+    assert status == "0 False", result.stderr
+    assert level_intensity in report

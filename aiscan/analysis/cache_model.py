@@ -31,7 +31,7 @@ from fractions import Fraction
 from math import gcd
 from typing import TYPE_CHECKING
 
-from aiscan.algebra import SYMPY, ZERO, constant, expand
+from aiscan.algebra import SYMPY, ZERO, constant, expand, is_poly, symbol
 from aiscan.analysis.delinearize import delinearized
 from aiscan.analysis.domain import sum_over_loop, sum_over_loops
 from aiscan.analysis.footprint import footprint_of, union_size
@@ -41,6 +41,7 @@ from aiscan.analysis.traffic import Traffic, compulsory_traffic, streaming_traff
 from aiscan.analysis.walk import Placed, placed_statements
 from aiscan.ir.nodes import Access, Branch, Loop, Node
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
+from aiscan.real_roots import integer_coefficients, numeric_roots
 
 if TYPE_CHECKING:
     import sympy
@@ -653,10 +654,16 @@ def _root(working_set: sympy.Expr, capacity: float) -> float | None:
     growing = [s for s in working_set.free_symbols if is_size_symbol(s)]
     if not growing or working_set.free_symbols - set(growing):
         return None
-    x = sympy.Symbol("x", positive=True)
-    gap = expand(working_set.subs({s: x for s in growing}) - sympy.Rational(repr(capacity)))
+    x = symbol("x", "positive")
+    gap = expand(working_set.subs({s: x for s in growing}) - constant(Fraction(repr(capacity))))
+    coefficients = integer_coefficients(gap, ("x", "positive")) if is_poly(gap) else None
     try:
-        roots = [complex(r) for r in sympy.Poly(gap, x).nroots()]
+        if coefficients is not None:  # sympy's `nroots`, bit for bit, without sympy
+            roots = numeric_roots(coefficients)
+        else:
+            roots = [complex(r) for r in sympy.Poly(gap, x).nroots()]
+    except ArithmeticError:  # no convergence
+        return None
     except (sympy.PolynomialError, TypeError, ValueError):
         return None
     positive = [r.real for r in roots if abs(r.imag) < 1e-9 and r.real > 0]

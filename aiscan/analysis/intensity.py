@@ -40,6 +40,7 @@ else:
 
 __all__ = [
     "Intensity",
+    "cancelled_by_monomial",
     "finite_value",
     "intensity",
     "leading_limit",
@@ -124,7 +125,7 @@ def _cancelled(numerator: sympy.Expr, denominator: sympy.Expr) -> tuple[sympy.Ex
     """numerator/denominator in lowest terms with coprime integer coefficients and a
     positive leading denominator coefficient: `n/12`, `(n + 1)/48`, `(2*N - 1)/(4*N + 2)`."""
     if is_poly(numerator) and is_poly(denominator):
-        fast = _cancelled_by_monomial(numerator, denominator)
+        fast = cancelled_by_monomial(numerator, denominator)
         if fast is not None:
             return fast
     symbols = sorted(numerator.free_symbols | denominator.free_symbols, key=attrgetter("name"))
@@ -140,7 +141,7 @@ def _cancelled(numerator: sympy.Expr, denominator: sympy.Expr) -> tuple[sympy.Ex
     return fast if fast is not None else _cancelled_with_poly(numerator, denominator, symbols)
 
 
-def _cancelled_by_monomial(numerator: Poly, denominator: Poly) -> tuple[Poly, Poly] | None:
+def cancelled_by_monomial(numerator: Poly, denominator: Poly) -> tuple[Poly, Poly] | None:
     """`_cancelled` where one side is a monomial (or a number): its common factor with the
     other is a monomial, so no polynomial gcd is needed. The same normal form: coprime
     integer coefficients, a bottom whose leading coefficient (lex in the symbols' names) is
@@ -217,7 +218,7 @@ def _cancelled_polynomials(
     bottom = ring.dtype(_integer_dict(bottom_terms, symbols, scale))
     if not top:
         return None
-    _, top, bottom = top.cofactors(bottom)  # a monomial side is `_cancelled_by_monomial`'s
+    _, top, bottom = top.cofactors(bottom)  # a monomial side is `cancelled_by_monomial`'s
     if bottom.LC < 0:
         top, bottom = -top, -bottom
     top_content, bottom_content = top.content(), bottom.content()

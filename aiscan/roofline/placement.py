@@ -17,16 +17,31 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from aiscan.algebra import SYMPY, Poly, as_expression, constant, expand, is_poly, normal, symbol
+from aiscan.algebra import (
+    INFINITY,
+    SYMPY,
+    ZERO,
+    Poly,
+    Quotient,
+    as_expression,
+    constant,
+    expand,
+    is_infinity,
+    is_poly,
+    normal,
+    symbol,
+)
 from aiscan.analysis.dependence import DependenceChain
 from aiscan.analysis.flops import FlopCounts
 from aiscan.analysis.intensity import (
+    cancelled_by_monomial,
     finite_value,
     limit_at_infinity,
     past_bends,
     size_bindings,
 )
 from aiscan.errors import UsageError
+from aiscan.real_roots import integer_coefficients, positive_rational_roots
 from aiscan.roofline.devices import Device, PeakChoice
 from aiscan.roofline.in_core import InCoreCeiling, in_core_ceiling
 from aiscan.roofline.roofs import CONTRACTION, roof_label
@@ -293,7 +308,7 @@ def place(
     else:
         intensity, limit = _intensity_and_limit(flops_expr, bytes_expr)
         crossover = _crossover(flops_expr, bytes_expr, ridge, sizes or {}, repeats)
-        exact_value = at_flops / at_bytes
+        exact_value = _ratio_at_sizes(at_flops, at_bytes)
         value = finite_value(exact_value)
         if value is not None:
             bound = Bound.MEMORY if bool(exact_value < ridge) else Bound.COMPUTE
@@ -509,6 +524,10 @@ def _intensity_and_limit(
 ) -> tuple[sympy.Expr, sympy.Expr | None]:
     """Memoized like `_swept_crossover`: a nest is placed on every device and level, and
     again at every hover."""
+    if is_poly(flops) and is_poly(bytes_moved):
+        simplified = _simplified(flops, bytes_moved)
+        if simplified is not None:
+            return simplified, _limit_of_simplified(simplified)
     ratio = flops / bytes_moved
     # A monomial or a number is already as simple as sympy's `simplify` would make it.
     simple = is_poly(ratio) and len(ratio.terms) <= 1
@@ -516,11 +535,94 @@ def _intensity_and_limit(
     return intensity, _limit(intensity)
 
 
+def _simplified(flops: Poly, bytes_moved: Poly) -> Poly | Quotient | None:
+    """What `sympy.simplify(flops/bytes_moved)` gives, without sympy, for the ratios
+    placements meet: a monomial over a sum of positive terms (`m/(8*(m + 8))`), a monomial
+    over a monomial, and two proportional sums (`1/10`); None for the others (two sums,
+    signs, branch fractions, whose limits sympy takes), left to sympy."""
+    if any(_is_fraction(s) for s in flops.free_symbols | bytes_moved.free_symbols):
+        return None
+    cancelled = cancelled_by_monomial(flops, bytes_moved)
+    if cancelled is None:
+        number = _proportion(flops, bytes_moved)
+        return None if number is None else constant(number)
+    top, bottom = cancelled
+    if bottom.is_number:
+        ratio: Poly = top / bottom
+        return ratio if ratio.is_number or _positive_monomial(ratio) else None
+    return Quotient.simplified(top, bottom)
+
+
+def _proportion(top: Poly, bottom: Poly) -> Fraction | None:
+    """The number `top/bottom` where one is a multiple of the other (the same terms, in
+    the same ratio), else None."""
+    if top.terms.keys() != bottom.terms.keys():
+        return None
+    ratios = {Fraction(c) / bottom.terms[m] for m, c in top.terms.items()}
+    return ratios.pop() if len(ratios) == 1 else None
+
+
+def _limit_of_simplified(intensity: Poly | Quotient) -> sympy.Expr | None:
+    """`_limit` of `_simplified`'s result, off its terms: every symbol grows (none is a
+    branch fraction), so the total degrees above and below decide, and no coefficient can
+    cancel (a monomial over positive terms)."""
+    if is_poly(intensity):
+        return intensity if intensity.is_number else INFINITY
+    top, bottom = intensity.numerator, intensity.denominator
+    top_degree = top.degree()
+    bottom_degree = bottom.degree()
+    if top_degree < bottom_degree:
+        return ZERO
+    if top_degree > bottom_degree:
+        return INFINITY
+    leading = sum((c for m, c in bottom.terms.items() if sum(e for _, e in m) == bottom_degree), 0)
+    ((_, coefficient),) = top.terms.items()
+    return constant(Fraction(coefficient) / leading)
+
+
+def _positive_monomial(poly: Poly) -> bool:
+    return len(poly.terms) == 1 and next(iter(poly.terms.values())) > 0
+
+
+def _ratio_at_sizes(flops: sympy.Expr, bytes_moved: sympy.Expr) -> sympy.Expr | None:
+    """flops/bytes where sizes were given, None where the quotient surely keeps symbols:
+    two Polys whose quotient `Poly` leaves to sympy (a sum above or below, monomials of
+    different symbols) are no number, and sympy need not build it to say so."""
+    if is_poly(flops) and is_poly(bytes_moved) and not bytes_moved.is_number:
+        if not flops.terms:
+            return ZERO
+        same = len(flops.terms) == 1 and flops.terms.keys() == bytes_moved.terms.keys()
+        if not same and flops != bytes_moved:
+            return None
+    return flops / bytes_moved
+
+
 def _limit(intensity: sympy.Expr) -> sympy.Expr | None:
     together, x, names = _one_size(intensity)
     if not names:
         return intensity
-    return limit_at_infinity(together, x)
+    rational = None if is_poly(together) else _rational_limit(together, x)
+    return rational if rational is not None else limit_at_infinity(together, x)
+
+
+def _rational_limit(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | None:
+    """sympy's `limit` of a ratio of two polynomials in `x` alone, read off their leading
+    coefficients (sympy's series machinery takes a tenth of a second and more to say the
+    same); None for anything else."""
+    top, bottom = sympy.fraction(sympy.together(expr))
+    if (top.free_symbols | bottom.free_symbols) - {x}:
+        return None
+    if not (top.is_polynomial(x) and bottom.is_polynomial(x)):
+        return None
+    above, below = sympy.Poly(top, x), sympy.Poly(bottom, x)
+    if below.is_zero:
+        return None
+    if above.is_zero or above.degree() < below.degree():
+        return sympy.S.Zero
+    ratio = above.LC() / below.LC()
+    if above.degree() == below.degree():
+        return ratio
+    return sympy.oo * sympy.sign(ratio)
 
 
 def _constant(*, compute: bool, names: tuple[str, ...] = ()) -> Crossover:
@@ -647,6 +749,10 @@ def _positive_roots(gap: sympy.Expr, x: sympy.Symbol) -> list[_Root] | None:
         if len(powers) == 2 and powers[1] == powers[0] + 1:  # x**k*(a*x + b)
             root = -by_power[powers[0]] / by_power[powers[1]]
             return [_exact_root(root)] if root > 0 else []
+        coefficients = integer_coefficients(gap, ("x", "positive"))
+        rational = None if coefficients is None else positive_rational_roots(coefficients)
+        if rational is not None:  # all rational (or none): exact without sympy's radicals
+            return [_exact_root(constant(root)) for root in rational]
     numerator = sympy.numer(sympy.together(gap))
     if numerator.is_polynomial(x):
         _, poly = sympy.Poly(numerator, x).terms_gcd()  # roots at 0 do not matter
@@ -743,7 +849,7 @@ def _last_sign_change(
 
 def _attainable_limit(limit: sympy.Expr | None, peak: float, bandwidth: float) -> float | None:
     """Attainable FLOP/s as the sizes grow; an unbounded AI reaches the peak."""
-    if limit is not None and not is_poly(limit) and limit == sympy.oo:
+    if is_infinity(limit) or (limit is not None and not is_poly(limit) and limit == sympy.oo):
         return peak
     value = finite_value(limit)
     return None if value is None else min(peak, value * bandwidth)
