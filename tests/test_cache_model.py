@@ -576,3 +576,43 @@ def test_a_split_that_would_raise_the_traffic_is_not_taken() -> None:
     assert memory.exact
     assert same(memory.read, "8*n**2") and same(memory.write, "4*n**2 - 4*n")
     assert [c.iterations for c in memory.conditions] == [None, None]
+
+
+def test_a_reversed_walk_over_a_triangle_is_an_interval_and_its_range_is_split() -> None:
+    """`r[k - i - 1]` for `i < k` touches r[0 .. n - 2]: each k sweeps a run r[0 .. k - 1],
+    so its footprint is exact and the layer conditions decide its reuse (before, "may
+    touch an element more than once": a range placed at the streaming end, 2,303,808,000
+    bytes at n = 12000, 4.50 times valgrind's 511,726,400). One k step touches r, y and z
+    over k elements (24k bytes), within half the LL while k <= 5461: the rows up to there
+    are moved once, every longer one pays r, y, z (allocated) and z's write-back."""
+    reversed_triangle = _function(FIXTURES / "c" / "polyhedral_footprints.c", "reversed_triangle")
+    (region,) = [r for r in reversed_triangle.regions if r.region.kind == "nest"]
+    ll = CacheLevelSpec("LL", 262144, 64)
+    n = 12_000
+    traffic = cache_traffic(region.region.body, [ll], "DRAM", write_allocate=True, sizes={"n": n})
+    memory = traffic[-1]
+    assert memory.exact and not memory.undecided
+    paid = sum(32 * k for k in range(1, n) if 24 * k > 131072)
+    assert paid + 32 * 5461 == 1_826_735_040
+    assert float(memory.total.subs(size_symbol("n"), n)) == 1_826_735_040
+    assert sorted((c.holds, str(c.iterations)) for c in memory.conditions if c.loop_var == "k") == [
+        (False, "(5462, n - 1)"),
+        (True, "(1, 5461)"),
+    ]
+
+
+def test_runs_that_skip_indices_keep_the_footprint_a_bound() -> None:
+    """`r[k + i]` with `i = 2k` alone touches r[0], r[3], r[6], ...: n elements in a hull
+    of 3n - 2, so no interval; the footprint stays a bound and the reuse undecided."""
+    source = (
+        "void skip(int n, double *r, double *y) {\n"
+        "  for (int k = 0; k < n; k++)\n"
+        "    for (int i = 2*k; i < 2*k + 1; i++)\n"
+        "      y[k] = 2.0 * r[k + i];\n"
+        "}\n"
+    )
+    module = lower_source(source, "skip.c", PipelineOptions())
+    (region,) = [r for r in analyze_module(module).functions[0].regions if r.region.kind == "nest"]
+    ll = CacheLevelSpec("LL", 262144, 64)
+    memory = cache_traffic(region.region.body, [ll], "DRAM", write_allocate=True)[-1]
+    assert [u.line for u in memory.undecided] == [4]
