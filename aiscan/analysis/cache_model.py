@@ -34,11 +34,13 @@ from typing import TYPE_CHECKING
 from aiscan.algebra import SYMPY, ZERO, constant, expand
 from aiscan.analysis.delinearize import delinearized
 from aiscan.analysis.domain import sum_over_loop, sum_over_loops
-from aiscan.analysis.footprint import footprint_of, union_size
+from aiscan.analysis.footprint import Footprint, footprint_of, union_size
 from aiscan.analysis.intensity import finite_value, size_bindings
+from aiscan.analysis.polyhedral import PolyReference
 from aiscan.analysis.polynomials import linear_coefficient
 from aiscan.analysis.traffic import Traffic, compulsory_traffic, streaming_traffic
 from aiscan.analysis.walk import Placed, placed_statements
+from aiscan.analysis.working_sets import exact_union
 from aiscan.ir.nodes import Access, Branch, Loop, Node
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
@@ -478,11 +480,14 @@ class _Model:
         self, nodes: tuple[Node, ...], outer: tuple[Loop, ...], *, everything: bool
     ) -> tuple[list[sympy.Expr], list[sympy.Expr], bool]:
         """Bytes read and written per array group, and whether every count is exact."""
-        by_array: dict[str, list[tuple[Access, Sequence[Loop]]]] = defaultdict(list)
-        for placed in _statements(nodes):
+        by_array: dict[str, list[_Member]] = defaultdict(list)
+        statements = _statements(nodes)
+        first_positions = _first_positions(statements)
+        for placed in statements:
             inner = placed.loops  # the loops inside `nodes`; `outer` stays fixed
-            for access in placed.statement.accesses:
-                by_array[access.array].append((access, inner))
+            for offset, access in enumerate(placed.statement.accesses):
+                reference = _Member(access, inner, placed, offset)
+                by_array[access.array].append(reference)
         reads, writes = [], []
         exact = True
         for refs in by_array.values():
@@ -490,28 +495,54 @@ class _Model:
             # walks, one stride) share lines: their union counts once. Groups with other
             # line costs are added (an upper bound where they overlap, e.g. `x[i]` beside
             # `x[j]`: one line besides the row).
-            groups: dict[tuple[sympy.Expr, int], list[tuple[Access, Sequence[Loop]]]]
-            groups = defaultdict(list)
-            for access, loops in refs:
-                stride, per_stride = _per_stride(access)
-                groups[self._line_factor(access, loops), stride].append((per_stride, loops))
+            groups: dict[tuple[sympy.Expr, int], list[_Member]] = defaultdict(list)
+            for member in refs:
+                stride, per_stride = _per_stride(member.access)
+                groups[self._line_factor(member.access, member.loops), stride].append(
+                    replace(member, access=per_stride)
+                )
             exact = exact and len(groups) == 1
             for (factor, _), members in groups.items():
-                if all(not loops for _, loops in members):
+                if all(not m.loops for m in members):
                     # Single elements (no loop moves them): one line per distinct index,
                     # whether or not two symbolic indices coincide (an upper bound).
-                    chosen_at = {a.index for a, _ in members if everything or not a.is_write}
-                    written_at = {a.index for a, _ in members if a.is_write}
+                    chosen_at = {m.access.index for m in members if everything or not m.is_write}
+                    written_at = {m.access.index for m in members if m.is_write}
                     reads.append(len(chosen_at) * factor)
                     writes.append(len(written_at) * factor)
                     continue
-                prints = [(a, footprint_of(a, loops)) for a, loops in members]
-                chosen = union_size([f for a, f in prints if everything or not a.is_write])
-                written = union_size([f for a, f in prints if a.is_write])
-                reads.append(chosen.count * factor)
-                writes.append(written.count * factor)
-                exact = exact and chosen.exact and written.exact
+                chosen = [m for m in members if everything or not m.is_write]
+                written = [m for m in members if m.is_write]
+                for side, counts in ((chosen, reads), (written, writes)):
+                    union = self._union(side, outer, first_positions)
+                    counts.append(union.count * factor)
+                    exact = exact and union.exact
         return reads, writes, exact
+
+    def _union(
+        self, members: Sequence[_Member], outer: tuple[Loop, ...], first: dict[int, int]
+    ) -> Footprint:
+        """The footprint of `members` together: by the box rules, or where those only bound
+        it and sizes are given, by integer sets (`working_sets`: a triangle's union is a
+        triangle, not the boxes' sum)."""
+        union = union_size([footprint_of(m.access, m.loops) for m in members])
+        if union.exact or not self.sizes or any(m.placed.guards is None for m in members):
+            return union
+        references = [
+            PolyReference(
+                m.access,
+                tuple(m.loops),
+                tuple(first[id(loop)] for loop in m.loops),
+                m.placed.order,
+                m.offset,
+                m.placed.guards or (),
+            )
+            for m in members
+        ]
+        found = exact_union(references, outer, self.sizes)
+        if found is None:
+            return union
+        return replace(union, count=found.count, exact=found.exact)
 
     def _line_factor(self, access: Access, loops: Sequence[Loop]) -> sympy.Expr:
         """Bytes moved per distinct element: its width when the innermost subscript walks
@@ -562,6 +593,29 @@ class _Model:
             )
         )
         return holds
+
+
+@dataclass(frozen=True, slots=True)
+class _Member:
+    """One reference of an array group, with the statement it is in and its place there."""
+
+    access: Access
+    loops: tuple[Loop, ...]
+    placed: Placed
+    offset: int
+
+    @property
+    def is_write(self) -> bool:
+        return self.access.is_write
+
+
+def _first_positions(statements: Sequence[Placed]) -> dict[int, int]:
+    """Each loop's first program position (the order of its first statement), by id."""
+    first: dict[int, int] = {}
+    for placed in statements:
+        for loop in placed.loops:
+            first.setdefault(id(loop), placed.order)
+    return first
 
 
 def _loops_inside(

@@ -30,8 +30,8 @@ def format_bytes(value: float) -> str:
     `384e6` -> `384 MB`, `20.736e6` -> `20.736 MB`; 4 significant digits, SI, for others.
 
     A round decimal figure (three significant digits) stays decimal; else a number of KiB,
-    MiB or GiB below 1024 with at most four significant digits is binary; else an exact decimal of up to six
-    digits. `format_si` alone wrote a 32 KiB L1 as "32.77 kB"."""
+    MiB or GiB below 1024 with at most four significant digits is binary; else an exact
+    decimal of up to six digits. `format_si` alone wrote a 32 KiB L1 as "32.77 kB"."""
     if value <= 0 or not math.isfinite(value):
         return format_si(value, "B")
     shown = format_si(value, "B", 3)
