@@ -662,3 +662,43 @@ def test_a_triangles_working_set_is_a_triangle(
     ]
     assert memory.exact is exact
     assert memory.total.subs(size_symbol("n"), 200) == expected
+
+
+NO_LOOP_RECURSIVE_INDIRECT = """\
+double scalar_only(double *a, const double *b) {
+    a[0] = b[0] * 2.0 + b[1];
+    return a[0];
+}
+double fib(const double *x, int n) {
+    if (n < 2) return x[0];
+    return fib(x, n - 1) + x[n];
+}
+void gather(int n, double *y, const double *x, const int *idx) {
+    for (int i = 0; i < n; i++) y[i] = 2.0 * x[idx[i]];
+}
+"""
+
+
+def test_no_loop_a_recursive_and_an_indirect_kernel_each_get_a_main_memory_figure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 32: "a kernel with no loops, a recursive one and an indirect one give no
+    main-memory figure at all": each gets one, in whole lines. Straight-line statements
+    move each line once together (`a[0]` written, then read: one line of a, not one per
+    statement, which gave 256 read bytes); b[0] and b[1] are two indices, two lines at
+    most. The recursive call is not inlined (flagged), x[0] and x[n] are its lines. The
+    gather's x is bounded by its executions: a flagged range, with its value at n."""
+    source = tmp_path / "kernels.c"
+    source.write_text(NO_LOOP_RECURSIVE_INDIRECT)
+    device = ["--device-file", str(CACHEGRIND), "--device", "cachegrind-default"]
+    argv = ["analyze", str(source), *device, "--size", "n=1000", "--format", "json"]
+    main([*argv, "--no-cache"])
+    functions = {f["name"]: f for f in json.loads(capsys.readouterr().out)["files"][0]["functions"]}
+    memory = {name: f["cache_traffic"][0]["levels"][-1] for name, f in functions.items()}
+    assert (memory["scalar_only"]["read_value"], memory["scalar_only"]["write_value"]) == (192, 64)
+    assert (memory["fib"]["read_value"], memory["fib"]["write_value"]) == (128, 0)
+    gather = memory["gather"]
+    assert gather["exact"] is False
+    assert (gather["read_value"], gather["write_value"]) == (20_000, 8_000)
+    assert (gather["read_lower"], gather["write_lower"]) == ("20*n", "8*n")
+    assert "indirect" in gather["undecided"][0]["reason"]

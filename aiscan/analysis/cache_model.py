@@ -260,14 +260,19 @@ class _Model:
     def sequence(
         self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]
     ) -> tuple[sympy.Expr, sympy.Expr]:
-        """Bytes of running `nodes` once, the loops in `outer` fixed."""
+        """Bytes of running `nodes` once, the loops in `outer` fixed. Statements between
+        loops run once each: together they move each line they touch once (`a[0] = ...;
+        return a[0];` reads a's line once, not once per statement)."""
         read, write = ZERO, ZERO
-        for node in nodes:
-            if isinstance(node, Loop):
-                r, w = self.loop(node, outer)
+        for is_loop, run in itertools.groupby(nodes, key=lambda n: isinstance(n, Loop)):
+            if is_loop:
+                for node in run:
+                    assert isinstance(node, Loop)
+                    r, w = self.loop(node, outer)
+                    read, write = read + r, write + w
             else:
-                r, w = self.footprint((node,), outer)
-            read, write = read + r, write + w
+                r, w = self.footprint(tuple(run), outer)
+                read, write = read + r, write + w
         return read, write
 
     def loop(self, loop: Loop, outer: tuple[Loop, ...]) -> tuple[sympy.Expr, sympy.Expr]:
