@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from aiscan.algebra import SYMPY, ZERO, constant, expand
@@ -32,7 +33,7 @@ else:
 
 __all__ = ["ExactUnion", "exact_union"]
 
-MAX_SAMPLES = 12
+MAX_SAMPLES = 8
 """Interpolation points and checks together: past this many isl counts it is not worth it."""
 
 
@@ -53,8 +54,18 @@ def exact_union(
 ) -> ExactUnion | None:
     """The distinct elements `references` touch for one iteration of the `outer` loops,
     at `sizes`; None where it cannot be counted this way (see the module docstring)."""
-    values = {size_symbol(name): value for name, value in sizes.items()}
-    used = _used_outer(references, outer)
+    used = tuple(_used_outer(references, outer))
+    return _exact_union(tuple(references), used, tuple(sorted(sizes.items())))
+
+
+@lru_cache(maxsize=1024)
+def _exact_union(
+    references: tuple[PolyReference, ...],
+    used: tuple[Loop, ...],
+    sizes: tuple[tuple[str, int], ...],
+) -> ExactUnion | None:
+    """Memoized: every cache level asks for the same working sets."""
+    values = {size_symbol(name): value for name, value in sizes}
     if len(used) > 1:
         return None
     if not used:
