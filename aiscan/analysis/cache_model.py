@@ -36,7 +36,7 @@ from aiscan.analysis.delinearize import delinearized
 from aiscan.analysis.domain import sum_over_loop, sum_over_loops
 from aiscan.analysis.footprint import Footprint, footprint_of, union_size
 from aiscan.analysis.intensity import finite_value, size_bindings
-from aiscan.analysis.polyhedral import PolyReference
+from aiscan.analysis.polyhedral import PolyReference, exact_counts
 from aiscan.analysis.polynomials import linear_coefficient
 from aiscan.analysis.traffic import Traffic, compulsory_traffic, streaming_traffic
 from aiscan.analysis.walk import Placed, placed_statements
@@ -470,8 +470,9 @@ class _Model:
         return best
 
     def working_set(self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]) -> sympy.Expr:
-        """Distinct bytes (whole lines) `nodes` touch with `outer` fixed."""
-        return expand(sum(self._arrays(nodes, outer, everything=True)[0], ZERO))
+        """Distinct bytes (whole lines) `nodes` touch with `outer` fixed (at the sizes,
+        where a union is counted by integer sets: it is only compared there)."""
+        return expand(sum(self._arrays(nodes, outer, everything=True, at_sizes=True)[0], ZERO))
 
     def footprint(
         self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]
@@ -482,9 +483,15 @@ class _Model:
         return expand(sum(reads, ZERO)), expand(sum(writes, ZERO))
 
     def _arrays(
-        self, nodes: tuple[Node, ...], outer: tuple[Loop, ...], *, everything: bool
+        self,
+        nodes: tuple[Node, ...],
+        outer: tuple[Loop, ...],
+        *,
+        everything: bool,
+        at_sizes: bool = False,
     ) -> tuple[list[sympy.Expr], list[sympy.Expr], bool]:
-        """Bytes read and written per array group, and whether every count is exact."""
+        """Bytes read and written per array group, and whether every count is exact
+        (`at_sizes`: a count may hold the given sizes as numbers)."""
         by_array: dict[str, list[_Member]] = defaultdict(list)
         statements = _statements(nodes)
         first_positions = _first_positions(statements)
@@ -519,19 +526,27 @@ class _Model:
                 chosen = [m for m in members if everything or not m.is_write]
                 written = [m for m in members if m.is_write]
                 for side, counts in ((chosen, reads), (written, writes)):
-                    union = self._union(side, outer, first_positions)
+                    union = self._union(side, outer, first_positions, at_sizes)
                     counts.append(union.count * factor)
                     exact = exact and union.exact
         return reads, writes, exact
 
     def _union(
-        self, members: Sequence[_Member], outer: tuple[Loop, ...], first: dict[int, int]
+        self,
+        members: Sequence[_Member],
+        outer: tuple[Loop, ...],
+        first: dict[int, int],
+        at_sizes: bool,
     ) -> Footprint:
         """The footprint of `members` together: by the box rules, or where those only bound
-        it and sizes are given, by integer sets (`working_sets`: a triangle's union is a
-        triangle, not the boxes' sum)."""
+        it and sizes are given, by integer sets (a triangle's union is a triangle, not the
+        boxes' sum): at the sizes for a working set (`working_sets`), in the sizes for the
+        bytes of a whole nest (`exact_counts`, as the compulsory bytes); a nest's part
+        inside outer loops keeps its bound, so that no count holds a size as a number."""
         union = union_size([footprint_of(m.access, m.loops) for m in members])
         if union.exact or not self.sizes or any(m.placed.guards is None for m in members):
+            return union
+        if not at_sizes and outer:
             return union
         references = [
             PolyReference(
@@ -544,6 +559,9 @@ class _Model:
             )
             for m in members
         ]
+        if not at_sizes:
+            counts = exact_counts(references)
+            return union if counts is None else replace(union, count=counts.touched, exact=True)
         found = exact_union(references, outer, self.sizes)
         if found is None:
             return union
