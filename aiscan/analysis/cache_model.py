@@ -51,6 +51,7 @@ else:
 
 
 __all__ = [
+    "MAX_COUNTED_ELEMENTS",
     "SAFETY_FACTOR",
     "BrokenReuse",
     "CacheLevelSpec",
@@ -66,6 +67,12 @@ SAFETY_FACTOR = Fraction(1, 2)
 margin of the ECM layer-condition papers (Stengel et al. 2015), which absorbs conflict
 misses, LRU approximations and the other data a real cache holds. (Kerncraft's LC
 predictor compares with the full capacity; see docs/model.md.)"""
+
+
+MAX_COUNTED_ELEMENTS = 2_000_000
+"""A union is counted by integer sets only where the box rules bound it by this many
+elements or fewer at the sizes (16 MB of doubles, past every private cache's share):
+isl's counts take time with the points counted, and beyond it the bound stays."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -548,6 +555,11 @@ class _Model:
             return union
         if not at_sizes and outer:
             return union
+        bound = finite_value(
+            _worst_over_loops(_at_sizes(union.count, self.sizes), outer, self.sizes)
+        )
+        if bound is None or bound > MAX_COUNTED_ELEMENTS:
+            return union  # isl's count takes time with the points it counts
         references = [
             PolyReference(
                 m.access,
