@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,8 +11,10 @@ import pytest
 
 from aiscan.cli import main
 from aiscan.errors import UsageError
+from aiscan.report.devices_format import device_details
 from aiscan.roofline.devices import device_files, load_device_file, load_devices
 from aiscan.roofline.precision import normalize_precision
+from aiscan.roofline.units import format_bytes
 
 REQUIRED = [
     "h100-sxm", "h100-pcie", "h200", "b200", "a100-sxm-80gb", "v100-sxm", "v100-pcie", "l4",
@@ -190,10 +193,80 @@ def test_devices_show_gives_each_cache_as_one_core_sees_it(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The file stores the socket's total: printed beside "per core" it read as each
-    core's (`3.146 MB, ..., per core` for the EPYC's 32 KiB L1d)."""
+    core's (`3.146 MB, ..., per core` for the EPYC's 32 KiB L1d). Binary totals are
+    binary too: 96 x 32 KiB is 3 MiB (it was "3.146 MB in all"), 96 x 1 MiB 96 MiB."""
     assert main(["devices", "show", "epyc-9654"]) == 0
     out = capsys.readouterr().out
-    assert "L1d          bandwidth not published, 32 KiB per core (3.146 MB in all)," in out
-    assert "L2           bandwidth not published, 1 MiB per core (100.7 MB in all)," in out
+    assert "L1d          bandwidth not published, 32 KiB per core (3 MiB in all)," in out
+    assert "L2           bandwidth not published, 1 MiB per core (96 MiB in all)," in out
     assert "L3           bandwidth not published, 32 MB per 8 cores (384 MB in all)," in out
-    assert "per core (3.146 MB in all), 64-byte lines, 8-way, private\n" in out
+    assert "per core (3 MiB in all), 64-byte lines, 8-way, private\n" in out
+
+
+_UNITS = {"B": 1.0, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "PB": 1e15}
+_UNITS |= {"KiB": 2.0**10, "MiB": 2.0**20, "GiB": 2.0**30}
+_FIGURE = re.compile(r"(\d+(?:\.\d+)?) ([kMGTP]?B|[KMG]iB)(/s)?\b")
+
+
+def _figures(text: str) -> list[tuple[float, str, bool]]:
+    """Each byte figure in `text`: its value, its unit, and whether it is a rate."""
+    return [(float(n) * _UNITS[unit], unit, bool(rate)) for n, unit, rate in _FIGURE.findall(text)]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        *device_files(),
+        *sorted((Path(__file__).parent.parent / "fixtures" / "devices").glob("*.toml")),
+    ],
+    ids=lambda p: p.stem,
+)
+def test_every_capacity_and_bandwidth_printed_is_the_files(path: Path) -> None:
+    """`aiscan devices show` for each device file: every bandwidth is the file's (to the 4
+    digits printed), every capacity the file's total or one instance's share of it, exactly
+    where the figure is a whole number of KiB, MiB or GiB, and then written in them."""
+    device = load_device_file(path)
+    lines = device_details(device).splitlines()
+    rates = [
+        level.bandwidth_bytes_per_s
+        for level in (*device.memory, *device.attainable_memory, *device.core.memory)
+        if level.bandwidth_bytes_per_s
+    ]
+    rates += [b for curve in device.curves for b in curve.bandwidths_bytes_per_s]
+    rates += [link.bandwidth_bytes_per_s for link in device.interconnects]
+    figures = [line for line in lines if "source:" not in line and not line.startswith("notes:")]
+    printed = [v for line in figures for v, _, r in _figures(line) if r]
+    assert printed == pytest.approx(rates, rel=5e-4)
+    for level in device.memory:
+        if not level.capacity_bytes:
+            continue
+        # The first line that names the level: the memory section's (one core's follows).
+        line = next(x for x in lines if x.startswith(f"  {level.name} ") and "source:" not in x)
+        capacities = [(v, unit) for v, unit, rate in _figures(line) if not rate]
+        instances = 1
+        if level.shared_by_cores and device.cores > level.shared_by_cores:
+            instances = device.cores // level.shared_by_cores
+        expected = [level.capacity_bytes / instances, level.capacity_bytes][2 - len(capacities) :]
+        for (value, unit), stored in zip(capacities, expected, strict=True):
+            binary = stored >= 1024 and (stored / 1024).is_integer() and stored % 1000 != 0
+            if binary:
+                assert unit.endswith("iB"), (line, stored)
+            assert value == (stored if binary else pytest.approx(stored, rel=5e-4)), line
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (32768, "32 KiB"),
+        (3145728, "3 MiB"),
+        (3670016, "3.5 MiB"),
+        (2752512, "2.625 MiB"),
+        (34359738368, "32 GiB"),
+        (384e6, "384 MB"),
+        (192e3, "192 kB"),
+        (20.736e6, "20.736 MB"),
+        (123456789, "123.5 MB"),
+    ],
+)
+def test_capacities_print_in_the_units_they_are_whole_in(value: float, text: str) -> None:
+    assert format_bytes(value) == text

@@ -140,7 +140,7 @@ def test_check_names_a_launch_spill_with_ais014_not_the_cpu_layer_rule(
     assert main([*argv, "--select", "AIS009,AIS014", "--output-format", "json"]) == 1
     findings = json.loads(capsys.readouterr().out)["findings"]
     assert [(f["code"], f["line"]) for f in findings] == [("AIS014", 15)]
-    assert "pid_1 (line 15) need 34.6 MB" in findings[0]["message"]
+    assert "pid_1 (line 15) need 33 MiB" in findings[0]["message"]
     assert (
         "2.215 GB with programs one at a time, 22x the compulsory 100.7 MB"
         in findings[0]["message"]

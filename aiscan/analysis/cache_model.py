@@ -34,11 +34,13 @@ from typing import TYPE_CHECKING
 from aiscan.algebra import SYMPY, ZERO, constant, expand, is_poly, symbol
 from aiscan.analysis.delinearize import delinearized
 from aiscan.analysis.domain import sum_over_loop, sum_over_loops
-from aiscan.analysis.footprint import footprint_of, union_size
+from aiscan.analysis.footprint import Footprint, footprint_of, union_size
 from aiscan.analysis.intensity import finite_value, size_bindings
+from aiscan.analysis.polyhedral import PolyReference, exact_counts
 from aiscan.analysis.polynomials import linear_coefficient
 from aiscan.analysis.traffic import Traffic, compulsory_traffic, streaming_traffic
 from aiscan.analysis.walk import Placed, placed_statements
+from aiscan.analysis.working_sets import exact_union
 from aiscan.ir.nodes import Access, Branch, Loop, Node
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
 from aiscan.real_roots import integer_coefficients, numeric_roots
@@ -50,6 +52,7 @@ else:
 
 
 __all__ = [
+    "MAX_COUNTED_ELEMENTS",
     "SAFETY_FACTOR",
     "BrokenReuse",
     "CacheLevelSpec",
@@ -65,6 +68,12 @@ SAFETY_FACTOR = Fraction(1, 2)
 margin of the ECM layer-condition papers (Stengel et al. 2015), which absorbs conflict
 misses, LRU approximations and the other data a real cache holds. (Kerncraft's LC
 predictor compares with the full capacity; see docs/model.md.)"""
+
+
+MAX_COUNTED_ELEMENTS = 2_000_000
+"""A union is counted by integer sets only where the box rules bound it by this many
+elements or fewer at the sizes (16 MB of doubles, past every private cache's share):
+isl's counts take time with the points counted, and beyond it the bound stays."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,14 +268,19 @@ class _Model:
     def sequence(
         self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]
     ) -> tuple[sympy.Expr, sympy.Expr]:
-        """Bytes of running `nodes` once, the loops in `outer` fixed."""
+        """Bytes of running `nodes` once, the loops in `outer` fixed. Statements between
+        loops run once each: together they move each line they touch once (`a[0] = ...;
+        return a[0];` reads a's line once, not once per statement)."""
         read, write = ZERO, ZERO
-        for node in nodes:
-            if isinstance(node, Loop):
-                r, w = self.loop(node, outer)
+        for is_loop, run in itertools.groupby(nodes, key=lambda n: isinstance(n, Loop)):
+            if is_loop:
+                for node in run:
+                    assert isinstance(node, Loop)
+                    r, w = self.loop(node, outer)
+                    read, write = read + r, write + w
             else:
-                r, w = self.footprint((node,), outer)
-            read, write = read + r, write + w
+                r, w = self.footprint(tuple(run), outer)
+                read, write = read + r, write + w
         return read, write
 
     def loop(self, loop: Loop, outer: tuple[Loop, ...]) -> tuple[sympy.Expr, sympy.Expr]:
@@ -464,8 +478,9 @@ class _Model:
         return best
 
     def working_set(self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]) -> sympy.Expr:
-        """Distinct bytes (whole lines) `nodes` touch with `outer` fixed."""
-        return expand(sum(self._arrays(nodes, outer, everything=True)[0], ZERO))
+        """Distinct bytes (whole lines) `nodes` touch with `outer` fixed (at the sizes,
+        where a union is counted by integer sets: it is only compared there)."""
+        return expand(sum(self._arrays(nodes, outer, everything=True, at_sizes=True)[0], ZERO))
 
     def footprint(
         self, nodes: tuple[Node, ...], outer: tuple[Loop, ...]
@@ -476,14 +491,23 @@ class _Model:
         return expand(sum(reads, ZERO)), expand(sum(writes, ZERO))
 
     def _arrays(
-        self, nodes: tuple[Node, ...], outer: tuple[Loop, ...], *, everything: bool
+        self,
+        nodes: tuple[Node, ...],
+        outer: tuple[Loop, ...],
+        *,
+        everything: bool,
+        at_sizes: bool = False,
     ) -> tuple[list[sympy.Expr], list[sympy.Expr], bool]:
-        """Bytes read and written per array group, and whether every count is exact."""
-        by_array: dict[str, list[tuple[Access, Sequence[Loop]]]] = defaultdict(list)
-        for placed in _statements(nodes):
+        """Bytes read and written per array group, and whether every count is exact
+        (`at_sizes`: a count may hold the given sizes as numbers)."""
+        by_array: dict[str, list[_Member]] = defaultdict(list)
+        statements = _statements(nodes)
+        first_positions = _first_positions(statements)
+        for placed in statements:
             inner = placed.loops  # the loops inside `nodes`; `outer` stays fixed
-            for access in placed.statement.accesses:
-                by_array[access.array].append((access, inner))
+            for offset, access in enumerate(placed.statement.accesses):
+                reference = _Member(access, inner, placed, offset)
+                by_array[access.array].append(reference)
         reads, writes = [], []
         exact = True
         for refs in by_array.values():
@@ -491,28 +515,70 @@ class _Model:
             # walks, one stride) share lines: their union counts once. Groups with other
             # line costs are added (an upper bound where they overlap, e.g. `x[i]` beside
             # `x[j]`: one line besides the row).
-            groups: dict[tuple[sympy.Expr, int], list[tuple[Access, Sequence[Loop]]]]
-            groups = defaultdict(list)
-            for access, loops in refs:
-                stride, per_stride = _per_stride(access)
-                groups[self._line_factor(access, loops), stride].append((per_stride, loops))
+            groups: dict[tuple[sympy.Expr, int], list[_Member]] = defaultdict(list)
+            for member in refs:
+                stride, per_stride = _per_stride(member.access)
+                groups[self._line_factor(member.access, member.loops), stride].append(
+                    replace(member, access=per_stride)
+                )
             exact = exact and len(groups) == 1
             for (factor, _), members in groups.items():
-                if all(not loops for _, loops in members):
+                if all(not m.loops for m in members):
                     # Single elements (no loop moves them): one line per distinct index,
                     # whether or not two symbolic indices coincide (an upper bound).
-                    chosen_at = {a.index for a, _ in members if everything or not a.is_write}
-                    written_at = {a.index for a, _ in members if a.is_write}
+                    chosen_at = {m.access.index for m in members if everything or not m.is_write}
+                    written_at = {m.access.index for m in members if m.is_write}
                     reads.append(len(chosen_at) * factor)
                     writes.append(len(written_at) * factor)
                     continue
-                prints = [(a, footprint_of(a, loops)) for a, loops in members]
-                chosen = union_size([f for a, f in prints if everything or not a.is_write])
-                written = union_size([f for a, f in prints if a.is_write])
-                reads.append(chosen.count * factor)
-                writes.append(written.count * factor)
-                exact = exact and chosen.exact and written.exact
+                chosen = [m for m in members if everything or not m.is_write]
+                written = [m for m in members if m.is_write]
+                for side, counts in ((chosen, reads), (written, writes)):
+                    union = self._union(side, outer, first_positions, at_sizes)
+                    counts.append(union.count * factor)
+                    exact = exact and union.exact
         return reads, writes, exact
+
+    def _union(
+        self,
+        members: Sequence[_Member],
+        outer: tuple[Loop, ...],
+        first: dict[int, int],
+        at_sizes: bool,
+    ) -> Footprint:
+        """The footprint of `members` together: by the box rules, or where those only bound
+        it and sizes are given, by integer sets (a triangle's union is a triangle, not the
+        boxes' sum): at the sizes for a working set (`working_sets`), in the sizes for the
+        bytes of a whole nest (`exact_counts`, as the compulsory bytes); a nest's part
+        inside outer loops keeps its bound, so that no count holds a size as a number."""
+        union = union_size([footprint_of(m.access, m.loops) for m in members])
+        if union.exact or not self.sizes or any(m.placed.guards is None for m in members):
+            return union
+        if not at_sizes and outer:
+            return union
+        bound = finite_value(
+            _worst_over_loops(_at_sizes(union.count, self.sizes), outer, self.sizes)
+        )
+        if bound is None or bound > MAX_COUNTED_ELEMENTS:
+            return union  # isl's count takes time with the points it counts
+        references = [
+            PolyReference(
+                m.access,
+                tuple(m.loops),
+                tuple(first[id(loop)] for loop in m.loops),
+                m.placed.order,
+                m.offset,
+                m.placed.guards or (),
+            )
+            for m in members
+        ]
+        if not at_sizes:
+            counts = exact_counts(references)
+            return union if counts is None else replace(union, count=counts.touched, exact=True)
+        found = exact_union(references, outer, self.sizes)
+        if found is None:
+            return union
+        return replace(union, count=found.count, exact=found.exact)
 
     def _line_factor(self, access: Access, loops: Sequence[Loop]) -> sympy.Expr:
         """Bytes moved per distinct element: its width when the innermost subscript walks
@@ -563,6 +629,29 @@ class _Model:
             )
         )
         return holds
+
+
+@dataclass(frozen=True, slots=True)
+class _Member:
+    """One reference of an array group, with the statement it is in and its place there."""
+
+    access: Access
+    loops: tuple[Loop, ...]
+    placed: Placed
+    offset: int
+
+    @property
+    def is_write(self) -> bool:
+        return self.access.is_write
+
+
+def _first_positions(statements: Sequence[Placed]) -> dict[int, int]:
+    """Each loop's first program position (the order of its first statement), by id."""
+    first: dict[int, int] = {}
+    for placed in statements:
+        for loop in placed.loops:
+            first.setdefault(id(loop), placed.order)
+    return first
 
 
 def _loops_inside(

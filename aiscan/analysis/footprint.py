@@ -272,6 +272,9 @@ def _footprint(
         return count, None, key, False, "`{text}`: index is not affine; bounded by its domain"
     is_box_domain = all(not ({*r.low.free_symbols, *r.high.free_symbols} & used) for r in projected)
     box = _image_box(index, linear, projected) if is_box_domain else None
+    if box is None and len(index) == 1 and _ranges_use_only(loops, used):
+        interval = _interval_image(linear[0], projected)
+        box = None if interval is None else Box((interval,))
     if box is not None:
         return box.size(), box, key, True, ""
     if _injective(linear, used, projected):
@@ -279,6 +282,66 @@ def _footprint(
     reason = _unproven_rows(linear, projected) or "`{text}` may touch an element more than once"
     reason += "; bounded by its domain"
     return count, None, key, False, reason
+
+
+def _ranges_use_only(loops: Sequence[Bounds], used: set[sympy.Symbol]) -> bool:
+    """Whether the ranges of the loops in `used` depend on no loop outside it: their
+    projection onto `used` is then the domain itself, not a hull over the others."""
+    loop_vars = {loop_symbol(loop.var) for loop in loops}
+    return all(
+        not ((loop.start.free_symbols | loop.trip.free_symbols) & (loop_vars - used))
+        for loop in loops
+        if loop_symbol(loop.var) in used
+    )
+
+
+def _interval_image(
+    linear: tuple[dict[sympy.Symbol, sympy.Expr], sympy.Expr], projected: list[_Range]
+) -> Interval | None:
+    """The image of a triangular domain under a one-dimensional index whose variables step
+    by one with coefficient ±1 (`r[k - i - 1]` for `i < k`), when it is an interval: for
+    each value of the outer variables the inner ones sweep a run of consecutive indices,
+    and the runs of neighbouring values meet or overlap. None when that is not proved."""
+    coefficients, constant = linear
+    if any(r.step != 1 for r in projected) or any(c not in (1, -1) for c in coefficients.values()):
+        return None
+    index = expand(constant + sum((c * v for v, c in coefficients.items()), ZERO))
+    low, high = index, index
+    ranges = {r.var: r for r in projected}
+    for depth in reversed(range(len(projected))):
+        r = projected[depth]
+        outer = projected[:depth]
+        # The run at r.var + 1 starts at most one past where the run at r.var ends (and
+        # ends at least one before where it starts): no index between them is skipped.
+        width = expand(high - low + 1)
+        steps = (linear_coefficient(low, r.var), linear_coefficient(high, r.var))
+        if not all(
+            _least_over(expand(width - s), projected[: depth + 1], ranges)
+            for s in (steps[0], -steps[1])
+        ):
+            return None
+        runs = expand(r.high - r.low)
+        if runs.free_symbols & set(ranges) and not _least_over(runs, outer, ranges):
+            return None  # some run may be empty: its neighbours need not meet
+        low = extreme_over(low, r.var, r.low, r.high, want_max=False)
+        high = extreme_over(high, r.var, r.low, r.high, want_max=True)
+        if low is None or high is None:
+            return None
+    return expand(low), expand(high)
+
+
+def _least_over(
+    expr: sympy.Expr, outer: Sequence[_Range], ranges: dict[sympy.Symbol, _Range]
+) -> bool:
+    """Whether `expr` is nonnegative for every value of the `outer` variables."""
+    for r in reversed(outer):
+        if r.var not in expr.free_symbols:
+            continue
+        least = extreme_over(expr, r.var, ranges[r.var].low, ranges[r.var].high, want_max=False)
+        if least is None:
+            return False
+        expr = least
+    return provably_nonnegative(expr)
 
 
 def _unproven_rows(

@@ -26,7 +26,7 @@ only here, and only where the fast paths are not exact.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -46,7 +46,7 @@ else:
     sympy = SYMPY
 
 
-__all__ = ["ExactCounts", "PolyReference", "exact_counts", "guarded_runs"]
+__all__ = ["ExactCounts", "PolyReference", "exact_counts", "guarded_runs", "touched_at"]
 
 BASE_SIZE = 9
 """The smallest size interpolated from: past the small sizes where a stencil's shifted
@@ -118,6 +118,24 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
             return None
         polynomials.append(polynomial)
     return ExactCounts(*polynomials)
+
+
+def touched_at(
+    references: Sequence[PolyReference], values: Mapping[sympy.Symbol, int]
+) -> int | None:
+    """The distinct elements the references touch with every size and every variable of
+    a loop around them fixed by `values` (the cache model's working sets); None where a
+    reference is not affine there or isl is missing."""
+    try:
+        import islpy  # noqa: F401  (optional: without it the caller keeps its bound)
+    except ImportError:  # pragma: no cover - islpy is a declared dependency
+        return None
+    if any(r.access.index is None for r in references):
+        return None
+    try:
+        return _counts_at(references, dict(values))[0]
+    except _NotAffine:
+        return None
 
 
 def _sizes(references: Sequence[PolyReference]) -> list[sympy.Symbol] | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from aiscan.roofline.devices import Device, MemoryLevel, Peak
-from aiscan.roofline.units import format_si
+from aiscan.roofline.units import format_bytes, format_si
 
 __all__ = ["device_details", "device_table"]
 
@@ -140,28 +140,17 @@ def _core_lines(device: Device) -> list[str]:
 
 def _capacity(level: MemoryLevel, cores: int) -> str:
     """The capacity as a core sees it: one instance's, where the file says how many cores
-    share one (`32 KiB per core (3.146 MB in all)`), else the file's total. A total
-    beside "per core" read as each core's (`3.146 MB, ..., per core` for a 32 KiB L1)."""
+    share one (`32 KiB per core (3 MiB in all)`), else the file's total. A total beside
+    "per core" read as each core's (`3.146 MB, ..., per core` for a 32 KiB L1)."""
     if not level.capacity_bytes:
         return ""
-    total = format_si(level.capacity_bytes, "B")
+    total = format_bytes(level.capacity_bytes)
     share = level.shared_by_cores
     if not share or cores <= share or cores % share:
         return f", {total}"
     each = level.capacity_bytes / (cores // share)
     who = "per core" if share == 1 else f"per {share} cores"
-    return f", {_binary_bytes(each)} {who} ({total} in all)"
-
-
-def _binary_bytes(value: float) -> str:
-    """`32768` -> `32 KiB`, as vendors give cache sizes; SI where the file's figure is
-    decimal (384 MB over 12 CCXs is 32 MB, not `31250 KiB`)."""
-    for power, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
-        count, rest = divmod(int(value), 1 << power)
-        whole = value == int(value) and count and not rest
-        if whole and (count % 16 == 0 or count & (count - 1) == 0):
-            return f"{count} {unit}"
-    return format_si(value, "B")
+    return f", {format_bytes(each)} {who} ({total} in all)"
 
 
 def _geometry(level: MemoryLevel) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aiscan.report.expressions import expression_text
+from aiscan.report.readable import readable
 from aiscan.roofline.in_core import InCoreCeiling, Limiter
 from aiscan.roofline.placement import (
     Bound,
@@ -184,7 +185,7 @@ def placement_lines(placement: Placement | str) -> list[str]:
     lines = [head]
     details = [f"roof {p.roof}"] if p.roof else []
     if p.traffic_view:
-        details.append(f"{p.traffic_view} bytes {p.bytes_moved}")
+        details.append(f"{p.traffic_view} bytes {readable(p.bytes_moved)}")
     if p.times is not None:
         t = p.times
         details.append(
@@ -231,7 +232,7 @@ def _level_text(level: LevelPlacement) -> str:
     if level.intensity_flops_per_byte is not None:
         ai = f"{level.intensity_flops_per_byte:.4g} F/B"
     elif level.intensity is not None:
-        ai = f"{expression_text(level.intensity)} F/B"
+        ai = f"{readable(level.intensity)} F/B"
     else:
         ai = "no traffic"
     rate = level.attainable_flops_per_s

@@ -16,6 +16,7 @@ from aiscan.printable import printable, printable_path
 from aiscan.report.assembly import join_text
 from aiscan.report.expressions import count_text, decimal, expression_text
 from aiscan.report.placement_format import placement_lines
+from aiscan.report.readable import readable
 from aiscan.report.sizes import file_sizes
 from aiscan.roofline.devices import Device
 from aiscan.roofline.kernels import (
@@ -125,9 +126,9 @@ def _function(
         bound = "" if traffic.exact else ", upper bound"
         flops = function.flops.total
         lines.append(
-            f"  function total: FLOPs {flops}{count_text(flops, sizes)}"
-            f", bytes {total}{count_text(total, sizes)} ({default_model}{bound}), "
-            f"AI {_intensity_text(intensity)}"
+            f"  function total: FLOPs {readable(flops, sizes)}{count_text(flops, sizes)}"
+            f", bytes {readable(total, sizes)}{count_text(total, sizes)} "
+            f"({default_model}{bound}), AI {_intensity_text(intensity, sizes)}"
         )
     for unknown in function.function.unknowns:
         if unknown.kind in (UnknownKind.ALIASING, UnknownKind.ASSUMPTION):
@@ -149,12 +150,13 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
         lines.append(_row("loops", loops))
     flops = region.flops
     kinds = [
-        f"{k} {getattr(flops, k)}"
+        f"{k} {readable(getattr(flops, k), sizes)}"
         for k in ("add", "sub", "mul", "div", "special")
         if getattr(flops, k) != 0
     ]
     detail = f"   [{', '.join(kinds)}]" if kinds else ""
-    lines.append(_row("FLOPs", f"{flops.total}{count_text(flops.total, sizes)}{detail}"))
+    total = readable(flops.total, sizes)
+    lines.append(_row("FLOPs", f"{total}{count_text(flops.total, sizes)}{detail}"))
     launch = region.region.launch
     if launch is not None:
         lines.append(_row("launch", _launch_text(launch)))
@@ -226,7 +228,7 @@ def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, in
     for index, (model, intensity) in enumerate(region.intensity.items()):
         moved = region.traffic.get(model)
         bound = "" if moved is None or moved.exact else "  (lower bound: bytes are an upper bound)"
-        text = f"{model:<10} {_intensity_text(intensity)}{bound}"
+        text = f"{model:<10} {_intensity_text(intensity, sizes)}{bound}"
         lines.append(_row("AI" if index == 0 else "", text))
     for temporary in region.region.temporaries:
         lines.append(
@@ -298,16 +300,19 @@ def _traffic_text(
     bound = "" if traffic.exact else "  (upper bound)"
     total = traffic.total(write_allocate)
     return (
-        f"{model:<10} {total}{count_text(total, sizes)}   read {traffic.reads(write_allocate)}"
-        f", write {traffic.write_bytes}{bound}"
+        f"{model:<10} {readable(total, sizes)}{count_text(total, sizes)}   read "
+        f"{readable(traffic.reads(write_allocate), sizes)}, write "
+        f"{readable(traffic.write_bytes, sizes)}{bound}"
     )
 
 
-def _intensity_text(intensity: Intensity) -> str:
+def _intensity_text(intensity: Intensity, sizes: Mapping[str, int]) -> str:
     if not intensity.finite:
         return "no memory traffic: no finite intensity"
     text = f"{intensity.expr}"
     shown = decimal(intensity.expr)
+    if intensity.expr is not None and intensity.expr.free_symbols:
+        text = readable(intensity.expr, sizes)
     if shown and shown != text:
         text += f" ≈ {shown}"
     text += " F/B"

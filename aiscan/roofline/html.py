@@ -21,7 +21,7 @@ from aiscan.roofline.plot import (
     figure_svg,
     placements,
 )
-from aiscan.roofline.units import format_si, format_time
+from aiscan.roofline.units import format_bytes, format_si, format_time
 
 __all__ = ["render_html", "write_html"]
 
@@ -219,7 +219,7 @@ def _device_table(devices: Sequence[Device]) -> str:
                 text
                 for text in (
                     level.bandwidth_bytes_per_s and format_si(level.bandwidth_bytes_per_s, "B/s"),
-                    level.capacity_bytes and format_si(level.capacity_bytes, "B"),
+                    level.capacity_bytes and format_bytes(level.capacity_bytes),
                 )
                 if text
             )

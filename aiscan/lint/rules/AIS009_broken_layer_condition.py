@@ -12,7 +12,7 @@ from aiscan.lint.finding import Finding
 from aiscan.lint.rule import Rule
 from aiscan.roofline.devices import Device
 from aiscan.roofline.hierarchy import cache_specs
-from aiscan.roofline.units import format_si
+from aiscan.roofline.units import format_binary, format_bytes, format_si
 
 __all__ = ["BrokenLayerCondition"]
 
@@ -98,8 +98,8 @@ class BrokenLayerCondition(Rule):
         message = (
             f"loop {loop.var} (line {loop.span.line}) loses its reuse in {reuse.cache} of "
             f"{device.key} at the given sizes: one iteration touches "
-            f"{format_si(reuse.working_set_bytes, 'B')}, over the "
-            f"{format_si(reuse.capacity_bytes, 'B')} that fit (half a core's share of the "
+            f"{format_binary(reuse.working_set_bytes)}, over the "
+            f"{format_bytes(reuse.capacity_bytes)} that fit (half a core's share of the "
             f"cache), which costs {format_si(reuse.lost_bytes, 'B')} more traffic"
         )
         inner = reuse.block_loop
@@ -116,8 +116,8 @@ class BrokenLayerCondition(Rule):
             (
                 ("device", device.key),
                 ("cache", reuse.cache),
-                ("working set", format_si(reuse.working_set_bytes, "B")),
-                ("half the cache share", format_si(reuse.capacity_bytes, "B")),
+                ("working set", format_binary(reuse.working_set_bytes)),
+                ("half the cache share", format_bytes(reuse.capacity_bytes)),
                 ("extra traffic", format_si(reuse.lost_bytes, "B")),
                 ("block", "none fits" if reuse.block_size is None else str(reuse.block_size)),
             ),

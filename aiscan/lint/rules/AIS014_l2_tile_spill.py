@@ -14,7 +14,7 @@ from aiscan.lint.context import LintContext
 from aiscan.lint.finding import Finding
 from aiscan.lint.rule import Rule
 from aiscan.roofline.devices import Device
-from aiscan.roofline.units import format_si
+from aiscan.roofline.units import format_binary, format_bytes, format_si
 from aiscan.span import Span
 
 __all__ = ["L2TileSpill"]
@@ -110,8 +110,8 @@ class L2TileSpill(Rule):
         moved: int,
         compulsory: int,
     ) -> Finding:
-        needed = format_si(float(condition.working_set), "B")
-        capacity = format_si(condition.capacity_bytes, "B")
+        needed = format_binary(float(condition.working_set))
+        capacity = format_bytes(condition.capacity_bytes)
         ratio = f"{moved / compulsory:.3g}"
         message = (
             f"{name}: the re-reads across {condition.loop_var} (line {condition.line}) need "

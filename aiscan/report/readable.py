@@ -1,0 +1,119 @@
+"""Counts as a person reads them in the text report: factored, and without the terms that
+vanish at the sizes that matter.
+
+The JSON keeps the canonical expanded form (`8*nx*ny*nz - 16*nx*ny - ...`, eight terms);
+the text writes the same polynomial as its factors (`8*(nx - 2)*(ny - 2)*(nz - 2)`). A
+`Max(0, 4 - n)` term (a loop that runs `n - 4` times counted for every n) is zero from
+n = 4 on: it is left out there and the condition is stated after the count ("for n >= 4"),
+unless a given size is below it, where the term matters and stays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from aiscan.algebra import SYMPY, is_poly, is_quotient, to_sympy
+from aiscan.ir.symbols import is_size_symbol
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
+
+__all__ = ["readable"]
+
+MAX_TERMS = 40
+"""Larger polynomials are printed as they are: factoring them costs more than it helps."""
+
+
+def readable(expr: sympy.Expr, sizes: Mapping[str, int] | None = None) -> str:
+    """`expr` factored where that is shorter, its vanishing `Max(0, c - n)` terms dropped
+    with "(for n >= c)" after it (kept where a given size is below c)."""
+    return _readable(expr, tuple(sorted((sizes or {}).items())))
+
+
+@lru_cache(maxsize=8192)
+def _readable(expr: sympy.Expr, sizes: tuple[tuple[str, int], ...]) -> str:
+    plain = str(expr)
+    if is_poly(expr) or is_quotient(expr):
+        expr = to_sympy(expr)
+    if not isinstance(expr, sympy.Expr) or not expr.free_symbols:
+        return plain
+    dropped, conditions = _without_vanishing_max(expr, dict(sizes))
+    factored = _factored(dropped)
+    text = factored if factored is not None else str(dropped)
+    if not conditions and factored is None:
+        return plain
+    if conditions:
+        text += " (for " + ", ".join(f"{n} >= {c}" for n, c in sorted(conditions)) + ")"
+    return text
+
+
+def _without_vanishing_max(
+    expr: sympy.Expr, sizes: Mapping[str, int]
+) -> tuple[sympy.Expr, set[tuple[str, int]]]:
+    """`expr` with each `Max(0, c - n)` (n a size, c an integer) set to 0, and the `(n, c)`
+    it holds from; those where a given n is below c are kept."""
+    replaced: dict[sympy.Basic, sympy.Expr] = {}
+    conditions: set[tuple[str, int]] = set()
+    for term in expr.atoms(sympy.Max):
+        found = _vanishing_from(term)
+        if found is None:
+            continue
+        name, bound = found
+        if name in sizes and sizes[name] < bound:
+            continue
+        replaced[term] = sympy.Integer(0)
+        conditions.add(found)
+    if not replaced:
+        return expr, set()
+    return sympy.expand(expr.xreplace(replaced)), conditions
+
+
+def _vanishing_from(term: sympy.Max) -> tuple[str, int] | None:
+    """`("n", 4)` for `Max(0, 4 - n)`: zero for n >= 4; None for other maxima."""
+    if len(term.args) != 2 or sympy.Integer(0) not in term.args:
+        return None
+    (other,) = [a for a in term.args if a != 0]
+    symbols = other.free_symbols
+    if len(symbols) != 1:
+        return None
+    (size,) = symbols
+    if not is_size_symbol(size):
+        return None
+    coefficient = other.coeff(size)
+    rest = sympy.expand(other - coefficient * size)
+    if coefficient != -1 or not rest.is_Integer:
+        return None
+    return str(size), int(rest)
+
+
+def _factored(expr: sympy.Expr) -> str | None:
+    """The factored text of a polynomial or a quotient of two, when it has two factors
+    that are sums and is no longer than the expanded one; None otherwise."""
+    numerator, denominator = sympy.fraction(sympy.together(expr))
+    parts = []
+    for part in (numerator, denominator):
+        if part.is_number or not part.is_polynomial() or len(sympy.Add.make_args(part)) > MAX_TERMS:
+            parts.append(part)
+            continue
+        parts.append(sympy.factor(part))
+    if sum(_sums(p) for p in parts) < 2:
+        return None  # `ni*nj*(3*nk + 1)` reads no better than `3*ni*nj*nk + ni*nj`
+    factored = parts[0] / parts[1] if parts[1] != 1 else parts[0]
+    text = str(factored)
+    return text if len(text) <= len(str(expr)) else None
+
+
+def _sums(part: sympy.Expr) -> int:
+    """How many factors of `part` are sums, a power counted by its exponent: a factoring
+    worth showing has two (`(n - 2)*(3*n - 2)`, `(n - 2)**2`)."""
+    count = 0
+    for factor in sympy.Mul.make_args(part):
+        base, exponent = factor.as_base_exp()
+        if isinstance(base, sympy.Add):
+            count += int(exponent) if exponent.is_Integer and exponent > 0 else 1
+    return count
