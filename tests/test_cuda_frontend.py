@@ -51,6 +51,7 @@ def test_the_fixtures() -> None:
     assert NAMES == [
         "bf16_scale",
         "block_reduce",
+        "device_helpers",
         "dot_atomic",
         "float4_axpy",
         "half2_fma",
@@ -685,3 +686,46 @@ def test_other_atomics_are_read() -> None:
     assert counts == [("m[0]", "n"), ("hits[i]", "n")]
     (said,) = [u for u in function.function.unknowns if u.kind is UnknownKind.ATOMIC_CONTENTION]
     assert said.message.startswith("atomicMax to one address (m[0]) from every thread")
+
+
+def test_device_functions_are_counted_as_their_bodies() -> None:
+    """Issue 31: `__device__` helpers (`__forceinline__` too) inlined where called, with
+    exactly the counts of the hand-inlined kernel; the report says what was inlined."""
+    helpers = (
+        "__device__ float sq(float x) { return x * x; }\n"
+        "__device__ __forceinline__ float axpy1(float a, float x, float y) { return a * x + y; }\n"
+        "__global__ void k(const float* __restrict__ x, float* y, float a, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) y[i] = axpy1(a, sq(x[i]), y[i]);\n"
+        "}\n"
+    )
+    by_hand = (
+        "__global__ void k(const float* __restrict__ x, float* y, float a, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) y[i] = a * (x[i] * x[i]) + y[i];\n"
+        "}\n"
+    )
+    (ours,) = _analysis(helpers, "k.cu", "k:n/256:256").functions
+    (twin,) = _analysis(by_hand, "k.cu", "k:n/256:256").functions
+    assert ours.flops == twin.flops
+    assert str(ours.flops.total) == "3*n"
+    for model in ("compulsory", "streaming"):
+        assert ours.traffic[model].total(False) == twin.traffic[model].total(False)
+    assert not [u for u in ours.unknowns if u.kind is UnknownKind.UNKNOWN_CALL]
+    assert [(f.name, f.span.line, f.call_lines) for f in ours.function.inlined] == [
+        ("sq", 1, (5,)),
+        ("axpy1", 2, (5,)),
+    ]
+
+
+def test_a_device_function_brings_the_axes_it_reads() -> None:
+    """A helper reading `threadIdx.y` makes the kernel's y axis a real one."""
+    source = (
+        "__device__ int row() { return blockIdx.y * blockDim.y + threadIdx.y; }\n"
+        "__global__ void k(float* y, int n) {\n"
+        "  int i = row();\n"
+        "  if (i < n) y[i] = 2.0f * y[i];\n"
+        "}\n"
+    )
+    (function,) = _analysis(source, "k.cu").functions
+    assert str(function.flops.total) == "n"

@@ -15,8 +15,11 @@ stands, so that every line and most columns of the C text are those of the CUDA 
 - a grid-stride loop at the top of a kernel (`for (i = blockIdx.x*blockDim.x +
   threadIdx.x; i < n; i += blockDim.x*gridDim.x)`) is `for (i = 0; i < n; i++)`,
   remembered, and taken out of its axis' block and thread loops per launch (`grid.py`);
-- host functions are read for their launches and blanked; `__device__` functions and
-  other C++ (type templates, classes, references) are blanked with a located error.
+- `__device__` functions are respelled as C functions (qualifiers blanked, builtins and
+  intrinsics as in kernels), which the C lowering inlines where they are called; a
+  kernel's axes include those its device functions read;
+- host functions are read for their launches and blanked; other C++ (type templates,
+  classes, references, templated `__device__` functions) is blanked with a located error.
 """
 
 from __future__ import annotations
@@ -204,6 +207,7 @@ def translate(source: str, path: str) -> Translation:
             )
         )
         put(match.start(), match.end())
+    devices: dict[str, tuple[set[str], tuple[int, int]]] = {}
     for start, end, kind in _top_level_items(code):
         if kind == "extern-block":
             put(start, end)  # `extern "C" {`; its `}` is blanked as an item of its own
@@ -232,6 +236,11 @@ def translate(source: str, path: str) -> Translation:
         parameters = _template_parameters(template, constants)
         after = template.end() if template is not None and parameters is not None else start
         cxx = _CXX.search(checked, after, closing) or _REFERENCE.search(code, start, brace)
+        if "__device__" in head and "__global__" not in head and cxx is None and not template:
+            # Kept as C: the C lowering inlines its calls (frontends/c/inlining.py).
+            axes, _, _ = _respelled(code, start, brace, closing, put, read)
+            devices[_name(head)] = (axes, (brace, closing))
+            continue
         if "__global__" in head and cxx is None:
             if template is not None:
                 put(template.start(), template.end())
@@ -247,6 +256,7 @@ def translate(source: str, path: str) -> Translation:
         else:
             result.launches.extend(_launches(code, brace, closing, path, _name(head), constants))
         put(start, end)
+    result.kernels = [_with_device_axes(k, code, devices) for k in result.kernels]
     origins: list[int] = []
     for position, piece in enumerate(text):
         if position in replaced:
@@ -261,6 +271,29 @@ def translate(source: str, path: str) -> Translation:
     result.origins = origins[:at] + [min(at, max(len(code) - 1, 0))] * len(PRELUDE) + origins[at:]
     result.source = source
     return result
+
+
+def _with_device_axes(
+    kernel: KernelText, code: str, devices: Mapping[str, tuple[set[str], tuple[int, int]]]
+) -> KernelText:
+    """The kernel's axes with those its `__device__` functions read, directly or through
+    one another (their bodies are inlined into it)."""
+    body = _lines(code, kernel.span.line, kernel.span.end_line)
+    axes = set(kernel.axes)
+    seen: set[str] = set()
+    texts = [body]
+    while texts:
+        text = texts.pop()
+        for name, (device_axes, (start, end)) in devices.items():
+            if name not in seen and re.search(rf"\b{re.escape(name)}\s*\(", text):
+                seen.add(name)
+                axes |= device_axes
+                texts.append(code[start:end])
+    return replace(kernel, axes=frozenset(axes)) if axes != kernel.axes else kernel
+
+
+def _lines(code: str, first: int, last: int) -> str:
+    return "\n".join(code.split("\n")[first - 1 : last])
 
 
 def _first_code_line(code: str) -> int:
@@ -400,6 +433,42 @@ def _kernel(
         for n, p in zip(names, parameters, strict=True)
         if "*" not in p and "[" not in p and re.search(r"\b(int|long|size_t|unsigned|int64_t)\b", p)
     )
+    axes, shared, atomics = _respelled(code, start, brace, closing, put, read)
+    strides = _grid_strides(code, brace, closing, put)
+    grid = ", ".join([*(f"int {name}" for name, _ in template), *(f"int {n}" for n in GRID_NAMES)])
+    put(close_paren, close_paren + 1, f"{', ' if parameters else ''}{grid})")
+    loops = "".join(
+        f"for (int {kind}_{axis} = 0; {kind}_{axis} < {dim}_{axis}; {kind}_{axis}++) "
+        for kind, dim in (("blockIdx", "gridDim"), ("threadIdx", "blockDim"))
+        for axis in reversed(AXES)
+    )
+    put(brace, brace + 1, "{ " + loops + "{")
+    put(closing, closing + 1, "} }")
+    span = Span(path, line, 1, code.count("\n", 0, closing) + 1)
+    return KernelText(
+        name,
+        span,
+        frozenset(shared),
+        tuple(atomics),
+        tuple(strides),
+        frozenset(axes),
+        sizes,
+        tuple(names),
+        template,
+    )
+
+
+def _respelled(
+    code: str,
+    start: int,
+    brace: int,
+    closing: int,
+    put: _Put,
+    read: Callable[[int, int], str],
+) -> tuple[set[str], set[str], list[tuple[int, str, str]]]:
+    """A `__global__` or `__device__` function respelled as C in place: qualifiers blanked,
+    builtins, intrinsics, atomics and shuffles as what they are. Returns the axes it reads
+    `threadIdx`... of, its shared arrays and its atomics."""
     for match in _QUALIFIERS.finditer(code, start, closing):
         if match.group().startswith("__launch_bounds__"):
             paren = code.index("(", match.end() - 1)
@@ -454,28 +523,7 @@ def _kernel(
             target = re.split(r"[-+]?=", respelled, maxsplit=1)[0]
             atomics.append((line, _array_of(target), match.group(1).split("_")[0]))
         put(match.start(), end + 1, respelled)
-    strides = _grid_strides(code, brace, closing, put)
-    grid = ", ".join([*(f"int {name}" for name, _ in template), *(f"int {n}" for n in GRID_NAMES)])
-    put(close_paren, close_paren + 1, f"{', ' if parameters else ''}{grid})")
-    loops = "".join(
-        f"for (int {kind}_{axis} = 0; {kind}_{axis} < {dim}_{axis}; {kind}_{axis}++) "
-        for kind, dim in (("blockIdx", "gridDim"), ("threadIdx", "blockDim"))
-        for axis in reversed(AXES)
-    )
-    put(brace, brace + 1, "{ " + loops + "{")
-    put(closing, closing + 1, "} }")
-    span = Span(path, line, 1, code.count("\n", 0, closing) + 1)
-    return KernelText(
-        name,
-        span,
-        frozenset(shared),
-        tuple(atomics),
-        tuple(strides),
-        frozenset(axes),
-        sizes,
-        tuple(names),
-        template,
-    )
+    return axes, shared, atomics
 
 
 def _opening(code: str, closing: int) -> int:
