@@ -729,3 +729,52 @@ def test_a_device_function_brings_the_axes_it_reads() -> None:
     )
     (function,) = _analysis(source, "k.cu").functions
     assert str(function.flops.total) == "n"
+
+
+def test_reference_parameters_of_device_functions_are_their_arguments() -> None:
+    """`float &acc` in a `__device__` function: each use is the caller's lvalue, so the
+    kernel counts exactly as the hand-inlined one."""
+    helpers = (
+        "__device__ void accumulate(float &acc, float a, float b) { acc += a * b; }\n"
+        "__device__ void bump(float& s, const float& v) { s = s + v * v; }\n"
+        "__global__ void dot(const float *x, const float *y, float *out, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  float acc = 0.0f;\n"
+        "  for (int k = 0; k < n; k++) accumulate(acc, x[k], y[k]);\n"
+        "  bump(out[i], y[i]);\n"
+        "  out[i] += acc;\n"
+        "}\n"
+    )
+    by_hand = (
+        "__global__ void dot(const float *x, const float *y, float *out, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  float acc = 0.0f;\n"
+        "  for (int k = 0; k < n; k++) acc += x[k] * y[k];\n"
+        "  out[i] = out[i] + y[i] * y[i];\n"
+        "  out[i] += acc;\n"
+        "}\n"
+    )
+    (ours,) = _analysis(helpers, "k.cu", "dot:n/256:256").functions
+    (twin,) = _analysis(by_hand, "k.cu", "dot:n/256:256").functions
+    assert ours.flops == twin.flops
+    for model in ("compulsory", "streaming"):
+        assert ours.traffic[model].total(False) == twin.traffic[model].total(False)
+    assert _at(ours.flops.total, {"n": 512}) == 512 * (2 * 512 + 3)
+    assert [f.name for f in ours.function.inlined] == ["accumulate", "bump"]
+    assert [u.message for u in ours.unknowns] == [u.message for u in twin.unknowns]
+    assert not [u for u in ours.unknowns if u.kind is UnknownKind.UNKNOWN_CALL]
+
+
+def test_language_cuda_reads_cuda_in_any_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = (FIXTURES / "vector_add.cu").read_text()
+    for name in ("kernels.h", "kernels.cpp"):
+        path = tmp_path / name
+        path.write_text(source)
+        code, out, _ = run(capsys, "analyze", "--no-cache", "--language", "cuda", str(path))
+        assert code == 0
+        assert "launch      grid (ceiling(n/256), 1, 1), block (256, 1, 1)" in out
+    code, _, err = run(capsys, "analyze", "--no-cache", str(tmp_path / "kernels.cpp"))
+    assert code == 2
+    assert "`--language cuda` reads another as CUDA" in err

@@ -75,11 +75,17 @@ class Inlining:
     return's line in it."""
 
 
-def inline_calls(body: c_ast.Compound, definitions: Mapping[str, c_ast.FuncDef]) -> Inlining:
+def inline_calls(
+    body: c_ast.Compound,
+    definitions: Mapping[str, c_ast.FuncDef],
+    references: Mapping[str, frozenset[int]] | None = None,
+) -> Inlining:
     """A copy of `body` with every call to a function of `definitions` inlined where it
-    can be (the original tree is left alone: the callee is also analyzed on its own)."""
+    can be (the original tree is left alone: the callee is also analyzed on its own).
+    `references` names, per function, the positions of parameters that are C++
+    references (CUDA `float &acc`): each use of one is its argument, an lvalue."""
     copied = copy.deepcopy(body)
-    inliner = _Inliner(definitions, Inlining(copied))
+    inliner = _Inliner(definitions, Inlining(copied), references or {})
     if _calls_known(copied, definitions):
         inliner.statement(copied, ())
     return inliner.result
@@ -95,8 +101,14 @@ def _calls_known(node: c_ast.Node, definitions: Mapping[str, c_ast.FuncDef]) -> 
 
 
 class _Inliner:
-    def __init__(self, definitions: Mapping[str, c_ast.FuncDef], result: Inlining) -> None:
+    def __init__(
+        self,
+        definitions: Mapping[str, c_ast.FuncDef],
+        result: Inlining,
+        references: Mapping[str, frozenset[int]],
+    ) -> None:
         self.definitions = definitions
+        self.references = references
         self.result = result
         self.count = 0
         self.recursive: dict[str, bool] = {}
@@ -311,6 +323,27 @@ class _Inliner:
         if result is None:
             return node.expr  # evaluated for its work, its value unused
         return c_ast.Assignment("=", c_ast.ID(result, node.coord), node.expr, node.coord)
+
+
+def _substituted(node: c_ast.Node, bound: Mapping[str, c_ast.Node]) -> Any:
+    """`node` with each name in `bound` replaced by a copy of its expression (a reference
+    parameter by its argument); member names after `.` and `->` are not variables."""
+    if isinstance(node, c_ast.ID):
+        found = bound.get(node.name)
+        return copy.deepcopy(found) if found is not None else node
+    for slot in type(node).__slots__:
+        if slot in ("coord", "__weakref__") or slot in type(node).attr_names:
+            continue
+        if isinstance(node, c_ast.StructRef) and slot == "field":
+            continue
+        if isinstance(node, c_ast.FuncCall) and slot == "name":
+            continue
+        value = getattr(node, slot)
+        if isinstance(value, list):
+            setattr(node, slot, [_substituted(v, bound) for v in value])
+        elif isinstance(value, c_ast.Node):
+            setattr(node, slot, _substituted(value, bound))
+    return node
 
 
 def _callees(definition: c_ast.FuncDef, definitions: Mapping[str, c_ast.FuncDef]) -> set[str]:

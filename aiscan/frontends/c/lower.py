@@ -8,7 +8,7 @@ a named symbol and an `Unknown` saying why, so nothing is silently guessed.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from pycparser import c_ast
@@ -64,8 +64,11 @@ else:
 __all__ = ["lower_file"]
 
 
-def lower_file(ast: c_ast.FileAST, path: str) -> tuple[Function, ...]:
-    """Every function definition of a parsed file, lowered to the IR."""
+def lower_file(
+    ast: c_ast.FileAST, path: str, references: Mapping[str, frozenset[int]] | None = None
+) -> tuple[Function, ...]:
+    """Every function definition of a parsed file, lowered to the IR (`references`: see
+    `inline_calls`)."""
     types = TypeResolver()
     globals_ = Scope()
     known_functions: dict[str, int] = {}
@@ -88,7 +91,7 @@ def lower_file(ast: c_ast.FileAST, path: str) -> tuple[Function, ...]:
     for definition in definitions:
         if definition.coord is None or not _same_file(definition.coord.file, path):
             continue  # defined in an included header
-        inlining = inline_calls(definition.body, bodies)
+        inlining = inline_calls(definition.body, bodies, references or {})
         functions.append(
             _FunctionLowering(definition, inlining, path, types, globals_, known_functions).run()
         )

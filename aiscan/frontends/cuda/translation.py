@@ -148,6 +148,10 @@ class Translation:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     origins: list[int] = field(default_factory=list)
     """For each character of `text`, the position in the source it comes from."""
+    references: dict[str, frozenset[int]] = field(default_factory=dict)
+    """For each `__device__` function with C++ reference parameters (`float &acc`), their
+    positions: respelled as plain parameters, they are bound to their arguments' lvalues
+    where the function is inlined."""
     source: str = ""
 
     def position(self, line: int, column: int) -> tuple[int, int]:
@@ -235,12 +239,18 @@ def translate(source: str, path: str) -> Translation:
         template = _TEMPLATE.match(code, start, brace)
         parameters = _template_parameters(template, constants)
         after = template.end() if template is not None and parameters is not None else start
-        cxx = _CXX.search(checked, after, closing) or _REFERENCE.search(code, start, brace)
-        if "__device__" in head and "__global__" not in head and cxx is None and not template:
-            # Kept as C: the C lowering inlines its calls (frontends/c/inlining.py).
+        cxx = _CXX.search(checked, after, closing)
+        device = "__device__" in head and "__global__" not in head and not template
+        if device and cxx is None:
+            # Kept as C: the C lowering inlines its calls (frontends/c/inlining.py);
+            # reference parameters (`float &acc`) stand for their arguments there.
+            references = _reference_parameters(code, start, brace, put)
             axes, _, _ = _respelled(code, start, brace, closing, put, read)
             devices[_name(head)] = (axes, (brace, closing))
+            if references:
+                result.references[_name(head)] = references
             continue
+        cxx = cxx or _REFERENCE.search(code, start, brace)
         if "__global__" in head and cxx is None:
             if template is not None:
                 put(template.start(), template.end())
@@ -271,6 +281,26 @@ def translate(source: str, path: str) -> Translation:
     result.origins = origins[:at] + [min(at, max(len(code) - 1, 0))] * len(PRELUDE) + origins[at:]
     result.source = source
     return result
+
+
+def _reference_parameters(code: str, start: int, brace: int, put: _Put) -> frozenset[int]:
+    """The positions of a function's reference parameters (`float &acc`, `const T& x`),
+    each `&` blanked in place."""
+    close_paren = code.rfind(")", start, brace)
+    open_paren = _opening(code, close_paren) if close_paren != -1 else -1
+    if open_paren < start:
+        return frozenset()
+    found = set()
+    for position, (offset, parameter) in enumerate(
+        split_top_level(code[open_paren + 1 : close_paren])
+    ):
+        match = _REFERENCE.search(parameter + ")")
+        if match is None:
+            continue
+        ampersand = open_paren + 1 + offset + parameter.index("&", match.start())
+        put(ampersand, ampersand + 1)
+        found.add(position)
+    return frozenset(found)
 
 
 def _with_device_axes(
