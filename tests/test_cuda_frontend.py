@@ -778,3 +778,30 @@ def test_language_cuda_reads_cuda_in_any_file(
     code, _, err = run(capsys, "analyze", "--no-cache", str(tmp_path / "kernels.cpp"))
     assert code == 2
     assert "`--language cuda` reads another as CUDA" in err
+
+
+def test_auto_locals_with_an_obvious_type_are_read() -> None:
+    """`auto` from a literal, a grid index, an element of a parameter or a typed local is
+    that type; any other `auto` stays a located error and the rest is analyzed."""
+    source = (
+        "__global__ void k(const float *__restrict__ x, float *__restrict__ y, int n) {\n"
+        "  auto i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  auto two = 2.0f;\n"
+        "  if (i < n) {\n"
+        "    auto v = x[i];\n"
+        "    auto w = v;\n"
+        "    y[i] = two * w + v;\n"
+        "  }\n"
+        "}\n"
+        "__global__ void bad(float *y, int n) {\n"
+        "  auto f = y;\n"
+        "  y[0] = 1.0f;\n"
+        "}\n"
+    )
+    module = lower_source(source, "k.cu", PipelineOptions(launches=("k:n/256:256",)))
+    errors = [(d.span.line, d.message) for d in module.diagnostics]
+    assert errors == [(11, "C++ construct not read: `auto`")]
+    (function,) = analyze_module(module).functions
+    assert str(function.flops.total) == "2*n"
+    assert str(function.traffic["compulsory"].total(False)) == "8*n"
+    assert function.precision == "fp32"

@@ -112,6 +112,22 @@ _FAST_MATH = re.compile(r"\b__(expf|logf|sinf|cosf|powf|exp10f|log2f|tanf)\b")
 _CXX = re.compile(r"\b(template|namespace|class|using|operator|constexpr|auto)\b|::")
 _REFERENCE = re.compile(r"\w\s*&\s*\w+\s*(?=[,)])")
 _FOR = re.compile(r"\bfor\s*\(")
+_AUTO = re.compile(r"\bauto\s+(\w+)\s*=\s*([^;{}]+);")
+_SCALAR = (
+    r"(?:unsigned\s+int|unsigned|int|long|size_t|float|double|half|__half|__nv_bfloat16|"
+    r"float2|float4|double2|half2|__half2)"
+)
+_POINTER_PARAMETER = re.compile(
+    rf"(?:const\s+)?({_SCALAR})\s*(?:const\s*)?\*\s*(?:const\s*)?(?:__restrict__\s*)?(\w+)\s*$"
+)
+_SCALAR_DECLARATION = re.compile(rf"(?<![\w.])(?:const\s+)?({_SCALAR})\s+(\w+)\s*(?=[=;,)])")
+_FLOAT_LITERAL = re.compile(r"[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?[fF]")
+_DOUBLE_LITERAL = re.compile(r"[-+]?(\d+\.\d*|\.\d+|\d+[eE][-+]?\d+)([eE][-+]?\d+)?")
+_INT_LITERAL = re.compile(r"[-+]?\d+")
+_GRID_INDEX = re.compile(
+    r"(?:\s|\d|[-+*/%()]|\b(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]\b)+"
+)
+_ELEMENT = re.compile(r"(\w+)\s*\[[^;]*\]")
 _INT_DECLARATION = re.compile(
     r"(?:const\s+)?(?:unsigned\s+)?(?:int|long|size_t|int64_t|unsigned)\s+(\w+)\s*=\s*([^;]+);"
 )
@@ -239,6 +255,8 @@ def translate(source: str, path: str) -> Translation:
         template = _TEMPLATE.match(code, start, brace)
         parameters = _template_parameters(template, constants)
         after = template.end() if template is not None and parameters is not None else start
+        for typed in _typed_autos(code, start, brace, closing, put):
+            checked = checked[:typed] + "    " + checked[typed + 4 :]
         cxx = _CXX.search(checked, after, closing)
         device = "__device__" in head and "__global__" not in head and not template
         if device and cxx is None:
@@ -281,6 +299,51 @@ def translate(source: str, path: str) -> Translation:
     result.origins = origins[:at] + [min(at, max(len(code) - 1, 0))] * len(PRELUDE) + origins[at:]
     result.source = source
     return result
+
+
+def _typed_autos(code: str, start: int, brace: int, closing: int, put: _Put) -> list[int]:
+    """`auto x = init;` in a function's body, where the initializer says the type: a literal
+    (`1.0f` float, `1.0` double, `1` int), a grid index (`blockIdx.x * blockDim.x +
+    threadIdx.x`: unsigned int, as CUDA's builtins are), an element of a pointer parameter
+    (`x[i]`: its element type) or a variable declared with a scalar type. Each is respelled
+    with that type; the positions of the `auto`s respelled are returned. Others stay (a
+    located error, as any C++ construct not read)."""
+    types: dict[str, str] = {}
+    close_paren = code.rfind(")", start, brace)
+    open_paren = _opening(code, close_paren) if close_paren != -1 else -1
+    if open_paren >= start:
+        for _, parameter in split_top_level(code[open_paren + 1 : close_paren]):
+            pointer = _POINTER_PARAMETER.search(parameter.strip())
+            if pointer is not None:
+                types[pointer.group(2)] = "*" + pointer.group(1)
+    respelled = []
+    for match in _SCALAR_DECLARATION.finditer(code, start, closing):
+        types.setdefault(match.group(2), match.group(1))
+    for match in _AUTO.finditer(code, brace, closing):
+        typed = _type_of(match.group(2).strip(), types)
+        if typed is None:
+            continue
+        types[match.group(1)] = typed
+        put(match.start(), match.start() + 4, typed)
+        respelled.append(match.start())
+    return respelled
+
+
+def _type_of(init: str, types: Mapping[str, str]) -> str | None:
+    """The type an initializer obviously has, or None."""
+    if _FLOAT_LITERAL.fullmatch(init):
+        return "float"
+    if _DOUBLE_LITERAL.fullmatch(init):
+        return "double"
+    if _INT_LITERAL.fullmatch(init):
+        return "int"
+    if _GRID_INDEX.fullmatch(init) and _BUILTIN.search(init):
+        return "unsigned int"
+    element = _ELEMENT.fullmatch(init)
+    if element is not None and types.get(element.group(1), "").startswith("*"):
+        return types[element.group(1)][1:]
+    known = types.get(init)
+    return known if known is not None and not known.startswith("*") else None
 
 
 def _reference_parameters(code: str, start: int, brace: int, put: _Put) -> frozenset[int]:
