@@ -805,3 +805,18 @@ def test_auto_locals_with_an_obvious_type_are_read() -> None:
     assert str(function.flops.total) == "2*n"
     assert str(function.traffic["compulsory"].total(False)) == "8*n"
     assert function.precision == "fp32"
+
+
+def test_hover_counts_a_kernel_with_its_device_functions(tmp_path: Path) -> None:
+    from aiscan.lsp.document import analyze_document, settings_for
+    from aiscan.lsp.hover import hover_markdown
+
+    path = str(tmp_path / "helpers.cu")
+    settings = settings_for(path, ("h100",))
+    result = analyze_document((FIXTURES / "device_helpers.cu").read_text(), path, settings)
+    assert result.analysis is not None
+    (region,) = result.analysis.functions[0].regions
+    text = hover_markdown(region, settings.devices, result.analysis.sizes, False)
+    assert "- FLOPs: `2*n**2 + 3*n` (add n**2 + n, mul n**2 + 2*n)" in text
+    assert "- bytes, compulsory: `4*n**2 + 12*n`" in text
+    assert "unknown" not in text
