@@ -27,10 +27,13 @@ from typing import Any
 
 from pycparser import c_ast
 
-__all__ = ["MAX_DEPTH", "InlinedCall", "InlinedCoord", "Inlining", "inline_calls"]
+__all__ = ["MAX_CALLS", "MAX_DEPTH", "InlinedCall", "InlinedCoord", "Inlining", "inline_calls"]
 
 MAX_DEPTH = 8
 """Calls nested deeper than this (a helper calling a helper ...) are not inlined."""
+MAX_CALLS = 1000
+"""Calls inlined into one function at most: helpers that each call several others grow
+the body exponentially with the depth; past this, calls stay unknown (and say so)."""
 
 
 class InlinedCoord:
@@ -215,6 +218,8 @@ class _Inliner:
             return "it is recursive"
         if len(chain) >= MAX_DEPTH:
             return f"calls nested deeper than {MAX_DEPTH}"
+        if self.count >= MAX_CALLS:
+            return f"more than {MAX_CALLS} calls inlined into this function already"
         if parameters is None or definition.param_decls:
             return "its parameters are not read (an old-style definition)"
         if any(isinstance(p, c_ast.EllipsisParam) for p in parameters):
