@@ -14,7 +14,7 @@ from golden import FIXTURES, same
 
 from aiscan.analysis.kernel import AnalysisOptions, FunctionAnalysis, analyze_module
 from aiscan.cli import main
-from aiscan.frontends.c.inlining import MAX_DEPTH
+from aiscan.frontends.c.inlining import MAX_CALLS, MAX_DEPTH
 from aiscan.ir.nodes import UnknownKind
 from aiscan.pipeline import PipelineOptions, lower_source
 from aiscan.report.assembly import load_schema
@@ -182,3 +182,41 @@ def test_two_branches_of_one_callee_are_two_fractions(tmp_path: Path) -> None:
     )
     function = _functions(tmp_path / "branches.c", text)["k"]
     assert same(function.flops.total, "n*(p_L7_2 + p_L7_3 + 1)")
+
+
+def test_helpers_fanning_out_stop_at_the_call_budget(tmp_path: Path) -> None:
+    lines = ["double f0(double x) { return x * 2.0; }"]
+    for level in range(1, 7):
+        calls = " + ".join([f"f{level - 1}(x)"] * 4)
+        lines.append(f"double f{level}(double x) {{ return {calls}; }}")
+    lines.append("void k(int n, double *x) { for (int i = 0; i < n; i++) x[i] = f6(x[i]); }")
+    function = _functions(tmp_path / "fan.c", "\n".join(lines))["k"]
+    refused = [u for u in function.unknowns if u.kind is UnknownKind.UNKNOWN_CALL]
+    assert refused
+    assert all(
+        f"not inlined: more than {MAX_CALLS} calls inlined into this function" in u.message
+        for u in refused
+    )
+    assert all(u.span.line == 8 for u in refused)
+
+
+def test_a_helper_from_a_header_is_inlined_and_named_with_its_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "vec.h").write_text(
+        "static inline double axpy1(double a, double x, double y) { return a * x + y; }\n"
+    )
+    source = tmp_path / "k.c"
+    source.write_text(
+        '#include "vec.h"\n'
+        "void k(int n, double a, const double *restrict x, double *restrict y) {\n"
+        "  for (int i = 0; i < n; i++) y[i] = axpy1(a, x[i], y[i]);\n"
+        "}\n"
+    )
+    function = _functions(source)["k"]
+    assert same(function.flops.total, "2*n")
+    assert same(function.traffic["compulsory"].total(False), "24*n")
+    assert [u.message for u in function.unknowns] == []
+    assert main(["analyze", "--no-cache", str(source)]) == 0
+    out = capsys.readouterr().out
+    assert f"  inlined: axpy1 ({tmp_path / 'vec.h'}:1), called at line 3\n" in out
