@@ -737,21 +737,21 @@ def test_reference_parameters_of_device_functions_are_their_arguments() -> None:
     helpers = (
         "__device__ void accumulate(float &acc, float a, float b) { acc += a * b; }\n"
         "__device__ void bump(float& s, const float& v) { s = s + v * v; }\n"
-        "__global__ void dot(const float *x, const float *y, float *out, int n) {\n"
+        "__global__ void dot(const float *x, const float *y, float *out, float *z, int n) {\n"
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
         "  float acc = 0.0f;\n"
         "  for (int k = 0; k < n; k++) accumulate(acc, x[k], y[k]);\n"
         "  bump(out[i], y[i]);\n"
-        "  out[i] += acc;\n"
+        "  bump(z[i], acc);\n"
         "}\n"
     )
     by_hand = (
-        "__global__ void dot(const float *x, const float *y, float *out, int n) {\n"
+        "__global__ void dot(const float *x, const float *y, float *out, float *z, int n) {\n"
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
         "  float acc = 0.0f;\n"
         "  for (int k = 0; k < n; k++) acc += x[k] * y[k];\n"
         "  out[i] = out[i] + y[i] * y[i];\n"
-        "  out[i] += acc;\n"
+        "  z[i] = z[i] + acc * acc;\n"
         "}\n"
     )
     (ours,) = _analysis(helpers, "k.cu", "dot:n/256:256").functions
@@ -759,7 +759,9 @@ def test_reference_parameters_of_device_functions_are_their_arguments() -> None:
     assert ours.flops == twin.flops
     for model in ("compulsory", "streaming"):
         assert ours.traffic[model].total(False) == twin.traffic[model].total(False)
-    assert _at(ours.flops.total, {"n": 512}) == 512 * (2 * 512 + 3)
+    assert _at(ours.flops.total, {"n": 512}) == 512 * (2 * 512 + 4)
+    # out and z written through the references: 4 bytes each per thread.
+    assert _at(ours.traffic["streaming"].write_bytes, {"n": 512}) == 2 * 4 * 512
     assert [f.name for f in ours.function.inlined] == ["accumulate", "bump"]
     assert [u.message for u in ours.unknowns] == [u.message for u in twin.unknowns]
     assert not [u for u in ours.unknowns if u.kind is UnknownKind.UNKNOWN_CALL]

@@ -27,6 +27,8 @@ from typing import Any
 
 from pycparser import c_ast
 
+from aiscan.frontends.c.subtree import nodes_of
+
 __all__ = ["MAX_CALLS", "MAX_DEPTH", "InlinedCall", "InlinedCoord", "Inlining", "inline_calls"]
 
 MAX_DEPTH = 8
@@ -99,7 +101,7 @@ def _calls_known(node: c_ast.Node, definitions: Mapping[str, c_ast.FuncDef]) -> 
         isinstance(n, c_ast.FuncCall)
         and isinstance(n.name, c_ast.ID)
         and n.name.name in definitions
-        for n in _walk(node)
+        for n in nodes_of(node)
     )
 
 
@@ -169,7 +171,7 @@ class _Inliner:
     def _refuse_in(self, node: c_ast.Node | None, reason: str, chain: tuple[str, ...]) -> None:
         if node is None:
             return
-        for found in _walk(node):
+        for found in nodes_of(node):
             if isinstance(found, c_ast.FuncCall) and self._callee(found) is not None:
                 self.result.refused[id(found)] = reason
 
@@ -224,7 +226,7 @@ class _Inliner:
             return "its parameters are not read (an old-style definition)"
         if any(isinstance(p, c_ast.EllipsisParam) for p in parameters):
             return "it takes a variable number of arguments"
-        if any(isinstance(n, (c_ast.Goto, c_ast.Label)) for n in _walk(definition.body)):
+        if any(isinstance(n, (c_ast.Goto, c_ast.Label)) for n in nodes_of(definition.body)):
             return "its body uses `goto`"
         if len(arguments) != len(parameters):
             return f"{len(arguments)} arguments for {len(parameters)} parameters"
@@ -266,14 +268,28 @@ class _Inliner:
         block: list[c_ast.Node] = []
         if result_name is not None and returns is not None:
             block.append(_declared(result_name, returns, None, site))
-        renames = {p.name: f"{name}_{p.name}{suffix}" for p in header if p.name}
-        renames.update({d.name: f"{name}_{d.name}{suffix}" for d in _walk(body) if _is_variable(d)})
-        for parameter, argument in zip(header, arguments, strict=True):
-            if parameter.name:
+        by_reference = self.references.get(name, frozenset())
+        renames = {
+            p.name: f"{name}_{p.name}{suffix}"
+            for at, p in enumerate(header)
+            if p.name and at not in by_reference
+        }
+        renames.update(
+            {d.name: f"{name}_{d.name}{suffix}" for d in nodes_of(body) if _is_variable(d)}
+        )
+        bound: dict[str, c_ast.Node] = {}
+        for at, (parameter, argument) in enumerate(zip(header, arguments, strict=True)):
+            if not parameter.name:
+                continue
+            if at in by_reference:
+                bound[parameter.name] = argument
+            else:
                 block.append(_declared(renames[parameter.name], parameter.type, argument, site))
         _rename(body, renames)
+        if bound:
+            body = _substituted(body, bound)
         self._returns(body, result_name, site, name, tail=True)
-        for node in [*_walk(c_ast.Compound(block)), *_walk(body)]:
+        for node in [*nodes_of(c_ast.Compound(block)), *nodes_of(body)]:
             if site is not None and node.coord is not None:
                 node.coord = InlinedCoord(site, node.coord.line)
         block.append(self.statement(body, (*chain, name)))
@@ -354,7 +370,7 @@ def _substituted(node: c_ast.Node, bound: Mapping[str, c_ast.Node]) -> Any:
 def _callees(definition: c_ast.FuncDef, definitions: Mapping[str, c_ast.FuncDef]) -> set[str]:
     return {
         n.name.name
-        for n in _walk(definition.body)
+        for n in nodes_of(definition.body)
         if isinstance(n, c_ast.FuncCall)
         and isinstance(n.name, c_ast.ID)
         and n.name.name in definitions
@@ -456,11 +472,3 @@ def _child_slots(node: c_ast.Node) -> Iterator[tuple[str, c_ast.Node | list[c_as
             continue  # a type or a statement inside an expression: not evaluated here
         if isinstance(value, (list, c_ast.Node)):
             yield slot, value
-
-
-def _walk(node: c_ast.Node) -> Iterator[c_ast.Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(child for _, child in current.children())

@@ -27,7 +27,7 @@ from aiscan.frontends.c.literals import integer_literal
 from aiscan.frontends.c.loop_conditions import counter_bound, unsigned_wrap
 from aiscan.frontends.c.openmp import OpenMPDirective, read_directive
 from aiscan.frontends.c.pointer_walks import pointer_steps
-from aiscan.frontends.c.subtree import SubtreeFacts, subtree_facts
+from aiscan.frontends.c.subtree import SubtreeFacts, nodes_of, subtree_facts
 from aiscan.frontends.c.text import source_text
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
 from aiscan.ir.nodes import (
@@ -988,7 +988,7 @@ def _assigns(node: c_ast.Node | None, name: str) -> bool:
             and isinstance(n.expr, c_ast.ID)
             and n.expr.name == name
         )
-        for n in _walk(node)
+        for n in nodes_of(node)
     )
 
 
@@ -996,16 +996,8 @@ def _mentions(node: c_ast.Node | None, name: str | None) -> bool:
     return (
         node is not None
         and name is not None
-        and any(isinstance(n, c_ast.ID) and n.name == name for n in _walk(node))
+        and any(isinstance(n, c_ast.ID) and n.name == name for n in nodes_of(node))
     )
-
-
-def _walk(node: c_ast.Node) -> Iterator[c_ast.Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(child for _, child in current.children())
 
 
 def _items(node: c_ast.Node | None) -> list[c_ast.Node]:
