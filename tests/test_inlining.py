@@ -220,3 +220,21 @@ def test_a_helper_from_a_header_is_inlined_and_named_with_its_file(
     assert main(["analyze", "--no-cache", str(source)]) == 0
     out = capsys.readouterr().out
     assert f"  inlined: axpy1 ({tmp_path / 'vec.h'}:1), called at line 3\n" in out
+
+
+def test_statements_keep_their_text_as_written(tmp_path: Path) -> None:
+    """The report quotes `if (sq(x[i]) > 1.0)`, not the result variable it reads."""
+    text = (
+        "double sq(double x);\n"
+        "void k(int n, double *restrict x, double *restrict y) {\n"
+        "  for (int i = 0; i < n; i++)\n"
+        "    if (sq(x[i]) > 1.0) y[i] = sq(y[i]);\n"
+        "}\n"
+        "double sq(double x) { return x * x; }\n"
+    )
+    function = _functions(tmp_path / "branch.c", text)["k"]
+    (unknown,) = function.unknowns
+    assert unknown.message == (
+        "branch `if (sq(x[i]) > 1.0)`: the fraction of executions taking it is named p_L4"
+    )
+    assert same(function.flops.total, "n*p_L4 + n")

@@ -28,6 +28,7 @@ from typing import Any
 from pycparser import c_ast
 
 from aiscan.frontends.c.subtree import nodes_of
+from aiscan.frontends.c.text import source_text
 
 __all__ = ["MAX_CALLS", "MAX_DEPTH", "InlinedCall", "InlinedCoord", "Inlining", "inline_calls"]
 
@@ -75,6 +76,9 @@ class Inlining:
     calls: list[InlinedCall] = field(default_factory=list)
     refused: dict[int, str] = field(default_factory=dict)
     """`id` of each call left in place (the node lives in `body`) -> why."""
+    texts: dict[int, str] = field(default_factory=dict)
+    """`id` of a statement or condition whose calls were replaced -> its text as written
+    (`y[i] = sq(x[i]) + y[i]`, not the result variable), for the report."""
     early_returns: list[tuple[Any, str, int]] = field(default_factory=list)
     """A `return` before the end of a callee: the call's coordinate, the callee, the
     return's line in it."""
@@ -140,27 +144,43 @@ class _Inliner:
             return node  # not analyzed (a located unknown of its own)
         prelude: list[c_ast.Node] = []
         if isinstance(node, c_ast.If):
+            before = self._text(node.cond)
             node.cond = self.expression(node.cond, prelude, chain)
+            self._keep_text(node.cond, before, prelude)
             node.iftrue = self.statement(node.iftrue, chain) if node.iftrue is not None else None
             node.iffalse = self.statement(node.iffalse, chain) if node.iffalse is not None else None
         elif isinstance(node, c_ast.Switch):
             node.cond = self.expression(node.cond, prelude, chain)
         elif isinstance(node, c_ast.DeclList):
             for declaration in node.decls:
+                before = self._text(declaration)
                 self._declaration(declaration, prelude, chain)
-        elif isinstance(node, c_ast.Decl):
-            self._declaration(node, prelude, chain)
-        elif isinstance(node, c_ast.Return):
-            node.expr = self.expression(node.expr, prelude, chain) if node.expr else None
+                self._keep_text(declaration, before, prelude)
         elif isinstance(node, c_ast.FuncCall):
             replaced = self.expression(node, prelude, chain, value_used=False)
             if replaced is not node:
                 return c_ast.Compound(prelude, node.coord)
         elif not isinstance(node, (c_ast.Pragma, c_ast.Goto, c_ast.Typedef)):
-            node = self.expression(node, prelude, chain)
+            before = self._text(node)
+            if isinstance(node, c_ast.Decl):
+                self._declaration(node, prelude, chain)
+            elif isinstance(node, c_ast.Return):
+                node.expr = self.expression(node.expr, prelude, chain) if node.expr else None
+            else:
+                node = self.expression(node, prelude, chain)
+            self._keep_text(node, before, prelude)
         if not prelude:
             return node
         return c_ast.Compound([*prelude, node], node.coord)
+
+    def _text(self, node: c_ast.Node) -> str | None:
+        """The source text of a statement (or condition) that calls a known function,
+        before its calls are replaced by their results."""
+        return source_text(node) if _calls_known(node, self.definitions) else None
+
+    def _keep_text(self, node: c_ast.Node, before: str | None, prelude: list[c_ast.Node]) -> None:
+        if before is not None and prelude:
+            self.result.texts[id(node)] = before
 
     def _declaration(
         self, node: c_ast.Decl, prelude: list[c_ast.Node], chain: tuple[str, ...]

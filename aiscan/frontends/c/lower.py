@@ -347,13 +347,17 @@ class _FunctionLowering:
     def _statement(self, node: c_ast.Node, evaluation: Evaluation) -> Statement:
         return Statement(
             span=self.span(node),
-            text=_one_line(source_text(node)),
+            text=_one_line(self._text(node)),
             flops=evaluation.flops,
             accesses=tuple(evaluation.accesses),
             special_calls=tuple(evaluation.special_calls),
             unknowns=tuple(evaluation.unknowns),
             dataflow=evaluation.stored,
         )
+
+    def _text(self, node: c_ast.Node) -> str:
+        """A node's source text, as written where the inliner replaced its calls."""
+        return self.inlining.texts.get(id(node)) or source_text(node)
 
     def _unsupported(self, node: c_ast.Node, message: str) -> Statement:
         unknown = Unknown(UnknownKind.UNSUPPORTED, message, self.span(node))
@@ -371,7 +375,7 @@ class _FunctionLowering:
         self._forget_changes(before)
         unknown = Unknown(
             UnknownKind.BRANCH_FRACTION,
-            f"branch `if ({_one_line(source_text(node.cond))})`: the fraction of executions "
+            f"branch `if ({_one_line(self._text(node.cond))})`: the fraction of executions "
             f"taking it is named {fraction}",
             span,
             str(fraction),
