@@ -255,6 +255,11 @@ def _add_source_options(parser: argparse.ArgumentParser) -> None:
         "reported as a launch of its own",
     )  # fmt: skip
     parser.add_argument(
+        "--language", default=None, choices=("c", "cuda", "python"),
+        help="read every file as this language, whatever its extension (CUDA code in "
+        "`.h`, `.hpp` or `.cpp` files: `--language cuda`); default: by extension",
+    )  # fmt: skip
+    parser.add_argument(
         "--launch", dest="launches", action="append", default=[], metavar="KERNEL:GRID:BLOCK",
         help="a CUDA kernel's launch, GRID and BLOCK comma-separated size expressions "
         "(`vec_add:n/256:256`, `matmul:n/16,n/16:16,16`); replaces the file's launches of it",
@@ -377,6 +382,7 @@ def _pipeline_options(arguments: argparse.Namespace, config: Config) -> Pipeline
         triton_config=getattr(arguments, "triton_config", None) or config.triton_config or "first",
         launches=launches,
         configured_launches=config.launches,
+        language=getattr(arguments, "language", None),
         shapes=(*config.shapes, *map(parse_shape, getattr(arguments, "shapes", ()))),
     )
 
@@ -857,7 +863,7 @@ def _stdin_source(arguments: argparse.Namespace) -> tuple[str, BinaryIO] | None:
             raise UsageError("--stdin-filename needs `-` among the paths")
         return None
     name = arguments.stdin_filename
-    if not name or language_of(name) is None:
+    if not name or (language_of(name) is None and not getattr(arguments, "language", None)):
         raise UsageError(
             "check: reading `-` needs --stdin-filename NAME.c or NAME.py "
             "(its extension picks the language)"

@@ -46,6 +46,9 @@ class PipelineOptions:
     configured_launches: tuple[str, ...] = ()
     """The same from the configuration's `launch` table (origin `configuration`), for the
     kernels `launches` does not name."""
+    language: str | None = None
+    """`--language`: every file read as this language (`c`, `cuda`, `python`), whatever
+    its extension; None: each by its extension."""
     shapes: tuple[GivenShape, ...] = ()
     """Shapes stated for parameters (`--shape`, `[tool.aiscan.shapes]`), the command
     line's after the configuration's (a later one for the same key wins)."""

@@ -32,7 +32,7 @@ class FileResult:
 
 def lower_source(text: str, path: str, options: PipelineOptions) -> Module:
     """The IR of one source text; raises `InputError` for input that cannot be analyzed."""
-    language = language_of(path)
+    language = options.language or language_of(path)
     if language == "c":
         from aiscan.frontends.c import lower_c_source
 
@@ -70,7 +70,8 @@ def lower_source(text: str, path: str, options: PipelineOptions) -> Module:
         Diagnostic(
             Span(path, 1, 1),
             Severity.ERROR,
-            "unknown language (expected a .c, .h, .cu, .cuh or .py file)",
+            "unknown language (expected a .c, .h, .cu, .cuh or .py file; "
+            "`--language cuda` reads another as CUDA)",
         )
     )
 

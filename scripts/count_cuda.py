@@ -39,6 +39,7 @@ SIZES: dict[str, tuple[int, ...]] = {
     "float4_axpy": (1000, 1024, 3000),
     "half2_fma": (1000, 1024, 3000),
     "bf16_scale": (1000, 4096, 300000),
+    "device_helpers": (100, 128, 300),
 }
 """Sizes `n` per fixture: ragged ones where the launch rounds the grid up, multiples of
 32 where the kernel requires them, and a grid-stride loop longer than its grid."""

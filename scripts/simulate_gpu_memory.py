@@ -47,6 +47,7 @@ RUNS: dict[str, tuple[tuple[int, int], ...]] = {
     "float4_axpy": ((1024, 1), (3000, 1)),
     "half2_fma": ((1024, 1),),
     "bf16_scale": ((4096, 1), (300000, 1)),
+    "device_helpers": ((128, 1), (300, 1)),
 }
 """(n, resident blocks) per fixture: sizes whose rows are whole sectors, a few that are
 not (n = 100 floats: rows 400 bytes apart, not 32-byte aligned), and the SGEMMs on both

@@ -51,6 +51,7 @@ def test_the_fixtures() -> None:
     assert NAMES == [
         "bf16_scale",
         "block_reduce",
+        "device_helpers",
         "dot_atomic",
         "float4_axpy",
         "half2_fma",
@@ -685,3 +686,139 @@ def test_other_atomics_are_read() -> None:
     assert counts == [("m[0]", "n"), ("hits[i]", "n")]
     (said,) = [u for u in function.function.unknowns if u.kind is UnknownKind.ATOMIC_CONTENTION]
     assert said.message.startswith("atomicMax to one address (m[0]) from every thread")
+
+
+def test_device_functions_are_counted_as_their_bodies() -> None:
+    """Issue 31: `__device__` helpers (`__forceinline__` too) inlined where called, with
+    exactly the counts of the hand-inlined kernel; the report says what was inlined."""
+    helpers = (
+        "__device__ float sq(float x) { return x * x; }\n"
+        "__device__ __forceinline__ float axpy1(float a, float x, float y) { return a * x + y; }\n"
+        "__global__ void k(const float* __restrict__ x, float* y, float a, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) y[i] = axpy1(a, sq(x[i]), y[i]);\n"
+        "}\n"
+    )
+    by_hand = (
+        "__global__ void k(const float* __restrict__ x, float* y, float a, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) y[i] = a * (x[i] * x[i]) + y[i];\n"
+        "}\n"
+    )
+    (ours,) = _analysis(helpers, "k.cu", "k:n/256:256").functions
+    (twin,) = _analysis(by_hand, "k.cu", "k:n/256:256").functions
+    assert ours.flops == twin.flops
+    assert str(ours.flops.total) == "3*n"
+    for model in ("compulsory", "streaming"):
+        assert ours.traffic[model].total(False) == twin.traffic[model].total(False)
+    assert not [u for u in ours.unknowns if u.kind is UnknownKind.UNKNOWN_CALL]
+    assert [(f.name, f.span.line, f.call_lines) for f in ours.function.inlined] == [
+        ("sq", 1, (5,)),
+        ("axpy1", 2, (5,)),
+    ]
+
+
+def test_a_device_function_brings_the_axes_it_reads() -> None:
+    """A helper reading `threadIdx.y` makes the kernel's y axis a real one."""
+    source = (
+        "__device__ int row() { return blockIdx.y * blockDim.y + threadIdx.y; }\n"
+        "__global__ void k(float* y, int n) {\n"
+        "  int i = row();\n"
+        "  if (i < n) y[i] = 2.0f * y[i];\n"
+        "}\n"
+    )
+    (function,) = _analysis(source, "k.cu").functions
+    assert str(function.flops.total) == "n"
+
+
+def test_reference_parameters_of_device_functions_are_their_arguments() -> None:
+    """`float &acc` in a `__device__` function: each use is the caller's lvalue, so the
+    kernel counts exactly as the hand-inlined one."""
+    helpers = (
+        "__device__ void accumulate(float &acc, float a, float b) { acc += a * b; }\n"
+        "__device__ void bump(float& s, const float& v) { s = s + v * v; }\n"
+        "__global__ void dot(const float *x, const float *y, float *out, float *z, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  float acc = 0.0f;\n"
+        "  for (int k = 0; k < n; k++) accumulate(acc, x[k], y[k]);\n"
+        "  bump(out[i], y[i]);\n"
+        "  bump(z[i], acc);\n"
+        "}\n"
+    )
+    by_hand = (
+        "__global__ void dot(const float *x, const float *y, float *out, float *z, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  float acc = 0.0f;\n"
+        "  for (int k = 0; k < n; k++) acc += x[k] * y[k];\n"
+        "  out[i] = out[i] + y[i] * y[i];\n"
+        "  z[i] = z[i] + acc * acc;\n"
+        "}\n"
+    )
+    (ours,) = _analysis(helpers, "k.cu", "dot:n/256:256").functions
+    (twin,) = _analysis(by_hand, "k.cu", "dot:n/256:256").functions
+    assert ours.flops == twin.flops
+    for model in ("compulsory", "streaming"):
+        assert ours.traffic[model].total(False) == twin.traffic[model].total(False)
+    assert _at(ours.flops.total, {"n": 512}) == 512 * (2 * 512 + 4)
+    # out and z written through the references: 4 bytes each per thread.
+    assert _at(ours.traffic["streaming"].write_bytes, {"n": 512}) == 2 * 4 * 512
+    assert [f.name for f in ours.function.inlined] == ["accumulate", "bump"]
+    assert [u.message for u in ours.unknowns] == [u.message for u in twin.unknowns]
+    assert not [u for u in ours.unknowns if u.kind is UnknownKind.UNKNOWN_CALL]
+
+
+def test_language_cuda_reads_cuda_in_any_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = (FIXTURES / "vector_add.cu").read_text()
+    for name in ("kernels.h", "kernels.cpp"):
+        path = tmp_path / name
+        path.write_text(source)
+        code, out, _ = run(capsys, "analyze", "--no-cache", "--language", "cuda", str(path))
+        assert code == 0
+        assert "launch      grid (ceiling(n/256), 1, 1), block (256, 1, 1)" in out
+    code, _, err = run(capsys, "analyze", "--no-cache", str(tmp_path / "kernels.cpp"))
+    assert code == 2
+    assert "`--language cuda` reads another as CUDA" in err
+
+
+def test_auto_locals_with_an_obvious_type_are_read() -> None:
+    """`auto` from a literal, a grid index, an element of a parameter or a typed local is
+    that type; any other `auto` stays a located error and the rest is analyzed."""
+    source = (
+        "__global__ void k(const float *__restrict__ x, float *__restrict__ y, int n) {\n"
+        "  auto i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  auto two = 2.0f;\n"
+        "  if (i < n) {\n"
+        "    auto v = x[i];\n"
+        "    auto w = v;\n"
+        "    y[i] = two * w + v;\n"
+        "  }\n"
+        "}\n"
+        "__global__ void bad(float *y, int n) {\n"
+        "  auto f = y;\n"
+        "  y[0] = 1.0f;\n"
+        "}\n"
+    )
+    module = lower_source(source, "k.cu", PipelineOptions(launches=("k:n/256:256",)))
+    errors = [(d.span.line, d.message) for d in module.diagnostics]
+    assert errors == [(11, "C++ construct not read: `auto`")]
+    (function,) = analyze_module(module).functions
+    assert str(function.flops.total) == "2*n"
+    assert str(function.traffic["compulsory"].total(False)) == "8*n"
+    assert function.precision == "fp32"
+
+
+def test_hover_counts_a_kernel_with_its_device_functions(tmp_path: Path) -> None:
+    from aiscan.lsp.document import analyze_document, settings_for
+    from aiscan.lsp.hover import hover_markdown
+
+    path = str(tmp_path / "helpers.cu")
+    settings = settings_for(path, ("h100",))
+    result = analyze_document((FIXTURES / "device_helpers.cu").read_text(), path, settings)
+    assert result.analysis is not None
+    (region,) = result.analysis.functions[0].regions
+    text = hover_markdown(region, settings.devices, result.analysis.sizes, False)
+    assert "- FLOPs: `2*n**2 + 3*n` (add n**2 + n, mul n**2 + 2*n)" in text
+    assert "- bytes, compulsory: `4*n**2 + 12*n`" in text
+    assert "unknown" not in text

@@ -73,7 +73,7 @@ def test_each_levels_intensity_is_printed_once(capsys: pytest.CaptureFixture[str
     assert rest.split(": ", 1)[1] == "L1/shared n/(8*n + 4) F/B, L2 n/(68*n + 64) F/B"
 
 
-def test_a_call_to_a_function_of_the_same_file_is_not_called_unknown(
+def test_a_call_to_a_function_of_the_same_file_is_counted_inline(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     source = tmp_path / "calls.c"
@@ -85,10 +85,10 @@ def test_a_call_to_a_function_of_the_same_file_is_not_called_unknown(
     )
     out = _out(capsys, str(source))
     assert "call to unknown function `scale`" not in out
-    assert (
-        "call to `scale` (defined at line 1 of this file and analyzed on its own; calls are "
-        "not inlined): its work and traffic are not counted here"
-    ) in out
+    assert "not counted" not in out
+    twice = out[out.index("function twice") :]
+    assert "FLOPs       2*n   [mul 2*n]" in twice
+    assert "  inlined: scale (line 1), called at line 3\n" in twice
 
 
 def test_every_command_help_has_examples_that_parse(capsys: pytest.CaptureFixture[str]) -> None:

@@ -36,6 +36,7 @@ __all__ = [
     "FlopTally",
     "Function",
     "GpuLaunch",
+    "InlinedFunction",
     "Loop",
     "LoopLike",
     "Module",
@@ -425,6 +426,17 @@ class Function:
     unknowns: tuple[Unknown, ...] = ()
     parameters: tuple[Parameter, ...] | None = None
     """The parameters as the frontend took them (Python); None where it records none."""
+    inlined: tuple[InlinedFunction, ...] = ()
+    """Functions of the same file whose calls are counted here as their bodies."""
+
+
+@dataclass(frozen=True, slots=True)
+class InlinedFunction:
+    """A callee counted inline: its name, where it is defined, the lines calling it."""
+
+    name: str
+    span: Span
+    call_lines: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from aiscan.analysis.intensity import Intensity, intensity, substitute_sizes
 from aiscan.analysis.kernel import FunctionAnalysis, RegionAnalysis
 from aiscan.analysis.traffic import Traffic
 from aiscan.errors import Diagnostic
-from aiscan.ir.nodes import Parameter, Unknown
+from aiscan.ir.nodes import InlinedFunction, Parameter, Unknown
 from aiscan.pipeline import FileResult
 from aiscan.report.assembly import SCHEMA_VERSION, join_report, load_schema
 from aiscan.report.expressions import expression_text, json_count, numeric_value
@@ -177,6 +177,24 @@ def _function(
         "nests": [_region(r, write_allocate, placement, sizes, name) for r in function.regions],
         **_placements(name, function, placement, sizes),
         **_parameters(function.function.parameters),
+        **_inlined(function.function.inlined),
+    }
+
+
+def _inlined(inlined: tuple[InlinedFunction, ...]) -> dict[str, Any]:
+    """Schema 1.7: the callees counted inline, where there are any."""
+    if not inlined:
+        return {}
+    return {
+        "inlined": [
+            {
+                "name": f.name,
+                "file": f.span.file,
+                "line": max(f.span.line, 1),
+                "call_lines": [max(line, 1) for line in f.call_lines],
+            }
+            for f in inlined
+        ]
     }
 
 

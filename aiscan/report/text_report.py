@@ -10,7 +10,7 @@ from aiscan.analysis.intensity import Intensity
 from aiscan.analysis.intensity import intensity as intensity_of
 from aiscan.analysis.kernel import FunctionAnalysis, LoopSummary, RegionAnalysis
 from aiscan.analysis.traffic import Traffic
-from aiscan.ir.nodes import GpuLaunch, Unknown, UnknownKind
+from aiscan.ir.nodes import GpuLaunch, InlinedFunction, Unknown, UnknownKind
 from aiscan.pipeline import FileResult
 from aiscan.printable import printable, printable_path
 from aiscan.report.assembly import join_text
@@ -130,6 +130,8 @@ def _function(
             f", bytes {readable(total, sizes)}{count_text(total, sizes)} "
             f"({default_model}{bound}), AI {_intensity_text(intensity, sizes)}"
         )
+    for inlined in function.function.inlined:
+        lines.append(f"  inlined: {_inlined_text(inlined, span.file)}")
     for unknown in function.function.unknowns:
         if unknown.kind in (UnknownKind.ALIASING, UnknownKind.ASSUMPTION):
             lines.append(f"  assumption (line {unknown.span.line}): {printable(unknown.message)}")
@@ -138,6 +140,16 @@ def _function(
         else:
             lines.append(f"  unknown: {_unknown_text(unknown)}")
     return lines
+
+
+def _inlined_text(inlined: InlinedFunction, path: str) -> str:
+    """`sq (line 1), called at lines 5, 9`: a callee counted as its body."""
+    where = f"line {inlined.span.line}"
+    if inlined.span.file != path:
+        where = f"{printable_path(inlined.span.file)}:{inlined.span.line}"
+    calls = inlined.call_lines
+    at = f"line{'s' if len(calls) > 1 else ''} {', '.join(str(c) for c in calls)}"
+    return f"{printable(inlined.name)} ({where}), called at {at}"
 
 
 def _region(region: RegionAnalysis, write_allocate: bool, sizes: Mapping[str, int]) -> list[str]:

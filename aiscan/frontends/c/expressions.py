@@ -8,7 +8,7 @@ evaluation order, and turns index and bound expressions into sympy, or says why 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -220,11 +220,14 @@ class ExpressionReader:
         types: TypeResolver,
         span_of: Callable[[c_ast.Node], Span],
         known_functions: dict[str, int],
+        not_inlined: Mapping[int, str] | None = None,
     ) -> None:
         self.scope = scope
         self.types = types
         self.span_of = span_of
         self.known_functions = known_functions
+        self.not_inlined = not_inlined or {}
+        """Calls to functions of the file left in place by the inliner: why, by `id`."""
 
     # ---- values -------------------------------------------------------------------------
 
@@ -356,22 +359,39 @@ class ExpressionReader:
             result.element = element
             result.leaves = [leaf for a in evaluated for leaf in a.leaves]
         else:
-            where = self.known_functions.get(name)
-            what = (
-                f"call to `{name}` (defined at line {where} of this file and analyzed on its "
-                "own; calls are not inlined): its work and traffic are not counted here"
-                if where
-                else f"call to unknown function `{name}`: its work and traffic are not counted"
-            )
             result.unknowns.append(
-                Unknown(
-                    UnknownKind.UNKNOWN_CALL,
-                    what,
-                    self.span_of(node),
-                )
+                Unknown(UnknownKind.UNKNOWN_CALL, self._not_counted(node, name), self.span_of(node))
             )
             result.element = None
         return result
+
+    def _not_counted(self, node: c_ast.FuncCall, name: str) -> str:
+        """Why a call's work is not counted: not inlined (and why), through a function
+        pointer, or to a function without a body here."""
+        where = self.known_functions.get(name)
+        reason = self.not_inlined.get(id(node))
+        if reason is not None:
+            defined = f"defined at line {where} of this file" if where else "defined"
+            return (
+                f"call to `{name}` ({defined}) not inlined: {reason}; its work and traffic "
+                "are not counted here"
+            )
+        if isinstance(node.name, c_ast.ID) and self.scope.lookup(name) is not None:
+            return (
+                f"call through the function pointer `{name}`: its target is not known, its "
+                "work and traffic are not counted"
+            )
+        if not isinstance(node.name, c_ast.ID):
+            return (
+                f"call through `{name}`: its target is not known, its work and traffic are "
+                "not counted"
+            )
+        if where:
+            return (
+                f"call to `{name}` (defined at line {where} of this file) not inlined: its "
+                "work and traffic are not counted here"
+            )
+        return f"call to unknown function `{name}`: its work and traffic are not counted"
 
     def _value_Assignment(self, node: c_ast.Assignment) -> Evaluation:
         return self.assign(node)

@@ -25,8 +25,15 @@ class CFrontendOptions:
     defines: Mapping[str, str] = field(default_factory=dict)
 
 
-def lower_c_source(text: str, path: str, options: CFrontendOptions | None = None) -> Module:
-    """Parse and lower one C file; raises `InputError` when nothing in it can be analyzed."""
+def lower_c_source(
+    text: str,
+    path: str,
+    options: CFrontendOptions | None = None,
+    references: Mapping[str, frozenset[int]] | None = None,
+) -> Module:
+    """Parse and lower one C file; raises `InputError` when nothing in it can be analyzed.
+    `references`: functions whose parameters at these positions are C++ references
+    (CUDA `__device__` functions), bound to their arguments where calls are inlined."""
     from pycparser import c_parser
     from pycparser.c_parser import ParseError
 
@@ -58,7 +65,7 @@ def lower_c_source(text: str, path: str, options: CFrontendOptions | None = None
             )
         ) from None
     try:
-        functions = lower_file(ast, path)
+        functions = lower_file(ast, path, references or {})
     except RecursionError:
         raise InputError(
             Diagnostic(Span(path, 1, 1), Severity.ERROR, "nesting too deep to analyze")

@@ -8,7 +8,7 @@ a named symbol and an `Unknown` saying why, so nothing is silently guessed.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from pycparser import c_ast
@@ -21,12 +21,13 @@ from aiscan.frontends.c.expressions import (
     Variable,
 )
 from aiscan.frontends.c.geometric_loops import geometric_update, passes
+from aiscan.frontends.c.inlining import InlinedCoord, Inlining, inline_calls
 from aiscan.frontends.c.line_names import file_of
 from aiscan.frontends.c.literals import integer_literal
 from aiscan.frontends.c.loop_conditions import counter_bound, unsigned_wrap
 from aiscan.frontends.c.openmp import OpenMPDirective, read_directive
 from aiscan.frontends.c.pointer_walks import pointer_steps
-from aiscan.frontends.c.subtree import SubtreeFacts, subtree_facts
+from aiscan.frontends.c.subtree import SubtreeFacts, nodes_of, subtree_facts
 from aiscan.frontends.c.text import source_text
 from aiscan.frontends.c.types import CType, TypeResolver, element_type_named
 from aiscan.ir.nodes import (
@@ -34,6 +35,7 @@ from aiscan.ir.nodes import (
     Branch,
     FlopTally,
     Function,
+    InlinedFunction,
     Loop,
     Node,
     Parallel,
@@ -62,17 +64,22 @@ else:
 __all__ = ["lower_file"]
 
 
-def lower_file(ast: c_ast.FileAST, path: str) -> tuple[Function, ...]:
-    """Every function definition of a parsed file, lowered to the IR."""
+def lower_file(
+    ast: c_ast.FileAST, path: str, references: Mapping[str, frozenset[int]] | None = None
+) -> tuple[Function, ...]:
+    """Every function definition of a parsed file, lowered to the IR (`references`: see
+    `inline_calls`)."""
     types = TypeResolver()
     globals_ = Scope()
     known_functions: dict[str, int] = {}
     definitions: list[c_ast.FuncDef] = []
+    bodies: dict[str, c_ast.FuncDef] = {}
     for item in ast.ext:
         if isinstance(item, c_ast.Typedef):
             types.add_typedef(item)
         elif isinstance(item, c_ast.FuncDef):
             definitions.append(item)
+            bodies[item.decl.name] = item
             if item.coord is not None and _same_file(item.coord.file, path):
                 known_functions[item.decl.name] = item.coord.line
         elif isinstance(item, c_ast.Decl):
@@ -84,8 +91,9 @@ def lower_file(ast: c_ast.FileAST, path: str) -> tuple[Function, ...]:
     for definition in definitions:
         if definition.coord is None or not _same_file(definition.coord.file, path):
             continue  # defined in an included header
+        inlining = inline_calls(definition.body, bodies, references or {})
         functions.append(
-            _FunctionLowering(definition, path, types, globals_, known_functions).run()
+            _FunctionLowering(definition, inlining, path, types, globals_, known_functions).run()
         )
     return tuple(functions)
 
@@ -114,21 +122,26 @@ class _FunctionLowering:
     def __init__(
         self,
         definition: c_ast.FuncDef,
+        inlining: Inlining,
         path: str,
         types: TypeResolver,
         globals_: Scope,
         known_functions: dict[str, int],
     ) -> None:
         self.definition = definition
+        self.inlining = inlining
+        self.body = inlining.body
         self.path = path
         self.types = types
         self.scope = globals_.copy()
         self.span = _NodeSpans(path, definition.coord.line if definition.coord else 1)
-        self.reader = ExpressionReader(self.scope, types, self.span, known_functions)
+        self.reader = ExpressionReader(
+            self.scope, types, self.span, known_functions, inlining.refused
+        )
         self.function_unknowns: list[Unknown] = []
         # The body alone: lowering asks only about its statements, and the declarator's
         # nodes (parameters, types) were two fifths of each walk.
-        self.subtrees = subtree_facts(definition.body)
+        self.subtrees = subtree_facts(self.body)
         self.enclosing_loops: list[Enclosing] = []
         # OpenMP: the directive waiting for its statement, the loops it shares out, the
         # parallel region being lowered (and its loop depth), `omp_set_num_threads(N)`.
@@ -153,16 +166,40 @@ class _FunctionLowering:
                 )
                 if not ctype.is_scalar:
                     pointer_parameters.append((parameter.name, ctype))
-        regions = tuple(self._regions(_items(self.definition.body)))
+        regions = tuple(self._regions(_items(self.body)))
         span = self.span(self.definition.decl)
         end = max((r.span.end_line for r in regions), default=span.line)
         self._note_possible_aliasing(pointer_parameters, regions, span)
+        self._note_early_returns()
         return Function(
             declaration.name,
             Span(span.file, span.line, span.column, end),
             regions,
             tuple(self.function_unknowns),
+            inlined=self._inlined(),
         )
+
+    def _inlined(self) -> tuple[InlinedFunction, ...]:
+        """Each callee counted inline, once, with the lines of its calls."""
+        lines: dict[tuple[str, str, int], list[int]] = {}
+        for call in self.inlining.calls:
+            where = file_of(call.callee_file) if call.callee_file else self.path
+            lines.setdefault((call.callee, where, call.callee_line), []).append(call.line)
+        return tuple(
+            InlinedFunction(name, Span(where, line, 1), tuple(sorted(set(calls))))
+            for (name, where, line), calls in lines.items()
+        )
+
+    def _note_early_returns(self) -> None:
+        for site, callee, line in self.inlining.early_returns:
+            self.function_unknowns.append(
+                Unknown(
+                    UnknownKind.UNSUPPORTED,
+                    f"`return` before the end of the inlined `{callee}` (its line {line}): "
+                    "the statements after it are counted as if it were not taken",
+                    Span(self.path, site.line, site.column or 1),
+                )
+            )
 
     def _note_possible_aliasing(
         self, pointers: list[tuple[str, CType]], regions: tuple[Region, ...], span: Span
@@ -310,13 +347,17 @@ class _FunctionLowering:
     def _statement(self, node: c_ast.Node, evaluation: Evaluation) -> Statement:
         return Statement(
             span=self.span(node),
-            text=_one_line(source_text(node)),
+            text=_one_line(self._text(node)),
             flops=evaluation.flops,
             accesses=tuple(evaluation.accesses),
             special_calls=tuple(evaluation.special_calls),
             unknowns=tuple(evaluation.unknowns),
             dataflow=evaluation.stored,
         )
+
+    def _text(self, node: c_ast.Node) -> str:
+        """A node's source text, as written where the inliner replaced its calls."""
+        return self.inlining.texts.get(id(node)) or source_text(node)
 
     def _unsupported(self, node: c_ast.Node, message: str) -> Statement:
         unknown = Unknown(UnknownKind.UNSUPPORTED, message, self.span(node))
@@ -325,7 +366,7 @@ class _FunctionLowering:
     def _if(self, node: c_ast.If) -> Branch:
         condition = self._statement(node.cond, self.reader.value(node.cond))
         span = self.span(node)
-        fraction = fraction_symbol(f"p_L{span.line}")
+        fraction = fraction_symbol(f"p_L{_line_label(node)}")
         guard = self._guard(node.cond)
         before = self.scope.copy()
         then_body = tuple(self._lower(node.iftrue)) if node.iftrue is not None else ()
@@ -334,7 +375,7 @@ class _FunctionLowering:
         self._forget_changes(before)
         unknown = Unknown(
             UnknownKind.BRANCH_FRACTION,
-            f"branch `if ({_one_line(source_text(node.cond))})`: the fraction of executions "
+            f"branch `if ({_one_line(self._text(node.cond))})`: the fraction of executions "
             f"taking it is named {fraction}",
             span,
             str(fraction),
@@ -557,7 +598,9 @@ class _FunctionLowering:
         if parallel is None and self.parallel_region is not None:
             region, depth = self.parallel_region
             parallel = region if depth == len(self.enclosing_loops) else None
-        start, trip, unknowns, recognised = self._trip(header, span, at_least_once)
+        start, trip, unknowns, recognised = self._trip(
+            header, span, _line_label(node), at_least_once
+        )
         comparison = _comparison(header.condition, header.var) if header.var else None
         tested = None  # a condition evaluated on every pass, with the body
         if header.condition is not None:
@@ -674,7 +717,7 @@ class _FunctionLowering:
                 v.pointer_base = None
 
     def _trip(
-        self, header: _Header, span: Span, at_least_once: bool
+        self, header: _Header, span: Span, label: str, at_least_once: bool
     ) -> tuple[sympy.Expr, sympy.Expr, tuple[Unknown, ...], bool]:
         """Start, trip count, unknowns, and whether the header's bound was recognised."""
         exact = self._exact_trip(header)
@@ -711,7 +754,7 @@ class _FunctionLowering:
                 f"nnz_{name}",
             )
             return start, trip, (unknown,), True
-        symbol = trip_symbol(f"trip_L{span.line}")
+        symbol = trip_symbol(f"trip_L{label}")
         condition = _one_line(source_text(header.condition)) if header.condition else "?"
         unknown = Unknown(
             UnknownKind.DATA_DEPENDENT_BOUND,
@@ -949,7 +992,7 @@ def _assigns(node: c_ast.Node | None, name: str) -> bool:
             and isinstance(n.expr, c_ast.ID)
             and n.expr.name == name
         )
-        for n in _walk(node)
+        for n in nodes_of(node)
     )
 
 
@@ -957,16 +1000,8 @@ def _mentions(node: c_ast.Node | None, name: str | None) -> bool:
     return (
         node is not None
         and name is not None
-        and any(isinstance(n, c_ast.ID) and n.name == name for n in _walk(node))
+        and any(isinstance(n, c_ast.ID) and n.name == name for n in nodes_of(node))
     )
-
-
-def _walk(node: c_ast.Node) -> Iterator[c_ast.Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(child for _, child in current.children())
 
 
 def _items(node: c_ast.Node | None) -> list[c_ast.Node]:
@@ -998,6 +1033,15 @@ def _accesses(body: tuple[Node, ...]) -> Iterator[Access]:
 def _span_of_nodes(nodes: list[Node]) -> Span:
     first, last = nodes[0].span, nodes[-1].span
     return Span(first.file, first.line, first.column, max(last.end_line, last.line))
+
+
+def _line_label(node: c_ast.Node) -> str:
+    """The line in a symbol's name: `12`, or `12_3` for line 3 of a callee inlined at line
+    12 (two branches of one callee are two fractions)."""
+    coord = node.coord
+    if isinstance(coord, InlinedCoord):
+        return f"{coord.line}_{coord.callee_line}"
+    return str(coord.line) if coord is not None else "0"
 
 
 def _one_line(text: str) -> str:

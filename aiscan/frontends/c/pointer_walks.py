@@ -14,6 +14,7 @@ from typing import NamedTuple
 from pycparser import c_ast
 
 from aiscan.frontends.c.literals import integer_literal
+from aiscan.frontends.c.subtree import nodes_of
 
 __all__ = ["pointer_steps"]
 
@@ -58,7 +59,7 @@ def _moves(node: c_ast.Node, *, always: bool) -> Iterator[_Move]:
     elif isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
         name = node.lvalue.name
         relative = node.op != "=" or any(
-            isinstance(n, c_ast.ID) and n.name == name for n in _walk(node.rvalue)
+            isinstance(n, c_ast.ID) and n.name == name for n in nodes_of(node.rvalue)
         )
         yield _Move(name, _step(node), always, is_reset=not relative)
     elif isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
@@ -68,14 +69,6 @@ def _moves(node: c_ast.Node, *, always: bool) -> Iterator[_Move]:
     conditional = isinstance(node, _CONDITIONAL)
     for _, child in node.children():
         yield from _moves(child, always=always and not conditional)
-
-
-def _walk(node: c_ast.Node) -> Iterator[c_ast.Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(child for _, child in current.children())
 
 
 def _step(node: c_ast.Assignment) -> int | None:

@@ -8,11 +8,11 @@ one per node of the file, and building anything richer was a visible share of th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from pycparser import c_ast
 
-__all__ = ["LOOPS", "SubtreeFacts", "subtree_facts"]
+__all__ = ["LOOPS", "SubtreeFacts", "nodes_of", "subtree_facts"]
 
 LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
 
@@ -93,3 +93,13 @@ def _children(node: c_ast.Node, kind: type[c_ast.Node]) -> list[c_ast.Node]:
         else:
             children.append(value)
     return children
+
+
+def nodes_of(node: c_ast.Node) -> Iterator[c_ast.Node]:
+    """`node` and every node below it, in no particular order (iteratively: no recursion
+    limit on deep trees)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(child for _, child in current.children())

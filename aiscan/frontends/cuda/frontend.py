@@ -27,7 +27,7 @@ def lower_cuda_source(
     command line or the configuration) replace the file's own launches of their kernel."""
     translation = translate(text, path)
     try:
-        module = lower_c_source(translation.text, path, options)
+        module = lower_c_source(translation.text, path, options, translation.references)
     except InputError as error:
         raise InputError(_unshifted(error.diagnostic, translation, path)) from None
     by_name = {f.name: f for f in module.functions}

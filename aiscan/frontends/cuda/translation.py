@@ -15,8 +15,11 @@ stands, so that every line and most columns of the C text are those of the CUDA 
 - a grid-stride loop at the top of a kernel (`for (i = blockIdx.x*blockDim.x +
   threadIdx.x; i < n; i += blockDim.x*gridDim.x)`) is `for (i = 0; i < n; i++)`,
   remembered, and taken out of its axis' block and thread loops per launch (`grid.py`);
-- host functions are read for their launches and blanked; `__device__` functions and
-  other C++ (type templates, classes, references) are blanked with a located error.
+- `__device__` functions are respelled as C functions (qualifiers blanked, builtins and
+  intrinsics as in kernels), which the C lowering inlines where they are called; a
+  kernel's axes include those its device functions read;
+- host functions are read for their launches and blanked; other C++ (type templates,
+  classes, references, templated `__device__` functions) is blanked with a located error.
 """
 
 from __future__ import annotations
@@ -109,6 +112,22 @@ _FAST_MATH = re.compile(r"\b__(expf|logf|sinf|cosf|powf|exp10f|log2f|tanf)\b")
 _CXX = re.compile(r"\b(template|namespace|class|using|operator|constexpr|auto)\b|::")
 _REFERENCE = re.compile(r"\w\s*&\s*\w+\s*(?=[,)])")
 _FOR = re.compile(r"\bfor\s*\(")
+_AUTO = re.compile(r"\bauto\s+(\w+)\s*=\s*([^;{}]+);")
+_SCALAR = (
+    r"(?:unsigned\s+int|unsigned|int|long|size_t|float|double|half|__half|__nv_bfloat16|"
+    r"float2|float4|double2|half2|__half2)"
+)
+_POINTER_PARAMETER = re.compile(
+    rf"(?:const\s+)?({_SCALAR})\s*(?:const\s*)?\*\s*(?:const\s*)?(?:__restrict__\s*)?(\w+)\s*$"
+)
+_SCALAR_DECLARATION = re.compile(rf"(?<![\w.])(?:const\s+)?({_SCALAR})\s+(\w+)\s*(?=[=;,)])")
+_FLOAT_LITERAL = re.compile(r"[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?[fF]")
+_DOUBLE_LITERAL = re.compile(r"[-+]?(\d+\.\d*|\.\d+|\d+[eE][-+]?\d+)([eE][-+]?\d+)?")
+_INT_LITERAL = re.compile(r"[-+]?\d+")
+_GRID_INDEX = re.compile(
+    r"(?:\s|\d|[-+*/%()]|\b(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]\b)+"
+)
+_ELEMENT = re.compile(r"(\w+)\s*\[[^;]*\]")
 _INT_DECLARATION = re.compile(
     r"(?:const\s+)?(?:unsigned\s+)?(?:int|long|size_t|int64_t|unsigned)\s+(\w+)\s*=\s*([^;]+);"
 )
@@ -145,6 +164,10 @@ class Translation:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     origins: list[int] = field(default_factory=list)
     """For each character of `text`, the position in the source it comes from."""
+    references: dict[str, frozenset[int]] = field(default_factory=dict)
+    """For each `__device__` function with C++ reference parameters (`float &acc`), their
+    positions: respelled as plain parameters, they are bound to their arguments' lvalues
+    where the function is inlined."""
     source: str = ""
 
     def position(self, line: int, column: int) -> tuple[int, int]:
@@ -204,6 +227,7 @@ def translate(source: str, path: str) -> Translation:
             )
         )
         put(match.start(), match.end())
+    devices: dict[str, tuple[set[str], tuple[int, int]]] = {}
     for start, end, kind in _top_level_items(code):
         if kind == "extern-block":
             put(start, end)  # `extern "C" {`; its `}` is blanked as an item of its own
@@ -231,7 +255,20 @@ def translate(source: str, path: str) -> Translation:
         template = _TEMPLATE.match(code, start, brace)
         parameters = _template_parameters(template, constants)
         after = template.end() if template is not None and parameters is not None else start
-        cxx = _CXX.search(checked, after, closing) or _REFERENCE.search(code, start, brace)
+        for typed in _typed_autos(code, start, brace, closing, put):
+            checked = checked[:typed] + "    " + checked[typed + 4 :]
+        cxx = _CXX.search(checked, after, closing)
+        device = "__device__" in head and "__global__" not in head and not template
+        if device and cxx is None:
+            # Kept as C: the C lowering inlines its calls (frontends/c/inlining.py);
+            # reference parameters (`float &acc`) stand for their arguments there.
+            references = _reference_parameters(code, start, brace, put)
+            axes, _, _ = _respelled(code, start, brace, closing, put, read)
+            devices[_name(head)] = (axes, (brace, closing))
+            if references:
+                result.references[_name(head)] = references
+            continue
+        cxx = cxx or _REFERENCE.search(code, start, brace)
         if "__global__" in head and cxx is None:
             if template is not None:
                 put(template.start(), template.end())
@@ -247,6 +284,7 @@ def translate(source: str, path: str) -> Translation:
         else:
             result.launches.extend(_launches(code, brace, closing, path, _name(head), constants))
         put(start, end)
+    result.kernels = [_with_device_axes(k, code, devices) for k in result.kernels]
     origins: list[int] = []
     for position, piece in enumerate(text):
         if position in replaced:
@@ -261,6 +299,94 @@ def translate(source: str, path: str) -> Translation:
     result.origins = origins[:at] + [min(at, max(len(code) - 1, 0))] * len(PRELUDE) + origins[at:]
     result.source = source
     return result
+
+
+def _typed_autos(code: str, start: int, brace: int, closing: int, put: _Put) -> list[int]:
+    """`auto x = init;` in a function's body, where the initializer says the type: a literal
+    (`1.0f` float, `1.0` double, `1` int), a grid index (`blockIdx.x * blockDim.x +
+    threadIdx.x`: unsigned int, as CUDA's builtins are), an element of a pointer parameter
+    (`x[i]`: its element type) or a variable declared with a scalar type. Each is respelled
+    with that type; the positions of the `auto`s respelled are returned. Others stay (a
+    located error, as any C++ construct not read)."""
+    types: dict[str, str] = {}
+    close_paren = code.rfind(")", start, brace)
+    open_paren = _opening(code, close_paren) if close_paren != -1 else -1
+    if open_paren >= start:
+        for _, parameter in split_top_level(code[open_paren + 1 : close_paren]):
+            pointer = _POINTER_PARAMETER.search(parameter.strip())
+            if pointer is not None:
+                types[pointer.group(2)] = "*" + pointer.group(1)
+    respelled = []
+    for match in _SCALAR_DECLARATION.finditer(code, start, closing):
+        types.setdefault(match.group(2), match.group(1))
+    for match in _AUTO.finditer(code, brace, closing):
+        typed = _type_of(match.group(2).strip(), types)
+        if typed is None:
+            continue
+        types[match.group(1)] = typed
+        put(match.start(), match.start() + 4, typed)
+        respelled.append(match.start())
+    return respelled
+
+
+def _type_of(init: str, types: Mapping[str, str]) -> str | None:
+    """The type an initializer obviously has, or None."""
+    if _FLOAT_LITERAL.fullmatch(init):
+        return "float"
+    if _DOUBLE_LITERAL.fullmatch(init):
+        return "double"
+    if _INT_LITERAL.fullmatch(init):
+        return "int"
+    if _GRID_INDEX.fullmatch(init) and _BUILTIN.search(init):
+        return "unsigned int"
+    element = _ELEMENT.fullmatch(init)
+    if element is not None and types.get(element.group(1), "").startswith("*"):
+        return types[element.group(1)][1:]
+    known = types.get(init)
+    return known if known is not None and not known.startswith("*") else None
+
+
+def _reference_parameters(code: str, start: int, brace: int, put: _Put) -> frozenset[int]:
+    """The positions of a function's reference parameters (`float &acc`, `const T& x`),
+    each `&` blanked in place."""
+    close_paren = code.rfind(")", start, brace)
+    open_paren = _opening(code, close_paren) if close_paren != -1 else -1
+    if open_paren < start:
+        return frozenset()
+    found = set()
+    for position, (offset, parameter) in enumerate(
+        split_top_level(code[open_paren + 1 : close_paren])
+    ):
+        match = _REFERENCE.search(parameter + ")")
+        if match is None:
+            continue
+        ampersand = open_paren + 1 + offset + parameter.index("&", match.start())
+        put(ampersand, ampersand + 1)
+        found.add(position)
+    return frozenset(found)
+
+
+def _with_device_axes(
+    kernel: KernelText, code: str, devices: Mapping[str, tuple[set[str], tuple[int, int]]]
+) -> KernelText:
+    """The kernel's axes with those its `__device__` functions read, directly or through
+    one another (their bodies are inlined into it)."""
+    body = _lines(code, kernel.span.line, kernel.span.end_line)
+    axes = set(kernel.axes)
+    seen: set[str] = set()
+    texts = [body]
+    while texts:
+        text = texts.pop()
+        for name, (device_axes, (start, end)) in devices.items():
+            if name not in seen and re.search(rf"\b{re.escape(name)}\s*\(", text):
+                seen.add(name)
+                axes |= device_axes
+                texts.append(code[start:end])
+    return replace(kernel, axes=frozenset(axes)) if axes != kernel.axes else kernel
+
+
+def _lines(code: str, first: int, last: int) -> str:
+    return "\n".join(code.split("\n")[first - 1 : last])
 
 
 def _first_code_line(code: str) -> int:
@@ -400,6 +526,42 @@ def _kernel(
         for n, p in zip(names, parameters, strict=True)
         if "*" not in p and "[" not in p and re.search(r"\b(int|long|size_t|unsigned|int64_t)\b", p)
     )
+    axes, shared, atomics = _respelled(code, start, brace, closing, put, read)
+    strides = _grid_strides(code, brace, closing, put)
+    grid = ", ".join([*(f"int {name}" for name, _ in template), *(f"int {n}" for n in GRID_NAMES)])
+    put(close_paren, close_paren + 1, f"{', ' if parameters else ''}{grid})")
+    loops = "".join(
+        f"for (int {kind}_{axis} = 0; {kind}_{axis} < {dim}_{axis}; {kind}_{axis}++) "
+        for kind, dim in (("blockIdx", "gridDim"), ("threadIdx", "blockDim"))
+        for axis in reversed(AXES)
+    )
+    put(brace, brace + 1, "{ " + loops + "{")
+    put(closing, closing + 1, "} }")
+    span = Span(path, line, 1, code.count("\n", 0, closing) + 1)
+    return KernelText(
+        name,
+        span,
+        frozenset(shared),
+        tuple(atomics),
+        tuple(strides),
+        frozenset(axes),
+        sizes,
+        tuple(names),
+        template,
+    )
+
+
+def _respelled(
+    code: str,
+    start: int,
+    brace: int,
+    closing: int,
+    put: _Put,
+    read: Callable[[int, int], str],
+) -> tuple[set[str], set[str], list[tuple[int, str, str]]]:
+    """A `__global__` or `__device__` function respelled as C in place: qualifiers blanked,
+    builtins, intrinsics, atomics and shuffles as what they are. Returns the axes it reads
+    `threadIdx`... of, its shared arrays and its atomics."""
     for match in _QUALIFIERS.finditer(code, start, closing):
         if match.group().startswith("__launch_bounds__"):
             paren = code.index("(", match.end() - 1)
@@ -454,28 +616,7 @@ def _kernel(
             target = re.split(r"[-+]?=", respelled, maxsplit=1)[0]
             atomics.append((line, _array_of(target), match.group(1).split("_")[0]))
         put(match.start(), end + 1, respelled)
-    strides = _grid_strides(code, brace, closing, put)
-    grid = ", ".join([*(f"int {name}" for name, _ in template), *(f"int {n}" for n in GRID_NAMES)])
-    put(close_paren, close_paren + 1, f"{', ' if parameters else ''}{grid})")
-    loops = "".join(
-        f"for (int {kind}_{axis} = 0; {kind}_{axis} < {dim}_{axis}; {kind}_{axis}++) "
-        for kind, dim in (("blockIdx", "gridDim"), ("threadIdx", "blockDim"))
-        for axis in reversed(AXES)
-    )
-    put(brace, brace + 1, "{ " + loops + "{")
-    put(closing, closing + 1, "} }")
-    span = Span(path, line, 1, code.count("\n", 0, closing) + 1)
-    return KernelText(
-        name,
-        span,
-        frozenset(shared),
-        tuple(atomics),
-        tuple(strides),
-        frozenset(axes),
-        sizes,
-        tuple(names),
-        template,
-    )
+    return axes, shared, atomics
 
 
 def _opening(code: str, closing: int) -> int:
