@@ -25,7 +25,7 @@ async function main() {
   const executablePath = process.env.CHROMIUM_PATH || (await chromium.executablePath());
   const browser = await puppeteer.launch({
     executablePath, headless: true, args: chromium.args,
-    defaultViewport: { width: 1400, height: 1000 },
+    defaultViewport: { width: 1400, height: 1200 },  // the controls and the plot
   });
   const failures = [];
   const found = {};
@@ -46,7 +46,7 @@ async function main() {
     found.controls_shown = await page.$eval("#aiscan-controls", (c) => !c.hidden);
     check(found.circles > 0, "no hover circles");
     check(found.controls_shown, "the controls stay hidden: the script did not run");
-    await page.screenshot({ path: shot_prefix + ".png", fullPage: true });
+    await page.screenshot({ path: shot_prefix + ".png" });
 
     // Tooltip: the pointer on a point shows the data-tip of the circle under it.
     const target = await page.$$eval("#hover circle", (cs) => {
@@ -91,7 +91,7 @@ async function main() {
       if (t) check(t.points > 0 && t.before === t.points && t.hidden === t.points,
                    `the ${kind} toggle did not hide its ${t.points} points`);
     }
-    await page.screenshot({ path: shot_prefix + "-toggled.png", fullPage: true });
+    await page.screenshot({ path: shot_prefix + "-toggled.png" });
     await page.evaluate(() => document.querySelectorAll("input[data-toggle]")
       .forEach((box) => { if (!box.checked) box.click(); }));
 

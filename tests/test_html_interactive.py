@@ -57,7 +57,8 @@ def test_each_drawn_group_is_tagged_with_its_device_and_level() -> None:
     assert tags[f"kernel:{key}"] == [HASWELL, "L3"]
     assert tags[f"ceiling:{HASWELL}:L2"] == [HASWELL, "L2"]
     assert tags[f"roof:{HASWELL}:fp64"] == [HASWELL, ""]  # a roof goes with its device only
-    assert tags[f"label:{key}"] == [HASWELL, ""]
+    assert tags[f"label:{key}"] == [HASWELL, "L3"]  # a name goes with the marker it names
+    assert tags[f"levels:{key}"] == [HASWELL, ""]
     assert tags["kernel:dgemm:7:l4"] == [L4, "GDDR6"]
     # every id the page names is a group of the SVG
     for gid in tags:

@@ -40,8 +40,10 @@ STYLE: Final = """
 _DEVICE_KINDS: Final = ("roof", "ridge", "ridge-label", "ceiling", "ceiling-label")
 """Gids whose tail starts with a device key; ceilings go on with their level's name."""
 _POINT_KINDS: Final = {"kernel": "kernel", "level": "level", "path": "path",
-                       "path-step": "path", "path-size": "path", "crossover": "path"}  # fmt: skip
-"""A kernel's artists that stand for a memory level, and what kind of point each is."""
+                       "path-step": "path", "path-size": "path", "crossover": "path",
+                       "label": "kernel", "leader": "kernel"}  # fmt: skip
+"""A kernel's artists that stand for a memory level, and what kind of point each is: its
+name and leader go with the marker they name (hidden with it)."""
 
 
 def group_tags(
@@ -50,7 +52,7 @@ def group_tags(
     devices: Sequence[Device],
 ) -> dict[str, tuple[str, str]]:
     """By the gid of each drawn artist: the device it belongs to and the memory level it
-    stands for ("" for a kernel's label, which goes with its device only)."""
+    stands for ("" for a roof or the line joining a kernel's levels: its device only)."""
     owners = {f"{kernel.label}:{p.device}": (kernel, p) for kernel, p in placed}
     keys = sorted((d.key for d in devices), key=len, reverse=True)
     tags: dict[str, tuple[str, str]] = {}
