@@ -14,7 +14,7 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 from aiscan import __version__
 from aiscan.arguments import check_arguments, parse_size
@@ -25,6 +25,7 @@ from aiscan.printable import printable
 from aiscan.progress import StatusLine
 from aiscan.report.words import counted
 from aiscan.roofline.precision import PRECISIONS
+from aiscan.sources import languages_text
 
 if TYPE_CHECKING:
     from aiscan.cache import ResultCache
@@ -88,7 +89,12 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="aiscan",
         description="Exact symbolic FLOPs, bytes and arithmetic intensity of loop kernels, "
-        "read from C and NumPy source without running it.",
+        "read from C, CUDA and Python (NumPy, PyTorch, JAX, Triton) source without compiling "
+        "or running it.",
+        epilog="examples:\n"
+        + "\n".join(f"  {e}" for e in _TOP_EXAMPLES)
+        + "\n\n`aiscan COMMAND --help` for a command's options and examples.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"aiscan {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -100,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
         "files",
         nargs="+",
         metavar="PATH",
-        help="C (.c, .h) or Python files, or directories to scan for them",
+        help=f"{languages_text()} files, or directories to scan for them",
     )
     _add_source_options(analyze)
     _add_device_options(analyze)
@@ -124,7 +130,7 @@ def _parser() -> argparse.ArgumentParser:
     analyze.set_defaults(handler=_run_analyze)
 
     graph = commands.add_parser("graph", help="print the loop-nest graph aiscan understood")
-    graph.add_argument("file", metavar="FILE", help="one C or Python source file")
+    graph.add_argument("file", metavar="FILE", help=f"one source file: {languages_text()}")
     _add_source_options(graph)
     graph.add_argument(
         "--format",
@@ -157,7 +163,8 @@ def _parser() -> argparse.ArgumentParser:
         "roofline", help="plot every loop nest on the chosen devices' rooflines"
     )
     roofline.add_argument("files", nargs="+", metavar="PATH",
-                          help="C or Python files, or directories to scan for them")  # fmt: skip
+                          help=f"{languages_text()} files, or directories to scan for "
+                          "them")  # fmt: skip
     _add_source_options(roofline)
     _add_device_options(roofline)
     roofline.add_argument(
@@ -165,7 +172,8 @@ def _parser() -> argparse.ArgumentParser:
         "--output",
         required=True,
         metavar="PLOT",
-        help="output file: .png, .svg, or .html (plot with tables)",
+        help="output file: .png or .svg (the plot), or .html (an interactive plot, zoom, "
+        "tooltips and toggles, with the placement and device tables; one file, offline)",
     )
     roofline.add_argument(
         "--model",
@@ -204,6 +212,14 @@ def _parser() -> argparse.ArgumentParser:
         subparser.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
 
+
+_TOP_EXAMPLES: Final = (
+    "aiscan analyze fixtures/c/daxpy.c --size n=4096",
+    "aiscan analyze fixtures/c/dgemm_ijk.c --device h100 --size n=4096",
+    "aiscan roofline fixtures/c/daxpy.c --device h100 -o roofline.html",
+    "aiscan check fixtures/c --device h100",
+)
+"""Shown under `aiscan --help`: the first commands a new user runs."""
 
 # Shown under each command's --help; every one runs as written from the repository's root
 # (a test runs them).
@@ -440,7 +456,7 @@ def _run_analyze(arguments: argparse.Namespace) -> int:
     placement = _placement_options(arguments, config)
     files = discover(arguments.files)
     if not files:
-        raise UsageError("no C or Python source files found in the given paths")
+        raise UsageError(f"no {languages_text()} source files found in the given paths")
     totals_model = arguments.model if arguments.model in ("compulsory", "streaming") else None
     task = analyze_task(
         AnalyzeOptions(options, placement, arguments.format, totals_model or "compulsory")
@@ -668,7 +684,7 @@ def roofline_inputs(
         raise UsageError(f"--size-range {arguments.size_range}: expected LOW:HIGH integers")
     files = discover(arguments.files)
     if not files:
-        raise UsageError("no C or Python source files found in the given paths")
+        raise UsageError(f"no {languages_text()} source files found in the given paths")
     results = []
     for number, path in enumerate(files, start=1):
         if status is not None:
@@ -750,7 +766,8 @@ LINT_FORMATS = ("concise", "full", "json", "sarif", "github")
 def _add_lint_commands(commands: Any) -> None:
     """`check`, `rule` and `lsp`: the linter, its documentation and the language server."""
     check = commands.add_parser(
-        "check", help="report performance findings (rules AIS...); exit 1 when there are any"
+        "check",
+        help="report performance findings (rules AIS...); exit 1 on a warning (notes inform)",
     )
     check.add_argument("paths", nargs="+", metavar="PATH",
                        help="files or directories; `-` reads a source from stdin")  # fmt: skip
@@ -769,7 +786,10 @@ def _add_lint_commands(commands: Any) -> None:
                        "(replaces `select` in the configuration)")  # fmt: skip
     check.add_argument("--ignore", action="append", default=[], metavar="CODES",
                        help="rules to skip (added to `ignore` in the configuration)")  # fmt: skip
-    check.add_argument("--output-format", choices=LINT_FORMATS, default="concise")
+    check.add_argument("--output-format", choices=LINT_FORMATS, default="concise",
+                       help="concise: one line a finding (default); full: with its source "
+                       "line and figures; json; sarif (code scanning); github (workflow "
+                       "annotations)")  # fmt: skip
     check.add_argument("-o", "--output", metavar="PATH", help="write the report here")
     check.add_argument("--exit-zero", action="store_true",
                        help="exit 0 even when there are findings")  # fmt: skip

@@ -28,6 +28,7 @@ __all__ = [
     "content_digest",
     "decode_source",
     "language_of",
+    "languages_text",
     "read_regular_file",
     "read_source",
     "read_source_file",
@@ -42,6 +43,19 @@ LANGUAGES = {
     ".cu": "cuda",
     ".cuh": "cuda",
 }
+
+_LANGUAGE_NAMES = {"c": "C", "python": "Python", "cuda": "CUDA"}
+
+
+def languages_text() -> str:
+    """What aiscan reads, for help and errors, from `LANGUAGES` so neither falls behind a
+    new frontend: `C (.c, .h), Python (.py, .pyi) or CUDA (.cu, .cuh)`."""
+    suffixes: dict[str, list[str]] = {}
+    for suffix, language in LANGUAGES.items():
+        suffixes.setdefault(language, []).append(suffix)
+    named = [f"{_LANGUAGE_NAMES[lang]} ({', '.join(found)})" for lang, found in suffixes.items()]
+    return ", ".join(named[:-1]) + " or " + named[-1]
+
 
 _KINDS = (
     (stat.S_ISCHR, "a character device"),

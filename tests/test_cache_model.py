@@ -225,6 +225,20 @@ def test_models_are_selectable(capsys: pytest.CaptureFixture[str]) -> None:
     assert placed["intensity_flops_per_byte"] == pytest.approx(4096 / (8 * 4096 + 8))  # C allocated
 
 
+def test_cache_model_on_a_device_without_cache_geometry_names_the_bytes_it_places(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--model cache` on the L4 (no cache geometry) places the compulsory bytes: the text
+    and JSON said `cache bytes 24*n` beside the note saying compulsory traffic."""
+    args = ("fixtures/c/daxpy.c", "--device", "l4", "--model", "cache")
+    placed = _nest(_json(capsys, *args))["placement"][0]
+    assert placed["traffic_view"] == "compulsory" and placed["model"] == "compulsory"
+    assert main(["analyze", "--no-cache", *args]) == 0
+    text = capsys.readouterr().out
+    assert "; compulsory bytes 24*n;" in text and "cache bytes" not in text
+    assert "placed with compulsory traffic" in text
+
+
 def test_daxpy_on_h100_is_unchanged(capsys: pytest.CaptureFixture[str]) -> None:
     placed = _nest(_json(capsys, "fixtures/c/daxpy.c", "--device", "h100"))["placement"][0]
     assert placed["model"] == "cache" and placed["bound_level"] == "HBM3"

@@ -3,6 +3,7 @@ and of every name on the plot, and progress on a terminal only (never when piped
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import sys
@@ -12,8 +13,8 @@ import numpy
 import pytest
 from matplotlib.figure import Figure
 
-from aiscan.cli import _parser, main, roofline_inputs
-from aiscan.roofline.plot import build_figure
+from aiscan.cli import RooflineInputs, _parser, main, roofline_inputs
+from aiscan.roofline.plot import build_figure, placements
 
 ROOT = Path(__file__).resolve().parent.parent
 DEVICES_IMAGE = [
@@ -24,13 +25,18 @@ DEVICES_IMAGE = [
 """The arguments of docs/images/roofline-devices.svg (scripts/readme_images.py)."""
 
 
-@pytest.fixture(scope="module")
-def figure() -> Figure:
+@functools.cache
+def _inputs() -> RooflineInputs:
     arguments = _parser().parse_args(
         ["roofline", *(str(ROOT / a) if a.startswith("fixtures") else a for a in DEVICES_IMAGE),
          "-o", "unused.svg"]
     )  # fmt: skip
-    inputs = roofline_inputs(arguments)
+    return roofline_inputs(arguments)
+
+
+@pytest.fixture(scope="module")
+def figure() -> Figure:
+    inputs = _inputs()
     drawn = build_figure(inputs.kernels, inputs.devices, **inputs.plot_arguments)
     drawn.draw_without_rendering()
     return drawn
@@ -142,3 +148,26 @@ def test_the_legend_of_several_devices_fits_the_figure(figure: Figure) -> None:
     assert frame.x0 <= box.x0 and box.x1 <= frame.x1
     names = [text.get_text() for text in legend.get_texts()]
     assert any(name.startswith("epyc-9654 (96 threads) FP64") for name in names)
+
+
+def test_the_legend_says_which_traffic_model_each_device_uses(figure: Figure) -> None:
+    """Naive dgemm is memory-bound on the H100 (cache model) and compute-bound on the L4,
+    whose file has no cache geometry (compulsory bytes): the legend says so per device."""
+    (legend,) = figure.legends
+    names = [text.get_text() for text in legend.get_texts()]
+    assert "h100-sxm points: cache model (layer conditions on its caches)" in names
+    assert "epyc-9654 points: cache model (layer conditions on its caches)" in names
+    assert "l4 points: compulsory traffic (no cache geometry in its file)" in names
+    dgemm = [k for k in _inputs().kernels if k.label == "dgemm_ijk.c:dgemm:7"]
+    placed, _ = placements(dgemm, _inputs().devices)
+    by_device = {p.device: p for _, p in placed}
+    assert by_device["h100-sxm"].traffic_view == "cache"
+    assert by_device["l4"].traffic_view == "compulsory"
+
+
+def test_one_traffic_model_everywhere_adds_no_legend_entry() -> None:
+    inputs = _inputs()
+    one_model = [d for d in inputs.devices if d.key != "l4"]
+    drawn = build_figure(inputs.kernels, one_model, **inputs.plot_arguments)
+    (legend,) = drawn.legends
+    assert not [t for t in legend.get_texts() if " points: " in t.get_text()]

@@ -169,7 +169,8 @@ def test_time_limit_gives_a_located_error_and_the_scan_goes_on(
 def test_no_sources_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("x")
     assert main(["analyze", str(tmp_path)]) == 2
-    assert "no C or Python source files" in capsys.readouterr().err
+    err = capsys.readouterr().err  # the languages read, CUDA too, with their suffixes
+    assert "no C (.c, .h), Python (.py, .pyi) or CUDA (.cu, .cuh) source files" in err
 
 
 @pytest.mark.parametrize("output_format", ["json", "text"])

@@ -4,12 +4,14 @@ run (issue 34, "Text that reads well")."""
 
 from __future__ import annotations
 
+import argparse
 import shlex
 from pathlib import Path
 
 import pytest
 
-from aiscan.cli import _EXAMPLES, _parser, main
+from aiscan.cli import _EXAMPLES, _TOP_EXAMPLES, _parser, main
+from aiscan.sources import LANGUAGES
 from aiscan.span import Span
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,6 +107,43 @@ def test_every_command_help_has_examples_that_parse(capsys: pytest.CaptureFixtur
             words = shlex.split(pipeline[-1] if command_line.startswith("cat") else pipeline[0])
             assert words[0] == "aiscan"
             parser.parse_args(words[1:])  # raises SystemExit on an unknown flag
+
+
+def _commands() -> dict[str, argparse.ArgumentParser]:
+    (commands,) = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(commands.choices)
+
+
+def test_every_option_of_every_command_says_what_it_does() -> None:
+    """`check --output-format` listed its five formats and said nothing of them."""
+    silent = [
+        f"{name} {'/'.join(action.option_strings) or action.metavar or action.dest}"
+        for name, command in _commands().items()
+        for action in command._actions
+        if not action.help
+    ]
+    assert silent == []
+
+
+def test_the_paths_help_names_every_language_read() -> None:
+    """`analyze`, `roofline` and `graph` said "C or Python" after CUDA landed."""
+    for name in ("analyze", "roofline", "graph"):
+        (path,) = [a for a in _commands()[name]._actions if a.dest in ("files", "file")]
+        assert path.help is not None
+        for suffix in LANGUAGES:
+            assert f"{suffix}," in path.help or f"{suffix})" in path.help, (name, suffix)
+        assert "CUDA" in path.help
+
+
+def test_the_top_level_help_has_examples_that_parse(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["--help"])
+    out = capsys.readouterr().out
+    assert "read from C and NumPy source" not in out and "CUDA" in out
+    assert "examples:\n  aiscan analyze " in out
+    assert "exit 1 when there are any" not in out  # notes never fail the run
+    for example in _TOP_EXAMPLES:
+        _parser().parse_args(shlex.split(example)[1:])
 
 
 @pytest.mark.parametrize(

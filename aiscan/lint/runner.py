@@ -29,6 +29,7 @@ from aiscan.scan import Payload, Task, run_task
 from aiscan.sources import (
     FileRefused,
     decode_source,
+    languages_text,
     read_source,
     read_source_file,
     read_stream,
@@ -69,7 +70,7 @@ def check_paths(
     under the same limits."""
     files = discover([p for p in paths if p != "-"])
     if not files and stdin is None:
-        raise UsageError("no C or Python source files found in the given paths")
+        raise UsageError(f"no {languages_text()} source files found in the given paths")
     check = CheckOptions(options, settings, devices, sparse, write_allocate, placement)
     task = Task("check", _check_file, _failed_file, check, fingerprint(repr(check)), _well_formed)
     scan = partial(run_task, timeout_s=timeout_s, memory_limit_mib=memory_limit_mib)

@@ -1,8 +1,11 @@
 """The HTML roofline's hover layer: a transparent circle over every plotted point, each with
-a `<title>` that browsers show as its tooltip (kernel, device, size, level, AI, rate).
+a `<title>` that browsers show as its tooltip (kernel, device, size, level, AI, rate), and
+the data the page's script reads (`data-device`, `data-level` for the toggles, `data-tip`
+for its richer tooltip).
 
-Plain SVG, no script, so the report stays one file that works offline. The circles sit at
-the points' own coordinates, read from the drawn figure after it was saved as SVG.
+Plain SVG, so the tooltips work with scripts off too, and the report stays one file. The
+circles sit at the points' own coordinates, read from the drawn figure after it was saved
+as SVG.
 """
 
 from __future__ import annotations
@@ -18,7 +21,15 @@ from aiscan.roofline.units import format_si
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["HOVER_GID", "attainable_text", "hover_layer", "lower_bound_text", "point_figures"]
+__all__ = [
+    "HOVER_GID",
+    "attainable_text",
+    "hover_layer",
+    "lower_bound_text",
+    "owner_of",
+    "point_figures",
+    "point_level",
+]
 
 HOVER_GID: Final = "hover"
 _RADIUS_POINTS: Final = 6.0
@@ -70,7 +81,7 @@ def hover_layer(
     path_sizes: dict[str, dict[float, int]] = {}
     for line in axes.get_lines():
         kind, _, rest = str(line.get_gid()).partition(":")
-        owner = _owner(rest, owners) if kind in _POINT_KINDS else None
+        owner = owner_of(rest, owners) if kind in _POINT_KINDS else None
         if owner is None:
             continue
         key, (kernel, placement) = owner
@@ -85,11 +96,15 @@ def hover_layer(
         for x_data, y_data, (x, y) in zip(xs, ys, points, strict=True):
             if not (frame.x0 <= x <= frame.x1 and frame.y0 <= y <= frame.y1):
                 continue
-            title = _title(kind, rest.removeprefix(key), kernel, placement, float(x_data),
-                           float(y_data), sizes)  # fmt: skip
+            tail = rest.removeprefix(key)
+            title = _title(kind, tail, kernel, placement, float(x_data), float(y_data), sizes)
+            level = point_level(kind, tail, placement)
+            tip = "\n".join([*title.split(", "), *_more_figures(kind, placement)])
             circles.append(
                 f'<circle cx="{x * scale:.2f}" cy="{height - y * scale:.2f}" '
-                f'r="{_RADIUS_POINTS}"><title>{html.escape(title)}</title></circle>'
+                f'r="{_RADIUS_POINTS}" data-device="{html.escape(placement.device)}" '
+                f'data-level="{html.escape(level)}" data-tip="{html.escape(tip)}">'
+                f"<title>{html.escape(title)}</title></circle>"
             )
     return (
         f'<g id="{HOVER_GID}" fill="#fff" fill-opacity="0" pointer-events="all">'
@@ -98,7 +113,32 @@ def hover_layer(
     )
 
 
-def _owner(
+def point_level(kind: str, tail: str, placement: Placement) -> str:
+    """The memory level a plotted point stands for (its toggle in the page): a level
+    marker's own, the bounding level of a kernel, else the device's main memory."""
+    if kind == "level":
+        return tail.lstrip(":")
+    if kind == "kernel" and placement.bound_level:
+        return placement.bound_level
+    return placement.memory_level
+
+
+def _more_figures(kind: str, placement: Placement) -> list[str]:
+    """What the script's tooltip adds to the title: the traffic model, the counts and
+    the share of peak (a kernel's marker), so the figures need no trip to the table."""
+    if kind != "kernel":
+        return [f"traffic model: {placement.traffic_view or placement.model}"]
+    more = [
+        f"traffic model: {placement.traffic_view or placement.model}",
+        f"FLOPs {placement.flops}",
+        f"bytes {placement.bytes_moved}",
+    ]
+    if placement.fraction_of_peak is not None:
+        more.append(f"{100 * placement.fraction_of_peak:.3g} % of peak")
+    return more
+
+
+def owner_of(
     rest: str, owners: Mapping[str, tuple[KernelSpec, Placement]]
 ) -> tuple[str, tuple[KernelSpec, Placement]] | None:
     """The kernel and placement a gid's tail names (`KEY`, `KEY:L2`, `KEY:0`): the longest

@@ -1,6 +1,8 @@
 """A self-contained HTML roofline report: the plot as inline SVG plus the placement tables.
 
-One file, no scripts or external links, so it can be mailed or attached to an issue.
+One file, no external links or fetched scripts, so it can be mailed or attached to an issue
+and opened offline; its one inline script (`aiscan.roofline.interactive`) adds zoom,
+tooltips and toggles, and without it the page is the static SVG with browser tooltips.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import Final
 
 from aiscan.roofline.devices import Device
 from aiscan.roofline.hover import attainable_text, hover_layer, lower_bound_text, point_figures
+from aiscan.roofline.interactive import STYLE as INTERACTIVE_STYLE
+from aiscan.roofline.interactive import controls, group_tags, script
 from aiscan.roofline.placement import CrossoverKind, Placement, held_text
 from aiscan.roofline.plot import (
     DEFAULT_SIZE_RANGE,
@@ -21,6 +25,7 @@ from aiscan.roofline.plot import (
     figure_svg,
     placements,
 )
+from aiscan.roofline.traffic_models import differing_traffic_models
 from aiscan.roofline.units import format_bytes, format_si, format_time
 
 __all__ = ["render_html", "write_html"]
@@ -34,7 +39,7 @@ th, td { border: 1px solid #ccc; padding: 0.3em 0.5em; text-align: left; vertica
 th { background: #f3f3f3; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.expr { font-family: ui-monospace, monospace; }
-.plot svg { max-width: 100%; height: auto; }
+.plot svg { width: 100%; max-width: 72em; height: auto; }
 #hover circle:hover { fill-opacity: 0.25; stroke: #000; stroke-opacity: 0.6; }
 """
 """Cells wrap between words only (`break-word` never narrows a column below its longest
@@ -61,19 +66,23 @@ def render_html(
     svg = _with_tooltips(svg, placed)
     end = svg.rindex("</svg>")
     svg = svg[:end] + hover_layer(figure, placed, size_range) + svg[end:]
+    tags = group_tags(figure, placed, devices)
     given = ", ".join(f"{k} = {v}" for k, v in sorted((sizes or {}).items())) or "none"
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>",
+        f"<title>{_e(title)}</title><style>{_STYLE}{INTERACTIVE_STYLE}</style></head><body>",
         f"<h1>{_e(title)}</h1>",
         f"<p>Sizes: {_e(given)}. Peaks: {'2:4 sparse' if sparse else 'dense'}.</p>",
+        *_traffic_models_text(placed),
+        controls(tags, devices),
         f'<div class="plot">{svg}</div>',
         "<h2>Placement</h2>",
         _placement_table(placed),
         *([f"<p>Not placed: {_e('; '.join(skipped))}</p>"] if skipped else []),
         "<h2>Devices</h2>",
         _device_table(devices),
+        script(tags),
         "</body></html>",
     ]
     return "\n".join(parts)
@@ -124,12 +133,12 @@ def _breakable(expression: str) -> str:
 
 def _placement_table(placed: Sequence[tuple[KernelSpec, Placement]]) -> str:
     head = (
-        "kernel", "device", "precision", "AI [F/B]", "AI value", "AI per level [F/B]",
-        "ridge [F/B]", "bound",
+        "kernel", "device", "precision", "traffic model", "AI [F/B]", "AI value",
+        "AI per level [F/B]", "ridge [F/B]", "bound",
         "attainable", "of peak", "T_math", "T_comms",
         "lower bound (overlap)", "upper bound (no overlap)", "crossover", "notes",
     )  # fmt: skip
-    kinds = ["text", "text", "text", "expr", "num", "text", "num", "text"]
+    kinds = ["text", "text", "text", "text", "expr", "num", "text", "num", "text"]
     kinds += ["num"] * 6 + ["text", "text"]
     rows = [f"<tr>{''.join(f'<th>{_e(h)}</th>' for h in head)}</tr>"]
     for kernel, p in placed:
@@ -140,6 +149,7 @@ def _placement_table(placed: Sequence[tuple[KernelSpec, Placement]]) -> str:
             p.device
             + ("" if p.threads is None else f", {p.threads} thread(s): {p.threads_reason}"),
             p.precision + (" sparse" if p.sparse else ""),
+            p.traffic_view or p.model,
             "no traffic" if p.intensity is None else str(p.intensity) + lower,
             _maybe(p.intensity_flops_per_byte, lambda v: f"{v:.4g}"),
             _levels_text(p),
@@ -158,6 +168,15 @@ def _placement_table(placed: Sequence[tuple[KernelSpec, Placement]]) -> str:
         ]
         rows.append(_row(cells, kinds))
     return '<div class="table"><table>' + "".join(rows) + "</table></div>"
+
+
+def _traffic_models_text(placed: Sequence[tuple[KernelSpec, Placement]]) -> list[str]:
+    """A line naming each device's traffic model, where they differ (as the legend does)."""
+    models = differing_traffic_models(placed)
+    if not models:
+        return []
+    said = "; ".join(f"{device}: {text}" for device, text in models.items())
+    return [f"<p>The devices' points use different traffic models: {_e(said)}.</p>"]
 
 
 def _with_tooltips(svg: str, placed: Sequence[tuple[KernelSpec, Placement]]) -> str:

@@ -108,7 +108,9 @@ def kernel_spec(
     label: str, result: RegionAnalysis | FunctionAnalysis, options: PlacementOptions
 ) -> KernelSpec:
     model, view_note = _traffic_view(result, options.model)
-    traffic = result.traffic.get(model, result.traffic["compulsory"])
+    if model not in result.traffic:  # `cache`: these are the compulsory bytes, said so
+        model = "compulsory"  # (the cache model's own traffic is placed per device)
+    traffic = result.traffic[model]
     return KernelSpec(
         label=label,
         flops=result.flops.total,

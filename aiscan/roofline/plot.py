@@ -34,6 +34,7 @@ from aiscan.roofline.placement import (
 from aiscan.roofline.plot_labels import number_labels, place_texts, table_inches
 from aiscan.roofline.roofs import VECTOR, roof_for, roof_label
 from aiscan.roofline.threads import ThreadChoice, ThreadRequest, on_threads, scaled_to_threads
+from aiscan.roofline.traffic_models import differing_traffic_models
 from aiscan.roofline.units import format_si
 
 if TYPE_CHECKING:
@@ -293,6 +294,11 @@ def build_figure(
     rows = number_labels(axes, labels, _LEGEND_MARKERS_MAX)
     from matplotlib.lines import Line2D
 
+    # Devices whose points use different traffic models say which (the L4 without cache
+    # geometry gets compulsory bytes where the others get the cache model).
+    models = differing_traffic_models(placed)
+    handles_more += [Line2D([], [], marker="o", color=colors[d], linestyle="none") for d in models]
+    names_more += [f"{device} points: {text}" for device, text in models.items()]
     notes = [f"not placed: {reason}" for reason in skipped]
     entries = names + names_more + notes
     handles_all = handles + handles_more + [Line2D([], [], linestyle="none") for _ in notes]

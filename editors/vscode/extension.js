@@ -1,4 +1,4 @@
-// The aiscan extension: starts `aiscan lsp` on stdio for C and Python files.
+// The aiscan extension: starts `aiscan lsp` on stdio for C, CUDA and Python files.
 // Diagnostics, hovers on loop nests and code lenses all come from the server; this file
 // only launches it with the user's settings.
 "use strict";
@@ -14,13 +14,9 @@ function activate(context) {
   const serverOptions = { command, args };
   const clientOptions = {
     // What the server reads (aiscan.sources.LANGUAGES): C (.c, .h), CUDA (.cu, .cuh) and
-    // Python. VS Code may call a .h or .cu file `cpp`: those files only, never a .cpp.
-    documentSelector: [
-      { scheme: "file", language: "c" },
-      { scheme: "file", language: "cuda-cpp" },
-      { scheme: "file", language: "python" },
-      { scheme: "file", language: "cpp", pattern: "**/*.{h,cu,cuh}" },
-    ],
+    // Python. VS Code calls a .h file `cpp` (and a .cu one too without CUDA support): those
+    // files only, never a .cpp. One file, which tests/test_vscode_extension.py checks.
+    documentSelector: require("./document-selector.json"),
     initializationOptions: { devices: settings.get("devices", []) },
   };
   client = new LanguageClient("aiscan", "aiscan", serverOptions, clientOptions);
