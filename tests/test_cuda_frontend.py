@@ -436,7 +436,8 @@ def test_the_vscode_extension_registers_cuda() -> None:
     extension = ROOT / "editors" / "vscode"
     manifest = json.loads((extension / "package.json").read_text())
     assert "onLanguage:cuda-cpp" in manifest["activationEvents"]
-    assert '{ scheme: "file", language: "cuda-cpp" }' in (extension / "extension.js").read_text()
+    selector = json.loads((extension / "document-selector.json").read_text())
+    assert {"scheme": "file", "language": "cuda-cpp"} in selector
 
 
 _TRANSPOSE_32 = """#define TILE 32

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aiscan.algebra import SYMPY, is_poly, is_quotient, to_sympy
 from aiscan.ir.symbols import is_size_symbol
@@ -39,6 +39,8 @@ def readable(expr: sympy.Expr, sizes: Mapping[str, int] | None = None) -> str:
 def _readable(expr: sympy.Expr, sizes: tuple[tuple[str, int], ...]) -> str:
     plain = str(expr)
     if is_poly(expr) or is_quotient(expr):
+        if _sum_factors_at_most(expr) < 2:
+            return plain  # nothing to factor, and no `Max`: sympy stays unimported
         expr = to_sympy(expr)
     if not isinstance(expr, sympy.Expr) or not expr.free_symbols:
         return plain
@@ -50,6 +52,39 @@ def _readable(expr: sympy.Expr, sizes: tuple[tuple[str, int], ...]) -> str:
     if conditions:
         text += " (for " + ", ".join(f"{n} >= {c}" for n, c in sorted(conditions)) + ")"
     return text
+
+
+def _sum_factors_at_most(expr: Any) -> int:
+    """At most how many factors that are sums a polynomial (or a quotient of two) of the
+    exact type can factor into, decided without sympy. Per part, once its common monomial
+    is out: none below two terms; where every symbol has degree at most 1, the factors
+    share no symbol, so their term counts multiply: at most the number of prime factors of
+    its term count (`4*m*n + 4*m + 8*n`, three terms, is no product of two sums);
+    otherwise its degree."""
+    parts = (expr.numerator, expr.denominator) if is_quotient(expr) else (expr,)
+    bound = 0
+    for part in parts:
+        if len(part.terms) < 2:
+            continue
+        monomials = [dict(monomial) for monomial in part.terms]
+        common = {v: min(m.get(v, 0) for m in monomials) for v in monomials[0]}
+        reduced = [{v: power - common.get(v, 0) for v, power in m.items()} for m in monomials]
+        if all(power <= 1 for m in reduced for power in m.values()):
+            bound += _prime_factors(len(part.terms))
+        else:
+            bound += max(sum(m.values()) for m in reduced)
+    return bound
+
+
+def _prime_factors(n: int) -> int:
+    """How many prime factors `n` has, counted with multiplicity."""
+    count, factor = 0, 2
+    while factor * factor <= n:
+        while n % factor == 0:
+            n //= factor
+            count += 1
+        factor += 1
+    return count + (n > 1)
 
 
 def _without_vanishing_max(
