@@ -670,8 +670,8 @@ def _tensor_evidence(
         walker.evidence.at_least(method, 1)
         for extent in positional:
             walker._mark_sizes(extent)
-    if callee in ("Linear", "LayerNorm", "RMSNorm"):  # `nn.Linear(d, 4 * d)`: sizes
-        for extent in positional[:2]:
+    if callee in ("Linear", "LayerNorm", "RMSNorm", "Conv1d", "Conv2d"):  # `nn.Linear(d, h)`
+        for extent in positional[: 3 if callee.startswith("Conv") else 2]:
             walker._mark_sizes(extent)
     if str(bound_name(node.func)).startswith("self.") and positional:
         called = walker._candidate(positional[0])  # `self.fc1(x)`: a layer's input is a tensor
@@ -741,6 +741,8 @@ _TENSOR_OPERANDS = {
     "scaled_dot_product_attention": (("query", 2), ("key", 2), ("value", 2)),
     "cross_entropy": (("input", 2), ("target", 1)),
     "nll_loss": (("input", 2), ("target", 1)),
+    "conv1d": (("input", 3), ("weight", 3), ("bias", 1)),
+    "conv2d": (("input", 4), ("weight", 4), ("bias", 1)),
     **{
         name: (("input", 1),)
         for name in (

@@ -21,6 +21,8 @@ from aiscan.frontends.python.arguments import _keyword, _positional
 from aiscan.frontends.python.expressions import ExpressionReader, Value, leaf_for
 from aiscan.frontends.python.framework_calls import (
     activation,
+    conv_geometry,
+    conv_value,
     dropout_value,
     linear_value,
     norm_value,
@@ -46,7 +48,8 @@ __all__ = [
 LAYERS = frozenset(
     f"torch.nn.{name}"
     for name in (
-        "Linear", "LayerNorm", "RMSNorm", "GELU", "SiLU", "ReLU", "Dropout", "Softmax", "Embedding"
+        "Linear", "LayerNorm", "RMSNorm", "GELU", "SiLU", "ReLU", "Dropout", "Softmax", "Embedding",
+        "Conv1d", "Conv2d",
     )
 )  # fmt: skip
 """The `torch.nn` constructors read here, by qualified name."""
@@ -172,6 +175,8 @@ def read_layer(
 ) -> Layer | None:
     """The layer `torch.nn.<Kind>(...)` builds; None (noted) when its sizes are not sizes."""
     kind = canonical.rpartition(".")[2]
+    if kind in ("Conv1d", "Conv2d"):
+        return _conv_layer(reader, node, kind, element)
     arguments = _positional(node)
     count = {"Linear": 2, "LayerNorm": 1, "RMSNorm": 1, "Embedding": 2}.get(kind, 0)
     sizes: list[sympy.Expr] = []
@@ -193,6 +198,39 @@ def read_layer(
         option_node = arguments[0]
     option = reader.names.text(option_node).strip("'\"") if option_node is not None else ""
     return Layer(kind, tuple(sizes), bias, element, option)
+
+
+def _conv_layer(
+    reader: ExpressionReader, node: cst.Call, kind: str, element: ElementType
+) -> Layer | None:
+    """`nn.Conv2d(c_in, c_out, k, stride=, padding=, groups=, bias=)`: the channels and the
+    kernel's extents (`k` an int for every axis, or one per axis) as sizes."""
+    spatial = int(kind[-2])
+    arguments = _positional(node)
+    given = [
+        arguments[at] if at < len(arguments) else _keyword(node, name)
+        for at, name in enumerate(("in_channels", "out_channels", "kernel_size"))
+    ]
+    if any(g is None for g in given):
+        reader.unsupported(node, f"`{reader.names.text(node)}`: its channels and kernel size")
+        return None
+    *channels, kernel = (g for g in given if g is not None)
+    items = [e.value for e in kernel.elements] if isinstance(kernel, cst.Tuple) else [kernel]
+    sizes: list[sympy.Expr] = []
+    for argument in [*channels, *(items * spatial if len(items) == 1 else items)]:
+        value = reader.value(argument)
+        if not isinstance(value, Integer) or value.value is None:
+            reader.unsupported(
+                argument, f"`{reader.names.text(argument)}` is not a size of `{kind}`"
+            )
+            return None
+        sizes.append(value.value)
+    geometry = conv_geometry(reader, node, spatial, 3)
+    if geometry is None or len(sizes) != spatial + 2:
+        return None
+    flag = _keyword(node, "bias")
+    bias = not (isinstance(flag, cst.Name) and flag.value == "False")
+    return Layer(kind, tuple(sizes), bias, element, geometry=geometry)
 
 
 def call_layer(
@@ -229,6 +267,12 @@ def call_layer(
             reader.meet_layer(x.shape[-1], width)
             reader.unify((x.shape[-1],), (width,))
         return norm_value(reader, node, x, weight, bias, rms=rms)
+    if layer.geometry is not None:  # Conv1d, Conv2d
+        fan_in, fan_out, *kernel = layer.sizes
+        per_group = sympy.cancel(fan_in / layer.geometry.groups)
+        weights = parameter("weight", (fan_out, per_group, *kernel))
+        biases = parameter("bias", (fan_out,)) if layer.bias else None
+        return conv_value(reader, node, x, weights, biases, layer.geometry)
     if layer.kind == "Embedding":
         return _embedding(reader, node, x, parameter("weight", layer.sizes))
     if layer.kind == "Dropout":

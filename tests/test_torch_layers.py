@@ -1,0 +1,65 @@
+"""Convolutions as PyTorch runs them (issue 29): `F.conv1d`/`F.conv2d` with stride,
+padding and groups, and `nn.Conv1d`/`nn.Conv2d` built in `__init__` and called in
+`forward`, one eager kernel each; compared with what PyTorch itself did
+(`scripts/count_torch.py`, stored in `torch_layers.measured.toml`)."""
+
+from __future__ import annotations
+
+import pytest
+from measured_fixtures import PYTHON_FIXTURES, analyze_fixture, analyze_source, measured, value_at
+
+from aiscan.analysis.kernel import FunctionAnalysis
+
+FIXTURE = PYTHON_FIXTURES / "torch_layers.py"
+MEASURED = measured(FIXTURE)
+
+
+@pytest.fixture(scope="module")
+def functions() -> dict[str, FunctionAnalysis]:
+    return analyze_fixture(FIXTURE)
+
+
+@pytest.mark.parametrize("name", sorted(MEASURED))
+def test_against_pytorch(functions: dict[str, FunctionAnalysis], name: str) -> None:
+    """The quoted `2*N*C_out*L_out*K` is FlopCounterMode's figure, and the one kernel's
+    eager bytes (x, w and the bias read, y written) are the dispatch logger's, exactly."""
+    measured = MEASURED[name]
+    sizes = measured["sizes"]
+    function = functions[f"{name}.forward" if name[0].isupper() else name]
+    assert not any("not counted" in u.message for u in function.unknowns)
+    quoted = [e for r in function.regions for n, e in r.region.conventions if "conv" in n]
+    assert sum(value_at(e, sizes) for e in quoted) == measured["flop_counter"]
+    assert value_at(function.traffic["eager"].total(False), sizes) == measured["eager_bytes"]
+
+
+def test_exact_counts_at_sizes(functions: dict[str, FunctionAnalysis]) -> None:
+    """conv1: 17 outputs a row ((33 + 2 - 3) // 2 + 1), each 24 mul, 23 adds and the bias's
+    add; conv2 (no bias, 2 groups of 4 channels): 10 x 9 outputs, 36 mul and 35 adds."""
+    conv1 = functions["conv1"]
+    at = MEASURED["conv1"]["sizes"]
+    assert value_at(conv1.flops.total, at) == 2 * 16 * 17 * (24 + 23 + 1) == 26112
+    conv2 = functions["conv2"]
+    at = MEASURED["conv2"]["sizes"]
+    assert value_at(conv2.flops.total, at) == 2 * 16 * 10 * 9 * (36 + 35) == 204480
+
+
+def test_an_extent_that_does_not_divide_is_kept_with_floor() -> None:
+    """Stride 2 over a length of 33 with k = 4: `floor((L - 4)/2) + 1` = 15 outputs."""
+    source = (
+        "import torch.nn.functional as F\n\n\ndef f(x, w):\n    n, c, l = x.shape\n"
+        "    o, c2, k = w.shape\n    return F.conv1d(x, w, stride=2)\n"
+    )
+    found = analyze_source(source)["f"]
+    sizes = {"n": 1, "c": 2, "l": 33, "o": 1, "c2": 2, "k": 4}
+    assert "floor" in str(found.flops.total)
+    assert value_at(found.flops.total, sizes) == 15 * (8 + 7)
+
+
+def test_dilation_is_a_located_unknown() -> None:
+    source = (
+        "import torch.nn.functional as F\n\n\ndef f(x, w):\n    n, c, l = x.shape\n"
+        "    o, c2, k = w.shape\n    return F.conv1d(x, w, dilation=2)\n"
+    )
+    found = analyze_source(source)["f"]
+    (unknown,) = [u for u in found.unknowns if "dilation" in u.message]
+    assert (unknown.span.line, unknown.kind.value) == (7, "unsupported")
