@@ -252,7 +252,8 @@ LAYERS = ROOT / "fixtures" / "python" / "torch_layers.py"
 LAYERS_MEASURED = LAYERS.with_suffix(".measured.toml")
 LAYERS_SIZES = {"n": 2, "c": 8, "length": 33, "co": 16, "k": 3, "h": 10, "wd": 9}
 """`torch_layers.py`'s inputs: x (n, c, length) or (n, c, h, wd); conv1's w (co, c, k) and
-b (co,), conv2's w (co, c/2, k, k); the modules' sizes at channels = c, width = co."""
+b (co,), conv2's w (co, c/2, k, k); the modules' sizes at channels = c, width = co (and
+hidden = 4 * co), `Feed`'s x (n, length, co)."""
 
 
 def measure_layers() -> dict[str, dict[str, Any]]:
@@ -283,6 +284,11 @@ def measure_layers() -> dict[str, dict[str, Any]]:
             namespace["Mix"](co).eval(),
             [torch.randn(n, co, length)],
             {"n": n, "c": co, "length": length, "width": co},
+        ),
+        "Feed": (
+            namespace["Feed"](co, 4 * co).eval(),
+            [torch.randn(n, length, co)],
+            {"b": n, "t": length, "d": co, "width": co, "hidden": 4 * co},
         ),
     }
     return {name: _counted(f, inputs, at) for name, (f, inputs, at) in cases.items()}

@@ -1,6 +1,7 @@
 """Convolutions as PyTorch runs them (issue 29): `F.conv1d`/`F.conv2d` with stride,
 padding and groups, and `nn.Conv1d`/`nn.Conv2d` built in `__init__` and called in
-`forward`, one eager kernel each; compared with what PyTorch itself did
+`forward`, one eager kernel each; `nn.Sequential` called as `self.net(x)`, its layers in
+order; compared with what PyTorch itself did
 (`scripts/count_torch.py`, stored in `torch_layers.measured.toml`)."""
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ def functions() -> dict[str, FunctionAnalysis]:
 
 @pytest.mark.parametrize("name", sorted(MEASURED))
 def test_against_pytorch(functions: dict[str, FunctionAnalysis], name: str) -> None:
-    """The quoted `2*N*C_out*L_out*K` is FlopCounterMode's figure, and the one kernel's
+    """The quoted `2*N*C_out*L_out*K` (`2*m*k*n` of Feed's two linears) is FlopCounterMode's
+    figure, and the one kernel's
     eager bytes (x, w and the bias read, y written) are the dispatch logger's, exactly."""
     measured = MEASURED[name]
     sizes = measured["sizes"]
     function = functions[f"{name}.forward" if name[0].isupper() else name]
     assert not any("not counted" in u.message for u in function.unknowns)
-    quoted = [e for r in function.regions for n, e in r.region.conventions if "conv" in n]
+    quoted = [e for r in function.regions for _, e in r.region.conventions]
     assert sum(value_at(e, sizes) for e in quoted) == measured["flop_counter"]
     assert value_at(function.traffic["eager"].total(False), sizes) == measured["eager_bytes"]
 
@@ -63,3 +65,26 @@ def test_dilation_is_a_located_unknown() -> None:
     found = analyze_source(source)["f"]
     (unknown,) = [u for u in found.unknowns if "dilation" in u.message]
     assert (unknown.span.line, unknown.kind.value) == (7, "unsupported")
+
+
+def test_sequential_applies_its_layers_in_order(functions: dict[str, FunctionAnalysis]) -> None:
+    """`Linear(16, 64)`, `GELU()`, `Linear(64, 16)` on (2, 33, 16): each linear `2*m*k*n`
+    with its bias, the erf gelu 4 an element (+ 1 erf); three kernels, the parameters
+    named as PyTorch names them."""
+    feed = functions["Feed.forward"]
+    sizes = MEASURED["Feed"]["sizes"]
+    rows = 2 * 33
+    assert value_at(feed.flops.total, sizes) == 2 * (2 * rows * 16 * 64) + 4 * rows * 64
+    assert value_at(feed.flops.special, sizes) == rows * 64
+    assert not feed.unknowns[1:]
+
+
+def test_a_user_module_in_sequential_is_a_located_unknown() -> None:
+    source = (
+        "import torch.nn as nn\n\n\nclass Mine(nn.Module):\n    pass\n\n\n"
+        "class M(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
+        "        self.net = nn.Sequential(nn.ReLU(), Mine())\n"
+    )
+    found = analyze_source(source)["M.__init__"]
+    (unknown,) = [u for u in found.unknowns if "nn.Sequential" in u.message]
+    assert (unknown.span.line, unknown.kind.value) == (11, "unsupported")

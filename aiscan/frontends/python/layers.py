@@ -37,6 +37,8 @@ class Layer:
     element: ElementType
     option: str = ""
     """`GELU(approximate="tanh")`'s form, `Softmax(dim=...)`'s axis (as written)."""
+    parts: tuple[Layer, ...] = ()
+    """`nn.Sequential(a, b, c)`: its layers, applied in order."""
     geometry: ConvGeometry | None = None
     """`nn.Conv1d`/`nn.Conv2d`: stride, padding and groups (`sizes` are `C_in`, `C_out`
     and the kernel's extents)."""

@@ -18,7 +18,7 @@ import sympy
 
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.arguments import _keyword, _positional
-from aiscan.frontends.python.expressions import ExpressionReader, Value, leaf_for
+from aiscan.frontends.python.expressions import Allocation, ExpressionReader, Value, leaf_for
 from aiscan.frontends.python.framework_calls import (
     activation,
     conv_geometry,
@@ -49,7 +49,7 @@ LAYERS = frozenset(
     f"torch.nn.{name}"
     for name in (
         "Linear", "LayerNorm", "RMSNorm", "GELU", "SiLU", "ReLU", "Dropout", "Softmax", "Embedding",
-        "Conv1d", "Conv2d",
+        "Conv1d", "Conv2d", "Sequential",
     )
 )  # fmt: skip
 """The `torch.nn` constructors read here, by qualified name."""
@@ -177,6 +177,8 @@ def read_layer(
     kind = canonical.rpartition(".")[2]
     if kind in ("Conv1d", "Conv2d"):
         return _conv_layer(reader, node, kind, element)
+    if kind == "Sequential":
+        return _sequential(reader, node, element)
     arguments = _positional(node)
     count = {"Linear": 2, "LayerNorm": 1, "RMSNorm": 1, "Embedding": 2}.get(kind, 0)
     sizes: list[sympy.Expr] = []
@@ -198,6 +200,26 @@ def read_layer(
         option_node = arguments[0]
     option = reader.names.text(option_node).strip("'\"") if option_node is not None else ""
     return Layer(kind, tuple(sizes), bias, element, option)
+
+
+def _sequential(reader: ExpressionReader, node: cst.Call, element: ElementType) -> Layer | None:
+    """`nn.Sequential(nn.Linear(d, h), nn.GELU(), nn.Linear(h, d))`: each `torch.nn` layer
+    built as it would be alone; None (noted) for any other element (a user module)."""
+    parts: list[Layer] = []
+    for argument in node.args:
+        built = argument.value
+        kind = reader.names.canonical(built.func) if isinstance(built, cst.Call) else None
+        if argument.keyword is not None or argument.star or kind not in LAYERS:
+            reader.unsupported(
+                built, f"`{reader.names.text(built)}` in `nn.Sequential`: only `torch.nn` layers"
+            )
+            return None
+        assert isinstance(built, cst.Call) and kind is not None
+        part = read_layer(reader, built, kind, element)
+        if part is None:
+            return None
+        parts.append(part)
+    return Layer("Sequential", (), False, element, parts=tuple(parts))
 
 
 def _conv_layer(
@@ -246,6 +268,24 @@ def call_layer(
     x = reader.array(arguments[0])
     if x is None:
         return None
+    return _applied(reader, node, name, layer, x)
+
+
+def _applied(
+    reader: ExpressionReader, node: cst.Call, name: str, layer: Layer, x: ArrayValue
+) -> Value | None:
+    """`layer` on `x`; a `Sequential`'s layers in order, each result stored (its own
+    kernel's output) before the next reads it, its parameters named as PyTorch names them
+    (`self.net.0.weight`)."""
+    if layer.kind == "Sequential":
+        value: Value | None = x
+        for position, part in enumerate(layer.parts):
+            if isinstance(value, Allocation):
+                value = reader.materialize(value, node)
+            if value is None or isinstance(value, Integer):
+                return None
+            value = _applied(reader, node, f"{name}.{position}", part, value)
+        return value
     span = reader.span(node)
 
     def parameter(part: str, shape: tuple[sympy.Expr, ...]) -> Leaf:
