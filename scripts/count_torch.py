@@ -290,6 +290,12 @@ def measure_layers() -> dict[str, dict[str, Any]]:
             [torch.randn(n, length, co)],
             {"b": n, "t": length, "d": co, "width": co, "hidden": 4 * co},
         ),
+        "grouped": (namespace["grouped"], [image, torch.randn(c), torch.randn(c)], two),
+        "Groups": (
+            namespace["Groups"](co).eval(),
+            [torch.randn(n, co, length)],
+            {"n": n, "c": co, "length": length, "width": co},
+        ),
     }
     return {name: _counted(f, inputs, at) for name, (f, inputs, at) in cases.items()}
 

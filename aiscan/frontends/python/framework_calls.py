@@ -73,6 +73,7 @@ __all__ = [
     "conv_value",
     "dropout_value",
     "flax_layer_norm",
+    "group_norm_value",
     "linear_value",
     "norm_value",
     "read_tensor_method",
@@ -562,6 +563,89 @@ def norm_value(
             row=FlopTally(add=1, div=2, special=1), row_specials=("rsqrt",),
         )  # fmt: skip
     return _kernel(reader, node, operands, len(x.shape) - 1, counts)
+
+
+def _group_norm(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    """`F.group_norm(x, G, weight, bias, eps)`."""
+    x = _array(reader, _argument(node, 0, "input"))
+    groups = reader.value(_argument(node, 1, "num_groups") or cst.Name("None"))
+    if x is None:
+        return None
+    if not isinstance(groups, Integer) or groups.value is None:
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: its number of groups")
+    extras: list[ArrayValue | None] = []
+    for extra in (_argument(node, 2, "weight"), _argument(node, 3, "bias")):
+        value = None if _is_none(extra) else _array(reader, extra)
+        if value is None and not _is_none(extra):
+            return None
+        extras.append(value)
+    return group_norm_value(reader, node, x, groups.value, extras[0], extras[1])
+
+
+def group_norm_value(
+    reader: ExpressionReader,
+    node: cst.Call,
+    x: ArrayValue,
+    groups: sympy.Expr,
+    weight: ArrayValue | None,
+    bias: ArrayValue | None,
+) -> Value | None:
+    """group_norm of `x` `(N, C, *S)`: layer_norm's FLOPs (`_norm`) over each group of
+    `n = C/G * prod(S)` elements, the weight and bias per channel; one kernel (PyTorch's
+    `native_group_norm`) reading `x`, the weight and the bias and writing `y`."""
+    text = reader.names.text(node)
+    if len(x.shape) < 2:
+        return reader.unsupported(
+            node, f"`{text}`: an input of rank {len(x.shape)}, not (N, C, ...)"
+        )
+    batch, channels, *extents = x.shape
+    for extra in (weight, bias):
+        if extra is not None and len(extra.shape) != 1:
+            return reader.unsupported(
+                node, f"`{text}`: a weight or bias of shape {shape_text(extra.shape)}"
+            )
+        if extra is not None and not same_extent(extra.shape[0], channels):
+            reader.note(
+                UnknownKind.ASSUMPTION,
+                node,
+                f"`{text}`: its {channels} channels taken as the {extra.shape[0]} of "
+                f"`{extra.text}` (PyTorch requires it)",
+            )
+    cast = reader.autocast_operands(
+        [o for o in (x, weight, bias) if o is not None], node, "fp32"
+    )  # group_norm is on autocast's fp32 list
+    if cast is None:
+        return None
+    per_group = sympy.cancel(channels / groups)
+    size = sympy.Mul(per_group, *extents)
+    scaled, shifted = int(weight is not None), int(bias is not None)
+
+    def build(leaf: Leaf, namer: Namer, span: Span) -> Construction:
+        stores, reads = _operand_leaves(cast, namer, span)
+        image, *params = reads
+        n, g = loop_symbol(namer.fresh("_i")), loop_symbol(namer.fresh("_g"))
+        inner = [loop_symbol(namer.fresh("_i")) for _ in (per_group, *extents)]
+        at = (n, g * per_group + inner[0], *inner[1:])
+        accesses = [_access(image, at, image.shape, span)]
+        accesses += [_access(p, (g * per_group + inner[0],), p.shape, span) for p in params]
+        accesses.append(_access(leaf, at, leaf.shape, span, write=True))
+        each = Statement(span, text, FlopTally(sub=2, mul=2 + scaled, add=shifted), tuple(accesses))
+        body: list[Node] = [_nest(inner, (per_group, *extents), [each], span)]
+        for _ in range(2):  # the sums of the mean and of the variance
+            k = loop_symbol(namer.fresh("_k"))
+            adds = Statement(span, f"{text} (group sums)", FlopTally(add=1))
+            body.append(Loop(k.name, sympy.Integer(0), 1, sympy.expand(size - 1), (adds,), span))
+        body.append(
+            Statement(
+                span, f"{text} (per group)", FlopTally(add=1, div=2, special=1), (), ("rsqrt",)
+            )
+        )
+        nodes = (_nest([n, g], (batch, groups), body, span),)
+        return Construction(
+            tuple(stores), nodes, library=False, arguments=tuple(s.array for s, _ in stores)
+        )
+
+    return Allocation(x.shape, cast[0].element, False, text, build)
 
 
 def flax_layer_norm(
@@ -1284,6 +1368,8 @@ FRAMEWORK_CALLS: dict[str, Reader] = {
     "torch.nn.functional.layer_norm": _norm(rms=False),
     "torch.layer_norm": _norm(rms=False),
     "torch.nn.functional.rms_norm": _norm(rms=True),
+    "torch.nn.functional.group_norm": _group_norm,
+    "torch.group_norm": _group_norm,
     "torch.rms_norm": _norm(rms=True),
     "torch.nn.functional.gelu": _gelu(jax=False),
     "jax.nn.gelu": _gelu(jax=True),

@@ -670,7 +670,14 @@ def _tensor_evidence(
         walker.evidence.at_least(method, 1)
         for extent in positional:
             walker._mark_sizes(extent)
-    if callee in ("Linear", "LayerNorm", "RMSNorm", "Conv1d", "Conv2d"):  # `nn.Linear(d, h)`
+    if callee in (
+        "Linear",
+        "LayerNorm",
+        "RMSNorm",
+        "GroupNorm",
+        "Conv1d",
+        "Conv2d",
+    ):  # `nn.Linear(d, h)`
         for extent in positional[: 3 if callee.startswith("Conv") else 2]:
             walker._mark_sizes(extent)
     if str(bound_name(node.func)).startswith("self.") and positional:
@@ -742,6 +749,7 @@ _TENSOR_OPERANDS = {
     "cross_entropy": (("input", 2), ("target", 1)),
     "nll_loss": (("input", 2), ("target", 1)),
     "conv1d": (("input", 3), ("weight", 3), ("bias", 1)),
+    "group_norm": (("input", 2), ("num_groups", 0), ("weight", 1), ("bias", 1)),
     "conv2d": (("input", 4), ("weight", 4), ("bias", 1)),
     **{
         name: (("input", 1),)

@@ -24,6 +24,7 @@ from aiscan.frontends.python.framework_calls import (
     conv_geometry,
     conv_value,
     dropout_value,
+    group_norm_value,
     linear_value,
     norm_value,
     softmax_value,
@@ -49,7 +50,7 @@ LAYERS = frozenset(
     f"torch.nn.{name}"
     for name in (
         "Linear", "LayerNorm", "RMSNorm", "GELU", "SiLU", "ReLU", "Dropout", "Softmax", "Embedding",
-        "Conv1d", "Conv2d", "Sequential",
+        "Conv1d", "Conv2d", "Sequential", "GroupNorm",
     )
 )  # fmt: skip
 """The `torch.nn` constructors read here, by qualified name."""
@@ -180,7 +181,7 @@ def read_layer(
     if kind == "Sequential":
         return _sequential(reader, node, element)
     arguments = _positional(node)
-    count = {"Linear": 2, "LayerNorm": 1, "RMSNorm": 1, "Embedding": 2}.get(kind, 0)
+    count = {"Linear": 2, "LayerNorm": 1, "RMSNorm": 1, "Embedding": 2, "GroupNorm": 2}.get(kind, 0)
     sizes: list[sympy.Expr] = []
     for argument in arguments[:count]:
         value = reader.value(argument)
@@ -193,7 +194,9 @@ def read_layer(
     if len(sizes) != count:
         reader.unsupported(node, f"`{reader.names.text(node)}`: its sizes")
         return None
-    flag = _keyword(node, "bias") or _keyword(node, "elementwise_affine")
+    flag = (
+        _keyword(node, "bias") or _keyword(node, "elementwise_affine") or _keyword(node, "affine")
+    )
     bias = not (isinstance(flag, cst.Name) and flag.value == "False")
     option_node = _keyword(node, "approximate") or _keyword(node, "dim")
     if option_node is None and kind == "Softmax" and arguments:
@@ -313,6 +316,11 @@ def _applied(
         weights = parameter("weight", (fan_out, per_group, *kernel))
         biases = parameter("bias", (fan_out,)) if layer.bias else None
         return conv_value(reader, node, x, weights, biases, layer.geometry)
+    if layer.kind == "GroupNorm":
+        groups, channels = layer.sizes
+        weight = parameter("weight", (channels,)) if layer.bias else None
+        bias = parameter("bias", (channels,)) if layer.bias else None
+        return group_norm_value(reader, node, x, groups, weight, bias)
     if layer.kind == "Embedding":
         return _embedding(reader, node, x, parameter("weight", layer.sizes))
     if layer.kind == "Dropout":
