@@ -64,13 +64,17 @@ def test_an_extent_that_does_not_divide_is_kept_with_floor() -> None:
     assert value_at(found.flops.total, sizes) == 15 * (8 + 7)
 
 
-def test_dilation_is_a_located_unknown() -> None:
+@pytest.mark.parametrize(
+    ("option", "why"),
+    [("dilation=2", "dilation"), ("stride=0", "not positive"), ("padding='same'", "not a size")],
+)
+def test_what_is_not_modeled_is_a_located_unknown(option: str, why: str) -> None:
     source = (
         "import torch.nn.functional as F\n\n\ndef f(x, w):\n    n, c, l = x.shape\n"
-        "    o, c2, k = w.shape\n    return F.conv1d(x, w, dilation=2)\n"
+        f"    o, c2, k = w.shape\n    return F.conv1d(x, w, {option})\n"
     )
     found = analyze_source(source)["f"]
-    (unknown,) = [u for u in found.unknowns if "dilation" in u.message]
+    (unknown,) = [u for u in found.unknowns if why in u.message]
     assert (unknown.span.line, unknown.kind.value) == (7, "unsupported")
 
 

@@ -571,7 +571,11 @@ def _group_norm(reader: ExpressionReader, node: cst.Call) -> Value | None:
     groups = reader.value(_argument(node, 1, "num_groups") or cst.Name("None"))
     if x is None:
         return None
-    if not isinstance(groups, Integer) or groups.value is None:
+    if (
+        not isinstance(groups, Integer)
+        or groups.value is None
+        or (groups.value.is_number and groups.value <= 0)
+    ):
         return reader.unsupported(node, f"`{reader.names.text(node)}`: its number of groups")
     extras: list[ArrayValue | None] = []
     for extra in (_argument(node, 2, "weight"), _argument(node, 3, "bias")):
@@ -1124,6 +1128,9 @@ def conv_geometry(
     groups = per_axis(given(3, "groups"), 1)
     if stride is None or padding is None or groups is None:
         return None
+    if any(v.is_number and v <= 0 for v in (*stride, groups[0])):
+        reader.unsupported(node, f"`{text}`: a stride or groups that is not positive")
+        return None
     return ConvGeometry(stride, padding, groups[0])
 
 
@@ -1168,9 +1175,9 @@ def conv_value(
         reader.note(
             UnknownKind.ASSUMPTION,
             node,
-            f"`{text}`: its {channels} input channels taken as "
-            f"{sympy.expand(per_group * geometry.groups)}, the weight's {per_group} a group "
-            f"times {geometry.groups} groups (PyTorch requires it)",
+            f"`{text}`: its {channels} input channels taken as the weight's {per_group}"
+            + (f" per group times {geometry.groups} groups" if geometry.groups != 1 else "")
+            + " (PyTorch requires it)",
         )
     if bias is not None and (len(bias.shape) != 1 or not same_extent(bias.shape[0], outs)):
         reader.unify(bias.shape, (outs,))

@@ -318,6 +318,8 @@ def _applied(
         return conv_value(reader, node, x, weights, biases, layer.geometry)
     if layer.kind == "GroupNorm":
         groups, channels = layer.sizes
+        if groups.is_number and groups <= 0:
+            return reader.unsupported(node, f"`{reader.names.text(node)}`: {groups} groups")
         weight = parameter("weight", (channels,)) if layer.bias else None
         bias = parameter("bias", (channels,)) if layer.bias else None
         return group_norm_value(reader, node, x, groups, weight, bias)
