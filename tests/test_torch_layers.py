@@ -114,3 +114,15 @@ def test_group_norm_is_layer_norms_count_over_each_group(
     groups = functions["Groups.forward"]
     at = MEASURED["Groups"]["sizes"]
     assert value_at(groups.flops.total, at) == 4 * (8 * 264 + 1)
+
+
+def test_a_helper_of_the_file_named_conv2d_says_nothing_of_ranks() -> None:
+    """Only `F.conv2d` gives its operands four axes: a NumPy helper `conv2d(image, w)` of
+    the file does not (an `(h, w, c)` image would be taken as 4-D)."""
+    source = (
+        "import numpy as np\n\n\ndef conv2d(image, filters):\n    return image\n\n\n"
+        "def run(image, w):\n    return conv2d(image, w) * 2.0\n"
+    )
+    found = analyze_source(source)["run"]
+    assert not any("image_d3" in u.message or "w_d3" in u.message for u in found.unknowns)
+    assert any("`image`" in u.message and "scalar" in u.message for u in found.unknowns)

@@ -685,6 +685,8 @@ def _tensor_evidence(
         if called is not None:
             walker.evidence.at_least(called, 1)
     ranks = _TENSOR_OPERANDS.get(callee, ())
+    if callee in _QUALIFIED_ONLY and not isinstance(node.func, cst.Attribute):
+        ranks = ()  # a NumPy helper of the file named `conv2d(image, filters)`: not torch's
     keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
     for position, (keyword, rank) in enumerate(ranks):
         passed = keywords.get(keyword) or (
@@ -740,6 +742,10 @@ def _shape_kept(node: cst.BaseExpression) -> cst.BaseExpression:
         node = node.func.value
     return node
 
+
+_QUALIFIED_ONLY = frozenset({"conv1d", "conv2d", "group_norm"})
+"""Names that code of its own also gives its helpers (`def conv2d(image, filters)` on an
+`(h, w, c)` image): read as PyTorch's only when spelled `F.conv2d`."""
 
 _TENSOR_OPERANDS = {
     "layer_norm": (("input", 1), ("normalized_shape", 0), ("weight", 1), ("bias", 1)),
