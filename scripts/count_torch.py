@@ -248,6 +248,58 @@ def measure_losses() -> dict[str, dict[str, Any]]:
     return {name: _counted(f, inputs, at) for name, (f, inputs, at) in cases.items()}
 
 
+LAYERS = ROOT / "fixtures" / "python" / "torch_layers.py"
+LAYERS_MEASURED = LAYERS.with_suffix(".measured.toml")
+LAYERS_SIZES = {"n": 2, "c": 8, "length": 33, "co": 16, "k": 3, "h": 10, "wd": 9}
+"""`torch_layers.py`'s inputs: x (n, c, length) or (n, c, h, wd); conv1's w (co, c, k) and
+b (co,), conv2's w (co, c/2, k, k); the modules' sizes at channels = c, width = co (and
+hidden = 4 * co), `Feed`'s x (n, length, co)."""
+
+
+def measure_layers() -> dict[str, dict[str, Any]]:
+    """Each function and module of `torch_layers.py`."""
+    import torch
+
+    namespace: dict[str, Any] = {}
+    exec(compile(LAYERS.read_text(), str(LAYERS), "exec"), namespace)  # our own fixture
+    sizes = LAYERS_SIZES
+    torch.manual_seed(0)
+    n, c, length, co, k, h, wd = (sizes[key] for key in LAYERS_SIZES)
+    image = torch.randn(n, c, h, wd)
+    one = {"n": n, "c": c, "length": length, "co": co, "ci": c, "k": k}
+    two = {"n": n, "c": c, "h": h, "wd": wd, "co": co, "ci": c // 2, "kh": k, "kw": k}
+    cases = {
+        "conv1": (
+            namespace["conv1"],
+            [torch.randn(n, c, length), torch.randn(co, c, k), torch.randn(co)],
+            one,
+        ),
+        "conv2": (namespace["conv2"], [image, torch.randn(co, c // 2, k, k)], two),
+        "Stem": (
+            namespace["Stem"](c, co).eval(),
+            [image],
+            {"n": n, "c": c, "h": h, "w": wd, "channels": c, "width": co},
+        ),
+        "Mix": (
+            namespace["Mix"](co).eval(),
+            [torch.randn(n, co, length)],
+            {"n": n, "c": co, "length": length, "width": co},
+        ),
+        "Feed": (
+            namespace["Feed"](co, 4 * co).eval(),
+            [torch.randn(n, length, co)],
+            {"b": n, "t": length, "d": co, "width": co, "hidden": 4 * co},
+        ),
+        "grouped": (namespace["grouped"], [image, torch.randn(c), torch.randn(c)], two),
+        "Groups": (
+            namespace["Groups"](co).eval(),
+            [torch.randn(n, co, length)],
+            {"n": n, "c": co, "length": length, "width": co},
+        ),
+    }
+    return {name: _counted(f, inputs, at) for name, (f, inputs, at) in cases.items()}
+
+
 ROTARY = ROOT / "fixtures" / "python" / "torch_rotary.py"
 ROTARY_MEASURED = ROTARY.with_suffix(".measured.toml")
 ROTARY_SIZES = {"width": 64, "heads": 4, "longest": 64, "b": 2, "t": 32, "d": 64}
@@ -397,6 +449,7 @@ def main(argv: list[str] | None = None) -> int:
     models = _toml(measure_models(), torch.__version__)
     losses = _toml(measure_losses(), torch.__version__)
     rotary = _toml(measure_rotary(), torch.__version__)
+    layers = _toml(measure_layers(), torch.__version__)
     if options.write:
         MEASURED.write_text(text)
         MODULES_MEASURED.write_text(modules)
@@ -404,7 +457,8 @@ def main(argv: list[str] | None = None) -> int:
         MODEL_MEASURED.write_text(models)
         LOSSES_MEASURED.write_text(losses)
         ROTARY_MEASURED.write_text(rotary)
-    sys.stdout.write(text + modules + llama + models + losses + rotary)
+        LAYERS_MEASURED.write_text(layers)
+    sys.stdout.write(text + modules + llama + models + losses + rotary + layers)
     return 0
 
 

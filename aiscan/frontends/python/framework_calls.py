@@ -32,6 +32,7 @@ from aiscan.frontends.python.expressions import (
     leaf_for,
     number_literal,
 )
+from aiscan.frontends.python.layers import ConvGeometry
 from aiscan.frontends.python.nests import Namer, broadcast_coordinates
 from aiscan.frontends.python.shapes import broadcast_shapes, same_extent, shape_text
 from aiscan.frontends.python.symbols import loop_symbol
@@ -68,8 +69,11 @@ __all__ = [
     "FRAMEWORK_CALLS",
     "TENSOR_METHODS",
     "activation",
+    "conv_geometry",
+    "conv_value",
     "dropout_value",
     "flax_layer_norm",
+    "group_norm_value",
     "linear_value",
     "norm_value",
     "read_tensor_method",
@@ -561,6 +565,93 @@ def norm_value(
     return _kernel(reader, node, operands, len(x.shape) - 1, counts)
 
 
+def _group_norm(reader: ExpressionReader, node: cst.Call) -> Value | None:
+    """`F.group_norm(x, G, weight, bias, eps)`."""
+    x = _array(reader, _argument(node, 0, "input"))
+    groups = reader.value(_argument(node, 1, "num_groups") or cst.Name("None"))
+    if x is None:
+        return None
+    if (
+        not isinstance(groups, Integer)
+        or groups.value is None
+        or (groups.value.is_number and groups.value <= 0)
+    ):
+        return reader.unsupported(node, f"`{reader.names.text(node)}`: its number of groups")
+    extras: list[ArrayValue | None] = []
+    for extra in (_argument(node, 2, "weight"), _argument(node, 3, "bias")):
+        value = None if _is_none(extra) else _array(reader, extra)
+        if value is None and not _is_none(extra):
+            return None
+        extras.append(value)
+    return group_norm_value(reader, node, x, groups.value, extras[0], extras[1])
+
+
+def group_norm_value(
+    reader: ExpressionReader,
+    node: cst.Call,
+    x: ArrayValue,
+    groups: sympy.Expr,
+    weight: ArrayValue | None,
+    bias: ArrayValue | None,
+) -> Value | None:
+    """group_norm of `x` `(N, C, *S)`: layer_norm's FLOPs (`_norm`) over each group of
+    `n = C/G * prod(S)` elements, the weight and bias per channel; one kernel (PyTorch's
+    `native_group_norm`) reading `x`, the weight and the bias and writing `y`."""
+    text = reader.names.text(node)
+    if len(x.shape) < 2:
+        return reader.unsupported(
+            node, f"`{text}`: an input of rank {len(x.shape)}, not (N, C, ...)"
+        )
+    batch, channels, *extents = x.shape
+    for extra in (weight, bias):
+        if extra is not None and len(extra.shape) != 1:
+            return reader.unsupported(
+                node, f"`{text}`: a weight or bias of shape {shape_text(extra.shape)}"
+            )
+        if extra is not None and not same_extent(extra.shape[0], channels):
+            reader.note(
+                UnknownKind.ASSUMPTION,
+                node,
+                f"`{text}`: its {channels} channels taken as the {extra.shape[0]} of "
+                f"`{extra.text}` (PyTorch requires it)",
+            )
+    cast = reader.autocast_operands(
+        [o for o in (x, weight, bias) if o is not None], node, "fp32"
+    )  # group_norm is on autocast's fp32 list
+    if cast is None:
+        return None
+    per_group = sympy.cancel(channels / groups)
+    size = sympy.Mul(per_group, *extents)
+    scaled, shifted = int(weight is not None), int(bias is not None)
+
+    def build(leaf: Leaf, namer: Namer, span: Span) -> Construction:
+        stores, reads = _operand_leaves(cast, namer, span)
+        image, *params = reads
+        n, g = loop_symbol(namer.fresh("_i")), loop_symbol(namer.fresh("_g"))
+        inner = [loop_symbol(namer.fresh("_i")) for _ in (per_group, *extents)]
+        at = (n, g * per_group + inner[0], *inner[1:])
+        accesses = [_access(image, at, image.shape, span)]
+        accesses += [_access(p, (g * per_group + inner[0],), p.shape, span) for p in params]
+        accesses.append(_access(leaf, at, leaf.shape, span, write=True))
+        each = Statement(span, text, FlopTally(sub=2, mul=2 + scaled, add=shifted), tuple(accesses))
+        body: list[Node] = [_nest(inner, (per_group, *extents), [each], span)]
+        for _ in range(2):  # the sums of the mean and of the variance
+            k = loop_symbol(namer.fresh("_k"))
+            adds = Statement(span, f"{text} (group sums)", FlopTally(add=1))
+            body.append(Loop(k.name, sympy.Integer(0), 1, sympy.expand(size - 1), (adds,), span))
+        body.append(
+            Statement(
+                span, f"{text} (per group)", FlopTally(add=1, div=2, special=1), (), ("rsqrt",)
+            )
+        )
+        nodes = (_nest([n, g], (batch, groups), body, span),)
+        return Construction(
+            tuple(stores), nodes, library=False, arguments=tuple(s.array for s, _ in stores)
+        )
+
+    return Allocation(x.shape, cast[0].element, False, text, build)
+
+
 def flax_layer_norm(
     reader: ExpressionReader,
     node: cst.Call,
@@ -995,6 +1086,143 @@ def _attention(
     return _nest([*batch, i], (*q.shape[:-2], length), row, span), sympy.expand(pairs)
 
 
+# ---- convolutions ------------------------------------------------------------------------
+
+
+def conv_geometry(
+    reader: ExpressionReader, node: cst.Call, spatial: int, stride_at: int | None
+) -> ConvGeometry | None:
+    """`stride=`, `padding=`, `groups=` (or positional from `stride_at`, F.conv's order)
+    as sizes; `dilation` other than 1 and string paddings are not modeled (noted)."""
+    text = reader.names.text(node)
+
+    def given(position: int, name: str) -> cst.BaseExpression | None:
+        found = _keyword(node, name)
+        if found is None and stride_at is not None:
+            positional = _positional(node)
+            at = stride_at + position
+            found = positional[at] if at < len(positional) else None
+        return found
+
+    def per_axis(found: cst.BaseExpression | None, default: int) -> tuple[sympy.Expr, ...] | None:
+        if found is None:
+            return (sympy.Integer(default),) * spatial
+        items = (
+            [e.value for e in found.elements]
+            if isinstance(found, cst.Tuple | cst.List)
+            else [found] * spatial
+        )
+        values = [reader.value(item) for item in items]
+        sizes = [v.value for v in values if isinstance(v, Integer) and v.value is not None]
+        if len(sizes) != spatial or len(values) != spatial:
+            reader.unsupported(found, f"`{text}`: `{reader.names.text(found)}` is not a size")
+            return None
+        return tuple(sizes)
+
+    dilation = per_axis(given(2, "dilation"), 1)
+    if dilation is None or any(d != 1 for d in dilation):
+        if dilation is not None:
+            reader.unsupported(node, f"`{text}`: dilation other than 1")
+        return None
+    stride, padding = per_axis(given(0, "stride"), 1), per_axis(given(1, "padding"), 0)
+    groups = per_axis(given(3, "groups"), 1)
+    if stride is None or padding is None or groups is None:
+        return None
+    if any(v.is_number and v <= 0 for v in (*stride, groups[0])):
+        reader.unsupported(node, f"`{text}`: a stride or groups that is not positive")
+        return None
+    return ConvGeometry(stride, padding, groups[0])
+
+
+def _conv(spatial: int) -> Reader:
+    """`F.conv1d(x, w, bias, stride, padding, dilation, groups)` and `F.conv2d`."""
+
+    def read(reader: ExpressionReader, node: cst.Call) -> Value | None:
+        x = _array(reader, _argument(node, 0, "input"))
+        w = _array(reader, _argument(node, 1, "weight"))
+        bias_node = _argument(node, 2, "bias")
+        bias = None if _is_none(bias_node) else _array(reader, bias_node)
+        if x is None or w is None or (bias is None and not _is_none(bias_node)):
+            return None
+        geometry = conv_geometry(reader, node, spatial, 3)
+        return None if geometry is None else conv_value(reader, node, x, w, bias, geometry)
+
+    return read
+
+
+def conv_value(
+    reader: ExpressionReader,
+    node: cst.Call,
+    x: ArrayValue,
+    w: ArrayValue,
+    bias: ArrayValue | None,
+    geometry: ConvGeometry,
+) -> Value | None:
+    """A convolution of `x` `(N, C_in, *L)` by `w` `(C_out, C_in/groups, *k)`: one eager
+    kernel (a contraction, as cuDNN runs it) that reads `x`, `w` (and the bias) and writes
+    `y` `(N, C_out, *L_out)`, `L_out = floor((L + 2p - k)/s) + 1` per axis. Each output is
+    a dot of `K = C_in/groups * prod(k)` products: `K` mul, `K - 1` adds, 1 more add with a
+    bias; `2*N*C_out*prod(L_out)*K` is quoted, FlopCounterMode's figure."""
+    text = reader.names.text(node)
+    spatial = len(geometry.stride)
+    if len(x.shape) != spatial + 2 or len(w.shape) != spatial + 2:
+        return reader.unsupported(
+            node, f"`{text}`: input and weight of rank {spatial + 2} (a batch, channels, axes)"
+        )
+    batch, channels, *lengths = x.shape
+    outs, per_group, *kernel = w.shape
+    if not same_extent(channels, per_group * geometry.groups):
+        reader.note(
+            UnknownKind.ASSUMPTION,
+            node,
+            f"`{text}`: its {channels} input channels taken as the weight's {per_group}"
+            + (f" per group times {geometry.groups} groups" if geometry.groups != 1 else "")
+            + " (PyTorch requires it)",
+        )
+    if bias is not None and (len(bias.shape) != 1 or not same_extent(bias.shape[0], outs)):
+        reader.unify(bias.shape, (outs,))
+        return reader.unsupported(node, f"`{text}`: a bias of shape {shape_text(bias.shape)}")
+    cast = reader.autocast_operands(
+        [o for o in (x, w, bias) if o is not None], node, "lower_precision_fp"
+    )
+    if cast is None:
+        return None
+    out_lengths = tuple(
+        sympy.floor((length + 2 * p - k) / s) + 1
+        for length, p, k, s in zip(lengths, geometry.padding, kernel, geometry.stride, strict=True)
+    )
+    out_shape = (batch, outs, *out_lengths)
+    window = sympy.Mul(per_group, *kernel)
+    quoted = sympy.expand(2 * batch * outs * sympy.Mul(*out_lengths) * window)
+
+    def build(leaf: Leaf, namer: Namer, span: Span) -> Construction:
+        stores, reads = _operand_leaves(cast, namer, span)
+        image, weights, *biases = reads
+        # the input read whole once (the padding is zeros the kernel makes, never read)
+        every = [loop_symbol(namer.fresh("_i")) for _ in image.shape]
+        read_x = Statement(
+            span, f"{text} (input)", FlopTally(), (_access(image, every, image.shape, span),)
+        )
+        outer = [loop_symbol(namer.fresh("_o")) for _ in out_shape]
+        taps = [loop_symbol(namer.fresh("_c")) for _ in w.shape[1:]]
+        weight_at = _access(weights, (outer[1], *taps), weights.shape, span)
+        product = Statement(span, f"{text} (products)", FlopTally(mul=1), (weight_at,))
+        adds = Statement(span, f"{text} (sums)", FlopTally(add=1))
+        combine = loop_symbol(namer.fresh("_k"))
+        sums = Loop(combine.name, sympy.Integer(0), 1, sympy.expand(window - 1), (adds,), span)
+        written = [_access(leaf, outer, leaf.shape, span, write=True)]
+        written += [_access(b, (outer[1],), b.shape, span) for b in biases]
+        result = Statement(span, f"{text} (output)", FlopTally(add=len(biases)), tuple(written))
+        body = [_nest(taps, tuple(w.shape[1:]), [product], span), sums, result]
+        nodes = (_nest(every, image.shape, [read_x], span), _nest(outer, out_shape, body, span))
+        return Construction(
+            tuple(stores), nodes, ((f"conv{spatial}d", quoted),),
+            arguments=tuple(s.array for s, _ in stores),
+        )  # fmt: skip
+
+    return Allocation(out_shape, cast[0].element, False, text, build)
+
+
 # ---- losses ------------------------------------------------------------------------------
 
 
@@ -1147,6 +1375,8 @@ FRAMEWORK_CALLS: dict[str, Reader] = {
     "torch.nn.functional.layer_norm": _norm(rms=False),
     "torch.layer_norm": _norm(rms=False),
     "torch.nn.functional.rms_norm": _norm(rms=True),
+    "torch.nn.functional.group_norm": _group_norm,
+    "torch.group_norm": _group_norm,
     "torch.rms_norm": _norm(rms=True),
     "torch.nn.functional.gelu": _gelu(jax=False),
     "jax.nn.gelu": _gelu(jax=True),
@@ -1164,6 +1394,10 @@ FRAMEWORK_CALLS: dict[str, Reader] = {
     "torch.baddbmm": _baddbmm,
     "jax.lax.dot_general": _dot_general,
     "torch.nn.functional.scaled_dot_product_attention": _sdpa,
+    "torch.nn.functional.conv1d": _conv(1),
+    "torch.conv1d": _conv(1),
+    "torch.nn.functional.conv2d": _conv(2),
+    "torch.conv2d": _conv(2),
     "torch.nn.functional.cross_entropy": _cross_entropy,
     "torch.nn.functional.nll_loss": _nll_loss,
 }

@@ -670,14 +670,23 @@ def _tensor_evidence(
         walker.evidence.at_least(method, 1)
         for extent in positional:
             walker._mark_sizes(extent)
-    if callee in ("Linear", "LayerNorm", "RMSNorm"):  # `nn.Linear(d, 4 * d)`: sizes
-        for extent in positional[:2]:
+    if callee in (
+        "Linear",
+        "LayerNorm",
+        "RMSNorm",
+        "GroupNorm",
+        "Conv1d",
+        "Conv2d",
+    ):  # `nn.Linear(d, h)`
+        for extent in positional[: 3 if callee.startswith("Conv") else 2]:
             walker._mark_sizes(extent)
     if str(bound_name(node.func)).startswith("self.") and positional:
         called = walker._candidate(positional[0])  # `self.fc1(x)`: a layer's input is a tensor
         if called is not None:
             walker.evidence.at_least(called, 1)
     ranks = _TENSOR_OPERANDS.get(callee, ())
+    if callee in _QUALIFIED_ONLY and not isinstance(node.func, cst.Attribute):
+        ranks = ()  # a NumPy helper of the file named `conv2d(image, filters)`: not torch's
     keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
     for position, (keyword, rank) in enumerate(ranks):
         passed = keywords.get(keyword) or (
@@ -734,6 +743,10 @@ def _shape_kept(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
+_QUALIFIED_ONLY = frozenset({"conv1d", "conv2d", "group_norm"})
+"""Names that code of its own also gives its helpers (`def conv2d(image, filters)` on an
+`(h, w, c)` image): read as PyTorch's only when spelled `F.conv2d`."""
+
 _TENSOR_OPERANDS = {
     "layer_norm": (("input", 1), ("normalized_shape", 0), ("weight", 1), ("bias", 1)),
     "rms_norm": (("input", 1), ("normalized_shape", 0), ("weight", 1)),
@@ -741,6 +754,9 @@ _TENSOR_OPERANDS = {
     "scaled_dot_product_attention": (("query", 2), ("key", 2), ("value", 2)),
     "cross_entropy": (("input", 2), ("target", 1)),
     "nll_loss": (("input", 2), ("target", 1)),
+    "conv1d": (("input", 3), ("weight", 3), ("bias", 1)),
+    "group_norm": (("input", 2), ("num_groups", 0), ("weight", 1), ("bias", 1)),
+    "conv2d": (("input", 4), ("weight", 4), ("bias", 1)),
     **{
         name: (("input", 1),)
         for name in (

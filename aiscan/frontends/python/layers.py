@@ -14,7 +14,17 @@ import sympy
 
 from aiscan.ir.nodes import ElementType
 
-__all__ = ["Layer", "ModuleList", "Submodule"]
+__all__ = ["ConvGeometry", "Layer", "ModuleList", "Submodule"]
+
+
+@dataclass(frozen=True, slots=True)
+class ConvGeometry:
+    """A convolution's settings, one stride and padding per spatial axis (`nn.Conv2d`'s
+    `stride=2` is `(2, 2)`), and its groups."""
+
+    stride: tuple[sympy.Expr, ...]
+    padding: tuple[sympy.Expr, ...]
+    groups: sympy.Expr
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +37,11 @@ class Layer:
     element: ElementType
     option: str = ""
     """`GELU(approximate="tanh")`'s form, `Softmax(dim=...)`'s axis (as written)."""
+    parts: tuple[Layer, ...] = ()
+    """`nn.Sequential(a, b, c)`: its layers, applied in order."""
+    geometry: ConvGeometry | None = None
+    """`nn.Conv1d`/`nn.Conv2d`: stride, padding and groups (`sizes` are `C_in`, `C_out`
+    and the kernel's extents)."""
 
 
 @dataclass(frozen=True, slots=True)

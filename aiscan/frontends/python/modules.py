@@ -18,10 +18,13 @@ import sympy
 
 from aiscan.frontends.python import dtypes
 from aiscan.frontends.python.arguments import _keyword, _positional
-from aiscan.frontends.python.expressions import ExpressionReader, Value, leaf_for
+from aiscan.frontends.python.expressions import Allocation, ExpressionReader, Value, leaf_for
 from aiscan.frontends.python.framework_calls import (
     activation,
+    conv_geometry,
+    conv_value,
     dropout_value,
+    group_norm_value,
     linear_value,
     norm_value,
     softmax_value,
@@ -46,7 +49,8 @@ __all__ = [
 LAYERS = frozenset(
     f"torch.nn.{name}"
     for name in (
-        "Linear", "LayerNorm", "RMSNorm", "GELU", "SiLU", "ReLU", "Dropout", "Softmax", "Embedding"
+        "Linear", "LayerNorm", "RMSNorm", "GELU", "SiLU", "ReLU", "Dropout", "Softmax", "Embedding",
+        "Conv1d", "Conv2d", "Sequential", "GroupNorm",
     )
 )  # fmt: skip
 """The `torch.nn` constructors read here, by qualified name."""
@@ -172,8 +176,12 @@ def read_layer(
 ) -> Layer | None:
     """The layer `torch.nn.<Kind>(...)` builds; None (noted) when its sizes are not sizes."""
     kind = canonical.rpartition(".")[2]
+    if kind in ("Conv1d", "Conv2d"):
+        return _conv_layer(reader, node, kind, element)
+    if kind == "Sequential":
+        return _sequential(reader, node, element)
     arguments = _positional(node)
-    count = {"Linear": 2, "LayerNorm": 1, "RMSNorm": 1, "Embedding": 2}.get(kind, 0)
+    count = {"Linear": 2, "LayerNorm": 1, "RMSNorm": 1, "Embedding": 2, "GroupNorm": 2}.get(kind, 0)
     sizes: list[sympy.Expr] = []
     for argument in arguments[:count]:
         value = reader.value(argument)
@@ -186,13 +194,68 @@ def read_layer(
     if len(sizes) != count:
         reader.unsupported(node, f"`{reader.names.text(node)}`: its sizes")
         return None
-    flag = _keyword(node, "bias") or _keyword(node, "elementwise_affine")
+    flag = (
+        _keyword(node, "bias") or _keyword(node, "elementwise_affine") or _keyword(node, "affine")
+    )
     bias = not (isinstance(flag, cst.Name) and flag.value == "False")
     option_node = _keyword(node, "approximate") or _keyword(node, "dim")
     if option_node is None and kind == "Softmax" and arguments:
         option_node = arguments[0]
     option = reader.names.text(option_node).strip("'\"") if option_node is not None else ""
     return Layer(kind, tuple(sizes), bias, element, option)
+
+
+def _sequential(reader: ExpressionReader, node: cst.Call, element: ElementType) -> Layer | None:
+    """`nn.Sequential(nn.Linear(d, h), nn.GELU(), nn.Linear(h, d))`: each `torch.nn` layer
+    built as it would be alone; None (noted) for any other element (a user module)."""
+    parts: list[Layer] = []
+    for argument in node.args:
+        built = argument.value
+        kind = reader.names.canonical(built.func) if isinstance(built, cst.Call) else None
+        if argument.keyword is not None or argument.star or kind not in LAYERS:
+            reader.unsupported(
+                built, f"`{reader.names.text(built)}` in `nn.Sequential`: only `torch.nn` layers"
+            )
+            return None
+        assert isinstance(built, cst.Call) and kind is not None
+        part = read_layer(reader, built, kind, element)
+        if part is None:
+            return None
+        parts.append(part)
+    return Layer("Sequential", (), False, element, parts=tuple(parts))
+
+
+def _conv_layer(
+    reader: ExpressionReader, node: cst.Call, kind: str, element: ElementType
+) -> Layer | None:
+    """`nn.Conv2d(c_in, c_out, k, stride=, padding=, groups=, bias=)`: the channels and the
+    kernel's extents (`k` an int for every axis, or one per axis) as sizes."""
+    spatial = int(kind[-2])
+    arguments = _positional(node)
+    given = [
+        arguments[at] if at < len(arguments) else _keyword(node, name)
+        for at, name in enumerate(("in_channels", "out_channels", "kernel_size"))
+    ]
+    if any(g is None for g in given):
+        reader.unsupported(node, f"`{reader.names.text(node)}`: its channels and kernel size")
+        return None
+    *channels, kernel = (g for g in given if g is not None)
+    items = [e.value for e in kernel.elements] if isinstance(kernel, cst.Tuple) else [kernel]
+    sizes: list[sympy.Expr] = []
+    for argument in [*channels, *(items * spatial if len(items) == 1 else items)]:
+        value = reader.value(argument)
+        if not isinstance(value, Integer) or value.value is None:
+            reader.unsupported(
+                argument, f"`{reader.names.text(argument)}` is not a size of `{kind}`"
+            )
+            return None
+        sizes.append(value.value)
+    geometry = conv_geometry(reader, node, spatial, 3)
+    if geometry is None or len(sizes) != spatial + 2:
+        return None
+    flag = _keyword(node, "bias")
+    bias = not (isinstance(flag, cst.Name) and flag.value == "False")
+    return Layer(kind, tuple(sizes), bias, element, geometry=geometry)
 
 
 def call_layer(
@@ -208,6 +271,24 @@ def call_layer(
     x = reader.array(arguments[0])
     if x is None:
         return None
+    return _applied(reader, node, name, layer, x)
+
+
+def _applied(
+    reader: ExpressionReader, node: cst.Call, name: str, layer: Layer, x: ArrayValue
+) -> Value | None:
+    """`layer` on `x`; a `Sequential`'s layers in order, each result stored (its own
+    kernel's output) before the next reads it, its parameters named as PyTorch names them
+    (`self.net.0.weight`)."""
+    if layer.kind == "Sequential":
+        value: Value | None = x
+        for position, part in enumerate(layer.parts):
+            if isinstance(value, Allocation):
+                value = reader.materialize(value, node)
+            if value is None or isinstance(value, Integer):
+                return None
+            value = _applied(reader, node, f"{name}.{position}", part, value)
+        return value
     span = reader.span(node)
 
     def parameter(part: str, shape: tuple[sympy.Expr, ...]) -> Leaf:
@@ -229,6 +310,19 @@ def call_layer(
             reader.meet_layer(x.shape[-1], width)
             reader.unify((x.shape[-1],), (width,))
         return norm_value(reader, node, x, weight, bias, rms=rms)
+    if layer.geometry is not None:  # Conv1d, Conv2d
+        fan_in, fan_out, *kernel = layer.sizes
+        per_group = sympy.cancel(fan_in / layer.geometry.groups)
+        weights = parameter("weight", (fan_out, per_group, *kernel))
+        biases = parameter("bias", (fan_out,)) if layer.bias else None
+        return conv_value(reader, node, x, weights, biases, layer.geometry)
+    if layer.kind == "GroupNorm":
+        groups, channels = layer.sizes
+        if groups.is_number and groups <= 0:
+            return reader.unsupported(node, f"`{reader.names.text(node)}`: {groups} groups")
+        weight = parameter("weight", (channels,)) if layer.bias else None
+        bias = parameter("bias", (channels,)) if layer.bias else None
+        return group_norm_value(reader, node, x, groups, weight, bias)
     if layer.kind == "Embedding":
         return _embedding(reader, node, x, parameter("weight", layer.sizes))
     if layer.kind == "Dropout":
