@@ -645,6 +645,10 @@ class Quotient:
             return None
         if numerator.has_name_clash(denominator) or polynomial_text(denominator) is None:
             return None
+        if len(denominator.terms) > 1 and denominator.common_monomial(denominator):
+            # `1/(n**3 + n)` stays so under `simplify`, `1/(n**2 + n)` becomes
+            # `1/(n*(n + 1))`: sympy weighs the two forms' lengths; left to it.
+            return None
         return Quotient(numerator, denominator, factored=True)
 
     def _factors(self) -> tuple[Fraction, Poly, Poly, Poly]:
