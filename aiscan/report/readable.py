@@ -66,9 +66,8 @@ def _sum_factors_at_most(expr: Any) -> int:
     for part in parts:
         if len(part.terms) < 2:
             continue
-        monomials = [dict(monomial) for monomial in part.terms]
-        common = {v: min(m.get(v, 0) for m in monomials) for v in monomials[0]}
-        reduced = [{v: power - common.get(v, 0) for v, power in m.items()} for m in monomials]
+        rest = part.divided_by_monomial(part.common_monomial(part))
+        reduced = [dict(monomial) for monomial in rest.terms]
         if all(power <= 1 for m in reduced for power in m.values()):
             bound += _prime_factors(len(part.terms))
         else:
