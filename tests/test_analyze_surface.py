@@ -47,7 +47,7 @@ def test_json_values_at_the_sizes_and_null_where_symbols_remain(
     code, out, _ = run(capsys, "analyze", str(path), "--format", "json", "--size", "n=1000")
     assert code == 0
     report = json.loads(out)
-    assert report["schema_version"] == SCHEMA_VERSION == "1.7"
+    assert report["schema_version"] == SCHEMA_VERSION == "1.8"
     jsonschema.validate(report, json.loads(SCHEMA.read_text()))
     nest = report["files"][0]["functions"][0]["nests"][0]
     assert nest["flops"]["total"] == "2*m*n" and nest["flops"]["total_value"] is None

@@ -184,7 +184,7 @@ def test_naive_dgemm_on_epyc_is_memory_bound_at_dram(capsys: pytest.CaptureFixtu
         capsys, "fixtures/c/dgemm_ijk.c", "--device", "epyc-9654", "--size", "n=4096",
         "--threads", "96",
     )  # fmt: skip
-    assert report["schema_version"] == "1.7"
+    assert report["schema_version"] == "1.8"
     nest = _nest(report)
     (placed,) = nest["placement"]
     assert placed["model"] == "cache" and placed["bound"] == "memory"

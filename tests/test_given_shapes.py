@@ -232,6 +232,6 @@ def test_every_python_fixture_report_validates(capsys: pytest.CaptureFixture[str
     _, out, _ = run(capsys, "analyze", *files, "--format", "json", "--no-cache")
     parsed = json.loads(out)
     jsonschema.validate(parsed, load_schema())
-    assert parsed["schema_version"] == "1.7"
+    assert parsed["schema_version"] == "1.8"
     analyzed = [f for f in parsed["files"] if f["status"] == "analyzed"]
     assert all("parameters" in function for f in analyzed for function in f["functions"])

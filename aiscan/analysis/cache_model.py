@@ -58,6 +58,7 @@ __all__ = [
     "CacheLevelSpec",
     "LayerCondition",
     "LevelTraffic",
+    "WholeCache",
     "broken_reuses",
     "cache_traffic",
     "miss_traffic",
@@ -134,6 +135,26 @@ class Undecided:
 
 
 @dataclass(frozen=True, slots=True)
+class WholeCache:
+    """A level's bytes if working sets may fill the whole cache (a safety factor of 1):
+    the other end of a range whose placed end is the safety factor's, kept where some
+    layer condition is decided otherwise there (issue 32: an LRU cache keeps what fills
+    it whole, which the ECM margin does not count on)."""
+
+    read: sympy.Expr
+    write: sympy.Expr
+    conditions: tuple[LayerCondition, ...]
+    """The conditions that hold only at the whole cache: their working set lies between
+    the safety factor's share of the capacity and the capacity."""
+    safety_factor: float
+    """The share of the cache the placed end allows."""
+
+    @property
+    def total(self) -> sympy.Expr:
+        return expand(self.read + self.write)
+
+
+@dataclass(frozen=True, slots=True)
 class LevelTraffic:
     """Bytes one level serves to the levels inside it (to the core, for the first)."""
 
@@ -146,6 +167,9 @@ class LevelTraffic:
     read_lower: sympy.Expr | None = None
     """When undecided: the compulsory read bytes, the low end of the range `read` tops."""
     write_lower: sympy.Expr | None = None
+    whole_cache: WholeCache | None = None
+    """At given sizes, where a layer condition holds at the whole cache and not at its
+    safe share: the bytes then (`read`/`write` stay the placed, conservative end)."""
 
     @property
     def total(self) -> sympy.Expr:
@@ -173,7 +197,13 @@ def cache_traffic(
     for cache, name in zip(caches, names, strict=True):
         levels.append(
             miss_traffic(
-                body, cache, name, write_allocate=write_allocate, sizes=sizes, streaming=streaming
+                body,
+                cache,
+                name,
+                write_allocate=write_allocate,
+                sizes=sizes,
+                streaming=streaming,
+                whole_cache=True,
             )
         )
     return tuple(levels)
@@ -187,12 +217,15 @@ def miss_traffic(
     write_allocate: bool,
     sizes: Mapping[str, int] | None = None,
     streaming: Traffic | None = None,
+    whole_cache: bool = False,
 ) -> LevelTraffic:
     """The bytes `cache` misses, which `level` (the next level out) serves: its layer
     conditions decided at `sizes`, or the range between compulsory and streaming bytes
     where some reference's reuse is undecidable (`streaming`: the body's streaming
     traffic, when the caller has it). GPUs ask it for their L2 alone
-    (`analysis.gpu_dram`)."""
+    (`analysis.gpu_dram`). `whole_cache`: also the bytes at the whole capacity
+    (`LevelTraffic.whole_cache`), evaluated only where a working set came out between
+    the safe share and the whole."""
     statements = placed_statements(body)
     undecided = _undecided(statements)
     if undecided:
@@ -207,11 +240,42 @@ def miss_traffic(
             read_lower=compulsory.reads(write_allocate),
             write_lower=compulsory.write_bytes,
         )
-    model = _Model(cache, write_allocate, dict(sizes or {}))
+    band = _band(cache) if whole_cache else None
+    model = _Model(cache, write_allocate, dict(sizes or {}), band=band)
     read, write = model.sequence(body, ())
+    read, write = expand(read), expand(write)
+    other = None
+    if model.near_boundary:
+        other = _whole_cache(body, cache, write_allocate, dict(sizes or {}), (read, write))
     return LevelTraffic(
-        level, expand(read), expand(write), not model.bounded, tuple(model.conditions)
+        level, read, write, not model.bounded, tuple(model.conditions), whole_cache=other
     )
+
+
+def _band(cache: CacheLevelSpec) -> tuple[float, float] | None:
+    """The working sets a layer condition decides differently at the cache's safe share
+    and at its whole capacity; None where the share is the whole."""
+    if cache.safety_factor >= 1:
+        return None
+    return float(cache.capacity_bytes * cache.safety_factor), float(cache.capacity_bytes)
+
+
+def _whole_cache(
+    body: tuple[Node, ...],
+    cache: CacheLevelSpec,
+    write_allocate: bool,
+    sizes: dict[str, int],
+    placed: tuple[sympy.Expr, sympy.Expr],
+) -> WholeCache | None:
+    """The level's bytes with the whole capacity; None where they come to the placed
+    bytes at the sizes (no range to state) or either is not a number there."""
+    model = _Model(replace(cache, safety_factor=1.0), write_allocate, sizes, band=_band(cache))
+    read, write = model.sequence(body, ())
+    read, write = expand(read), expand(write)
+    ends = [finite_value(_at_sizes(expand(r + w), sizes)) for r, w in (placed, (read, write))]
+    if ends[0] is None or ends[1] is None or ends[0] == ends[1]:
+        return None
+    return WholeCache(read, write, tuple(model.near), cache.safety_factor)
 
 
 def broken_reuses(
@@ -255,11 +319,18 @@ class _Model:
     write_allocate: bool
     sizes: dict[str, int]
     explain: bool = False
+    band: tuple[float, float] | None = None
+    """Working sets above the first and up to the second (the cache's safe share, its
+    whole capacity) are noted: there the whole cache decides otherwise."""
     conditions: list[LayerCondition] = field(default_factory=list)
     broken: list[BrokenReuse] = field(default_factory=list)
     bounded: bool = False
     """Some footprint was an upper bound (a union the box rules cannot count exactly, or
     groups of references with other line costs added): the level's bytes are a bound."""
+    near: list[LayerCondition] = field(default_factory=list)
+    """The conditions decided with a working set in `band`."""
+    near_boundary: bool = False
+    """Some working set (a condition's, or one a range split crossed) fell in `band`."""
 
     @property
     def capacity(self) -> float:
@@ -314,13 +385,25 @@ class _Model:
             _at_sizes(sum_over_loops(traffic[0] + traffic[1], list(outer)), self.sizes)
         )
 
-    def _state(self) -> tuple[list[LayerCondition], list[BrokenReuse], bool]:
-        return list(self.conditions), list(self.broken), self.bounded
+    def _state(
+        self,
+    ) -> tuple[list[LayerCondition], list[BrokenReuse], bool, list[LayerCondition]]:
+        return list(self.conditions), list(self.broken), self.bounded, list(self.near)
 
-    def _restore(self, state: tuple[list[LayerCondition], list[BrokenReuse], bool]) -> None:
+    def _restore(
+        self, state: tuple[list[LayerCondition], list[BrokenReuse], bool, list[LayerCondition]]
+    ) -> None:
         self.conditions[:] = state[0]
         self.broken[:] = state[1]
         self.bounded = state[2]
+        self.near[:] = state[3]
+
+    def _in_band(self, low: float, high: float) -> bool:
+        """Whether working sets from `low` to `high` meet `band` (and note it)."""
+        if self.band is not None and low <= self.band[1] and high > self.band[0]:
+            self.near_boundary = True
+            return True
+        return False
 
     def _decided(
         self, loop: Loop, outer: tuple[Loop, ...], *, whole: Loop | None = None
@@ -398,10 +481,16 @@ class _Model:
             return None
         start = _at_sizes(loop.start, sizes)
 
-        def fits(t: int) -> bool | None:
-            value = finite_value(at_sizes.subs(var, start + loop.step * t))
-            return None if value is None else value <= self.capacity
+        def value(t: int) -> float | None:
+            return finite_value(at_sizes.subs(var, start + loop.step * t))
 
+        def fits(t: int) -> bool | None:
+            found = value(t)
+            return None if found is None else found <= self.capacity
+
+        low, high = value(0), value(int(trip) - 1)
+        if low is not None and high is not None:  # the cut moves with the capacity
+            self._in_band(min(low, high), max(low, high))
         first, last = fits(0), fits(int(trip) - 1)
         if first is None or last is None or first == last:
             return None
@@ -615,19 +704,20 @@ class _Model:
             holds, by_size = value <= self.capacity, True
         else:
             holds, by_size = False, False  # grows with sizes not given: the large-size branch
-        self.conditions.append(
-            LayerCondition(
-                self.cache.name,
-                loop.var,
-                loop.span.line,
-                working_set,
-                self.capacity,
-                holds,
-                _breaking_size(working_set, inside, self.capacity),
-                by_size,
-                (loop.start, expand(loop.start + loop.step * (loop.trip - 1))) if piece else None,
-            )
+        condition = LayerCondition(
+            self.cache.name,
+            loop.var,
+            loop.span.line,
+            working_set,
+            self.capacity,
+            holds,
+            _breaking_size(working_set, inside, self.capacity),
+            by_size,
+            (loop.start, expand(loop.start + loop.step * (loop.trip - 1))) if piece else None,
         )
+        self.conditions.append(condition)
+        if value is not None and self._in_band(value, value):
+            self.near.append(condition)
         return holds
 
 

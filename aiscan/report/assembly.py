@@ -17,7 +17,7 @@ from aiscan.project import schema_id
 
 __all__ = ["SCHEMA_ID", "SCHEMA_VERSION", "join_report", "join_text", "load_schema"]
 
-SCHEMA_VERSION = "1.7"
+SCHEMA_VERSION = "1.8"
 SCHEMA_ID = schema_id("report")
 
 

@@ -20,6 +20,7 @@ from aiscan.errors import Diagnostic
 from aiscan.ir.nodes import InlinedFunction, Parameter, Unknown
 from aiscan.pipeline import FileResult
 from aiscan.report.assembly import SCHEMA_VERSION, join_report, load_schema
+from aiscan.report.cache_range import range_json
 from aiscan.report.expressions import expression_text, json_count, numeric_value
 from aiscan.report.placement_format import placement_json
 from aiscan.report.sizes import file_sizes
@@ -126,6 +127,7 @@ def _cache_level(
         entry["write_lower"] = expression_text(level.write_lower)
     entry["layer_conditions"] = [_layer_condition(c) for c in level.conditions]
     entry["undecided"] = [{"reason": u.reason, "line": u.line} for u in level.undecided]
+    entry.update(range_json(level, sizes))
     return entry
 
 

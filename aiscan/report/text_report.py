@@ -14,6 +14,7 @@ from aiscan.ir.nodes import GpuLaunch, InlinedFunction, Unknown, UnknownKind
 from aiscan.pipeline import FileResult
 from aiscan.printable import printable, printable_path
 from aiscan.report.assembly import join_text
+from aiscan.report.cache_range import range_lines
 from aiscan.report.expressions import count_text, decimal, expression_text
 from aiscan.report.placement_format import placement_lines
 from aiscan.report.readable import readable
@@ -91,10 +92,12 @@ def _cache_levels(
     placed_levels: set[str],
 ) -> list[str]:
     """The intensity under the cache model at the levels the placement did not already
-    show (those without a bandwidth, so without a roof): each level's AI is printed once."""
+    show (those without a bandwidth, so without a roof): each level's AI is printed once;
+    then the levels whose bytes are a range between half the cache and the whole."""
     traffic = cache_traffic_on(region, device, placement, sizes)
     if traffic is None:
         return []
+    ranges = range_lines(traffic, sizes)
     parts = []
     for level in traffic.levels:
         if level.level in placed_levels:
@@ -104,8 +107,8 @@ def _cache_levels(
         text = f"{shown} F/B" if shown else "no traffic"
         parts.append(f"{level.level} {text}{'' if level.exact else ' (range)'}")
     if not parts:
-        return []
-    return ["      cache traffic, AI at levels without a roof: " + ", ".join(parts)]
+        return ranges
+    return ["      cache traffic, AI at levels without a roof: " + ", ".join(parts), *ranges]
 
 
 def _function(

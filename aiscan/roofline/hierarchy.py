@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from aiscan.algebra import SYMPY, ZERO, expand
-from aiscan.analysis.cache_model import CacheLevelSpec, LevelTraffic, cache_traffic
+from aiscan.analysis.cache_model import CacheLevelSpec, LevelTraffic, WholeCache, cache_traffic
 from aiscan.ir.nodes import Node
 from aiscan.roofline.devices import MEMORY_LEVELS, Device
 
@@ -116,6 +116,22 @@ def _added(parts: Sequence[tuple[LevelTraffic, ...]]) -> tuple[LevelTraffic, ...
                 undecided,
                 lower_read,
                 lower_write,
+                _whole_cache_added(same_level),
             )
         )
     return tuple(levels)
+
+
+def _whole_cache_added(same_level: Sequence[LevelTraffic]) -> WholeCache | None:
+    """The regions' bytes at the whole cache where some region has a range: the others'
+    bytes are the same at either end."""
+    ranged = [p.whole_cache for p in same_level if p.whole_cache is not None]
+    if not ranged:
+        return None
+    ends = [p.whole_cache or p for p in same_level]
+    return WholeCache(
+        expand(sum((e.read for e in ends), ZERO)),
+        expand(sum((e.write for e in ends), ZERO)),
+        tuple(c for w in ranged for c in w.conditions),
+        ranged[0].safety_factor,
+    )
