@@ -18,6 +18,10 @@ The prediction is read from `aiscan analyze --format json --device-file <toml>`:
 `cache_traffic` (main memory) where the report has it; the `compulsory` and `streaming` bytes with
 write-allocate (the simulator's policy) are always shown beside it, as the best and worst cases.
 
+Where the report states a range for main memory (a layer condition that holds only when a working
+set may fill the whole LL, not half of it: `whole_cache`, schema 1.8), its other end and whether the
+measurement lies inside the range are shown too.
+
 With `--full-capacity` a second prediction is shown beside it: the same caches with layer
 conditions at their whole capacity (`fixtures/devices/cachegrind-lru.toml`).
 
@@ -528,6 +532,8 @@ class Prediction:
     note: str = ""
     full_capacity_bytes: float | None = None
     """The cache model's bytes with layer conditions at the whole capacity, when asked."""
+    whole_cache_bytes: float | None = None
+    """The other end of the range the report states (`whole_cache`), where it states one."""
 
 
 def _prefixed(text: str, names: Iterable[str]) -> str:
@@ -674,13 +680,26 @@ def _function_report(report: dict[str, Any], function: str) -> dict[str, Any]:
     raise LookupError(f"aiscan reported no function {function!r}")
 
 
+def _main_memory(entry: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """The last level of the function's `cache_traffic` on device `name`, if reported."""
+    for device in entry.get("cache_traffic") or []:
+        if device.get("device") == name and device.get("levels"):
+            return dict(device["levels"][-1])
+    return None
+
+
+def _whole_cache_bytes(entry: dict[str, Any], name: str) -> float | None:
+    """The whole-cache end of main memory's range on device `name`, where there is one."""
+    memory = _main_memory(entry, name)
+    whole = None if memory is None else memory.get("whole_cache")
+    return None if whole is None else float(whole["value"])
+
+
 def _cache_bytes(entry: dict[str, Any], sizes: Sizes, name: str) -> float | None:
     """Main memory's read + write bytes from the function's `cache_traffic` on device
     `name`, if reported."""
-    for device in entry.get("cache_traffic") or []:
-        if device.get("device") != name or not device.get("levels"):
-            continue
-        memory = device["levels"][-1]
+    memory = _main_memory(entry, name)
+    if memory is not None:
         read = memory.get("read_value")
         write = memory.get("write_value")
         if read is None:
@@ -726,7 +745,8 @@ def predict(twin: Twin, sizes: Sizes, source: Path, *, full_capacity: bool = Fal
         report, _ = _analyze(source, sizes, twin.cflags, FULL_CAPACITY_FILE)
         whole = _cache_bytes(_function_report(report, twin.function), sizes, "cachegrind-lru")
     cache = _cache_bytes(entry, sizes, DEVICE_FILE.stem)
-    return Prediction(cache, compulsory, streaming, note, whole)
+    other_end = _whole_cache_bytes(entry, DEVICE_FILE.stem)
+    return Prediction(cache, compulsory, streaming, note, whole, other_end)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -752,6 +772,16 @@ class Row:
     @property
     def within(self) -> bool:
         return self.ratio is not None and abs(self.ratio - 1.0) <= TOLERANCE
+
+    @property
+    def in_range(self) -> bool | None:
+        """Whether the measurement lies between the two ends of the stated range; None
+        where the report states none."""
+        low, high = self.predicted.cache_bytes, self.predicted.whole_cache_bytes
+        if low is None or high is None:
+            return None
+        low, high = min(low, high), max(low, high)
+        return low <= self.measured.total_bytes <= high
 
     @property
     def reason(self) -> str:
@@ -782,11 +812,16 @@ def markdown_table(rows: Sequence[Row]) -> str:
     """The validation table: one row per kernel and size."""
     model = "cache" if any(r.predicted.cache_bytes is not None for r in rows) else "compulsory"
     whole = any(r.predicted.full_capacity_bytes is not None for r in rows)
+    ranged = any(r.in_range is not None for r in rows)
     extra = " full capacity (ratio) |" if whole else ""
+    extra += " stated range's other end (ratio), measured inside? |" if ranged else ""
     lines = [
         f"| kernel | sizes | measured bytes | predicted bytes ({model}) | ratio |{extra} "
         "compulsory | streaming | within 15%? |",
-        "|---|---|---:|---:|---:|" + ("---:|" if whole else "") + "---:|---:|---|",
+        "|---|---|---:|---:|---:|"
+        + ("---:|" if whole else "")
+        + ("---:|" if ranged else "")
+        + "---:|---:|---|",
     ]
     for row in rows:
         sizes = ", ".join(f"{k}={v}" for k, v in row.sizes.items())
@@ -799,6 +834,11 @@ def markdown_table(rows: Sequence[Row]) -> str:
             full = row.predicted.full_capacity_bytes
             share = "" if full is None else f" ({full / max(row.measured.total_bytes, 1):.3f})"
             column = f" {_bytes(full)}{share} |"
+        if ranged:
+            end = row.predicted.whole_cache_bytes
+            share = "" if end is None else f" ({end / max(row.measured.total_bytes, 1):.3f})"
+            inside = {None: "", True: ", yes", False: ", no"}[row.in_range]
+            column += f" {_bytes(end)}{share}{inside} |"
         lines.append(
             f"| {row.twin.name} | {sizes} | {_bytes(row.measured.total_bytes)} "
             f"| {_bytes(row.model_bytes)} | {ratio} |{column} "
@@ -808,6 +848,10 @@ def markdown_table(rows: Sequence[Row]) -> str:
     within = sum(r.within for r in rows)
     lines.append("")
     lines.append(f"{within} of {len(rows)} within 15%.")
+    if ranged:
+        stated = [r for r in rows if r.in_range is not None]
+        inside = sum(bool(r.in_range) for r in stated)
+        lines.append(f"{len(stated)} rows state a range; the measurement is inside {inside}.")
     notes = sorted({r.predicted.note for r in rows if r.predicted.note})
     lines.extend(f"Note: {n}" for n in notes)
     return "\n".join(lines) + "\n"
