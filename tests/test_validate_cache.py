@@ -85,3 +85,26 @@ def test_daxpy_measured_traffic_is_its_three_streams() -> None:
     assert row.within
     table = validate_cache.markdown_table([row])
     assert "| daxpy | n=20000 |" in table and "1 of 1 within 15%." in table
+
+
+def test_the_table_says_whether_the_measurement_lies_inside_the_stated_range() -> None:
+    """docs/model.md's lu and syrk rows at n = 200: valgrind inside lu's range (14,267,712
+    to 638,400), under both ends of syrk's (27,756,464 to 11,523,744)."""
+    lu = next(t for t in validate_cache.TWINS if t.function == "kernel_lu")
+    syrk = next(t for t in validate_cache.TWINS if t.function == "kernel_syrk")
+    rows = [
+        validate_cache.Row(
+            twin,
+            {"n": 200},
+            validate_cache.Measurement(measured, 0),
+            validate_cache.Prediction(placed, None, None, whole_cache_bytes=whole),
+        )
+        for twin, measured, placed, whole in (
+            (lu, 638_848, 14_267_712.0, 638_400.0),
+            (syrk, 8_665_856, 27_756_464.0, 11_523_744.0),
+        )
+    ]
+    assert [r.in_range for r in rows] == [True, False]
+    table = validate_cache.markdown_table(rows)
+    assert "| 638,400 (0.999), yes |" in table and "| 11,523,744 (1.330), no |" in table
+    assert "2 rows state a range; the measurement is inside 1." in table
