@@ -267,13 +267,15 @@ def _whole_cache(
     sizes: dict[str, int],
     placed: tuple[sympy.Expr, sympy.Expr],
 ) -> WholeCache | None:
-    """The level's bytes with the whole capacity; None where they come to the placed
-    bytes at the sizes (no range to state) or either is not a number there."""
+    """The level's bytes with the whole capacity; None where they are not below the
+    placed bytes at the sizes (or either is not a number there): more room keeps more
+    reuse, so where the model says otherwise its footprints are loose bounds (as where a
+    range split comes out higher, in `_Model.loop`) and there is no range to state."""
     model = _Model(replace(cache, safety_factor=1.0), write_allocate, sizes, band=_band(cache))
     read, write = model.sequence(body, ())
     read, write = expand(read), expand(write)
     ends = [finite_value(_at_sizes(expand(r + w), sizes)) for r, w in (placed, (read, write))]
-    if ends[0] is None or ends[1] is None or ends[0] == ends[1]:
+    if ends[0] is None or ends[1] is None or ends[1] >= ends[0]:
         return None
     return WholeCache(read, write, tuple(model.near), cache.safety_factor)
 

@@ -28,24 +28,20 @@ class _Ends:
 
     @property
     def width(self) -> float:
-        """How many times the larger end is the smaller (at least 1)."""
-        high, low = max(self.ends), min(self.ends)
-        return high / low if low > 0 else float("inf")
-
-    @property
-    def ends(self) -> tuple[float, float]:
-        return self.placed_bytes, self.whole_bytes
+        """How many times the placed end is the whole cache's (the smaller one)."""
+        return self.placed_bytes / self.whole_bytes
 
 
 def _ends(level: LevelTraffic, sizes: Mapping[str, int]) -> _Ends | None:
-    """Both ends at the sizes; None without a range (ends equal, or not numbers)."""
+    """Both ends at the sizes; None without a range (the whole cache's end not below the
+    placed one, or either not a number)."""
     whole = level.whole_cache
     if whole is None or not sizes:
         return None
     placed = numeric_value(substitute_sizes(level.total, sizes))
     other = numeric_value(substitute_sizes(whole.total, sizes))
-    if placed is None or other is None or placed == other:
-        return None
+    if placed is None or other is None or not 0 < other < placed:
+        return None  # (a nest starts cold: the whole cache's end moves its compulsory lines)
     return _Ends(placed, other)
 
 
@@ -62,8 +58,8 @@ def range_lines(traffic: DeviceCacheTraffic, sizes: Mapping[str, int]) -> list[s
         lines.append(
             f"      range, {inner.level} → {level.level}: {_bytes_text(ends.placed_bytes)} "
             f"with working sets in {share} the cache (placed) to "
-            f"{_bytes_text(ends.whole_bytes)} in the whole cache, {ends.width:.3g} times "
-            f"wide: {_conditions_text(level.whole_cache.conditions, sizes)}"
+            f"{_bytes_text(ends.whole_bytes)} in the whole cache, {_width_text(ends.width)} "
+            f"times wide: {_conditions_text(level.whole_cache.conditions, sizes)}"
         )
     return lines
 
@@ -116,6 +112,12 @@ def _conditions_text(conditions: tuple[LayerCondition, ...], sizes: Mapping[str,
         return f"the layer condition of loop {named[0]} holds only in the whole cache"
     listed = ", ".join(named[:-1]) + f" and {named[-1]}"
     return f"the layer conditions of loops {listed} hold only in the whole cache"
+
+
+def _width_text(width: float) -> str:
+    """`22.3`; a width within a rounding of 1 with the digits that tell it apart (`1.00006`)."""
+    text = f"{width:.3g}"
+    return f"{width:.6g}" if text == "1" else text
 
 
 def _share_text(factor: float) -> str:
