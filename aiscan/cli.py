@@ -419,10 +419,10 @@ def _placement_options(arguments: argparse.Namespace, config: Config) -> Placeme
             raise UsageError("--dtype and --sparse need at least one --device")
         return None
     from aiscan.options import PlacementOptions
-    from aiscan.roofline.devices import load_devices
+    from aiscan.roofline.devices import find_devices
     from aiscan.roofline.precision import normalize_precision
 
-    catalog = load_devices([*config.device_files, *arguments.device_file])
+    devices = find_devices(names, [*config.device_files, *arguments.device_file])
     write_allocate = arguments.write_allocate
     if write_allocate is None:
         write_allocate = config.write_allocate
@@ -434,7 +434,7 @@ def _placement_options(arguments: argparse.Namespace, config: Config) -> Placeme
     if threads is not None and threads < 1:
         raise UsageError(f"--threads {threads}: at least one thread")
     return PlacementOptions(
-        devices=tuple(catalog.get(name) for name in names),
+        devices=devices,
         model=arguments.model or "auto",
         dtype=normalize_precision(arguments.dtype) if arguments.dtype else None,
         sparse=arguments.sparse,
