@@ -10,7 +10,6 @@ import argparse
 import io
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -65,6 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except Exception as error:  # never a traceback for the user; AISCAN_DEBUG=1 shows it
         if os.environ.get("AISCAN_DEBUG"):
+            import traceback  # here: a run that fails imports it, not every run
+
             traceback.print_exc()
         print(
             f"aiscan: internal error: {type(error).__name__}: {printable(str(error))} "

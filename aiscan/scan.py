@@ -16,7 +16,6 @@ import os
 import signal
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -177,6 +176,8 @@ def _run_guarded(path: str, task: Task, limits: _Limits) -> Payload:
         return _failed(path, task, _too_large(limits))
     except Exception as error:  # one bad file must not stop the scan
         if os.environ.get("AISCAN_DEBUG"):  # as for the CLI's own internal errors
+            import traceback  # here: a file that fails imports it, not every run
+
             traceback.print_exc()
         return _failed(
             path, task, f"internal error while analyzing: {type(error).__name__}: {error}"

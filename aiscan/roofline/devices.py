@@ -8,7 +8,6 @@ This module imports only the standard library so that `aiscan devices` stays fas
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
@@ -294,6 +293,8 @@ class DeviceCatalog:
                 return device
         known = ", ".join(d.key for d in self.devices)
         names = sorted({n for d in self.devices for n in d.names})
+        import difflib  # here: only a name not found needs it
+
         close = difflib.get_close_matches(wanted, names, n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise UsageError(f"unknown device {name!r}{hint} (known: {known})")
