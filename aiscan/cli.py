@@ -10,7 +10,6 @@ import argparse
 import io
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -65,6 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except Exception as error:  # never a traceback for the user; AISCAN_DEBUG=1 shows it
         if os.environ.get("AISCAN_DEBUG"):
+            import traceback  # here: a run that fails imports it, not every run
+
             traceback.print_exc()
         print(
             f"aiscan: internal error: {type(error).__name__}: {printable(str(error))} "
@@ -419,10 +420,10 @@ def _placement_options(arguments: argparse.Namespace, config: Config) -> Placeme
             raise UsageError("--dtype and --sparse need at least one --device")
         return None
     from aiscan.options import PlacementOptions
-    from aiscan.roofline.devices import load_devices
+    from aiscan.roofline.devices import find_devices
     from aiscan.roofline.precision import normalize_precision
 
-    catalog = load_devices([*config.device_files, *arguments.device_file])
+    devices = find_devices(names, [*config.device_files, *arguments.device_file])
     write_allocate = arguments.write_allocate
     if write_allocate is None:
         write_allocate = config.write_allocate
@@ -434,7 +435,7 @@ def _placement_options(arguments: argparse.Namespace, config: Config) -> Placeme
     if threads is not None and threads < 1:
         raise UsageError(f"--threads {threads}: at least one thread")
     return PlacementOptions(
-        devices=tuple(catalog.get(name) for name in names),
+        devices=devices,
         model=arguments.model or "auto",
         dtype=normalize_precision(arguments.dtype) if arguments.dtype else None,
         sparse=arguments.sparse,

@@ -16,7 +16,6 @@ import os
 import signal
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -131,10 +130,12 @@ class _Limits:
 def _execute(files: Sequence[str], task: Task, jobs: int, limits: _Limits) -> Iterator[Payload]:
     if not files:
         return
+    # A file's garbage is retired for the files after it; after the only one, the run ends.
+    retire = len(files) > 1
     if can_fork():
         yield from run_in_workers(
             files,
-            partial(_guarded, task=task, limits=limits),
+            partial(_guarded, task=task, limits=limits, retire=retire),
             partial(_died, task=task, limits=limits),
             jobs=jobs,
             memory_limit_bytes=limits.memory_mib * 1024 * 1024 if limits.memory_mib else None,
@@ -143,7 +144,7 @@ def _execute(files: Sequence[str], task: Task, jobs: int, limits: _Limits) -> It
         return
     if jobs <= 1 or len(files) <= 1:
         for path in files:
-            yield _guarded(path, task, limits)
+            yield _guarded(path, task, limits, retire)
         return
     # Imported here: a one-file run (pre-commit, the editor) never starts workers.
     import multiprocessing
@@ -157,12 +158,14 @@ def _execute(files: Sequence[str], task: Task, jobs: int, limits: _Limits) -> It
         )
 
 
-def _guarded(path: str, task: Task, limits: _Limits) -> Payload:
-    """Run the task on one file; a time-out or a crash becomes that file's located error."""
+def _guarded(path: str, task: Task, limits: _Limits, retire: bool = True) -> Payload:
+    """Run the task on one file; a time-out or a crash becomes that file's located error.
+    `retire`: collect its garbage afterwards (a one-file run skips that collection, 5 ms)."""
     try:
         return _run_guarded(path, task, limits)
     finally:
-        retire_file_garbage()
+        if retire:
+            retire_file_garbage()
 
 
 def _run_guarded(path: str, task: Task, limits: _Limits) -> Payload:
@@ -177,6 +180,8 @@ def _run_guarded(path: str, task: Task, limits: _Limits) -> Payload:
         return _failed(path, task, _too_large(limits))
     except Exception as error:  # one bad file must not stop the scan
         if os.environ.get("AISCAN_DEBUG"):  # as for the CLI's own internal errors
+            import traceback  # here: a file that fails imports it, not every run
+
             traceback.print_exc()
         return _failed(
             path, task, f"internal error while analyzing: {type(error).__name__}: {error}"

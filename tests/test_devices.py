@@ -12,7 +12,14 @@ import pytest
 from aiscan.cli import main
 from aiscan.errors import UsageError
 from aiscan.report.devices_format import device_details
-from aiscan.roofline.devices import device_files, load_device_file, load_devices
+from aiscan.roofline import devices
+from aiscan.roofline.devices import (
+    Device,
+    device_files,
+    find_devices,
+    load_device_file,
+    load_devices,
+)
 from aiscan.roofline.precision import normalize_precision
 from aiscan.roofline.units import format_bytes
 
@@ -270,3 +277,32 @@ def test_every_capacity_and_bandwidth_printed_is_the_files(path: Path) -> None:
 )
 def test_capacities_print_in_the_units_they_are_whole_in(value: float, text: str) -> None:
     assert format_bytes(value) == text
+
+
+@pytest.mark.parametrize("name", [*(p.stem for p in device_files()), "H100", "bgq", "epyc"])
+def test_find_devices_finds_what_the_catalog_finds(name: str) -> None:
+    (found,) = find_devices([name])
+    assert found == load_devices().get(name)
+
+
+def test_find_devices_reads_only_the_named_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    read: list[str] = []
+
+    def counting(path: Path) -> Device:
+        read.append(path.stem)
+        return load_device_file(path)
+
+    monkeypatch.setattr(devices, "load_device_file", counting)
+    keys = [d.key for d in find_devices(["xeon-8480plus", "H100-SXM"])]
+    assert (keys, read) == (["xeon-8480plus", "h100-sxm"], ["xeon-8480plus", "h100-sxm"])
+    read.clear()
+    assert [d.key for d in find_devices(["h100"])] == ["h100-sxm"]  # an alias: every file
+    assert len(read) == len(device_files())
+
+
+def test_find_devices_lets_a_user_file_replace_a_shipped_one(tmp_path: Path) -> None:
+    measured = GOOD.replace('aliases = ["tb"]', 'aliases = ["h100-sxm"]')
+    (found,) = find_devices(["h100-sxm"], [write(tmp_path, measured, "my-h100.toml")])
+    assert found.key == "my-h100"
+    with pytest.raises(UsageError, match="unknown device 'h1000'"):
+        find_devices(["h100-sxm", "h1000"])

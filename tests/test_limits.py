@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from aiscan import scan
 from aiscan.errors import Diagnostic
 from aiscan.scan import Payload, Task, run_task
 
@@ -221,3 +222,17 @@ def test_a_worker_held_past_the_time_limit_is_killed(tmp_path: Path) -> None:
     assert time.monotonic() - started < 10
     assert payload["ok"] is False
     assert "held.c:1:1: error: analysis timed out after 0.5 s (--timeout)" in payload["errors"][0]
+
+
+@pytest.mark.parametrize(("files", "retired"), [(["a"], 0), (["a", "b"], 2)])
+def test_a_one_file_run_does_not_collect_its_garbage(
+    monkeypatch: pytest.MonkeyPatch, files: list[str], retired: int
+) -> None:
+    """Each file's garbage is collected for the files after it; a run of one file ends
+    with it, so the collection (5 ms of a one-kernel run's CPU) is skipped."""
+    calls: list[None] = []
+    monkeypatch.setattr(scan, "can_fork", lambda: False)
+    monkeypatch.setattr(scan, "retire_file_garbage", lambda: calls.append(None))
+    task = Task("echo", _flaky, _failed, Path("unused"), "")
+    payloads = run_task(files, task, jobs=1, memory_limit_mib=None)
+    assert ([p["output"] for p in payloads], len(calls)) == (files, retired)

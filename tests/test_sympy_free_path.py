@@ -101,3 +101,21 @@ def test_a_cpu_placement_is_made_without_sympy(
     status, report = result.stdout.split("\n", 1)
     assert status == "0 False", result.stderr
     assert level_intensity in report
+
+
+_MODULES_PROBE = _PROBE.replace(
+    '"sympy" in sys.modules', '"sympy" in sys.modules, "mpmath" in sys.modules'
+)
+
+
+@pytest.mark.parametrize(("form", "mpmath"), [("text", False), ("json", True)])
+def test_breaking_sizes_are_solved_only_for_the_json_report(form: str, mpmath: bool) -> None:
+    """A layer condition's `breaks_at` (a root of `8*n**2 + 16*n` = capacity: mpmath's
+    `polyroots`) is written only by the JSON report, and is solved only when read: the text
+    report of naive dgemm on a CPU does not import mpmath."""
+    command = [sys.executable, "-c", _MODULES_PROBE, "analyze", "fixtures/c/dgemm_ijk.c"]
+    command += ["--no-cache", "--device", "xeon-8480plus", "--format", form]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    status, report = result.stdout.split("\n", 1)
+    assert status == f"0 False {mpmath}", result.stderr
+    assert ('"breaks_at": 54.4346462061408' in report) == mpmath

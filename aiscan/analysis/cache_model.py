@@ -100,13 +100,20 @@ class LayerCondition:
     working_set: sympy.Expr
     capacity_bytes: float
     holds: bool
-    breaks_at: float | None
-    """With all sizes equal, the size above which the working set no longer fits."""
     by_size: bool
     """True when decided at the given sizes; False when by the large-size assumption."""
     iterations: tuple[sympy.Expr, sympy.Expr] | None = None
     """The first and last value of the counter when the condition is decided for a piece
     of the loop's range (the range split where a working set crosses the capacity)."""
+    inside: tuple[Loop, ...] = ()
+    """The loops inside this one, over whose ranges `breaks_at` takes the working set."""
+
+    @property
+    def breaks_at(self) -> float | None:
+        """With all sizes equal, the size above which the working set no longer fits.
+        Computed when read: only the JSON report writes it, and a root of degree two
+        imports mpmath, a tenth of a one-kernel run."""
+        return _breaking_size(self.working_set, self.inside, self.capacity_bytes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -713,9 +720,9 @@ class _Model:
             working_set,
             self.capacity,
             holds,
-            _breaking_size(working_set, inside, self.capacity),
             by_size,
             (loop.start, expand(loop.start + loop.step * (loop.trip - 1))) if piece else None,
+            inside,
         )
         self.conditions.append(condition)
         if value is not None and self._in_band(value, value):

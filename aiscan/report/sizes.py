@@ -7,7 +7,6 @@ its sizes. The CLI warns about a `--size` name that no analyzed file uses.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -51,6 +50,8 @@ def unused_size_warnings(given: Mapping[str, int], used: Iterable[str]) -> list[
         if name in names:
             continue
         text = f"--size {name}={value}: no analyzed file uses a size `{name}`"
+        import difflib  # here: only a size name not found needs it
+
         close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
         if close:
             text += f"; did you mean `{close[0]}`?"
