@@ -137,15 +137,22 @@ class KernelSpec:
         return roofs[0][1].precision, roofs[0][1].reason, parts
 
     def place_on(
-        self, device: Device, *, sizes: Mapping[str, int] | None = None, sparse: bool = False
+        self,
+        device: Device,
+        *,
+        sizes: Mapping[str, int] | None = None,
+        sparse: bool = False,
+        point: bool = False,
     ) -> Placement:
-        """This kernel on `device`'s roofline, on the roof its kind of work runs on."""
+        """This kernel on `device`'s roofline, on the roof its kind of work runs on
+        (`point`: the figures at `sizes` alone, `placement.place`)."""
         device, choice = self.on_threads(device)
         precision, reason, parts = self.roofs_on(device, sparse=sparse)
         placed = place(
             self.flops, self.bytes_on(device), precision, device,
             sizes=sizes, sparse=sparse, roof_reason=reason, parts=parts,
             flop_mix=self.flop_mix, repeats=self.repeats, chains=self._chains(device),
+            point=point,
         )  # fmt: skip
         notes = (*placed.notes, self.view_note) if self.view_note else placed.notes
         return replace(
@@ -174,6 +181,7 @@ class KernelSpec:
         *,
         sizes: Mapping[str, int] | None = None,
         sparse: bool = False,
+        point: bool = False,
     ) -> Placement:
         """This kernel on `device`'s hierarchical roofline (the `cache` model's `traffic`,
         computed for the same threads), on the same compute roof `place_on` chooses."""

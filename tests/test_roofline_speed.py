@@ -1,0 +1,67 @@
+"""The roofline's speed work (issue 33) keeps every figure: a size path's points are placed
+with the figures at their size alone, and the HTML report places each kernel once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from golden import FIXTURES
+
+from aiscan.analysis.kernel import AnalysisOptions, analyze_module
+from aiscan.options import PlacementOptions
+from aiscan.pipeline import PipelineOptions, lower_source
+from aiscan.roofline import kernels, placement
+from aiscan.roofline.devices import load_devices
+from aiscan.roofline.kernels import module_kernels
+from aiscan.sources import read_source
+
+
+def _kernels(fixture: str, device: str, size_range: tuple[int, int] | None = None) -> Any:
+    source = FIXTURES / "c" / fixture
+    module = lower_source(read_source(str(source)), str(source), PipelineOptions())
+    options = PlacementOptions(devices=(load_devices().get(device),), model="cache")
+    return module_kernels([analyze_module(module, AnalysisOptions())], options, size_range)
+
+
+def test_a_point_has_the_figures_of_the_whole_placement_without_its_symbolic_work() -> None:
+    """`point` leaves out the symbolic AI, its limit and the crossover (sympy's simplify and
+    root solves at every size of a sweep), never the AI or the rate at the sizes."""
+    import sympy
+
+    n = sympy.Symbol("n", positive=True, integer=True)
+    h100 = load_devices().get("h100-sxm")
+    flops, moved = 2 * n**3, 24 * n**2 + 8 * n
+    whole = placement.place(flops, moved, "fp64", h100, sizes={"n": 64})
+    point = placement.place(flops, moved, "fp64", h100, sizes={"n": 64}, point=True)
+    assert point.intensity is None and point.intensity_limit is None
+    assert whole.intensity is not None and whole.intensity_limit is not None
+    assert (
+        point.intensity_flops_per_byte
+        == whole.intensity_flops_per_byte
+        == 2 * 64**3 / (24 * 64**2 + 8 * 64)
+    )
+    assert point.attainable_flops_per_s == whole.attainable_flops_per_s
+    assert point.bound is whole.bound and point.times == whole.times
+    # Without a value at the sizes the point is the whole placement.
+    symbolic = placement.place(flops, moved, "fp64", h100, point=True)
+    assert symbolic == placement.place(flops, moved, "fp64", h100)
+
+
+def test_a_size_path_is_what_the_whole_placement_gives_at_each_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The sweep of naive dgemm on Haswell, placed whole at each size (as before the point
+    placements), and as a point: the same floats, bit for bit."""
+    (fast,) = _kernels("dgemm_ijk.c", "haswell-e5-2695v3", (8, 4096))
+    original = kernels._place_one
+
+    def whole(*arguments: Any, point: bool = False) -> Any:
+        return original(*arguments)
+
+    monkeypatch.setattr(kernels, "_place_one", whole)
+    (slow,) = _kernels("dgemm_ijk.c", "haswell-e5-2695v3", (8, 4096))
+    assert fast.size_paths == slow.size_paths
+    path = fast.size_paths["haswell-e5-2695v3"]
+    assert [size for size, _, _ in path] == [2**k for k in range(3, 13)]
+    assert path[0][1] == pytest.approx(8 / 16)  # n = 8: all fits, n/16 with write-allocate
