@@ -11,8 +11,9 @@ from golden import FIXTURES
 from aiscan.analysis.kernel import AnalysisOptions, analyze_module
 from aiscan.options import PlacementOptions
 from aiscan.pipeline import PipelineOptions, lower_source
-from aiscan.roofline import kernels, placement
+from aiscan.roofline import html, kernels, placement
 from aiscan.roofline.devices import load_devices
+from aiscan.roofline.html import render_html
 from aiscan.roofline.kernels import module_kernels
 from aiscan.sources import read_source
 
@@ -65,3 +66,22 @@ def test_a_size_path_is_what_the_whole_placement_gives_at_each_size(
     path = fast.size_paths["haswell-e5-2695v3"]
     assert [size for size, _, _ in path] == [2**k for k in range(3, 13)]
     assert path[0][1] == pytest.approx(8 / 16)  # n = 8: all fits, n/16 with write-allocate
+
+
+def test_the_html_report_places_each_kernel_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plot and the tables of the HTML report read one set of placements (they were
+    computed twice, once for each)."""
+    found = _kernels("dgemm_ijk.c", "h100-sxm")
+    devices = [load_devices().get("h100-sxm")]
+    calls = []
+    original = html.placements
+
+    def counted(*arguments: Any, **keywords: Any) -> Any:
+        calls.append(1)
+        return original(*arguments, **keywords)
+
+    monkeypatch.setattr(html, "placements", counted)
+    monkeypatch.setattr("aiscan.roofline.plot.placements", counted)
+    page = render_html(found, devices, sizes={"n": 512})
+    assert len(calls) == 1
+    assert "dgemm:7" in page
