@@ -85,3 +85,35 @@ def test_the_html_report_places_each_kernel_once(monkeypatch: pytest.MonkeyPatch
     page = render_html(found, devices, sizes={"n": 512})
     assert len(calls) == 1
     assert "dgemm:7" in page
+
+
+def test_every_level_shares_the_working_sets_at_the_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The layer conditions of each level evaluate the same working sets at the same sizes,
+    and a breaking size holds at every size: both are memoized, with the traffic of the
+    unmemoized computation."""
+    from aiscan.analysis import cache_model
+    from aiscan.analysis.kernel import analyze_module
+    from aiscan.roofline.hierarchy import device_cache_traffic
+
+    source = FIXTURES / "c" / "dgemm_ijk.c"
+    module = lower_source(read_source(str(source)), str(source), PipelineOptions())
+    (region,) = analyze_module(module).functions[0].regions
+    h100 = load_devices().get("h100-sxm")
+    cache_model._worst_at.cache_clear()
+    cache_model._breaking_size.cache_clear()
+    sizes = {"n": 256}
+    memoized = device_cache_traffic((region.region.body,), h100, write_allocate=False, sizes=sizes)
+    assert cache_model._worst_at.cache_info().hits > 0  # L2 asks what L1 asked
+    again = device_cache_traffic(
+        (region.region.body,), h100, write_allocate=False, sizes={"n": 512}
+    )
+    assert cache_model._breaking_size.cache_info().hits > 0  # the same at every size
+    monkeypatch.setattr(cache_model, "_worst_at", cache_model._worst_at.__wrapped__)
+    monkeypatch.setattr(cache_model, "_breaking_size", cache_model._breaking_size.__wrapped__)
+    assert memoized == device_cache_traffic(
+        (region.region.body,), h100, write_allocate=False, sizes=sizes
+    )
+    assert again == device_cache_traffic(
+        (region.region.body,), h100, write_allocate=False, sizes={"n": 512}
+    )
+    assert memoized is not None and str(memoized.levels[-1].total) == "8*n**3 + 16*n**2"
