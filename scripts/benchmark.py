@@ -12,6 +12,13 @@ Prints:
    beside the floor of any analysis built this way: one walk of each parsed tree, as many
    IR objects as the analysis builds, and the JSON report serialized.
 
+4. `aiscan roofline --device h100` (a PNG) on 5, about 30 and about 100 loop nests of the
+   fixtures and on every C and Python fixture at once (issue 33: under 10 s, linear in the
+   number of nests): wall and CPU time, and CPU milliseconds per nest, which stay level
+   when the time is linear. `--roofline-only` runs this step alone; with `--baseline DIR`
+   that checkout runs each set too, alternated with this one (before and after figures
+   under the same load).
+
 With `--kerncraft PATH` (a `kerncraft` executable, installed from PyPI into its own venv),
 step 1 starts with a paired comparison on daxpy, dgemv, a 2-D Jacobi sweep and naive dgemm:
 aiscan's `analyze K.c --no-cache --device xeon-8480plus` and Kerncraft's `-p RooflineFLOP`
@@ -27,7 +34,7 @@ its own modules measures the compiler.
 
 Usage: python scripts/benchmark.py [--lines 10000] [--files 1000] [--repeat 3] [--skip-tree]
                                    [--kerncraft PATH] [--pairs 5] [--baseline DIR]
-                                   [--single-only]
+                                   [--single-only] [--roofline-only]
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ import dataclasses
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import statistics
@@ -832,6 +840,52 @@ def _timed_rows(code: str, text: str, repeat: int) -> tuple[list[list[float]], l
         return rows, samples
 
 
+ROOFLINE_SETS: dict[str, tuple[str, ...]] = {
+    "5 nests": ("c/daxpy.c", "c/dgemm_ijk.c", "c/stencil_cross9.c", "c/triad.c",
+                "c/jacobi2d_time.c"),
+    "about 30": ("c/kernels.c", "python/kernels.py", "c/time_stencil.c", "c/triangular.c"),
+    "about 100": ("c/kernels.c", "c/while_loops.c", "c/loop_conditions.c", "c/loop_forms.c",
+                  "c/index_conditions.c", "c/polyhedral_footprints.c", "python/library.py",
+                  "python/views.py"),
+    "every fixture": ("c", "python"),
+}  # fmt: skip
+"""Fixture sets for the roofline's curve, C and Python mixed (paths under `fixtures/`)."""
+
+
+def roofline_samples(
+    paths: tuple[str, ...], root: Path, folder: str
+) -> tuple[int | None, ProcessSample]:
+    """One `aiscan roofline` of the checkout at `root` on the fixtures `paths`: the nests it
+    drew and the process's figures (it exits 2: some fixtures are errors on purpose)."""
+    command = [sys.executable, "-m", "aiscan", "roofline"]
+    command += [str(ROOT / "fixtures" / p) for p in paths]
+    command += ["--device", "h100", "-o", str(Path(folder) / "roofline.png")]
+    output, sample = measured_output(
+        command, check=False, environment=_checkout_environment(root), cwd=folder
+    )
+    found = re.search(r"\((\d+) loop nests? on", output)
+    return (int(found.group(1)) if found else None), sample
+
+
+def print_roofline(repeat: int, baseline: Path | None) -> None:
+    """The roofline on growing fixture sets: its time and CPU milliseconds per nest."""
+    roots = {"this checkout": ROOT} | ({"baseline": baseline} if baseline else {})
+    print(f"aiscan roofline --device h100 -o x.png, best of {repeat} (aim: every fixture < 10 s):")
+    with tempfile.TemporaryDirectory(prefix="aiscan-roofline-") as folder:
+        for label, paths in ROOFLINE_SETS.items():
+            for name, root in roots.items():
+                roofline_samples(("c/daxpy.c",), root, folder)  # byte code, untimed
+                runs = [roofline_samples(paths, root, folder) for _ in range(repeat)]
+                nests = runs[0][0]
+                wall = min(s.wall for _, s in runs)
+                cpu = min(s.cpu for _, s in runs)
+                each = f"{1000 * cpu / nests:.0f} ms CPU a nest" if nests else "no nest drawn"
+                print(
+                    f"  {label} ({nests} nests), {name}: wall {wall:.2f} s, CPU {cpu:.2f} s,"
+                    f" {each}; {_peak([s for _, s in runs])}; load {os.getloadavg()[0]:.1f}"
+                )
+
+
 def main() -> None:
     sys.path.insert(0, str(ROOT))  # this checkout's aiscan, installed or not
     if sys.argv[1:2] == ["--language-split"]:  # the fresh process of `language_split`
@@ -845,13 +899,19 @@ def main() -> None:
     parser.add_argument("--kerncraft", help="a kerncraft executable, for the paired comparison")
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument(
-        "--baseline", type=Path, help="another checkout's root, timed in each Kerncraft round"
+        "--baseline",
+        type=Path,
+        help="another checkout's root, timed in each Kerncraft round and on each roofline set",
     )
     parser.add_argument("--single-only", action="store_true", help="stop after step 1")
+    parser.add_argument("--roofline-only", action="store_true", help="only step 4")
     arguments = parser.parse_args()
     # Children run as an installed package does: with byte code cached (see the docstring).
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
+    if arguments.roofline_only:
+        print_roofline(arguments.repeat, arguments.baseline)
+        return
     print_single_kernel(arguments)
     print_editor(arguments.repeat)
     if arguments.single_only:
@@ -876,6 +936,7 @@ def main() -> None:
     print(f"  where the time goes: {split}")
     if not arguments.skip_tree:
         tree_figures(arguments.files, arguments.repeat)
+    print_roofline(arguments.repeat, arguments.baseline)
 
 
 if __name__ == "__main__":

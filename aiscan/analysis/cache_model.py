@@ -28,6 +28,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import lru_cache
 from math import gcd
 from typing import TYPE_CHECKING
 
@@ -484,7 +485,7 @@ class _Model:
         way with the counter), with the trip; None when both ends are on one side. The
         `others` loops are taken where the working set is largest, as `fits` takes them."""
         var = loop_symbol(loop.var)
-        at_sizes = _worst_over_loops(_at_sizes(working_set, sizes), others, sizes)
+        at_sizes = _worst_at_sizes(working_set, others, sizes)
         trip = finite_value(_at_sizes(loop.trip, sizes))
         if at_sizes.free_symbols != {var} or trip is None or trip < 2:
             return None
@@ -530,9 +531,7 @@ class _Model:
             _at_sizes(sum_over_loops(fitted_read + fitted_write, list(outer)), self.sizes)
         )
         paid = finite_value(_at_sizes(sum_over_loops(cost, list(outer)), self.sizes))
-        size = finite_value(
-            _worst_over_loops(_at_sizes(working_set, self.sizes), inside, self.sizes)
-        )
+        size = finite_value(_worst_at_sizes(working_set, inside, self.sizes))
         if fitted is None or paid is None or size is None or paid <= fitted:
             return
         inner = next((n for n in loop.body if isinstance(n, Loop)), None)
@@ -556,9 +555,7 @@ class _Model:
         its working set to fit; None when not even one does."""
         block = sympy.Symbol("aiscan_block", positive=True, integer=True)
         body = tuple(replace(n, trip=block) if n is inner else n for n in loop.body)
-        working_set = _worst_over_loops(
-            _at_sizes(self.working_set(body, inside), self.sizes), inside, self.sizes
-        )
+        working_set = _worst_at_sizes(self.working_set(body, inside), inside, self.sizes)
         if working_set.free_symbols != {block}:
             return None
         best = None
@@ -654,9 +651,7 @@ class _Model:
             return union
         if not at_sizes and outer:
             return union
-        bound = finite_value(
-            _worst_over_loops(_at_sizes(union.count, self.sizes), outer, self.sizes)
-        )
+        bound = finite_value(_worst_at_sizes(union.count, outer, self.sizes))
         if bound is None or bound > MAX_COUNTED_ELEMENTS:
             return union  # isl's count takes time with the points it counts
         references = [
@@ -706,8 +701,7 @@ class _Model:
         *,
         piece: bool = False,
     ) -> bool:
-        at_sizes = _at_sizes(working_set, self.sizes)
-        at_sizes = _worst_over_loops(at_sizes, inside, self.sizes)
+        at_sizes = _worst_at_sizes(working_set, inside, self.sizes)
         value = finite_value(at_sizes)
         if value is not None:
             holds, by_size = value <= self.capacity, True
@@ -801,6 +795,23 @@ def _at_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:
     return expand(expr.subs(values)) if values else expr
 
 
+def _worst_at_sizes(
+    expr: sympy.Expr, loops: tuple[Loop, ...], sizes: Mapping[str, int]
+) -> sympy.Expr:
+    """`expr` at the sizes, at its worst over `loops` (`_worst_over_loops`), memoized: a
+    device's every level asks for the same working sets at the same sizes, and a size
+    path asks at every size of its sweep."""
+    return _worst_at(expr, loops, tuple(sorted(sizes.items())))
+
+
+@lru_cache(maxsize=8192)
+def _worst_at(
+    expr: sympy.Expr, loops: tuple[Loop, ...], size_items: tuple[tuple[str, int], ...]
+) -> sympy.Expr:
+    sizes = dict(size_items)
+    return _worst_over_loops(_at_sizes(expr, sizes), loops, sizes)
+
+
 def _worst_over_loops(
     expr: sympy.Expr, loops: Sequence[Loop], sizes: Mapping[str, int]
 ) -> sympy.Expr:
@@ -821,9 +832,14 @@ def _worst_over_loops(
     return expr
 
 
-def _breaking_size(working_set: sympy.Expr, loops: Sequence[Loop], capacity: float) -> float | None:
+@lru_cache(maxsize=4096)
+def _breaking_size(
+    working_set: sympy.Expr, loops: tuple[Loop, ...], capacity: float
+) -> float | None:
     """With all sizes set to one `x`, the largest x with working_set(x) = capacity; a
-    working set that moves with a loop variable is taken at both ends of its range."""
+    working set that moves with a loop variable is taken at both ends of its range.
+    Memoized: it holds at every size, and a size path decides each layer condition at
+    every size of its sweep."""
     candidates = [working_set]
     for loop in reversed(loops):
         var = loop_symbol(loop.var)

@@ -60,9 +60,12 @@ def render_html(
     title: str = "aiscan roofline report",
 ) -> str:
     """The report as one HTML string."""
-    figure = build_figure(kernels, devices, sizes=sizes, sparse=sparse, size_range=size_range)
-    svg = re.sub(r"^<\?xml[^>]*>\s*(<!DOCTYPE[^>]*>\s*)?", "", figure_svg(figure))
     placed, skipped = placements(kernels, devices, sizes=sizes, sparse=sparse)
+    figure = build_figure(
+        kernels, devices, sizes=sizes, sparse=sparse, size_range=size_range,
+        placed_already=(placed, skipped),
+    )  # fmt: skip
+    svg = re.sub(r"^<\?xml[^>]*>\s*(<!DOCTYPE[^>]*>\s*)?", "", figure_svg(figure))
     svg = _with_tooltips(svg, placed)
     end = svg.rindex("</svg>")
     svg = svg[:end] + hover_layer(figure, placed, size_range) + svg[end:]

@@ -255,7 +255,7 @@ def size_paths(
         points = []
         for size in sweep_sizes(size_range):
             swept = {**sizes, **{s.name: size for s in growing}}
-            placed = _place_one(spec, device, options, swept, region)
+            placed = _place_one(spec, device, options, swept, region, point=True)
             main = [lv for lv in placed.levels if lv.kind in MAIN_MEMORY_LEVELS]
             x = main[-1].intensity_flops_per_byte if main else placed.intensity_flops_per_byte
             y = placed.attainable_flops_per_s
@@ -324,18 +324,23 @@ def _place_one(
     options: PlacementOptions,
     sizes: Mapping[str, int],
     result: RegionAnalysis | FunctionAnalysis | None,
+    *,
+    point: bool = False,
 ) -> Placement:
     """One device's placement: hierarchical under the `cache` model where the device
-    describes its caches, else on main memory with the kernel's own traffic."""
+    describes its caches, else on main memory with the kernel's own traffic. `point`:
+    the figures at `sizes` alone (a point of a size path, `placement.place`)."""
     if result is not None and _uses_cache_model(spec, options, result):
         traffic = cache_traffic_on(result, device, options, sizes)
         if traffic is not None and not traffic.levels:
             # No loop nest at all (a function of scalars): nothing for caches to model.
-            plain = spec.place_on(device, sizes=sizes, sparse=options.sparse)
+            plain = spec.place_on(device, sizes=sizes, sparse=options.sparse, point=point)
             return replace(plain, model="compulsory")
         if traffic is not None:
-            return spec.place_on_caches(device, traffic, sizes=sizes, sparse=options.sparse)
-        fallback = spec.place_on(device, sizes=sizes, sparse=options.sparse)
+            return spec.place_on_caches(
+                device, traffic, sizes=sizes, sparse=options.sparse, point=point
+            )
+        fallback = spec.place_on(device, sizes=sizes, sparse=options.sparse, point=point)
         return replace(fallback, notes=(*fallback.notes, NO_CACHE_NOTE))
     if result is not None and _is_launch(result) and options.model in ("auto", "cache"):
         memory = launch_memory(tuple(r.region for r in _regions(result)), device, sizes)
@@ -349,7 +354,7 @@ def _place_one(
                 traffic_view="dram",
                 view_note=memory.note,
             )
-    plain = spec.place_on(device, sizes=sizes, sparse=options.sparse)
+    plain = spec.place_on(device, sizes=sizes, sparse=options.sparse, point=point)
     if spec.traffic_view == "dram":  # bytes that hold at these sizes: no size to solve for
         plain = replace(plain, crossover=Crossover(CrossoverKind.UNKNOWN, ()))
     return replace(plain, model=spec.traffic_view or "compulsory")

@@ -53,6 +53,7 @@ else:
 
 
 if TYPE_CHECKING:
+    from aiscan.analysis.cache_model import LevelTraffic
     from aiscan.roofline.hierarchy import DeviceCacheTraffic
 
 __all__ = [
@@ -251,6 +252,7 @@ def place(
     flop_mix: FlopCounts | None = None,
     repeats: Collection[str] = (),
     chains: Sequence[DependenceChain] = (),
+    point: bool = False,
 ) -> Placement:
     """Place a kernel: `flops` and `bytes_moved` are exact counts in size symbols.
 
@@ -267,6 +269,10 @@ def place(
     holds them rather than sweeping them with the sizes (`_crossover`).
     `chains` (loop-carried dependency chains) add their ceiling to the in-core one, timed
     with the device's core latencies.
+    `point` asks for the figures at `sizes` alone (a point of a size path): where the
+    sizes give the AI a value, the symbolic AI, its limit and the crossover, which cost
+    sympy's simplify and root solves at every size of a sweep, are left out (None, and an
+    unknown crossover).
     """
     if len(parts) > 1:
         choice, roof, part_notes = _combined_roof(parts, device, sparse, sizes)
@@ -306,10 +312,14 @@ def place(
         crossover = _constant(compute=True)
         bound, attainable, attainable_limit = Bound.COMPUTE, peak, peak
     else:
-        intensity, limit = _intensity_and_limit(flops_expr, bytes_expr)
-        crossover = _crossover(flops_expr, bytes_expr, ridge, sizes or {}, repeats)
         exact_value = _ratio_at_sizes(at_flops, at_bytes)
         value = finite_value(exact_value)
+        if point and value is not None:
+            intensity = limit = None
+            crossover = Crossover(CrossoverKind.UNKNOWN, ())
+        else:
+            intensity, limit = _intensity_and_limit(flops_expr, bytes_expr)
+            crossover = _crossover(flops_expr, bytes_expr, ridge, sizes or {}, repeats)
         if value is not None:
             bound = Bound.MEMORY if bool(exact_value < ridge) else Bound.COMPUTE
             attainable = min(peak, value * bandwidth)
@@ -421,34 +431,32 @@ def place_hierarchical(
     flop_mix: FlopCounts | None = None,
     repeats: Collection[str] = (),
     chains: Sequence[DependenceChain] = (),
+    point: bool = False,
 ) -> Placement:
     """Place a kernel on the hierarchical roofline of the `cache` model: attainable is the
     minimum over the peak and every level's bandwidth x that level's intensity, over the
     levels with a known bandwidth; the verdict names the level that bounds it. The compute
-    roof is chosen as `place` chooses it (`roof_reason`, `parts`)."""
-    placed = []
-    for level in traffic.levels:
-        if device.memory_level(level.level).bandwidth_bytes_per_s is None:
-            continue
-        placed.append(
-            (
-                level,
-                place(
-                    flops,
-                    level.total,
-                    precision,
-                    device,
-                    sizes=sizes,
-                    sparse=sparse,
-                    memory_level=level.level,
-                    roof_reason=roof_reason,
-                    parts=parts,
-                    flop_mix=flop_mix,
-                    repeats=repeats,
-                    chains=chains,
-                ),
-            )
-        )
+    roof is chosen as `place` chooses it (`roof_reason`, `parts`). `point`: the figures
+    at `sizes` alone, as `place` gives them, where every level's AI has a value there."""
+
+    def on_levels(point: bool) -> list[tuple[LevelTraffic, Placement]]:
+        placed = []
+        for level in traffic.levels:
+            if device.memory_level(level.level).bandwidth_bytes_per_s is None:
+                continue
+            on_level = place(
+                flops, level.total, precision, device,
+                sizes=sizes, sparse=sparse, memory_level=level.level,
+                roof_reason=roof_reason, parts=parts, flop_mix=flop_mix,
+                repeats=repeats, chains=chains, point=point,
+            )  # fmt: skip
+            placed.append((level, on_level))
+        return placed
+
+    placed = on_levels(point)
+    if point and any(p.attainable_flops_per_s is None for _, p in placed):
+        # The bounding level is then chosen by the limits as the sizes grow.
+        placed = on_levels(False)
     if not placed:
         raise UsageError(f"device {device.key}: no level with a bandwidth in {device.path}")
     bounding = _bounding(placed)

@@ -137,15 +137,22 @@ class KernelSpec:
         return roofs[0][1].precision, roofs[0][1].reason, parts
 
     def place_on(
-        self, device: Device, *, sizes: Mapping[str, int] | None = None, sparse: bool = False
+        self,
+        device: Device,
+        *,
+        sizes: Mapping[str, int] | None = None,
+        sparse: bool = False,
+        point: bool = False,
     ) -> Placement:
-        """This kernel on `device`'s roofline, on the roof its kind of work runs on."""
+        """This kernel on `device`'s roofline, on the roof its kind of work runs on
+        (`point`: the figures at `sizes` alone, `placement.place`)."""
         device, choice = self.on_threads(device)
         precision, reason, parts = self.roofs_on(device, sparse=sparse)
         placed = place(
             self.flops, self.bytes_on(device), precision, device,
             sizes=sizes, sparse=sparse, roof_reason=reason, parts=parts,
             flop_mix=self.flop_mix, repeats=self.repeats, chains=self._chains(device),
+            point=point,
         )  # fmt: skip
         notes = (*placed.notes, self.view_note) if self.view_note else placed.notes
         return replace(
@@ -174,6 +181,7 @@ class KernelSpec:
         *,
         sizes: Mapping[str, int] | None = None,
         sparse: bool = False,
+        point: bool = False,
     ) -> Placement:
         """This kernel on `device`'s hierarchical roofline (the `cache` model's `traffic`,
         computed for the same threads), on the same compute roof `place_on` chooses."""
@@ -183,6 +191,7 @@ class KernelSpec:
             self.flops, traffic, precision, device,
             sizes=sizes, sparse=sparse, roof_reason=reason, parts=parts,
             flop_mix=self.flop_mix, repeats=self.repeats, chains=self._chains(device),
+            point=point,
         )  # fmt: skip
         return replace(
             placed,
@@ -244,18 +253,23 @@ def build_figure(
     sparse: bool = False,
     size_range: tuple[int, int] = DEFAULT_SIZE_RANGE,
     title: str | None = None,
+    placed_already: tuple[list[tuple[KernelSpec, Placement]], list[str]] | None = None,
 ) -> Figure:
     """A roofline of `devices` with every kernel placed; see the module docstring for gids.
 
     A kernel whose AI depends on sizes that were not given is drawn as its path over
-    `size_range` (all sizes equal), with its ridge crossing marked.
+    `size_range` (all sizes equal), with its ridge crossing marked. `placed_already`:
+    what `placements` gives for the same arguments, when the caller needs it too (the
+    HTML report's tables): a placement costs sympy's simplify and root solves.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     if not devices:
         raise UsageError("a roofline needs at least one device")
-    placed, skipped = placements(kernels, devices, sizes=sizes, sparse=sparse)
+    if placed_already is None:
+        placed_already = placements(kernels, devices, sizes=sizes, sparse=sparse)
+    placed, skipped = placed_already[0], list(placed_already[1])
     drawn = [_Drawn(k, p, swept_path(k, p, size_range)) for k, p in placed]
     figure = Figure(figsize=(10, 8), layout="constrained")
     FigureCanvasAgg(figure)

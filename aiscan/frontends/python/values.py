@@ -57,6 +57,13 @@ def substituted(
         value = bindings.get(expression, expression)
         if value.is_Integer or (value.is_Symbol and (value is expression or value not in bindings)):
             return value
+    if simultaneous and isinstance(expression, sympy.Basic):
+        # Only the bindings of symbols the expression has: a helper's copier binds every
+        # name of the call (tens), and `subs` walks the expression once per binding.
+        # Simultaneously, a binding of an absent symbol changes nothing.
+        free = expression.free_symbols
+        kept = tuple((s, v) for s, v in bindings.items() if s.free_symbols <= free)
+        return _substituted(expression, kept, simultaneous)
     return _substituted(expression, tuple(bindings.items()), simultaneous)
 
 
