@@ -843,10 +843,11 @@ def _timed_rows(code: str, text: str, repeat: int) -> tuple[list[list[float]], l
 ROOFLINE_SETS: dict[str, tuple[str, ...]] = {
     "5 nests": ("c/daxpy.c", "c/dgemm_ijk.c", "c/stencil_cross9.c", "c/triad.c",
                 "c/jacobi2d_time.c"),
-    "about 30": ("c/kernels.c", "python/kernels.py", "c/time_stencil.c", "c/triangular.c"),
-    "about 100": ("c/kernels.c", "c/while_loops.c", "c/loop_conditions.c", "c/loop_forms.c",
+    "about 30": ("c/while_loops.c", "c/loop_conditions.c", "c/loop_forms.c",
+                 "c/time_stencil.c", "c/triangular.c"),
+    "about 100": ("c/while_loops.c", "c/loop_conditions.c", "c/loop_forms.c",
                   "c/index_conditions.c", "c/polyhedral_footprints.c", "python/library.py",
-                  "python/views.py"),
+                  "python/views.py", "python/grids.py"),
     "every fixture": ("c", "python"),
 }  # fmt: skip
 """Fixture sets for the roofline's curve, C and Python mixed (paths under `fixtures/`)."""
