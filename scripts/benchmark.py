@@ -272,7 +272,7 @@ _PHASE_POINTS = (
 
 
 def _phase_clock() -> tuple[dict[str, float], Any]:
-    """Seconds per phase from now on, filled in as files are analyzed (a few calls a file,
+    """CPU seconds per phase from now on, filled in as files are analyzed (a few calls a file,
     so the clock itself costs nothing measurable), and a function that stops the clock."""
     import importlib
 
@@ -281,12 +281,12 @@ def _phase_clock() -> tuple[dict[str, float], Any]:
 
     def timed(original: Any, phase: str) -> Any:
         def call(*arguments: Any, **keywords: Any) -> Any:
-            start = time.perf_counter()
+            start = time.process_time()
             inner.append(0.0)
             try:
                 return original(*arguments, **keywords)
             finally:
-                spent = time.perf_counter() - start
+                spent = time.process_time() - start
                 seconds[phase] = seconds.get(phase, 0.0) + spent - inner.pop()
                 if inner:
                     inner[-1] += spent
@@ -313,7 +313,8 @@ def _language_split_worker(root: str) -> None:
     """Per language: the bare parse, the analysis as a worker runs it (with the time of each
     phase), and the floor of any analysis built this way (one walk of each parsed tree, as
     many IR objects as the analysis builds, the JSON report serialized), printed as one
-    JSON line each."""
+    JSON line each. In this process's CPU seconds: the ratios hold on a loaded machine,
+    where wall seconds count other processes' turns too."""
     import libcst
     import sympy.tensor.tensor  # noqa: F401  (imports excluded, as in a worker that has run)
     from pycparser import c_parser
@@ -332,34 +333,34 @@ def _language_split_worker(root: str) -> None:
         chosen = [f for f in files if f.endswith(suffix)]
         task.run(chosen[0], task.options)  # first-use imports and caches, as a worker's
         texts = [Path(path).read_text() for path in chosen]
-        start = time.perf_counter()
+        start = time.process_time()
         trees = [
             c_parser.CParser().parse(text, path) if suffix == ".c" else libcst.parse_module(text)
             for text, path in zip(texts, chosen, strict=True)
         ]
-        bare = time.perf_counter() - start
+        bare = time.process_time() - start
         # The parsed trees survive; collected and frozen now, as a worker's imports are, or
         # the first file's collection inside the clock would trace all of them.
         retire_file_garbage()
         phases, stop_clock = _phase_clock()
-        start = time.perf_counter()
+        start = time.process_time()
         for path in chosen:
             task.run(path, task.options)
             retire_file_garbage()
-        analyzed = time.perf_counter() - start
+        analyzed = time.process_time() - start
         stop_clock()
         pairs = zip(texts, chosen, strict=True)
         modules = [lower_source(text, path, PipelineOptions()) for text, path in pairs]
         entries = [file_entry(FileResult(m.path, analyze_module(m), ()), None) for m in modules]
         objects = [o for m in modules for o in _ir_objects(m)]
-        start = time.perf_counter()
+        start = time.process_time()
         for tree in trees:
             _walk_c(tree) if suffix == ".c" else _walk_cst(tree)
         for kind, arguments in ((type(o), _init_arguments(o)) for o in objects):
             kind(*arguments)
         for entry in entries:
             json.dumps(entry)
-        floor = time.perf_counter() - start
+        floor = time.process_time() - start
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         row = {"suffix": suffix, "count": len(chosen), "bare": bare, "analyzed": analyzed}
         print(json.dumps(row | {"floor": floor, "peak": peak, "phases": phases}))
