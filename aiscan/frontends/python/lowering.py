@@ -1823,14 +1823,18 @@ class FunctionLowering:
         entry, so that operation is counted as on the first pass, and that is said.
         (`s = 0; s += x[i]` needs nothing: an int plus a float is a float add anyway.)"""
         notes = []
-        combined = _combined_with_integer_literals(body)
+        combined: set[str] | None = None  # read off the body only when a name turns float
         for name, old in before.names.items():
             new = self.scope.names.get(name)
             was = dtypes.PYTHON_INT if isinstance(old, Integer) else getattr(old, "element", None)
             now = getattr(new, "element", None) if not isinstance(new, Integer) else was
             if not isinstance(was, ElementType) or not isinstance(now, ElementType):
                 continue
-            if name not in combined or was.is_float or not now.is_float:
+            if was.is_float or not now.is_float:
+                continue
+            if combined is None:
+                combined = _combined_with_integer_literals(body)
+            if name not in combined:
                 continue
             notes.append(
                 Unknown(
@@ -2446,26 +2450,26 @@ def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 def _combined_with_integer_literals(body: cst.CSTNode) -> set[str]:
     """Names `body` adds, subtracts, multiplies or raises with an integer literal
-    (`h * 31`, `k += 1`)."""
+    (`h * 31`, `k += 1`). Walked through the fields, as `_assigned_names` is: a libcst
+    visitor rebuilds every node it passes, and ran on every loop body, nested ones again."""
     found: set[str] = set()
-
-    class _Finder(cst.CSTVisitor):
-        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-            if isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Power)):
-                for this, other in ((node.left, node.right), (node.right, node.left)):
-                    if isinstance(this, cst.Name) and isinstance(other, cst.Integer):
-                        found.add(this.value)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            arithmetic = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.PowerAssign)
-            if (
-                isinstance(node.operator, arithmetic)
-                and isinstance(node.target, cst.Name)
-                and isinstance(node.value, cst.Integer)
-            ):
-                found.add(node.target.value)
-
-    body.visit(_Finder())
+    arithmetic = (cst.Add, cst.Subtract, cst.Multiply, cst.Power)
+    in_place = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.PowerAssign)
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, arithmetic):
+            for this, other in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(this, cst.Name) and isinstance(other, cst.Integer):
+                    found.add(this.value)
+        elif (
+            isinstance(node, cst.AugAssign)
+            and isinstance(node.operator, in_place)
+            and isinstance(node.target, cst.Name)
+            and isinstance(node.value, cst.Integer)
+        ):
+            found.add(node.target.value)
+        stack.extend(_children(node))
     return found
 
 
