@@ -25,6 +25,8 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from aiscan import dataclass_code
+
 __all__ = ["Death", "can_fork", "run_in_workers"]
 
 Payload = dict[str, Any]
@@ -177,6 +179,7 @@ def _spawn(
             code = 0
         finally:
             sys.stderr.flush()
+            dataclass_code.save()  # `os._exit` runs no `atexit` function
             os._exit(code)
     os.close(request_read)
     os.close(reply_write)
