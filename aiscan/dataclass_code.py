@@ -8,12 +8,14 @@ instructions of a whole `aiscan analyze` of naive dgemm placed on a CPU: more th
 analysis and report together. The text is the same in every run, so its code object is too.
 
 `install` gives the `dataclasses` module an `exec` that looks the text up in a table of code
-objects before compiling it. The table is read at install from a file beside this package's
-own byte-code (`__pycache__`, or `sys.pycache_prefix`), as trusted as the `.pyc` files there
-and never from the tree being analyzed, and written back at exit when a run compiled text it
-did not hold. Running the looked-up code object is what `exec` of its text does; anything
-unexpected (no such file, another Python's table, a damaged file, a read-only install,
-`PYTHONDONTWRITEBYTECODE`) falls back to compiling, as without the table.
+objects before compiling it: one table for each top-level package that defines dataclasses
+(a C kernel's run never reads libcst's), read when that package first defines one, from a
+file beside this package's own byte-code (`__pycache__`, or `sys.pycache_prefix`), as
+trusted as the `.pyc` files there and never from the tree being analyzed. A table is written
+back at exit when the run compiled text it did not hold. Running the looked-up code object
+is what `exec` of its text does; anything unexpected (no such file, another Python's table,
+a damaged file, a read-only install, `PYTHONDONTWRITEBYTECODE`) falls back to compiling,
+as without the table.
 """
 
 from __future__ import annotations
@@ -30,15 +32,14 @@ from typing import Any
 
 __all__ = ["install", "save"]
 
-# Entries kept at most: the dataclasses of aiscan and its dependencies are a few thousand
-# methods; past this, a write keeps only what the writing run used.
-_LIMIT = 20_000
+# Entries a table keeps at most (aiscan's own dataclasses make about 700 methods); past this,
+# a write keeps only what the writing run used.
+_LIMIT = 10_000
 _FORMAT = 1
 
 
-class _CompiledTexts:
-    """Code objects by their source text, read from `path`; `save` adds what this process
-    compiled."""
+class _Table:
+    """One package's code objects by their source text, read from `path` when first asked."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
@@ -46,15 +47,15 @@ class _CompiledTexts:
         self.used: dict[str, CodeType] = {}
         self.new: dict[str, CodeType] = {}
 
-    def exec(self, source: Any, globals: Any = None, locals: Any = None, /) -> None:
-        if isinstance(source, str):
-            code = self.codes.get(source)
-            if code is None:
-                code = compile(source, "<string>", "exec", dont_inherit=True)
-                self.codes[source] = self.new[source] = code
-            self.used[source] = code
-            source = code
-        builtins.exec(source, globals, locals)
+    def code(self, source: str) -> CodeType:
+        code = self.codes.get(source)
+        if code is None:
+            # Not inheriting this module's `from __future__ import annotations`: the
+            # generated methods' annotations must be evaluated, as `exec` of the text does.
+            code = compile(source, "<string>", "exec", dont_inherit=True)
+            self.codes[source] = self.new[source] = code
+        self.used[source] = code
+        return code
 
     def save(self) -> None:
         """Add what this process compiled to the stored table, if anything. Other runs may
@@ -76,6 +77,39 @@ class _CompiledTexts:
         self.new = {}
 
 
+class _CompiledTexts:
+    """`exec` for the `dataclasses` module: a text's code object from its package's table."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        self.tables: dict[str, _Table] = {}
+
+    def exec(self, source: Any, globals: Any = None, locals: Any = None, /) -> None:
+        if isinstance(source, str):
+            source = self.table(_package(globals)).code(source)
+        builtins.exec(source, globals, locals)
+
+    def table(self, package: str) -> _Table:
+        table = self.tables.get(package)
+        if table is None:
+            name = f"dataclass-methods.{package}.{sys.implementation.cache_tag}.marshal"
+            table = _Table(self.folder / name if self.folder is not None else None)
+            self.tables[package] = table
+        return table
+
+    def save(self) -> None:
+        for table in self.tables.values():
+            table.save()
+
+
+def _package(namespace: Any) -> str:
+    """The top-level package of the module whose globals `dataclasses` passes (its class's
+    module); `_` for a class of no importable module."""
+    name = namespace.get("__name__") if isinstance(namespace, dict) else None
+    top = name.partition(".")[0] if isinstance(name, str) else ""
+    return top if top.isidentifier() else "_"
+
+
 def _read(path: Path) -> dict[str, CodeType]:
     try:
         data = marshal.loads(path.read_bytes())
@@ -89,25 +123,23 @@ def _read(path: Path) -> dict[str, CodeType]:
     return {t: c for t, c in table.items() if isinstance(t, str) and isinstance(c, CodeType)}
 
 
-def table_path() -> Path | None:
-    """Where this Python keeps the table: beside the byte-code of this module."""
-    try:
-        compiled = importlib.util.cache_from_source(__file__)
-    except (NotImplementedError, ValueError):
-        return None  # no byte-code cache for this Python (cache_tag is None)
-    return Path(compiled).with_name(f"dataclass-methods.{sys.implementation.cache_tag}.marshal")
+def tables_folder() -> Path | None:
+    """Where this Python keeps the tables: beside the byte-code of this module."""
+    if sys.implementation.cache_tag is None:
+        return None  # this Python keeps no byte-code
+    return Path(importlib.util.cache_from_source(__file__)).parent
 
 
 _installed: _CompiledTexts | None = None
 
 
-def install(path: Path | None = None) -> _CompiledTexts:
-    """Route `dataclasses`' compiling through the table (once a process)."""
+def install(folder: Path | None = None) -> _CompiledTexts:
+    """Route `dataclasses`' compiling through the tables (once a process)."""
     global _installed
     if _installed is None:
         import dataclasses
 
-        _installed = _CompiledTexts(path if path is not None else table_path())
+        _installed = _CompiledTexts(folder if folder is not None else tables_folder())
         dataclasses.exec = _installed.exec  # type: ignore[attr-defined]
         atexit.register(_installed.save)
     return _installed
