@@ -26,6 +26,7 @@ import importlib.util
 import marshal
 import os
 import sys
+from contextlib import suppress
 from pathlib import Path
 from types import CodeType
 from typing import Any
@@ -71,8 +72,9 @@ class _Table:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             temporary.write_bytes(marshal.dumps((_FORMAT, sys.version, table)))
             os.replace(temporary, self.path)
-        except OSError:
-            temporary.unlink(missing_ok=True)
+        except (OSError, ValueError):  # a read-only install; an object marshal refuses
+            with suppress(OSError):
+                temporary.unlink(missing_ok=True)
             return
         self.new = {}
 
