@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -151,6 +150,8 @@ class ResultCache:
         try:
             self._ignore_in_git(self.directory.parent)
             folder.mkdir(parents=True, exist_ok=True)
+            import tempfile  # here: with --no-cache, or only reads, no run needs it
+
             handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
                 json.dump({"dependencies": hashes, "payload": payload}, stream)

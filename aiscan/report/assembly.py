@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from typing import Any
 
 from aiscan import __version__
@@ -23,6 +22,10 @@ SCHEMA_ID = schema_id("report")
 
 def load_schema(name: str = "report") -> dict[str, Any]:
     """A shipped JSON Schema: `report` (`aiscan analyze`) or `lint` (`aiscan check`)."""
+    # Imported here: `importlib.resources` brings `tempfile` and `shutil` (~4 ms), and only
+    # a validation reads a schema.
+    from importlib import resources
+
     text = (
         resources.files("aiscan.report")
         .joinpath(f"schema/{name}.schema.json")
