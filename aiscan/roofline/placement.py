@@ -38,6 +38,7 @@ from aiscan.analysis.intensity import (
     finite_value,
     limit_at_infinity,
     past_bends,
+    settled_hinges,
     size_bindings,
 )
 from aiscan.errors import UsageError
@@ -609,6 +610,7 @@ def _limit(intensity: sympy.Expr) -> sympy.Expr | None:
     together, x, names = _one_size(intensity)
     if not names:
         return intensity
+    together = settled_hinges(together, x)  # the rational path takes what is left
     rational = None if is_poly(together) else _rational_limit(together, x)
     return rational if rational is not None else limit_at_infinity(together, x)
 
