@@ -33,6 +33,7 @@ from aiscan.algebra import (
 )
 from aiscan.analysis.dependence import DependenceChain
 from aiscan.analysis.flops import FlopCounts
+from aiscan.analysis.hinged_simplify import is_hinged_ratio, simplify_hinged
 from aiscan.analysis.intensity import (
     cancelled_by_monomial,
     finite_value,
@@ -539,8 +540,10 @@ def _intensity_and_limit(
             return simplified, _limit_of_simplified(simplified)
     ratio = flops / bytes_moved
     # A monomial or a number is already as simple as sympy's `simplify` would make it.
-    simple = is_poly(ratio) and len(ratio.terms) <= 1
-    intensity = ratio if simple else normal(sympy.simplify(ratio))
+    if is_poly(ratio) and len(ratio.terms) <= 1:
+        return ratio, _limit(ratio)
+    hinged = simplify_hinged(ratio) if is_hinged_ratio(ratio) else None
+    intensity = normal(hinged if hinged is not None else sympy.simplify(ratio))
     return intensity, _limit(intensity)
 
 
