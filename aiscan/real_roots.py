@@ -125,6 +125,8 @@ def positive_rational_roots(coefficients: list[int]) -> list[Fraction] | None:
     poly = _square_free(_without_zero_roots([Fraction(c) for c in coefficients]))
     if len(poly) < 2:
         return []
+    if len(poly) <= 3:
+        return _positive_roots_in_closed_form(poly)
     sturm = _sturm_sequence(poly)
     bound = 1 + max(abs(c / poly[0]) for c in poly[1:])  # Cauchy: every root is below it
     narrow = Fraction(1, 2 * abs(coefficients[0]) ** 2)
@@ -150,6 +152,29 @@ def positive_rational_roots(coefficients: list[int]) -> list[Fraction] | None:
         middle = (low + high) / 2
         pending += [(low, middle), (middle, high)]
     return None
+
+
+def _positive_roots_in_closed_form(poly: list[Fraction]) -> list[Fraction] | None:
+    """`positive_rational_roots` of a square-free polynomial of degree 1 or 2, off its
+    coefficients: bisection to the rational root theorem's width takes thousands of steps
+    when the coefficients hold a ridge's large numerator (jacobi2d's crossover). A
+    quadratic's roots are rational when its discriminant is the square of a rational;
+    otherwise they are irrational, and matter only when one is positive (their product
+    c/a below zero, or it and their sum -b/a above)."""
+    if len(poly) == 2:
+        root = -poly[1] / poly[0]
+        return [root] if root > 0 else []
+    a, b, c = poly
+    discriminant = b * b - 4 * a * c
+    if discriminant < 0:
+        return []
+    top, bottom = math.isqrt(discriminant.numerator), math.isqrt(discriminant.denominator)
+    if top * top != discriminant.numerator or bottom * bottom != discriminant.denominator:
+        product, total = c / a, -b / a
+        return None if product < 0 or total > 0 else []
+    width = Fraction(top, bottom)
+    roots = {(-b - width) / (2 * a), (-b + width) / (2 * a)}
+    return sorted(root for root in roots if root > 0)
 
 
 _MAX_INTERVALS = 20_000

@@ -27,6 +27,7 @@ from aiscan.algebra import (
     expand,
     is_infinity,
     is_poly,
+    normal,
     symbol,
 )
 from aiscan.analysis.polynomials import Term, from_ring, ring_over, terms_of
@@ -46,6 +47,7 @@ __all__ = [
     "leading_limit",
     "limit_at_infinity",
     "past_bends",
+    "settled_hinges",
     "substitute_sizes",
 ]
 
@@ -438,9 +440,35 @@ def finite_value(expr: sympy.Expr | float | None) -> float | None:
     return value.real
 
 
+def settled_hinges(expr: sympy.Expr, variable: sympy.Symbol) -> sympy.Expr:
+    """`expr` with each hinge `Max(0, p)` whose argument falls without bound as `variable`
+    grows replaced by 0: such a hinge (a footprint's small-size correction, `Max(0, 4 - x)`)
+    is 0 past p's largest root, so limits as `variable` grows are unchanged. A hinge whose
+    argument does not fall (`Max(0, x - 4)`, `Max(0, 4 - t)` in another symbol) is kept."""
+    if is_poly(expr) or not expr.has(sympy.Max):
+        return expr
+    settled = {hinge: sympy.S.Zero for hinge in expr.atoms(sympy.Max) if _falls(hinge, variable)}
+    return normal(expr.xreplace(settled)) if settled else expr
+
+
+def _falls(hinge: sympy.Max, variable: sympy.Symbol) -> bool:
+    """Whether `hinge` is `Max(0, p)` with p a polynomial in `variable` alone whose leading
+    term has a positive degree and a negative coefficient (exactly: p's own terms)."""
+    if len(hinge.args) != 2 or not any(a.is_zero for a in hinge.args):
+        return False
+    (argument,) = (a for a in hinge.args if not a.is_zero)
+    terms = terms_of(expand(argument))
+    if terms is None or any(set(monomial) - {variable} for _, monomial in terms):
+        return False
+    leading = _leading_of_terms(terms, {variable})
+    return leading is not None and leading[0] > 0 and bool(leading[1] < 0)
+
+
 def limit_at_infinity(expr: sympy.Expr, variable: sympy.Symbol) -> sympy.Expr | None:
     """sympy's limit as `variable` grows, or None where sympy cannot take it (it raises
-    on some expressions, such as `Min` of a size and an unknown trip count)."""
+    on some expressions, such as `Min` of a size and an unknown trip count). Hinges that
+    settle at 0 are taken out first (`settled_hinges`): sympy's series fail on them."""
+    expr = settled_hinges(expr, variable)
     terms = terms_of(expr)
     if terms is not None and all(set(monomial) <= {variable} for _, monomial in terms):
         # A polynomial in `variable` alone (a crossover's gap): its leading term decides,

@@ -33,11 +33,13 @@ from aiscan.algebra import (
 )
 from aiscan.analysis.dependence import DependenceChain
 from aiscan.analysis.flops import FlopCounts
+from aiscan.analysis.hinged_simplify import is_hinged_ratio, simplify_hinged
 from aiscan.analysis.intensity import (
     cancelled_by_monomial,
     finite_value,
     limit_at_infinity,
     past_bends,
+    settled_hinges,
     size_bindings,
 )
 from aiscan.errors import UsageError
@@ -538,8 +540,10 @@ def _intensity_and_limit(
             return simplified, _limit_of_simplified(simplified)
     ratio = flops / bytes_moved
     # A monomial or a number is already as simple as sympy's `simplify` would make it.
-    simple = is_poly(ratio) and len(ratio.terms) <= 1
-    intensity = ratio if simple else normal(sympy.simplify(ratio))
+    if is_poly(ratio) and len(ratio.terms) <= 1:
+        return ratio, _limit(ratio)
+    hinged = simplify_hinged(ratio) if is_hinged_ratio(ratio) else None
+    intensity = normal(hinged if hinged is not None else sympy.simplify(ratio))
     return intensity, _limit(intensity)
 
 
@@ -609,6 +613,7 @@ def _limit(intensity: sympy.Expr) -> sympy.Expr | None:
     together, x, names = _one_size(intensity)
     if not names:
         return intensity
+    together = settled_hinges(together, x)  # the rational path takes what is left
     rational = None if is_poly(together) else _rational_limit(together, x)
     return rational if rational is not None else limit_at_infinity(together, x)
 
