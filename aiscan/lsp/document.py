@@ -6,7 +6,7 @@ failure of the analysis on a half-typed edit becomes a diagnostic, never an exce
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from aiscan.lint.finding import Finding
 from aiscan.lint.settings import LintSettings
 from aiscan.pipeline import PipelineOptions, lower_source
 from aiscan.roofline.devices import Device, load_devices
+from aiscan.roofline.placement import Placement
 from aiscan.scan import AnalysisTimedOut, time_limit
 from aiscan.span import Span
 
@@ -54,6 +55,8 @@ class DocumentAnalysis:
     findings: tuple[Finding, ...]
     errors: tuple[Diagnostic, ...]
     """Parse errors and frontend notes: shown as diagnostics besides the findings."""
+    lint: LintContext | None = None
+    """What the rules saw: its placements (made once per nest) serve the hovers too."""
 
     def nests(self) -> Iterator[RegionAnalysis]:
         """The file's loop nests, in order (none when it did not analyze)."""
@@ -127,15 +130,25 @@ EDIT_TIME_LIMIT_S = 10.0
 
 
 def analyze_document(
-    text: str, path: str, settings: ServerSettings, limit_s: float = EDIT_TIME_LIMIT_S
+    text: str,
+    path: str,
+    settings: ServerSettings,
+    limit_s: float = EDIT_TIME_LIMIT_S,
+    placement_memo: MutableMapping[Hashable, tuple[Placement | str, ...]] | None = None,
 ) -> DocumentAnalysis:
-    """The document analyzed and linted within `limit_s` (when run on a main thread)."""
+    """The document analyzed and linted within `limit_s` (when run on a main thread);
+    `placement_memo` keeps placements for the next analysis (`LintContext`)."""
     try:
         with time_limit(limit_s):
             module = lower_source(text, path, settings.pipeline)
             analysis = analyze_module(module, settings.pipeline.analysis)
             context = LintContext(
-                analysis, text, settings.devices, settings.pipeline.analysis, write_allocate=None
+                analysis,
+                text,
+                settings.devices,
+                settings.pipeline.analysis,
+                write_allocate=None,
+                placement_memo=placement_memo,
             )
             findings = tuple(check_analysis(context, settings.lint))
     except InputError as error:
@@ -149,4 +162,4 @@ def analyze_document(
     except Exception as error:  # a half-typed edit must never take the server down
         message = f"aiscan could not analyze this text ({type(error).__name__}: {error})"
         return DocumentAnalysis(None, (), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),))
-    return DocumentAnalysis(analysis, findings, module.diagnostics)
+    return DocumentAnalysis(analysis, findings, module.diagnostics, context)

@@ -4,13 +4,15 @@ The analysis runs in a child process (`aiscan.lsp.worker`), so what comes back t
 server is plain, picklable data: the diagnostics and, for each loop nest, its hover text
 and code-lens title. Hover texts place every nest on every device (up to a tenth of a
 second a nest), so they are made here too, inside the same time limit, and the server
-itself never computes anything slow.
+itself never computes anything slow. The lint places each nest (AIS001) and the hovers
+show the same placements: they are made once, and kept per process across analyses
+(`PLACEMENTS`), so an edit re-places only the nests it changed.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from aiscan.analysis.kernel import RegionAnalysis
@@ -19,10 +21,28 @@ from aiscan.lint.finding import Finding
 from aiscan.lsp.document import DocumentAnalysis, ServerSettings, analyze_document
 from aiscan.lsp.hover import hover_markdown, lens_title
 from aiscan.roofline.devices import Device
+from aiscan.roofline.placement import Placement
 from aiscan.scan import AnalysisTimedOut, time_limit
 from aiscan.span import Span
 
-__all__ = ["DocumentView", "NestView", "failed_view", "view_document"]
+__all__ = ["PLACEMENTS", "DocumentView", "NestView", "failed_view", "view_document"]
+
+
+class _Recent(dict[Hashable, tuple[Placement | str, ...]]):
+    """A memo that forgets its oldest entries past `capacity` (a long session's edits)."""
+
+    def __init__(self, capacity: int) -> None:
+        super().__init__()
+        self.capacity = capacity
+
+    def __setitem__(self, key: Hashable, value: tuple[Placement | str, ...]) -> None:
+        super().__setitem__(key, value)
+        while len(self) > self.capacity:
+            del self[next(iter(self))]
+
+
+PLACEMENTS = _Recent(512)
+"""This process's placements by nest (`LintContext.placement_key`), across analyses."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +80,7 @@ def view_document(
     diagnostics go to `on_diagnostics` at once, with no nests), then every nest's counts,
     then each nest's placement. Whatever the time left undone, the nest's hover says so."""
     started = time.monotonic()
-    result = analyze_document(text, path, settings, limit_s)
+    result = analyze_document(text, path, settings, limit_s, PLACEMENTS)
     on_diagnostics(DocumentView(result.findings, result.errors, ()))
     regions = list(result.nests())
     views = [_undescribed(region.region.span, limit_s) for region in regions]
@@ -92,9 +112,14 @@ def _nest_view(
 ) -> NestView:
     assert result.analysis is not None
     span = region.region.span
+    lint = result.lint
     try:
         hover = hover_markdown(
-            region, devices, result.analysis.sizes, result.analysis.write_allocate
+            region,
+            devices,
+            result.analysis.sizes,
+            result.analysis.write_allocate,
+            (lambda: lint.placements(region)) if lint and devices == lint.devices else None,
         )
     except Exception as error:  # this nest's error is this nest's hover text
         hover = (
