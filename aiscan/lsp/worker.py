@@ -131,12 +131,11 @@ class _Child:
 
 
 def _context() -> BaseContext:
-    """A fork server that has imported the analysis and run it once (`aiscan.lsp.warmup`):
-    children start in milliseconds, with no first-use costs left, and none is forked from
-    the server's own threads."""
+    """A fork server that has imported the analysis: children start in milliseconds, and
+    none is forked from the server's own threads."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["aiscan.lsp.warmup"])
+        context.set_forkserver_preload(["aiscan.lsp.view"])
         return context
     return multiprocessing.get_context("spawn")
 
