@@ -1,4 +1,5 @@
-"""The language server's work kept between analyses: a nest is placed once per text of it."""
+"""The language server's document path: a nest placed once per text of it, the nest the
+editor hovers on described first."""
 
 from __future__ import annotations
 
@@ -78,3 +79,21 @@ def test_the_memo_forgets_its_oldest_entries() -> None:
     for key in "abc":
         memo[key] = ()
     assert list(memo) == ["b", "c"]
+
+
+def test_the_wanted_nest_is_described_first_and_the_lint_comes_after(tmp_path: Path) -> None:
+    path = str(tmp_path / "two.c")
+    settings = settings_for(path, ("h100-sxm",))
+    events: list[str] = []
+    view = view_document(
+        TWO_FUNCTIONS,
+        path,
+        settings,
+        60.0,
+        lambda early: events.append(f"diagnostics {len(early.findings)}"),
+        lambda nest: events.append(f"nest {nest.span.line}"),
+        lambda: 10,  # the editor hovers on line 10, inside the second nest
+    )
+    assert events == ["nest 9", "nest 3", f"diagnostics {len(view.findings)}"]
+    assert view.findings  # the lint ran, on the placements the hovers made
+    assert [n.span.line for n in view.nests] == [3, 9]  # the view keeps the file's order

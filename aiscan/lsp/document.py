@@ -6,8 +6,9 @@ failure of the analysis on a half-typed edit becomes a diagnostic, never an exce
 
 from __future__ import annotations
 
+import time
 from collections.abc import Hashable, Iterator, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 # The server's fork server (aiscan.lsp.worker) pays sympy's import once, when it starts,
@@ -35,6 +36,7 @@ __all__ = [
     "DocumentAnalysis",
     "ServerSettings",
     "analyze_document",
+    "lint_document",
     "settings_for",
 ]
 
@@ -135,31 +137,61 @@ def analyze_document(
     settings: ServerSettings,
     limit_s: float = EDIT_TIME_LIMIT_S,
     placement_memo: MutableMapping[Hashable, tuple[Placement | str, ...]] | None = None,
+    *,
+    lint: bool = True,
 ) -> DocumentAnalysis:
     """The document analyzed and linted within `limit_s` (when run on a main thread);
-    `placement_memo` keeps placements for the next analysis (`LintContext`)."""
+    `placement_memo` keeps placements for the next analysis (`LintContext`). Without
+    `lint`, no findings yet: `lint_document` adds them (the server describes the nests
+    first, the lint then reuses their placements)."""
+    started = time.monotonic()
     try:
         with time_limit(limit_s):
             module = lower_source(text, path, settings.pipeline)
             analysis = analyze_module(module, settings.pipeline.analysis)
-            context = LintContext(
-                analysis,
-                text,
-                settings.devices,
-                settings.pipeline.analysis,
-                write_allocate=None,
-                placement_memo=placement_memo,
-            )
-            findings = tuple(check_analysis(context, settings.lint))
-    except InputError as error:
+    except BaseException as error:
+        return _failed(error, path, limit_s)
+    context = LintContext(
+        analysis,
+        text,
+        settings.devices,
+        settings.pipeline.analysis,
+        write_allocate=None,
+        placement_memo=placement_memo,
+    )
+    result = DocumentAnalysis(analysis, (), module.diagnostics, context)
+    if not lint:
+        return result
+    left_s = max(limit_s - (time.monotonic() - started), 0.001)
+    return lint_document(result, path, settings, left_s, limit_s)
+
+
+def lint_document(
+    result: DocumentAnalysis, path: str, settings: ServerSettings, left_s: float, limit_s: float
+) -> DocumentAnalysis:
+    """`result` with its findings, made within `left_s` of the edit's `limit_s`."""
+    if result.lint is None:
+        return result
+    try:
+        with time_limit(left_s):
+            findings = tuple(check_analysis(result.lint, settings.lint))
+    except BaseException as error:
+        return _failed(error, path, limit_s)
+    return replace(result, findings=findings)
+
+
+def _failed(error: BaseException, path: str, limit_s: float) -> DocumentAnalysis:
+    """The diagnostic of an analysis that stopped; what is not ours to turn into one (^C,
+    exit) goes on."""
+    if isinstance(error, InputError):
         return DocumentAnalysis(None, (), (error.diagnostic,))
-    except AnalysisTimedOut:
+    if isinstance(error, AnalysisTimedOut):
         message = (
             f"aiscan stopped analyzing this file after {limit_s:g} s, the language server's "
             "time limit per edit; the editor stays responsive"
         )
-        return DocumentAnalysis(None, (), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),))
-    except Exception as error:  # a half-typed edit must never take the server down
+    elif isinstance(error, Exception):  # a half-typed edit must never take the server down
         message = f"aiscan could not analyze this text ({type(error).__name__}: {error})"
-        return DocumentAnalysis(None, (), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),))
-    return DocumentAnalysis(analysis, findings, module.diagnostics, context)
+    else:
+        raise error
+    return DocumentAnalysis(None, (), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),))

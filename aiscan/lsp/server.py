@@ -6,8 +6,10 @@ Edits are debounced: a burst of changes schedules one analysis of the latest tex
 `DEBOUNCE_S` after the last change; a newer change cancels the scheduled one and kills a
 running one. Analyses run in child processes under a time limit per edit (`worker`), so
 hover and code lens keep answering from the last good analysis while a new one runs, and
-one slow document never holds up another. Positions are converted between LSP's 0-based
-lines/characters and aiscan's 1-based spans here, and only here.
+one slow document never holds up another. A document's first analysis sends each nest as
+it is described: a hover that comes before the analysis is over is answered as soon as
+its nest is, and the child describes that nest next (`Demand`). Positions are converted
+between LSP's 0-based lines/characters and aiscan's 1-based spans here, and only here.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from aiscan.lint.checker import DEFAULT_HELP_URL, help_url
 from aiscan.lint.finding import Finding
 from aiscan.lsp.document import EDIT_TIME_LIMIT_S, ServerSettings, settings_for
 from aiscan.lsp.stdio import serve_stdio
-from aiscan.lsp.view import DocumentView, failed_view
-from aiscan.lsp.worker import AnalysisPool
+from aiscan.lsp.view import DocumentView, NestView, failed_view
+from aiscan.lsp.worker import AnalysisPool, Demand
 from aiscan.sources import LANGUAGES, language_of
 from aiscan.span import Span
 
@@ -47,6 +49,29 @@ _SEVERITIES = {
 }
 
 
+class _Progress:
+    """The nests an analysis has described so far, for hovers that come before its end."""
+
+    def __init__(self) -> None:
+        self.nests: list[NestView] = []
+        self.demand = Demand()
+        self._arrival: asyncio.Future[None] | None = None
+
+    def add(self, nest: NestView) -> None:
+        self.nests.append(nest)
+        if self._arrival is not None and not self._arrival.done():
+            self._arrival.set_result(None)
+
+    def nest_at(self, line: int) -> NestView | None:
+        return next((n for n in self.nests if n.span.line <= line <= n.span.end_line), None)
+
+    def next_arrival(self) -> asyncio.Future[None]:
+        """Done when the next nest comes."""
+        if self._arrival is None or self._arrival.done():
+            self._arrival = asyncio.get_running_loop().create_future()
+        return self._arrival
+
+
 class AiscanServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("aiscan", __version__)
@@ -56,6 +81,8 @@ class AiscanServer(LanguageServer):
         self.extra_devices: tuple[str, ...] = ()
         self.time_limit_s = EDIT_TIME_LIMIT_S
         self.pending: dict[str, asyncio.Task[None]] = {}
+        self.described: dict[str, _Progress] = {}
+        """The analysis under way of each document, as `pending` has it."""
         self.analyses = 0
         """Analyses run so far (the debounce test reads it through `aiscan/stats`)."""
         self.pool = AnalysisPool()
@@ -105,13 +132,13 @@ def build_server() -> AiscanServer:
         stale = ls.pending.pop(uri, None)
         if stale is not None:
             stale.cancel()
+        ls.described.pop(uri, None)
         ls.views.pop(uri, None)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: AiscanServer, params: types.HoverParams) -> types.Hover | None:
-        view = await _view(ls, params.text_document.uri)
-        nest = view.nest_at(params.position.line + 1) if view is not None else None
+        nest = await _nest(ls, params.text_document.uri, params.position.line + 1)
         if nest is None:
             return None
         return types.Hover(
@@ -171,15 +198,33 @@ async def _view(ls: AiscanServer, uri: str) -> DocumentView | None:
     return ls.views.get(uri)
 
 
+async def _nest(ls: AiscanServer, uri: str, line: int) -> NestView | None:
+    """The nest at `line` in the last good analysis; for a document not analyzed yet, in
+    the one under way, as soon as that nest is described (it is asked for next)."""
+    while uri not in ls.views and (task := ls.pending.get(uri)) is not None:
+        progress = ls.described.get(uri)
+        if progress is None:
+            break
+        if (nest := progress.nest_at(line)) is not None:
+            return nest
+        progress.demand.ask(line)
+        await asyncio.wait((task, progress.next_arrival()), return_when=asyncio.FIRST_COMPLETED)
+        if task.done() and ls.pending.get(uri) is task:
+            break  # over without a view (a newer version came in): as `_view` does
+    view = await _view(ls, uri)
+    return view.nest_at(line) if view is not None else None
+
+
 def _schedule(ls: AiscanServer, uri: str, delay_s: float) -> None:
     """Analyze `uri` after `delay_s`, replacing (cancelling) any analysis still scheduled."""
     stale = ls.pending.pop(uri, None)
     if stale is not None:
         stale.cancel()
-    ls.pending[uri] = asyncio.get_running_loop().create_task(_refresh(ls, uri, delay_s))
+    ls.described[uri] = progress = _Progress()
+    ls.pending[uri] = asyncio.get_running_loop().create_task(_refresh(ls, uri, delay_s, progress))
 
 
-async def _refresh(ls: AiscanServer, uri: str, delay_s: float) -> None:
+async def _refresh(ls: AiscanServer, uri: str, delay_s: float, progress: _Progress) -> None:
     await asyncio.sleep(delay_s)
     document = ls.workspace.get_text_document(uri)
     path = _path(uri)
@@ -216,7 +261,9 @@ async def _refresh(ls: AiscanServer, uri: str, delay_s: float) -> None:
     try:
         if settings is None:
             settings = ls.settings[uri] = settings_for(path, ls.extra_devices)
-        view = await ls.pool.view(text, path, settings, ls.time_limit_s, publish)
+        view = await ls.pool.view(
+            text, path, settings, ls.time_limit_s, publish, progress.add, progress.demand
+        )
     except asyncio.CancelledError:
         published = True  # a newer edit or a close: a late early reply must not publish
         raise
@@ -225,6 +272,8 @@ async def _refresh(ls: AiscanServer, uri: str, delay_s: float) -> None:
     if ls.workspace.get_text_document(uri).version != version:
         return  # a newer edit came in while this ran; its own analysis is scheduled
     ls.pending.pop(uri, None)
+    if ls.described.get(uri) is progress:
+        del ls.described[uri]
     ls.views[uri] = view
     publish(view)  # when the analysis ended without its early diagnostics
 

@@ -6,19 +6,26 @@ and code-lens title. Hover texts place every nest on every device (up to a tenth
 second a nest), so they are made here too, inside the same time limit, and the server
 itself never computes anything slow. The lint places each nest (AIS001) and the hovers
 show the same placements: they are made once, and kept per process across analyses
-(`PLACEMENTS`), so an edit re-places only the nests it changed.
+(`PLACEMENTS`), so an edit re-places only the nests it changed. The nests are described
+before the lint, each sent as it is done, the one the editor hovers on first: a hover
+during a document's first analysis waits for its own nest, not for the whole file.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 
 from aiscan.analysis.kernel import RegionAnalysis
 from aiscan.errors import Diagnostic, Severity
 from aiscan.lint.finding import Finding
-from aiscan.lsp.document import DocumentAnalysis, ServerSettings, analyze_document
+from aiscan.lsp.document import (
+    DocumentAnalysis,
+    ServerSettings,
+    analyze_document,
+    lint_document,
+)
 from aiscan.lsp.hover import hover_markdown, lens_title
 from aiscan.roofline.devices import Device
 from aiscan.roofline.placement import Placement
@@ -75,28 +82,56 @@ def view_document(
     settings: ServerSettings,
     limit_s: float,
     on_diagnostics: Callable[[DocumentView], None] = lambda view: None,
+    on_nest: Callable[[NestView], None] = lambda nest: None,
+    wanted_line: Callable[[], int | None] = lambda: None,
 ) -> DocumentView:
-    """The document's diagnostics and nests, all within `limit_s`: the analysis (whose
-    diagnostics go to `on_diagnostics` at once, with no nests), then every nest's counts,
-    then each nest's placement. Whatever the time left undone, the nest's hover says so."""
+    """The document's diagnostics and nests, all within `limit_s`: the analysis, every
+    nest's counts, then each nest's placement, each nest to `on_nest` once described
+    (the nest holding `wanted_line()`, the line the editor hovers on, first), then the lint,
+    which reuses those placements; its diagnostics go to `on_diagnostics` (with no nests)
+    before the view is returned. Whatever the time left undone, the nest's hover says so."""
     started = time.monotonic()
-    result = analyze_document(text, path, settings, limit_s, PLACEMENTS)
-    on_diagnostics(DocumentView(result.findings, result.errors, ()))
+    result = analyze_document(text, path, settings, limit_s, PLACEMENTS, lint=False)
     regions = list(result.nests())
     views = [_undescribed(region.region.span, limit_s) for region in regions]
     unplaced = f"\n\n_Not placed: placing this file's nests took over {limit_s:g} s._"
     try:
-        with time_limit(max(limit_s - (time.monotonic() - started), 0.001)):
+        with time_limit(_left(started, limit_s)):
             for index, region in enumerate(regions):
                 view = _nest_view(region, result, ())
                 note = unplaced if settings.devices else ""
                 views[index] = NestView(view.span, view.hover + note, view.lens)
-            if settings.devices:
-                for index, region in enumerate(regions):
-                    views[index] = _nest_view(region, result, settings.devices)
+            for index in _by_demand(regions, wanted_line):
+                if settings.devices:
+                    views[index] = _nest_view(regions[index], result, settings.devices)
+                on_nest(views[index])
     except AnalysisTimedOut:
         pass
+    result = lint_document(result, path, settings, _left(started, limit_s), limit_s)
+    on_diagnostics(DocumentView(result.findings, result.errors, ()))
+    if result.analysis is None:  # the lint stopped: the document's error, as before it ran
+        return DocumentView((), result.errors, ())
     return DocumentView(result.findings, result.errors, tuple(views))
+
+
+def _left(started: float, limit_s: float) -> float:
+    return max(limit_s - (time.monotonic() - started), 0.001)
+
+
+def _by_demand(
+    regions: list[RegionAnalysis], wanted_line: Callable[[], int | None]
+) -> Iterator[int]:
+    """Indices of `regions`, each once: the one holding the wanted line when asked, in
+    order otherwise."""
+    left = list(range(len(regions)))
+    while left:
+        line = wanted_line()
+        spans = ((i, regions[i].region.span) for i in left)
+        chosen = next(
+            (i for i, s in spans if line is not None and s.line <= line <= s.end_line), left[0]
+        )
+        left.remove(chosen)
+        yield chosen
 
 
 def _undescribed(span: Span, limit_s: float) -> NestView:

@@ -20,14 +20,40 @@ from multiprocessing.context import BaseContext
 from typing import Any
 
 from aiscan.lsp.document import ServerSettings
-from aiscan.lsp.view import DocumentView, failed_view, view_document
+from aiscan.lsp.view import DocumentView, NestView, failed_view, view_document
 
-__all__ = ["PROCESSES", "AnalysisPool"]
+__all__ = ["PROCESSES", "AnalysisPool", "Demand"]
 
 PROCESSES = 2
 """Analyses at once: one slow document leaves a process for the others."""
 GRACE_S = 5.0
 """How long past its own limit a child may take before it is killed."""
+
+
+class Demand:
+    """The line the editor hovers on while a document's first analysis runs: the child
+    describes the nest holding it next (`view_document`'s `wanted_line`). Used on the
+    event loop's thread only, the one thread that writes to the children."""
+
+    def __init__(self) -> None:
+        self.line: int | None = None
+        self._connection: Connection | None = None
+
+    def ask(self, line: int) -> None:
+        if line != self.line:
+            self.line = line
+            self._send()
+
+    def attach(self, connection: Connection | None) -> None:
+        self._connection = connection
+        self._send()
+
+    def _send(self) -> None:
+        if self._connection is not None and self.line is not None:
+            try:
+                self._connection.send(("line", self.line))
+            except OSError:  # the child is gone: its reply says so
+                self._connection = None
 
 
 class AnalysisPool:
@@ -47,13 +73,19 @@ class AnalysisPool:
         settings: ServerSettings,
         limit_s: float,
         on_diagnostics: Callable[[DocumentView], None],
+        on_nest: Callable[[NestView], None] = lambda nest: None,
+        demand: Demand | None = None,
     ) -> DocumentView:
-        """The document's view. `on_diagnostics` gets the diagnostics alone (no nests) as
-        soon as the analysis is done, before the hover texts; cancelling kills the child."""
+        """The document's view. `on_nest` gets each nest as soon as it is described (the
+        one `demand` asks for first), `on_diagnostics` the diagnostics alone (no nests)
+        before the whole view; cancelling kills the child."""
         loop = asyncio.get_running_loop()
 
-        def early(view: DocumentView) -> None:  # on the thread reading the child's replies
-            loop.call_soon_threadsafe(on_diagnostics, view)
+        def early(kind: str, part: DocumentView | NestView) -> None:  # on the reading thread
+            if kind == "nest" and isinstance(part, NestView):
+                loop.call_soon_threadsafe(on_nest, part)
+            elif isinstance(part, DocumentView):
+                loop.call_soon_threadsafe(on_diagnostics, part)
 
         async with self._slots:
             # Starting a child waits for the fork server's imports the first time: off the loop.
@@ -62,8 +94,14 @@ class AnalysisPool:
                 if self._idle
                 else await loop.run_in_executor(self._threads, self._start)
             )
-            request = (text, path, settings, limit_s)
-            reply = loop.run_in_executor(self._threads, child.call, request, early)
+            try:
+                child.connection.send(("analyze", text, path, settings, limit_s))
+            except OSError as error:  # the idle child died
+                self._kill(child)
+                return failed_view(path, f"the analysis process ended ({error})")
+            if demand is not None:
+                demand.attach(child.connection)
+            reply = loop.run_in_executor(self._threads, child.replies, early)
             try:
                 view = await asyncio.wait_for(reply, limit_s + GRACE_S)
             except TimeoutError:
@@ -77,6 +115,9 @@ class AnalysisPool:
             except (EOFError, OSError) as error:  # the child died: killed for its memory?
                 self._kill(child)
                 return failed_view(path, f"the analysis process ended ({error or 'no reply'})")
+            finally:
+                if demand is not None:
+                    demand.attach(None)
             self._idle.append(child)
             return view
 
@@ -110,18 +151,15 @@ class _Child:
         self.process.start()
         theirs.close()
 
-    def call(
-        self,
-        request: tuple[str, str, ServerSettings, float],
-        on_diagnostics: Callable[[DocumentView], None],
-    ) -> DocumentView:
-        self.connection.send(request)
+    def replies(self, on_part: Callable[[str, DocumentView | NestView], None]) -> DocumentView:
+        """The replies to the request just sent: its parts ("nest", "diagnostics") to
+        `on_part`, then the whole view."""
         while True:
-            final, view = self.connection.recv()
-            assert isinstance(view, DocumentView)
-            if final:
-                return view
-            on_diagnostics(view)
+            kind, part = self.connection.recv()
+            if kind == "view":
+                assert isinstance(part, DocumentView)
+                return part
+            on_part(kind, part)
 
     def kill(self) -> None:
         # The connection is left to the thread reading it: the child's death ends its read.
@@ -141,17 +179,38 @@ def _context() -> BaseContext:
 
 
 def _serve_requests(connection: Connection) -> None:
-    """A child's loop: a request in, its view out, until the server goes away."""
+    """A child's loop: a request in, its view out, until the server goes away. While it
+    analyzes, the server may send the line the editor hovers on (`Demand`); one that comes
+    after the analysis is over is left unread until here, and skipped."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the editor's ^C is the server's to take
+    wanted: list[int] = []
+
+    def wanted_line() -> int | None:
+        while connection.poll():
+            kind, line = connection.recv()
+            if kind == "line":
+                wanted.append(line)
+        return wanted[-1] if wanted else None
+
     while True:
         try:
-            text, path, settings, limit_s = connection.recv()
+            message = connection.recv()
         except (EOFError, OSError):
             return
+        if message[0] != "analyze":
+            continue
+        _, text, path, settings, limit_s = message
+        wanted.clear()
         try:
             view = view_document(
-                text, path, settings, limit_s, lambda early: connection.send((False, early))
+                text,
+                path,
+                settings,
+                limit_s,
+                lambda part: connection.send(("diagnostics", part)),
+                lambda nest: connection.send(("nest", nest)),
+                wanted_line,
             )
         except BaseException as error:  # a reply, whatever happened
             view = failed_view(path, f"aiscan could not analyze this text ({error!r})")
-        connection.send((True, view))
+        connection.send(("view", view))
