@@ -81,19 +81,27 @@ def test_the_memo_forgets_its_oldest_entries() -> None:
     assert list(memo) == ["b", "c"]
 
 
-def test_the_wanted_nest_is_described_first_and_the_lint_comes_after(tmp_path: Path) -> None:
+def test_the_wanted_nest_is_described_first_and_the_lint_comes_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = str(tmp_path / "two.c")
     settings = settings_for(path, ("h100-sxm",))
     events: list[str] = []
+    lint = view_module.lint_document
+
+    def linting(*args: Any) -> Any:
+        events.append("lint")
+        return lint(*args)
+
+    monkeypatch.setattr(view_module, "lint_document", linting)
     view = view_document(
         TWO_FUNCTIONS,
         path,
         settings,
         60.0,
-        lambda early: events.append(f"diagnostics {len(early.findings)}"),
         lambda nest: events.append(f"nest {nest.span.line}"),
         lambda: 10,  # the editor hovers on line 10, inside the second nest
     )
-    assert events == ["nest 9", "nest 3", f"diagnostics {len(view.findings)}"]
+    assert events == ["nest 9", "nest 3", "lint"]
     assert view.findings  # the lint ran, on the placements the hovers made
     assert [n.span.line for n in view.nests] == [3, 9]  # the view keeps the file's order

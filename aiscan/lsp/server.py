@@ -243,30 +243,12 @@ async def _refresh(ls: AiscanServer, uri: str, delay_s: float, progress: _Progre
     version, text = document.version, document.source
     ls.analyses += 1
     settings = ls.settings.get(uri)
-    published = False
-
-    def publish(view: DocumentView) -> None:
-        """Diagnostics as soon as they are known, once per analysis, if still current."""
-        nonlocal published
-        if published or ls.workspace.get_text_document(uri).version != version:
-            return
-        published = True
-        template = settings.help_url if settings is not None else DEFAULT_HELP_URL
-        diagnostics = [_finding_diagnostic(f, template) for f in view.findings]
-        diagnostics += [_error_diagnostic(d) for d in view.errors]
-        ls.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
-        )
-
     try:
         if settings is None:
             settings = ls.settings[uri] = settings_for(path, ls.extra_devices)
         view = await ls.pool.view(
-            text, path, settings, ls.time_limit_s, publish, progress.add, progress.demand
+            text, path, settings, ls.time_limit_s, progress.add, progress.demand
         )
-    except asyncio.CancelledError:
-        published = True  # a newer edit or a close: a late early reply must not publish
-        raise
     except Exception as error:  # whatever failed, the document gets its diagnostic
         view = failed_view(path, f"aiscan could not analyze this text ({error!r})")
     if ls.workspace.get_text_document(uri).version != version:
@@ -274,8 +256,15 @@ async def _refresh(ls: AiscanServer, uri: str, delay_s: float, progress: _Progre
     ls.pending.pop(uri, None)
     if ls.described.get(uri) is progress:
         del ls.described[uri]
+    # Stored, then published, in one step of the loop: a client that has this version's
+    # diagnostics gets every answer from it (a request between the two would see the last).
     ls.views[uri] = view
-    publish(view)  # when the analysis ended without its early diagnostics
+    template = settings.help_url if settings is not None else DEFAULT_HELP_URL
+    diagnostics = [_finding_diagnostic(f, template) for f in view.findings]
+    diagnostics += [_error_diagnostic(d) for d in view.errors]
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+    )
 
 
 def _path(uri: str) -> str:

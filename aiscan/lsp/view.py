@@ -81,15 +81,13 @@ def view_document(
     path: str,
     settings: ServerSettings,
     limit_s: float,
-    on_diagnostics: Callable[[DocumentView], None] = lambda view: None,
     on_nest: Callable[[NestView], None] = lambda nest: None,
     wanted_line: Callable[[], int | None] = lambda: None,
 ) -> DocumentView:
     """The document's diagnostics and nests, all within `limit_s`: the analysis, every
     nest's counts, then each nest's placement, each nest to `on_nest` once described
     (the nest holding `wanted_line()`, the line the editor hovers on, first), then the lint,
-    which reuses those placements; its diagnostics go to `on_diagnostics` (with no nests)
-    before the view is returned. Whatever the time left undone, the nest's hover says so."""
+    which reuses those placements. Whatever the time left undone, the nest's hover says so."""
     started = time.monotonic()
     result = analyze_document(text, path, settings, limit_s, PLACEMENTS, lint=False)
     regions = list(result.nests())
@@ -108,7 +106,6 @@ def view_document(
     except AnalysisTimedOut:
         pass
     result = lint_document(result, path, settings, _left(started, limit_s), limit_s)
-    on_diagnostics(DocumentView(result.findings, result.errors, ()))
     if result.analysis is None:  # the lint stopped: the document's error, as before it ran
         return DocumentView((), result.errors, ())
     return DocumentView(result.findings, result.errors, tuple(views))

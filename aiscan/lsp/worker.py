@@ -72,20 +72,15 @@ class AnalysisPool:
         path: str,
         settings: ServerSettings,
         limit_s: float,
-        on_diagnostics: Callable[[DocumentView], None],
         on_nest: Callable[[NestView], None] = lambda nest: None,
         demand: Demand | None = None,
     ) -> DocumentView:
         """The document's view. `on_nest` gets each nest as soon as it is described (the
-        one `demand` asks for first), `on_diagnostics` the diagnostics alone (no nests)
-        before the whole view; cancelling kills the child."""
+        one `demand` asks for first); cancelling kills the child."""
         loop = asyncio.get_running_loop()
 
-        def early(kind: str, part: DocumentView | NestView) -> None:  # on the reading thread
-            if kind == "nest" and isinstance(part, NestView):
-                loop.call_soon_threadsafe(on_nest, part)
-            elif isinstance(part, DocumentView):
-                loop.call_soon_threadsafe(on_diagnostics, part)
+        def early(nest: NestView) -> None:  # on the reading thread
+            loop.call_soon_threadsafe(on_nest, nest)
 
         async with self._slots:
             # Starting a child waits for the fork server's imports the first time: off the loop.
@@ -151,15 +146,16 @@ class _Child:
         self.process.start()
         theirs.close()
 
-    def replies(self, on_part: Callable[[str, DocumentView | NestView], None]) -> DocumentView:
-        """The replies to the request just sent: its parts ("nest", "diagnostics") to
-        `on_part`, then the whole view."""
+    def replies(self, on_nest: Callable[[NestView], None]) -> DocumentView:
+        """The replies to the request just sent: each nest as described to `on_nest`, then
+        the whole view (its diagnostics with it: they are published once it is stored)."""
         while True:
             kind, part = self.connection.recv()
             if kind == "view":
                 assert isinstance(part, DocumentView)
                 return part
-            on_part(kind, part)
+            assert kind == "nest" and isinstance(part, NestView)
+            on_nest(part)
 
     def kill(self) -> None:
         # The connection is left to the thread reading it: the child's death ends its read.
@@ -207,7 +203,6 @@ def _serve_requests(connection: Connection) -> None:
                 path,
                 settings,
                 limit_s,
-                lambda part: connection.send(("diagnostics", part)),
                 lambda nest: connection.send(("nest", nest)),
                 wanted_line,
             )
