@@ -38,6 +38,7 @@ __all__ = [
     "analyze_document",
     "lint_document",
     "settings_for",
+    "time_limit_message",
 ]
 
 
@@ -180,16 +181,24 @@ def lint_document(
     return replace(result, findings=findings)
 
 
+def time_limit_message(limit_s: float, held_s: float = 0.0) -> str:
+    """The error of a document stopped at the time limit, however it was stopped: by its
+    own alarm, or killed `held_s` later when a library call (isl's, in C, holding the
+    interpreter) kept the alarm from interrupting it."""
+    held = f" (a call that could not be interrupted held it {held_s:g} s more)" if held_s else ""
+    return (
+        f"aiscan stopped analyzing this file after {limit_s:g} s, the language server's "
+        f"time limit per edit{held}; the editor stays responsive"
+    )
+
+
 def _failed(error: BaseException, path: str, limit_s: float) -> DocumentAnalysis:
     """The diagnostic of an analysis that stopped; what is not ours to turn into one (^C,
     exit) goes on."""
     if isinstance(error, InputError):
         return DocumentAnalysis(None, (), (error.diagnostic,))
     if isinstance(error, AnalysisTimedOut):
-        message = (
-            f"aiscan stopped analyzing this file after {limit_s:g} s, the language server's "
-            "time limit per edit; the editor stays responsive"
-        )
+        message = time_limit_message(limit_s)
     elif isinstance(error, Exception):  # a half-typed edit must never take the server down
         message = f"aiscan could not analyze this text ({type(error).__name__}: {error})"
     else:

@@ -19,7 +19,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from typing import Any
 
-from aiscan.lsp.document import ServerSettings
+from aiscan.lsp.document import ServerSettings, time_limit_message
 from aiscan.lsp.view import DocumentView, NestView, failed_view, view_document
 
 __all__ = ["PROCESSES", "AnalysisPool", "Demand"]
@@ -27,7 +27,9 @@ __all__ = ["PROCESSES", "AnalysisPool", "Demand"]
 PROCESSES = 2
 """Analyses at once: one slow document leaves a process for the others."""
 GRACE_S = 5.0
-"""How long past its own limit a child may take before it is killed."""
+"""How long past its own limit a child may take before it is killed: the limit's alarm
+waits for the call under way to return, and isl's calls hold the interpreter for seconds
+on a loaded machine. Either way the document gets the same error (`time_limit_message`)."""
 
 
 class Demand:
@@ -101,9 +103,7 @@ class AnalysisPool:
                 view = await asyncio.wait_for(reply, limit_s + GRACE_S)
             except TimeoutError:
                 self._kill(child)
-                return failed_view(
-                    path, f"aiscan stopped analyzing this file after {limit_s + GRACE_S:g} s"
-                )
+                return failed_view(path, time_limit_message(limit_s, GRACE_S))
             except asyncio.CancelledError:
                 self._kill(child)
                 raise
