@@ -11,6 +11,7 @@ slow document leave the others answering. A newer edit kills the analysis it rep
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import signal
 from collections.abc import Callable
@@ -21,9 +22,15 @@ from typing import Any
 
 from aiscan.lsp.document import ServerSettings, time_limit_message
 from aiscan.lsp.view import DocumentView, NestView, failed_view, view_document
+from aiscan.lsp.warmup import STEPS
 
-__all__ = ["PROCESSES", "AnalysisPool", "Demand"]
+__all__ = ["PRELOAD", "PROCESSES", "AnalysisPool", "Demand"]
 
+PRELOAD = ("aiscan.lsp.warmup", "islpy")
+"""What the fork server imports, so each child starts with it. islpy, which the analysis
+imports at its first exact count, in particular: an import that the time limit
+interrupts leaves its extension half registered, and importing it again in that child
+aborts the process (nanobind: 'refusing to add duplicate key')."""
 PROCESSES = 2
 """Analyses at once: one slow document leaves a process for the others."""
 GRACE_S = 5.0
@@ -169,15 +176,21 @@ def _context() -> BaseContext:
     none is forked from the server's own threads."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["aiscan.lsp.view"])
+        context.set_forkserver_preload(list(PRELOAD))
         return context
     return multiprocessing.get_context("spawn")
 
 
+def _quietly(step: Callable[[], None]) -> None:
+    with contextlib.suppress(Exception):  # a failed warm-up costs its head start, no more
+        step()
+
+
 def _serve_requests(connection: Connection) -> None:
-    """A child's loop: a request in, its view out, until the server goes away. While it
-    analyzes, the server may send the line the editor hovers on (`Demand`); one that comes
-    after the analysis is over is left unread until here, and skipped."""
+    """A child's loop: a request in, its view out, until the server goes away; while none
+    has come yet, the warm-up's steps (`aiscan.lsp.warmup`). While it analyzes, the server
+    may send the line the editor hovers on (`Demand`); one that comes after the analysis
+    is over is left unread until here, and skipped."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the editor's ^C is the server's to take
     wanted: list[int] = []
 
@@ -188,13 +201,17 @@ def _serve_requests(connection: Connection) -> None:
                 wanted.append(line)
         return wanted[-1] if wanted else None
 
+    warm_up = list(STEPS)
     while True:
         try:
+            while warm_up and not connection.poll():
+                _quietly(warm_up.pop(0))  # idle: a first-use cost, one step at a time
             message = connection.recv()
         except (EOFError, OSError):
             return
         if message[0] != "analyze":
             continue
+        warm_up.clear()
         _, text, path, settings, limit_s = message
         wanted.clear()
         try:
