@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from aiscan.lsp import document as document_module
 from aiscan.lsp import hover as hover_module
 from aiscan.lsp import view as view_module
 from aiscan.lsp.document import settings_for
@@ -105,3 +106,34 @@ def test_the_wanted_nest_is_described_first_and_the_lint_comes_after(
     assert events == ["nest 9", "nest 3", "lint"]
     assert view.findings  # the lint ran, on the placements the hovers made
     assert [n.span.line for n in view.nests] == [3, 9]  # the view keeps the file's order
+
+
+def test_the_hovered_nest_is_described_before_the_whole_file_is_analyzed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hover during a document's first analysis waits for its own function's analysis,
+    not the file's; what it gets is what the file's analysis gives that nest."""
+    path = str(tmp_path / "two.c")
+    settings = settings_for(path, ("h100-sxm", "epyc-9654"))
+    monkeypatch.setattr(view_module, "PLACEMENTS", view_module._Recent(64))
+    alone = view_document(TWO_FUNCTIONS, path, settings, 60.0)
+    events: list[str] = []
+    for module, label in ((document_module, "file"), (view_module, "function")):
+        original = module.analyze_module
+
+        def analyzing(ir: Any, options: Any, original: Any = original, label: str = label) -> Any:
+            events.append(f"{label} {', '.join(f.name for f in ir.functions)}")
+            return original(ir, options)
+
+        monkeypatch.setattr(module, "analyze_module", analyzing)
+    monkeypatch.setattr(view_module, "PLACEMENTS", view_module._Recent(64))
+    view = view_document(
+        TWO_FUNCTIONS,
+        path,
+        settings,
+        60.0,
+        lambda nest: events.append(f"nest {nest.span.line}"),
+        lambda: 10,  # inside the second nest
+    )
+    assert events == ["function matvec", "nest 9", "file scale, matvec", "nest 3"]
+    assert view == alone

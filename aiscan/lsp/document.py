@@ -7,7 +7,7 @@ failure of the analysis on a half-typed edit becomes a diagnostic, never an exce
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable, Iterator, MutableMapping
+from collections.abc import Callable, Hashable, Iterator, MutableMapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -21,6 +21,7 @@ import sympy.physics.units  # noqa: F401  (binds sympy too)
 from aiscan.analysis.kernel import ModuleAnalysis, RegionAnalysis, analyze_module
 from aiscan.config import Config, find_config, load_config
 from aiscan.errors import AiscanError, Diagnostic, InputError, Severity
+from aiscan.ir.nodes import Module
 from aiscan.lint.checker import DEFAULT_HELP_URL, check_analysis
 from aiscan.lint.context import LintContext
 from aiscan.lint.finding import Finding
@@ -36,6 +37,7 @@ __all__ = [
     "DocumentAnalysis",
     "ServerSettings",
     "analyze_document",
+    "lint_context",
     "lint_document",
     "settings_for",
     "time_limit_message",
@@ -140,19 +142,37 @@ def analyze_document(
     placement_memo: MutableMapping[Hashable, tuple[Placement | str, ...]] | None = None,
     *,
     lint: bool = True,
+    lowered: Callable[[Module], None] = lambda module: None,
 ) -> DocumentAnalysis:
     """The document analyzed and linted within `limit_s` (when run on a main thread);
     `placement_memo` keeps placements for the next analysis (`LintContext`). Without
     `lint`, no findings yet: `lint_document` adds them (the server describes the nests
-    first, the lint then reuses their placements)."""
+    first, the lint then reuses their placements). `lowered` gets the module before the
+    analysis, within the limit (the server describes the hovered nest then)."""
     started = time.monotonic()
     try:
         with time_limit(limit_s):
             module = lower_source(text, path, settings.pipeline)
+            lowered(module)
             analysis = analyze_module(module, settings.pipeline.analysis)
     except BaseException as error:
         return _failed(error, path, limit_s)
-    context = LintContext(
+    context = lint_context(analysis, text, settings, placement_memo)
+    result = DocumentAnalysis(analysis, (), module.diagnostics, context)
+    if not lint:
+        return result
+    left_s = max(limit_s - (time.monotonic() - started), 0.001)
+    return lint_document(result, path, settings, left_s, limit_s)
+
+
+def lint_context(
+    analysis: ModuleAnalysis,
+    text: str,
+    settings: ServerSettings,
+    placement_memo: MutableMapping[Hashable, tuple[Placement | str, ...]] | None,
+) -> LintContext:
+    """What the lint sees of `analysis`, placing as `analyze` does on the settings' devices."""
+    return LintContext(
         analysis,
         text,
         settings.devices,
@@ -160,11 +180,6 @@ def analyze_document(
         write_allocate=None,
         placement_memo=placement_memo,
     )
-    result = DocumentAnalysis(analysis, (), module.diagnostics, context)
-    if not lint:
-        return result
-    left_s = max(limit_s - (time.monotonic() - started), 0.001)
-    return lint_document(result, path, settings, left_s, limit_s)
 
 
 def lint_document(

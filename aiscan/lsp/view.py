@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Hashable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from aiscan.analysis.kernel import RegionAnalysis
+from aiscan.analysis.kernel import RegionAnalysis, analyze_module
 from aiscan.errors import Diagnostic, Severity
+from aiscan.ir.nodes import Function, Module
 from aiscan.lint.finding import Finding
 from aiscan.lsp.document import (
     DocumentAnalysis,
     ServerSettings,
     analyze_document,
+    lint_context,
     lint_document,
 )
 from aiscan.lsp.hover import hover_markdown, lens_title
@@ -89,17 +91,42 @@ def view_document(
     (the nest holding `wanted_line()`, the line the editor hovers on, first), then the lint,
     which reuses those placements. Whatever the time left undone, the nest's hover says so."""
     started = time.monotonic()
-    result = analyze_document(text, path, settings, limit_s, PLACEMENTS, lint=False)
+    early: dict[Span, NestView] = {}
+
+    def describe_wanted(module: Module) -> None:
+        """The hovered nest from its own function's analysis, before the whole file's
+        (which finds its placement kept, and its counts in the analysis's caches)."""
+        line = wanted_line()
+        function = next((f for f in module.functions if _nest_in(f, line)), None)
+        if function is None:
+            return
+        alone = replace(module, functions=(function,))
+        analysis = analyze_module(alone, settings.pipeline.analysis)
+        context = lint_context(analysis, text, settings, PLACEMENTS)
+        part = DocumentAnalysis(analysis, (), (), context)
+        region = part.nest_at(line) if line is not None else None
+        if region is not None:
+            early[region.region.span] = view = _nest_view(region, part, settings.devices)
+            on_nest(view)
+
+    result = analyze_document(
+        text, path, settings, limit_s, PLACEMENTS, lint=False, lowered=describe_wanted
+    )
     regions = list(result.nests())
     views = [_undescribed(region.region.span, limit_s) for region in regions]
     unplaced = f"\n\n_Not placed: placing this file's nests took over {limit_s:g} s._"
     try:
         with time_limit(_left(started, limit_s)):
             for index, region in enumerate(regions):
+                if (sent := early.get(region.region.span)) is not None:
+                    views[index] = sent
+                    continue
                 view = _nest_view(region, result, ())
                 note = unplaced if settings.devices else ""
                 views[index] = NestView(view.span, view.hover + note, view.lens)
             for index in _by_demand(regions, wanted_line):
+                if regions[index].region.span in early:
+                    continue  # sent before the whole file's analysis
                 if settings.devices:
                     views[index] = _nest_view(regions[index], result, settings.devices)
                 on_nest(views[index])
@@ -109,6 +136,13 @@ def view_document(
     if result.analysis is None:  # the lint stopped: the document's error, as before it ran
         return DocumentView((), result.errors, ())
     return DocumentView(result.findings, result.errors, tuple(views))
+
+
+def _nest_in(function: Function, line: int | None) -> bool:
+    """Whether one of `function`'s loop nests holds `line`."""
+    return line is not None and any(
+        r.kind == "nest" and r.span.line <= line <= r.span.end_line for r in function.regions
+    )
 
 
 def _left(started: float, limit_s: float) -> float:
