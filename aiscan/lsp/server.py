@@ -8,8 +8,10 @@ running one. Analyses run in child processes under a time limit per edit (`worke
 hover and code lens keep answering from the last good analysis while a new one runs, and
 one slow document never holds up another. A document's first analysis sends each nest as
 it is described: a hover that comes before the analysis is over is answered as soon as
-its nest is, and the child describes that nest next (`Demand`). Positions are converted
-between LSP's 0-based lines/characters and aiscan's 1-based spans here, and only here.
+its nest is, and the child describes that nest next (`Demand`). Diagnostics are
+published in the step that stores their analysis's view: a client that has a version's
+diagnostics gets every answer from that version. Positions are converted between LSP's
+0-based lines/characters and aiscan's 1-based spans here, and only here.
 """
 
 from __future__ import annotations

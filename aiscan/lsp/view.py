@@ -7,8 +7,9 @@ second a nest), so they are made here too, inside the same time limit, and the s
 itself never computes anything slow. The lint places each nest (AIS001) and the hovers
 show the same placements: they are made once, and kept per process across analyses
 (`PLACEMENTS`), so an edit re-places only the nests it changed. The nests are described
-before the lint, each sent as it is done, the one the editor hovers on first: a hover
-during a document's first analysis waits for its own nest, not for the whole file.
+before the lint, each sent as it is done, the one the editor hovers on first (from its
+function's analysis, before the file's): a hover during a document's first analysis waits
+for its own nest, not for the whole file.
 """
 
 from __future__ import annotations
@@ -86,10 +87,12 @@ def view_document(
     on_nest: Callable[[NestView], None] = lambda nest: None,
     wanted_line: Callable[[], int | None] = lambda: None,
 ) -> DocumentView:
-    """The document's diagnostics and nests, all within `limit_s`: the analysis, every
-    nest's counts, then each nest's placement, each nest to `on_nest` once described
-    (the nest holding `wanted_line()`, the line the editor hovers on, first), then the lint,
-    which reuses those placements. Whatever the time left undone, the nest's hover says so."""
+    """The document's diagnostics and nests, all within `limit_s`: the nest holding
+    `wanted_line()` (the line the editor hovers on) from its function's analysis alone when
+    it is asked for before the file's analysis, then the analysis, every nest's counts,
+    then each nest's placement (the wanted one first), each nest to `on_nest` once
+    described, then the lint, which reuses those placements. Whatever the time left
+    undone, the nest's hover says so."""
     started = time.monotonic()
     early: dict[Span, NestView] = {}
 
