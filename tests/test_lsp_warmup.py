@@ -32,10 +32,12 @@ def test_an_idle_child_warms_up_between_requests(
     """Step 1 runs while nothing is asked; a request sent during it is served next, and
     step 2 never runs (the child stays idle a while before its connection closes)."""
     events: list[str] = []
-    sent, second = threading.Event(), threading.Event()  # second: set if step 2 runs
+    started, sent = threading.Event(), threading.Event()
+    second = threading.Event()  # set if step 2 runs
 
     def first() -> None:  # the request is sent while this step runs
         events.append("step 1")
+        started.set()
         assert sent.wait(30)
 
     def then() -> None:
@@ -47,6 +49,7 @@ def test_an_idle_child_warms_up_between_requests(
     path = str(tmp_path / "daxpy.c")
 
     def client(connection: Connection) -> None:
+        assert started.wait(30)  # the child is idle and warming up
         connection.send(("analyze", DAXPY, path, settings_for(path), 30.0))
         sent.set()
         while (reply := connection.recv())[0] != "view":
