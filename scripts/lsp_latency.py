@@ -8,12 +8,20 @@ measure another checkout), opens it, then opens a small daxpy and hovers on it, 
 1. how long after opening the daxpy its hover answered;
 2. how long after opening the large file its diagnostics came, and what they were.
 
+With `--file`, the editor's aims instead, on a file of yours (a fixture): the server started
+and given `--warm` seconds (an editor starts it as the first file opens: 0), the file opened
+and a hover sent at once on each top-level loop in turn (one fresh server each), and after
+each, an edit in place (spaces after that loop's line) and how long its diagnostics took,
+less the server's debounce.
+
 Usage: python scripts/lsp_latency.py [--lines 2000] [--time-limit SECONDS] [--device h100-sxm]
+       python scripts/lsp_latency.py --file fixtures/python/loops.py [--warm 2] [--device ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 import time
@@ -50,13 +58,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=2000)
     parser.add_argument("--time-limit", type=float, default=None)
-    parser.add_argument("--device", default="h100-sxm")
+    parser.add_argument("--device", action="append")
+    parser.add_argument("--file", type=Path, help="measure the first hover and an edit on it")
+    parser.add_argument("--warm", type=float, default=2.0)
     arguments = parser.parse_args()
+    arguments.device = arguments.device or ["h100-sxm"]
+    if arguments.file is not None:
+        editor_aims(arguments.file, arguments.device, arguments.warm)
+        return
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
         server = Server(root)
         try:
-            options: dict[str, object] = {"devices": [arguments.device]}
+            options: dict[str, object] = {"devices": arguments.device}
             if arguments.time_limit is not None:
                 options["timeLimit"] = arguments.time_limit
             server.initialize(root, options)
@@ -77,6 +91,50 @@ def main() -> None:
     print(f"large file's diagnostics after {published - opened:.1f} s: ", end="")
     errors = [d["message"] for d in diagnostics if d.get("severity") == 1]
     print(errors[0] if errors else f"{len(diagnostics)} findings")
+
+
+def editor_aims(path: Path, devices: list[str], warm_s: float) -> None:
+    from aiscan.lsp.server import DEBOUNCE_S
+
+    text = path.read_text()
+    language = "python" if path.suffix == ".py" else "c"
+    loops = [i for i, line in enumerate(text.splitlines()) if re.match(r"( {4}|\t)for\b", line)]
+    print(f"{path}: {len(loops)} top-level loops; devices {', '.join(devices)}; warm {warm_s:g} s")
+    for line in loops:
+        with tempfile.TemporaryDirectory() as directory:
+            root = Path(directory)
+            server = Server(root)
+            try:
+                server.initialize(root, {"devices": devices, "timeLimit": 600})
+                time.sleep(warm_s)
+                uri = (root / path.name).as_uri()
+                opened = time.monotonic()
+                server.open(uri, text, language)
+                server.request(1, "textDocument/hover", _at(uri, line))
+                hovered = server.arrival(server.response(1, timeout_s=900)) - opened
+                server.publication(uri, timeout_s=900)
+                lines = text.splitlines(keepends=True)
+                lines[line] = lines[line].rstrip("\n") + "  \n"
+                changed = {"textDocument": {"uri": uri, "version": 2}}
+                edited = time.monotonic()
+                server.notify(
+                    "textDocument/didChange",
+                    changed | {"contentChanges": [{"text": "".join(lines)}]},
+                )
+                publication = server.wait_for(
+                    lambda m: (
+                        m.get("method") == "textDocument/publishDiagnostics"
+                        and m["params"].get("version") == 2
+                    ),
+                    900,
+                )
+                reanalyzed = server.arrival(publication) - edited - DEBOUNCE_S
+            finally:
+                server.close()
+        print(
+            f"  hover on line {line + 1}: {hovered * 1000:.0f} ms after open;"
+            f" an edit there re-analyzed in {reanalyzed * 1000:.0f} ms (debounce excluded)"
+        )
 
 
 def _at(uri: str, line: int) -> dict[str, object]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field, replace
 
 from aiscan.analysis.kernel import (
@@ -35,6 +35,12 @@ class LintContext:
     """How `analyze` places nests on the devices (model, threads, flags): the rules that
     give a verdict use the same placement, so every surface says the same thing. None:
     `analyze`'s defaults on `devices`."""
+    placement_memo: MutableMapping[Hashable, tuple[Placement | str, ...]] | None = field(
+        default=None, compare=False
+    )
+    """Placements already made, by all that decides them (`placement_key`): the language
+    server keeps one across edits, so its hovers and a nest an edit left alone are not
+    placed again. None: every call places."""
 
     @property
     def path(self) -> str:
@@ -80,8 +86,28 @@ class LintContext:
             sparse=self.sparse,
             write_allocate=self.write_allocate,
         )
+        memo = self.placement_memo
+        key = self.placement_key(region, options) if memo is not None else None
+        if memo is not None and (known := memo.get(key)) is not None:
+            return list(known)
         spec = kernel_spec(f"line {region.region.span.line}", region, options)
-        return place_on_devices(spec, options, self.sizes, region)
+        placed = place_on_devices(spec, options, self.sizes, region)
+        if memo is not None:
+            memo[key] = tuple(placed)
+        return placed
+
+    def placement_key(self, region: RegionAnalysis, options: PlacementOptions) -> Hashable:
+        """What decides a nest's placements: its IR (spans included: the texts name lines)
+        and the counting options and sizes its analysis is a function of (`analyze_module`
+        analyzes each region from these alone), and the placement options."""
+        counting = self.analysis_options
+        return (
+            region.region,
+            tuple(sorted(self.sizes.items())),
+            (counting.write_allocate, counting.special_weight),
+            tuple(sorted(counting.sizes.items())),
+            options,
+        )
 
     def place(self, region: RegionAnalysis, device: Device, precision: str) -> Placement | None:
         """The nest on `device` under the compulsory model; None when the device has no

@@ -6,8 +6,9 @@ failure of the analysis on a half-typed edit becomes a diagnostic, never an exce
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Hashable, Iterator, MutableMapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 # The server's fork server (aiscan.lsp.worker) pays sympy's import once, when it starts,
@@ -20,12 +21,14 @@ import sympy.physics.units  # noqa: F401  (binds sympy too)
 from aiscan.analysis.kernel import ModuleAnalysis, RegionAnalysis, analyze_module
 from aiscan.config import Config, find_config, load_config
 from aiscan.errors import AiscanError, Diagnostic, InputError, Severity
+from aiscan.ir.nodes import Module
 from aiscan.lint.checker import DEFAULT_HELP_URL, check_analysis
 from aiscan.lint.context import LintContext
 from aiscan.lint.finding import Finding
 from aiscan.lint.settings import LintSettings
 from aiscan.pipeline import PipelineOptions, lower_source
 from aiscan.roofline.devices import Device, load_devices
+from aiscan.roofline.placement import Placement
 from aiscan.scan import AnalysisTimedOut, time_limit
 from aiscan.span import Span
 
@@ -34,7 +37,10 @@ __all__ = [
     "DocumentAnalysis",
     "ServerSettings",
     "analyze_document",
+    "lint_context",
+    "lint_document",
     "settings_for",
+    "time_limit_message",
 ]
 
 
@@ -54,6 +60,8 @@ class DocumentAnalysis:
     findings: tuple[Finding, ...]
     errors: tuple[Diagnostic, ...]
     """Parse errors and frontend notes: shown as diagnostics besides the findings."""
+    lint: LintContext | None = None
+    """What the rules saw: its placements (made once per nest) serve the hovers too."""
 
     def nests(self) -> Iterator[RegionAnalysis]:
         """The file's loop nests, in order (none when it did not analyze)."""
@@ -127,26 +135,87 @@ EDIT_TIME_LIMIT_S = 10.0
 
 
 def analyze_document(
-    text: str, path: str, settings: ServerSettings, limit_s: float = EDIT_TIME_LIMIT_S
+    text: str,
+    path: str,
+    settings: ServerSettings,
+    limit_s: float = EDIT_TIME_LIMIT_S,
+    placement_memo: MutableMapping[Hashable, tuple[Placement | str, ...]] | None = None,
+    *,
+    lint: bool = True,
+    lowered: Callable[[Module], None] = lambda module: None,
 ) -> DocumentAnalysis:
-    """The document analyzed and linted within `limit_s` (when run on a main thread)."""
+    """The document analyzed and linted within `limit_s` (when run on a main thread);
+    `placement_memo` keeps placements for the next analysis (`LintContext`). Without
+    `lint`, no findings yet: `lint_document` adds them (the server describes the nests
+    first, the lint then reuses their placements). `lowered` gets the module before the
+    analysis, within the limit (the server describes the hovered nest then)."""
+    started = time.monotonic()
     try:
         with time_limit(limit_s):
             module = lower_source(text, path, settings.pipeline)
+            lowered(module)
             analysis = analyze_module(module, settings.pipeline.analysis)
-            context = LintContext(
-                analysis, text, settings.devices, settings.pipeline.analysis, write_allocate=None
-            )
-            findings = tuple(check_analysis(context, settings.lint))
-    except InputError as error:
+    except BaseException as error:
+        return _failed(error, path, limit_s)
+    context = lint_context(analysis, text, settings, placement_memo)
+    result = DocumentAnalysis(analysis, (), module.diagnostics, context)
+    if not lint:
+        return result
+    left_s = max(limit_s - (time.monotonic() - started), 0.001)
+    return lint_document(result, path, settings, left_s, limit_s)
+
+
+def lint_context(
+    analysis: ModuleAnalysis,
+    text: str,
+    settings: ServerSettings,
+    placement_memo: MutableMapping[Hashable, tuple[Placement | str, ...]] | None,
+) -> LintContext:
+    """What the lint sees of `analysis`, placing as `analyze` does on the settings' devices."""
+    return LintContext(
+        analysis,
+        text,
+        settings.devices,
+        settings.pipeline.analysis,
+        write_allocate=None,
+        placement_memo=placement_memo,
+    )
+
+
+def lint_document(
+    result: DocumentAnalysis, path: str, settings: ServerSettings, left_s: float, limit_s: float
+) -> DocumentAnalysis:
+    """`result` with its findings, made within `left_s` of the edit's `limit_s`."""
+    if result.lint is None:
+        return result
+    try:
+        with time_limit(left_s):
+            findings = tuple(check_analysis(result.lint, settings.lint))
+    except BaseException as error:
+        return _failed(error, path, limit_s)
+    return replace(result, findings=findings)
+
+
+def time_limit_message(limit_s: float, held_s: float = 0.0) -> str:
+    """The error of a document stopped at the time limit, however it was stopped: by its
+    own alarm, or killed `held_s` later when a library call (isl's, in C, holding the
+    interpreter) kept the alarm from interrupting it."""
+    held = f" (a call that could not be interrupted held it {held_s:g} s more)" if held_s else ""
+    return (
+        f"aiscan stopped analyzing this file after {limit_s:g} s, the language server's "
+        f"time limit per edit{held}; the editor stays responsive"
+    )
+
+
+def _failed(error: BaseException, path: str, limit_s: float) -> DocumentAnalysis:
+    """The diagnostic of an analysis that stopped; what is not ours to turn into one (^C,
+    exit) goes on."""
+    if isinstance(error, InputError):
         return DocumentAnalysis(None, (), (error.diagnostic,))
-    except AnalysisTimedOut:
-        message = (
-            f"aiscan stopped analyzing this file after {limit_s:g} s, the language server's "
-            "time limit per edit; the editor stays responsive"
-        )
-        return DocumentAnalysis(None, (), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),))
-    except Exception as error:  # a half-typed edit must never take the server down
+    if isinstance(error, AnalysisTimedOut):
+        message = time_limit_message(limit_s)
+    elif isinstance(error, Exception):  # a half-typed edit must never take the server down
         message = f"aiscan could not analyze this text ({type(error).__name__}: {error})"
-        return DocumentAnalysis(None, (), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),))
-    return DocumentAnalysis(analysis, findings, module.diagnostics)
+    else:
+        raise error
+    return DocumentAnalysis(None, (), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),))

@@ -8,7 +8,7 @@ whose placement fails gets the reason in its own hover, leaving the other nests 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from aiscan.algebra import SYMPY
@@ -16,6 +16,7 @@ from aiscan.analysis.kernel import RegionAnalysis
 from aiscan.report.placement_format import placement_lines
 from aiscan.roofline.devices import Device
 from aiscan.roofline.kernels import PlacementOptions, kernel_spec, place_on_devices
+from aiscan.roofline.placement import Placement
 
 if TYPE_CHECKING:
     import sympy
@@ -45,7 +46,10 @@ def hover_markdown(
     devices: tuple[Device, ...],
     sizes: Mapping[str, int],
     write_allocate: bool,
+    placements: Callable[[], Sequence[Placement | str]] | None = None,
 ) -> str:
+    """The nest's hover. `placements` gives its placements on `devices` as `analyze` makes
+    them (the server's lint has usually made them already); None places it here."""
     span = region.region.span
     flops = region.flops
     kinds = ", ".join(
@@ -107,9 +111,13 @@ def hover_markdown(
     if devices:
         lines += ["", "**Roofline**", ""]
         try:
-            options = PlacementOptions(devices=devices, model="auto")  # as `analyze` places
-            spec = kernel_spec(f"line {span.line}", region, options)
-            for placement in place_on_devices(spec, options, sizes, region):
+            if placements is None:
+                options = PlacementOptions(devices=devices, model="auto")  # as `analyze` places
+                spec = kernel_spec(f"line {span.line}", region, options)
+                placed: Sequence[Placement | str] = place_on_devices(spec, options, sizes, region)
+            else:
+                placed = placements()
+            for placement in placed:
                 first, *rest = placement_lines(placement)
                 lines.append(f"- {first}")
                 lines += [f"  - {line.strip()}" for line in rest if line.strip()]

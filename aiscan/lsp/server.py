@@ -6,8 +6,12 @@ Edits are debounced: a burst of changes schedules one analysis of the latest tex
 `DEBOUNCE_S` after the last change; a newer change cancels the scheduled one and kills a
 running one. Analyses run in child processes under a time limit per edit (`worker`), so
 hover and code lens keep answering from the last good analysis while a new one runs, and
-one slow document never holds up another. Positions are converted between LSP's 0-based
-lines/characters and aiscan's 1-based spans here, and only here.
+one slow document never holds up another. A document's first analysis sends each nest as
+it is described: a hover that comes before the analysis is over is answered as soon as
+its nest is, and the child describes that nest next (`Demand`). Diagnostics are
+published in the step that stores their analysis's view: a client that has a version's
+diagnostics gets every answer from that version. Positions are converted between LSP's
+0-based lines/characters and aiscan's 1-based spans here, and only here.
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ from aiscan.lint.checker import DEFAULT_HELP_URL, help_url
 from aiscan.lint.finding import Finding
 from aiscan.lsp.document import EDIT_TIME_LIMIT_S, ServerSettings, settings_for
 from aiscan.lsp.stdio import serve_stdio
-from aiscan.lsp.view import DocumentView, failed_view
-from aiscan.lsp.worker import AnalysisPool
+from aiscan.lsp.view import DocumentView, NestView, failed_view
+from aiscan.lsp.worker import AnalysisPool, Demand
 from aiscan.sources import LANGUAGES, language_of
 from aiscan.span import Span
 
@@ -47,6 +51,29 @@ _SEVERITIES = {
 }
 
 
+class _Progress:
+    """The nests an analysis has described so far, for hovers that come before its end."""
+
+    def __init__(self) -> None:
+        self.nests: list[NestView] = []
+        self.demand = Demand()
+        self._arrival: asyncio.Future[None] | None = None
+
+    def add(self, nest: NestView) -> None:
+        self.nests.append(nest)
+        if self._arrival is not None and not self._arrival.done():
+            self._arrival.set_result(None)
+
+    def nest_at(self, line: int) -> NestView | None:
+        return next((n for n in self.nests if n.span.line <= line <= n.span.end_line), None)
+
+    def next_arrival(self) -> asyncio.Future[None]:
+        """Done when the next nest comes."""
+        if self._arrival is None or self._arrival.done():
+            self._arrival = asyncio.get_running_loop().create_future()
+        return self._arrival
+
+
 class AiscanServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("aiscan", __version__)
@@ -56,6 +83,8 @@ class AiscanServer(LanguageServer):
         self.extra_devices: tuple[str, ...] = ()
         self.time_limit_s = EDIT_TIME_LIMIT_S
         self.pending: dict[str, asyncio.Task[None]] = {}
+        self.described: dict[str, _Progress] = {}
+        """The analysis under way of each document, as `pending` has it."""
         self.analyses = 0
         """Analyses run so far (the debounce test reads it through `aiscan/stats`)."""
         self.pool = AnalysisPool()
@@ -105,13 +134,13 @@ def build_server() -> AiscanServer:
         stale = ls.pending.pop(uri, None)
         if stale is not None:
             stale.cancel()
+        ls.described.pop(uri, None)
         ls.views.pop(uri, None)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: AiscanServer, params: types.HoverParams) -> types.Hover | None:
-        view = await _view(ls, params.text_document.uri)
-        nest = view.nest_at(params.position.line + 1) if view is not None else None
+        nest = await _nest(ls, params.text_document.uri, params.position.line + 1)
         if nest is None:
             return None
         return types.Hover(
@@ -171,15 +200,33 @@ async def _view(ls: AiscanServer, uri: str) -> DocumentView | None:
     return ls.views.get(uri)
 
 
+async def _nest(ls: AiscanServer, uri: str, line: int) -> NestView | None:
+    """The nest at `line` in the last good analysis; for a document not analyzed yet, in
+    the one under way, as soon as that nest is described (it is asked for next)."""
+    while uri not in ls.views and (task := ls.pending.get(uri)) is not None:
+        progress = ls.described.get(uri)
+        if progress is None:
+            break
+        if (nest := progress.nest_at(line)) is not None:
+            return nest
+        progress.demand.ask(line)
+        await asyncio.wait((task, progress.next_arrival()), return_when=asyncio.FIRST_COMPLETED)
+        if task.done() and ls.pending.get(uri) is task:
+            break  # over without a view (a newer version came in): as `_view` does
+    view = await _view(ls, uri)
+    return view.nest_at(line) if view is not None else None
+
+
 def _schedule(ls: AiscanServer, uri: str, delay_s: float) -> None:
     """Analyze `uri` after `delay_s`, replacing (cancelling) any analysis still scheduled."""
     stale = ls.pending.pop(uri, None)
     if stale is not None:
         stale.cancel()
-    ls.pending[uri] = asyncio.get_running_loop().create_task(_refresh(ls, uri, delay_s))
+    ls.described[uri] = progress = _Progress()
+    ls.pending[uri] = asyncio.get_running_loop().create_task(_refresh(ls, uri, delay_s, progress))
 
 
-async def _refresh(ls: AiscanServer, uri: str, delay_s: float) -> None:
+async def _refresh(ls: AiscanServer, uri: str, delay_s: float, progress: _Progress) -> None:
     await asyncio.sleep(delay_s)
     document = ls.workspace.get_text_document(uri)
     path = _path(uri)
@@ -198,35 +245,28 @@ async def _refresh(ls: AiscanServer, uri: str, delay_s: float) -> None:
     version, text = document.version, document.source
     ls.analyses += 1
     settings = ls.settings.get(uri)
-    published = False
-
-    def publish(view: DocumentView) -> None:
-        """Diagnostics as soon as they are known, once per analysis, if still current."""
-        nonlocal published
-        if published or ls.workspace.get_text_document(uri).version != version:
-            return
-        published = True
-        template = settings.help_url if settings is not None else DEFAULT_HELP_URL
-        diagnostics = [_finding_diagnostic(f, template) for f in view.findings]
-        diagnostics += [_error_diagnostic(d) for d in view.errors]
-        ls.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
-        )
-
     try:
         if settings is None:
             settings = ls.settings[uri] = settings_for(path, ls.extra_devices)
-        view = await ls.pool.view(text, path, settings, ls.time_limit_s, publish)
-    except asyncio.CancelledError:
-        published = True  # a newer edit or a close: a late early reply must not publish
-        raise
+        view = await ls.pool.view(
+            text, path, settings, ls.time_limit_s, progress.add, progress.demand
+        )
     except Exception as error:  # whatever failed, the document gets its diagnostic
         view = failed_view(path, f"aiscan could not analyze this text ({error!r})")
     if ls.workspace.get_text_document(uri).version != version:
         return  # a newer edit came in while this ran; its own analysis is scheduled
     ls.pending.pop(uri, None)
+    if ls.described.get(uri) is progress:
+        del ls.described[uri]
+    # Stored, then published, in one step of the loop: a client that has this version's
+    # diagnostics gets every answer from it (a request between the two would see the last).
     ls.views[uri] = view
-    publish(view)  # when the analysis ended without its early diagnostics
+    template = settings.help_url if settings is not None else DEFAULT_HELP_URL
+    diagnostics = [_finding_diagnostic(f, template) for f in view.findings]
+    diagnostics += [_error_diagnostic(d) for d in view.errors]
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+    )
 
 
 def _path(uri: str) -> str:

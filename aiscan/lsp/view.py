@@ -4,25 +4,55 @@ The analysis runs in a child process (`aiscan.lsp.worker`), so what comes back t
 server is plain, picklable data: the diagnostics and, for each loop nest, its hover text
 and code-lens title. Hover texts place every nest on every device (up to a tenth of a
 second a nest), so they are made here too, inside the same time limit, and the server
-itself never computes anything slow.
+itself never computes anything slow. The lint places each nest (AIS001) and the hovers
+show the same placements: they are made once, and kept per process across analyses
+(`PLACEMENTS`), so an edit re-places only the nests it changed. The nests are described
+before the lint, each sent as it is done, the one the editor hovers on first (from its
+function's analysis, before the file's): a hover during a document's first analysis waits
+for its own nest, not for the whole file.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass, replace
 
-from aiscan.analysis.kernel import RegionAnalysis
+from aiscan.analysis.kernel import RegionAnalysis, analyze_module
 from aiscan.errors import Diagnostic, Severity
+from aiscan.ir.nodes import Function, Module
 from aiscan.lint.finding import Finding
-from aiscan.lsp.document import DocumentAnalysis, ServerSettings, analyze_document
+from aiscan.lsp.document import (
+    DocumentAnalysis,
+    ServerSettings,
+    analyze_document,
+    lint_context,
+    lint_document,
+)
 from aiscan.lsp.hover import hover_markdown, lens_title
 from aiscan.roofline.devices import Device
+from aiscan.roofline.placement import Placement
 from aiscan.scan import AnalysisTimedOut, time_limit
 from aiscan.span import Span
 
-__all__ = ["DocumentView", "NestView", "failed_view", "view_document"]
+__all__ = ["PLACEMENTS", "DocumentView", "NestView", "failed_view", "view_document"]
+
+
+class _Recent(dict[Hashable, tuple[Placement | str, ...]]):
+    """A memo that forgets its oldest entries past `capacity` (a long session's edits)."""
+
+    def __init__(self, capacity: int) -> None:
+        super().__init__()
+        self.capacity = capacity
+
+    def __setitem__(self, key: Hashable, value: tuple[Placement | str, ...]) -> None:
+        super().__setitem__(key, value)
+        while len(self) > self.capacity:
+            del self[next(iter(self))]
+
+
+PLACEMENTS = _Recent(512)
+"""This process's placements by nest (`LintContext.placement_key`), across analyses."""
 
 
 @dataclass(frozen=True)
@@ -54,29 +84,88 @@ def view_document(
     path: str,
     settings: ServerSettings,
     limit_s: float,
-    on_diagnostics: Callable[[DocumentView], None] = lambda view: None,
+    on_nest: Callable[[NestView], None] = lambda nest: None,
+    wanted_line: Callable[[], int | None] = lambda: None,
 ) -> DocumentView:
-    """The document's diagnostics and nests, all within `limit_s`: the analysis (whose
-    diagnostics go to `on_diagnostics` at once, with no nests), then every nest's counts,
-    then each nest's placement. Whatever the time left undone, the nest's hover says so."""
+    """The document's diagnostics and nests, all within `limit_s`: the nest holding
+    `wanted_line()` (the line the editor hovers on) from its function's analysis alone when
+    it is asked for before the file's analysis, then the analysis, every nest's counts,
+    then each nest's placement (the wanted one first), each nest to `on_nest` once
+    described, then the lint, which reuses those placements. Whatever the time left
+    undone, the nest's hover says so."""
     started = time.monotonic()
-    result = analyze_document(text, path, settings, limit_s)
-    on_diagnostics(DocumentView(result.findings, result.errors, ()))
+    early: dict[Span, NestView] = {}
+
+    def describe_wanted(module: Module) -> None:
+        """The hovered nest from its own function's analysis, before the whole file's
+        (which finds its placement kept, and its counts in the analysis's caches)."""
+        line = wanted_line()
+        function = next((f for f in module.functions if _nest_in(f, line)), None)
+        if function is None:
+            return
+        alone = replace(module, functions=(function,))
+        analysis = analyze_module(alone, settings.pipeline.analysis)
+        context = lint_context(analysis, text, settings, PLACEMENTS)
+        part = DocumentAnalysis(analysis, (), (), context)
+        region = part.nest_at(line) if line is not None else None
+        if region is not None:
+            early[region.region.span] = view = _nest_view(region, part, settings.devices)
+            on_nest(view)
+
+    result = analyze_document(
+        text, path, settings, limit_s, PLACEMENTS, lint=False, lowered=describe_wanted
+    )
     regions = list(result.nests())
     views = [_undescribed(region.region.span, limit_s) for region in regions]
     unplaced = f"\n\n_Not placed: placing this file's nests took over {limit_s:g} s._"
     try:
-        with time_limit(max(limit_s - (time.monotonic() - started), 0.001)):
+        with time_limit(_left(started, limit_s)):
             for index, region in enumerate(regions):
+                if (sent := early.get(region.region.span)) is not None:
+                    views[index] = sent
+                    continue
                 view = _nest_view(region, result, ())
                 note = unplaced if settings.devices else ""
                 views[index] = NestView(view.span, view.hover + note, view.lens)
-            if settings.devices:
-                for index, region in enumerate(regions):
-                    views[index] = _nest_view(region, result, settings.devices)
+            for index in _by_demand(regions, wanted_line):
+                if regions[index].region.span in early:
+                    continue  # sent before the whole file's analysis
+                if settings.devices:
+                    views[index] = _nest_view(regions[index], result, settings.devices)
+                on_nest(views[index])
     except AnalysisTimedOut:
         pass
+    result = lint_document(result, path, settings, _left(started, limit_s), limit_s)
+    if result.analysis is None:  # the lint stopped: the document's error, as before it ran
+        return DocumentView((), result.errors, ())
     return DocumentView(result.findings, result.errors, tuple(views))
+
+
+def _nest_in(function: Function, line: int | None) -> bool:
+    """Whether one of `function`'s loop nests holds `line`."""
+    return line is not None and any(
+        r.kind == "nest" and r.span.line <= line <= r.span.end_line for r in function.regions
+    )
+
+
+def _left(started: float, limit_s: float) -> float:
+    return max(limit_s - (time.monotonic() - started), 0.001)
+
+
+def _by_demand(
+    regions: list[RegionAnalysis], wanted_line: Callable[[], int | None]
+) -> Iterator[int]:
+    """Indices of `regions`, each once: the one holding the wanted line when asked, in
+    order otherwise."""
+    left = list(range(len(regions)))
+    while left:
+        line = wanted_line()
+        spans = ((i, regions[i].region.span) for i in left)
+        chosen = next(
+            (i for i, s in spans if line is not None and s.line <= line <= s.end_line), left[0]
+        )
+        left.remove(chosen)
+        yield chosen
 
 
 def _undescribed(span: Span, limit_s: float) -> NestView:
@@ -92,9 +181,14 @@ def _nest_view(
 ) -> NestView:
     assert result.analysis is not None
     span = region.region.span
+    lint = result.lint
     try:
         hover = hover_markdown(
-            region, devices, result.analysis.sizes, result.analysis.write_allocate
+            region,
+            devices,
+            result.analysis.sizes,
+            result.analysis.write_allocate,
+            (lambda: lint.placements(region)) if lint and devices == lint.devices else None,
         )
     except Exception as error:  # this nest's error is this nest's hover text
         hover = (

@@ -11,6 +11,7 @@ slow document leave the others answering. A newer edit kills the analysis it rep
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import signal
 from collections.abc import Callable
@@ -19,15 +20,49 @@ from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from typing import Any
 
-from aiscan.lsp.document import ServerSettings
-from aiscan.lsp.view import DocumentView, failed_view, view_document
+from aiscan.lsp.document import ServerSettings, time_limit_message
+from aiscan.lsp.view import DocumentView, NestView, failed_view, view_document
+from aiscan.lsp.warmup import STEPS
 
-__all__ = ["PROCESSES", "AnalysisPool"]
+__all__ = ["PRELOAD", "PROCESSES", "AnalysisPool", "Demand"]
 
+PRELOAD = ("aiscan.lsp.warmup", "islpy")
+"""What the fork server imports, so each child starts with it. islpy, which the analysis
+imports at its first exact count, in particular: an import that the time limit
+interrupts leaves its extension half registered, and importing it again in that child
+aborts the process (nanobind: 'refusing to add duplicate key')."""
 PROCESSES = 2
 """Analyses at once: one slow document leaves a process for the others."""
 GRACE_S = 5.0
-"""How long past its own limit a child may take before it is killed."""
+"""How long past its own limit a child may take before it is killed: the limit's alarm
+waits for the call under way to return, and isl's calls hold the interpreter for seconds
+on a loaded machine. Either way the document gets the same error (`time_limit_message`)."""
+
+
+class Demand:
+    """The line the editor hovers on while a document's first analysis runs: the child
+    describes the nest holding it next (`view_document`'s `wanted_line`). Used on the
+    event loop's thread only, the one thread that writes to the children."""
+
+    def __init__(self) -> None:
+        self.line: int | None = None
+        self._connection: Connection | None = None
+
+    def ask(self, line: int) -> None:
+        if line != self.line:
+            self.line = line
+            self._send()
+
+    def attach(self, connection: Connection | None) -> None:
+        self._connection = connection
+        self._send()
+
+    def _send(self) -> None:
+        if self._connection is not None and self.line is not None:
+            try:
+                self._connection.send(("line", self.line))
+            except OSError:  # the child is gone: its reply says so
+                self._connection = None
 
 
 class AnalysisPool:
@@ -46,14 +81,15 @@ class AnalysisPool:
         path: str,
         settings: ServerSettings,
         limit_s: float,
-        on_diagnostics: Callable[[DocumentView], None],
+        on_nest: Callable[[NestView], None] = lambda nest: None,
+        demand: Demand | None = None,
     ) -> DocumentView:
-        """The document's view. `on_diagnostics` gets the diagnostics alone (no nests) as
-        soon as the analysis is done, before the hover texts; cancelling kills the child."""
+        """The document's view. `on_nest` gets each nest as soon as it is described (the
+        one `demand` asks for first); cancelling kills the child."""
         loop = asyncio.get_running_loop()
 
-        def early(view: DocumentView) -> None:  # on the thread reading the child's replies
-            loop.call_soon_threadsafe(on_diagnostics, view)
+        def early(nest: NestView) -> None:  # on the reading thread
+            loop.call_soon_threadsafe(on_nest, nest)
 
         async with self._slots:
             # Starting a child waits for the fork server's imports the first time: off the loop.
@@ -62,21 +98,28 @@ class AnalysisPool:
                 if self._idle
                 else await loop.run_in_executor(self._threads, self._start)
             )
-            request = (text, path, settings, limit_s)
-            reply = loop.run_in_executor(self._threads, child.call, request, early)
+            try:
+                child.connection.send(("analyze", text, path, settings, limit_s))
+            except OSError as error:  # the idle child died
+                self._kill(child)
+                return failed_view(path, f"the analysis process ended ({error})")
+            if demand is not None:
+                demand.attach(child.connection)
+            reply = loop.run_in_executor(self._threads, child.replies, early)
             try:
                 view = await asyncio.wait_for(reply, limit_s + GRACE_S)
             except TimeoutError:
                 self._kill(child)
-                return failed_view(
-                    path, f"aiscan stopped analyzing this file after {limit_s + GRACE_S:g} s"
-                )
+                return failed_view(path, time_limit_message(limit_s, GRACE_S))
             except asyncio.CancelledError:
                 self._kill(child)
                 raise
             except (EOFError, OSError) as error:  # the child died: killed for its memory?
                 self._kill(child)
                 return failed_view(path, f"the analysis process ended ({error or 'no reply'})")
+            finally:
+                if demand is not None:
+                    demand.attach(None)
             self._idle.append(child)
             return view
 
@@ -110,18 +153,16 @@ class _Child:
         self.process.start()
         theirs.close()
 
-    def call(
-        self,
-        request: tuple[str, str, ServerSettings, float],
-        on_diagnostics: Callable[[DocumentView], None],
-    ) -> DocumentView:
-        self.connection.send(request)
+    def replies(self, on_nest: Callable[[NestView], None]) -> DocumentView:
+        """The replies to the request just sent: each nest as described to `on_nest`, then
+        the whole view (its diagnostics with it: they are published once it is stored)."""
         while True:
-            final, view = self.connection.recv()
-            assert isinstance(view, DocumentView)
-            if final:
-                return view
-            on_diagnostics(view)
+            kind, part = self.connection.recv()
+            if kind == "view":
+                assert isinstance(part, DocumentView)
+                return part
+            assert kind == "nest" and isinstance(part, NestView)
+            on_nest(part)
 
     def kill(self) -> None:
         # The connection is left to the thread reading it: the child's death ends its read.
@@ -135,23 +176,53 @@ def _context() -> BaseContext:
     none is forked from the server's own threads."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["aiscan.lsp.view"])
+        context.set_forkserver_preload(list(PRELOAD))
         return context
     return multiprocessing.get_context("spawn")
 
 
+def _quietly(step: Callable[[], None]) -> None:
+    with contextlib.suppress(Exception):  # a failed warm-up costs its head start, no more
+        step()
+
+
 def _serve_requests(connection: Connection) -> None:
-    """A child's loop: a request in, its view out, until the server goes away."""
+    """A child's loop: a request in, its view out, until the server goes away; while none
+    has come yet, the warm-up's steps (`aiscan.lsp.warmup`). While it analyzes, the server
+    may send the line the editor hovers on (`Demand`); one that comes after the analysis
+    is over is left unread until here, and skipped."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the editor's ^C is the server's to take
+    wanted: list[int] = []
+
+    def wanted_line() -> int | None:
+        while connection.poll():
+            kind, line = connection.recv()
+            if kind == "line":
+                wanted.append(line)
+        return wanted[-1] if wanted else None
+
+    warm_up = list(STEPS)
     while True:
         try:
-            text, path, settings, limit_s = connection.recv()
+            while warm_up and not connection.poll():
+                _quietly(warm_up.pop(0))  # idle: a first-use cost, one step at a time
+            message = connection.recv()
         except (EOFError, OSError):
             return
+        if message[0] != "analyze":
+            continue
+        warm_up.clear()
+        _, text, path, settings, limit_s = message
+        wanted.clear()
         try:
             view = view_document(
-                text, path, settings, limit_s, lambda early: connection.send((False, early))
+                text,
+                path,
+                settings,
+                limit_s,
+                lambda nest: connection.send(("nest", nest)),
+                wanted_line,
             )
         except BaseException as error:  # a reply, whatever happened
             view = failed_view(path, f"aiscan could not analyze this text ({error!r})")
-        connection.send((True, view))
+        connection.send(("view", view))

@@ -1,0 +1,139 @@
+"""The language server's document path: a nest placed once per text of it, the nest the
+editor hovers on described first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aiscan.lsp import document as document_module
+from aiscan.lsp import hover as hover_module
+from aiscan.lsp import view as view_module
+from aiscan.lsp.document import settings_for
+from aiscan.lsp.view import view_document
+from aiscan.roofline import kernels
+
+TWO_FUNCTIONS = """\
+void scale(int n, double a, double *restrict x)
+{
+    for (int i = 0; i < n; i++)
+        x[i] = a * x[i];
+}
+
+void matvec(int n, int m, const double *restrict A, const double *restrict x, double *restrict y)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++)
+            y[i] += A[i * m + j] * x[j];
+}
+"""
+EDITED = TWO_FUNCTIONS.replace("j < m;", "j < i;")  # the second nest only, same lines
+
+
+@pytest.fixture
+def placed_lines(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The first line of every nest placed from now on, in a process with nothing kept."""
+    lines: list[int] = []
+    original = kernels.place_on_devices
+
+    def counting(spec: Any, options: Any, sizes: Any, result: Any = None) -> Any:
+        lines.append(result.region.span.line)
+        return original(spec, options, sizes, result)
+
+    monkeypatch.setattr(kernels, "place_on_devices", counting)
+    monkeypatch.setattr(hover_module, "place_on_devices", counting)
+    monkeypatch.setattr(view_module, "PLACEMENTS", view_module._Recent(64))
+    return lines
+
+
+def test_lint_and_hovers_place_each_nest_once(placed_lines: list[int], tmp_path: Path) -> None:
+    path = str(tmp_path / "two.c")
+    settings = settings_for(path, ("h100-sxm", "epyc-9654"))
+    view = view_document(TWO_FUNCTIONS, path, settings, 60.0)
+    assert sorted(placed_lines) == [3, 9]
+    assert [n.span.line for n in view.nests] == [3, 9]
+    assert all("**Roofline**" in n.hover and "epyc-9654" in n.hover for n in view.nests)
+
+
+def test_an_edit_places_again_only_the_nest_it_changed(
+    placed_lines: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(tmp_path / "two.c")
+    settings = settings_for(path, ("h100-sxm", "epyc-9654"))
+    before = view_document(TWO_FUNCTIONS, path, settings, 60.0)
+    placed_lines.clear()
+    after = view_document(EDITED, path, settings, 60.0)
+    assert placed_lines == [9]
+    assert after.nests[0] == before.nests[0]
+    assert after.nests[1].hover != before.nests[1].hover
+    assert "- FLOPs: `2*m*n`" in before.nests[1].hover
+    assert "- FLOPs: `n**2 - n`" in after.nests[1].hover  # the triangle: j < i
+    # What was kept is what a process that kept nothing computes for the edited text.
+    monkeypatch.setattr(view_module, "PLACEMENTS", view_module._Recent(64))
+    assert view_document(EDITED, path, settings, 60.0) == after
+
+
+def test_the_memo_forgets_its_oldest_entries() -> None:
+    memo = view_module._Recent(2)
+    for key in "abc":
+        memo[key] = ()
+    assert list(memo) == ["b", "c"]
+
+
+def test_the_wanted_nest_is_described_first_and_the_lint_comes_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(tmp_path / "two.c")
+    settings = settings_for(path, ("h100-sxm",))
+    events: list[str] = []
+    lint = view_module.lint_document
+
+    def linting(*args: Any) -> Any:
+        events.append("lint")
+        return lint(*args)
+
+    monkeypatch.setattr(view_module, "lint_document", linting)
+    view = view_document(
+        TWO_FUNCTIONS,
+        path,
+        settings,
+        60.0,
+        lambda nest: events.append(f"nest {nest.span.line}"),
+        lambda: 10,  # the editor hovers on line 10, inside the second nest
+    )
+    assert events == ["nest 9", "nest 3", "lint"]
+    assert view.findings  # the lint ran, on the placements the hovers made
+    assert [n.span.line for n in view.nests] == [3, 9]  # the view keeps the file's order
+
+
+def test_the_hovered_nest_is_described_before_the_whole_file_is_analyzed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hover during a document's first analysis waits for its own function's analysis,
+    not the file's; what it gets is what the file's analysis gives that nest."""
+    path = str(tmp_path / "two.c")
+    settings = settings_for(path, ("h100-sxm", "epyc-9654"))
+    monkeypatch.setattr(view_module, "PLACEMENTS", view_module._Recent(64))
+    alone = view_document(TWO_FUNCTIONS, path, settings, 60.0)
+    events: list[str] = []
+    for module, label in ((document_module, "file"), (view_module, "function")):
+        original = module.analyze_module
+
+        def analyzing(ir: Any, options: Any, original: Any = original, label: str = label) -> Any:
+            events.append(f"{label} {', '.join(f.name for f in ir.functions)}")
+            return original(ir, options)
+
+        monkeypatch.setattr(module, "analyze_module", analyzing)
+    monkeypatch.setattr(view_module, "PLACEMENTS", view_module._Recent(64))
+    view = view_document(
+        TWO_FUNCTIONS,
+        path,
+        settings,
+        60.0,
+        lambda nest: events.append(f"nest {nest.span.line}"),
+        lambda: 10,  # inside the second nest
+    )
+    assert events == ["function matvec", "nest 9", "file scale, matvec", "nest 3"]
+    assert view == alone
