@@ -671,7 +671,7 @@ def roofline_inputs(
     """Analyze the files of a `roofline` command line and place their loop nests, in the
     scan's worker processes; `status` shows the step on a terminal."""
     from aiscan.discovery import discover
-    from aiscan.report.roofline_task import RooflineOptions, joined_files, roofline_task
+    from aiscan.report.roofline_task import RooflineOptions, joined_files, preload, roofline_task
     from aiscan.scan import run_task
 
     config = _config(arguments)
@@ -697,6 +697,7 @@ def roofline_inputs(
             f"loop nests on {devices}"
         )
     task_options = RooflineOptions(options, placement, size_range)
+    preload(files, task_options)
     # No time or memory limit, as when the files were analyzed in this process.
     payloads = run_task(files, roofline_task(task_options), timeout_s=None, memory_limit_mib=None)
     if status is not None:

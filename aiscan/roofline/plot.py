@@ -21,6 +21,7 @@ from aiscan.analysis.dependence import DependenceChain
 from aiscan.analysis.flops import FlopCounts
 from aiscan.errors import UsageError
 from aiscan.roofline.devices import MAIN_MEMORY_LEVELS, Device
+from aiscan.roofline.exact_values import rational_value
 from aiscan.roofline.placement import (
     ComputePart,
     CrossoverKind,
@@ -674,8 +675,10 @@ def _path(placement: Placement, size_range: tuple[int, int]) -> list[tuple[int, 
         return []
     points = []
     for size in sweep_sizes(size_range):
-        # xreplace, not subs: the same exact value, without subs' rewriting at each size.
-        ai = float(placement.intensity.xreplace({s: sympy.Integer(size) for s in growing}))
+        exact = rational_value(placement.intensity, dict.fromkeys(growing, size))
+        if exact is None:  # xreplace, not subs: the same value, without subs' rewriting
+            exact = placement.intensity.xreplace({s: sympy.Integer(size) for s in growing})
+        ai = float(exact)
         if ai > 0:
             attainable = min(placement.peak_flops_per_s, ai * placement.bandwidth_bytes_per_s)
             points.append((size, ai, attainable))
