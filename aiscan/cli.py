@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from aiscan.config import Config
     from aiscan.options import PipelineOptions, PlacementOptions
     from aiscan.roofline.devices import Device
+    from aiscan.roofline.placement import Placement
     from aiscan.roofline.plot import KernelSpec
 
 __all__ = ["main"]
@@ -660,16 +661,18 @@ class RooflineInputs:
     devices: tuple[Device, ...]
     plot_arguments: dict[str, Any]
     failed: bool
+    placed: tuple[list[tuple[KernelSpec, Placement]], list[str]]
+    """Every kernel on every device, as `plot.placements` gives them for `plot_arguments`."""
 
 
 def roofline_inputs(
     arguments: argparse.Namespace, status: StatusLine | None = None
 ) -> RooflineInputs:
-    """Analyze the files of a `roofline` command line and place their loop nests; `status`
-    shows each step on a terminal."""
+    """Analyze the files of a `roofline` command line and place their loop nests, in the
+    scan's worker processes; `status` shows the step on a terminal."""
     from aiscan.discovery import discover
-    from aiscan.pipeline import analyze_path
-    from aiscan.roofline.kernels import module_kernels
+    from aiscan.report.roofline_task import RooflineOptions, joined_files, preload, roofline_task
+    from aiscan.scan import run_task
 
     config = _config(arguments)
     options = _pipeline_options(arguments, config)
@@ -686,36 +689,34 @@ def roofline_inputs(
     files = discover(arguments.files)
     if not files:
         raise UsageError(f"no {languages_text()} source files found in the given paths")
-    results = []
-    for number, path in enumerate(files, start=1):
-        if status is not None:
-            status.show(f"aiscan roofline: analyzing [{number}/{len(files)}] {path}")
-        results.append(analyze_path(path, options))
-    if status is not None:
-        status.close()
-    for result in results:
-        for diagnostic in result.diagnostics:
-            print(diagnostic.format(), file=sys.stderr)
-    analyses = [r.analysis for r in results if r.analysis is not None]
-    if analyses and options.shapes:
-        from aiscan.given_shapes import shapes_matched
-
-        functions = [f for a in analyses for f in a.module.functions]
-        _warn_unmatched_shapes(options, shapes_matched(options.shapes, functions))
     size_range = (int(low), int(high))
     if status is not None:
         devices = counted(len(placement.devices), "device")
-        status.show(f"aiscan roofline: placing the loop nests on {devices}")
-    kernels = module_kernels(analyses, placement, size_range)
-    if not kernels:
+        status.show(
+            f"aiscan roofline: analyzing {counted(len(files), 'file')} and placing their "
+            f"loop nests on {devices}"
+        )
+    task_options = RooflineOptions(options, placement, size_range)
+    preload(files, task_options)
+    # No time or memory limit, as when the files were analyzed in this process.
+    payloads = run_task(files, roofline_task(task_options), timeout_s=None, memory_limit_mib=None)
+    if status is not None:
+        status.close()
+    joined = joined_files(files, payloads, task_options)
+    for error in joined.errors:
+        print(error, file=sys.stderr)
+    if options.shapes and any(p["ok"] for p in payloads):
+        _warn_unmatched_shapes(options, joined.shapes_used)
+    if not joined.kernels:
         raise UsageError("roofline: no loop nest with FLOPs to plot")
     plot_arguments: dict[str, Any] = {
         "sizes": dict(options.analysis.sizes) or None,
         "sparse": placement.sparse,
         "size_range": size_range,
     }
-    failed = any(r.analysis is None for r in results)
-    return RooflineInputs(kernels, tuple(placement.devices), plot_arguments, failed)
+    return RooflineInputs(
+        joined.kernels, tuple(placement.devices), plot_arguments, joined.failed, joined.placed
+    )
 
 
 def _run_roofline(arguments: argparse.Namespace) -> int:
@@ -725,15 +726,16 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
     status = StatusLine(sys.stderr)
     inputs = roofline_inputs(arguments, status)
     status.show(f"aiscan roofline: drawing {counted(len(inputs.kernels), 'loop nest')}")
+    drawn = {**inputs.plot_arguments, "placed_already": inputs.placed}
     try:
         if output.suffix.lower() in (".html", ".htm"):
             from aiscan.roofline.html import write_html
 
-            write_html(output, inputs.kernels, inputs.devices, **inputs.plot_arguments)
+            write_html(output, inputs.kernels, inputs.devices, **drawn)
         else:
             from aiscan.roofline.plot import render_roofline
 
-            render_roofline(inputs.kernels, inputs.devices, output, **inputs.plot_arguments)
+            render_roofline(inputs.kernels, inputs.devices, output, **drawn)
     except OSError as error:
         raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
     finally:

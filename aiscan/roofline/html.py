@@ -58,9 +58,13 @@ def render_html(
     sparse: bool = False,
     size_range: tuple[int, int] = DEFAULT_SIZE_RANGE,
     title: str = "aiscan roofline report",
+    placed_already: tuple[list[tuple[KernelSpec, Placement]], list[str]] | None = None,
 ) -> str:
-    """The report as one HTML string."""
-    placed, skipped = placements(kernels, devices, sizes=sizes, sparse=sparse)
+    """The report as one HTML string (`placed_already`: what `placements` gives for the
+    same arguments, where the caller placed the kernels)."""
+    if placed_already is None:
+        placed_already = placements(kernels, devices, sizes=sizes, sparse=sparse)
+    placed, skipped = placed_already
     figure = build_figure(
         kernels, devices, sizes=sizes, sparse=sparse, size_range=size_range,
         placed_already=(placed, skipped),
@@ -99,9 +103,13 @@ def write_html(
     sizes: Mapping[str, int] | None = None,
     sparse: bool = False,
     size_range: tuple[int, int] = DEFAULT_SIZE_RANGE,
+    placed_already: tuple[list[tuple[KernelSpec, Placement]], list[str]] | None = None,
 ) -> Path:
     """Write `render_html(...)` to `path` (UTF-8)."""
-    text = render_html(kernels, devices, sizes=sizes, sparse=sparse, size_range=size_range)
+    text = render_html(
+        kernels, devices, sizes=sizes, sparse=sparse, size_range=size_range,
+        placed_already=placed_already,
+    )  # fmt: skip
     path.write_text(text, encoding="utf-8")
     return path
 

@@ -38,7 +38,9 @@ else:
 __all__ = [
     "PlacementOptions",
     "cache_traffic_on",
+    "file_kernels",
     "kernel_spec",
+    "labelled_by_file",
     "module_kernels",
     "place_on_devices",
 ]
@@ -201,31 +203,49 @@ def module_kernels(
     options: PlacementOptions,
     size_range: tuple[int, int] | None = None,
 ) -> list[KernelSpec]:
-    """Every loop nest with FLOPs, labelled `function:line` (with the file when several),
-    its counts evaluated at the module's sizes (`#define` defaults, `-D`, `--size`), as
-    `analyze` evaluates them; symbols without a size stay and are drawn as a path.
-    With the `cache` model each carries its traffic on every device, for the hierarchical
-    roofline, and, given a `size_range`, its path over sizes (`size_paths`)."""
+    """Every loop nest with FLOPs of every module (`file_kernels`), labelled with the
+    file too when there are several."""
     several = len(analyses) > 1
+    return [
+        labelled_by_file(spec, analysis.module.path) if several else spec
+        for analysis in analyses
+        for spec in file_kernels(analysis, options, size_range)
+    ]
+
+
+def labelled_by_file(spec: KernelSpec, path: str) -> KernelSpec:
+    """`spec` labelled `file:function:line`, as a plot of several files names its kernels."""
+    stem = printable(path.rsplit("/", 1)[-1])
+    return replace(spec, label=f"{stem}:{spec.label}")
+
+
+def file_kernels(
+    analysis: ModuleAnalysis,
+    options: PlacementOptions,
+    size_range: tuple[int, int] | None = None,
+) -> list[KernelSpec]:
+    """Every loop nest with FLOPs, labelled `function:line`, its counts evaluated at the
+    module's sizes (`#define` defaults, `-D`, `--size`), as `analyze` evaluates them;
+    symbols without a size stay and are drawn as a path. With the `cache` model each
+    carries its traffic on every device, for the hierarchical roofline, and, given a
+    `size_range`, its path over sizes (`size_paths`)."""
     specs = []
-    for analysis in analyses:
-        stem = printable(analysis.module.path.rsplit("/", 1)[-1])
-        for function in analysis.functions:
-            for region in function.regions:
-                if region.region.kind != "nest" or region.flops.total == 0:
-                    continue
-                label = f"{function.function.name}:{region.region.span.line}"
-                spec = kernel_spec(f"{stem}:{label}" if several else label, region, options)
-                if _uses_cache_model(spec, options, region):
-                    traffic = {
-                        d.key: cache_traffic_on(region, d, options, analysis.sizes)
-                        for d in options.devices
-                    }
-                    spec = replace(spec, cache_traffic=traffic)
-                    if size_range is not None:
-                        paths = size_paths(spec, region, options, analysis.sizes, size_range)
-                        spec = replace(spec, size_paths=paths or None)
-                specs.append(_at_sizes(spec, analysis.sizes))
+    for function in analysis.functions:
+        for region in function.regions:
+            if region.region.kind != "nest" or region.flops.total == 0:
+                continue
+            label = f"{function.function.name}:{region.region.span.line}"
+            spec = kernel_spec(label, region, options)
+            if _uses_cache_model(spec, options, region):
+                traffic = {
+                    d.key: cache_traffic_on(region, d, options, analysis.sizes)
+                    for d in options.devices
+                }
+                spec = replace(spec, cache_traffic=traffic)
+                if size_range is not None:
+                    paths = size_paths(spec, region, options, analysis.sizes, size_range)
+                    spec = replace(spec, size_paths=paths or None)
+            specs.append(_at_sizes(spec, analysis.sizes))
     return specs
 
 

@@ -21,6 +21,7 @@ from aiscan.analysis.dependence import DependenceChain
 from aiscan.analysis.flops import FlopCounts
 from aiscan.errors import UsageError
 from aiscan.roofline.devices import MAIN_MEMORY_LEVELS, Device
+from aiscan.roofline.exact_values import rational_value
 from aiscan.roofline.placement import (
     ComputePart,
     CrossoverKind,
@@ -55,6 +56,8 @@ __all__ = [
     "KernelSpec",
     "build_figure",
     "figure_svg",
+    "joined_placements",
+    "place_kernel",
     "placements",
     "render_roofline",
     "save_figure",
@@ -228,20 +231,44 @@ def placements(
     sparse: bool = False,
 ) -> tuple[list[tuple[KernelSpec, Placement]], list[str]]:
     """Every kernel on every device; pairs that cannot be placed become a reason string."""
+    each = [[place_kernel(k, d, sizes=sizes, sparse=sparse) for d in devices] for k in kernels]
+    return joined_placements(kernels, devices, each)
+
+
+def place_kernel(
+    kernel: KernelSpec,
+    device: Device,
+    *,
+    sizes: Mapping[str, int] | None = None,
+    sparse: bool = False,
+) -> Placement | str:
+    """The kernel on the device as the plot draws it (on its caches where it carries their
+    traffic), or why it cannot be placed there."""
+    traffic = (kernel.cache_traffic or {}).get(device.key)
+    try:
+        if traffic is not None:
+            return kernel.place_on_caches(device, traffic, sizes=sizes, sparse=sparse)
+        return kernel.place_on(device, sizes=sizes, sparse=sparse)
+    except UsageError as error:
+        return str(error)
+
+
+def joined_placements(
+    kernels: Sequence[KernelSpec],
+    devices: Sequence[Device],
+    each: Sequence[Sequence[Placement | str]],
+) -> tuple[list[tuple[KernelSpec, Placement]], list[str]]:
+    """What `placements` gives, from every kernel's `place_kernel` on each device (in the
+    order of `devices`), wherever they were made: device by device, kernels in order."""
     placed: list[tuple[KernelSpec, Placement]] = []
     skipped: list[str] = []
-    for device in devices:
-        for kernel in kernels:
-            traffic = (kernel.cache_traffic or {}).get(device.key)
-            try:
-                if traffic is not None:
-                    result = kernel.place_on_caches(device, traffic, sizes=sizes, sparse=sparse)
-                else:
-                    result = kernel.place_on(device, sizes=sizes, sparse=sparse)
-            except UsageError as error:
-                skipped.append(f"{kernel.label} on {device.key}: {error}")
-                continue
-            placed.append((kernel, result))
+    for index, device in enumerate(devices):
+        for kernel, results in zip(kernels, each, strict=True):
+            result = results[index]
+            if isinstance(result, str):
+                skipped.append(f"{kernel.label} on {device.key}: {result}")
+            else:
+                placed.append((kernel, result))
     return placed, skipped
 
 
@@ -388,9 +415,13 @@ def render_roofline(
     sizes: Mapping[str, int] | None = None,
     sparse: bool = False,
     size_range: tuple[int, int] = DEFAULT_SIZE_RANGE,
+    placed_already: tuple[list[tuple[KernelSpec, Placement]], list[str]] | None = None,
 ) -> Path:
     """Build and save in one call (what `aiscan roofline -o plot.png` needs)."""
-    figure = build_figure(kernels, devices, sizes=sizes, sparse=sparse, size_range=size_range)
+    figure = build_figure(
+        kernels, devices, sizes=sizes, sparse=sparse, size_range=size_range,
+        placed_already=placed_already,
+    )  # fmt: skip
     return save_figure(figure, path)
 
 
@@ -644,8 +675,10 @@ def _path(placement: Placement, size_range: tuple[int, int]) -> list[tuple[int, 
         return []
     points = []
     for size in sweep_sizes(size_range):
-        # xreplace, not subs: the same exact value, without subs' rewriting at each size.
-        ai = float(placement.intensity.xreplace({s: sympy.Integer(size) for s in growing}))
+        exact = rational_value(placement.intensity, dict.fromkeys(growing, size))
+        if exact is None:  # xreplace, not subs: the same value, without subs' rewriting
+            exact = placement.intensity.xreplace({s: sympy.Integer(size) for s in growing})
+        ai = float(exact)
         if ai > 0:
             attainable = min(placement.peak_flops_per_s, ai * placement.bandwidth_bytes_per_s)
             points.append((size, ai, attainable))
