@@ -82,6 +82,19 @@ def test_the_memo_forgets_its_oldest_entries() -> None:
     assert list(memo) == ["b", "c"]
 
 
+def _viewed_hovering_line_10(path: str, settings: Any, events: list[str]) -> Any:
+    """TWO_FUNCTIONS viewed while the editor hovers on line 10 (inside the second nest),
+    each nest noted in `events` as it is described."""
+    return view_document(
+        TWO_FUNCTIONS,
+        path,
+        settings,
+        60.0,
+        lambda nest: events.append(f"nest {nest.span.line}"),
+        lambda: 10,
+    )
+
+
 def test_the_wanted_nest_is_described_first_and_the_lint_comes_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -95,14 +108,7 @@ def test_the_wanted_nest_is_described_first_and_the_lint_comes_after(
         return lint(*args)
 
     monkeypatch.setattr(view_module, "lint_document", linting)
-    view = view_document(
-        TWO_FUNCTIONS,
-        path,
-        settings,
-        60.0,
-        lambda nest: events.append(f"nest {nest.span.line}"),
-        lambda: 10,  # the editor hovers on line 10, inside the second nest
-    )
+    view = _viewed_hovering_line_10(path, settings, events)
     assert events == ["nest 9", "nest 3", "lint"]
     assert view.findings  # the lint ran, on the placements the hovers made
     assert [n.span.line for n in view.nests] == [3, 9]  # the view keeps the file's order
@@ -127,13 +133,6 @@ def test_the_hovered_nest_is_described_before_the_whole_file_is_analyzed(
 
         monkeypatch.setattr(module, "analyze_module", analyzing)
     monkeypatch.setattr(view_module, "PLACEMENTS", view_module._Recent(64))
-    view = view_document(
-        TWO_FUNCTIONS,
-        path,
-        settings,
-        60.0,
-        lambda nest: events.append(f"nest {nest.span.line}"),
-        lambda: 10,  # inside the second nest
-    )
+    view = _viewed_hovering_line_10(path, settings, events)
     assert events == ["function matvec", "nest 9", "file scale, matvec", "nest 3"]
     assert view == alone
