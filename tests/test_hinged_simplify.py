@@ -50,6 +50,15 @@ def test_the_fixtures_hinged_ratios_are_simplifys_text(ratio: sympy.Expr, text: 
     assert str(simplify_hinged(ratio)) == text
 
 
+@pytest.mark.parametrize("version", ["1.13.3", "1.15.0", "2.0"])
+def test_another_sympy_is_left_to_simplify(version: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The steps follow one release's `simplify`; under another, `simplify` decides."""
+    ratio = FIXTURE_RATIOS[0][0]
+    assert simplify_hinged(ratio) is not None  # this sympy: the mirrored one
+    monkeypatch.setattr(sympy, "__version__", version)
+    assert simplify_hinged(ratio) is None
+
+
 @pytest.mark.parametrize(
     "ratio",
     [

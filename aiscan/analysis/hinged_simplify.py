@@ -22,7 +22,11 @@ if TYPE_CHECKING:
 else:
     sympy = SYMPY
 
-__all__ = ["is_hinged_ratio", "simplify_hinged"]
+__all__ = ["MIRRORED_SYMPY", "is_hinged_ratio", "simplify_hinged"]
+
+MIRRORED_SYMPY = ("1", "14")
+"""The sympy release whose `simplify` the steps below follow, step for step: another
+release may have changed them, and a report's text must stay `simplify`'s."""
 
 
 def is_hinged_ratio(expr: sympy.Expr) -> bool:
@@ -58,8 +62,13 @@ def _is_hinge(node: sympy.Expr) -> bool:
 
 
 def simplify_hinged(expr: sympy.Expr) -> sympy.Expr | None:
-    """`sympy.simplify(expr)` for an `is_hinged_ratio`; None when this sympy lacks the
-    helpers `simplify` is built of (its result is then `simplify`'s to give)."""
+    """`sympy.simplify(expr)` for an `is_hinged_ratio`; None for a sympy other than the
+    one whose `simplify` these steps follow, or one that lacks the helpers it is built of
+    (the result is then `simplify`'s to give)."""
+    from sympy import __version__ as release  # the module's own (SYMPY keeps what it read)
+
+    if tuple(release.split(".")[:2]) != MIRRORED_SYMPY:
+        return None
     try:
         from sympy.core.rules import Transform
         from sympy.simplify.radsimp import fraction, radsimp
