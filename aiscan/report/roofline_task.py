@@ -24,6 +24,9 @@ __all__ = ["RooflineFiles", "RooflineOptions", "joined_files", "preload", "roofl
 
 @dataclass(frozen=True)
 class RooflineOptions:
+    """What a worker needs for each file: how to analyze it, where to place its kernels,
+    and the sizes its paths sweep."""
+
     pipeline: PipelineOptions
     placement: PlacementOptions
     size_range: tuple[int, int]
@@ -63,8 +66,9 @@ def preload(files: list[str], options: RooflineOptions) -> None:
 
 def roofline_task(options: RooflineOptions) -> Task:
     # Never cached (`run_task` gets no cache): the fingerprint keys nothing.
-    return Task(kind="roofline", run=_roofline_file, failed=_failed_file, options=options,
-                fingerprint="")  # fmt: skip
+    return Task(
+        kind="roofline", run=_roofline_file, failed=_failed_file, options=options, fingerprint=""
+    )
 
 
 def _roofline_file(path: str, options: RooflineOptions) -> Payload:
