@@ -212,6 +212,41 @@ def test_the_roofline_plot_draws_the_roofs_of_the_kernels_threads() -> None:
     assert float(ys[at_one]) == pytest.approx(min(59.2e9, 64e9 * float(xs[at_one])))
 
 
+def test_kernels_on_fewer_threads_get_their_own_roof() -> None:
+    """A serial triad beside a kernel on every core: the device's roof is every core's, and
+    the triad's point sits on a dotted roof of one core, named with its thread count (it
+    sat far under the only roof drawn, with nothing to say why)."""
+    from aiscan.ir.symbols import size_symbol
+    from aiscan.roofline.plot import KernelSpec, build_figure
+
+    n = size_symbol("n")
+    triad = KernelSpec("triad", 2 * n, 24 * n, "fp64", threads=ThreadRequest(1, "serial"))
+    wide = KernelSpec("wide", 2 * n, 24 * n, "fp64", threads=ThreadRequest(None, "OpenMP"))
+    epyc = load_devices().get("epyc")
+    figure = build_figure([triad, wide], [epyc], sizes={"n": 10**8})
+    roofs = {
+        str(line.get_gid()): line
+        for line in figure.axes[0].lines
+        if str(line.get_gid()).startswith("roof:")
+    }
+    assert set(roofs) == {"roof:epyc-9654:fp64", "roof:epyc-9654:fp64@1"}
+    assert roofs["roof:epyc-9654:fp64"].get_label().startswith("epyc-9654 (96 threads) FP64")
+    one = roofs["roof:epyc-9654:fp64@1"]
+    assert one.get_linestyle() == ":"
+    assert one.get_label() == (
+        "epyc-9654 (1 thread) FP64 vector units dense: 59.2 GFLOP/s, "
+        "DDR5-4800 (12 channels) 64 GB/s"
+    )
+    # The triad's point (AI 1/12) lies on it: 64 GB/s x 1/12.
+    (point,) = [line for line in figure.axes[0].lines if line.get_gid() == "kernel:triad:epyc-9654"]
+    xs, ys = point.get_data()
+    assert float(xs[0]) == pytest.approx(1 / 12)
+    assert float(ys[0]) == pytest.approx(64e9 / 12)
+    line_xs, line_ys = one.get_data()
+    at = min(range(len(line_xs)), key=lambda i: abs(float(line_xs[i]) - 1 / 12))
+    assert float(line_ys[at]) == pytest.approx(64e9 * float(line_xs[at]))
+
+
 def test_numpy_contractions_use_every_core_and_element_wise_code_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -2,7 +2,8 @@
 
 The input is plain data (`KernelSpec`s, `Device`s, optional sizes); every point and line
 comes from `place`, so the picture cannot disagree with the numbers. Artists carry a
-`gid` (`roof:DEVICE:PRECISION`, `ceiling:DEVICE:LEVEL`, `ridge:DEVICE:PRECISION`,
+`gid` (`roof:DEVICE:PRECISION`, `roof:DEVICE:PRECISION@THREADS` for a CPU's roof of
+fewer threads than its other kernels run on, `ceiling:DEVICE:LEVEL`, `ridge:DEVICE:PRECISION`,
 `kernel:LABEL:DEVICE`, `path:LABEL:DEVICE`, `crossover:LABEL:DEVICE`, `label:LABEL:DEVICE`)
 so tests and the HTML report can find them. matplotlib is imported inside functions only.
 """
@@ -449,27 +450,23 @@ def _draw_device(
     x_high: float,
 ) -> None:
     """Roof per precision used on this device, ridge markers, dashed cache ceilings; on a
-    CPU the roofs of the threads its kernels run on (the most, where they differ)."""
-    counts = [d.placement.threads for d in drawn if d.placement.device == device.key]
-    threads = max((c for c in counts if c is not None), default=None)
+    CPU the roofs of the threads its kernels run on (the most, where they differ, and a
+    dotted roof for each other thread count, so that every point has its own roof)."""
+    here = [d for d in drawn if d.placement.device == device.key]
+    counts = {d.placement.threads for d in here if d.placement.threads is not None}
+    threads = max(counts, default=None)
+    xs = _geometric(x_low, x_high, 200)
+    unscaled = device
     cores = ""
     if threads is not None:
         device = scaled_to_threads(device, threads)
-        cores = f" ({threads} thread{'s' if threads != 1 else ''})"
-    roofs: dict[str, tuple[float, bool]] = {}
-    for d in drawn:
-        if d.placement.device != device.key:
-            continue
-        # Work split over several roofs draws each part's ceiling, not the combined rate.
-        parts = d.placement.part_roofs or ((d.placement.precision, d.placement.peak_flops_per_s),)
-        for precision, peak in parts:
-            roofs.setdefault(precision, (peak, d.placement.sparse))
+        cores = f" ({_threads_text(threads)})"
+    roofs = _roofs_used([d for d in here if d.placement.threads in (threads, None)])
     if not roofs:  # no kernel placed here: show the widest precision's dense roof
         roofs = {device.peaks[0].precision: (device.peaks[0].dense_flops_per_s, False)}
     # Each compute ceiling a kernel uses is drawn and named (tensor core or vector units).
     bandwidth = device.main_memory.bandwidth_bytes_per_s
     assert bandwidth is not None
-    xs = _geometric(x_low, x_high, 200)
     top = max(peak for peak, _ in roofs.values())
     for index, (precision, (peak, sparse_peak)) in enumerate(roofs.items()):
         density = "sparse" if sparse_peak else "dense"
@@ -493,6 +490,9 @@ def _draw_device(
                 ha="right", va="bottom", fontsize="x-small", color=color,
                 gid=f"ridge-label:{device.key}",
             )  # fmt: skip
+    for fewer in sorted(counts - {threads}, reverse=True):  # after these, in the legend too
+        on_fewer = [d for d in here if d.placement.threads == fewer]
+        _draw_thread_roofs(axes, unscaled, on_fewer, fewer, color, xs)
     for level in device.memory[1:]:
         if level.bandwidth_bytes_per_s is None:
             continue
@@ -507,6 +507,46 @@ def _draw_device(
             level.name, (x_name, min(top, level_bw * x_name)), xytext=(0, 4),
             textcoords="offset points", fontsize="x-small", color=color, rotation=0,
             gid=f"ceiling-label:{device.key}:{level.name}",
+        )  # fmt: skip
+
+
+def _roofs_used(drawn: Sequence[_Drawn]) -> dict[str, tuple[float, bool]]:
+    """Each compute roof the placements use, by precision: its peak and whether sparse.
+    Work split over several roofs gives each part's ceiling, not the combined rate."""
+    roofs: dict[str, tuple[float, bool]] = {}
+    for d in drawn:
+        parts = d.placement.part_roofs or ((d.placement.precision, d.placement.peak_flops_per_s),)
+        for precision, peak in parts:
+            roofs.setdefault(precision, (peak, d.placement.sparse))
+    return roofs
+
+
+def _threads_text(threads: int) -> str:
+    return f"{threads} thread{'s' if threads != 1 else ''}"
+
+
+def _draw_thread_roofs(
+    axes: Axes,
+    device: Device,
+    drawn: Sequence[_Drawn],
+    threads: int,
+    color: str,
+    xs: Sequence[float],
+) -> None:
+    """The roofs of `threads` threads of a CPU whose other kernels run on more: dotted,
+    named with their thread count (`roof:DEVICE:PRECISION@THREADS`)."""
+    scaled = scaled_to_threads(device, threads)
+    bandwidth = scaled.main_memory.bandwidth_bytes_per_s
+    assert bandwidth is not None
+    for precision, (peak, sparse_peak) in _roofs_used(drawn).items():
+        density = "sparse" if sparse_peak else "dense"
+        axes.plot(
+            xs, [min(peak, bandwidth * x) for x in xs],
+            color=color, linestyle=":", linewidth=1.5,
+            gid=f"roof:{device.key}:{precision}@{threads}",
+            label=f"{device.key} ({_threads_text(threads)}) {roof_label(precision, scaled)} "
+            f"{density}: {format_si(peak, 'FLOP/s')}, "
+            f"{scaled.main_memory.name} {format_si(bandwidth, 'B/s')}",
         )  # fmt: skip
 
 
