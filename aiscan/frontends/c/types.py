@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from pycparser import c_ast
 
-from aiscan.algebra import SYMPY, constant
+from aiscan.algebra import SYMPY, constant, expand
 from aiscan.frontends.c.literals import integer_literal
 from aiscan.ir.nodes import ElementType
 from aiscan.ir.symbols import size_symbol
@@ -198,6 +198,6 @@ def _extent(dim: c_ast.Node | None) -> sympy.Expr | None:
         if left is None or right is None:
             return None
         if dim.op == "+":
-            return sympy.expand(left + right)
-        return sympy.expand(left - right if dim.op == "-" else left * right)
+            return expand(left + right)
+        return expand(left - right if dim.op == "-" else left * right)
     return None
