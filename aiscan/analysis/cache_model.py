@@ -37,6 +37,7 @@ from aiscan.analysis.delinearize import delinearized
 from aiscan.analysis.domain import sum_over_loop, sum_over_loops
 from aiscan.analysis.footprint import Footprint, footprint_of, union_size
 from aiscan.analysis.intensity import finite_value, size_bindings
+from aiscan.analysis.point_values import NotEvaluated, point_value, symbol_names
 from aiscan.analysis.polyhedral import PolyReference, exact_counts
 from aiscan.analysis.polynomials import linear_coefficient
 from aiscan.analysis.traffic import Traffic, compulsory_traffic, streaming_traffic
@@ -485,7 +486,7 @@ class _Model:
         way with the counter), with the trip; None when both ends are on one side. The
         `others` loops are taken where the working set is largest, as `fits` takes them."""
         var = loop_symbol(loop.var)
-        at_sizes = _worst_at_sizes(working_set, others, sizes)
+        at_sizes = _worst_at_sizes(working_set, others, sizes, var.name)
         trip = finite_value(_at_sizes(loop.trip, sizes))
         if at_sizes.free_symbols != {var} or trip is None or trip < 2:
             return None
@@ -555,7 +556,9 @@ class _Model:
         its working set to fit; None when not even one does."""
         block = sympy.Symbol("aiscan_block", positive=True, integer=True)
         body = tuple(replace(n, trip=block) if n is inner else n for n in loop.body)
-        working_set = _worst_at_sizes(self.working_set(body, inside), inside, self.sizes)
+        working_set = _worst_at_sizes(
+            self.working_set(body, inside), inside, self.sizes, block.name
+        )
         if working_set.free_symbols != {block}:
             return None
         best = None
@@ -796,20 +799,85 @@ def _at_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:
 
 
 def _worst_at_sizes(
-    expr: sympy.Expr, loops: tuple[Loop, ...], sizes: Mapping[str, int]
+    expr: sympy.Expr,
+    loops: tuple[Loop, ...],
+    sizes: Mapping[str, int],
+    wanted: str | None = None,
 ) -> sympy.Expr:
     """`expr` at the sizes, at its worst over `loops` (`_worst_over_loops`), memoized: a
     device's every level asks for the same working sets at the same sizes, and a size
-    path asks at every size of its sweep."""
-    return _worst_at(expr, loops, tuple(sorted(sizes.items())))
+    path asks at every size of its sweep. Every caller needs a number, or an expression
+    in the one symbol `wanted` alone; where the result is sure to keep another symbol
+    (`_keeps_unbound`), `expr` itself is returned, as symbolic as that result."""
+    return _worst_at(expr, loops, tuple(sorted(sizes.items())), wanted)
 
 
 @lru_cache(maxsize=8192)
 def _worst_at(
-    expr: sympy.Expr, loops: tuple[Loop, ...], size_items: tuple[tuple[str, int], ...]
+    expr: sympy.Expr,
+    loops: tuple[Loop, ...],
+    size_items: tuple[tuple[str, int], ...],
+    wanted: str | None,
 ) -> sympy.Expr:
     sizes = dict(size_items)
+    if not is_poly(expr) and _keeps_unbound(expr, loops, sizes, wanted):
+        return expr
     return _worst_over_loops(_at_sizes(expr, sizes), loops, sizes)
+
+
+_BASE_VALUE = Fraction(7)
+_PROBE_VALUES = (Fraction(2), Fraction(3), Fraction(1009))
+"""Values a free symbol is moved through (all valid for every kind of symbol: positive
+integers) to see whether the worst-end working set moves with it."""
+
+
+def _keeps_unbound(
+    expr: sympy.Expr, loops: tuple[Loop, ...], sizes: Mapping[str, int], wanted: str | None
+) -> bool:
+    """Whether `_worst_over_loops(_at_sizes(expr, sizes), loops, sizes)` surely keeps a
+    symbol that neither the sizes nor `loops` bind, other than `wanted` (a tile size
+    `bs`, an outer loop's counter): then no caller gets a number from it.
+
+    That result is `expr` with each loop's counter set to its last value, innermost first,
+    unless some step's two ends were both numbers; a value of that composition that moves
+    with a free symbol rules such a step out (from then on it would be a number), so the
+    result is that composition and holds the symbol. Decided on exact values at a few
+    points (`point_values`): False, and sympy asked, wherever they cannot tell."""
+    counters = [loop_symbol(loop.var).name for loop in loops]
+    bounds = [(loop.start, expand(loop.start + loop.step * (loop.trip - 1))) for loop in loops]
+    names = symbol_names(expr).union(*(symbol_names(e) for pair in bounds for e in pair))
+    if any(name in sizes for name in counters) or len(set(counters)) != len(counters):
+        return False
+    free = sorted(names - set(sizes) - set(counters) - {wanted})
+    if not free or _name_clash(expr):
+        return False
+    given = {name: Fraction(value) for name, value in sizes.items()}
+
+    def worst_end(values: dict[str, Fraction]) -> Fraction:
+        at = {**given, **values}
+        for counter, (_, last) in zip(counters, bounds, strict=True):  # outermost first
+            at[counter] = point_value(last, at)
+        return point_value(expr, at)
+
+    base = {name: _BASE_VALUE for name in free}
+    if wanted is not None:
+        base[wanted] = _BASE_VALUE
+    try:
+        reference = worst_end(base)
+        return any(
+            worst_end({**base, name: probe}) != reference
+            for name in free
+            for probe in _PROBE_VALUES
+        )
+    except (NotEvaluated, ZeroDivisionError):
+        return False
+
+
+def _name_clash(expr: sympy.Expr) -> bool:
+    """Two free symbols of one name (a size `i` beside a counter `i`): values by name
+    cannot tell them apart."""
+    symbols = expr.free_symbols
+    return len({s.name for s in symbols}) != len(symbols)
 
 
 def _worst_over_loops(
