@@ -173,6 +173,28 @@ def test_html_escapes_labels() -> None:
     assert "a<b & c" not in text.split("<svg")[0]
 
 
+def test_the_numbered_table_stays_beside_the_plot_above_the_legend() -> None:
+    """200 kernels (four columns of the table) and a legend made tall by kernels with no
+    traffic: the table hung from the plot's top ran down over the legend below; the plot
+    now grows to the table's height."""
+    many = [
+        KernelSpec(f"kernel_{i}", (1 + i % 13) * n, (8 + 3 * (i % 7)) * n, "fp64")
+        for i in range(200)
+    ]
+    scalars = [KernelSpec(f"scalar_{i}", 2 * n, 0 * n, "fp64") for i in range(12)]
+    figure = build_figure([*many, *scalars], devices("h100"), sizes={"n": 1000})
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    plot = figure.axes[0].get_window_extent(renderer)
+    table = figure.axes[0].get_legend().get_window_extent(renderer)
+    legend = figure.legends[0].get_window_extent(renderer)
+    rows = [
+        row for t in figure.axes[0].get_legend().get_texts() for row in t.get_text().splitlines()
+    ]
+    assert len(rows) == 200 and len(figure.axes[0].get_legend().get_texts()) == 4
+    assert table.y0 >= plot.y0 and table.y1 <= plot.y1 + 1
+    assert not table.overlaps(legend)  # type: ignore[attr-defined]
+
+
 def test_many_kernels_are_numbered_with_a_table_and_labels_never_overlap() -> None:
     """Past a dozen kernels each label is its number, the table beside the plot names
     every kernel, the extremes keep their names, and no two labels overlap."""
@@ -180,7 +202,7 @@ def test_many_kernels_are_numbered_with_a_table_and_labels_never_overlap() -> No
     figure = build_figure(many, devices("h100"), sizes={"n": 1000})
     table = figure.axes[0].get_legend()
     assert table is not None and table.get_title().get_text() == "kernels by number"
-    rows = [t.get_text() for t in table.get_texts()]
+    rows = [row for t in table.get_texts() for row in t.get_text().splitlines()]
     assert rows == [f"{i + 1}: k{i}" for i in range(40)]
     texts = [t for t in figure.axes[0].texts if str(t.get_gid()).startswith("label:")]
     assert texts and all(t.get_text().split(":")[0].isdigit() for t in texts)

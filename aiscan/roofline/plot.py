@@ -72,6 +72,8 @@ _LEGEND_MARKERS_MAX: Final = len(_MARKERS)
 beyond, shapes repeat and the kernels are numbered."""
 _LEGEND_CHAR_INCHES: Final = 0.066
 """The width of an average character of the legend (font size `small`)."""
+_LEGEND_LINE_INCHES: Final = 0.2
+"""The height of a line of the legend below the plot (font size `small`, measured 0.19)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,11 +346,14 @@ def build_figure(
     notes = [f"not placed: {reason}" for reason in skipped]
     entries = names + names_more + notes
     handles_all = handles + handles_more + [Line2D([], [], linestyle="none") for _ in notes]
-    width = 10 + table_inches(axes, rows)
+    table_width, table_height = table_inches(axes, rows)
+    width = 10 + table_width
     columns = _legend_columns(entries, width)
     lines = math.ceil(len(entries) / columns)
-    # The plot keeps its size: the legend below adds height, the numbered table beside it width.
-    figure.set_size_inches(width, 8 + 0.2 * max(0, lines - 8))
+    # The plot keeps its size: the legend below adds height, the numbered table beside it
+    # width. A table taller than the plot ran down over the legend: the plot grows to it.
+    height = max(8 + 0.2 * max(0, lines - 8), table_height + _LEGEND_LINE_INCHES * lines + 1.2)
+    figure.set_size_inches(width, height)
     figure.legend(
         handles_all, entries, loc="outside lower center", ncols=columns, fontsize="small",
         frameon=False,

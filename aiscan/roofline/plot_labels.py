@@ -29,6 +29,8 @@ _TAG_GIDS: Final = ("level-label:", "path-size:")
 placed first, near their markers, clear of each other, of the labels and of the roofs."""
 _TABLE_ROWS: Final = 52
 """Rows of the numbered table per column: as tall as the plot at xx-small."""
+_TABLE_LINE_SPACING: Final = 1.5
+"""The table's row pitch, in font sizes: a legend's rows (1 + `labelspacing` 0.5)."""
 _TABLE_CHAR_INCHES: Final = 0.043
 """The width of an average character at xx-small, to size the table's columns."""
 _NUMBER_REACH: Final = 24.0
@@ -57,21 +59,31 @@ def number_labels(axes: Axes, labels: Sequence[Text], named_max: int) -> list[st
     return rows
 
 
-def table_inches(axes: Axes, rows: Sequence[str]) -> float:
-    """The numbered table beside the plot, in columns no taller than the plot; returns the
-    width it adds to the figure, in inches."""
+def table_inches(axes: Axes, rows: Sequence[str]) -> tuple[float, float]:
+    """The numbered table beside the plot, in columns of at most `_TABLE_ROWS` rows;
+    returns the width it adds to the figure and its height, in inches (the plot must be
+    as tall: the table hangs from its top)."""
+    from matplotlib.font_manager import FontProperties
     from matplotlib.lines import Line2D
 
     if not rows:
-        return 0.0
+        return 0.0, 0.0
     columns = math.ceil(len(rows) / _TABLE_ROWS)
-    axes.legend(
-        [Line2D([], [], linestyle="none") for _ in rows], rows, loc="upper left",
+    # One entry per column, its rows on lines of their own: 452 entries took a legend's
+    # box packing two seconds at every draw (and the plot is drawn twice).
+    per_column = math.ceil(len(rows) / columns)
+    blocks = ["\n".join(rows[k : k + per_column]) for k in range(0, len(rows), per_column)]
+    table = axes.legend(
+        [Line2D([], [], linestyle="none") for _ in blocks], blocks, loc="upper left",
         bbox_to_anchor=(1.01, 1.0), ncols=columns, fontsize="xx-small", frameon=False,
         handlelength=0, handletextpad=0, columnspacing=1.2, borderaxespad=0,
         title="kernels by number", title_fontsize="x-small",
     )  # fmt: skip
-    return columns * (_TABLE_CHAR_INCHES * max(len(row) for row in rows) + 0.2)
+    for text in table.get_texts():
+        text.set_linespacing(_TABLE_LINE_SPACING)
+    points = FontProperties(size="xx-small").get_size_in_points()
+    height = (per_column + 2) * _TABLE_LINE_SPACING * points / 72  # the rows and the title
+    return columns * (_TABLE_CHAR_INCHES * max(len(row) for row in rows) + 0.2), height
 
 
 def _standing_out(labels: Sequence[Text]) -> set[Text]:
