@@ -1,0 +1,145 @@
+"""A hinge `Max(0, c - s)` carried in `algebra.Poly` as one more variable, against the sympy
+expression it stands for: the same text (sympy's order of terms and factors with `Max`
+factors), values, substitutions, arithmetic, symbols and facts (issue 33: jacobi2d's
+footprint hinge without sympy)."""
+
+from __future__ import annotations
+
+import pickle
+from fractions import Fraction
+
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aiscan import algebra
+from aiscan.algebra import Poly, constant, hinge, symbol, to_sympy
+
+NAMES = ("n", "m", "N", "k", "a_1")
+sizes = st.builds(symbol, st.sampled_from(NAMES), st.just("size"))
+others = st.builds(symbol, st.sampled_from(NAMES), st.sampled_from(("loop", "plain")))
+
+
+@st.composite
+def hinges(draw: st.DrawFn) -> Poly:
+    argument = draw(st.integers(2, 9)) - draw(sizes)
+    made = hinge(argument)
+    assert made is not None
+    return made
+
+
+@st.composite
+def hinged_polys(draw: st.DrawFn) -> Poly:
+    """A random polynomial in sizes and hinges of sizes, built with Poly's arithmetic."""
+    factors = st.one_of(sizes, hinges())
+    total = algebra.ZERO
+    for _ in range(draw(st.integers(0, 5))):
+        term = constant(draw(st.fractions(min_value=-50, max_value=50, max_denominator=12)))
+        for _ in range(draw(st.integers(0, 3))):
+            term = term * draw(factors) ** draw(st.integers(1, 2))
+        total = total + term
+    return total
+
+
+def _sympy_max(c: int, name: str) -> sympy.Expr:
+    return sympy.Max(0, c - sympy.Symbol(name, integer=True, positive=True))
+
+
+def test_a_hinge_is_sympys_max() -> None:
+    n = symbol("n", "size")
+    made = hinge(4 - n)
+    assert made is not None and made.hinged
+    assert str(made) == "Max(0, 4 - n)"
+    assert to_sympy(made) == _sympy_max(4, "n")
+    assert made == _sympy_max(4, "n")
+    assert made.free_symbols == {n}
+    assert made.var() is None and not made.is_Symbol
+    assert made.is_integer is True
+
+
+def test_what_sympy_evaluates_is_evaluated() -> None:
+    n = symbol("n", "size")
+    assert hinge(constant(-3)) == 0 and hinge(constant(5)) == 5
+    assert hinge(1 - n) == 0 and sympy.Max(0, to_sympy(1 - n)) == 0
+    assert hinge(n - 4) is None  # grows: not the footprint's shape, sympy's to build
+    assert hinge(4 - 2 * n) is None
+    assert hinge(4 - symbol("t", "loop")) is None
+    assert hinge(Fraction(7, 2) - n) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(hinged_polys())
+def test_text_is_sympys_text(a: Poly) -> None:
+    assert str(a) == str(to_sympy(a))
+    assert str(a) == str(sympy.sympify(str(to_sympy(a)), locals=_locals(a)))
+
+
+def _locals(a: Poly) -> dict[str, object]:
+    return {s.name: to_sympy(s) for s in a.free_symbols}
+
+
+@settings(max_examples=300, deadline=None)
+@given(hinged_polys(), hinged_polys())
+def test_arithmetic_agrees_with_sympy(a: Poly, b: Poly) -> None:
+    sa, sb = to_sympy(a), to_sympy(b)
+    assert to_sympy(a + b) == sympy.expand(sa + sb)
+    assert to_sympy(a - b) == sympy.expand(sa - sb)
+    assert to_sympy(a * b) == sympy.expand(sa * sb)
+    assert str(a * b) == str(sympy.expand(sa * sb))
+
+
+@settings(max_examples=300, deadline=None)
+@given(hinged_polys(), st.sampled_from(NAMES), st.integers(1, 12), st.integers(-3, 3))
+def test_substitution_agrees_with_sympy(a: Poly, name: str, value: int, shift: int) -> None:
+    s = symbol(name, "size")
+    for replacement in (constant(value), s + shift, symbol("z", "size") + value):
+        mine = a.subs({s: replacement})
+        theirs = sympy.expand(to_sympy(a).subs({to_sympy(s): to_sympy(replacement)}))
+        assert to_sympy(mine) == theirs
+        assert str(mine) == str(theirs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(hinged_polys(), st.integers(1, 9), st.integers(1, 9))
+def test_values_agree_with_sympy(a: Poly, x: int, y: int) -> None:
+    values = {symbol(name, "size"): (x if i % 2 else y) for i, name in enumerate(NAMES)}
+    exact = to_sympy(a).subs({to_sympy(k): v for k, v in values.items()})
+    assert a.at(values) == pytest.approx(float(exact), rel=1e-12, abs=1e-9)  # floats
+    assert a.subs(values) == exact
+
+
+@settings(max_examples=200, deadline=None)
+@given(hinged_polys(), others)
+def test_symbols_and_has_agree_with_sympy(a: Poly, other: Poly) -> None:
+    expr = to_sympy(a)
+    assert {to_sympy(s) for s in a.free_symbols} == expr.free_symbols
+    for s in [*a.free_symbols, other]:
+        assert a.has(s) == expr.has(to_sympy(s))
+    assert a.has(sympy.Max) == expr.has(sympy.Max)
+    assert a.is_integer == expr.is_integer or expr.is_integer is None
+
+
+def test_hinges_pickle_whole() -> None:
+    """A worker's result reaches the parent with each hinge's argument."""
+    n, m = symbol("n", "size"), symbol("m", "size")
+    hn, hm = hinge(4 - n), hinge(3 - m)
+    assert hn is not None and hm is not None
+    value = 8 * m * hn - 16 * hn * hm + 2
+    again = pickle.loads(pickle.dumps(value))
+    assert again == value and str(again) == str(value)
+    assert again.subs({n: 1}) == 24 * m - 48 * hm + 2
+    assert again.free_symbols == {n, m}
+
+
+def test_a_hinge_has_no_degree() -> None:
+    """Fast paths that read degrees must not take a hinge for a constant in its symbol."""
+    n = symbol("n", "size")
+    made = hinge(4 - n)
+    assert made is not None
+    for question in (lambda: (n * made).degree(), lambda: (n + made).by_power(n)):
+        try:
+            question()
+        except ValueError:
+            continue
+        raise AssertionError("a hinged polynomial answered a degree")
