@@ -329,6 +329,38 @@ class Poly:
         """Whether a hinge `Max(0, c - s)` is among the variables."""
         return any(var[1] == HINGE for monomial in self.terms for var, _ in monomial)
 
+    def _hinge_holds(self, var: Poly | None) -> bool:
+        """Whether a hinge's argument holds `var` (any symbol, for None)."""
+        if var is None:
+            return self.hinged
+        return any(s == var for atom in self.hinges() for s in atom.free_symbols)
+
+    def hinge_holds(self, var: Poly) -> bool:
+        """Whether a hinge `Max(0, c - s)` here has `var` for s: the polynomial is then no
+        polynomial in `var` (a degree or a coefficient of a power of `var` would be wrong)."""
+        return self._hinge_holds(var)
+
+    def hinges(self) -> dict[Poly, tuple[int, str]]:
+        """Each hinge atom `Max(0, c - s)` with its `(c, s's name)`."""
+        return {
+            Poly({((var, 1),): 1}): _hinge_parts(var)
+            for monomial in self.terms
+            for var, _ in monomial
+            if var[1] == HINGE
+        }
+
+    def without_hinges(self, values: Mapping[Poly, Poly]) -> Poly:
+        """The given hinge atoms replaced by their values (0 for a hinge past its bend)."""
+        given = {next(iter(atom.terms))[0][0]: value for atom, value in values.items()}
+        total = ZERO
+        for monomial, coefficient in self.terms.items():
+            term = constant(coefficient)
+            for var, power in monomial:
+                value = given.get(var)
+                term = term * (Poly({((var, 1),): 1}) if value is None else value) ** power
+            total = total + term
+        return total
+
     def var(self) -> Var | None:
         """The symbol this polynomial is, if it is exactly one symbol (a hinge is none)."""
         if len(self.terms) != 1:
@@ -355,9 +387,10 @@ class Poly:
 
     def degree(self, var: Poly | None = None) -> int:
         """The total degree, or the degree in one symbol; a hinge's dependence on its
-        argument is no degree, so a hinged polynomial has none (ValueError)."""
-        if self.hinged:
-            raise ValueError(f"{self} holds a hinge: no polynomial degree")
+        argument is no degree, so a hinge of that symbol (of any, for the total) makes it
+        a ValueError."""
+        if self._hinge_holds(var):
+            raise ValueError(f"{self} holds a hinge of {var}: no polynomial degree")
         if var is None:
             return max((sum(e for _, e in m) for m in self.terms), default=0)
         v = var.var()
@@ -378,8 +411,8 @@ class Poly:
     def by_power(self, var: Poly) -> dict[int, Poly]:
         """The coefficients of each power of `var` (itself free of `var`); ValueError where
         a hinge holds `var`."""
-        if self.hinged:
-            raise ValueError(f"{self} holds a hinge: no coefficients by power")
+        if self._hinge_holds(var):
+            raise ValueError(f"{self} holds a hinge of {var}: no coefficients by power")
         v = var.var()
         parts: dict[int, dict[Monomial, Coefficient]] = {}
         for monomial, coefficient in self.terms.items():
