@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -357,6 +357,8 @@ def past_bends(expr: sympy.Expr, sizes: list[sympy.Symbol]) -> sympy.Expr:
     """`expr` with each two-sided `Max(a, b)` or `Min(a, b)` replaced by the side that wins
     once the sizes have grown, where `a - b` grows without bound with them (`Max(0, 2 - n)`,
     a small-size correction, is 0 past n = 2; `Min(1, n - 1)` is 1 past n = 2)."""
+    if is_poly(expr):
+        return _settled_poly_hinges(expr, sizes)
     growth = {s: _GROWTH for s in sizes}
 
     def settled(largest: bool) -> Callable[..., sympy.Expr]:
@@ -445,10 +447,22 @@ def settled_hinges(expr: sympy.Expr, variable: sympy.Symbol) -> sympy.Expr:
     grows replaced by 0: such a hinge (a footprint's small-size correction, `Max(0, 4 - x)`)
     is 0 past p's largest root, so limits as `variable` grows are unchanged. A hinge whose
     argument does not fall (`Max(0, x - 4)`, `Max(0, 4 - t)` in another symbol) is kept."""
-    if is_poly(expr) or not expr.has(sympy.Max):
+    if is_poly(expr):
+        return _settled_poly_hinges(expr, {variable})
+    if not expr.has(sympy.Max):
         return expr
     settled = {hinge: sympy.S.Zero for hinge in expr.atoms(sympy.Max) if _falls(hinge, variable)}
     return normal(expr.xreplace(settled)) if settled else expr
+
+
+def _settled_poly_hinges(poly: Poly, growing: Collection[Any]) -> Poly:
+    """A Poly's own hinges `Max(0, c - s)` with s among the `growing` symbols set to 0:
+    each is 0 from s = c on (what `settled_hinges` and `past_bends` do to sympy's `Max`)."""
+    if not poly.hinged:
+        return poly
+    names = {str(s) for s in growing if is_size_symbol(s)}
+    settled = {atom: ZERO for atom, (_, name) in poly.hinges().items() if name in names}
+    return poly.without_hinges(settled) if settled else poly
 
 
 def _falls(hinge: sympy.Max, variable: sympy.Symbol) -> bool:
