@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from aiscan import algebra
 from aiscan.algebra import Poly, constant, hinge, symbol, to_sympy
+from aiscan.analysis.intensity import past_bends, settled_hinges
+from aiscan.report.readable import readable
 
 NAMES = ("n", "m", "N", "k", "a_1")
 sizes = st.builds(symbol, st.sampled_from(NAMES), st.just("size"))
@@ -143,3 +145,21 @@ def test_a_hinge_has_no_degree() -> None:
         except ValueError:
             continue
         raise AssertionError("a hinged polynomial answered a degree")
+
+
+@settings(max_examples=150, deadline=None)
+@given(hinged_polys(), st.lists(st.sampled_from(NAMES), unique=True))
+def test_hinges_settle_as_sympys_maxima_do(a: Poly, growing: list[str]) -> None:
+    """`past_bends` and `settled_hinges` on the Poly's own hinges, against their sympy
+    paths on the `Max` it stands for."""
+    sizes = [symbol(name, "size") for name in growing]
+    expr = to_sympy(a)
+    assert to_sympy(past_bends(a, sizes)) == past_bends(expr, [to_sympy(s) for s in sizes])
+    for s in sizes:
+        assert to_sympy(settled_hinges(a, s)) == sympy.expand(settled_hinges(expr, to_sympy(s)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(hinged_polys(), st.dictionaries(st.sampled_from(NAMES), st.integers(1, 6)))
+def test_text_report_drops_vanishing_hinges_as_with_sympy(a: Poly, sizes: dict[str, int]) -> None:
+    assert readable(a, sizes) == readable(to_sympy(a), sizes)
