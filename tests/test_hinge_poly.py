@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from aiscan import algebra
 from aiscan.algebra import Poly, constant, hinge, symbol, to_sympy
+from aiscan.analysis import intensity
+from aiscan.analysis.hinged_cancel import cancelled_hinged, cancelled_sums
 from aiscan.analysis.intensity import past_bends, settled_hinges
 from aiscan.report.readable import readable
 
@@ -163,3 +165,31 @@ def test_hinges_settle_as_sympys_maxima_do(a: Poly, growing: list[str]) -> None:
 @given(hinged_polys(), st.dictionaries(st.sampled_from(NAMES), st.integers(1, 6)))
 def test_text_report_drops_vanishing_hinges_as_with_sympy(a: Poly, sizes: dict[str, int]) -> None:
     assert readable(a, sizes) == readable(to_sympy(a), sizes)
+
+
+def _sympy_cancelled(a: Poly, b: Poly) -> tuple[sympy.Expr, sympy.Expr]:
+    """What `intensity._cancelled` answered through sympy before the Poly paths."""
+    top, bottom = to_sympy(a), to_sympy(b)
+    symbols = sorted(top.free_symbols | bottom.free_symbols, key=lambda s: s.name)
+    if not top.is_Add and not bottom.is_Add:
+        return sympy.fraction(top / bottom)  # type: ignore[no-any-return]
+    fast = intensity._cancelled_polynomials(top, bottom, symbols)
+    return fast if fast is not None else intensity._cancelled_with_poly(top, bottom, symbols)
+
+
+@settings(max_examples=200, deadline=None)
+@given(hinged_polys(), hinged_polys(), hinged_polys())
+def test_a_cancelled_ratio_is_sympys(common: Poly, a: Poly, b: Poly) -> None:
+    """The ratio's normal form (coprime integer contents, the bottom's sign), with and
+    without hinges, against sympy's `cancel` and sparse polynomials."""
+    top, bottom = common * a, common * b
+    if not top.terms or not bottom.terms or not (top.free_symbols | bottom.free_symbols):
+        return
+    sizes = list(top.free_symbols | bottom.free_symbols)
+    fast = cancelled_hinged(top, bottom, lambda p: intensity._grows_negative_poly(p, sizes))
+    if not (top.hinged or bottom.hinged):
+        fast = cancelled_sums(top, bottom) if len(top.terms) > 1 < len(bottom.terms) else None
+    if fast is None:
+        return
+    expected = _sympy_cancelled(top, bottom)
+    assert (to_sympy(fast[0]), to_sympy(fast[1])) == tuple(sympy.expand(e) for e in expected)

@@ -30,6 +30,7 @@ from aiscan.algebra import (
     normal,
     symbol,
 )
+from aiscan.analysis.hinged_cancel import cancelled_hinged, cancelled_sums
 from aiscan.analysis.polynomials import Term, from_ring, ring_over, terms_of
 from aiscan.ir.symbols import is_size_symbol
 
@@ -127,9 +128,19 @@ def _cancelled(numerator: sympy.Expr, denominator: sympy.Expr) -> tuple[sympy.Ex
     """numerator/denominator in lowest terms with coprime integer coefficients and a
     positive leading denominator coefficient: `n/12`, `(n + 1)/48`, `(2*N - 1)/(4*N + 2)`."""
     if is_poly(numerator) and is_poly(denominator):
-        fast = cancelled_by_monomial(numerator, denominator)
-        if fast is not None:
-            return fast
+        if numerator.hinged or denominator.hinged:
+            sizes = [s for s in numerator.free_symbols | denominator.free_symbols]
+            hinged = cancelled_hinged(
+                numerator, denominator, lambda bottom: _grows_negative_poly(bottom, sizes)
+            )
+            if hinged is not None:
+                return hinged
+        else:
+            fast = cancelled_by_monomial(numerator, denominator) or cancelled_sums(
+                numerator, denominator
+            )
+            if fast is not None:
+                return fast
     symbols = sorted(numerator.free_symbols | denominator.free_symbols, key=attrgetter("name"))
     if not symbols:
         top, bottom = sympy.fraction(sympy.nsimplify(numerator / denominator))
@@ -198,6 +209,13 @@ def _grows_negative(expr: sympy.Expr, symbols: list[sympy.Symbol]) -> bool:
     """Whether `expr` is negative once the sizes have grown (its leading coefficient)."""
     sizes = [s for s in symbols if is_size_symbol(s)]
     leading = _leading(past_bends(expr, sizes), sizes) if sizes else None
+    return leading is not None and bool(leading[1].is_negative)
+
+
+def _grows_negative_poly(expr: Poly, symbols: list[Poly]) -> bool:
+    """`_grows_negative` of a Poly, its hinges settled by `past_bends`."""
+    sizes = [s for s in symbols if is_size_symbol(s)]
+    leading = _leading_of_poly(past_bends(expr, sizes), sizes) if sizes else None
     return leading is not None and bool(leading[1].is_negative)
 
 
