@@ -331,7 +331,7 @@ class Poly:
 
     def _hinge_holds(self, var: Poly | None) -> bool:
         """Whether a hinge's argument holds `var` (any symbol, for None)."""
-        if var is None:
+        if var is None or not self.hinged:
             return self.hinged
         return any(s == var for atom in self.hinges() for s in atom.free_symbols)
 

@@ -193,3 +193,30 @@ def test_a_cancelled_ratio_is_sympys(common: Poly, a: Poly, b: Poly) -> None:
         return
     expected = _sympy_cancelled(top, bottom)
     assert (to_sympy(fast[0]), to_sympy(fast[1])) == tuple(sympy.expand(e) for e in expected)
+
+
+def test_proportional_and_stencil_ratios_cancel_as_sympy_does() -> None:
+    """jacobi2d's ratios: FLOPs over streaming bytes (proportional, 1/10), over
+    compulsory bytes (two hinges) and over a cache level's bytes (a common m - 2)."""
+    m, n = symbol("m", "size"), symbol("n", "size")
+    hm, hn = hinge(4 - m), hinge(4 - n)
+    assert hm is not None and hn is not None
+    flops = 4 * m * n - 8 * m - 8 * n + 16
+    cases = [
+        (flops, 40 * m * n - 80 * m - 80 * n + 160, cancelled_sums),
+        (-flops, 40 * m * n - 80 * m - 80 * n + 160, cancelled_sums),
+        (flops, 16 * m * n - 16 * m - 16 * n - 8 * hm * hn, None),
+        (flops, 40 * m * n - 8 * m * hn - 64 * m - 80 * n + 16 * hn + 128, None),
+    ]
+    for top, bottom, fast_path in cases:
+        sizes = list(top.free_symbols | bottom.free_symbols)
+        if fast_path is None:
+            fast = cancelled_hinged(
+                top, bottom, lambda p, sizes=sizes: intensity._grows_negative_poly(p, sizes)
+            )
+        else:
+            fast = fast_path(top, bottom)
+        assert fast is not None
+        expected = _sympy_cancelled(top, bottom)
+        assert (to_sympy(fast[0]), to_sympy(fast[1])) == tuple(sympy.expand(e) for e in expected)
+    assert str(intensity._cancelled(flops, 40 * m * n - 80 * m - 80 * n + 160)) == "(1, 10)"

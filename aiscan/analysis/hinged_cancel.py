@@ -124,6 +124,10 @@ def _without_common_factor(a: Poly, b: Poly) -> tuple[Poly, Poly] | None:
     of the others where neither leading coefficient in it vanishes. Where only one
     variable v is left with a positive bound, the divisor is in Q[v] alone, so it is the
     gcd of every coefficient (in v) of both, found by Euclid's algorithm."""
+    if a.terms.keys() == b.terms.keys():
+        ratios = {Fraction(c) / b.terms[m] for m, c in a.terms.items()}
+        if len(ratios) == 1:  # one a multiple of the other (jacobi2d's streaming 1/10)
+            return constant(ratios.pop()), ONE
     shared = sorted(_variables(a) & _variables(b), key=_sort_gens_key)
     bounded = [var for var in shared if _degree_bound(a, b, var) > 0]
     if not bounded:
