@@ -220,3 +220,23 @@ def test_proportional_and_stencil_ratios_cancel_as_sympy_does() -> None:
         expected = _sympy_cancelled(top, bottom)
         assert (to_sympy(fast[0]), to_sympy(fast[1])) == tuple(sympy.expand(e) for e in expected)
     assert str(intensity._cancelled(flops, 40 * m * n - 80 * m - 80 * n + 160)) == "(1, 10)"
+
+
+def test_layer_condition_and_in_core_shares_answer_as_their_sympy_paths() -> None:
+    """cache_model's root of a hinged working set (sympy's `Poly` refuses the `Max`: no
+    root) and the in-core ceiling's share of adds (jacobi2d: 3/4 of the FLOPs)."""
+    from aiscan.analysis import cache_model
+    from aiscan.roofline import in_core
+
+    m, n = symbol("m", "size"), symbol("n", "size")
+    hn = hinge(4 - n)
+    assert hn is not None
+    working_set = 32 * n - 8 * hn - 48
+    assert cache_model._root(working_set, 24576.0) is None
+    assert cache_model._root(to_sympy(working_set), 24576.0) is None
+    adds, flops = 3 * m * n - 6 * m - 6 * n + 12, 4 * m * n - 8 * m - 8 * n + 16
+    assert in_core._share(adds, flops, None) == 0.75
+    assert in_core._share(to_sympy(adds), to_sympy(flops), None) == 0.75
+    assert in_core._share(adds, flops, {"n": 2}) == in_core._share(
+        to_sympy(adds), to_sympy(flops), {"n": 2}
+    )
