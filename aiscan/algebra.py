@@ -495,9 +495,11 @@ class Poly:
 
     def has(self, *items: object) -> bool:
         if self.hinged:
-            if any(isinstance(item, type) for item in items):  # `has(sympy.Max)`
+            variables = [_var_of(item) for item in items]
+            if None in variables:  # `has(sympy.Max)`, `has(Max(0, 4 - n))`: sympy's answer
                 return bool(to_sympy(self).has(*items))
-            return any(symbol(*v) in self.free_symbols for v in map(_var_of, items) if v)
+            free = self.free_symbols
+            return any(symbol(*v) in free for v in variables if v is not None)
         mine = {var for monomial in self.terms for var, _ in monomial}
         for item in items:
             other = _var_of(item)
