@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aiscan import algebra
-from aiscan.algebra import Poly, constant, hinge, symbol, to_sympy
+from aiscan.algebra import Poly, Quotient, constant, hinge, symbol, to_sympy
 from aiscan.analysis import intensity
 from aiscan.analysis.hinged_cancel import cancelled_hinged, cancelled_sums
 from aiscan.analysis.intensity import past_bends, settled_hinges
@@ -240,3 +240,41 @@ def test_layer_condition_and_in_core_shares_answer_as_their_sympy_paths() -> Non
     assert in_core._share(adds, flops, {"n": 2}) == in_core._share(
         to_sympy(adds), to_sympy(flops), {"n": 2}
     )
+
+
+@settings(max_examples=150, deadline=None)
+@given(hinged_polys(), hinged_polys(), st.dictionaries(st.sampled_from(NAMES), st.integers(1, 6)))
+def test_a_hinged_intensity_reads_limits_and_prints_as_sympys(
+    a: Poly, b: Poly, sizes: dict[str, int]
+) -> None:
+    """A cancelled hinged ratio kept as a `Quotient`: its JSON text, its text report and
+    its limit as the sizes grow, against the sympy expression `_cancelled` built before."""
+    if not a.terms or not b.terms or not (a.hinged or b.hinged):
+        return
+    free = list(a.free_symbols | b.free_symbols)
+    cancelled = cancelled_hinged(a, b, lambda p: intensity._grows_negative_poly(p, free))
+    if cancelled is None or not cancelled[0].terms:
+        return
+    top, bottom = cancelled
+    if bottom.is_number or (len(top.terms) < 2 and len(bottom.terms) < 2):
+        return
+    mine = Quotient(top, bottom)
+    theirs = to_sympy(top) / to_sympy(bottom)
+    assert str(mine) == str(theirs)
+    assert readable(mine, sizes) == readable(theirs, sizes)
+    limit = intensity._limit_of_ratio(top, bottom)
+    expected = intensity._limit_of_ratio(to_sympy(top), to_sympy(bottom))
+    assert (limit is None) == (expected is None)
+    if limit is not None:
+        assert to_sympy(limit) == expected
+
+
+def test_a_hinge_is_no_term_of_a_limit() -> None:
+    """`m/(m*Max(0, 4 - n) + 1)` grows without bound: the hinge is 0 once n passes 4 (read
+    as a coefficient of m, it gave the limit `1/Max(0, 4 - n)`)."""
+    m, n = symbol("m", "size"), symbol("n", "size")
+    hn = hinge(4 - n)
+    assert hn is not None
+    limit = intensity._limit_of_ratio(m, m * hn + 1)
+    assert str(limit) == "oo"
+    assert to_sympy(limit) == intensity._limit_of_ratio(to_sympy(m), to_sympy(m * hn + 1))

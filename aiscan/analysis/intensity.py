@@ -295,6 +295,8 @@ def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Exp
     if not sizes:
         return numerator / denominator  # already in lowest terms (see _cancelled)
     if is_poly(numerator) and is_poly(denominator):
+        # A hinge `Max(0, 4 - n)` is 0 once n passes 4: no term of the limit.
+        numerator, denominator = (past_bends(e, sizes) for e in (numerator, denominator))
         return _limit_of_polynomials(numerator, denominator, sizes)
     if numerator.has(sympy.ceiling, sympy.floor) or denominator.has(sympy.ceiling, sympy.floor):
         # They differ from their argument by less than one: same limit.

@@ -44,9 +44,10 @@ def _readable(expr: sympy.Expr, sizes: tuple[tuple[str, int], ...]) -> str:
             return str(dropped) + _conditions_text(conditions)  # as below, without sympy
         expr = to_sympy(expr)
     elif is_poly(expr) or is_quotient(expr):
-        if _sum_factors_at_most(expr) < 2:
+        hinged = is_quotient(expr) and (expr.numerator.hinged or expr.denominator.hinged)
+        if not hinged and _sum_factors_at_most(expr) < 2:
             return plain  # nothing to factor, and no `Max`: sympy stays unimported
-        expr = to_sympy(expr)
+        expr = to_sympy(expr)  # a hinged quotient's `Max` terms are dropped below
     if not isinstance(expr, sympy.Expr) or not expr.free_symbols:
         return plain
     dropped, conditions = _without_vanishing_max(expr, dict(sizes))
