@@ -1120,9 +1120,15 @@ def _sympy_symbol(var: Var) -> Any:
     import sympy
 
     if var[1] == HINGE:
-        return sympy.Max(0, var[0].argument._sympy_())  # type: ignore[attr-defined]
-
+        made = _SYMPY_HINGES.get(var[0])
+        if made is None:  # `Max` asks its arguments' assumptions: once per hinge
+            made = _SYMPY_HINGES[var[0]] = sympy.Max(0, var[0].argument._sympy_())  # type: ignore[attr-defined]
+        return made
     return sympy.Symbol(var[0], **KIND_ASSUMPTIONS[var[1]])
+
+
+_SYMPY_HINGES: dict[str, Any] = {}
+"""The sympy `Max` of each hinge's text (the text names its argument)."""
 
 
 def to_sympy(value: object) -> Any:

@@ -6,9 +6,11 @@ integer polynomials without a common factor or a common integer content, the bot
 leading coefficient positive in the order `sympy.polys.polyutils._sort_gens` gives its
 generators; `intensity._cancelled_with_poly` then turns both signs where the bottom falls
 once the sizes have grown. Here a `Poly` carries each hinge as a variable, so the same
-result is read off its terms, with the common factor shown to be a number (or a monomial)
-by specializing all variables but one (`_without_common_factor`). Where that cannot be shown, or
-the sign is not decided the same way, the answer is None and sympy decides.
+result is read off its terms: the common monomial taken out, then the common factor shown
+to be a number or a polynomial in one variable by specializing all variables but one,
+and divided out (`_without_common_factor`). Where that cannot be shown, the answer is
+None and sympy decides. Two sums without hinges get `_cancelled_polynomials`' normal
+form the same way (`cancelled_sums`).
 """
 
 from __future__ import annotations
