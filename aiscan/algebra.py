@@ -25,6 +25,7 @@ from math import gcd
 from typing import Any
 
 __all__ = [
+    "HINGE",
     "INFINITY",
     "ONE",
     "SYMPY",
@@ -34,6 +35,7 @@ __all__ = [
     "as_expression",
     "constant",
     "expand",
+    "hinge",
     "is_infinity",
     "is_poly",
     "is_quotient",
@@ -52,6 +54,10 @@ Coefficient = int | Fraction
 """An exact rational, held as an `int` when it is one: most coefficients of counts are
 integers, and `int` arithmetic is C, where `Fraction`'s is Python (a fifth of the time the
 C files' polynomials took). The two compare and hash equal, so no caller can tell."""
+
+HINGE = "hinge"
+"""The kind of a hinge atom `Max(0, c - s)` (`hinge`), which a `Poly` carries as one more
+variable: not a symbol, and never in `KIND_ASSUMPTIONS`."""
 
 KIND_ASSUMPTIONS: dict[str, dict[str, bool]] = {
     "size": {"integer": True, "positive": True},
@@ -87,7 +93,7 @@ _ASSUMPTIONS0: dict[str, tuple[tuple[str, bool], ...]] = {
     "plain": _facts("commutative"),
 }
 _POSITIVE_KINDS = frozenset({"size", "positive"})
-_INTEGER_KINDS = frozenset({"size", "loop", "trip"})
+_INTEGER_KINDS = frozenset({"size", "loop", "trip", HINGE})  # a hinge of `c - s`, c an int
 _FACTS = {kind: dict(assumptions) for kind, assumptions in _ASSUMPTIONS0.items()}
 _KIND_OF_ASSUMPTIONS = {assumptions: kind for kind, assumptions in _ASSUMPTIONS0.items()}
 
@@ -106,6 +112,63 @@ class _DeferredSympy:
 
 
 SYMPY: Any = _DeferredSympy()
+
+
+class _HingeName(str):
+    """A hinge atom's name: its text (`Max(0, 4 - m)`, which orders and prints it) carrying
+    its argument, so that a Poly pickled in a worker is whole in the parent."""
+
+    argument: Poly
+
+    def __new__(cls, text: str, argument: Poly) -> _HingeName:
+        name = super().__new__(cls, text)
+        name.argument = argument
+        return name
+
+    def __reduce__(self) -> tuple[type[_HingeName], tuple[str, Poly]]:
+        return _HingeName, (str(self), self.argument)
+
+
+def _hinge_parts(var: Var) -> tuple[int, str]:
+    """The constant and the symbol's name of a hinge's argument `c - s`."""
+    argument = var[0].argument  # type: ignore[attr-defined]
+    constant_term = argument.terms.get((), 0)
+    ((name, _),) = (v for m in argument.terms for v, _ in m)
+    return constant_term, name
+
+
+def _gen_key(var: Var) -> tuple[int, Coefficient, str]:
+    """sympy's `default_sort_key` order of generators: symbols (by name) before hinges
+    (`Max` sorts after `Symbol`), hinges by their argument `c - s`, c then s's name."""
+    if var[1] != HINGE:
+        return (0, 0, var[0])
+    constant_term, name = _hinge_parts(var)
+    return (1, constant_term, name)
+
+
+def hinge(argument: Poly) -> Poly | None:
+    """`Max(0, argument)` as a Poly: a number for a number, `ZERO` for `c - s` with `c <= 1`
+    (s is a size, at least 1), a hinge atom for `c - s` with `c >= 2`, the shape sympy
+    keeps unevaluated; None for any other argument, whose `Max` is sympy's to build."""
+    value = argument.constant_value()
+    if value is not None:
+        return constant(max(value, 0))
+    if len(argument.terms) > 2:
+        return None
+    constant_term = argument.terms.get((), 0)
+    rest = [(m, c) for m, c in argument.terms.items() if m]
+    if len(rest) != 1 or constant_term.__class__ is not int:
+        return None
+    ((monomial, coefficient),) = rest
+    if coefficient != -1 or len(monomial) != 1 or monomial[0][1] != 1:
+        return None
+    if monomial[0][0][1] != "size":
+        return None
+    if constant_term <= 1:
+        return ZERO
+    text = polynomial_text(argument)
+    assert text is not None
+    return Poly({(((_HingeName(f"Max(0, {text})", argument), HINGE), 1),): 1})
 
 
 def _symbol_hash(var: Var) -> int:
@@ -251,16 +314,61 @@ class Poly:
 
     @property
     def free_symbols(self) -> set[Poly]:
-        return {symbol(*var) for monomial in self.terms for var, _ in monomial}
+        """The symbols, those in a hinge's argument included (a hinge is no symbol)."""
+        symbols = set()
+        for monomial in self.terms:
+            for var, _ in monomial:
+                if var[1] == HINGE:
+                    symbols |= var[0].argument.free_symbols  # type: ignore[attr-defined]
+                else:
+                    symbols.add(symbol(*var))
+        return symbols
+
+    @property
+    def hinged(self) -> bool:
+        """Whether a hinge `Max(0, c - s)` is among the variables."""
+        return any(var[1] == HINGE for monomial in self.terms for var, _ in monomial)
+
+    def _hinge_holds(self, var: Poly | None) -> bool:
+        """Whether a hinge's argument holds `var` (any symbol, for None)."""
+        if var is None or not self.hinged:
+            return self.hinged
+        return any(s == var for atom in self.hinges() for s in atom.free_symbols)
+
+    def hinge_holds(self, var: Poly) -> bool:
+        """Whether a hinge `Max(0, c - s)` here has `var` for s: the polynomial is then no
+        polynomial in `var` (a degree or a coefficient of a power of `var` would be wrong)."""
+        return self._hinge_holds(var)
+
+    def hinges(self) -> dict[Poly, tuple[int, str]]:
+        """Each hinge atom `Max(0, c - s)` with its `(c, s's name)`."""
+        return {
+            Poly({((var, 1),): 1}): _hinge_parts(var)
+            for monomial in self.terms
+            for var, _ in monomial
+            if var[1] == HINGE
+        }
+
+    def without_hinges(self, values: Mapping[Poly, Poly]) -> Poly:
+        """The given hinge atoms replaced by their values (0 for a hinge past its bend)."""
+        given = {next(iter(atom.terms))[0][0]: value for atom, value in values.items()}
+        total = ZERO
+        for monomial, coefficient in self.terms.items():
+            term = constant(coefficient)
+            for var, power in monomial:
+                value = given.get(var)
+                term = term * (Poly({((var, 1),): 1}) if value is None else value) ** power
+            total = total + term
+        return total
 
     def var(self) -> Var | None:
-        """The symbol this polynomial is, if it is exactly one symbol."""
+        """The symbol this polynomial is, if it is exactly one symbol (a hinge is none)."""
         if len(self.terms) != 1:
             return None
         ((monomial, coefficient),) = self.terms.items()
         if coefficient != 1 or len(monomial) != 1 or monomial[0][1] != 1:
             return None
-        return monomial[0][0]
+        return None if monomial[0][0][1] == HINGE else monomial[0][0]
 
     def constant_value(self) -> Coefficient | None:
         """The value of a constant polynomial; None when symbols remain."""
@@ -278,7 +386,11 @@ class Poly:
         return value
 
     def degree(self, var: Poly | None = None) -> int:
-        """The total degree, or the degree in one symbol."""
+        """The total degree, or the degree in one symbol; a hinge's dependence on its
+        argument is no degree, so a hinge of that symbol (of any, for the total) makes it
+        a ValueError."""
+        if self._hinge_holds(var):
+            raise ValueError(f"{self} holds a hinge of {var}: no polynomial degree")
         if var is None:
             return max((sum(e for _, e in m) for m in self.terms), default=0)
         v = var.var()
@@ -297,7 +409,10 @@ class Poly:
         return Poly(result)
 
     def by_power(self, var: Poly) -> dict[int, Poly]:
-        """The coefficients of each power of `var` (itself free of `var`)."""
+        """The coefficients of each power of `var` (itself free of `var`); ValueError where
+        a hinge holds `var`."""
+        if self._hinge_holds(var):
+            raise ValueError(f"{self} holds a hinge of {var}: no coefficients by power")
         v = var.var()
         parts: dict[int, dict[Monomial, Coefficient]] = {}
         for monomial, coefficient in self.terms.items():
@@ -358,8 +473,9 @@ class Poly:
 
     def leading_coefficient(self) -> Coefficient:
         """The coefficient of the highest term, lexicographic in the symbols sorted by name
-        (the order of sympy's `lex` over symbols given sorted by name)."""
-        variables = sorted({v for m in self.terms for v, _ in m})
+        (the order of sympy's `lex` over symbols given sorted by name; hinges after them,
+        as sympy sorts its generators)."""
+        variables = sorted({v for m in self.terms for v, _ in m}, key=_gen_key)
         best = max(self.terms, key=lambda m: tuple(dict(m).get(v, 0) for v in variables))
         return self.terms[best]
 
@@ -370,11 +486,20 @@ class Poly:
         for monomial, coefficient in self.terms.items():
             term = float(coefficient)
             for var, power in monomial:
-                term *= given[var] ** power
+                if var[1] == HINGE:
+                    term *= max(0.0, var[0].argument.at(values)) ** power  # type: ignore[attr-defined]
+                else:
+                    term *= given[var] ** power
             total += term
         return total
 
     def has(self, *items: object) -> bool:
+        if self.hinged:
+            variables = [_var_of(item) for item in items]
+            if None in variables:  # `has(sympy.Max)`, `has(Max(0, 4 - n))`: sympy's answer
+                return bool(to_sympy(self).has(*items))
+            free = self.free_symbols
+            return any(symbol(*v) in free for v in variables if v is not None)
         mine = {var for monomial in self.terms for var, _ in monomial}
         for item in items:
             other = _var_of(item)
@@ -406,12 +531,23 @@ class Poly:
                 return normal(to_sympy(self).subs(pairs))
         if not values:
             return self
+        hinges: dict[Var, Poly] = {}
+        for monomial in self.terms:
+            for var, _ in monomial:
+                if var[1] == HINGE and var not in hinges:
+                    argument = var[0].argument.subs(  # type: ignore[attr-defined]
+                        {symbol(*v): value for v, value in values.items()}
+                    )
+                    value = hinge(argument) if is_poly(argument) else None
+                    if value is None:  # a `Max` only sympy writes
+                        return normal(to_sympy(self).subs(pairs, simultaneous=simultaneous))
+                    hinges[var] = value
         total = ZERO
         for monomial, coefficient in self.terms.items():
             term = constant(coefficient)
             for var, power in monomial:
-                factor = values.get(var)
-                term = term * (symbol(*var) ** power if factor is None else factor**power)
+                factor = hinges.get(var) if var[1] == HINGE else values.get(var)
+                term = term * (Poly({((var, 1),): 1}) ** power if factor is None else factor**power)
             total = total + term
         return total
 
@@ -640,6 +776,8 @@ class Quotient:
         `factored` covers (a sum above, a sign, two symbols of one name)."""
         if len(numerator.terms) != 1 or len(denominator.terms) < 1:
             return None
+        if numerator.hinged or denominator.hinged:
+            return None  # `simplify` of a `Max` is `hinged_simplify`'s
         ((_, coefficient),) = numerator.terms.items()
         if coefficient <= 0 or not all(c > 0 for c in denominator.terms.values()):
             return None
@@ -981,7 +1119,16 @@ def _var_of(item: object) -> Var | None:
 def _sympy_symbol(var: Var) -> Any:
     import sympy
 
+    if var[1] == HINGE:
+        made = _SYMPY_HINGES.get(var[0])
+        if made is None:  # `Max` asks its arguments' assumptions: once per hinge
+            made = _SYMPY_HINGES[var[0]] = sympy.Max(0, var[0].argument._sympy_())  # type: ignore[attr-defined]
+        return made
     return sympy.Symbol(var[0], **KIND_ASSUMPTIONS[var[1]])
+
+
+_SYMPY_HINGES: dict[str, Any] = {}
+"""The sympy `Max` of each hinge's text (the text names its argument)."""
 
 
 def to_sympy(value: object) -> Any:
@@ -1071,7 +1218,7 @@ def polynomial_text(poly: Poly) -> str | None:
     terms = list(poly.terms.items())
     if not terms:
         return "0"
-    names = sorted({var for monomial, _ in terms for var, _ in monomial})
+    names = sorted({var for monomial, _ in terms for var, _ in monomial}, key=_gen_key)
     if len({name for name, _ in names}) != len(names):
         return None  # one name, two kinds: leave the order to sympy
     if len(terms) == 1:
@@ -1106,6 +1253,8 @@ def _term_text(coefficient: Coefficient, monomial: Monomial) -> str:
         return _rational_text(coefficient)
     sign = "-" if coefficient < 0 else ""
     numerator, denominator = abs(coefficient.numerator), coefficient.denominator
+    if any(var[1] == HINGE for var, _ in monomial):  # hinges after symbols, as sympy sorts
+        monomial = tuple(sorted(monomial, key=lambda pair: _gen_key(pair[0])))
     factors = [name if power == 1 else f"{name}**{power}" for (name, _), power in monomial]
     if numerator != 1:
         factors.insert(0, str(numerator))

@@ -119,3 +119,31 @@ def test_breaking_sizes_are_solved_only_for_the_json_report(form: str, mpmath: b
     status, report = result.stdout.split("\n", 1)
     assert status == f"0 False {mpmath}", result.stderr
     assert ('"breaks_at": 54.4346462061408' in report) == mpmath
+
+
+# A 2-D Jacobi stencil (the benchmark's): its compulsory bytes hold the footprint's
+# small-size hinges `Max(0, 4 - m)*Max(0, 4 - n)`, which sympy's `Max` carried until
+# `algebra.hinge` (issue 33).
+_JACOBI2D = """void jacobi2d(int m, int n, double s, const double a[m][n], double b[m][n])
+{
+    for (int j = 1; j < m - 1; ++j)
+        for (int i = 1; i < n - 1; ++i)
+            b[j][i] = (a[j][i - 1] + a[j][i + 1] + a[j - 1][i] + a[j + 1][i]) * s;
+}
+"""
+
+
+def test_a_hinged_footprint_is_counted_without_sympy(tmp_path: Path) -> None:
+    """The counts, the cancelled intensity with its hinges and its limit, in the JSON report.
+    (The text report factors its counts with sympy, and a placement simplifies the hinged
+    ratio with sympy: both still import it.)"""
+    kernel = tmp_path / "jacobi2d.c"
+    kernel.write_text(_JACOBI2D)
+    command = [sys.executable, "-c", _PROBE, "analyze", str(kernel), "--no-cache"]
+    command += ["--format", "json"]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    status, report = result.stdout.split("\n", 1)
+    assert status == "0 False", result.stderr
+    expr = "(m*n - 2*m - 2*n + 4)/(4*m*n - 4*m - 4*n - 2*Max(0, 4 - m)*Max(0, 4 - n))"
+    assert f'"expr": "{expr}", "limit": "1/4"' in report
+    assert '"total": "16*m*n - 16*m - 16*n - 8*Max(0, 4 - m)*Max(0, 4 - n)"' in report

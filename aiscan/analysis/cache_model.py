@@ -926,6 +926,10 @@ def _root(working_set: sympy.Expr, capacity: float) -> float | None:
     growing = [s for s in working_set.free_symbols if is_size_symbol(s)]
     if not growing or working_set.free_symbols - set(growing):
         return None
+    if is_poly(working_set) and working_set.hinged:
+        # A hinge `Max(0, c - s)` of a growing size: `sympy.Poly` of the gap refuses it
+        # (PolynomialError), so the layer condition has no root here either.
+        return None
     x = symbol("x", "positive")
     gap = expand(working_set.subs({s: x for s in growing}) - constant(Fraction(repr(capacity))))
     coefficients = integer_coefficients(gap, ("x", "positive")) if is_poly(gap) else None

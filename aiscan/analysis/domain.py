@@ -135,6 +135,8 @@ def _polynomial_sum(expr: sympy.Expr, bounds: tuple[Bounds, ...]) -> Poly | None
     starts, trips = rest[: len(bounds)], rest[len(bounds) :]
     for position in reversed(range(len(bounds))):
         var = loop_symbol(bounds[position].var)
+        if summand.hinge_holds(var):
+            return None  # `Max(0, c - i)` is no polynomial in i
         if summand.degree(var) <= 0:
             summand = summand * trips[position]
             continue

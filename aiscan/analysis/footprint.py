@@ -778,6 +778,9 @@ def _hinge(length: sympy.Expr, bend: int) -> sympy.Expr:
     difference = expand(length - bend)
     if bend <= 1 or provably_nonnegative(difference):
         return difference
+    correction = algebra.hinge(-difference) if is_poly(difference) else None
+    if correction is not None:  # a Poly's own atom: no sympy on the path
+        return difference + correction
     return difference + sympy.Max(0, -difference)
 
 
@@ -803,16 +806,36 @@ def _lowest(bounds: Sequence[sympy.Expr]) -> sympy.Expr:
     took 22 s)."""
     values = [integer_value(b) for b in bounds]
     if None in values:
+        offset = _offsets_from_first(bounds)
+        if offset is not None:  # `m - 2`, `m - 1`, `m`: one differs from all by numbers
+            return bounds[offset.index(min(offset))]
         return sympy.Min(*bounds)
-    return sympy.Integer(min(v for v in values if v is not None))
+    return algebra.constant(min(v for v in values if v is not None))
 
 
 def _highest(bounds: Sequence[sympy.Expr]) -> sympy.Expr:
     """`sympy.Max` of the bounds, as `_lowest` takes their minimum."""
     values = [integer_value(b) for b in bounds]
     if None in values:
+        offset = _offsets_from_first(bounds)
+        if offset is not None:  # `m - 2`, `m - 1`, `m`: one differs from all by numbers
+            return bounds[offset.index(max(offset))]
         return sympy.Max(*bounds)
-    return sympy.Integer(max(v for v in values if v is not None))
+    return algebra.constant(max(v for v in values if v is not None))
+
+
+def _offsets_from_first(bounds: Sequence[sympy.Expr]) -> list[Fraction] | None:
+    """Each Poly bound minus the first, when all those differences are numbers: the
+    extreme is then one of the bounds, which sympy's `Min`/`Max` returns as it is."""
+    if not all(is_poly(b) for b in bounds):
+        return None
+    offsets = []
+    for bound in bounds:
+        difference = (bound - bounds[0]).constant_value()
+        if difference is None:
+            return None
+        offsets.append(Fraction(difference))
+    return offsets
 
 
 def integer_value(expr: sympy.Expr) -> int | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -30,6 +30,7 @@ from aiscan.algebra import (
     normal,
     symbol,
 )
+from aiscan.analysis.hinged_cancel import cancelled_hinged, cancelled_sums
 from aiscan.analysis.polynomials import Term, from_ring, ring_over, terms_of
 from aiscan.ir.symbols import is_size_symbol
 
@@ -127,9 +128,19 @@ def _cancelled(numerator: sympy.Expr, denominator: sympy.Expr) -> tuple[sympy.Ex
     """numerator/denominator in lowest terms with coprime integer coefficients and a
     positive leading denominator coefficient: `n/12`, `(n + 1)/48`, `(2*N - 1)/(4*N + 2)`."""
     if is_poly(numerator) and is_poly(denominator):
-        fast = cancelled_by_monomial(numerator, denominator)
-        if fast is not None:
-            return fast
+        if numerator.hinged or denominator.hinged:
+            sizes = [s for s in numerator.free_symbols | denominator.free_symbols]
+            hinged = cancelled_hinged(
+                numerator, denominator, lambda bottom: _grows_negative_poly(bottom, sizes)
+            )
+            if hinged is not None:
+                return hinged
+        else:
+            fast = cancelled_by_monomial(numerator, denominator) or cancelled_sums(
+                numerator, denominator
+            )
+            if fast is not None:
+                return fast
     symbols = sorted(numerator.free_symbols | denominator.free_symbols, key=attrgetter("name"))
     if not symbols:
         top, bottom = sympy.fraction(sympy.nsimplify(numerator / denominator))
@@ -198,6 +209,13 @@ def _grows_negative(expr: sympy.Expr, symbols: list[sympy.Symbol]) -> bool:
     """Whether `expr` is negative once the sizes have grown (its leading coefficient)."""
     sizes = [s for s in symbols if is_size_symbol(s)]
     leading = _leading(past_bends(expr, sizes), sizes) if sizes else None
+    return leading is not None and bool(leading[1].is_negative)
+
+
+def _grows_negative_poly(expr: Poly, symbols: list[Poly]) -> bool:
+    """`_grows_negative` of a Poly, its hinges settled by `past_bends`."""
+    sizes = [s for s in symbols if is_size_symbol(s)]
+    leading = _leading_of_poly(past_bends(expr, sizes), sizes) if sizes else None
     return leading is not None and bool(leading[1].is_negative)
 
 
@@ -277,6 +295,8 @@ def _limit_of_ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Exp
     if not sizes:
         return numerator / denominator  # already in lowest terms (see _cancelled)
     if is_poly(numerator) and is_poly(denominator):
+        # A hinge `Max(0, 4 - n)` is 0 once n passes 4: no term of the limit.
+        numerator, denominator = (past_bends(e, sizes) for e in (numerator, denominator))
         return _limit_of_polynomials(numerator, denominator, sizes)
     if numerator.has(sympy.ceiling, sympy.floor) or denominator.has(sympy.ceiling, sympy.floor):
         # They differ from their argument by less than one: same limit.
@@ -357,6 +377,8 @@ def past_bends(expr: sympy.Expr, sizes: list[sympy.Symbol]) -> sympy.Expr:
     """`expr` with each two-sided `Max(a, b)` or `Min(a, b)` replaced by the side that wins
     once the sizes have grown, where `a - b` grows without bound with them (`Max(0, 2 - n)`,
     a small-size correction, is 0 past n = 2; `Min(1, n - 1)` is 1 past n = 2)."""
+    if is_poly(expr):
+        return _settled_poly_hinges(expr, sizes)
     growth = {s: _GROWTH for s in sizes}
 
     def settled(largest: bool) -> Callable[..., sympy.Expr]:
@@ -445,10 +467,22 @@ def settled_hinges(expr: sympy.Expr, variable: sympy.Symbol) -> sympy.Expr:
     grows replaced by 0: such a hinge (a footprint's small-size correction, `Max(0, 4 - x)`)
     is 0 past p's largest root, so limits as `variable` grows are unchanged. A hinge whose
     argument does not fall (`Max(0, x - 4)`, `Max(0, 4 - t)` in another symbol) is kept."""
-    if is_poly(expr) or not expr.has(sympy.Max):
+    if is_poly(expr):
+        return _settled_poly_hinges(expr, {variable})
+    if not expr.has(sympy.Max):
         return expr
     settled = {hinge: sympy.S.Zero for hinge in expr.atoms(sympy.Max) if _falls(hinge, variable)}
     return normal(expr.xreplace(settled)) if settled else expr
+
+
+def _settled_poly_hinges(poly: Poly, growing: Collection[Any]) -> Poly:
+    """A Poly's own hinges `Max(0, c - s)` with s among the `growing` symbols set to 0:
+    each is 0 from s = c on (what `settled_hinges` and `past_bends` do to sympy's `Max`)."""
+    if not poly.hinged:
+        return poly
+    names = {str(s) for s in growing if is_size_symbol(s)}
+    settled = {atom: ZERO for atom, (_, name) in poly.hinges().items() if name in names}
+    return poly.without_hinges(settled) if settled else poly
 
 
 def _falls(hinge: sympy.Max, variable: sympy.Symbol) -> bool:

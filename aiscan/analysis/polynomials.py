@@ -70,8 +70,11 @@ def term_of(expr: sympy.Expr) -> Term | None:
 
 
 def terms_of(expr: sympy.Expr) -> list[Term] | None:
-    """The terms of a polynomial in plain symbols, or None for any other expression."""
+    """The terms of a polynomial in plain symbols, or None for any other expression (a
+    hinge `Max(0, c - s)` is no plain symbol)."""
     if is_poly(expr):
+        if expr.hinged:
+            return None
         return [
             (constant(c), {symbol(*var): power for var, power in m}) for m, c in expr.terms.items()
         ]

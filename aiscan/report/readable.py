@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from aiscan.algebra import SYMPY, is_poly, is_quotient, to_sympy
+from aiscan.algebra import SYMPY, ZERO, Poly, is_poly, is_quotient, to_sympy
 from aiscan.ir.symbols import is_size_symbol
 
 if TYPE_CHECKING:
@@ -38,10 +38,16 @@ def readable(expr: sympy.Expr, sizes: Mapping[str, int] | None = None) -> str:
 @lru_cache(maxsize=8192)
 def _readable(expr: sympy.Expr, sizes: tuple[tuple[str, int], ...]) -> str:
     plain = str(expr)
-    if is_poly(expr) or is_quotient(expr):
-        if _sum_factors_at_most(expr) < 2:
-            return plain  # nothing to factor, and no `Max`: sympy stays unimported
+    if is_poly(expr) and expr.hinged:
+        dropped, conditions = _without_vanishing_hinges(expr, dict(sizes))
+        if not dropped.hinged and _sum_factors_at_most(dropped) < 2:
+            return str(dropped) + _conditions_text(conditions)  # as below, without sympy
         expr = to_sympy(expr)
+    elif is_poly(expr) or is_quotient(expr):
+        hinged = is_quotient(expr) and (expr.numerator.hinged or expr.denominator.hinged)
+        if not hinged and _sum_factors_at_most(expr) < 2:
+            return plain  # nothing to factor, and no `Max`: sympy stays unimported
+        expr = to_sympy(expr)  # a hinged quotient's `Max` terms are dropped below
     if not isinstance(expr, sympy.Expr) or not expr.free_symbols:
         return plain
     dropped, conditions = _without_vanishing_max(expr, dict(sizes))
@@ -49,9 +55,13 @@ def _readable(expr: sympy.Expr, sizes: tuple[tuple[str, int], ...]) -> str:
     text = factored if factored is not None else str(dropped)
     if not conditions and factored is None:
         return plain
-    if conditions:
-        text += " (for " + ", ".join(f"{n} >= {c}" for n, c in sorted(conditions)) + ")"
-    return text
+    return text + _conditions_text(conditions)
+
+
+def _conditions_text(conditions: set[tuple[str, int]]) -> str:
+    if not conditions:
+        return ""
+    return " (for " + ", ".join(f"{n} >= {c}" for n, c in sorted(conditions)) + ")"
 
 
 def _sum_factors_at_most(expr: Any) -> int:
@@ -105,6 +115,21 @@ def _without_vanishing_max(
     if not replaced:
         return expr, set()
     return sympy.expand(expr.xreplace(replaced)), conditions
+
+
+def _without_vanishing_hinges(
+    poly: Poly, sizes: Mapping[str, int]
+) -> tuple[Poly, set[tuple[str, int]]]:
+    """`_without_vanishing_max` of a Poly's own hinges `Max(0, c - s)`, s a size: each is 0
+    from s = c on."""
+    replaced: dict[Poly, Poly] = {}
+    conditions: set[tuple[str, int]] = set()
+    for atom, (bound, name) in poly.hinges().items():
+        if name in sizes and sizes[name] < bound:
+            continue
+        replaced[atom] = ZERO
+        conditions.add((name, bound))
+    return (poly.without_hinges(replaced) if replaced else poly), conditions
 
 
 def _vanishing_from(term: sympy.Max) -> tuple[str, int] | None:

@@ -554,6 +554,8 @@ def _simplified(flops: Poly, bytes_moved: Poly) -> Poly | Quotient | None:
     signs, branch fractions, whose limits sympy takes), left to sympy."""
     if any(_is_fraction(s) for s in flops.free_symbols | bytes_moved.free_symbols):
         return None
+    if flops.hinged or bytes_moved.hinged:
+        return None  # `simplify` of a `Max` is `hinged_simplify`'s, its limit `_limit`'s
     cancelled = cancelled_by_monomial(flops, bytes_moved)
     if cancelled is None:
         number = _proportion(flops, bytes_moved)
