@@ -147,3 +147,26 @@ def test_a_hinged_footprint_is_counted_without_sympy(tmp_path: Path) -> None:
     expr = "(m*n - 2*m - 2*n + 4)/(4*m*n - 4*m - 4*n - 2*Max(0, 4 - m)*Max(0, 4 - n))"
     assert f'"expr": "{expr}", "limit": "1/4"' in report
     assert '"total": "16*m*n - 16*m - 16*n - 8*Max(0, 4 - m)*Max(0, 4 - n)"' in report
+
+
+@pytest.mark.parametrize(
+    ("form", "expected"),
+    [
+        ("text", "L2 n/(10*(n + 8)) F/B, L3 (LLC) n/(10*(n + 8)) F/B"),
+        ("json", '"total": "8*m*n + 8*m + 24*n"'),
+    ],
+)
+def test_a_polybench_kernel_with_its_header_is_placed_without_sympy(
+    form: str, expected: str
+) -> None:
+    """PolyBench/C's atax as the benchmark ships it (`POLYBENCH_2D` extents, loops to
+    `POLYBENCH_LOOP_BOUND`): its array extents (`N + 0`), the intersections of its rows'
+    boxes, the rank of its subscripts and its exact counts by isl no longer import sympy
+    (issue 33: every PolyBench fixture did)."""
+    command = [sys.executable, "-c", _PROBE, "analyze", "fixtures/c/polybench_atax.c"]
+    command += ["-I", "fixtures/c/polybench", "--no-cache", "--device", "xeon-8480plus"]
+    command += ["--format", form]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    status, report = result.stdout.split("\n", 1)
+    assert status == "0 False", result.stderr
+    assert expected in report

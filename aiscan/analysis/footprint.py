@@ -71,7 +71,7 @@ class Box:
     def intersect(self, other: Box) -> Box:
         return Box(
             tuple(
-                (sympy.Max(a_low, b_low), sympy.Min(a_high, b_high))
+                (_larger(a_low, b_low), _smaller(a_high, b_high))
                 for (a_low, a_high), (b_low, b_high) in zip(
                     self.intervals, other.intervals, strict=True
                 )
@@ -89,6 +89,30 @@ class Box:
             ):
                 return False
         return True
+
+
+def _larger(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+    """`sympy.Max(a, b)`; the larger one itself where the two differ by a number (bounds
+    of one loop, `i` and `i + 1`), which `Max` would return, without importing sympy."""
+    difference = _constant_difference(a, b)
+    if difference is None:
+        return sympy.Max(a, b)
+    return a if difference >= 0 else b
+
+
+def _smaller(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+    """`sympy.Min(a, b)`, as `_larger` takes their maximum."""
+    difference = _constant_difference(a, b)
+    if difference is None:
+        return sympy.Min(a, b)
+    return a if difference <= 0 else b
+
+
+def _constant_difference(a: sympy.Expr, b: sympy.Expr) -> Fraction | None:
+    if not (is_poly(a) and is_poly(b)):
+        return None
+    value = (a - b).constant_value()
+    return None if value is None else Fraction(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -584,8 +608,44 @@ def _injective(
     if len(linear) == 1 and len(variables) > 1:
         ranges = {r.var: r for r in projected}
         return _delinearize(linear[0][0], linear[0][1], ranges) is not None
-    matrix = sympy.Matrix([[c.get(v, 0) for v in variables] for c, _ in linear])
-    return bool(matrix.rank() == len(variables))
+    rows = [[c.get(v, 0) for v in variables] for c, _ in linear]
+    rank = _numeric_rank(rows)
+    if rank is None:
+        rank = sympy.Matrix(rows).rank()
+    return bool(rank == len(variables))
+
+
+def _numeric_rank(rows: list[list[Any]]) -> int | None:
+    """The rank of a matrix of numbers, by exact elimination in rationals (subscripts'
+    coefficients are integers: `sympy.Matrix` imported sympy for every 2-D array of a
+    PolyBench kernel); None where an entry is symbolic (`i*n + j`'s `n`)."""
+    matrix: list[list[Fraction]] = []
+    for row in rows:
+        values = [_number(entry) for entry in row]
+        if any(v is None for v in values):
+            return None
+        matrix.append([v for v in values if v is not None])
+    rank = 0
+    columns = len(matrix[0]) if matrix else 0
+    for column in range(columns):
+        pivot = next((r for r in range(rank, len(matrix)) if matrix[r][column] != 0), None)
+        if pivot is None:
+            continue
+        matrix[rank], matrix[pivot] = matrix[pivot], matrix[rank]
+        for r in range(rank + 1, len(matrix)):
+            factor = matrix[r][column] / matrix[rank][column]
+            matrix[r] = [x - factor * y for x, y in zip(matrix[r], matrix[rank], strict=True)]
+        rank += 1
+    return rank
+
+
+def _number(entry: Any) -> Fraction | None:
+    if isinstance(entry, int):
+        return Fraction(entry)
+    if is_poly(entry):
+        value = entry.constant_value()
+        return None if value is None else Fraction(value)
+    return None
 
 
 def union_size(footprints: Sequence[Footprint]) -> Footprint:

@@ -34,7 +34,7 @@ from itertools import permutations, product
 from math import lcm
 from typing import TYPE_CHECKING, Any
 
-from aiscan.algebra import ONE, SYMPY, ZERO, expand, to_sympy
+from aiscan.algebra import ONE, SYMPY, ZERO, constant, expand, is_poly, to_sympy
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
 from aiscan.analysis.polynomials import linear_coefficient, terms_of
 from aiscan.ir.nodes import Access, Loop
@@ -229,6 +229,14 @@ def _interpolate(sizes: list[sympy.Symbol], values: dict[tuple[int, ...], int]) 
 def _as_polynomial(
     sizes: list[sympy.Symbol], coefficients: dict[tuple[int, ...], Fraction]
 ) -> sympy.Expr:
+    if all(is_poly(size) for size in sizes):  # the canonical form, without sympy
+        total = ZERO
+        for key, value in coefficients.items():
+            term = constant(value.numerator if value.denominator == 1 else value)
+            for size, power in zip(sizes, key, strict=True):
+                term *= size**power
+            total += term
+        return total
     return sympy.Add(
         *(
             sympy.Rational(value.numerator, value.denominator)
@@ -445,7 +453,7 @@ def _loop_constraints(
     constraints: list[str] = []
     substitution: dict[sympy.Symbol, Any] = dict(sizes)
     for level, loop in enumerate(loops):
-        t = sympy.Symbol(f"T{2 * level + 1}", integer=True)
+        t = f"T{2 * level + 1}"  # a name in isl's text only
         start = _affine(loop.start, substitution)
         trip = _affine(loop.trip, substitution)
         constraints.append(f"0 <= {t} <= ({trip}) - 1")
@@ -715,6 +723,8 @@ def _period(
             if loop.step not in (1, -1) and loop.trip.free_symbols & size_set:
                 longest = max(longest, abs(loop.step))
         for expr in exprs:
+            if is_poly(expr) and not expr.hinged:
+                continue  # a polynomial holds none of these (sympy's `atoms` imported sympy)
             for atom in expr.atoms(sympy.floor, sympy.ceiling, sympy.Mod, sympy.Min, sympy.Max):
                 if not atom.free_symbols & size_set:
                     continue
@@ -870,7 +880,8 @@ class _Var:
 
     start: str
     step: int
-    t: sympy.Symbol
+    t: str
+    """The iteration's name in isl's text (`T1`)."""
 
 
 def _affine(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
