@@ -1053,7 +1053,8 @@ def probe_values(poly: Poly) -> list[Coefficient]:
     of them at least 0, `is_negative`) cannot be True, and it need not be asked."""
     values = []
     for probe in _PROBES:
-        value = poly.subs({symbol(*var): probe for m in poly.terms for var, _ in m})
+        # The free symbols, a hinge's argument's among them: a hinge is evaluated from them.
+        value = poly.subs({s: probe for s in poly.free_symbols})
         values.append(value.constant_value())
     return values
 

@@ -14,10 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aiscan import algebra
-from aiscan.algebra import Poly, Quotient, constant, hinge, symbol, to_sympy
+from aiscan.algebra import Poly, Quotient, constant, hinge, probe_values, symbol, to_sympy
 from aiscan.analysis import intensity
+from aiscan.analysis.footprint import provably_nonnegative
 from aiscan.analysis.hinged_cancel import cancelled_hinged, cancelled_sums
 from aiscan.analysis.intensity import past_bends, settled_hinges
+from aiscan.ir.symbols import size_symbol
 from aiscan.report.readable import readable
 
 NAMES = ("n", "m", "N", "k", "a_1")
@@ -278,3 +280,15 @@ def test_a_hinge_is_no_term_of_a_limit() -> None:
     limit = intensity._limit_of_ratio(m, m * hn + 1)
     assert str(limit) == "oo"
     assert to_sympy(limit) == intensity._limit_of_ratio(to_sympy(m), to_sympy(m * hn + 1))
+
+
+def test_probe_values_evaluate_a_hinge_from_its_argument() -> None:
+    """`probe_values` set every variable of a Poly to 1 and to 2**20, a hinge's too: it
+    raised on the hinge's kind, and a hinge at 2**20 beside n = 2**20 is no value
+    `Max(0, 4 - n)` takes. The hinge is now evaluated from its argument."""
+    n = size_symbol("n")
+    hinged = hinge(constant(4) - n)
+    assert hinged is not None
+    assert probe_values(hinged - 8) == [-5, -8]
+    assert probe_values(hinged * n - 8 * n) == [-5, -8 * 2**20]
+    assert not provably_nonnegative(hinged - 8)
