@@ -1047,15 +1047,18 @@ _PROBES = (1, 2**20)
 
 
 def probe_values(poly: Poly) -> list[Coefficient]:
-    """The exact values with every symbol at 1 and at 2**20, values every kind of symbol
-    may take (sizes, counters, trips, fractions, reals). One of them positive proves the
-    polynomial is not nonpositive everywhere, so sympy's `is_nonpositive` (or, with one
-    of them at least 0, `is_negative`) cannot be True, and it need not be asked."""
+    """The exact values with every symbol at 1 and at 2**20, and with the sizes at 2**20
+    and the other symbols at 1: values every kind of symbol may take (sizes, counters,
+    trips, fractions, reals), the last one telling a size from a counter (`m - i`, 0 at
+    the first two). One of them positive proves the polynomial is not nonpositive
+    everywhere, so sympy's `is_nonpositive` (or, with one of them at least 0,
+    `is_negative`) cannot be True, and it need not be asked."""
     values = []
+    free = poly.free_symbols  # a hinge's argument's among them: it is evaluated from them
     for probe in _PROBES:
-        # The free symbols, a hinge's argument's among them: a hinge is evaluated from them.
-        value = poly.subs({s: probe for s in poly.free_symbols})
-        values.append(value.constant_value())
+        values.append(poly.subs({s: probe for s in free}).constant_value())
+    mixed = {s: _PROBES[1] if s.kind == "size" else _PROBES[0] for s in free}
+    values.append(poly.subs(mixed).constant_value())
     return values
 
 

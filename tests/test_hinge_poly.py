@@ -20,6 +20,7 @@ from aiscan.analysis.footprint import provably_nonnegative
 from aiscan.analysis.hinged_cancel import cancelled_hinged, cancelled_sums
 from aiscan.analysis.intensity import past_bends, settled_hinges
 from aiscan.ir.symbols import size_symbol
+from aiscan.ir.trips import never_below_zero
 from aiscan.report.readable import readable
 
 NAMES = ("n", "m", "N", "k", "a_1")
@@ -289,6 +290,15 @@ def test_probe_values_evaluate_a_hinge_from_its_argument() -> None:
     n = size_symbol("n")
     hinged = hinge(constant(4) - n)
     assert hinged is not None
-    assert probe_values(hinged - 8) == [-5, -8]
-    assert probe_values(hinged * n - 8 * n) == [-5, -8 * 2**20]
+    assert probe_values(hinged - 8) == [-5, -8, -8]
+    assert probe_values(hinged * n - 8 * n) == [-5, -8 * 2**20, -8 * 2**20]
     assert not provably_nonnegative(hinged - 8)
+
+
+def test_probe_values_tell_a_size_from_a_counter() -> None:
+    """`m - i` (a trip of PolyBench's covariance) is 0 with every symbol at one value; the
+    sizes at 2**20 and the counter at 1 show it positive, so `never_below_zero` need not
+    ask sympy (which imported it for every such loop)."""
+    m, i = size_symbol("m"), symbol("i", "loop")
+    assert probe_values(m - i) == [0, 0, 2**20 - 1]
+    assert never_below_zero(m - i) == m - i

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aiscan.algebra import SYMPY, expand, symbol
+from aiscan.algebra import SYMPY, expand, is_poly, symbol
 from aiscan.ir.nodes import Branch, Loop, LoopLike, Node, Statement
 from aiscan.ir.symbols import loop_symbol
 
@@ -76,6 +76,8 @@ def tile_cover(tile: LoopLike, point: LoopLike) -> tuple[sympy.Expr, sympy.Expr]
     # substitution cannot make a `Min` where there is none.
     if point.step != 1 or tile_var not in point.start.free_symbols:
         return None
+    if is_poly(point.trip) and not point.trip.hinged:
+        return None  # a polynomial holds no `Min` (asking sympy's `has` imported it)
     if not point.trip.has(sympy.Min):
         return None
     value = tile.start + tile.step * _K
