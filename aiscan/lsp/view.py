@@ -8,8 +8,9 @@ itself never computes anything slow. The lint places each nest (AIS001) and the 
 show the same placements: they are made once, and kept per process across analyses
 (`PLACEMENTS`), so an edit re-places only the nests it changed. The nests are described
 before the lint, each sent as it is done, the one the editor hovers on first (from its
-function's analysis, before the file's): a hover during a document's first analysis waits
-for its own nest, not for the whole file.
+function's analysis, before the file's; in Python from its function's lowering, before the
+rest of the file is lowered): a hover during a document's first analysis waits for its own
+nest, not for the whole file.
 """
 
 from __future__ import annotations
@@ -91,7 +92,8 @@ def view_document(
 ) -> DocumentView:
     """The document's diagnostics and nests, all within `limit_s`: the nest holding
     `wanted_line()` (the line the editor hovers on) from its function's analysis alone when
-    it is asked for before the file's analysis, then the analysis, every nest's counts,
+    it is asked for before the file's analysis (and, asked before the file is lowered, from
+    a Python file's lowering through that function: `lower`), then the analysis, every nest's counts,
     then each nest's placement (the wanted one first), each nest to `on_nest` once
     described, then the lint, which reuses those placements. Whatever the time left
     undone, the nest's hover says so."""
