@@ -93,9 +93,9 @@ def view_document(
     """The document's diagnostics and nests, all within `limit_s`: the nest holding
     `wanted_line()` (the line the editor hovers on) from its function's analysis alone when
     it is asked for before the file's analysis (and, asked before the file is lowered, from
-    a Python file's lowering through that function: `lower`), then the analysis, every nest's counts,
-    then each nest's placement (the wanted one first), each nest to `on_nest` once
-    described, then the lint, which reuses those placements. Whatever the time left
+    a Python file's lowering through that function: `lower`), then the analysis, every
+    nest's counts, then each nest's placement (the wanted one first), each nest to
+    `on_nest` once described, then the lint, which reuses those placements. Whatever the time left
     undone, the nest's hover says so."""
     started = time.monotonic()
     early: dict[Span, NestView] = {}
