@@ -30,8 +30,13 @@ class FileResult:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def lower_source(text: str, path: str, options: PipelineOptions) -> Module:
-    """The IR of one source text; raises `InputError` for input that cannot be analyzed."""
+def lower_source(
+    text: str, path: str, options: PipelineOptions, through_line: int | None = None
+) -> Module:
+    """The IR of one source text; raises `InputError` for input that cannot be analyzed.
+    `through_line`: in Python, the top-level `def` or class holding that line (and what
+    must be lowered before it), as the whole file's lowering gives it: the language
+    server's hovered nest, before the rest. Other languages lower the whole file."""
     language = options.language or language_of(path)
     if language == "c":
         from aiscan.frontends.c import lower_c_source
@@ -47,6 +52,7 @@ def lower_source(text: str, path: str, options: PipelineOptions) -> Module:
             x64=options.jax_enable_x64,
             tf32=options.fp32_matmul_tf32,
             shapes=options.shapes,
+            through_line=through_line,
         )
         from aiscan.frontends import triton
 

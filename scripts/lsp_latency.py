@@ -10,9 +10,10 @@ measure another checkout), opens it, then opens a small daxpy and hovers on it, 
 
 With `--file`, the editor's aims instead, on a file of yours (a fixture): the server started
 and given `--warm` seconds (an editor starts it as the first file opens: 0), the file opened
-and a hover sent at once on each top-level loop in turn (one fresh server each), and after
-each, an edit in place (spaces after that loop's line) and how long its diagnostics took,
-less the server's debounce.
+and a hover sent at once on the first line of each loop nest in turn (the nests as aiscan's
+frontend lowers the file, library calls included; one fresh server each), and after each,
+an edit in place (spaces after that line) and how long its diagnostics took, less the
+server's debounce.
 
 Usage: python scripts/lsp_latency.py [--lines 2000] [--time-limit SECONDS] [--device h100-sxm]
        python scripts/lsp_latency.py --file fixtures/python/loops.py [--warm 2] [--device ...]
@@ -21,7 +22,6 @@ Usage: python scripts/lsp_latency.py [--lines 2000] [--time-limit SECONDS] [--de
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import tempfile
 import time
@@ -98,8 +98,8 @@ def editor_aims(path: Path, devices: list[str], warm_s: float) -> None:
 
     text = path.read_text()
     language = "python" if path.suffix == ".py" else "c"
-    loops = [i for i, line in enumerate(text.splitlines()) if re.match(r"( {4}|\t)for\b", line)]
-    print(f"{path}: {len(loops)} top-level loops; devices {', '.join(devices)}; warm {warm_s:g} s")
+    loops = nest_lines(path, text)
+    print(f"{path}: {len(loops)} loop nests; devices {', '.join(devices)}; warm {warm_s:g} s")
     for line in loops:
         with tempfile.TemporaryDirectory() as directory:
             root = Path(directory)
@@ -111,7 +111,9 @@ def editor_aims(path: Path, devices: list[str], warm_s: float) -> None:
                 opened = time.monotonic()
                 server.open(uri, text, language)
                 server.request(1, "textDocument/hover", _at(uri, line))
-                hovered = server.arrival(server.response(1, timeout_s=900)) - opened
+                response = server.response(1, timeout_s=900)
+                hovered = server.arrival(response) - opened
+                answered = "" if response.get("result") else " (no hover: not a nest's line?)"
                 server.publication(uri, timeout_s=900)
                 lines = text.splitlines(keepends=True)
                 lines[line] = lines[line].rstrip("\n") + "  \n"
@@ -132,9 +134,19 @@ def editor_aims(path: Path, devices: list[str], warm_s: float) -> None:
             finally:
                 server.close()
         print(
-            f"  hover on line {line + 1}: {hovered * 1000:.0f} ms after open;"
+            f"  hover on line {line + 1}: {hovered * 1000:.0f} ms after open{answered};"
             f" an edit there re-analyzed in {reanalyzed * 1000:.0f} ms (debounce excluded)"
         )
+
+
+def nest_lines(path: Path, text: str) -> list[int]:
+    """The 0-based first line of each of the file's loop nests, as the server sees them."""
+    from aiscan.lsp.document import settings_for
+    from aiscan.pipeline import lower_source
+
+    module = lower_source(text, str(path), settings_for(str(path)).pipeline)
+    spans = (r.span for f in module.functions for r in f.regions if r.kind == "nest")
+    return sorted({span.line - 1 for span in spans})
 
 
 def _at(uri: str, line: int) -> dict[str, object]:

@@ -142,18 +142,18 @@ def analyze_document(
     placement_memo: MutableMapping[Hashable, tuple[Placement | str, ...]] | None = None,
     *,
     lint: bool = True,
-    lowered: Callable[[Module], None] = lambda module: None,
+    lower: Callable[[], Module] | None = None,
 ) -> DocumentAnalysis:
     """The document analyzed and linted within `limit_s` (when run on a main thread);
     `placement_memo` keeps placements for the next analysis (`LintContext`). Without
     `lint`, no findings yet: `lint_document` adds them (the server describes the nests
-    first, the lint then reuses their placements). `lowered` gets the module before the
-    analysis, within the limit (the server describes the hovered nest then)."""
+    first, the lint then reuses their placements). `lower`, when given, lowers the text
+    in `lower_source`'s place, within the limit (the server describes the hovered nest on
+    the way)."""
     started = time.monotonic()
     try:
         with time_limit(limit_s):
-            module = lower_source(text, path, settings.pipeline)
-            lowered(module)
+            module = lower_source(text, path, settings.pipeline) if lower is None else lower()
             analysis = analyze_module(module, settings.pipeline.analysis)
     except BaseException as error:
         return _failed(error, path, limit_s)

@@ -8,8 +8,9 @@ itself never computes anything slow. The lint places each nest (AIS001) and the 
 show the same placements: they are made once, and kept per process across analyses
 (`PLACEMENTS`), so an edit re-places only the nests it changed. The nests are described
 before the lint, each sent as it is done, the one the editor hovers on first (from its
-function's analysis, before the file's): a hover during a document's first analysis waits
-for its own nest, not for the whole file.
+function's analysis, before the file's; in Python from its function's lowering, before the
+rest of the file is lowered): a hover during a document's first analysis waits for its own
+nest, not for the whole file.
 """
 
 from __future__ import annotations
@@ -30,9 +31,11 @@ from aiscan.lsp.document import (
     lint_document,
 )
 from aiscan.lsp.hover import hover_markdown, lens_title
+from aiscan.pipeline import lower_source
 from aiscan.roofline.devices import Device
 from aiscan.roofline.placement import Placement
 from aiscan.scan import AnalysisTimedOut, time_limit
+from aiscan.sources import language_of
 from aiscan.span import Span
 
 __all__ = ["PLACEMENTS", "DocumentView", "NestView", "failed_view", "view_document"]
@@ -89,17 +92,30 @@ def view_document(
 ) -> DocumentView:
     """The document's diagnostics and nests, all within `limit_s`: the nest holding
     `wanted_line()` (the line the editor hovers on) from its function's analysis alone when
-    it is asked for before the file's analysis, then the analysis, every nest's counts,
-    then each nest's placement (the wanted one first), each nest to `on_nest` once
-    described, then the lint, which reuses those placements. Whatever the time left
+    it is asked for before the file's analysis (and, asked before the file is lowered, from
+    a Python file's lowering through that function: `lower`), then the analysis, every
+    nest's counts, then each nest's placement (the wanted one first), each nest to
+    `on_nest` once described, then the lint, which reuses those placements. Whatever the time left
     undone, the nest's hover says so."""
     started = time.monotonic()
     early: dict[Span, NestView] = {}
 
-    def describe_wanted(module: Module) -> None:
+    def lower() -> Module:
+        """The whole file's module, the hovered nest described on the way: a Python file's
+        from the functions up to its own alone when the editor asked before the file was
+        lowered (`lower_source`'s `through_line`: the rest of a long file stood before
+        it), else from the whole file's."""
+        line = wanted_line()
+        if line is not None and _lowers_in_part(path, settings):
+            describe_wanted(lower_source(text, path, settings.pipeline, line), line)
+        module = lower_source(text, path, settings.pipeline)
+        if not early:
+            describe_wanted(module, wanted_line())
+        return module
+
+    def describe_wanted(module: Module, line: int | None) -> None:
         """The hovered nest from its own function's analysis, before the whole file's
         (which finds its placement kept, and its counts in the analysis's caches)."""
-        line = wanted_line()
         function = next((f for f in module.functions if _nest_in(f, line)), None)
         if function is None:
             return
@@ -112,9 +128,7 @@ def view_document(
             early[region.region.span] = view = _nest_view(region, part, settings.devices)
             on_nest(view)
 
-    result = analyze_document(
-        text, path, settings, limit_s, PLACEMENTS, lint=False, lowered=describe_wanted
-    )
+    result = analyze_document(text, path, settings, limit_s, PLACEMENTS, lint=False, lower=lower)
     regions = list(result.nests())
     views = [_undescribed(region.region.span, limit_s) for region in regions]
     unplaced = f"\n\n_Not placed: placing this file's nests took over {limit_s:g} s._"
@@ -139,6 +153,12 @@ def view_document(
     if result.analysis is None:  # the lint stopped: the document's error, as before it ran
         return DocumentView((), result.errors, ())
     return DocumentView(result.findings, result.errors, tuple(views))
+
+
+def _lowers_in_part(path: str, settings: ServerSettings) -> bool:
+    """Whether the file's frontend lowers the functions up to a line alone (Python's);
+    the others lower the whole file either way, so asking would lower it twice."""
+    return (settings.pipeline.language or language_of(path)) == "python"
 
 
 def _nest_in(function: Function, line: int | None) -> bool:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from aiscan.algebra import SYMPY, ZERO, as_expression, expand
 from aiscan.analysis.dependence import DependenceChain, compiler_flags, find_chains
-from aiscan.analysis.intensity import substitute_sizes
+from aiscan.analysis.intensity import finite_value, size_bindings, substitute_sizes
 from aiscan.analysis.kernel import FunctionAnalysis, ModuleAnalysis, RegionAnalysis
 from aiscan.errors import UsageError
 from aiscan.ir.nodes import Node
@@ -306,11 +306,27 @@ def _placed(
     if attainable:
         placed = replace(placed, notes=(*placed.notes, _measured_note(device, placed)))
     other_device = device if attainable else device.attainable()
-    other = _place_one(spec, other_device, options, sizes, result)
-    times = {"attainable": placed.times, "datasheet": other.times}
+    other_times = None
+    if _timed(spec, sizes, result):
+        other_times = _place_one(spec, other_device, options, sizes, result).times
+    times = {"attainable": placed.times, "datasheet": other_times}
     if not attainable:
-        times = {"datasheet": placed.times, "attainable": other.times}
+        times = {"datasheet": placed.times, "attainable": other_times}
     return replace(placed, times_by_roof=tuple(times.items()))
+
+
+def _timed(
+    spec: KernelSpec, sizes: Mapping[str, int], result: RegionAnalysis | FunctionAnalysis | None
+) -> bool:
+    """Whether a placement at `sizes` can have times: not without a number of FLOPs there
+    (`placement._times`), on any roof. Placing on the other roofs then only solved their
+    crossover again (sympy's limits and roots, most of a strided nest's hover) for none.
+    A launch's FLOPs are simplified at the sizes before they are placed: always placed."""
+    if result is not None and _is_launch(result):
+        return True
+    flops = as_expression(spec.flops)
+    bindings = size_bindings(flops, sizes)  # as `place` substitutes them
+    return finite_value(flops.subs(bindings) if bindings else flops) is not None
 
 
 def _measured_note(device: Device, placed: Placement) -> str:

@@ -49,6 +49,7 @@ def lower_python_source(
     x64: bool | None = None,
     tf32: bool | None = None,
     shapes: Sequence[GivenShape] = (),
+    through_line: int | None = None,
 ) -> Module:
     """Parse and lower one Python file; raises `InputError` when it does not parse.
 
@@ -56,7 +57,8 @@ def lower_python_source(
     leaves it to each function's framework (float32 for PyTorch and JAX without x64,
     float64 for NumPy). `x64` and `tf32` are settings that override what the code says
     about its framework's precision (see `frameworks.py`). `shapes` are parameter shapes
-    the user states (`--shape`)."""
+    the user states (`--shape`). `through_line` stops after the top-level `def` or class
+    holding that line (`_lowered_functions`)."""
     syntax = _check_with_cpython_parser(text, path)
     rules = read_frameworks(syntax, x64_setting=x64, tf32_setting=tf32)
     defaults = _Defaults(rules, dtypes.dtype_named(default_dtype or ""), shapes)
@@ -85,7 +87,18 @@ def lower_python_source(
     summaries = _Summaries(names, globals_, defaults, errors)
     globals_.summarize = summaries.summary
     try:
-        functions = _lowered_functions(module, names, globals_, summaries, defaults, errors)
+        functions = _lowered_functions(
+            module, names, globals_, summaries, defaults, errors, through_line
+        )
+        if summaries.recursed and through_line is not None:
+            # Lowered out of the file's order, a cycle of calls is entered elsewhere and
+            # cut elsewhere: in the file's order, as the whole file's lowering does it.
+            errors = []
+            summaries = _Summaries(names, globals_, defaults, errors)
+            globals_.summarize = summaries.summary
+            functions = _lowered_functions(
+                module, names, globals_, summaries, defaults, errors, through_line, False
+            )
     finally:
         # The scope and the summaries refer to each other. With the cycle broken, the
         # file's trees and IR are freed the moment it is done, instead of by a collection
@@ -134,18 +147,38 @@ def _lowered_functions(
     summaries: _Summaries,
     defaults: _Defaults,
     errors: list[Diagnostic],
+    through_line: int | None = None,
+    skip_earlier: bool = True,
 ) -> list[Function]:
-    """The module's functions and methods, and its top-level work as `<module>`."""
+    """The module's functions and methods, and its top-level work as `<module>`.
+
+    With `through_line`, the `def` or class holding that line and no `<module>` (the
+    language server's hovered nest, before the rest of the file), lowered as the whole
+    file's lowering gives it: a later statement never changes an earlier function, and an
+    earlier `def` (`skip_earlier`) is lowered where a call needs it, as its own summary
+    is, unless a class comes first (a class's methods are callable only after it, so the
+    `def`s before it are lowered before it). Calls in a cycle are cut where the cycle is
+    entered, which depends on the order: `_Summaries.recursed` says to lower again in
+    the file's order."""
     functions: list[Function] = []
     top_level: list[cst.CSTNode] = []
+    earlier: list[cst.FunctionDef] = []
     classes = {s.name.value: s for s in module.body if isinstance(s, cst.ClassDef)}
     for statement in module.body:
+        holds = through_line is not None and _holds(names, statement, through_line)
         if isinstance(statement, cst.FunctionDef):
-            functions.append(summaries.lowered(statement))
+            if through_line is not None and skip_earlier and not holds:
+                earlier.append(statement)
+            else:
+                functions.append(summaries.lowered(statement))
         elif isinstance(statement, cst.ClassDef):
+            functions += [summaries.lowered(definition) for definition in earlier]
+            earlier.clear()
             functions += _methods(statement, names, globals_, summaries, errors, classes)
         elif _is_module_work(statement) and not _binds_constants(statement):
             top_level.append(statement)
+        if holds:
+            return functions
     if top_level:
         element, source = defaults("<module>")
         lowering = FunctionLowering(
@@ -179,6 +212,8 @@ class _Summaries:
             tuple[str, tuple[tuple[str, str, bool], ...], tuple[tuple[str, int], ...]], Summary
         ] = {}
         self.lowering: set[str] = set()
+        self.recursed = False
+        """Whether a call was cut as recursive (`_lowered_functions`)."""
         self.methods: dict[str, tuple[cst.FunctionDef, Scope, frozenset[str]]] = {}
         """Each method as its class's earlier methods left `self` (`Class.forward`), for
         lowering it again with the ranks a submodule's call gives (`summaries.py`)."""
@@ -208,6 +243,7 @@ class _Summaries:
         if found is not None:
             return found
         if name in self.lowering:
+            self.recursed = True
             return f"recursive call to `{name}`"
         if name not in self.globals_.helpers and name not in self.methods:
             return f"`{name}` is not lowered before its call"
@@ -285,6 +321,14 @@ class _Summaries:
         if not dtypes_given and not ranks_given:
             self.errors += lowering.errors  # a specialization's errors are the same ones
         return self._summary(lowering, function)
+
+
+def _holds(names: SourceNames, statement: cst.CSTNode, line: int) -> bool:
+    """Whether `statement` is a `def` or a class whose lines hold `line`."""
+    if not isinstance(statement, cst.FunctionDef | cst.ClassDef):
+        return False
+    span = names.span(statement)
+    return span.line <= line <= span.end_line
 
 
 def _methods(
