@@ -54,7 +54,9 @@ def test_polynomials_and_quotients_are_read_off_their_terms() -> None:
         )
     poly = normal(sympy.Rational(1, 8) - n / 16)
     assert rational_value(poly, dict.fromkeys(poly.free_symbols, 4)) == Fraction(-1, 8)
-    assert rational_value(poly, {n: 4}) is None  # keyed by a sympy symbol: left to sympy
+    assert rational_value(poly, {n: 4}) == Fraction(-1, 8)  # the same symbol, from sympy
+    other = sympy.Symbol("n")  # no assumptions: another symbol of the same name
+    assert rational_value(poly, {other: 4}) is None
 
 
 def test_a_symbolic_exponent_is_read_at_its_size() -> None:

@@ -12,6 +12,7 @@ from golden import FIXTURES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from aiscan.algebra import constant, hinge, to_sympy
 from aiscan.analysis import cache_model
 from aiscan.analysis.cache_model import CacheLevelSpec, cache_traffic
 from aiscan.analysis.kernel import ModuleAnalysis, analyze_module
@@ -132,3 +133,17 @@ def test_tiled_cache_traffic_is_the_same_with_and_without_the_check(
     cache_model._worst_at.cache_clear()
     assert any(fired) or "bs" in sizes
     assert with_check == without
+
+
+def test_a_hinge_is_read_from_its_argument() -> None:
+    """A footprint's `Max(0, 4 - n)`, a variable of the exact type: its value is the
+    argument's at the point, as sympy's `Max` gives it; a path's rational reading
+    (`lattice=False`) leaves it to sympy."""
+    hinged = hinge(constant(4) - n)
+    assert hinged is not None
+    expr = 8 * n - 8 * hinged
+    for size in (1, 3, 4, 9):
+        expected = to_sympy(expr).subs(size_symbol("n"), size)
+        assert point_value(expr, {"n": Fraction(size)}) == expected
+    with pytest.raises(NotEvaluated):
+        point_value(expr, {"n": Fraction(2)}, lattice=False)

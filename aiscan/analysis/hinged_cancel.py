@@ -21,7 +21,7 @@ from fractions import Fraction
 
 from aiscan.algebra import ONE, Poly, constant, polynomial_text
 
-__all__ = ["cancelled_hinged", "cancelled_sums"]
+__all__ = ["cancelled_hinged", "cancelled_sums", "coprime_contents"]
 
 Var = tuple[str, str]
 _PROBE_POINTS = 3
@@ -85,6 +85,12 @@ def _normalized(
         return None
     if turned:
         top, bottom = -top, -bottom
+    return coprime_contents(top, bottom)
+
+
+def coprime_contents(top: Poly, bottom: Poly) -> tuple[Poly, Poly]:
+    """`top/bottom` with coprime integer coefficients on both sides (`(n + 1)/48`, not
+    `(n/2 + 1/2)/24`): the normal form every cancellation here ends in."""
     top_content, bottom_content = top.content(), bottom.content()
     ratio = top_content / bottom_content
     return (

@@ -23,14 +23,13 @@ from aiscan.algebra import (
     Poly,
     Quotient,
     as_expression,
-    constant,
     expand,
     is_infinity,
     is_poly,
     normal,
     symbol,
 )
-from aiscan.analysis.hinged_cancel import cancelled_hinged, cancelled_sums
+from aiscan.analysis.hinged_cancel import cancelled_hinged, cancelled_sums, coprime_contents
 from aiscan.analysis.polynomials import Term, from_ring, ring_over, terms_of
 from aiscan.ir.symbols import is_size_symbol
 
@@ -169,12 +168,7 @@ def cancelled_by_monomial(numerator: Poly, denominator: Poly) -> tuple[Poly, Pol
     top, bottom = numerator.divided_by_monomial(common), denominator.divided_by_monomial(common)
     if bottom.leading_coefficient() < 0:
         top, bottom = -top, -bottom
-    top_content, bottom_content = top.content(), bottom.content()
-    ratio = top_content / bottom_content
-    return (
-        top * constant(ratio.numerator / top_content),
-        bottom * constant(ratio.denominator / bottom_content),
-    )
+    return coprime_contents(top, bottom)
 
 
 def _cancelled_with_poly(

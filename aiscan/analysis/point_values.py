@@ -7,7 +7,8 @@ substituting and re-simplifying `Min(bs, n - bs*t)` to say so (a fifth of a plot
 fixture). Evaluating the same expression at a few points tells that first: a value that
 moves with a free symbol means sympy's result keeps that symbol.
 
-Sums, products, integer powers, `Min`, `Max`, `floor` and `ceiling` are read; anything else
+Sums, products, quotients, integer powers, `Min`, `Max`, `floor` and `ceiling` are read
+(`lattice=False`: the rational functions alone, as a plot's path reads them); anything else
 raises `NotEvaluated`, and the caller asks sympy as before.
 """
 
@@ -18,12 +19,12 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from aiscan.algebra import Poly
+from aiscan.algebra import HINGE, Poly, Quotient
 
 __all__ = ["NotEvaluated", "point_value", "symbol_names"]
 
-_BITS = 1 << 16
-"""The largest power (in bits) read here: working sets are small polynomials."""
+_BITS = 1 << 24
+"""The largest power (in bits) read here (a path's `R**K` is a million bits at 65536)."""
 
 
 class NotEvaluated(Exception):
@@ -35,11 +36,14 @@ def symbol_names(expr: Any) -> set[str]:
     return {s.name for s in expr.free_symbols}
 
 
-def point_value(expr: Any, values: Mapping[str, Fraction]) -> Fraction:
+def point_value(expr: Any, values: Mapping[str, Fraction], *, lattice: bool = True) -> Fraction:
     """`expr` with every symbol set to its value in `values` (by name). Raises
     `NotEvaluated` where it cannot, `ZeroDivisionError` where a denominator vanishes."""
+    if isinstance(expr, Quotient):
+        top = point_value(expr.numerator, values, lattice=lattice)
+        return top / point_value(expr.denominator, values, lattice=lattice)
     if isinstance(expr, Poly):
-        return _polynomial_value(expr, values)
+        return _polynomial_value(expr, values, lattice)
     if isinstance(expr, int):
         return Fraction(expr)
     if expr.is_Rational:  # integers included
@@ -49,19 +53,24 @@ def point_value(expr: Any, values: Mapping[str, Fraction]) -> Fraction:
             raise NotEvaluated(expr.name)
         return values[expr.name]
     if expr.is_Add:
-        return sum((point_value(a, values) for a in expr.args), Fraction(0))
+        return sum((point_value(a, values, lattice=lattice) for a in expr.args), Fraction(0))
     if expr.is_Mul:
         product = Fraction(1)
         for factor in expr.args:
-            product *= point_value(factor, values)
+            product *= point_value(factor, values, lattice=lattice)
         return product
     if expr.is_Pow:
-        base, exponent = point_value(expr.base, values), point_value(expr.exp, values)
+        # A symbolic exponent at an integer size too (`R**K`: a million bits at 65536,
+        # where the float of sympy's rational alone took mpmath a second and a half).
+        base = point_value(expr.base, values, lattice=lattice)
+        exponent = point_value(expr.exp, values, lattice=lattice)
         if exponent.denominator != 1:
             raise NotEvaluated("a fractional power")
         if abs(exponent.numerator) * max(base.numerator, base.denominator).bit_length() > _BITS:
             raise NotEvaluated("a power too large to read")
         return base**exponent.numerator
+    if not lattice:
+        raise NotEvaluated(type(expr).__name__)
     return _lattice_value(expr, values)
 
 
@@ -76,13 +85,19 @@ def _lattice_value(expr: Any, values: Mapping[str, Fraction]) -> Fraction:
     raise NotEvaluated(name)
 
 
-def _polynomial_value(poly: Poly, values: Mapping[str, Fraction]) -> Fraction:
+def _polynomial_value(poly: Poly, values: Mapping[str, Fraction], lattice: bool) -> Fraction:
     total = Fraction(0)
     for monomial, coefficient in poly.terms.items():
         term = Fraction(coefficient)
-        for (name, _kind), power in monomial:
-            if name not in values:
+        for (name, kind), power in monomial:
+            if kind == HINGE:  # Max(0, argument), from the argument's own symbols
+                if not lattice:
+                    raise NotEvaluated(str(name))
+                value = max(Fraction(0), point_value(name.argument, values))  # type: ignore[attr-defined]
+            elif name in values:
+                value = values[name]
+            else:
                 raise NotEvaluated(name)
-            term *= values[name] ** power
+            term *= value**power
         total += term
     return total
