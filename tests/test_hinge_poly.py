@@ -302,3 +302,16 @@ def test_probe_values_tell_a_size_from_a_counter() -> None:
     m, i = size_symbol("m"), symbol("i", "loop")
     assert probe_values(m - i) == [0, 0, 2**20 - 1]
     assert never_below_zero(m - i) == m - i
+
+
+def test_a_common_monomial_is_taken_out_before_the_divisor_is_sought() -> None:
+    """PolyBench gemm's compulsory ratio over its DRAM bytes: the common factor `ni*nj` is
+    in two variables, which left the ratio to sympy; taken out first, the rest is coprime
+    and the result is sympy's."""
+    ni, nj, nk = (symbol(name, "size") for name in ("ni", "nj", "nk"))
+    top, bottom = 3 * ni * nj * nk + ni * nj, 32 * ni * nj * nk + 16 * ni * nj
+    fast = cancelled_sums(top, bottom)
+    assert fast is not None
+    assert (str(fast[0]), str(fast[1])) == ("3*nk + 1", "32*nk + 16")
+    expected = _sympy_cancelled(top, bottom)
+    assert (to_sympy(fast[0]), to_sympy(fast[1])) == tuple(sympy.expand(e) for e in expected)

@@ -63,6 +63,11 @@ def cancelled_sums(numerator: Poly, denominator: Poly) -> tuple[Poly, Poly] | No
     polynomial in at most one symbol, or two symbols share a name."""
     if numerator.has_name_clash(denominator) or polynomial_text(denominator) is None:
         return None
+    # The common monomial first (PolyBench gemm's `ni*nj` in `3*ni*nj*nk + ni*nj` over
+    # `32*ni*nj*nk + 16*ni*nj`): the divisor left is then shown in one variable or none.
+    common = numerator.common_monomial(denominator)
+    numerator = numerator.divided_by_monomial(common)
+    denominator = denominator.divided_by_monomial(common)
     cofactors = _without_common_factor(numerator, denominator)
     if cofactors is None or not cofactors[0].terms:
         return None
