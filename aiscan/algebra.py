@@ -351,12 +351,15 @@ class Poly:
 
     def without_hinges(self, values: Mapping[Poly, Poly]) -> Poly:
         """The given hinge atoms replaced by their values (0 for a hinge past its bend)."""
-        given = {next(iter(atom.terms))[0][0]: value for atom, value in values.items()}
+        return self._replaced({next(iter(atom.terms))[0][0]: v for atom, v in values.items()})
+
+    def _replaced(self, values: Mapping[Var, Poly]) -> Poly:
+        """Each variable (a symbol or a hinge) in `values` replaced by its value."""
         total = ZERO
         for monomial, coefficient in self.terms.items():
             term = constant(coefficient)
             for var, power in monomial:
-                value = given.get(var)
+                value = values.get(var)
                 term = term * (Poly({((var, 1),): 1}) if value is None else value) ** power
             total = total + term
         return total
@@ -542,14 +545,7 @@ class Poly:
                     if value is None:  # a `Max` only sympy writes
                         return normal(to_sympy(self).subs(pairs, simultaneous=simultaneous))
                     hinges[var] = value
-        total = ZERO
-        for monomial, coefficient in self.terms.items():
-            term = constant(coefficient)
-            for var, power in monomial:
-                factor = hinges.get(var) if var[1] == HINGE else values.get(var)
-                term = term * (Poly({((var, 1),): 1}) ** power if factor is None else factor**power)
-            total = total + term
-        return total
+        return self._replaced({**values, **hinges})  # no key is a hinge: `_var_of` refuses one
 
     def _sympy_(self) -> Any:
         if self._sympy is None:

@@ -1,5 +1,6 @@
 """The footprint's sympy-free shortcuts hold to sympy: the rank of a subscripts' integer
-matrix, and the larger or smaller of two bounds that differ by a number."""
+matrix, and the larger or smaller of two bounds that differ by a number (a box's
+intersection takes them as `_highest` and `_lowest` do)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aiscan.algebra import constant
-from aiscan.analysis.footprint import _larger, _numeric_rank, _smaller
+from aiscan.analysis.footprint import _highest, _lowest, _numeric_rank
 from aiscan.ir.symbols import loop_symbol, size_symbol
 
 _MATRICES = st.integers(1, 4).flatmap(
@@ -36,5 +37,5 @@ def test_a_symbolic_entry_is_left_to_sympy() -> None:
 def test_bounds_a_number_apart_are_sympys_max_and_min(a: int, b: int) -> None:
     i, n = loop_symbol("i"), size_symbol("n")
     low, high = i + n + a, i + n + b
-    assert _larger(low, high) == sympy.Max(low, high)
-    assert _smaller(low, high) == sympy.Min(low, high)
+    assert _highest((low, high)) == sympy.Max(low, high)
+    assert _lowest((low, high)) == sympy.Min(low, high)

@@ -844,8 +844,8 @@ def _keeps_unbound(
     result is that composition and holds the symbol. Decided on exact values at a few
     points (`point_values`): False, and sympy asked, wherever they cannot tell."""
     counters = [loop_symbol(loop.var).name for loop in loops]
-    bounds = [(loop.start, expand(loop.start + loop.step * (loop.trip - 1))) for loop in loops]
-    names = symbol_names(expr).union(*(symbol_names(e) for pair in bounds for e in pair))
+    lasts = [expand(loop.start + loop.step * (loop.trip - 1)) for loop in loops]
+    names = symbol_names(expr).union(*(symbol_names(last) for last in lasts))
     if any(name in sizes for name in counters) or len(set(counters)) != len(counters):
         return False
     free = sorted(names - set(sizes) - set(counters) - {wanted})
@@ -855,7 +855,7 @@ def _keeps_unbound(
 
     def worst_end(values: dict[str, Fraction]) -> Fraction:
         at = {**given, **values}
-        for counter, (_, last) in zip(counters, bounds, strict=True):  # outermost first
+        for counter, last in zip(counters, lasts, strict=True):  # outermost first
             at[counter] = point_value(last, at)
         return point_value(expr, at)
 

@@ -71,7 +71,7 @@ class Box:
     def intersect(self, other: Box) -> Box:
         return Box(
             tuple(
-                (_larger(a_low, b_low), _smaller(a_high, b_high))
+                (_highest((a_low, b_low)), _lowest((a_high, b_high)))
                 for (a_low, a_high), (b_low, b_high) in zip(
                     self.intervals, other.intervals, strict=True
                 )
@@ -89,30 +89,6 @@ class Box:
             ):
                 return False
         return True
-
-
-def _larger(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    """`sympy.Max(a, b)`; the larger one itself where the two differ by a number (bounds
-    of one loop, `i` and `i + 1`), which `Max` would return, without importing sympy."""
-    difference = _constant_difference(a, b)
-    if difference is None:
-        return sympy.Max(a, b)
-    return a if difference >= 0 else b
-
-
-def _smaller(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    """`sympy.Min(a, b)`, as `_larger` takes their maximum."""
-    difference = _constant_difference(a, b)
-    if difference is None:
-        return sympy.Min(a, b)
-    return a if difference <= 0 else b
-
-
-def _constant_difference(a: sympy.Expr, b: sympy.Expr) -> Fraction | None:
-    if not (is_poly(a) and is_poly(b)):
-        return None
-    value = (a - b).constant_value()
-    return None if value is None else Fraction(value)
 
 
 @dataclass(frozen=True, slots=True)
