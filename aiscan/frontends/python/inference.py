@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from aiscan.frontends.python.buffers import registered_buffer
+from aiscan.frontends.python.walk import walk
 
 __all__ = [
     "Evidence",
@@ -202,7 +203,7 @@ _LOOP_BOUND = 1
 def gather_evidence(body: cst.CSTNode, candidates: set[str], module_sizes: set[str]) -> Evidence:
     """One walk over `body` (nested functions and classes excluded)."""
     walker = _Walker(set(candidates), module_sizes)
-    body.visit(walker)
+    walk(body, walker)
     evidence = walker.evidence
     if not walker.array_form and not any(evidence.rank_of(c) for c in candidates):
         # `np.sin((t2 - t1) / 2)` in a function with no other array: its operands are.
@@ -824,7 +825,7 @@ def bound_name(node: cst.CSTNode | None) -> str | None:
 def self_attributes(body: cst.CSTNode, include_bound: bool = False) -> dict[str, cst.Attribute]:
     """`self.X` used in `body` and not bound there (`self.X = ...`): each one's first use."""
     uses = _SelfUses()
-    body.visit(uses)
+    walk(body, uses)
     return {n: use for n, use in uses.found.items() if include_bound or n not in uses.bound}
 
 
@@ -860,7 +861,7 @@ def class_sizes(node: cst.ClassDef) -> set[str]:
     walker = _Walker(attributes, set())
     for statement in node.body.body:
         if isinstance(statement, cst.FunctionDef):
-            statement.body.visit(walker)
+            walk(statement.body, walker)
     return {plain_name(n) for n in walker.evidence.sizes}
 
 
@@ -916,7 +917,7 @@ def _array_form(node: cst.BaseExpression) -> bool:
     """An expression that is an array whatever its names are: a product `@`, a sliced
     subscript (`u[1:-1]`), or a NumPy call that makes or maps arrays."""
     finder = _ArrayForm()
-    node.visit(finder)
+    walk(node, finder)
     return finder.found
 
 
@@ -1038,7 +1039,7 @@ def _is_last_axis(value: cst.BaseExpression) -> bool:
 
 def _names_in(node: cst.CSTNode) -> list[str]:
     names = _Names()
-    node.visit(names)
+    walk(node, names)
     return names.found
 
 

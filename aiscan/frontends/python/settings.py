@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from aiscan.frontends.python.walk import walk
+
 __all__ = ["SETTINGS_REASON", "settings_parameters"]
 
 SETTINGS_REASON = "is a configuration object: its attributes are sizes named after them"
@@ -27,7 +29,7 @@ def settings_parameters(body: cst.CSTNode, candidates: set[str]) -> set[str]:
     """The candidates `body` reads only as `name.attr` (never an array's attribute, never
     a method called) or passes whole as a call's argument, with at least one attribute read."""
     uses = _Uses(candidates)
-    body.visit(uses)
+    walk(body, uses)
     return {n for n in candidates if uses.attributes.get(n) and n not in uses.other}
 
 

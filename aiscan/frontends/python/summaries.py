@@ -41,6 +41,7 @@ from aiscan.frontends.python.values import (
     coordinate,
     substituted,
 )
+from aiscan.frontends.python.walk import walk
 from aiscan.ir.nodes import (
     Access,
     Branch,
@@ -92,7 +93,7 @@ def _reads_a_value_twice(definition: cst.FunctionDef) -> bool:
             if isinstance(small, cst.Assign):
                 bound |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
     reads = _Reads()
-    definition.body.visit(reads)
+    walk(definition.body, reads)
     return any(reads.count.get(name, 0) > 1 for name in bound)
 
 
@@ -107,14 +108,14 @@ class _Reads(cst.CSTVisitor):
         self.count[node.value] = self.count.get(node.value, 0) + 1
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        walk(node.value, self)
         return False
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)  # `axis=-1`: the keyword is no read
+        walk(node.value, self)  # `axis=-1`: the keyword is no read
         return False
 
 
