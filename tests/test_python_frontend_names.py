@@ -113,18 +113,75 @@ def loop_variable(x: Float64[np.ndarray, "n"]):
 """
 
 
+METHODS = """\
+import numpy as np
+import torch
+from torch import nn
+from numpy import dot
+
+n = 4
+
+
+class Attend(nn.Module):
+    np = 3
+    dot = staticmethod(len)
+    width = n * 2
+
+    def __init__(self, dim: int = n):
+        super().__init__()
+        self.q = nn.Linear(dim, dim)
+        torch = None
+
+    def forward(self, x):
+        q = self.q(x)
+        y = q.view(2, 2).transpose(0, 1)
+        return np.exp(y) + dot(y, y) + torch.softmax(q, -1) + self.width
+
+    def shadowing(self, np, a):
+        dot = np.sum
+        return dot(a) + torch.exp(a)
+
+    def nested(self, a):
+        def inner(torch):
+            return torch
+        return inner(a) + torch.exp(a)
+
+
+class Twice:
+    def forward(self, x):
+        return torch.relu(x)
+
+    def forward(self, x):
+        return np.tanh(x)
+
+
+def after(a):
+    return np.exp(a) + dot(a, a)
+"""
+
+
 def _scoped_nodes(module: cst.Module) -> Iterator[tuple[cst.FunctionDef | None, cst.CSTNode]]:
-    """Every name-like node of the lowered code, with the top-level `def` it is read in."""
-    for statement in module.body:
-        if isinstance(statement, cst.ClassDef):
-            continue
-        function = statement if isinstance(statement, cst.FunctionDef) else None
-        stack: list[cst.CSTNode] = [statement.body if function is not None else statement]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
-                yield function, node
-            stack.extend(node.children)
+    """Every name-like node of the lowered code, with the `def` it is read in: a top-level
+    one or a method of a top-level class (the class's own body is read as module code)."""
+    for top in module.body:
+        statements: list[cst.CSTNode] = [top]
+        if isinstance(top, cst.ClassDef) and isinstance(top.body, cst.IndentedBlock):
+            statements = list(top.body.body)
+        for statement in statements:
+            yield from _nodes_in(statement)
+
+
+def _nodes_in(statement: cst.CSTNode) -> Iterator[tuple[cst.FunctionDef | None, cst.CSTNode]]:
+    function = statement if isinstance(statement, cst.FunctionDef) else None
+    if function is not None:
+        stack: list[cst.CSTNode] = [function.body]
+    else:
+        stack = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+            yield function, node
+        stack.extend(node.children)
 
 
 def _provider_canonical(found: object) -> str | None:
@@ -136,7 +193,9 @@ def _provider_canonical(found: object) -> str | None:
     return _canonical_of(frozenset(str(q.name) for q in found))
 
 
-@pytest.mark.parametrize("source", [SHADOWING, CONDITIONAL], ids=["shadowing", "conditional"])
+@pytest.mark.parametrize(
+    "source", [SHADOWING, CONDITIONAL, METHODS], ids=["shadowing", "conditional", "methods"]
+)
 def test_names_agree_with_the_qualified_name_provider(source: str) -> None:
     module = cst.parse_module(source)
     provided = MetadataWrapper(module, unsafe_skip_copy=True).resolve(QualifiedNameProvider)
@@ -178,7 +237,9 @@ def test_shadowing_is_detected() -> None:
     assert _call_names(SHADOWING, "imported_inside") == ["numpy.exp", "numpy.matmul"]
 
 
-@pytest.mark.parametrize("source", [SHADOWING, CONDITIONAL], ids=["shadowing", "conditional"])
+@pytest.mark.parametrize(
+    "source", [SHADOWING, CONDITIONAL, METHODS], ids=["shadowing", "conditional", "methods"]
+)
 def test_spans_and_texts_agree_with_the_position_provider(source: str) -> None:
     for newline in ("\n", "\r\n", "\r"):
         text = source.replace("\n", newline)
@@ -191,3 +252,19 @@ def test_spans_and_texts_agree_with_the_position_provider(source: str) -> None:
             assert (span.end_line, span.end_column) == (where.end.line, where.end.column + 1)
             if not isinstance(node, (cst.Annotation, cst.Module)):  # no text standalone
                 assert names.text(node) == " ".join(module.code_for_node(node).split())
+
+
+def test_method_locals_resolve_without_libcsts_scopes() -> None:
+    """A method's own names (`q`, `self`, `x`) are read from its own scope: libcst's
+    provider, a pass over the whole module, is asked only where the class body binds the
+    name read (`np` in `Attend`)."""
+    module = cst.parse_module(METHODS)
+    names = SourceNames(module, ast.parse(METHODS), "k.py")
+    twice = next(s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value == "Twice")
+    answers = [
+        names.within(function).canonical(node)
+        for statement in twice.body.body
+        for function, node in _nodes_in(statement)
+    ]
+    assert {"numpy.tanh", "numpy.relu"} <= set(answers)
+    assert names._bindings._fallback is None

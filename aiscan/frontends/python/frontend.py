@@ -265,7 +265,7 @@ class _Summaries:
         definition, state, sizes = self.methods[qualified]
         element, source = self.defaults(qualified)
         lowering = FunctionLowering(
-            self.names.within(None),
+            self.names.within(definition),
             state.copy(),
             element,
             class_sizes=sizes,

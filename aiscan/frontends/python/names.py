@@ -154,7 +154,8 @@ class SourceNames:
         self._function: int | None = None
 
     def within(self, function: cst.FunctionDef | None) -> SourceNames:
-        """The same names, read from inside `function` (a top-level `def`) or module code."""
+        """The same names, read from inside `function` (a top-level `def` or a method of a
+        top-level class) or module code."""
         inside = object.__new__(SourceNames)
         inside.path = self.path
         inside.module = self.module
@@ -378,23 +379,44 @@ class _Bindings:
         module_level = _Where(self.globals_, self.unmodeled_globally)
         for statement in self.tree.body:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self._top_level_function(statement)
+                _bind(self.globals_, statement.name, _LOCAL)
+                self._function(statement, statement.name)
+            elif isinstance(statement, ast.ClassDef):
+                self._top_level_class(statement, module_level)
             else:
                 self._walk(statement, module_level)
-        defs = (s for s in self.module.body if isinstance(s, cst.FunctionDef))
-        self._function_index = {id(d): i for i, d in enumerate(defs)}
+        self._function_index = {id(d): i for i, d in enumerate(_modeled_functions(self.module))}
 
     def index_of(self, function: cst.FunctionDef) -> int | None:
+        """The scope of a top-level `def` or of a method of a top-level class; None for
+        others (nested ones), whose names libcst resolves."""
         return self._function_index.get(id(function))
 
     # ---- reading the bindings --------------------------------------------------------
 
-    def _top_level_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        _bind(self.globals_, node.name, _LOCAL)
+    def _top_level_class(self, node: ast.ClassDef, module_level: _Where) -> None:
+        """A class's methods are scopes of their own (`Attend.forward.<locals>`), whose
+        reads skip the class body, as Python's do; the rest of the class is left to libcst
+        as before: what the class body binds, and its decorators and bases."""
+        self._bind(module_level, node.name, _LOCAL)
+        in_class = _Where(None, module_level.unmodeled)
+        for child in (*node.decorator_list, *node.bases, *node.keywords):
+            self._walk(child, in_class)
+        for parameter in getattr(node, "type_params", ()):  # Python 3.12's `class C[T]:`
+            self._walk(parameter, in_class)
+        for statement in node.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self._bind(in_class, statement.name, _LOCAL)  # a class attribute
+                self._function(statement, f"{node.name}.{statement.name}")
+            else:
+                self._walk(statement, in_class)
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, qualified: str) -> None:
+        """The scope of a top-level `def` or a method, named as libcst names its locals."""
         table: _Table = {}
         unmodeled: set[str] = set()
         self.functions.append(table)
-        self.function_names.append(node.name)
+        self.function_names.append(qualified)
         self.unmodeled_in.append(unmodeled)
         arguments = node.args
         for argument in (
@@ -404,7 +426,7 @@ class _Bindings:
             *(a for a in (arguments.vararg, arguments.kwarg) if a is not None),
         ):
             _bind(table, argument.arg, _LOCAL)
-        # Decorators, defaults and annotations run in the module's scope: bindings there
+        # Decorators, defaults and annotations run in the enclosing scope: bindings there
         # (a walrus) are left to libcst.
         outside = _Where(None, self.unmodeled_anywhere)
         for child in (*node.decorator_list, *arguments.defaults, node.returns):
@@ -573,6 +595,16 @@ class _Bindings:
 
 def _bind(table: _Table, name: str, binding: _Binding) -> None:
     table.setdefault(name, []).append(binding)
+
+
+def _modeled_functions(module: cst.Module) -> Iterator[cst.FunctionDef]:
+    """The `def`s `_Bindings` gives a scope of their own, in the order it reads them: the
+    top-level ones and the methods of top-level classes."""
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            yield statement
+        elif isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+            yield from (s for s in statement.body.body if isinstance(s, cst.FunctionDef))
 
 
 def _dotted_prefixes(full_name: str) -> Iterator[str]:
