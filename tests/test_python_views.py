@@ -296,3 +296,24 @@ def test_counted_while_loops_match_running_them(
         passes = _while_passes(start, stop_of_n(n), step, inclusive)
         if passes:
             assert _at(total, n=n) == flops_per_pass * passes, f"{name} at n = {n}"
+
+
+def test_reshape_products_are_compared_as_rational_functions() -> None:
+    """`_identically_zero` is `simplify(...) == 0`, without `simplify` for rational
+    functions of the sizes."""
+    import sympy
+
+    from aiscan.frontends.python.views import _identically_zero
+
+    b, t, c, h = sympy.symbols("B T C n_head", positive=True, integer=True)
+    cases = [
+        c / h * h * b * t - b * t * c,  # the view's floor dropped: equal
+        c / h * b * t - b * t * c,  # a head missing: not equal
+        (c + h) / (h * (c + h)) - 1 / h,  # equal once cancelled
+        (c + h) ** 2 - c**2 - 2 * c * h - h**2,
+        sympy.Min(c, h) * b - sympy.Min(h, c) * b,  # not rational: `simplify`'s
+        sympy.Min(c, h) - c,
+    ]
+    answers = [_identically_zero(d) for d in cases]
+    assert answers == [True, False, True, True, True, False]
+    assert answers == [sympy.simplify(d) == 0 for d in cases]
