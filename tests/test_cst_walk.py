@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import re
 import textwrap
 from dataclasses import fields
 from pathlib import Path
@@ -14,7 +13,7 @@ import libcst as cst
 import pytest
 
 from aiscan.frontends.python import inference, settings, summaries
-from aiscan.frontends.python.walk import _SOURCE_ORDER, _fields, walk
+from aiscan.frontends.python.walk import _SOURCE_ORDER, _TOKEN_FIELDS, _fields, walk
 
 FIXTURES = sorted((Path(__file__).parent.parent / "fixtures" / "python").rglob("*.py"))
 
@@ -101,15 +100,6 @@ def test_walk_reads_decorators_and_bases_before_a_body() -> None:
     assert ours.calls == theirs.calls
 
 
-_TOKEN_FIELD = re.compile(
-    r"^(whitespace.*|.*_whitespace|lpar|rpar|lbracket|rbracket|lbrace|rbrace|comma|semicolon"
-    r"|equal|dot|colon|first_colon|second_colon|leading_lines|lines_after_decorators|header"
-    r"|footer|newline|indent|asynchronous|empty_lines|first_line|last_line|comment"
-    r"|walrus|arrow|star|operator)$"
-)
-"""Fields that hold whitespace or one token: no node a visitor of code reads."""
-
-
 def _libcst_order(kind: type[cst.CSTNode]) -> list[str]:
     """The fields in the order `_visit_and_replace_children` visits them, read from its source."""
     source = textwrap.dedent(inspect.getsource(kind._visit_and_replace_children))
@@ -140,7 +130,38 @@ def test_source_order_table_is_libcsts_order_of_code_fields() -> None:
     kinds = _concrete_nodes()
     assert len(kinds) > 100
     for kind in kinds:
-        theirs = [f for f in _libcst_order(kind) if not _TOKEN_FIELD.match(f)]
+        theirs = [f for f in _libcst_order(kind) if not _TOKEN_FIELDS.fullmatch(f)]
         ours = [f for f in _fields(kind) if f in theirs]
         assert ours == theirs, kind.__name__
     assert set(_SOURCE_ORDER) <= {k.__name__ for k in kinds}
+
+
+_CODE = (cst.BaseExpression, cst.BaseStatement, cst.BaseSmallStatement, cst.BaseSuite)
+
+
+def test_token_fields_hold_no_code_on_any_fixture() -> None:
+    """What `walk` does not go into (whitespace, brackets, separators, operators) holds
+    no expression, statement or suite: a visitor of code misses nothing there."""
+    skipped = 0
+    for path in FIXTURES:
+        try:
+            module = cst.parse_module(path.read_bytes())
+        except cst.ParserSyntaxError:
+            continue
+        stack: list[cst.CSTNode] = [module]
+        while stack:
+            node = stack.pop()
+            for field in fields(node):
+                value = getattr(node, field.name)
+                values = value if isinstance(value, tuple | list) else (value,)
+                children = [v for v in values if isinstance(v, cst.CSTNode)]
+                if _TOKEN_FIELDS.fullmatch(field.name):
+                    for child in children:
+                        inside: list[cst.CSTNode] = [child]
+                        while inside:
+                            token = inside.pop()
+                            assert not isinstance(token, _CODE), (path, field.name, token)
+                            inside.extend(token.children)
+                            skipped += 1
+                stack.extend(children)
+    assert skipped > 10_000

@@ -17,6 +17,7 @@ every Python fixture, and the table to libcst's `_visit_and_replace_children`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
@@ -46,8 +47,16 @@ _SOURCE_ORDER: dict[str, tuple[str, ...]] = {
     "TypeAlias": ("name", "type_parameters", "value"),
 }
 """Nodes whose children that can hold code come in another order than their fields:
-those children in libcst's (source) order. Fields not named here (whitespace, brackets,
-commas) follow, in field order: they hold no code, so no visitor's node."""
+those children in libcst's (source) order. Their other fields follow in field order."""
+
+_TOKEN_FIELDS = re.compile(
+    r"whitespace.*|.*_whitespace|lpar|rpar|lbracket|rbracket|lbrace|rbrace|comma|semicolon"
+    r"|equal|dot|colon|first_colon|second_colon|leading_lines|lines_after_decorators|header"
+    r"|footer|newline|empty_lines|first_line|last_line|comment|asynchronous|operator"
+)
+"""Fields that hold whitespace, comments, brackets, separators or an operator's token: no
+code. Most of a tree's nodes are these (`SimpleWhitespace` alone is two fifths of
+`torch_llama.py`'s), and no visitor here reads them: `walk` does not go into them."""
 
 _Hooks = tuple[Callable[[Any, Any], Any] | None, Callable[[Any, Any], Any] | None]
 
@@ -56,8 +65,9 @@ _HOOKS: dict[tuple[type[cst.CSTVisitor], type[cst.CSTNode]], _Hooks] = {}
 
 
 def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
-    """`node.visit(visitor)` for a visitor that only reads: each node's `visit_<Node>`
-    (its children are skipped when it returns False), its children, its `leave_<Node>`."""
+    """`node.visit(visitor)` for a visitor that only reads code: each node's
+    `visit_<Node>` (its children are skipped when it returns False), its children, its
+    `leave_<Node>`; whitespace and tokens are not visited (`_TOKEN_FIELDS`)."""
     kind = type(node)
     hooks = _HOOKS.get((type(visitor), kind))
     if hooks is None:
@@ -93,7 +103,8 @@ def _hooks(visitor: type[cst.CSTVisitor], kind: type[cst.CSTNode]) -> _Hooks:
 
 
 def _fields(kind: type[cst.CSTNode]) -> tuple[str, ...]:
-    names = tuple(f.name for f in fields(kind))
+    """The fields of `kind` that can hold code, in libcst's order."""
+    names = tuple(f.name for f in fields(kind) if not _TOKEN_FIELDS.fullmatch(f.name))
     first = _SOURCE_ORDER.get(kind.__name__, ())
     ordered = (*first, *(n for n in names if n not in first))
     _FIELDS[kind] = ordered
