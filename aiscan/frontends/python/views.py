@@ -35,6 +35,7 @@ from aiscan.frontends.python.values import (
     Scalar,
     Shape,
     coordinate,
+    substituted,
 )
 from aiscan.ir.nodes import UnknownKind
 
@@ -64,9 +65,7 @@ ViewOf = Callable[[Leaf], "Leaf | str"]
 
 def _remapped(leaf: Leaf, mapping: dict[sympy.Symbol, sympy.Expr], shape: Shape) -> Leaf:
     """`leaf` seen with its view coordinates replaced by `mapping` (all at once)."""
-    index = tuple(
-        sympy.expand(e.subs(mapping, simultaneous=True)) if mapping else e for e in leaf.index
-    )
+    index = tuple(substituted(e, mapping, simultaneous=True) if mapping else e for e in leaf.index)
     return replace(leaf, shape=tuple(shape), index=index)
 
 
