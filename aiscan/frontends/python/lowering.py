@@ -2503,6 +2503,7 @@ def _names_read(node: cst.CSTNode) -> set[str]:
     return {name for child in _children(node) for name in _names_read(child)}
 
 
+@cache
 def _node_fields(kind: type[cst.CSTNode]) -> tuple[str, ...]:
     return tuple(f.name for f in fields(kind))
 
