@@ -4,6 +4,9 @@ result, text and expression, and the placement's limit is sympy's."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
+import pytest
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -102,3 +105,38 @@ def test_the_common_factor_form_is_simplify_hinged(ratio: tuple[Poly, Poly]) -> 
     placed = placement._simplified_hinged(flops, bytes_moved)
     if placed is not None:
         assert placed[1] == _sympy_limit(expected)
+
+
+_ridges = st.sampled_from([Fraction(1, 20), Fraction(1, 8), Fraction(3, 10), Fraction(6, 1), 2])
+
+
+@settings(max_examples=40, deadline=None)
+@given(_stencil_ratios(), _ridges, st.sampled_from(["mnT", "mnT", "mn", "n"]))
+def test_a_hinged_crossover_is_the_one_taken_through_sympy(
+    ratio: tuple[Poly, Poly], ridge: Fraction, swept: str
+) -> None:
+    """The swept sizes' hinges settled on the Poly before `x` is put for them give the
+    crossover the sympy `Max(0, c - x)` and `past_bends` gave (`_settled_swept`), and
+    the counts at the crossing are judged alike."""
+    flops, bytes_moved = ratio
+    sweep = frozenset(swept)
+    crossover = placement._swept_crossover.__wrapped__
+    fast = crossover(flops, bytes_moved, constant(ridge), sweep)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(placement, "_settled_swept", lambda expr, _: expr)
+        patch.setattr(placement, "_counts_hold", _counts_hold_through_sympy)
+        assert fast == crossover(flops, bytes_moved, constant(ridge), sweep)
+
+
+def _counts_hold_through_sympy(
+    flops: Poly, bytes_moved: Poly, crossing: object, sweep: frozenset[str]
+) -> bool:
+    """`_counts_hold` as it was: each count put in one size through sympy's `subs`."""
+    values = []
+    for expr in (flops, bytes_moved):
+        one_size, x, _ = placement._one_size(expr, sweep)
+        value = placement.finite_value(placement._at(one_size, x, crossing.value))  # type: ignore[attr-defined]
+        if value is None:
+            return True
+        values.append(value)
+    return values[0] >= 0 and values[1] > 0
