@@ -254,7 +254,30 @@ class Poly:
         if var is not None:
             return _FACTS[var[1]].get(fact)
         sign = self._sign()
-        return of_sign(sign) if sign is not None else getattr(to_sympy(self), f"is_{fact}")
+        if sign is not None:
+            return of_sign(sign)
+        facts = self._size_power_less_number()
+        if facts is not None:
+            return facts[fact]
+        answer: bool | None = getattr(to_sympy(self), f"is_{fact}")
+        return answer
+
+    def _size_power_less_number(self) -> dict[str, bool | None] | None:
+        """sympy's facts of `c*s**k - d` (s a size, so an integer from 1; c, d > 0), a box
+        side such as `m - 1`: from `c - d` on; None for any other shape (sympy's facts of
+        several symbols, `m*n - 2`, follow no rule this short)."""
+        if len(self.terms) != 2 or () not in self.terms:
+            return None
+        ((monomial, coefficient),) = ((m, c) for m, c in self.terms.items() if m)
+        number = self.terms[()]
+        if len(monomial) != 1 or monomial[0][0][1] != "size" or coefficient <= 0 or number >= 0:
+            return None
+        least = coefficient + number
+        if least > 0:
+            return {"positive": True, "nonnegative": True, "negative": False, "nonpositive": False}
+        if least == 0:
+            return {"positive": None, "nonnegative": True, "negative": False, "nonpositive": None}
+        return {"positive": None, "nonnegative": None, "negative": None, "nonpositive": None}
 
     @property
     def is_positive(self) -> bool | None:
@@ -754,14 +777,27 @@ class Quotient:
 
     `factored` is the form sympy's `simplify` gives a monomial over a sum of positive
     terms (a placement's intensity): the bottom's content and common monomial taken out
-    of the sum, `m/(8*(m + 8))` for `m/(8*m + 64)` (`Quotient.factored`)."""
+    of the sum, `m/(8*(m + 8))` for `m/(8*m + 64)` (`Quotient.factored`).
 
-    __slots__ = ("_sympy", "_text", "denominator", "factored", "numerator")
+    `contents` is the form `simplify` gives two sums without a common monomial on either
+    side (a hinged stencil's cancelled intensity): each side's integer content taken out
+    as one positive rational coefficient, `(n - 2)/(2*(5*n - Max(0, 4 - n) - 8))` for
+    `(n - 2)/(10*n - 2*Max(0, 4 - n) - 16)`."""
 
-    def __init__(self, numerator: Poly, denominator: Poly, *, factored: bool = False) -> None:
+    __slots__ = ("_sympy", "_text", "contents", "denominator", "factored", "numerator")
+
+    def __init__(
+        self,
+        numerator: Poly,
+        denominator: Poly,
+        *,
+        factored: bool = False,
+        contents: bool = False,
+    ) -> None:
         self.numerator = numerator
         self.denominator = denominator
         self.factored = factored
+        self.contents = contents
         self._sympy: Any = None
         self._text: str | None = None
 
@@ -803,8 +839,15 @@ class Quotient:
             raise AttributeError(name)
         return getattr(self._sympy_(), name)
 
-    def __reduce__(self) -> tuple[Any, tuple[Poly, Poly, bool]]:
-        return _quotient_of, (self.numerator, self.denominator, self.factored)
+    def __reduce__(self) -> tuple[Any, tuple[Poly, Poly, bool, bool]]:
+        return _quotient_of, (self.numerator, self.denominator, self.factored, self.contents)
+
+    def _primitive_sides(self) -> tuple[Fraction, Poly, Poly]:
+        """The `contents` form's coefficient and its two primitive sums."""
+        top_content, bottom_content = self.numerator.content(), self.denominator.content()
+        above = self.numerator * constant(1 / top_content)
+        below = self.denominator * constant(1 / bottom_content)
+        return top_content / bottom_content, above, below
 
     def _sympy_(self) -> Any:
         """What `analysis.intensity` built before: a sum over a number unevaluated, so
@@ -822,6 +865,13 @@ class Quotient:
                     sympy.Pow(below._sympy_(), -1),
                     sympy.Pow(total._sympy_(), -1),
                 )
+            elif self.contents:
+                coefficient, above, below = self._primitive_sides()
+                factors = [above._sympy_(), sympy.Pow(below._sympy_(), -1)]
+                if coefficient != 1:
+                    rational = sympy.Rational(coefficient.numerator, coefficient.denominator)
+                    factors.insert(0, rational)
+                self._sympy = sympy.Mul(*factors)
             elif self.denominator.is_number:
                 inverse = sympy.Pow(bottom, -1, evaluate=False)
                 self._sympy = sympy.Mul(top, inverse, evaluate=False)
@@ -864,6 +914,8 @@ class Quotient:
         `(n + 3)/(4*n + 20)`, `n/(4*n + 20)`); None for others, which sympy writes."""
         if self.factored:
             return self._factored_text()
+        if self.contents:
+            return self._contents_text()
         top, bottom = self.numerator, self.denominator
         top_text, bottom_text = polynomial_text(top), polynomial_text(bottom)
         if top_text is None or bottom_text is None:
@@ -905,12 +957,28 @@ class Quotient:
             return f"{top_text}/{bottoms[0]}"
         return f"{top_text}/({'*'.join(bottoms)})"
 
+    def _contents_text(self) -> str | None:
+        """As sympy's `_print_Mul` writes the `contents` product: the coefficient's
+        numerator and the top sum, `/`, then its denominator and the bottom sum."""
+        coefficient, above, below = self._primitive_sides()
+        top_text, bottom_text = polynomial_text(above), polynomial_text(below)
+        if top_text is None or bottom_text is None:
+            return None
+        tops = [] if coefficient.numerator == 1 else [str(coefficient.numerator)]
+        bottoms = [] if coefficient.denominator == 1 else [str(coefficient.denominator)]
+        tops.append(f"({top_text})")
+        bottoms.append(f"({bottom_text})")
+        if len(bottoms) == 1:
+            return f"{'*'.join(tops)}/{bottoms[0]}"
+        return f"{'*'.join(tops)}/({'*'.join(bottoms)})"
+
     def __eq__(self, other: object) -> bool:
         if other.__class__ is Quotient:
             return (
                 self.numerator == other.numerator
                 and self.denominator == other.denominator
                 and self.factored == other.factored
+                and self.contents == other.contents
             )
         if other.__class__ is Poly or isinstance(other, int | float | Fraction):
             return False  # never a polynomial, and never a number
@@ -923,7 +991,7 @@ class Quotient:
         return equal if equal is NotImplemented else not equal
 
     def __hash__(self) -> int:
-        return hash((Quotient, self.numerator, self.denominator, self.factored))
+        return hash((Quotient, self.numerator, self.denominator, self.factored, self.contents))
 
     # Arithmetic and order are sympy's, on the sympy form, as before this type.
     def __add__(self, other: object) -> Any:
@@ -1030,9 +1098,11 @@ class Infinity:
 INFINITY = Infinity()
 
 
-def _quotient_of(numerator: Poly, denominator: Poly, factored: bool) -> Quotient:
-    """Unpickling: `Quotient` with its keyword."""
-    return Quotient(numerator, denominator, factored=factored)
+def _quotient_of(
+    numerator: Poly, denominator: Poly, factored: bool, contents: bool = False
+) -> Quotient:
+    """Unpickling: `Quotient` with its keywords."""
+    return Quotient(numerator, denominator, factored=factored, contents=contents)
 
 
 def is_infinity(value: object) -> bool:

@@ -186,3 +186,33 @@ def test_infinity_is_sympys_oo() -> None:
     assert str(algebra.INFINITY) == str(sympy.oo)
     assert constant(10**30) != algebra.INFINITY
     assert pickle.loads(pickle.dumps(algebra.INFINITY)) is algebra.INFINITY
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.fractions(min_value=-3, max_value=5, max_denominator=4),
+    st.integers(1, 3),
+    st.fractions(min_value=-7, max_value=2, max_denominator=4),
+    st.sampled_from(["m", "n", "tsteps"]),
+    st.sampled_from(["size", "loop", "positive"]),
+)
+def test_a_size_power_less_a_number_has_sympys_signs(
+    coefficient: object, power: int, number: object, name: str, kind: str
+) -> None:
+    """`m - 1`, a box side of gramschmidt and trmm, is nonnegative without sympy; every
+    shape `c*s**k - d` answers what sympy answers."""
+    poly = constant(coefficient) * symbol(name, kind) ** power + constant(number)  # type: ignore[arg-type]
+    expected = to_sympy(poly)
+    for fact in ("positive", "nonnegative", "negative", "nonpositive"):
+        assert getattr(poly, f"is_{fact}") == getattr(expected, f"is_{fact}"), fact
+
+
+def test_a_box_side_less_one_is_nonnegative_without_sympy() -> None:
+    side = symbol("m", "size") - 1
+    assert side._size_power_less_number() == {
+        "positive": None,
+        "nonnegative": True,
+        "negative": False,
+        "nonpositive": None,
+    }
+    assert side.is_nonnegative is True and side.is_positive is None

@@ -170,3 +170,20 @@ def test_a_polybench_kernel_with_its_header_is_placed_without_sympy(
     status, report = result.stdout.split("\n", 1)
     assert status == "0 False", result.stderr
     assert expected in report
+
+
+def test_a_hinged_stencil_is_placed_on_a_cpu_without_sympy(tmp_path: Path) -> None:
+    """jacobi2d placed on a CPU, as JSON (issue 33): the hinged level ratio's `simplify`
+    (`(n - 2)/(2*(5*n - Max(0, 4 - n) - 8))`), its limit 1/10 (the L2 roof's attainable
+    rate as the sizes grow) and the crossover, whose gap holds the hinge, without sympy."""
+    kernel = tmp_path / "jacobi2d.c"
+    kernel.write_text(_JACOBI2D)
+    command = [sys.executable, "-c", _PROBE, "analyze", str(kernel), "--no-cache"]
+    command += ["--device", "xeon-8480plus", "--format", "json"]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    status, report = result.stdout.split("\n", 1)
+    assert status == "0 False", result.stderr
+    level = '"bytes": "40*m*n - 8*m*Max(0, 4 - n) - 64*m - 80*n + 16*Max(0, 4 - n) + 128"'
+    assert f'{level}, "intensity_flops_per_byte": null, "attainable_flops_per_s": null, ' in report
+    assert '"attainable_limit_flops_per_s": 7752000000.0}' in report  # 1/10 x 77.52 GB/s
+    assert '"crossover": {"kind": "never", "size_names": ["m", "n"]' in report

@@ -13,16 +13,19 @@ without the helpers it calls is left to `simplify` itself).
 
 from __future__ import annotations
 
+import re
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from aiscan.algebra import SYMPY
+from aiscan.algebra import SYMPY, Poly, Quotient, constant, polynomial_text
+from aiscan.analysis.hinged_cancel import cancelled_hinged, coprime_contents
 
 if TYPE_CHECKING:
     import sympy
 else:
     sympy = SYMPY
 
-__all__ = ["MIRRORED_SYMPY", "is_hinged_ratio", "simplify_hinged"]
+__all__ = ["MIRRORED_SYMPY", "cancelled_by_common_factor", "is_hinged_ratio", "simplify_hinged"]
 
 MIRRORED_SYMPY = ("1", "14")
 """The sympy release whose `simplify` the steps below follow, step for step: another
@@ -121,3 +124,58 @@ def simplify_hinged(expr: sympy.Expr) -> sympy.Expr | None:
     if sympy.count_ops(expr) > 1.7 * sympy.count_ops(original):  # `simplify`'s ratio
         expr = original
     return expr  # `done`: nothing to `doit`, no `Abs` to collect
+
+
+_OPERATOR = re.compile(r"\*\*|[-+*/]|Max\(")
+"""What `count_ops` counts in a printed polynomial ratio: each sign, product, power,
+quotient and `Max`."""
+
+
+def cancelled_by_common_factor(numerator: Poly, denominator: Poly) -> Quotient | None:
+    """`simplify_hinged(numerator/denominator)` without sympy, for the ratios where it is
+    `cancel`'s result with each side's content taken out (`factor_terms`): the sides
+    share a factor that is no monomial (jacobi2d's `m - 2`), and the form that keeps it
+    has more operations than the cancelled form, so every `count_ops` choice of
+    `simplify` is a cancelled form. None for other shapes (a monomial or a number left
+    on a side, a common monomial within a side, a side whose terms are all negative, a
+    ratio no longer than its cancelled form): `simplify_hinged` decides."""
+    if not (numerator.hinged or denominator.hinged):
+        return None
+    cancelled = cancelled_hinged(numerator, denominator, lambda _: False)
+    if cancelled is None:
+        return None
+    top, bottom = cancelled
+    for side in (top, bottom):
+        if len(side.terms) < 2 or side.common_monomial(side):
+            return None  # a monomial, or one `factor_terms` takes out: `_print_Mul`'s order
+        if polynomial_text(side) is None or all(c < 0 for c in side.terms.values()):
+            return None  # two symbols of one name, or a sign `simplify` may move
+    common = numerator.common_monomial(denominator)  # `factor_terms` takes it out too
+    kept = coprime_contents(
+        numerator.divided_by_monomial(common), denominator.divided_by_monomial(common)
+    )
+    if _proportional(kept[0], top):
+        return None  # no factor in common but numbers and monomials: `signsimp` decides
+    # `count_ops` reads the product as `fraction` gives it, the coefficient spread over
+    # both sides (`(n - 2)/(10*n - 2*Max(0, 4 - n) - 16)`, `cancel`'s form). `powsimp`
+    # offers it spread over the top (`(n/2 - 1)/(5*n - Max(0, 4 - n) - 8)`): shorter,
+    # that form is `simplify`'s; on a tie the form with the content out, which comes first.
+    operations = _operations(top, bottom)  # coprime contents: `cancel`'s form
+    if operations >= _operations(*kept):
+        return None  # the form that keeps the factor may be as short: `count_ops` decides
+    spread = top * constant(1 / bottom.content())
+    if _operations(spread, bottom * constant(1 / bottom.content())) < operations:
+        return None
+    return Quotient(top, bottom, contents=True)
+
+
+def _operations(top: Poly, bottom: Poly) -> int:
+    """`count_ops` of `top/bottom`, two sums, counted in their printed text."""
+    return len(_OPERATOR.findall(f"({polynomial_text(top)})/({polynomial_text(bottom)})"))
+
+
+def _proportional(a: Poly, b: Poly) -> bool:
+    """Whether `a` is a number times `b`."""
+    if a.terms.keys() != b.terms.keys():
+        return False
+    return len({Fraction(c) / b.terms[m] for m, c in a.terms.items()}) == 1

@@ -21,6 +21,7 @@ from aiscan.algebra import (
     INFINITY,
     SYMPY,
     ZERO,
+    Infinity,
     Poly,
     Quotient,
     as_expression,
@@ -33,7 +34,11 @@ from aiscan.algebra import (
 )
 from aiscan.analysis.dependence import DependenceChain
 from aiscan.analysis.flops import FlopCounts
-from aiscan.analysis.hinged_simplify import is_hinged_ratio, simplify_hinged
+from aiscan.analysis.hinged_simplify import (
+    cancelled_by_common_factor,
+    is_hinged_ratio,
+    simplify_hinged,
+)
 from aiscan.analysis.intensity import (
     cancelled_by_monomial,
     finite_value,
@@ -528,6 +533,17 @@ def _one_size(
     return expr.subs({s: x for s in growing}), x, tuple(s.name for s in growing)
 
 
+def _settled_swept(expr: sympy.Expr, sweep: frozenset[str] | None) -> sympy.Expr:
+    """A hinged Poly with the hinges `Max(0, c - s)` of its swept sizes at 0, as
+    `past_bends` settles them once `_one_size` has put `x` for s (a `Max` of `x` is no
+    Poly, so it is done before); unchanged where that would drop a swept symbol."""
+    if not is_poly(expr) or not expr.hinged:
+        return expr
+    swept = [s for s in growing_symbols(expr) if sweep is None or s.name in sweep]
+    settled = past_bends(expr, swept)
+    return settled if growing_symbols(settled) == growing_symbols(expr) else expr
+
+
 @lru_cache(maxsize=4096)
 def _intensity_and_limit(
     flops: sympy.Expr, bytes_moved: sympy.Expr
@@ -538,6 +554,9 @@ def _intensity_and_limit(
         simplified = _simplified(flops, bytes_moved)
         if simplified is not None:
             return simplified, _limit_of_simplified(simplified)
+        hinged = _simplified_hinged(flops, bytes_moved)
+        if hinged is not None:
+            return hinged
     ratio = flops / bytes_moved
     # A monomial or a number is already as simple as sympy's `simplify` would make it.
     if is_poly(ratio) and len(ratio.terms) <= 1:
@@ -565,6 +584,44 @@ def _simplified(flops: Poly, bytes_moved: Poly) -> Poly | Quotient | None:
         ratio: Poly = top / bottom
         return ratio if ratio.is_number or _positive_monomial(ratio) else None
     return Quotient.simplified(top, bottom)
+
+
+def _simplified_hinged(flops: Poly, bytes_moved: Poly) -> tuple[Quotient, Poly | Infinity] | None:
+    """`simplify_hinged`'s intensity and `_limit`'s limit, without sympy, for the hinged
+    ratios `cancelled_by_common_factor` covers whose every symbol grows; None for others."""
+    if any(_is_fraction(s) for s in flops.free_symbols | bytes_moved.free_symbols):
+        return None
+    intensity = cancelled_by_common_factor(flops, bytes_moved)
+    if intensity is None:
+        return None
+    limit = _limit_all_growing(intensity.numerator, intensity.denominator)
+    return None if limit is None else (intensity, limit)
+
+
+def _limit_all_growing(top: Poly, bottom: Poly) -> Poly | Infinity | None:
+    """The limit of `top/bottom` as every symbol grows as one `x` (`_one_size`), each
+    hinge `Max(0, c - s)` 0 from s = c on (`settled_hinges`), read off the leading
+    coefficients in `x`; None where the bottom vanishes or the limit is `-oo`."""
+    above, below = _in_one_size(top), _in_one_size(bottom)
+    if not below:
+        return None
+    if not above or max(above) < max(below):
+        return ZERO
+    ratio = above[max(above)] / below[max(below)]
+    if max(above) == max(below):
+        return constant(ratio)
+    return INFINITY if ratio > 0 else None
+
+
+def _in_one_size(poly: Poly) -> dict[int, Fraction]:
+    """`poly` with its hinges at 0 and every symbol at one `x`: its coefficients by power
+    of `x`, the zero ones left out."""
+    settled = poly.without_hinges({atom: ZERO for atom in poly.hinges()})
+    by_power: dict[int, Fraction] = {}
+    for monomial, coefficient in settled.terms.items():
+        power = sum(exponent for _, exponent in monomial)
+        by_power[power] = by_power.get(power, Fraction(0)) + coefficient
+    return {power: c for power, c in by_power.items() if c}
 
 
 def _proportion(top: Poly, bottom: Poly) -> Fraction | None:
@@ -674,7 +731,7 @@ def _swept_crossover(
 ) -> Crossover:
     """Memoized: a limit and a root solve cost up to a tenth of a second, and the editor
     asks again at every hover of the same nest (and after every edit that leaves it)."""
-    gap, x, names = _one_size(expand(flops - ridge * bytes_moved), sweep)
+    gap, x, names = _one_size(_settled_swept(expand(flops - ridge * bytes_moved), sweep), sweep)
     if not is_poly(gap) and gap.has(sympy.Max):
         # Small-size corrections (`Max(0, 4 - n)`, exact footprints below a gap) vanish
         # past a few elements: the crossing is sought where they have.
@@ -722,8 +779,11 @@ def _counts_hold(
     it. Past the last such point the verdict is the one at infinity."""
     values = []
     for expr in (flops, bytes_moved):
-        one_size, x, _ = _one_size(expr, sweep)
-        value = finite_value(_at(one_size, x, crossing.value))
+        if is_poly(expr) and expr.hinged and {s.name for s in expr.free_symbols} <= sweep:
+            value = finite_value(expr.at({s: crossing.value for s in expr.free_symbols}))
+        else:
+            one_size, x, _ = _one_size(expr, sweep)
+            value = finite_value(_at(one_size, x, crossing.value))
         if value is None:
             return True  # cannot tell: keep the crossing
         values.append(value)

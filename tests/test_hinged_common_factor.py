@@ -1,0 +1,142 @@
+"""A hinged stencil's placed intensity without sympy (issue 33): where the ratio's two sides
+share a factor that is no monomial, `cancelled_by_common_factor` is `simplify_hinged`'s
+result, text and expression, and the placement's limit is sympy's."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aiscan.algebra import ONE, Poly, constant, hinge, symbol, to_sympy
+from aiscan.analysis.hinged_simplify import cancelled_by_common_factor, simplify_hinged
+from aiscan.roofline import placement
+
+m, n, T = (symbol(name, "size") for name in ("m", "n", "T"))
+
+
+def _hinge(bend: int, size: Poly) -> Poly:
+    made = hinge(bend - size)
+    assert made is not None
+    return made
+
+
+H = _hinge(4, n)
+JACOBI2D = (
+    4 * m * n - 8 * m - 8 * n + 16,
+    40 * m * n - 8 * m * H - 64 * m - 80 * n + 16 * H + 128,
+)
+
+
+def _sympy_limit(intensity: sympy.Expr) -> sympy.Expr | None:
+    """The placement's limit as it is taken on sympy's form (`_limit`)."""
+    return placement._limit(intensity)
+
+
+def test_jacobi2d_on_a_cpu_is_simplifys_text_and_limit() -> None:
+    flops, bytes_moved = JACOBI2D
+    intensity = cancelled_by_common_factor(flops, bytes_moved)
+    assert intensity is not None
+    assert str(intensity) == "(n - 2)/(2*(5*n - Max(0, 4 - n) - 8))"
+    expected = simplify_hinged(to_sympy(flops) / to_sympy(bytes_moved))
+    assert to_sympy(intensity) == expected
+    placed = placement._simplified_hinged(flops, bytes_moved)
+    assert placed is not None
+    assert placed[0] is not None and str(placed[1]) == "1/10"
+    assert placed[1] == _sympy_limit(expected)
+
+
+def test_a_ratio_without_a_common_sum_is_left_to_sympy() -> None:
+    """`(2*n - 4)/(72*n - 8*Max(0, 4 - n) - 128)`: `simplify` keeps the sign its first step
+    chose, `(2 - n)/(4*(-9*n + Max(0, 4 - n) + 16))`, which the cancelled form is not."""
+    assert cancelled_by_common_factor(2 * n - 4, 72 * n - 8 * H - 128) is None
+    assert cancelled_by_common_factor(T * (2 * n - 4), T * (72 * n - 8 * H - 128)) is None
+
+
+def test_a_coefficient_spread_over_the_top_is_left_to_sympy() -> None:
+    """`(n + 6)/(6*(n*Max(0, 2 - n) + ...))`: `count_ops` reads it as `cancel`'s form, 13
+    operations, and `powsimp`'s `(n/6 + 1)/(n*Max(0, 2 - n) + ...)` has 12: `simplify`
+    gives that one."""
+    bend = _hinge(2, n)
+    bottom = (m - 2) * (6 * n * bend + 54 * n + 6 * bend + 18)
+    assert cancelled_by_common_factor((m - 2) * (n + 6), bottom) is None
+    assert str(simplify_hinged(to_sympy((m - 2) * (n + 6)) / to_sympy(bottom))) == (
+        "(n/6 + 1)/(n*Max(0, 2 - n) + 9*n + Max(0, 2 - n) + 3)"
+    )
+
+
+_small = st.integers(-6, 6).filter(bool)
+_terms = st.sampled_from([ONE, n, m, n * m, n**2, T * n, T])
+_hinges = st.builds(_hinge, st.integers(2, 5), st.sampled_from([n, m]))
+_factors = st.sampled_from(
+    [m - 2, n - 2, m - 1, 2 * m - 3, T - 1, (m - 2) * (n - 2), T * (m - 2), m + n, ONE, T]
+)
+
+
+@st.composite
+def _stencil_ratios(draw: st.DrawFn) -> tuple[Poly, Poly]:
+    """A hinged stencil's shapes: a common factor times a polynomial over the factor times
+    a polynomial plus hinges times polynomials, each side times a number."""
+    top = sum((draw(_small) * draw(_terms) for _ in range(draw(st.integers(1, 3)))), n)
+    bottom = sum((draw(_small) * draw(_terms) for _ in range(draw(st.integers(0, 3)))), 9 * n)
+    for _ in range(draw(st.integers(1, 2))):
+        bottom += draw(_small) * draw(_terms) * draw(_hinges) ** draw(st.integers(1, 2))
+    factor = draw(_factors)
+    above = constant(draw(st.sampled_from([1, 2, 4, 3])))
+    below = constant(draw(st.sampled_from([1, 8, 16, 6])))
+    return factor * top * above, factor * bottom * below
+
+
+@settings(max_examples=60, deadline=None)  # `simplify` takes a tenth of a second
+@given(_stencil_ratios())
+def test_the_common_factor_form_is_simplify_hinged(ratio: tuple[Poly, Poly]) -> None:
+    flops, bytes_moved = ratio
+    if not bytes_moved.hinged:  # the hinges cancelled
+        return
+    fast = cancelled_by_common_factor(flops, bytes_moved)
+    if fast is None:
+        return
+    expected = simplify_hinged(to_sympy(flops) / to_sympy(bytes_moved))
+    assert str(fast) == str(expected)
+    assert to_sympy(fast) == expected
+    placed = placement._simplified_hinged(flops, bytes_moved)
+    if placed is not None:
+        assert placed[1] == _sympy_limit(expected)
+
+
+_ridges = st.sampled_from([Fraction(1, 20), Fraction(1, 8), Fraction(3, 10), Fraction(6, 1), 2])
+
+
+@settings(max_examples=40, deadline=None)
+@given(_stencil_ratios(), _ridges, st.sampled_from(["mnT", "mnT", "mn", "n"]))
+def test_a_hinged_crossover_is_the_one_taken_through_sympy(
+    ratio: tuple[Poly, Poly], ridge: Fraction, swept: str
+) -> None:
+    """The swept sizes' hinges settled on the Poly before `x` is put for them give the
+    crossover the sympy `Max(0, c - x)` and `past_bends` gave (`_settled_swept`), and
+    the counts at the crossing are judged alike."""
+    flops, bytes_moved = ratio
+    sweep = frozenset(swept)
+    crossover = placement._swept_crossover.__wrapped__
+    fast = crossover(flops, bytes_moved, constant(ridge), sweep)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(placement, "_settled_swept", lambda expr, _: expr)
+        patch.setattr(placement, "_counts_hold", _counts_hold_through_sympy)
+        assert fast == crossover(flops, bytes_moved, constant(ridge), sweep)
+
+
+def _counts_hold_through_sympy(
+    flops: Poly, bytes_moved: Poly, crossing: object, sweep: frozenset[str]
+) -> bool:
+    """`_counts_hold` as it was: each count put in one size through sympy's `subs`."""
+    values = []
+    for expr in (flops, bytes_moved):
+        one_size, x, _ = placement._one_size(expr, sweep)
+        value = placement.finite_value(placement._at(one_size, x, crossing.value))  # type: ignore[attr-defined]
+        if value is None:
+            return True
+        values.append(value)
+    return values[0] >= 0 and values[1] > 0
