@@ -243,27 +243,31 @@ def _gcd(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
 def _exact_quotient(terms: Terms, factor: list[Fraction], var: Var) -> Terms | None:
     """`terms` divided by the polynomial `factor` in `var` alone; None if it does not
     divide them."""
+    divisor: Terms = {(((var, k),) if k else ()): c for k, c in enumerate(factor) if c}
+    return _divided_by(terms, divisor, var)
+
+
+def _divided_by(terms: Terms, divisor: Terms, var: Var) -> Terms | None:
+    """`terms` divided by `divisor`, whose coefficient of its top power of `var` is a
+    number; None if it does not divide them."""
+    degree = max(dict(m).get(var, 0) for m in divisor)
+    (lead,) = [c for m, c in divisor.items() if dict(m).get(var, 0) == degree]
     remainder = dict(terms)
     quotient: Terms = {}
-    degree = len(factor) - 1
     while remainder:
         top = max(dict(m).get(var, 0) for m in remainder)
         if top < degree:
             return None
         for monomial in [m for m in remainder if dict(m).get(var, 0) == top]:
-            if monomial not in remainder:
-                continue
             powers = dict(monomial)
             powers[var] = top - degree
-            shifted = tuple(sorted((v, e) for v, e in powers.items() if e))
-            ratio = remainder[monomial] / factor[-1]
+            shifted = _monomial(powers)
+            ratio = remainder.pop(monomial) / lead
             quotient[shifted] = quotient.get(shifted, Fraction(0)) + ratio
-            for k, c in enumerate(factor):
-                if not c:
+            for other, c in divisor.items():
+                if dict(other).get(var, 0) == degree:
                     continue
-                term = dict(shifted)
-                term[var] = term.get(var, 0) + k
-                key = tuple(sorted((v, e) for v, e in term.items() if e))
+                key = _monomial({**powers}, other)
                 value = remainder.get(key, Fraction(0)) - ratio * c
                 if value:
                     remainder[key] = value
@@ -272,17 +276,26 @@ def _exact_quotient(terms: Terms, factor: list[Fraction], var: Var) -> Terms | N
     return quotient
 
 
+def _monomial(powers: dict[Var, int], times: Monomial = ()) -> Monomial:
+    """The monomial of `powers`, times another."""
+    total = dict(powers)
+    for v, e in times:
+        total[v] = total.get(v, 0) + e
+    return tuple(sorted((v, e) for v, e in total.items() if e))
+
+
 def _irreducible(terms: Terms) -> bool:
     """Whether a primitive polynomial without a common monomial or factors in one variable
-    is shown irreducible: degree 1 in a variable with a monomial coefficient or remainder
-    (a factor without that variable would divide both, so a monomial: none is left), or
-    multilinear and not a product over two disjoint sets of its variables."""
+    is shown irreducible: of degree 1 in a variable, `a*x + b`, with `a` and `b` shown
+    coprime (a factor without x would divide both); or multilinear and not a product over
+    two disjoint sets of its variables."""
     variables = sorted({v for m in terms for v, _ in m})
     for var in variables:
         if max(dict(m).get(var, 0) for m in terms) != 1:
             continue
-        with_var = sum(1 for m in terms if dict(m).get(var, 0) == 1)
-        if with_var == 1 or len(terms) - with_var == 1:
+        a = {_divided(m, {var: 1}): c for m, c in terms.items() if dict(m).get(var, 0)}
+        b = {m: c for m, c in terms.items() if not dict(m).get(var, 0)}
+        if _coprime(a, b):
             return True
     if any(e > 1 for m in terms for _, e in m):
         return False
@@ -292,6 +305,31 @@ def _irreducible(terms: Terms) -> bool:
             if _splits(terms, {first, *chosen}):
                 return False
     return True
+
+
+def _coprime(a: Terms, b: Terms) -> bool:
+    """Whether `a` and `b` (whose sum with a variable is primitive, without a common
+    monomial) are shown to have no common factor but numbers: one is a monomial, whose
+    factors are monomials; one is linear, so irreducible, and does not divide the other;
+    or both are in one variable, with a gcd of degree 0."""
+    if len(a) == 1 or len(b) == 1:
+        return True
+    for one, other in ((a, b), (b, a)):
+        if all(sum(e for _, e in m) <= 1 for m in one):
+            var = next(v for m in one for v, _ in m)
+            return _divided_by(other, one, var) is None
+    names = {v for m in [*a, *b] for v, _ in m}
+    if len(names) != 1:
+        return False
+    (var,) = names
+    gcd_ = _gcd(_coefficients(a, var), _coefficients(b, var))
+    return len(gcd_) == 1
+
+
+def _coefficients(terms: Terms, var: Var) -> list[Fraction]:
+    """A polynomial in `var` alone as its coefficients, constant first."""
+    powers = {dict(m).get(var, 0): c for m, c in terms.items()}
+    return [powers.get(k, Fraction(0)) for k in range(max(powers) + 1)]
 
 
 def _splits(terms: Terms, side: set[Var]) -> bool:

@@ -92,7 +92,8 @@ def _readable_exact(expr: Poly | Quotient, sizes: Mapping[str, int], plain: str)
             bottom_text = polynomial_text(bottom)
             if len(top.terms) < 2 or len(bottom.terms) < 2 or bottom_text is None:
                 return None
-            expanded = "x" * (len(top.terms) * (len(bottom_text) + 2))
+            length = sum(len(_monomial_text(m)) + len(bottom_text) + 3 for m in top.terms)
+            expanded = "x" * (length + 3 * (len(top.terms) - 1))
         factored = _quotient_factored(top, bottom, expanded)
         if factored is None and conditions:
             return None
@@ -140,6 +141,12 @@ def _shorter(text: str | None, expanded: str) -> str | _Undecided | None:
     if text is None:
         return _UNDECIDED
     return text if len(text) <= len(expanded) else None
+
+
+def _monomial_text(monomial: tuple[tuple[tuple[str, str], int], ...]) -> str:
+    """A term's symbols as its text over the bottom starts (`m*n` of `2*m*n/(...)`)."""
+    powers = [name if power == 1 else f"{name}**{power}" for (name, _), power in monomial]
+    return "*".join(powers) or "1"
 
 
 def _conditions_text(conditions: set[tuple[str, int]]) -> str:
