@@ -115,7 +115,7 @@ def _poly_factored(poly: Poly, expanded: str) -> str | _Undecided | None:
     """`_factored` of a polynomial: `sympy.factor`'s text when it has two factors that are
     sums and is no longer than `expanded`; None when not; `_UNDECIDED` for sympy."""
     if len(poly.terms) > MAX_TERMS:
-        return None  # left unfactored: one sum
+        return _UNDECIDED  # `together` may take a common monomial out, and sympy factor the rest
     factoring = factor_list(poly)
     if factoring is None:
         return _UNDECIDED
@@ -130,8 +130,8 @@ def _quotient_factored(top: Poly, bottom: Poly, expanded: str) -> str | _Undecid
     if len(top.terms) > MAX_TERMS or len(bottom.terms) > MAX_TERMS:
         return _UNDECIDED
     above, below = factor_list(top), factor_list(bottom)
-    if above is None or below is None:
-        return _UNDECIDED
+    if above is None or below is None or above[1].keys() & below[1].keys():
+        return _UNDECIDED  # a common factor: `together` may cancel it before `factor`
     if sum_factors(above) + sum_factors(below) < 2:
         return None
     return _shorter(product_text(quotient_factors(above, below)), expanded)
