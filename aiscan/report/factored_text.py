@@ -5,8 +5,8 @@ that costs more than the rest of a one-kernel run, so the factoring of the shape
 is done here: the integer content and the common monomial out; then, per variable, the
 factors in that variable alone (the gcd of its coefficient polynomials over the other
 variables' monomials, whose rational roots give `(a*x - b)`; a part of degree 2 or 3 left
-without a root is irreducible); then the rest must be shown irreducible (a constant; degree 1
-in a variable whose coefficient, or whose remainder, is a monomial; multilinear with no split
+without a root is irreducible); then the rest must be shown irreducible (a constant; of
+degree 1 in a variable, `a*x + b`, with `a` and `b` shown coprime; multilinear with no split
 of its variables into two sets whose coefficient matrix has rank 1). Anything else is None,
 and the caller asks sympy. The text is then written as sympy's `Mul` writes the product:
 factors in `Expr.sort_key` order, the coefficient's numerator first, the denominator after
@@ -126,7 +126,8 @@ def _leading(terms: Terms, variables: list[Var]) -> Fraction:
     return terms[best]
 
 
-def _divided(monomial: tuple[tuple[Var, int], ...], by: dict[Var, int]) -> Any:
+def _divided(monomial: Monomial, by: dict[Var, int]) -> Monomial:
+    """`monomial` over `by`, which divides it."""
     return tuple((v, e - by.get(v, 0)) for v, e in monomial if e - by.get(v, 0))
 
 
