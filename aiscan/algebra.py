@@ -40,6 +40,7 @@ __all__ = [
     "is_poly",
     "is_quotient",
     "normal",
+    "ordered_terms",
     "polynomial_text",
     "probe_values",
     "symbol",
@@ -1285,21 +1286,11 @@ def polynomial_text(poly: Poly) -> str | None:
     """`str(poly)` as sympy's printer writes it, read off the terms (sympy's printer costs
     about half a millisecond a polynomial); None when two symbols share a name, whose order
     only sympy knows."""
-    terms = list(poly.terms.items())
-    if not terms:
+    if not poly.terms:
         return "0"
-    names = sorted({var for monomial, _ in terms for var, _ in monomial}, key=_gen_key)
-    if len({name for name, _ in names}) != len(names):
-        return None  # one name, two kinds: leave the order to sympy
-    if len(terms) == 1:
-        return _term_text(terms[0][1], terms[0][0])
-    if _number_minus_term(terms):
-        ordered = sorted(terms, key=lambda t: bool(t[0]))  # sympy's `1 - n` special case
-    else:
-        # sympy's default order: lexicographic in the sorted symbols, highest first.
-        ordered = sorted(
-            terms, key=lambda t: tuple(dict(t[0]).get(v, 0) for v in names), reverse=True
-        )
+    ordered = ordered_terms(poly)
+    if ordered is None:
+        return None
     text = ""
     for monomial, coefficient in ordered:
         part = _term_text(coefficient, monomial)
@@ -1309,6 +1300,19 @@ def polynomial_text(poly: Poly) -> str | None:
         else:
             text += (" - " if negative else " + ") + (part[1:] if negative else part)
     return text
+
+
+def ordered_terms(poly: Poly) -> list[tuple[Monomial, Coefficient]] | None:
+    """The terms in the order sympy prints them (`Add.as_ordered_terms`); None when two
+    symbols share a name, whose order only sympy knows."""
+    terms = list(poly.terms.items())
+    names = sorted({var for monomial, _ in terms for var, _ in monomial}, key=_gen_key)
+    if len({name for name, _ in names}) != len(names):
+        return None  # one name, two kinds: leave the order to sympy
+    if _number_minus_term(terms):
+        return sorted(terms, key=lambda t: bool(t[0]))  # sympy's `1 - n` special case
+    # sympy's default order: lexicographic in the sorted symbols, highest first.
+    return sorted(terms, key=lambda t: tuple(dict(t[0]).get(v, 0) for v in names), reverse=True)
 
 
 def _rational_text(value: Coefficient) -> str:

@@ -135,8 +135,7 @@ _JACOBI2D = """void jacobi2d(int m, int n, double s, const double a[m][n], doubl
 
 def test_a_hinged_footprint_is_counted_without_sympy(tmp_path: Path) -> None:
     """The counts, the cancelled intensity with its hinges and its limit, in the JSON report.
-    (The text report factors its counts with sympy, and a placement simplifies the hinged
-    ratio with sympy: both still import it.)"""
+    (A placement simplifies the hinged ratio with sympy: it still imports it.)"""
     kernel = tmp_path / "jacobi2d.c"
     kernel.write_text(_JACOBI2D)
     command = [sys.executable, "-c", _PROBE, "analyze", str(kernel), "--no-cache"]
@@ -187,3 +186,40 @@ def test_a_hinged_stencil_is_placed_on_a_cpu_without_sympy(tmp_path: Path) -> No
     assert f'{level}, "intensity_flops_per_byte": null, "attainable_flops_per_s": null, ' in report
     assert '"attainable_limit_flops_per_s": 7752000000.0}' in report  # 1/10 x 77.52 GB/s
     assert '"crossover": {"kind": "never", "size_names": ["m", "n"]' in report
+
+
+def test_a_stencils_text_report_is_factored_without_sympy(tmp_path: Path) -> None:
+    """The text report writes the benchmark's jacobi2d counts as their factors, and its
+    hinged intensity without the hinges past their bend, with `factored_text` (issue 33:
+    `sympy.factor` imported sympy for every such kernel)."""
+    kernel = tmp_path / "jacobi2d.c"
+    kernel.write_text(_JACOBI2D)
+    command = [sys.executable, "-c", _PROBE, "analyze", str(kernel), "--no-cache"]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    status, report = result.stdout.split("\n", 1)
+    assert status == "0 False", result.stderr
+    assert "FLOPs       4*(m - 2)*(n - 2)   [add 3*(m - 2)*(n - 2)" in report
+    assert "(m - 2)*(n - 2)/(4*(m*n - m - n)) (for m >= 4, n >= 4)" in report
+
+
+@pytest.mark.parametrize(
+    ("kernel", "expected"),
+    [
+        ("2mm", "ni*nl*(2*nj + 1)/(8*(ni*nj + 2*ni*nl + nj*nl))"),
+        ("cholesky", "(n - 1)*(2*n + 5)/(16*(n + 1)*(2*n + 1))"),
+        ("covariance", "8*m*(m + 1)*(2*n + 1)"),
+        ("gemm", "ni*nj*(3*nk + 1)/(8*(2*ni*nj + ni*nk + nj*nk))"),
+        ("lu", "4*n*(n - 1)*(8*n + 5)/3"),
+        ("syrk", "(3*m + 1)*(n + 1)/(16*(m + n + 1))"),
+        ("jacobi_2d", "5*tsteps*(n - 2)/(4*(3*n + 2))"),
+    ],
+)
+def test_a_polybench_text_report_is_factored_without_sympy(kernel: str, expected: str) -> None:
+    """PolyBench/C kernels with their header, text report without a device: their counts
+    and intensities factored as `sympy.factor` writes them, without sympy (issue 33)."""
+    command = [sys.executable, "-c", _PROBE, "analyze", f"fixtures/c/polybench_{kernel}.c"]
+    command += ["-I", "fixtures/c/polybench", "--no-cache"]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    status, report = result.stdout.split("\n", 1)
+    assert status == "0 False", result.stderr
+    assert expected in report

@@ -14,8 +14,18 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from aiscan.algebra import SYMPY, ZERO, Poly, is_poly, is_quotient, to_sympy
+from aiscan.algebra import (
+    SYMPY,
+    ZERO,
+    Poly,
+    Quotient,
+    is_poly,
+    is_quotient,
+    polynomial_text,
+    to_sympy,
+)
 from aiscan.ir.symbols import is_size_symbol
+from aiscan.report.factored_text import factor_list, product_text, quotient_factors, sum_factors
 
 if TYPE_CHECKING:
     import sympy
@@ -38,16 +48,11 @@ def readable(expr: sympy.Expr, sizes: Mapping[str, int] | None = None) -> str:
 @lru_cache(maxsize=8192)
 def _readable(expr: sympy.Expr, sizes: tuple[tuple[str, int], ...]) -> str:
     plain = str(expr)
-    if is_poly(expr) and expr.hinged:
-        dropped, conditions = _without_vanishing_hinges(expr, dict(sizes))
-        if not dropped.hinged and _sum_factors_at_most(dropped) < 2:
-            return str(dropped) + _conditions_text(conditions)  # as below, without sympy
-        expr = to_sympy(expr)
-    elif is_poly(expr) or is_quotient(expr):
-        hinged = is_quotient(expr) and (expr.numerator.hinged or expr.denominator.hinged)
-        if not hinged and _sum_factors_at_most(expr) < 2:
-            return plain  # nothing to factor, and no `Max`: sympy stays unimported
-        expr = to_sympy(expr)  # a hinged quotient's `Max` terms are dropped below
+    if is_poly(expr) or is_quotient(expr):
+        decided = _readable_exact(expr, dict(sizes), plain)
+        if decided is not None:
+            return decided
+        expr = to_sympy(expr)  # what is left undecided below is sympy's
     if not isinstance(expr, sympy.Expr) or not expr.free_symbols:
         return plain
     dropped, conditions = _without_vanishing_max(expr, dict(sizes))
@@ -56,6 +61,92 @@ def _readable(expr: sympy.Expr, sizes: tuple[tuple[str, int], ...]) -> str:
     if not conditions and factored is None:
         return plain
     return text + _conditions_text(conditions)
+
+
+def _readable_exact(expr: Poly | Quotient, sizes: Mapping[str, int], plain: str) -> str | None:
+    """`_readable`'s text of a Poly or a Quotient, decided on the exact types as the sympy
+    path below decides it (`factored_text` factors and prints as `sympy.factor` does);
+    None where that needs sympy: a `Max` that stays, a factor not shown irreducible."""
+    if isinstance(expr, Poly):
+        dropped, conditions = _without_vanishing_hinges(expr, sizes)
+        if dropped.hinged:
+            return None
+        expanded = str(dropped)
+        if _sum_factors_at_most(dropped) < 2:
+            return expanded + _conditions_text(conditions)
+        factored = _poly_factored(dropped, expanded)
+    else:
+        top, conditions = _without_vanishing_hinges(expr.numerator, sizes)
+        bottom, more = _without_vanishing_hinges(expr.denominator, sizes)
+        conditions |= more
+        if top.hinged or bottom.hinged:
+            return None
+        if not conditions:
+            if _sum_factors_at_most(expr) < 2:
+                return plain  # nothing to factor, and no `Max`: sympy stays unimported
+            expanded = plain
+        else:
+            # sympy's `expand` writes each term of the top over the bottom, so its text is
+            # at least this long (`m*n/(4*m*n - 4*m - 4*n) - 2*m/(4*m*n - 4*m - 4*n) + ...`);
+            # where the factored text is not shorter, sympy writes the expanded one.
+            bottom_text = polynomial_text(bottom)
+            if len(top.terms) < 2 or len(bottom.terms) < 2 or bottom_text is None:
+                return None
+            length = sum(len(_monomial_text(m)) + len(bottom_text) + 3 for m in top.terms)
+            expanded = "x" * (length + 3 * (len(top.terms) - 1))
+        factored = _quotient_factored(top, bottom, expanded)
+        if factored is None and conditions:
+            return None
+    if isinstance(factored, _Undecided):
+        return None
+    if factored is None:
+        return plain if not conditions else expanded + _conditions_text(conditions)
+    return factored + _conditions_text(conditions)
+
+
+class _Undecided:
+    """The factoring needs sympy."""
+
+
+_UNDECIDED = _Undecided()
+
+
+def _poly_factored(poly: Poly, expanded: str) -> str | _Undecided | None:
+    """`_factored` of a polynomial: `sympy.factor`'s text when it has two factors that are
+    sums and is no longer than `expanded`; None when not; `_UNDECIDED` for sympy."""
+    if len(poly.terms) > MAX_TERMS:
+        return _UNDECIDED  # `together` may take a common monomial out, and sympy factor the rest
+    factoring = factor_list(poly)
+    if factoring is None:
+        return _UNDECIDED
+    if sum_factors(factoring) < 2:
+        return None
+    return _shorter(product_text(factoring), expanded)
+
+
+def _quotient_factored(top: Poly, bottom: Poly, expanded: str) -> str | _Undecided | None:
+    """`_factored` of `top/bottom`: the factored parts' product, as sympy's `Mul`
+    evaluates `factor(top)/factor(bottom)`."""
+    if len(top.terms) > MAX_TERMS or len(bottom.terms) > MAX_TERMS:
+        return _UNDECIDED
+    above, below = factor_list(top), factor_list(bottom)
+    if above is None or below is None or above[1].keys() & below[1].keys():
+        return _UNDECIDED  # a common factor: `together` may cancel it before `factor`
+    if sum_factors(above) + sum_factors(below) < 2:
+        return None
+    return _shorter(product_text(quotient_factors(above, below)), expanded)
+
+
+def _shorter(text: str | None, expanded: str) -> str | _Undecided | None:
+    if text is None:
+        return _UNDECIDED
+    return text if len(text) <= len(expanded) else None
+
+
+def _monomial_text(monomial: tuple[tuple[tuple[str, str], int], ...]) -> str:
+    """A term's symbols as its text over the bottom starts (`m*n` of `2*m*n/(...)`)."""
+    powers = [name if power == 1 else f"{name}**{power}" for (name, _), power in monomial]
+    return "*".join(powers) or "1"
 
 
 def _conditions_text(conditions: set[tuple[str, int]]) -> str:
