@@ -188,6 +188,23 @@ def test_a_hinged_stencil_is_placed_on_a_cpu_without_sympy(tmp_path: Path) -> No
     assert '"crossover": {"kind": "never", "size_names": ["m", "n"]' in report
 
 
+def test_a_hinged_stencils_placed_text_report_is_made_without_sympy(tmp_path: Path) -> None:
+    """The benchmark's run of jacobi2d (issue 33: one kernel placed on a CPU, text report):
+    the placement's hinged ratios and the text report's factors together, without sympy."""
+    kernel = tmp_path / "jacobi2d.c"
+    kernel.write_text(_JACOBI2D)
+    command = [sys.executable, "-c", _PROBE, "analyze", str(kernel), "--no-cache"]
+    command += ["--device", "xeon-8480plus"]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    status, report = result.stdout.split("\n", 1)
+    assert status == "0 False", result.stderr
+    assert "roof FP64 vector units (loop code); cache bytes 8*(m - 2)*(5*n - 8) (for n >= 4)" in (
+        report
+    )
+    assert "L2 (n - 2)/(2*(5*n - 8)) (for n >= 4) F/B" in report
+    assert "memory-bound at DRAM (DDR5-4800, 8 channels)" in report
+
+
 def test_a_stencils_text_report_is_factored_without_sympy(tmp_path: Path) -> None:
     """The text report writes the benchmark's jacobi2d counts as their factors, and its
     hinged intensity without the hinges past their bend, with `factored_text` (issue 33:
