@@ -75,3 +75,23 @@ def test_each_level_keeps_its_own_summation_variable(name: str) -> None:
 @pytest.mark.parametrize("n", [1, 2, 4, 7, 10, 13])
 def test_a_count_with_no_closed_form_is_exact(name: str, n: int) -> None:
     assert evaluated(additions(name).subs(size_symbol("n"), n)) == iterations(name, n)
+
+
+def test_a_polynomial_is_no_tile_and_sums_without_sympy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_sum_over_tiles` looks for a `Min` only where one can be: a Poly has none (issue 33:
+    lu, cholesky, syrk, trmm and gramschmidt reached sympy there first)."""
+    from aiscan import algebra
+    from aiscan.analysis import domain
+    from aiscan.ir.symbols import loop_symbol
+
+    class NoSympy:
+        def __getattr__(self, name: str) -> object:
+            raise AssertionError(f"sympy.{name} asked")
+
+    n, i, j = size_symbol("n"), loop_symbol("i"), loop_symbol("j")
+    monkeypatch.setattr(domain, "sympy", NoSympy())
+    monkeypatch.setattr(algebra, "to_sympy", NoSympy().__getattr__)
+    loop = domain.Bounds("j", algebra.ZERO, 1, n)
+    assert domain._sum_over_tiles(2 * i + j, loop) is None
+    total = domain.sum_over_loop(2 * i + j, loop, 1)
+    assert algebra.expand(total - (2 * n * i + n * (n - 1) / 2)) == 0

@@ -141,3 +141,25 @@ def test_every_pair_of_signs_is_consistent() -> None:
                 for value in range(size):
                     point = {t: value, n: size}
                     assert resolved.subs(point) == extremum.subs(point), (extremum, resolved)
+
+
+class _NoSympy:
+    def __getattr__(self, name: str) -> object:
+        raise AssertionError(f"sympy.{name} asked")
+
+
+def test_a_polynomial_has_no_extremum_to_resolve(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Poly without hinges is returned as it is, sympy never asked (issue 33: the cache
+    model of lu, cholesky, syrk, trmm and gramschmidt reached sympy here)."""
+    from aiscan import algebra
+    from aiscan.analysis import extrema
+
+    counter = algebra.symbol("_aiscan_t1", "trip")
+    summand = 3 * counter * n + i - 1
+    hinged = algebra.hinge(2 - n)
+    assert hinged is not None and hinged.hinged
+    resolved_hinged = resolve_extrema(hinged * counter, counter, n)
+    assert resolved_hinged == sympy.Max(0, 2 - n) * t  # sympy's path: not over the counter
+    monkeypatch.setattr(extrema, "sympy", _NoSympy())
+    monkeypatch.setattr(algebra, "to_sympy", _NoSympy().__getattr__)
+    assert resolve_extrema(summand, counter, n) is summand

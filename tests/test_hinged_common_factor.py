@@ -12,7 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aiscan.algebra import ONE, Poly, constant, hinge, symbol, to_sympy
-from aiscan.analysis.hinged_simplify import cancelled_by_common_factor, simplify_hinged
+from aiscan.analysis.hinged_simplify import (
+    cancelled_by_common_factor,
+    common_factor_form,
+    simplify_hinged,
+)
 from aiscan.roofline import placement
 
 m, n, T = (symbol(name, "size") for name in ("m", "n", "T"))
@@ -140,3 +144,42 @@ def _counts_hold_through_sympy(
             return True
         values.append(value)
     return values[0] >= 0 and values[1] > 0
+
+
+def test_polybench_jacobi_2d_level_ratio_is_simplifys() -> None:
+    """Two plain sums sharing `n - 2` (PolyBench/C's jacobi_2d, issue 33): `simplify`'s
+    text and expression, and `_limit`'s limit, without sympy."""
+    flops = 10 * n**2 * T - 40 * n * T + 40 * T
+    bytes_moved = 80 * n**2 * T - 288 * n * T + 256 * T
+    placed = placement._simplified_hinged(flops, bytes_moved)
+    assert placed is not None
+    expected = sympy.simplify(to_sympy(flops) / to_sympy(bytes_moved))
+    assert str(placed[0]) == str(expected) == "5*(n - 2)/(8*(5*n - 8))"
+    assert to_sympy(placed[0]) == expected
+    assert placed[1] == _sympy_limit(expected) == Fraction(1, 8)
+
+
+@st.composite
+def _plain_ratios(draw: st.DrawFn) -> tuple[Poly, Poly]:
+    """Two sums without hinges sharing a factor, each side times a number."""
+    top = sum((draw(_small) * draw(_terms) for _ in range(draw(st.integers(1, 3)))), n)
+    bottom = sum((draw(_small) * draw(_terms) for _ in range(draw(st.integers(1, 3)))), 9 * n)
+    factor = draw(_factors)
+    above = constant(draw(st.sampled_from([1, 2, 4, 3, 10])))
+    below = constant(draw(st.sampled_from([1, 8, 16, 6, 80])))
+    return factor * top * above, factor * bottom * below
+
+
+@settings(max_examples=60, deadline=None)  # `simplify` takes a tenth of a second
+@given(_plain_ratios())
+def test_the_common_factor_form_of_plain_sums_is_simplifys(ratio: tuple[Poly, Poly]) -> None:
+    flops, bytes_moved = ratio
+    fast = common_factor_form(flops, bytes_moved)
+    if fast is None:
+        return
+    expected = sympy.simplify(to_sympy(flops) / to_sympy(bytes_moved))
+    assert str(fast) == str(expected)
+    assert to_sympy(fast) == expected
+    placed = placement._simplified_hinged(flops, bytes_moved)
+    if placed is not None:
+        assert placed[1] == _sympy_limit(expected)

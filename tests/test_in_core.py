@@ -141,3 +141,44 @@ def test_a_throughput_needs_a_positive_figure_and_its_source(
     )
     with pytest.raises(UsageError, match=field):
         load_device_file(path)
+
+
+_m, _ni, _nj, _nk = (size_symbol(name) for name in ("m", "ni", "nj", "nk"))
+_NI, _NJ, _NK = (size_symbol(name) for name in ("NI", "NJ", "NK"))
+_GEMM_SIZES = {"NI": 1000, "NJ": 1100, "NK": 1200}
+
+
+@pytest.mark.parametrize(
+    ("count", "total", "sizes", "share", "decided"),
+    [
+        # PolyBench/C's shares (issue 33): gemm at its header's sizes, and as sizes grow
+        (
+            2 * _NI * _NJ * _NK + _NI * _NJ,
+            3 * _NI * _NJ * _NK + _NI * _NJ,
+            _GEMM_SIZES,
+            0.6667592335462371,
+            True,
+        ),
+        (_ni * _nj * _nk, 3 * _ni * _nj * _nk + _ni * _nj, _GEMM_SIZES, 1 / 3, True),
+        (2 * n**3 / 3 - n**2 / 2 - n / 6, n**3 / 6 - n / 6, None, 4.0, True),  # lu
+        (_m, _m * n + _m, None, 0.0, True),  # covariance
+        (2 * _m * n**2 + _m * n, _m * n, None, None, True),  # gramschmidt: grows without bound
+        (n**2 - _m**2 + n, n**2 - _m**2 + _m, None, 1.0, False),  # leading terms cancel: sympy's
+        (_NI * _nj, _NI * _nj + _nj, _GEMM_SIZES, 1000 / 1001, False),  # some sizes given: sympy's
+    ],
+)
+def test_a_share_of_polynomials_is_sympys(
+    monkeypatch: pytest.MonkeyPatch,
+    count: object,
+    total: object,
+    sizes: object,
+    share: object,
+    decided: bool,
+) -> None:
+    from aiscan.roofline import in_core
+
+    assert (in_core._share_of_polys(count, total, sizes) is not None) == decided  # type: ignore[arg-type]
+
+    shortcut = in_core._share(count, total, sizes)  # type: ignore[arg-type]
+    monkeypatch.setattr(in_core, "_share_of_polys", lambda count, total, sizes: None)
+    assert shortcut == in_core._share(count, total, sizes) == share  # type: ignore[arg-type]

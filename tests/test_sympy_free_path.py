@@ -240,3 +240,23 @@ def test_a_polybench_text_report_is_factored_without_sympy(kernel: str, expected
     status, report = result.stdout.split("\n", 1)
     assert status == "0 False", result.stderr
     assert expected in report
+
+
+@pytest.mark.parametrize(
+    ("form", "expected"),
+    [
+        ("text", "L2 5*(n - 2)/(8*(5*n - 8)) F/B"),
+        ("json", '"expr": "(5*n - 10)/(40*n - 64)", "limit": "1/8"'),
+    ],
+)
+def test_polybench_jacobi_2d_is_placed_on_a_cpu_without_sympy(form: str, expected: str) -> None:
+    """PolyBench/C's jacobi_2d with its header on the Xeon (issue 33): its level ratio of
+    two plain sums sharing `n - 2` is `simplify`'s form without sympy, and the union of
+    its rows' boxes, its shares and its sums are decided on `Poly`."""
+    command = [sys.executable, "-c", _PROBE, "analyze", "fixtures/c/polybench_jacobi_2d.c"]
+    command += ["-I", "fixtures/c/polybench", "--no-cache", "--device", "xeon-8480plus"]
+    command += ["--format", form]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    status, report = result.stdout.split("\n", 1)
+    assert status == "0 False", result.stderr
+    assert expected in report

@@ -207,6 +207,8 @@ def _sum_over_tiles(expr: sympy.Expr, loop: LoopLike) -> sympy.Expr | None:
     and `b` free of it: `a*trip + b*(N - s)`, the tiles' lengths adding up to the range
     (what a tile's footprint or trip count sums to over the tiles; `untiled`). None for
     any other summand."""
+    if is_poly(expr):
+        return None  # no `Min` in a polynomial (its hinges are `Max(0, a)`): not a tile
     var = loop_symbol(loop.var)
     tiles = [m for m in expr.atoms(sympy.Min) if var in m.free_symbols]
     if len(tiles) != 1:

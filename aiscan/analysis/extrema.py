@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-from aiscan.algebra import SYMPY, ZERO, expand
+from aiscan.algebra import SYMPY, ZERO, expand, is_poly
 from aiscan.ir.nodes import LoopLike
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
@@ -38,8 +38,8 @@ def resolve_extrema(
     """`expr` with each two-argument `Min`/`Max` over `counter` that keeps its order for
     `counter` in `0 .. trip-1` replaced by the side that wins there. `enclosing` are the
     loops around (their counters appear in `expr` and `trip` as loop symbols)."""
-    if not expr.has(sympy.Min, sympy.Max):
-        return expr
+    if (is_poly(expr) and not expr.hinged) or not expr.has(sympy.Min, sympy.Max):
+        return expr  # a polynomial's only extrema are its hinges, `Max(0, a)`
     facts = _facts(trip, enclosing)
     replacements: dict[sympy.Basic, sympy.Expr] = {}
     for extremum in expr.atoms(sympy.Min, sympy.Max):

@@ -705,6 +705,8 @@ def _inclusion_exclusion(boxes: Sequence[Box]) -> sympy.Expr | None:
     when an intersection may be empty in a way its bounds do not show: its length would
     go negative (`a[i][j]` and `a[n-1-i][j]` share a row only at the middle `i`, and
     counted so the union grew with the rows between them, marked exact)."""
+    if _some_intersection_negative(boxes):
+        return None  # what the loop below finds, without sympy's `Max`/`Min` of the bounds
     total = ZERO
     for size in range(1, len(boxes) + 1):
         sign = 1 if size % 2 else -1
@@ -718,6 +720,66 @@ def _inclusion_exclusion(boxes: Sequence[Box]) -> sympy.Expr | None:
                 return None
             total += sign * common.size()
     return expand(total)
+
+
+_WITNESS_KINDS = frozenset({"size", "loop", "trip"})
+"""Symbols whose values are integers of a known sign, or of none (a loop counter)."""
+
+
+def _some_intersection_negative(boxes: Sequence[Box]) -> bool:
+    """Whether two of the Poly boxes intersect in an interval of negative length at some
+    integer values their symbols may take (`[0, i - 1]` and `[i, i]` at `i = -2**20`,
+    a loop counter having no sign): sympy cannot prove that length nonnegative, so
+    `_inclusion_exclusion` gives up on that subset (any larger subset holding the pair
+    is as short). A pair suffices: the extremes of a subset's bounds come from two boxes."""
+    bounds = [bound for box in boxes for interval in box.intervals for bound in interval]
+    if len(boxes) < 2 or not all(is_poly(bound) for bound in bounds):
+        return False
+    symbols = sorted({s for bound in bounds for s in bound.free_symbols}, key=str)
+    if any(s.kind not in _WITNESS_KINDS for s in symbols):
+        return False
+    for point in _witness_points(symbols):
+        values = [
+            [(_value_at(low, point), _value_at(high, point)) for low, high in box.intervals]
+            for box in boxes
+        ]
+        for a, b in combinations(values, 2):
+            for (a_low, a_high), (b_low, b_high) in zip(a, b, strict=True):
+                if min(a_high, b_high) - max(a_low, b_low) + 1 < 0:
+                    return True
+    return False
+
+
+_LOOP_PATTERNS = (
+    lambda t: -(2**20),
+    lambda t: 2**20,
+    lambda t: 2**10 * t,
+    lambda t: -(2**10) * t,
+)
+"""Loop counters all far below 0, far above, and spread apart upwards and downwards (so
+that `[i, i]` and `[j, j]` are apart)."""
+
+
+def _witness_points(symbols: Sequence[Any]) -> list[dict[Any, int]]:
+    """Values each symbol's sympy assumptions allow: sizes at least 1, trips at least 0,
+    loop counters any integer."""
+    points = []
+    for large in (False, True):
+        for pattern in _LOOP_PATTERNS:
+            point = {}
+            for index, symbol in enumerate(symbols):
+                if symbol.kind == "loop":
+                    point[symbol] = pattern(index)
+                else:
+                    point[symbol] = 2**20 if large else (1 if symbol.kind == "size" else 0)
+            points.append(point)
+    return points
+
+
+def _value_at(bound: Any, point: dict[Any, int]) -> Fraction:
+    value = bound.subs(point).constant_value()
+    assert value is not None  # every symbol of the bound has a value
+    return Fraction(value)
 
 
 def _shift_union(boxes: Sequence[Box]) -> sympy.Expr | None:

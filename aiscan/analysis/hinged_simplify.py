@@ -25,7 +25,13 @@ if TYPE_CHECKING:
 else:
     sympy = SYMPY
 
-__all__ = ["MIRRORED_SYMPY", "cancelled_by_common_factor", "is_hinged_ratio", "simplify_hinged"]
+__all__ = [
+    "MIRRORED_SYMPY",
+    "cancelled_by_common_factor",
+    "common_factor_form",
+    "is_hinged_ratio",
+    "simplify_hinged",
+]
 
 MIRRORED_SYMPY = ("1", "14")
 """The sympy release whose `simplify` the steps below follow, step for step: another
@@ -141,6 +147,14 @@ def cancelled_by_common_factor(numerator: Poly, denominator: Poly) -> Quotient |
     ratio no longer than its cancelled form): `simplify_hinged` decides."""
     if not (numerator.hinged or denominator.hinged):
         return None
+    return common_factor_form(numerator, denominator)
+
+
+def common_factor_form(numerator: Poly, denominator: Poly) -> Quotient | None:
+    """`cancelled_by_common_factor` of any two Polys, hinged or not: `simplify_hinged`
+    is `simplify`'s steps for ratios of polynomials whose only functions are hinges, so
+    a ratio of two plain sums (PolyBench's jacobi_2d, `5*(n - 2)/(8*(5*n - 8))`) gets
+    `simplify`'s form by the same `count_ops` argument."""
     cancelled = cancelled_hinged(numerator, denominator, lambda _: False)
     if cancelled is None:
         return None

@@ -261,12 +261,58 @@ def _share(count: sympy.Expr, total: sympy.Expr, sizes: Mapping[str, int] | None
     proportion = _proportion(count, total)
     if proportion is not None and not (sizes and set(sizes) & {str(s) for s in total.free_symbols}):
         return float(proportion)  # what the limit of `count / total` is, without sympy
+    decided = _share_of_polys(count, total, sizes)
+    if decided is not None:
+        return decided[0]
     ratio = count / total
     at_sizes = substitute_sizes(ratio, sizes) if sizes else ratio
     value = finite_value(at_sizes)
     if value is None and at_sizes.free_symbols:
         value = finite_value(leading_limit(at_sizes))
     return value
+
+
+def _share_of_polys(
+    count: sympy.Expr, total: sympy.Expr, sizes: Mapping[str, int] | None
+) -> tuple[float | None] | None:
+    """`_share` of two Polys in sizes alone, without sympy: `count/total` at the sizes when
+    they give every symbol a value, or as the sizes grow together when they give none (read
+    off the terms of highest degree, as `leading_limit` does; a cancelled common factor
+    changes neither). None (undecided: sympy's path) for anything else: hinges, other
+    symbols, some sizes given, a total of 0 at the sizes, leading terms that cancel."""
+    if not (is_poly(count) and is_poly(total)) or count.hinged or total.hinged:
+        return None
+    symbols = count.free_symbols | total.free_symbols
+    if any(s.kind != "size" for s in symbols):
+        return None
+    given = {s: sizes[s.name] for s in symbols if sizes and s.name in sizes}
+    if given:
+        if len(given) != len(symbols):
+            return None
+        top, bottom = count.subs(given).constant_value(), total.subs(given).constant_value()
+        if top is None or not bottom:
+            return None
+        return (float(Fraction(top) / Fraction(bottom)),)
+    top_leading, bottom_leading = _diagonal_leading(count), _diagonal_leading(total)
+    if top_leading is None or bottom_leading is None:
+        return None
+    (top_degree, top_coefficient), (bottom_degree, bottom_coefficient) = top_leading, bottom_leading
+    if top_degree < bottom_degree:
+        return (0.0,)
+    if top_degree > bottom_degree:
+        return (None,)  # grows without bound: no finite share
+    return (float(top_coefficient / bottom_coefficient),)
+
+
+def _diagonal_leading(poly: sympy.Expr) -> tuple[int, Fraction] | None:
+    """The degree and leading coefficient of `poly` with every size the same; None when
+    the terms of highest total degree cancel there."""
+    degrees = {monomial: sum(power for _, power in monomial) for monomial in poly.terms}
+    degree = max(degrees.values(), default=0)
+    coefficient = sum(
+        (Fraction(c) for m, c in poly.terms.items() if degrees[m] == degree), Fraction(0)
+    )
+    return (degree, coefficient) if coefficient else None
 
 
 def _proportion(count: sympy.Expr, total: sympy.Expr) -> Fraction | None:

@@ -35,7 +35,7 @@ from aiscan.algebra import (
 from aiscan.analysis.dependence import DependenceChain
 from aiscan.analysis.flops import FlopCounts
 from aiscan.analysis.hinged_simplify import (
-    cancelled_by_common_factor,
+    common_factor_form,
     is_hinged_ratio,
     simplify_hinged,
 )
@@ -587,11 +587,12 @@ def _simplified(flops: Poly, bytes_moved: Poly) -> Poly | Quotient | None:
 
 
 def _simplified_hinged(flops: Poly, bytes_moved: Poly) -> tuple[Quotient, Poly | Infinity] | None:
-    """`simplify_hinged`'s intensity and `_limit`'s limit, without sympy, for the hinged
-    ratios `cancelled_by_common_factor` covers whose every symbol grows; None for others."""
+    """`simplify_hinged`'s intensity (`simplify`'s, for two plain sums) and `_limit`'s
+    limit, without sympy, for the ratios `common_factor_form` covers whose every symbol
+    grows; None for others."""
     if any(_is_fraction(s) for s in flops.free_symbols | bytes_moved.free_symbols):
         return None
-    intensity = cancelled_by_common_factor(flops, bytes_moved)
+    intensity = common_factor_form(flops, bytes_moved)
     if intensity is None:
         return None
     limit = _limit_all_growing(intensity.numerator, intensity.denominator)
