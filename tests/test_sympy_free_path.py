@@ -133,16 +133,21 @@ _JACOBI2D = """void jacobi2d(int m, int n, double s, const double a[m][n], doubl
 """
 
 
-def test_a_hinged_footprint_is_counted_without_sympy(tmp_path: Path) -> None:
-    """The counts, the cancelled intensity with its hinges and its limit, in the JSON report.
-    (A placement simplifies the hinged ratio with sympy: it still imports it.)"""
+def _jacobi2d_report(tmp_path: Path, *arguments: str) -> str:
+    """The benchmark's jacobi2d analyzed with `arguments`, once sympy is shown unimported."""
     kernel = tmp_path / "jacobi2d.c"
     kernel.write_text(_JACOBI2D)
-    command = [sys.executable, "-c", _PROBE, "analyze", str(kernel), "--no-cache"]
-    command += ["--format", "json"]
+    command = [sys.executable, "-c", _PROBE, "analyze", str(kernel), "--no-cache", *arguments]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
     status, report = result.stdout.split("\n", 1)
     assert status == "0 False", result.stderr
+    return report
+
+
+def test_a_hinged_footprint_is_counted_without_sympy(tmp_path: Path) -> None:
+    """The counts, the cancelled intensity with its hinges and its limit, in the JSON report
+    (placed, below)."""
+    report = _jacobi2d_report(tmp_path, "--format", "json")
     expr = "(m*n - 2*m - 2*n + 4)/(4*m*n - 4*m - 4*n - 2*Max(0, 4 - m)*Max(0, 4 - n))"
     assert f'"expr": "{expr}", "limit": "1/4"' in report
     assert '"total": "16*m*n - 16*m - 16*n - 8*Max(0, 4 - m)*Max(0, 4 - n)"' in report
@@ -175,13 +180,7 @@ def test_a_hinged_stencil_is_placed_on_a_cpu_without_sympy(tmp_path: Path) -> No
     """jacobi2d placed on a CPU, as JSON (issue 33): the hinged level ratio's `simplify`
     (`(n - 2)/(2*(5*n - Max(0, 4 - n) - 8))`), its limit 1/10 (the L2 roof's attainable
     rate as the sizes grow) and the crossover, whose gap holds the hinge, without sympy."""
-    kernel = tmp_path / "jacobi2d.c"
-    kernel.write_text(_JACOBI2D)
-    command = [sys.executable, "-c", _PROBE, "analyze", str(kernel), "--no-cache"]
-    command += ["--device", "xeon-8480plus", "--format", "json"]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
-    status, report = result.stdout.split("\n", 1)
-    assert status == "0 False", result.stderr
+    report = _jacobi2d_report(tmp_path, "--device", "xeon-8480plus", "--format", "json")
     level = '"bytes": "40*m*n - 8*m*Max(0, 4 - n) - 64*m - 80*n + 16*Max(0, 4 - n) + 128"'
     assert f'{level}, "intensity_flops_per_byte": null, "attainable_flops_per_s": null, ' in report
     assert '"attainable_limit_flops_per_s": 7752000000.0}' in report  # 1/10 x 77.52 GB/s
@@ -191,13 +190,7 @@ def test_a_hinged_stencil_is_placed_on_a_cpu_without_sympy(tmp_path: Path) -> No
 def test_a_hinged_stencils_placed_text_report_is_made_without_sympy(tmp_path: Path) -> None:
     """The benchmark's run of jacobi2d (issue 33: one kernel placed on a CPU, text report):
     the placement's hinged ratios and the text report's factors together, without sympy."""
-    kernel = tmp_path / "jacobi2d.c"
-    kernel.write_text(_JACOBI2D)
-    command = [sys.executable, "-c", _PROBE, "analyze", str(kernel), "--no-cache"]
-    command += ["--device", "xeon-8480plus"]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
-    status, report = result.stdout.split("\n", 1)
-    assert status == "0 False", result.stderr
+    report = _jacobi2d_report(tmp_path, "--device", "xeon-8480plus")
     assert "roof FP64 vector units (loop code); cache bytes 8*(m - 2)*(5*n - 8) (for n >= 4)" in (
         report
     )
@@ -209,12 +202,7 @@ def test_a_stencils_text_report_is_factored_without_sympy(tmp_path: Path) -> Non
     """The text report writes the benchmark's jacobi2d counts as their factors, and its
     hinged intensity without the hinges past their bend, with `factored_text` (issue 33:
     `sympy.factor` imported sympy for every such kernel)."""
-    kernel = tmp_path / "jacobi2d.c"
-    kernel.write_text(_JACOBI2D)
-    command = [sys.executable, "-c", _PROBE, "analyze", str(kernel), "--no-cache"]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
-    status, report = result.stdout.split("\n", 1)
-    assert status == "0 False", result.stderr
+    report = _jacobi2d_report(tmp_path)
     assert "FLOPs       4*(m - 2)*(n - 2)   [add 3*(m - 2)*(n - 2)" in report
     assert "(m - 2)*(n - 2)/(4*(m*n - m - n)) (for m >= 4, n >= 4)" in report
 
