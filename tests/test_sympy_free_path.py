@@ -133,15 +133,20 @@ _JACOBI2D = """void jacobi2d(int m, int n, double s, const double a[m][n], doubl
 """
 
 
-def _jacobi2d_report(tmp_path: Path, *arguments: str) -> str:
-    """The benchmark's jacobi2d analyzed with `arguments`, once sympy is shown unimported."""
-    kernel = tmp_path / "jacobi2d.c"
-    kernel.write_text(_JACOBI2D)
-    command = [sys.executable, "-c", _PROBE, "analyze", str(kernel), "--no-cache", *arguments]
+def _report_without_sympy(*arguments: str) -> str:
+    """`aiscan analyze --no-cache` with `arguments`, once sympy is shown unimported."""
+    command = [sys.executable, "-c", _PROBE, "analyze", "--no-cache", *arguments]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
     status, report = result.stdout.split("\n", 1)
     assert status == "0 False", result.stderr
     return report
+
+
+def _jacobi2d_report(tmp_path: Path, *arguments: str) -> str:
+    """The benchmark's jacobi2d analyzed with `arguments`, without sympy."""
+    kernel = tmp_path / "jacobi2d.c"
+    kernel.write_text(_JACOBI2D)
+    return _report_without_sympy(str(kernel), *arguments)
 
 
 def test_a_hinged_footprint_is_counted_without_sympy(tmp_path: Path) -> None:
@@ -167,13 +172,8 @@ def test_a_polybench_kernel_with_its_header_is_placed_without_sympy(
     `POLYBENCH_LOOP_BOUND`): its array extents (`N + 0`), the intersections of its rows'
     boxes, the rank of its subscripts and its exact counts by isl no longer import sympy
     (issue 33: every PolyBench fixture did)."""
-    command = [sys.executable, "-c", _PROBE, "analyze", "fixtures/c/polybench_atax.c"]
-    command += ["-I", "fixtures/c/polybench", "--no-cache", "--device", "xeon-8480plus"]
-    command += ["--format", form]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
-    status, report = result.stdout.split("\n", 1)
-    assert status == "0 False", result.stderr
-    assert expected in report
+    arguments = ["-I", "fixtures/c/polybench", "--device", "xeon-8480plus", "--format", form]
+    assert expected in _report_without_sympy("fixtures/c/polybench_atax.c", *arguments)
 
 
 def test_a_hinged_stencil_is_placed_on_a_cpu_without_sympy(tmp_path: Path) -> None:
@@ -222,11 +222,7 @@ def test_a_stencils_text_report_is_factored_without_sympy(tmp_path: Path) -> Non
 def test_a_polybench_text_report_is_factored_without_sympy(kernel: str, expected: str) -> None:
     """PolyBench/C kernels with their header, text report without a device: their counts
     and intensities factored as `sympy.factor` writes them, without sympy (issue 33)."""
-    command = [sys.executable, "-c", _PROBE, "analyze", f"fixtures/c/polybench_{kernel}.c"]
-    command += ["-I", "fixtures/c/polybench", "--no-cache"]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
-    status, report = result.stdout.split("\n", 1)
-    assert status == "0 False", result.stderr
+    report = _report_without_sympy(f"fixtures/c/polybench_{kernel}.c", "-I", "fixtures/c/polybench")
     assert expected in report
 
 
@@ -241,10 +237,5 @@ def test_polybench_jacobi_2d_is_placed_on_a_cpu_without_sympy(form: str, expecte
     """PolyBench/C's jacobi_2d with its header on the Xeon (issue 33): its level ratio of
     two plain sums sharing `n - 2` is `simplify`'s form without sympy, and the union of
     its rows' boxes, its shares and its sums are decided on `Poly`."""
-    command = [sys.executable, "-c", _PROBE, "analyze", "fixtures/c/polybench_jacobi_2d.c"]
-    command += ["-I", "fixtures/c/polybench", "--no-cache", "--device", "xeon-8480plus"]
-    command += ["--format", form]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
-    status, report = result.stdout.split("\n", 1)
-    assert status == "0 False", result.stderr
-    assert expected in report
+    arguments = ["-I", "fixtures/c/polybench", "--device", "xeon-8480plus", "--format", form]
+    assert expected in _report_without_sympy("fixtures/c/polybench_jacobi_2d.c", *arguments)
