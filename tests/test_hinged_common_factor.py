@@ -183,3 +183,44 @@ def test_the_common_factor_form_of_plain_sums_is_simplifys(ratio: tuple[Poly, Po
     placed = placement._simplified_hinged(flops, bytes_moved)
     if placed is not None:
         assert placed[1] == _sympy_limit(expected)
+
+
+_positive = st.integers(1, 40)
+_monomials = st.sampled_from([ONE, n, m, n * m, n**2, T * n, T, m**2 * n, T * m * n])
+
+
+@st.composite
+def _positive_ratios(draw: st.DrawFn) -> tuple[Poly, Poly]:
+    """Two sums of positive terms with no factor in common but numbers and monomials (most
+    of the time), times a common monomial: PolyBench's 2mm, syrk, covariance."""
+    sides = []
+    for _ in range(2):
+        count = draw(st.integers(2, 4))
+        sides.append(sum((draw(_positive) * draw(_monomials) for _ in range(count)), ONE * 0))
+    shared = draw(st.sampled_from([ONE, n, T * m, n * m]))
+    return shared * sides[0], shared * sides[1]
+
+
+@settings(max_examples=80, deadline=None)  # `simplify` takes a tenth of a second
+@given(_positive_ratios())
+def test_two_positive_sums_without_a_common_sum_are_simplifys(ratio: tuple[Poly, Poly]) -> None:
+    flops, bytes_moved = ratio
+    fast = common_factor_form(flops, bytes_moved)
+    if fast is None:
+        return
+    expected = sympy.simplify(to_sympy(flops) / to_sympy(bytes_moved))
+    assert str(fast) == str(expected)
+    assert to_sympy(fast) == expected
+
+
+def test_polybench_2mm_level_ratio_is_simplifys() -> None:
+    """2mm's `(2*ni*nj*nl + ni*nl)/(72*ni*nj*nl + 256*ni*nl)`: two sums of positive terms
+    sharing only `ni*nl` and numbers, `simplify`'s `(2*nj + 1)/(8*(9*nj + 32))`."""
+    ni, nj, nl = (symbol(name, "size") for name in ("ni", "nj", "nl"))
+    flops = 2 * ni * nj * nl + ni * nl
+    bytes_moved = 72 * ni * nj * nl + 256 * ni * nl
+    fast = common_factor_form(flops, bytes_moved)
+    assert str(fast) == "(2*nj + 1)/(8*(9*nj + 32))"
+    assert str(sympy.simplify(to_sympy(flops) / to_sympy(bytes_moved))) == str(fast)
+    mixed = common_factor_form(flops - 2 * ni * nl, bytes_moved)  # a sign: `signsimp`'s
+    assert mixed is None

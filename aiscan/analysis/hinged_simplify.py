@@ -168,14 +168,19 @@ def common_factor_form(numerator: Poly, denominator: Poly) -> Quotient | None:
     kept = coprime_contents(
         numerator.divided_by_monomial(common), denominator.divided_by_monomial(common)
     )
-    if _proportional(kept[0], top):
-        return None  # no factor in common but numbers and monomials: `signsimp` decides
     # `count_ops` reads the product as `fraction` gives it, the coefficient spread over
     # both sides (`(n - 2)/(10*n - 2*Max(0, 4 - n) - 16)`, `cancel`'s form). `powsimp`
     # offers it spread over the top (`(n/2 - 1)/(5*n - Max(0, 4 - n) - 8)`): shorter,
     # that form is `simplify`'s; on a tie the form with the content out, which comes first.
     operations = _operations(top, bottom)  # coprime contents: `cancel`'s form
-    if operations >= _operations(*kept):
+    if _proportional(kept[0], top):
+        # No factor in common but numbers and monomials (PolyBench's 2mm, `(2*nj + 1)/(8*(9*nj
+        # + 32))`). Two plain sums of positive terms give no sign to move (`signsimp`,
+        # `could_extract_minus_sign`), and every form `simplify` weighs is the cancelled
+        # one; with other signs the sign `signsimp` chose first stays: left to it.
+        if not _positive_plain_sums(numerator, denominator):
+            return None
+    elif operations >= _operations(*kept):
         return None  # the form that keeps the factor may be as short: `count_ops` decides
     spread = top * constant(1 / bottom.content())
     if _operations(spread, bottom * constant(1 / bottom.content())) < operations:
@@ -186,6 +191,11 @@ def common_factor_form(numerator: Poly, denominator: Poly) -> Quotient | None:
 def _operations(top: Poly, bottom: Poly) -> int:
     """`count_ops` of `top/bottom`, two sums, counted in their printed text."""
     return len(_OPERATOR.findall(f"({polynomial_text(top)})/({polynomial_text(bottom)})"))
+
+
+def _positive_plain_sums(*sides: Poly) -> bool:
+    """Whether every side is a sum without hinges whose coefficients are all positive."""
+    return all(not side.hinged and all(c > 0 for c in side.terms.values()) for side in sides)
 
 
 def _proportional(a: Poly, b: Poly) -> bool:
