@@ -239,3 +239,21 @@ def test_polybench_jacobi_2d_is_placed_on_a_cpu_without_sympy(form: str, expecte
     its rows' boxes, its shares and its sums are decided on `Poly`."""
     arguments = ["-I", "fixtures/c/polybench", "--device", "xeon-8480plus", "--format", form]
     assert expected in _report_without_sympy("fixtures/c/polybench_jacobi_2d.c", *arguments)
+
+
+@pytest.mark.parametrize(
+    ("kernel", "expected"),
+    [
+        ("2mm", "L2 (2*nj + 1)/(8*(9*nj + 32)) F/B"),
+        ("syrk", "L2 (3*m + 1)*(n + 1)/(16*(5*m*n + 13*m + n + 1)) F/B"),
+        ("covariance", "L2 (n + 1)/(64*(n + 4)) F/B"),
+    ],
+)
+def test_polybench_positive_sums_are_placed_on_a_cpu_without_sympy(
+    kernel: str, expected: str
+) -> None:
+    """2mm, syrk and covariance with their header on the Xeon (issue 33): their level
+    ratios, two sums of positive terms sharing only numbers and monomials, are written in
+    `simplify`'s form without sympy."""
+    arguments = ["-I", "fixtures/c/polybench", "--device", "xeon-8480plus"]
+    assert expected in _report_without_sympy(f"fixtures/c/polybench_{kernel}.c", *arguments)
