@@ -780,10 +780,11 @@ class Quotient:
     terms (a placement's intensity): the bottom's content and common monomial taken out
     of the sum, `m/(8*(m + 8))` for `m/(8*m + 64)` (`Quotient.factored`).
 
-    `contents` is the form `simplify` gives two sums without a common monomial on either
-    side (a hinged stencil's cancelled intensity): each side's integer content taken out
-    as one positive rational coefficient, `(n - 2)/(2*(5*n - Max(0, 4 - n) - 8))` for
-    `(n - 2)/(10*n - 2*Max(0, 4 - n) - 16)`."""
+    `contents` is the form `simplify` gives two sums without a common monomial below
+    (a hinged stencil's cancelled intensity): each side's integer content taken out as one
+    positive rational coefficient, `(n - 2)/(2*(5*n - Max(0, 4 - n) - 8))` for
+    `(n - 2)/(10*n - 2*Max(0, 4 - n) - 16)`, and the top's common monomial before its sum
+    (`nj*(3*nk + 1)/(8*(3*nj*nk + 2*nj + 8*nk))`)."""
 
     __slots__ = ("_sympy", "_text", "contents", "denominator", "factored", "numerator")
 
@@ -868,7 +869,10 @@ class Quotient:
                 )
             elif self.contents:
                 coefficient, above, below = self._primitive_sides()
+                monomial, above = _monomial_and_sum(above)
                 factors = [above._sympy_(), sympy.Pow(below._sympy_(), -1)]
+                if monomial is not None:
+                    factors.insert(0, monomial._sympy_())
                 if coefficient != 1:
                     rational = sympy.Rational(coefficient.numerator, coefficient.denominator)
                     factors.insert(0, rational)
@@ -962,11 +966,15 @@ class Quotient:
         """As sympy's `_print_Mul` writes the `contents` product: the coefficient's
         numerator and the top sum, `/`, then its denominator and the bottom sum."""
         coefficient, above, below = self._primitive_sides()
+        monomial, above = _monomial_and_sum(above)
         top_text, bottom_text = polynomial_text(above), polynomial_text(below)
         if top_text is None or bottom_text is None:
             return None
         tops = [] if coefficient.numerator == 1 else [str(coefficient.numerator)]
         bottoms = [] if coefficient.denominator == 1 else [str(coefficient.denominator)]
+        if monomial is not None:  # its symbols by name, before the sum, as `Mul` sorts them
+            ((powers, _),) = monomial.terms.items()
+            tops += [name if power == 1 else f"{name}**{power}" for (name, _), power in powers]
         tops.append(f"({top_text})")
         bottoms.append(f"({bottom_text})")
         if len(bottoms) == 1:
@@ -1097,6 +1105,14 @@ class Infinity:
 
 
 INFINITY = Infinity()
+
+
+def _monomial_and_sum(poly: Poly) -> tuple[Poly | None, Poly]:
+    """A sum's common monomial (None when it has none) and the sum divided by it."""
+    common = poly.common_monomial(poly)
+    if not common:
+        return None, poly
+    return Poly({tuple(sorted(common.items())): 1}), poly.divided_by_monomial(common)
 
 
 def _quotient_of(

@@ -224,3 +224,16 @@ def test_polybench_2mm_level_ratio_is_simplifys() -> None:
     assert str(sympy.simplify(to_sympy(flops) / to_sympy(bytes_moved))) == str(fast)
     mixed = common_factor_form(flops - 2 * ni * nl, bytes_moved)  # a sign: `signsimp`'s
     assert mixed is None
+
+
+def test_polybench_gemm_level_ratio_keeps_its_tops_monomial() -> None:
+    """gemm's `(3*ni*nj*nk + ni*nj)/(24*ni*nj*nk + 16*ni*nj + 64*ni*nk)`: after `ni` is
+    cancelled the top keeps `nj` of its own, which `simplify` writes before the sum."""
+    ni, nj, nk = (symbol(name, "size") for name in ("ni", "nj", "nk"))
+    flops = 3 * ni * nj * nk + ni * nj
+    bytes_moved = 24 * ni * nj * nk + 16 * ni * nj + 64 * ni * nk
+    fast = common_factor_form(flops, bytes_moved)
+    assert str(fast) == "nj*(3*nk + 1)/(8*(3*nj*nk + 2*nj + 8*nk))"
+    expected = sympy.simplify(to_sympy(flops) / to_sympy(bytes_moved))
+    assert str(expected) == str(fast)
+    assert to_sympy(fast) == expected

@@ -247,13 +247,14 @@ def test_polybench_jacobi_2d_is_placed_on_a_cpu_without_sympy(form: str, expecte
         ("2mm", "L2 (2*nj + 1)/(8*(9*nj + 32)) F/B"),
         ("syrk", "L2 (3*m + 1)*(n + 1)/(16*(5*m*n + 13*m + n + 1)) F/B"),
         ("covariance", "L2 (n + 1)/(64*(n + 4)) F/B"),
+        ("gemm", "L2 nj*(3*nk + 1)/(8*(3*nj*nk + 2*nj + 8*nk)) F/B"),
     ],
 )
 def test_polybench_positive_sums_are_placed_on_a_cpu_without_sympy(
     kernel: str, expected: str
 ) -> None:
-    """2mm, syrk and covariance with their header on the Xeon (issue 33): their level
+    """2mm, syrk, covariance and gemm with their header on the Xeon (issue 33): their level
     ratios, two sums of positive terms sharing only numbers and monomials, are written in
-    `simplify`'s form without sympy."""
+    `simplify`'s form without sympy (gemm's with a monomial of the top's own)."""
     arguments = ["-I", "fixtures/c/polybench", "--device", "xeon-8480plus"]
     assert expected in _report_without_sympy(f"fixtures/c/polybench_{kernel}.c", *arguments)

@@ -159,8 +159,9 @@ def common_factor_form(numerator: Poly, denominator: Poly) -> Quotient | None:
     if cancelled is None:
         return None
     top, bottom = cancelled
+    positive = _positive_plain_sums(numerator, denominator)
     for side in (top, bottom):
-        if len(side.terms) < 2 or side.common_monomial(side):
+        if len(side.terms) < 2 or (side.common_monomial(side) and not (side is top and positive)):
             return None  # a monomial, or one `factor_terms` takes out: `_print_Mul`'s order
         if polynomial_text(side) is None or all(c < 0 for c in side.terms.values()):
             return None  # two symbols of one name, or a sign `simplify` may move
@@ -178,7 +179,7 @@ def common_factor_form(numerator: Poly, denominator: Poly) -> Quotient | None:
         # + 32))`). Two plain sums of positive terms give no sign to move (`signsimp`,
         # `could_extract_minus_sign`), and every form `simplify` weighs is the cancelled
         # one; with other signs the sign `signsimp` chose first stays: left to it.
-        if not _positive_plain_sums(numerator, denominator):
+        if not positive:
             return None
     elif operations >= _operations(*kept):
         return None  # the form that keeps the factor may be as short: `count_ops` decides
