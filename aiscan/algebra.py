@@ -423,6 +423,16 @@ class Poly:
         v = var.var()
         return max((e for m in self.terms for w, e in m if w == v), default=0)
 
+    def by_total_degree(self) -> dict[int, Fraction]:
+        """The polynomial with every symbol at one `x`: its coefficients by power of `x`
+        (the terms' coefficients summed by total degree), the zero ones left out. Where
+        the sizes grow together, its highest power decides a limit."""
+        sums: dict[int, Fraction] = {}
+        for monomial, coefficient in self.terms.items():
+            power = sum(exponent for _, exponent in monomial)
+            sums[power] = sums.get(power, Fraction(0)) + coefficient
+        return {power: c for power, c in sums.items() if c}
+
     def coeff(self, var: Any, n: int = 1) -> Any:
         """What multiplies `var` to the power `n` (sympy's `Expr.coeff` on an expanded sum)."""
         v = _var_of(var)

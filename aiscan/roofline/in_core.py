@@ -307,12 +307,9 @@ def _share_of_polys(
 def _diagonal_leading(poly: sympy.Expr) -> tuple[int, Fraction] | None:
     """The degree and leading coefficient of `poly` with every size the same; None when
     the terms of highest total degree cancel there."""
-    degrees = {monomial: sum(power for _, power in monomial) for monomial in poly.terms}
-    degree = max(degrees.values(), default=0)
-    coefficient = sum(
-        (Fraction(c) for m, c in poly.terms.items() if degrees[m] == degree), Fraction(0)
-    )
-    return (degree, coefficient) if coefficient else None
+    degree = poly.degree()
+    coefficient = poly.by_total_degree().get(degree)
+    return None if coefficient is None else (degree, coefficient)
 
 
 def _proportion(count: sympy.Expr, total: sympy.Expr) -> Fraction | None:

@@ -617,12 +617,7 @@ def _limit_all_growing(top: Poly, bottom: Poly) -> Poly | Infinity | None:
 def _in_one_size(poly: Poly) -> dict[int, Fraction]:
     """`poly` with its hinges at 0 and every symbol at one `x`: its coefficients by power
     of `x`, the zero ones left out."""
-    settled = poly.without_hinges({atom: ZERO for atom in poly.hinges()})
-    by_power: dict[int, Fraction] = {}
-    for monomial, coefficient in settled.terms.items():
-        power = sum(exponent for _, exponent in monomial)
-        by_power[power] = by_power.get(power, Fraction(0)) + coefficient
-    return {power: c for power, c in by_power.items() if c}
+    return poly.without_hinges({atom: ZERO for atom in poly.hinges()}).by_total_degree()
 
 
 def _proportion(top: Poly, bottom: Poly) -> Fraction | None:
@@ -647,7 +642,7 @@ def _limit_of_simplified(intensity: Poly | Quotient) -> sympy.Expr | None:
         return ZERO
     if top_degree > bottom_degree:
         return INFINITY
-    leading = sum((c for m, c in bottom.terms.items() if sum(e for _, e in m) == bottom_degree), 0)
+    leading = bottom.by_total_degree().get(bottom_degree, 0)
     ((_, coefficient),) = top.terms.items()
     return constant(Fraction(coefficient) / leading)
 
