@@ -324,6 +324,16 @@ def _undecided(statements: Sequence[Placed]) -> tuple[Undecided, ...]:
     return tuple(found.values())
 
 
+_ArrayBytes = tuple[tuple["sympy.Expr", ...], tuple["sympy.Expr", ...], bool]
+"""Bytes read and written per array group, and whether every count is exact."""
+
+_SIZE_FREE_ARRAYS: dict[tuple[object, ...], _ArrayBytes] = {}
+"""`_Model._arrays` by its nodes, fixed loops, kind and line size, where its counts hold
+at every size. The nodes memoize their hash, and equal nests have equal counts."""
+_SIZE_FREE_LIMIT = 8192
+"""Entries kept before the memo starts over (a long-lived editor server's bound)."""
+
+
 @dataclass
 class _Model:
     cache: CacheLevelSpec
@@ -342,6 +352,8 @@ class _Model:
     """The conditions decided with a working set in `band`."""
     near_boundary: bool = False
     """Some working set (a condition's, or one a range split crossed) fell in `band`."""
+    sized_union: bool = False
+    """The `_arrays` being counted reached a union that the sizes may decide."""
 
     @property
     def capacity(self) -> float:
@@ -491,8 +503,12 @@ class _Model:
         if at_sizes.free_symbols != {var} or trip is None or trip < 2:
             return None
         start = _at_sizes(loop.start, sizes)
+        origin = start.constant_value() if is_poly(start) and is_poly(at_sizes) else None
 
         def value(t: int) -> float | None:
+            if origin is not None:  # exact, without sympy's substitution (a bisection's steps)
+                at = {var.name: Fraction(origin) + loop.step * t}
+                return finite_value(constant(point_value(at_sizes, at)))
             return finite_value(at_sizes.subs(var, start + loop.step * t))
 
         def fits(t: int) -> bool | None:
@@ -595,9 +611,31 @@ class _Model:
         *,
         everything: bool,
         at_sizes: bool = False,
-    ) -> tuple[list[sympy.Expr], list[sympy.Expr], bool]:
+    ) -> _ArrayBytes:
         """Bytes read and written per array group, and whether every count is exact
-        (`at_sizes`: a count may hold the given sizes as numbers)."""
+        (`at_sizes`: a count may hold the given sizes as numbers). Memoized where no union
+        was counted at the sizes: the counts are then the same at every size, and a size
+        path asks for them again at every size of its sweep (`_SIZE_FREE_ARRAYS`)."""
+        key = (nodes, outer, everything, at_sizes, self.cache.line_bytes)
+        found = _SIZE_FREE_ARRAYS.get(key)
+        if found is not None:
+            return found
+        self.sized_union = False
+        counted = self._counted_arrays(nodes, outer, everything=everything, at_sizes=at_sizes)
+        if not self.sized_union:
+            if len(_SIZE_FREE_ARRAYS) >= _SIZE_FREE_LIMIT:
+                _SIZE_FREE_ARRAYS.clear()
+            _SIZE_FREE_ARRAYS[key] = counted
+        return counted
+
+    def _counted_arrays(
+        self,
+        nodes: tuple[Node, ...],
+        outer: tuple[Loop, ...],
+        *,
+        everything: bool,
+        at_sizes: bool,
+    ) -> _ArrayBytes:
         by_array: dict[str, list[_Member]] = defaultdict(list)
         statements = _statements(nodes)
         first_positions = _first_positions(statements)
@@ -635,7 +673,7 @@ class _Model:
                     union = self._union(side, outer, first_positions, at_sizes)
                     counts.append(union.count * factor)
                     exact = exact and union.exact
-        return reads, writes, exact
+        return tuple(reads), tuple(writes), exact
 
     def _union(
         self,
@@ -654,6 +692,7 @@ class _Model:
             return union
         if not at_sizes and outer:
             return union
+        self.sized_union = True  # from here the count may depend on the sizes
         bound = finite_value(_worst_at_sizes(union.count, outer, self.sizes))
         if bound is None or bound > MAX_COUNTED_ELEMENTS:
             return union  # isl's count takes time with the points it counts
