@@ -80,7 +80,17 @@ def sum_over_loop(
     expr: sympy.Expr, loop: LoopLike, level: int = 0, enclosing: Sequence[LoopLike] = ()
 ) -> sympy.Expr:
     """`expr` summed over every iteration of `loop` (its variable bound by the loop), the
-    loop being at `level` of its nest, inside the loops `enclosing` (outermost first)."""
+    loop being at `level` of its nest, inside the loops `enclosing` (outermost first).
+    Memoized on the bounds: the cache model sums the same footprints over the same loops
+    at every size of a plot's size path."""
+    (bounds,) = bounds_of((loop,))
+    return _sum_over_one(expr, bounds, level, bounds_of(enclosing))
+
+
+@lru_cache(maxsize=8192)
+def _sum_over_one(
+    expr: sympy.Expr, loop: Bounds, level: int, enclosing: tuple[Bounds, ...]
+) -> sympy.Expr:
     var = loop_symbol(loop.var)
     if var not in expr.free_symbols:
         return expr * loop.trip
