@@ -67,6 +67,8 @@ class _StuckChild:
     def __init__(self) -> None:
         self.killed = threading.Event()
         self.connection = self
+        self.seen = 0
+        self.learned: dict[str, object] = {}
 
     def send(self, message: object) -> None:
         pass

@@ -35,6 +35,7 @@ from math import lcm
 from typing import TYPE_CHECKING, Any
 
 from aiscan.algebra import ONE, SYMPY, ZERO, constant, expand, is_poly, to_sympy
+from aiscan.analysis import count_memo
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
 from aiscan.analysis.polynomials import linear_coefficient, terms_of
 from aiscan.ir.nodes import Access, Loop
@@ -107,11 +108,16 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
         at = tuple(zip(sizes, point, strict=True))
         return all(_domain_count(nest, guards, at) >= 1 for nest, guards in nests)
 
+    key = count_memo.nest_key(references, sizes)
     for which in range(3):
 
         def count(point: tuple[int, ...], which: int = which) -> int:
             assert sizes is not None
-            return _counts_at(references, dict(zip(sizes, point, strict=True)))[which]
+            found = count_memo.known(key, point)
+            if found is None:
+                found = _counts_at(references, dict(zip(sizes, point, strict=True)))
+                count_memo.remember(key, point, found)
+            return found[which]
 
         polynomial = _fitted(sizes, degrees, count, period, runs, tiles)
         if polynomial is None:

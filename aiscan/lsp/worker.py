@@ -20,6 +20,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from typing import Any
 
+from aiscan.analysis import count_memo
 from aiscan.lsp.document import ServerSettings, time_limit_message
 from aiscan.lsp.view import DocumentView, NestView, failed_view, view_document
 from aiscan.lsp.warmup import STEPS
@@ -66,12 +67,17 @@ class Demand:
 
 
 class AnalysisPool:
-    """Child processes started on demand, at most `processes`, reused between analyses."""
+    """Child processes started on demand, at most `processes`, reused between analyses.
+    It keeps the exact counts each analysis learned (`count_memo`) and hands each child
+    those it has not seen: a child killed by an edit, or forked fresh, starts with them,
+    and a nest the edit left as it was is not counted by isl again."""
 
     def __init__(self, processes: int = PROCESSES) -> None:
         self._context = _context()
         self._idle: list[_Child] = []
         self._all: set[_Child] = set()
+        self._counts: list[count_memo.Entries] = []
+        """What the analyses learned, oldest first; each child has seen a prefix."""
         self._slots = asyncio.Semaphore(processes)
         self._threads = ThreadPoolExecutor(processes + 1, thread_name_prefix="aiscan-analysis")
 
@@ -98,8 +104,10 @@ class AnalysisPool:
                 if self._idle
                 else await loop.run_in_executor(self._threads, self._start)
             )
+            news = count_memo.merged(self._counts[child.seen :])
+            child.seen = len(self._counts)
             try:
-                child.connection.send(("analyze", text, path, settings, limit_s))
+                child.connection.send(("analyze", text, path, settings, limit_s, news))
             except OSError as error:  # the idle child died
                 self._kill(child)
                 return failed_view(path, f"the analysis process ended ({error})")
@@ -120,6 +128,7 @@ class AnalysisPool:
             finally:
                 if demand is not None:
                     demand.attach(None)
+            self._learn(child.learned)
             self._idle.append(child)
             return view
 
@@ -133,6 +142,19 @@ class AnalysisPool:
         for child in list(self._all):
             self._kill(child)
         self._threads.shutdown(wait=False, cancel_futures=True)
+
+    def _learn(self, entries: count_memo.Entries) -> None:
+        """Keep what an analysis counted, within `count_memo.LIMIT` nests (the oldest go;
+        each child's count of what it has seen moves with them)."""
+        if not entries:
+            return
+        self._counts.append(entries)
+        dropped = 0
+        while len(self._counts) > 1 and sum(map(len, self._counts)) > count_memo.LIMIT:
+            self._counts.pop(0)
+            dropped += 1
+        for child in self._all:
+            child.seen = max(0, child.seen - dropped)
 
     def _start(self) -> _Child:
         child = _Child(self._context)
@@ -152,12 +174,21 @@ class _Child:
         )
         self.process.start()
         theirs.close()
+        self.seen = 0
+        """How many of the pool's batches of counts this child has been sent."""
+        self.learned: count_memo.Entries = {}
+        """The counts its last analysis made."""
 
     def replies(self, on_nest: Callable[[NestView], None]) -> DocumentView:
-        """The replies to the request just sent: each nest as described to `on_nest`, then
-        the whole view (its diagnostics with it: they are published once it is stored)."""
+        """The replies to the request just sent: each nest as described to `on_nest`, the
+        counts the analysis made (kept in `learned`), then the whole view (its diagnostics
+        with it: they are published once it is stored)."""
+        self.learned = {}
         while True:
             kind, part = self.connection.recv()
+            if kind == "counts":
+                self.learned = part
+                continue
             if kind == "view":
                 assert isinstance(part, DocumentView)
                 return part
@@ -212,7 +243,9 @@ def _serve_requests(connection: Connection) -> None:
         if message[0] != "analyze":
             continue
         warm_up.clear()
-        _, text, path, settings, limit_s = message
+        _, text, path, settings, limit_s, counts = message
+        count_memo.adopt(counts)
+        count_memo.learned()  # what the warm-up counted is no news to hand on
         wanted.clear()
         try:
             view = view_document(
@@ -225,4 +258,5 @@ def _serve_requests(connection: Connection) -> None:
             )
         except BaseException as error:  # a reply, whatever happened
             view = failed_view(path, f"aiscan could not analyze this text ({error!r})")
+        connection.send(("counts", count_memo.learned()))
         connection.send(("view", view))

@@ -1,0 +1,113 @@
+"""isl's counts at grid points, kept by what they count, so that an unchanged nest is not
+counted again after an edit.
+
+An exact count (`polyhedral.exact_counts`) interpolates isl's counts at a grid of sizes,
+and those counts are most of its cost: 48 nests of about 25 points each were 2.7 s of the
+3.7 s analysis of `torch_llama.py`. The in-process memo of `polyhedral` keys them on the
+references as the IR holds them, source spans included, so an edit above a nest (a line
+added) makes every count below it new. Here they are keyed by what the counts read: the
+arrays, subscripts and stores, the loops' variables and bounds, the program positions, the
+branch conditions, and the sizes with their kinds; the same nest gives the same counts
+wherever it stands. The editor's server collects what each analysis learned and hands it
+to the next one (`aiscan.lsp.worker`), whose child process starts without it otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from aiscan.algebra import is_poly
+
+if TYPE_CHECKING:
+    from aiscan.analysis.polyhedral import PolyReference
+
+__all__ = ["Counts", "adopt", "known", "learned", "nest_key", "remember"]
+
+Counts = tuple[int, int, int]
+"""Distinct elements touched, written and first touched by a read, at one point."""
+Entries = dict[str, dict[tuple[int, ...], Counts]]
+"""Counts by nest key, then by the point (the sizes' values in the key's order)."""
+
+LIMIT = 4096
+"""Nests kept before the memo starts over (a long editor session's bound)."""
+
+_KNOWN: Entries = {}
+_LEARNED: Entries = {}
+"""The points counted here since the last `learned()`: what to hand on."""
+
+
+def nest_key(references: Sequence[PolyReference], sizes: Sequence[Any]) -> str:
+    """What the counts of `references` at values of `sizes` read, as text: equal texts
+    have equal counts (two symbols of one name but other assumptions are told apart by
+    their kinds). Every expression prints the same way each time it is printed."""
+    parts: list[str] = []
+    symbols: set[Any] = set(sizes)
+    for reference in references:
+        access = reference.access
+        assert access.index is not None  # `_sizes` refuses an indirect reference
+        loops = [(loop.var, str(loop.start), loop.step, str(loop.trip)) for loop in reference.loops]
+        parts.append(
+            repr(
+                (
+                    access.array,
+                    [str(e) for e in access.index],
+                    access.is_write,
+                    loops,
+                    reference.loop_positions,
+                    reference.order,
+                    reference.offset,
+                    [str(g) for g in reference.guards],
+                )
+            )
+        )
+        for expr in (*access.index, *reference.guards):
+            symbols |= expr.free_symbols
+        for loop in reference.loops:
+            symbols |= loop.start.free_symbols | loop.trip.free_symbols
+    kinds = sorted(f"{s.name}:{_kind(s)}" for s in symbols)
+    order = [s.name for s in sizes]
+    return "\n".join([repr(order), repr(kinds), *parts])
+
+
+def _kind(symbol: Any) -> str:
+    """A symbol's assumptions as text: the exact type's kind, or sympy's assumptions."""
+    if is_poly(symbol):
+        var = symbol.var()
+        return f"poly {var[1] if var is not None else symbol}"
+    return f"sympy {sorted(symbol.assumptions0.items())}"
+
+
+def known(key: str, point: tuple[int, ...]) -> Counts | None:
+    return _KNOWN.get(key, {}).get(point)
+
+
+def remember(key: str, point: tuple[int, ...], counts: Counts) -> None:
+    if key not in _KNOWN and len(_KNOWN) >= LIMIT:
+        _KNOWN.clear()
+    _KNOWN.setdefault(key, {})[point] = counts
+    _LEARNED.setdefault(key, {})[point] = counts
+
+
+def learned() -> Entries:
+    """The points counted since the last call (and forgets them as news)."""
+    found = {key: dict(points) for key, points in _LEARNED.items()}
+    _LEARNED.clear()
+    return found
+
+
+def adopt(entries: Mapping[str, Mapping[tuple[int, ...], Counts]]) -> None:
+    """Take counts another process made (they are not news here)."""
+    for key, points in entries.items():
+        if key not in _KNOWN and len(_KNOWN) >= LIMIT:
+            _KNOWN.clear()
+        _KNOWN.setdefault(key, {}).update(points)
+
+
+def merged(batches: Iterable[Mapping[str, Mapping[tuple[int, ...], Counts]]]) -> Entries:
+    """Several processes' `learned()` as one set of entries."""
+    total: Entries = {}
+    for batch in batches:
+        for key, points in batch.items():
+            total.setdefault(key, {}).update(points)
+    return total
