@@ -13,7 +13,7 @@ and given `--warm` seconds (an editor starts it as the first file opens: 0), the
 and a hover sent at once on the first line of each loop nest in turn (the nests as aiscan's
 frontend lowers the file, library calls included; one fresh server each), and after each,
 an edit in place (spaces after that line) and how long its diagnostics took, less the
-server's debounce.
+server's debounce; then a line added at the top (every nest moves) and the same.
 
 Usage: python scripts/lsp_latency.py [--lines 2000] [--time-limit SECONDS] [--device h100-sxm]
        python scripts/lsp_latency.py --file fixtures/python/loops.py [--warm 2] [--device ...]
@@ -117,26 +117,32 @@ def editor_aims(path: Path, devices: list[str], warm_s: float) -> None:
                 server.publication(uri, timeout_s=900)
                 lines = text.splitlines(keepends=True)
                 lines[line] = lines[line].rstrip("\n") + "  \n"
-                changed = {"textDocument": {"uri": uri, "version": 2}}
-                edited = time.monotonic()
-                server.notify(
-                    "textDocument/didChange",
-                    changed | {"contentChanges": [{"text": "".join(lines)}]},
-                )
-                publication = server.wait_for(
-                    lambda m: (
-                        m.get("method") == "textDocument/publishDiagnostics"
-                        and m["params"].get("version") == 2
-                    ),
-                    900,
-                )
-                reanalyzed = server.arrival(publication) - edited - DEBOUNCE_S
+                reanalyzed = _edited(server, uri, 2, "".join(lines)) - DEBOUNCE_S
+                # A new line at the top: every nest below it moves.
+                above = "# a new line\n" if language == "python" else "// a new line\n"
+                moved = _edited(server, uri, 3, above + "".join(lines)) - DEBOUNCE_S
             finally:
                 server.close()
         print(
             f"  hover on line {line + 1}: {hovered * 1000:.0f} ms after open{answered};"
-            f" an edit there re-analyzed in {reanalyzed * 1000:.0f} ms (debounce excluded)"
+            f" an edit there re-analyzed in {reanalyzed * 1000:.0f} ms, a line added at the"
+            f" top in {moved * 1000:.0f} ms (debounce excluded)"
         )
+
+
+def _edited(server: Server, uri: str, version: int, text: str) -> float:
+    """Seconds from sending `text` as the document's `version` to its diagnostics."""
+    changed = {"textDocument": {"uri": uri, "version": version}}
+    edited = time.monotonic()
+    server.notify("textDocument/didChange", changed | {"contentChanges": [{"text": text}]})
+    publication = server.wait_for(
+        lambda m: (
+            m.get("method") == "textDocument/publishDiagnostics"
+            and m["params"].get("version") == version
+        ),
+        900,
+    )
+    return float(server.arrival(publication) - edited)
 
 
 def nest_lines(path: Path, text: str) -> list[int]:
