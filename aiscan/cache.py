@@ -104,6 +104,13 @@ class ResultCache:
         parts = [_code_identity(), kind, options_fingerprint, *self._place(path), content]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
+    def shared_key(self, kind: str, text: str) -> str | None:
+        """The key of a result that depends on `text` alone, whichever file it came from
+        (isl's counts of a nest, `analysis.count_memo`); None without a directory."""
+        if self.directory is None:
+            return None
+        return hashlib.sha256("\0".join([_code_identity(), kind, text]).encode()).hexdigest()
+
     def _place(self, path: str) -> tuple[str, str, str]:
         """Where the file is, as far as its result can tell: the path as given (reports
         print it), the working directory (relative `-I` directories and header names start

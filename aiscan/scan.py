@@ -105,14 +105,22 @@ def run_task(
     bar = _Progress(progress, len(files), len(files) - len(missing))
     jobs = min(jobs or default_jobs(), max(1, len(missing)))
     limits = _Limits(timeout_s, memory_limit_mib or None)
-    for index, payload in zip(
-        missing, _execute([files[i] for i in missing], task, jobs, limits), strict=True
-    ):
-        results[index] = payload
-        if payload.get("ok"):
-            key = cache.key(task.kind, task.fingerprint, files[index], payload.get("content"))
-            cache.put(key, payload, payload.get("dependencies", ()))
-        bar.advance(files[index])
+    if missing:
+        from aiscan.analysis import count_memo
+
+        count_memo.use_store(cache)  # the workers forked below keep isl's counts there too
+    try:
+        for index, payload in zip(
+            missing, _execute([files[i] for i in missing], task, jobs, limits), strict=True
+        ):
+            results[index] = payload
+            if payload.get("ok"):
+                key = cache.key(task.kind, task.fingerprint, files[index], payload.get("content"))
+                cache.put(key, payload, payload.get("dependencies", ()))
+            bar.advance(files[index])
+    finally:
+        if missing:
+            count_memo.use_store(None)  # this run's cache only
     bar.close()
     return [r for r in results if r is not None]
 

@@ -4,12 +4,15 @@ counted again, a nest that an edit changed is, and the editor's children hand th
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from aiscan.analysis import count_memo, polyhedral
+from aiscan.analysis import count_memo, kernel, polyhedral
+from aiscan.cache import ResultCache
 from aiscan.lsp import worker
 from aiscan.lsp.document import settings_for
 from aiscan.options import PipelineOptions
@@ -28,13 +31,20 @@ COMPULSORY = "4*n**2 + 12*n - 8"
 """L's strict lower triangle, x read and written whole (doubles): 8*n*(n - 1)/2 + 8*n + 8*n."""
 
 
-@pytest.fixture
-def fresh(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """An empty memo, and every count isl makes from now on (the in-process memo of the
-    references, which an edit's new spans miss anyway, emptied)."""
+def _new_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing counted in memory: the memos of regions by structure and of references
+    (spans included) as a new process has them, and no counts."""
+    monkeypatch.setattr(kernel, "_memo", {})
     monkeypatch.setattr(count_memo, "_KNOWN", {})
     monkeypatch.setattr(count_memo, "_LEARNED", {})
+    monkeypatch.setattr(count_memo, "_UNSAVED", set())
     polyhedral._counts_cached.cache_clear()
+
+
+@pytest.fixture
+def fresh(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """A new process's memos, and every count isl makes from now on."""
+    _new_process(monkeypatch)
     made: list[Any] = []
     original = polyhedral._counts_at
 
@@ -59,6 +69,7 @@ def test_a_nest_an_edit_moved_is_not_counted_again(fresh: list[Any]) -> None:
     learned = count_memo.learned()
     assert [len(points) for points in learned.values()] == [12]
     # Another process (the editor's next child) with what the first one learned.
+    kernel._memo.clear()
     count_memo._KNOWN.clear()
     count_memo.adopt(learned)
     polyhedral._counts_cached.cache_clear()
@@ -118,3 +129,72 @@ def test_the_editors_next_child_starts_with_the_counts(tmp_path: Path) -> None:
     first, second = asyncio.run(analyze())
     assert [len(points) for points in first.values()] == [12]
     assert second == {}
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ResultCache]:
+    cache = ResultCache(tmp_path / "cache")
+    count_memo.use_store(cache)
+    yield cache
+    count_memo.use_store(None)
+
+
+def _count_entries(cache: ResultCache) -> dict[Path, Any]:
+    assert cache.directory is not None
+    entries = {}
+    for path in cache.directory.rglob("*.json"):
+        payload = json.loads(path.read_text())["payload"]
+        if "points" in payload:
+            entries[path] = payload["points"]
+    return entries
+
+
+def test_a_scan_keeps_the_counts_in_its_result_cache(fresh: list[Any], store: ResultCache) -> None:
+    assert _compulsory(LOWER) == COMPULSORY
+    ((path, points),) = _count_entries(store).items()
+    assert len(points) == len(fresh) == 12
+    # n = 9: x's 9 elements touched, x[1..8] written (row 0 has no j), all 9 read first.
+    assert [9, 9, 8, 9] in points
+    # The next run (a new process: nothing in memory) reads them from the cache.
+    kernel._memo.clear()
+    count_memo._KNOWN.clear()
+    polyhedral._counts_cached.cache_clear()
+    fresh.clear()
+    assert _compulsory("// an edit above\n\n" + LOWER) == COMPULSORY
+    assert fresh == []
+    # An entry that is not what `keep` writes is a miss, and counted again.
+    path.write_text(json.dumps({"dependencies": {}, "payload": {"points": [[9, "x", 0, 0]]}}))
+    kernel._memo.clear()
+    count_memo._KNOWN.clear()
+    polyhedral._counts_cached.cache_clear()
+    assert _compulsory(LOWER) == COMPULSORY
+    assert len(fresh) == 12
+
+
+def test_check_in_a_pre_commit_hook_counts_only_the_nests_an_edit_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End to end, as a hook runs it: `aiscan check` on a file, then on the file with a
+    line added and a second nest; the moved nest's counts are read, not written again."""
+    from aiscan.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    _new_process(monkeypatch)
+    source = tmp_path / "hooked.c"
+    source.write_text(LOWER)
+    arguments = ["check", "hooked.c", "--cache-dir", "cache", "--exit-zero"]
+    assert main(arguments) == 0
+    cache = ResultCache(tmp_path / "cache")
+    first = _count_entries(cache)
+    assert len(first) == 1
+    written = {path: path.stat().st_mtime_ns for path in first}
+    _new_process(monkeypatch)  # the hook's next run
+    source.write_text(
+        "// an edit above\n"
+        + LOWER
+        + LOWER.replace("lower(", "wider(").replace("j < i;", "j <= i;")
+    )
+    assert main(arguments) == 0
+    second = _count_entries(cache)
+    assert len(second) == 2  # the new nest's counts beside the old ones
+    assert {path: path.stat().st_mtime_ns for path in first} == written

@@ -9,7 +9,8 @@ added) makes every count below it new. Here they are keyed by what the counts re
 arrays, subscripts and stores, the loops' variables and bounds, the program positions, the
 branch conditions, and the sizes with their kinds; the same nest gives the same counts
 wherever it stands. The editor's server collects what each analysis learned and hands it
-to the next one (`aiscan.lsp.worker`), whose child process starts without it otherwise.
+to the next one (`aiscan.lsp.worker`), whose child process starts without it otherwise;
+a scan with its result cache keeps them there, one entry per nest (`use_store`).
 """
 
 from __future__ import annotations
@@ -17,12 +18,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from aiscan.algebra import is_poly
-
 if TYPE_CHECKING:
     from aiscan.analysis.polyhedral import PolyReference
+    from aiscan.cache import ResultCache
 
-__all__ = ["Counts", "adopt", "known", "learned", "nest_key", "remember"]
+__all__ = [
+    "Counts",
+    "adopt",
+    "keep",
+    "known",
+    "learned",
+    "nest_key",
+    "recall",
+    "remember",
+    "use_store",
+]
 
 Counts = tuple[int, int, int]
 """Distinct elements touched, written and first touched by a read, at one point."""
@@ -35,6 +45,12 @@ LIMIT = 4096
 _KNOWN: Entries = {}
 _LEARNED: Entries = {}
 """The points counted here since the last `learned()`: what to hand on."""
+_UNSAVED: set[str] = set()
+"""Nests with points counted here that the store has not been given."""
+_STORE: ResultCache | None = None
+"""Where a scan with its result cache keeps counts between runs (`use_store`)."""
+KIND = "isl-counts"
+"""The result cache's kind for a nest's counts."""
 
 
 def nest_key(references: Sequence[PolyReference], sizes: Sequence[Any]) -> str:
@@ -72,6 +88,8 @@ def nest_key(references: Sequence[PolyReference], sizes: Sequence[Any]) -> str:
 
 def _kind(symbol: Any) -> str:
     """A symbol's assumptions as text: the exact type's kind, or sympy's assumptions."""
+    from aiscan.algebra import is_poly
+
     if is_poly(symbol):
         var = symbol.var()
         return f"poly {var[1] if var is not None else symbol}"
@@ -87,6 +105,51 @@ def remember(key: str, point: tuple[int, ...], counts: Counts) -> None:
         _KNOWN.clear()
     _KNOWN.setdefault(key, {})[point] = counts
     _LEARNED.setdefault(key, {})[point] = counts
+    if _STORE is not None:
+        _UNSAVED.add(key)
+
+
+def use_store(store: ResultCache | None) -> None:
+    """Keep counts in `store` (a scan's result cache; None: none) from now on, in this
+    process and the workers it forks: a file edited since the last scan does not count
+    the nests the edit left as they were (`aiscan check` in a pre-commit hook)."""
+    global _STORE
+    _STORE = store if store is not None and store.directory is not None else None
+    _UNSAVED.clear()
+
+
+def recall(key: str, sizes: int) -> None:
+    """Read the nest's counts from the store, where this process has none: a malformed
+    entry (points of another length, anything but integers) is a miss."""
+    if _STORE is None or key in _KNOWN:
+        return
+    payload = _STORE.get(_STORE.shared_key(KIND, key))
+    points = _read_points(payload, sizes) if payload is not None else None
+    if points:
+        adopt({key: points})
+
+
+def _read_points(payload: Mapping[str, Any], sizes: int) -> dict[tuple[int, ...], Counts] | None:
+    rows = payload.get("points")
+    if not isinstance(rows, list):
+        return None
+    points: dict[tuple[int, ...], Counts] = {}
+    for row in rows:
+        if not isinstance(row, list) or len(row) != sizes + 3:
+            return None
+        if not all(type(value) is int and value >= 0 for value in row):
+            return None
+        points[tuple(row[:sizes])] = (row[sizes], row[sizes + 1], row[sizes + 2])
+    return points
+
+
+def keep(key: str) -> None:
+    """Give the store the nest's counts, where this process counted some of them."""
+    if _STORE is None or key not in _UNSAVED:
+        return
+    _UNSAVED.discard(key)
+    rows = [[*point, *counts] for point, counts in _KNOWN.get(key, {}).items()]
+    _STORE.put(_STORE.shared_key(KIND, key), {"points": rows})
 
 
 def learned() -> Entries:

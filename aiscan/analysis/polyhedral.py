@@ -99,7 +99,6 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
         [(r.loops, (*r.access.index, *r.guards)) for r in references if r.access.index], sizes
     )
     tiles = _tile_sizes([r.loops for r in references], sizes)
-    polynomials = []
     nests = list(dict.fromkeys((bounds_of(r.loops), r.guards) for r in references))
 
     def runs(point: tuple[int, ...]) -> bool:
@@ -109,10 +108,28 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
         return all(_domain_count(nest, guards, at) >= 1 for nest, guards in nests)
 
     key = count_memo.nest_key(references, sizes)
+    count_memo.recall(key, len(sizes))
+    try:
+        polynomials = _fitted_counts(references, sizes, key, degrees, period, runs, tiles)
+    finally:
+        count_memo.keep(key)  # the points counted, whether or not they fit one polynomial
+    return None if polynomials is None else ExactCounts(*polynomials)
+
+
+def _fitted_counts(
+    references: Sequence[PolyReference],
+    sizes: list[sympy.Symbol],
+    key: str,
+    degrees: list[int],
+    period: int | None,
+    runs: Callable[[tuple[int, ...]], bool],
+    tiles: Sequence[int],
+) -> list[sympy.Expr] | None:
+    """The touched, written and read-first counts, each fitted to a polynomial."""
+    polynomials = []
     for which in range(3):
 
         def count(point: tuple[int, ...], which: int = which) -> int:
-            assert sizes is not None
             found = count_memo.known(key, point)
             if found is None:
                 found = _counts_at(references, dict(zip(sizes, point, strict=True)))
@@ -123,7 +140,7 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
         if polynomial is None:
             return None
         polynomials.append(polynomial)
-    return ExactCounts(*polynomials)
+    return polynomials
 
 
 def touched_at(
