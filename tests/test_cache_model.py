@@ -715,3 +715,33 @@ def test_no_loop_a_recursive_and_an_indirect_kernel_each_get_a_main_memory_figur
     assert (gather["read_value"], gather["write_value"]) == (20_000, 8_000)
     assert (gather["read_lower"], gather["write_lower"]) == ("20*n", "8*n")
     assert "indirect" in gather["undecided"][0]["reason"]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "function"),
+    [("python/empty_contraction.py", "pairs_two_apart"), ("c/polyhedral_footprints.c", "lu")],
+)
+def test_traffic_at_sizes_does_not_depend_on_what_was_asked_before(
+    fixture: str, function: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plot asks for a nest's traffic without sizes, then at every size of its path, in
+    one process: the memo of array bytes kept across sizes must not serve the box bound
+    of a union it counts by integer sets at the sizes (`pairs_two_apart` on the H100 came
+    out at 0.125 F/B at n = 4, not 0.1875, when it did)."""
+    from aiscan.analysis import cache_model
+
+    body = _function(FIXTURES / fixture, function).regions[0].region.body
+    device = load_devices([]).get("h100-sxm")
+
+    def at(sizes: dict[str, int] | None) -> str:
+        traffic = device_cache_traffic([body], device, write_allocate=True, sizes=sizes)
+        return repr(traffic)
+
+    sizes = [{"n": n} for n in (4, 8, 256, 4096)]
+    monkeypatch.setattr(cache_model, "_SIZE_FREE_ARRAYS", {})
+    alone = [at(s) for s in sizes]
+    monkeypatch.setattr(cache_model, "_SIZE_FREE_ARRAYS", {})
+    cache_model._worst_at.cache_clear()
+    symbolic = at(None)
+    assert [at(s) for s in sizes] == alone
+    assert at(None) == symbolic

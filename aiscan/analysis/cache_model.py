@@ -688,11 +688,13 @@ class _Model:
         bytes of a whole nest (`exact_counts`, as the compulsory bytes); a nest's part
         inside outer loops keeps its bound, so that no count holds a size as a number."""
         union = union_size([footprint_of(m.access, m.loops) for m in members])
-        if union.exact or not self.sizes or any(m.placed.guards is None for m in members):
+        if union.exact or any(m.placed.guards is None for m in members):
             return union
         if not at_sizes and outer:
             return union
-        self.sized_union = True  # from here the count may depend on the sizes
+        self.sized_union = True  # from here the count depends on the sizes given, if any
+        if not self.sizes:
+            return union
         bound = finite_value(_worst_at_sizes(union.count, outer, self.sizes))
         if bound is None or bound > MAX_COUNTED_ELEMENTS:
             return union  # isl's count takes time with the points it counts
