@@ -93,7 +93,9 @@ def _kind(symbol: Any) -> str:
     if is_poly(symbol):
         var = symbol.var()
         return f"poly {var[1] if var is not None else symbol}"
-    return f"sympy {sorted(symbol.assumptions0.items())}"
+    # A Dummy prints as its name alone: its index tells two of one name apart.
+    dummy = getattr(symbol, "dummy_index", "")
+    return f"sympy {type(symbol).__name__}{dummy} {sorted(symbol.assumptions0.items())}"
 
 
 def known(key: str, point: tuple[int, ...]) -> Counts | None:
