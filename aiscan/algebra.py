@@ -42,6 +42,7 @@ __all__ = [
     "normal",
     "ordered_terms",
     "polynomial_text",
+    "power_texts",
     "probe_values",
     "symbol",
     "to_sympy",
@@ -964,7 +965,7 @@ class Quotient:
         bottoms = [] if coefficient.denominator == 1 else [str(coefficient.denominator)]
         for monomial, side in ((above, tops), (below, bottoms)):
             ((powers, _),) = monomial.terms.items()
-            side += [name if power == 1 else f"{name}**{power}" for (name, _), power in powers]
+            side += power_texts(powers)
         if len(total.terms) > 1:
             bottoms.append(f"({polynomial_text(total)})")
         top_text = "*".join(tops) or "1"
@@ -984,7 +985,7 @@ class Quotient:
         bottoms = [] if coefficient.denominator == 1 else [str(coefficient.denominator)]
         if monomial is not None:  # its symbols by name, before the sum, as `Mul` sorts them
             ((powers, _),) = monomial.terms.items()
-            tops += [name if power == 1 else f"{name}**{power}" for (name, _), power in powers]
+            tops += power_texts(powers)
         tops.append(f"({top_text})")
         bottoms.append(f"({bottom_text})")
         if len(bottoms) == 1:
@@ -1306,6 +1307,11 @@ def expand(value: Any) -> Any:
 
 
 # -- text, as sympy's printer writes a polynomial ---------------------------------------
+
+
+def power_texts(monomial: Monomial) -> list[str]:
+    """A monomial's powers as sympy writes each factor of a product: `n`, `n**2`, by name."""
+    return [name if power == 1 else f"{name}**{power}" for (name, _), power in monomial]
 
 
 def polynomial_text(poly: Poly) -> str | None:

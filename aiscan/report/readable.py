@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Any
 from aiscan.algebra import (
     SYMPY,
     ZERO,
+    Monomial,
     Poly,
     Quotient,
     is_poly,
     is_quotient,
     polynomial_text,
+    power_texts,
     to_sympy,
 )
 from aiscan.ir.symbols import is_size_symbol
@@ -74,7 +76,9 @@ def _readable_exact(expr: Poly | Quotient, sizes: Mapping[str, int], plain: str)
         expanded = str(dropped)
         if _sum_factors_at_most(dropped) < 2:
             return expanded + _conditions_text(conditions)
-        factored = _poly_factored(dropped, expanded)
+        factored = _poly_factored(dropped, len(expanded))
+        if factored is None:
+            return plain if not conditions else expanded + _conditions_text(conditions)
     else:
         top, conditions = _without_vanishing_hinges(expr.numerator, sizes)
         bottom, more = _without_vanishing_hinges(expr.denominator, sizes)
@@ -84,23 +88,22 @@ def _readable_exact(expr: Poly | Quotient, sizes: Mapping[str, int], plain: str)
         if not conditions:
             if _sum_factors_at_most(expr) < 2:
                 return plain  # nothing to factor, and no `Max`: sympy stays unimported
-            expanded = plain
+            longest = len(plain)
         else:
             # sympy's `expand` writes each term of the top over the bottom, so its text is
             # at least this long (`m*n/(4*m*n - 4*m - 4*n) - 2*m/(4*m*n - 4*m - 4*n) + ...`);
-            # where the factored text is not shorter, sympy writes the expanded one.
+            # where the factored text is not shorter, sympy writes the expanded one, which
+            # only sympy writes here.
             bottom_text = polynomial_text(bottom)
             if len(top.terms) < 2 or len(bottom.terms) < 2 or bottom_text is None:
                 return None
-            length = sum(len(_monomial_text(m)) + len(bottom_text) + 3 for m in top.terms)
-            expanded = "x" * (length + 3 * (len(top.terms) - 1))
-        factored = _quotient_factored(top, bottom, expanded)
-        if factored is None and conditions:
-            return None
+            longest = sum(len(_monomial_text(m)) + len(bottom_text) + 3 for m in top.terms)
+            longest += 3 * (len(top.terms) - 1)
+        factored = _quotient_factored(top, bottom, longest)
+        if factored is None:
+            return None if conditions else plain
     if isinstance(factored, _Undecided):
         return None
-    if factored is None:
-        return plain if not conditions else expanded + _conditions_text(conditions)
     return factored + _conditions_text(conditions)
 
 
@@ -111,9 +114,10 @@ class _Undecided:
 _UNDECIDED = _Undecided()
 
 
-def _poly_factored(poly: Poly, expanded: str) -> str | _Undecided | None:
+def _poly_factored(poly: Poly, longest: int) -> str | _Undecided | None:
     """`_factored` of a polynomial: `sympy.factor`'s text when it has two factors that are
-    sums and is no longer than `expanded`; None when not; `_UNDECIDED` for sympy."""
+    sums and is at most `longest` characters (the expanded text's); None when not;
+    `_UNDECIDED` for sympy."""
     if len(poly.terms) > MAX_TERMS:
         return _UNDECIDED  # `together` may take a common monomial out, and sympy factor the rest
     factoring = factor_list(poly)
@@ -121,10 +125,10 @@ def _poly_factored(poly: Poly, expanded: str) -> str | _Undecided | None:
         return _UNDECIDED
     if sum_factors(factoring) < 2:
         return None
-    return _shorter(product_text(factoring), expanded)
+    return _shorter(product_text(factoring), longest)
 
 
-def _quotient_factored(top: Poly, bottom: Poly, expanded: str) -> str | _Undecided | None:
+def _quotient_factored(top: Poly, bottom: Poly, longest: int) -> str | _Undecided | None:
     """`_factored` of `top/bottom`: the factored parts' product, as sympy's `Mul`
     evaluates `factor(top)/factor(bottom)`."""
     if len(top.terms) > MAX_TERMS or len(bottom.terms) > MAX_TERMS:
@@ -134,19 +138,19 @@ def _quotient_factored(top: Poly, bottom: Poly, expanded: str) -> str | _Undecid
         return _UNDECIDED  # a common factor: `together` may cancel it before `factor`
     if sum_factors(above) + sum_factors(below) < 2:
         return None
-    return _shorter(product_text(quotient_factors(above, below)), expanded)
+    return _shorter(product_text(quotient_factors(above, below)), longest)
 
 
-def _shorter(text: str | None, expanded: str) -> str | _Undecided | None:
+def _shorter(text: str | None, longest: int) -> str | _Undecided | None:
+    """`text` where it is at most `longest` characters (sympy keeps the shorter form)."""
     if text is None:
         return _UNDECIDED
-    return text if len(text) <= len(expanded) else None
+    return text if len(text) <= longest else None
 
 
-def _monomial_text(monomial: tuple[tuple[tuple[str, str], int], ...]) -> str:
+def _monomial_text(monomial: Monomial) -> str:
     """A term's symbols as its text over the bottom starts (`m*n` of `2*m*n/(...)`)."""
-    powers = [name if power == 1 else f"{name}**{power}" for (name, _), power in monomial]
-    return "*".join(powers) or "1"
+    return "*".join(power_texts(monomial)) or "1"
 
 
 def _conditions_text(conditions: set[tuple[str, int]]) -> str:
