@@ -159,27 +159,35 @@ def common_factor_form(numerator: Poly, denominator: Poly) -> Quotient | None:
     if cancelled is None:
         return None
     top, bottom = cancelled
-    positive = _positive_plain_sums(numerator, denominator)
-    for side in (top, bottom):
-        if len(side.terms) < 2 or (side.common_monomial(side) and not (side is top and positive)):
-            return None  # a monomial, or one `factor_terms` takes out: `_print_Mul`'s order
-        if polynomial_text(side) is None or all(c < 0 for c in side.terms.values()):
-            return None  # two symbols of one name, or a sign `simplify` may move
     common = numerator.common_monomial(denominator)  # `factor_terms` takes it out too
     kept = coprime_contents(
         numerator.divided_by_monomial(common), denominator.divided_by_monomial(common)
     )
+    proportional = _proportional(kept[0], top)
+    # Signs `signsimp` leaves where they are: two sums of positive terms, or (sharing no
+    # factor but numbers and monomials) sums it does not turn over.
+    settled = _positive_plain_sums(numerator, denominator) or (
+        proportional
+        and _signs_settled(numerator, denominator)
+        and _same_signs(kept[0], top)  # `cancel` normalized no sign away
+        and _same_signs(kept[1], bottom)
+    )
+    for side in (top, bottom):
+        if len(side.terms) < 2 or (side.common_monomial(side) and not (side is top and settled)):
+            return None  # a monomial, or one `factor_terms` takes out: `_print_Mul`'s order
+        if polynomial_text(side) is None or all(c < 0 for c in side.terms.values()):
+            return None  # two symbols of one name, or a sign `simplify` may move
     # `count_ops` reads the product as `fraction` gives it, the coefficient spread over
     # both sides (`(n - 2)/(10*n - 2*Max(0, 4 - n) - 16)`, `cancel`'s form). `powsimp`
     # offers it spread over the top (`(n/2 - 1)/(5*n - Max(0, 4 - n) - 8)`): shorter,
     # that form is `simplify`'s; on a tie the form with the content out, which comes first.
     operations = _operations(top, bottom)  # coprime contents: `cancel`'s form
-    if _proportional(kept[0], top):
+    if proportional:
         # No factor in common but numbers and monomials (PolyBench's 2mm, `(2*nj + 1)/(8*(9*nj
-        # + 32))`). Two plain sums of positive terms give no sign to move (`signsimp`,
-        # `could_extract_minus_sign`), and every form `simplify` weighs is the cancelled
-        # one; with other signs the sign `signsimp` chose first stays: left to it.
-        if not positive:
+        # + 32))`). Where `signsimp` turns no side over (`_signs_settled`), every form
+        # `simplify` weighs is the cancelled one; where it turns one, the sign it chose
+        # first stays: left to it.
+        if not settled:
             return None
     elif operations >= _operations(*kept):
         return None  # the form that keeps the factor may be as short: `count_ops` decides
@@ -194,9 +202,34 @@ def _operations(top: Poly, bottom: Poly) -> int:
     return len(_OPERATOR.findall(f"({polynomial_text(top)})/({polynomial_text(bottom)})"))
 
 
+def _signs_settled(*sides: Poly) -> bool:
+    """Whether `signsimp` (`simplify`'s first step) leaves every side as it is written:
+    it turns over a sum that `could_extract_minus_sign`, one with more negative terms than
+    positive, or as many of each and a negative first term (sympy's `sort_key` of the sum
+    and of its negation differ first in that term's coefficient). A hinge is a sum inside
+    a `Max`, which it reads too: not decided here."""
+    for side in sides:
+        text = polynomial_text(side)
+        if side.hinged or text is None:
+            return False
+        negative = sum(1 for c in side.terms.values() if c < 0)
+        positive = len(side.terms) - negative
+        if negative > positive or (negative == positive and text.startswith("-")):
+            return False
+    return True
+
+
 def _positive_plain_sums(*sides: Poly) -> bool:
     """Whether every side is a sum without hinges whose coefficients are all positive."""
     return all(not side.hinged and all(c > 0 for c in side.terms.values()) for side in sides)
+
+
+def _same_signs(a: Poly, b: Poly) -> bool:
+    """Whether `a` is a positive number times `b`."""
+    if a.terms.keys() != b.terms.keys():
+        return False
+    ratios = {Fraction(c) / b.terms[m] for m, c in a.terms.items()}
+    return len(ratios) == 1 and ratios.pop() > 0
 
 
 def _proportional(a: Poly, b: Poly) -> bool:
