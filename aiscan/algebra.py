@@ -434,6 +434,14 @@ class Poly:
             sums[power] = sums.get(power, Fraction(0)) + coefficient
         return {power: c for power, c in sums.items() if c}
 
+    def multiple_of(self, other: Poly) -> Fraction | None:
+        """The number `self/other` where `self` is a multiple of `other` (the same terms,
+        in the same ratio), else None."""
+        if self.terms.keys() != other.terms.keys():
+            return None
+        ratios = {Fraction(c) / other.terms[m] for m, c in self.terms.items()}
+        return ratios.pop() if len(ratios) == 1 else None
+
     def coeff(self, var: Any, n: int = 1) -> Any:
         """What multiplies `var` to the power `n` (sympy's `Expr.coeff` on an expanded sum)."""
         v = _var_of(var)

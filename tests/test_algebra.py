@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from fractions import Fraction
 
 import pytest
 import sympy
@@ -216,3 +217,11 @@ def test_a_box_side_less_one_is_nonnegative_without_sympy() -> None:
         "nonpositive": None,
     }
     assert side.is_nonnegative is True and side.is_positive is None
+
+
+def test_a_multiple_of_a_polynomial_is_the_number_between_them() -> None:
+    n, m = symbol("n", "size"), symbol("m", "size")
+    assert (3 * n - 6 * m).multiple_of(n - 2 * m) == 3
+    assert (n - 2 * m).multiple_of(-4 * n + 8 * m) == Fraction(-1, 4)
+    assert (n - 2 * m).multiple_of(n - 3 * m) is None  # other ratios
+    assert (n - 2 * m).multiple_of(n + m * n) is None  # other terms

@@ -14,7 +14,6 @@ without the helpers it calls is left to `simplify` itself).
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from aiscan.algebra import SYMPY, Poly, Quotient, constant, polynomial_text
@@ -163,14 +162,17 @@ def common_factor_form(numerator: Poly, denominator: Poly) -> Quotient | None:
     kept = coprime_contents(
         numerator.divided_by_monomial(common), denominator.divided_by_monomial(common)
     )
-    proportional = _proportional(kept[0], top)
+    above, below = kept[0].multiple_of(top), kept[1].multiple_of(bottom)
+    proportional = above is not None
     # Signs `signsimp` leaves where they are: two sums of positive terms, or (sharing no
-    # factor but numbers and monomials) sums it does not turn over.
+    # factor but numbers and monomials) sums it does not turn over, and `cancel` normalized
+    # no sign away (each kept side a positive multiple of the cancelled one).
     settled = _positive_plain_sums(numerator, denominator) or (
-        proportional
+        above is not None
+        and above > 0
+        and below is not None
+        and below > 0
         and _signs_settled(numerator, denominator)
-        and _same_signs(kept[0], top)  # `cancel` normalized no sign away
-        and _same_signs(kept[1], bottom)
     )
     for side in (top, bottom):
         if len(side.terms) < 2 or (side.common_monomial(side) and not (side is top and settled)):
@@ -222,18 +224,3 @@ def _signs_settled(*sides: Poly) -> bool:
 def _positive_plain_sums(*sides: Poly) -> bool:
     """Whether every side is a sum without hinges whose coefficients are all positive."""
     return all(not side.hinged and all(c > 0 for c in side.terms.values()) for side in sides)
-
-
-def _same_signs(a: Poly, b: Poly) -> bool:
-    """Whether `a` is a positive number times `b`."""
-    if a.terms.keys() != b.terms.keys():
-        return False
-    ratios = {Fraction(c) / b.terms[m] for m, c in a.terms.items()}
-    return len(ratios) == 1 and ratios.pop() > 0
-
-
-def _proportional(a: Poly, b: Poly) -> bool:
-    """Whether `a` is a number times `b`."""
-    if a.terms.keys() != b.terms.keys():
-        return False
-    return len({Fraction(c) / b.terms[m] for m, c in a.terms.items()}) == 1

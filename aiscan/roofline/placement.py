@@ -577,7 +577,7 @@ def _simplified(flops: Poly, bytes_moved: Poly) -> Poly | Quotient | None:
         return None  # `simplify` of a `Max` is `hinged_simplify`'s, its limit `_limit`'s
     cancelled = cancelled_by_monomial(flops, bytes_moved)
     if cancelled is None:
-        number = _proportion(flops, bytes_moved)
+        number = flops.multiple_of(bytes_moved)
         return None if number is None else constant(number)
     top, bottom = cancelled
     if bottom.is_number:
@@ -618,15 +618,6 @@ def _in_one_size(poly: Poly) -> dict[int, Fraction]:
     """`poly` with its hinges at 0 and every symbol at one `x`: its coefficients by power
     of `x`, the zero ones left out."""
     return poly.without_hinges({atom: ZERO for atom in poly.hinges()}).by_total_degree()
-
-
-def _proportion(top: Poly, bottom: Poly) -> Fraction | None:
-    """The number `top/bottom` where one is a multiple of the other (the same terms, in
-    the same ratio), else None."""
-    if top.terms.keys() != bottom.terms.keys():
-        return None
-    ratios = {Fraction(c) / bottom.terms[m] for m, c in top.terms.items()}
-    return ratios.pop() if len(ratios) == 1 else None
 
 
 def _limit_of_simplified(intensity: Poly | Quotient) -> sympy.Expr | None:
