@@ -118,6 +118,8 @@ def test_the_editors_next_child_starts_with_the_counts(tmp_path: Path) -> None:
             await pool.view(LOWER, path, settings, 60.0)
             (first,) = pool._idle
             learned_first = first.learned
+            # Its own counts are kept, and not sent back to it with its next request.
+            assert first.seen == len(pool._counts) == 1
             pool._kill(pool._idle.pop())
             await pool.view("// an edit above\n\n" + LOWER, path, settings, 60.0)
             (second,) = pool._idle
@@ -134,9 +136,8 @@ def test_the_editors_next_child_starts_with_the_counts(tmp_path: Path) -> None:
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ResultCache]:
     cache = ResultCache(tmp_path / "cache")
-    count_memo.use_store(cache)
-    yield cache
-    count_memo.use_store(None)
+    with count_memo.stored_in(cache):
+        yield cache
 
 
 def _count_entries(cache: ResultCache) -> dict[Path, Any]:

@@ -128,7 +128,7 @@ class AnalysisPool:
             finally:
                 if demand is not None:
                     demand.attach(None)
-            self._learn(child.learned)
+            self._learn(child)
             self._idle.append(child)
             return view
 
@@ -143,12 +143,16 @@ class AnalysisPool:
             self._kill(child)
         self._threads.shutdown(wait=False, cancel_futures=True)
 
-    def _learn(self, entries: count_memo.Entries) -> None:
-        """Keep what an analysis counted, within `count_memo.LIMIT` nests (the oldest go;
-        each child's count of what it has seen moves with them)."""
-        if not entries:
+    def _learn(self, child: _Child) -> None:
+        """Keep what `child`'s analysis counted, within `count_memo.LIMIT` nests (the
+        oldest go; each child's count of what it has seen moves with them). The child has
+        its own counts: where it had seen every batch before, it has seen this one too."""
+        if not child.learned:
             return
-        self._counts.append(entries)
+        current = child.seen == len(self._counts)
+        self._counts.append(child.learned)
+        if current:
+            child.seen += 1
         dropped = 0
         while len(self._counts) > 1 and sum(map(len, self._counts)) > count_memo.LIMIT:
             self._counts.pop(0)
