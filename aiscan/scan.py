@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TextIO
 
+from aiscan.analysis import count_memo
 from aiscan.cache import ResultCache
 from aiscan.collector import retire_file_garbage
 from aiscan.errors import Diagnostic, Severity
@@ -105,11 +106,7 @@ def run_task(
     bar = _Progress(progress, len(files), len(files) - len(missing))
     jobs = min(jobs or default_jobs(), max(1, len(missing)))
     limits = _Limits(timeout_s, memory_limit_mib or None)
-    if missing:
-        from aiscan.analysis import count_memo
-
-        count_memo.use_store(cache)  # the workers forked below keep isl's counts there too
-    try:
+    with count_memo.stored_in(cache):  # the workers forked below keep isl's counts there too
         for index, payload in zip(
             missing, _execute([files[i] for i in missing], task, jobs, limits), strict=True
         ):
@@ -118,9 +115,6 @@ def run_task(
                 key = cache.key(task.kind, task.fingerprint, files[index], payload.get("content"))
                 cache.put(key, payload, payload.get("dependencies", ()))
             bar.advance(files[index])
-    finally:
-        if missing:
-            count_memo.use_store(None)  # this run's cache only
     bar.close()
     return [r for r in results if r is not None]
 

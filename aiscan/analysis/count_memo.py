@@ -10,12 +10,13 @@ arrays, subscripts and stores, the loops' variables and bounds, the program posi
 branch conditions, and the sizes with their kinds; the same nest gives the same counts
 wherever it stands. The editor's server collects what each analysis learned and hands it
 to the next one (`aiscan.lsp.worker`), whose child process starts without it otherwise;
-a scan with its result cache keeps them there, one entry per nest (`use_store`).
+a scan with its result cache keeps them there, one entry per nest (`stored_in`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ __all__ = [
     "nest_key",
     "recall",
     "remember",
-    "use_store",
+    "stored_in",
 ]
 
 Counts = tuple[int, int, int]
@@ -48,7 +49,7 @@ _LEARNED: Entries = {}
 _UNSAVED: set[str] = set()
 """Nests with points counted here that the store has not been given."""
 _STORE: ResultCache | None = None
-"""Where a scan with its result cache keeps counts between runs (`use_store`)."""
+"""Where a scan with its result cache keeps counts between runs (`stored_in`)."""
 KIND = "isl-counts"
 """The result cache's kind for a nest's counts."""
 
@@ -102,22 +103,34 @@ def known(key: str, point: tuple[int, ...]) -> Counts | None:
     return _KNOWN.get(key, {}).get(point)
 
 
-def remember(key: str, point: tuple[int, ...], counts: Counts) -> None:
+def _points(key: str) -> dict[tuple[int, ...], Counts]:
+    """The nest's known points, to add to (the memo starts over past `LIMIT` nests)."""
     if key not in _KNOWN and len(_KNOWN) >= LIMIT:
         _KNOWN.clear()
-    _KNOWN.setdefault(key, {})[point] = counts
+    return _KNOWN.setdefault(key, {})
+
+
+def remember(key: str, point: tuple[int, ...], counts: Counts) -> None:
+    _points(key)[point] = counts
     _LEARNED.setdefault(key, {})[point] = counts
     if _STORE is not None:
         _UNSAVED.add(key)
 
 
-def use_store(store: ResultCache | None) -> None:
-    """Keep counts in `store` (a scan's result cache; None: none) from now on, in this
-    process and the workers it forks: a file edited since the last scan does not count
-    the nests the edit left as they were (`aiscan check` in a pre-commit hook)."""
+@contextmanager
+def stored_in(store: ResultCache) -> Iterator[None]:
+    """Keep counts in `store` (a scan's result cache) meanwhile, in this process and the
+    workers it forks: a file edited since the last scan does not count the nests the edit
+    left as they were (`aiscan check` in a pre-commit hook). A cache without a directory
+    (`--no-cache`) keeps none."""
     global _STORE
-    _STORE = store if store is not None and store.directory is not None else None
+    _STORE = store if store.directory is not None else None
     _UNSAVED.clear()
+    try:
+        yield
+    finally:
+        _STORE = None
+        _UNSAVED.clear()
 
 
 def recall(key: str, sizes: int) -> None:
@@ -164,9 +177,7 @@ def learned() -> Entries:
 def adopt(entries: Mapping[str, Mapping[tuple[int, ...], Counts]]) -> None:
     """Take counts another process made (they are not news here)."""
     for key, points in entries.items():
-        if key not in _KNOWN and len(_KNOWN) >= LIMIT:
-            _KNOWN.clear()
-        _KNOWN.setdefault(key, {}).update(points)
+        _points(key).update(points)
 
 
 def merged(batches: Iterable[Mapping[str, Mapping[tuple[int, ...], Counts]]]) -> Entries:
