@@ -315,7 +315,7 @@ def _diagonal_leading(poly: sympy.Expr) -> tuple[int, Fraction] | None:
 def _proportion(count: sympy.Expr, total: sympy.Expr) -> Fraction | None:
     """The number `count/total` where both are Polys with the same terms in one ratio
     (jacobi2d's adds are 3/4 of its FLOPs), else None."""
-    if not (is_poly(count) and is_poly(total)) or count.terms.keys() != total.terms.keys():
+    if not (is_poly(count) and is_poly(total)):
         return None
-    ratios = {Fraction(c) / total.terms[m] for m, c in count.terms.items()}
-    return ratios.pop() if len(ratios) == 1 else None
+    ratio: Fraction | None = count.multiple_of(total)
+    return ratio
