@@ -102,7 +102,13 @@ def run_task(
     cache = cache or ResultCache(None)
     keys = [cache.lookup_key(task.kind, task.fingerprint, path) for path in files]
     results = [_served(cache.get(key), task) for key in keys]
-    missing = [i for i, result in enumerate(results) if result is None]
+    # The largest files first: a long file started last keeps one worker busy while the
+    # others idle (on 8 cores the fixtures' roofline took 8.0 s in the given order, 5.4 s
+    # this way, by their measured times). Payloads still come back in the given order.
+    missing = sorted(
+        (i for i, result in enumerate(results) if result is None),
+        key=lambda i: -_size_of(files[i]),
+    )
     bar = _Progress(progress, len(files), len(files) - len(missing))
     jobs = min(jobs or default_jobs(), max(1, len(missing)))
     limits = _Limits(timeout_s, memory_limit_mib or None)
@@ -117,6 +123,13 @@ def run_task(
             bar.advance(files[index])
     bar.close()
     return [r for r in results if r is not None]
+
+
+def _size_of(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:  # reported when the file is read
+        return 0
 
 
 def _served(payload: Payload | None, task: Task) -> Payload | None:
