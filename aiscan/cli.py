@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from aiscan.options import PipelineOptions, PlacementOptions
     from aiscan.roofline.devices import Device
     from aiscan.roofline.placement import Placement
-    from aiscan.roofline.plot import KernelSpec
+    from aiscan.roofline.plot import KernelSpec, SizePath
 
 __all__ = ["main"]
 
@@ -663,6 +663,8 @@ class RooflineInputs:
     failed: bool
     placed: tuple[list[tuple[KernelSpec, Placement]], list[str]]
     """Every kernel on every device, as `plot.placements` gives them for `plot_arguments`."""
+    paths: list[SizePath]
+    """The `plot.swept_path` of each placed pair, in the order of `placed`."""
 
 
 def roofline_inputs(
@@ -715,7 +717,12 @@ def roofline_inputs(
         "size_range": size_range,
     }
     return RooflineInputs(
-        joined.kernels, tuple(placement.devices), plot_arguments, joined.failed, joined.placed
+        joined.kernels,
+        tuple(placement.devices),
+        plot_arguments,
+        joined.failed,
+        joined.placed,
+        joined.paths,
     )
 
 
@@ -726,7 +733,7 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
     status = StatusLine(sys.stderr)
     inputs = roofline_inputs(arguments, status)
     status.show(f"aiscan roofline: drawing {counted(len(inputs.kernels), 'loop nest')}")
-    drawn = {**inputs.plot_arguments, "placed_already": inputs.placed}
+    drawn = {**inputs.plot_arguments, "placed_already": inputs.placed, "paths": inputs.paths}
     try:
         if output.suffix.lower() in (".html", ".htm"):
             from aiscan.roofline.html import write_html

@@ -17,7 +17,7 @@ from aiscan.scan import Payload, Task
 
 if TYPE_CHECKING:
     from aiscan.roofline.placement import Placement
-    from aiscan.roofline.plot import KernelSpec
+    from aiscan.roofline.plot import KernelSpec, SizePath
 
 __all__ = ["RooflineFiles", "RooflineOptions", "joined_files", "preload", "roofline_task"]
 
@@ -39,6 +39,8 @@ class RooflineFiles:
 
     kernels: list[KernelSpec]
     placed: tuple[list[tuple[KernelSpec, Placement]], list[str]]
+    paths: list[SizePath]
+    """The `swept_path` of each placed pair, in the order of `placed`."""
     errors: list[str]
     """Each file's diagnostics, in the order of the files."""
     shapes_used: list[str]
@@ -74,7 +76,7 @@ def roofline_task(options: RooflineOptions) -> Task:
 def _roofline_file(path: str, options: RooflineOptions) -> Payload:
     from aiscan.pipeline import analyze_path
     from aiscan.roofline.kernels import file_kernels
-    from aiscan.roofline.plot import place_kernel
+    from aiscan.roofline.plot import place_kernel, swept_path
 
     result = analyze_path(path, options.pipeline)
     errors = [d.format() for d in result.diagnostics]
@@ -89,13 +91,17 @@ def _roofline_file(path: str, options: RooflineOptions) -> Payload:
         from aiscan.given_shapes import shapes_matched
 
         shapes = shapes_matched(options.pipeline.shapes, result.analysis.module.functions)
+    placed = [[place_kernel(k, d, sizes=sizes, sparse=sparse) for d in devices] for k in kernels]
     return {
         "ok": True,
         "errors": errors,
         "shapes_used": shapes,
         "kernels": kernels,
-        "placed": [
-            [place_kernel(k, d, sizes=sizes, sparse=sparse) for d in devices] for k in kernels
+        "placed": placed,
+        # Its path over sizes too: evaluating it is part of placing, done in every worker.
+        "paths": [
+            [() if isinstance(p, str) else swept_path(k, p, options.size_range) for p in row]
+            for k, row in zip(kernels, placed, strict=True)
         ],
     }
 
@@ -110,17 +116,22 @@ def joined_files(
     """The payloads of `files` (in order) as one run over all of them: kernels labelled
     with their file where several files were analyzed, placements device by device."""
     from aiscan.roofline.kernels import labelled_by_file
-    from aiscan.roofline.plot import joined_placements
+    from aiscan.roofline.plot import joined_paths, joined_placements
 
     analyzed = [(f, p) for f, p in zip(files, payloads, strict=True) if p["ok"]]
-    kernels, each = [], []
+    kernels, each, paths = [], [], []
     for path, payload in analyzed:
-        for kernel, placed in zip(payload["kernels"], payload["placed"], strict=True):
+        for kernel, placed, swept in zip(
+            payload["kernels"], payload["placed"], payload["paths"], strict=True
+        ):
             kernels.append(labelled_by_file(kernel, path) if len(analyzed) > 1 else kernel)
             each.append(placed)
+            paths.append(swept)
+    devices = options.placement.devices
     return RooflineFiles(
         kernels,
-        joined_placements(kernels, options.placement.devices, each),
+        joined_placements(kernels, devices, each),
+        joined_paths(kernels, devices, each, paths),
         [e for p in payloads for e in p["errors"]],
         sorted({s for _, p in analyzed for s in p["shapes_used"]}),
         len(analyzed) < len(payloads),

@@ -21,6 +21,7 @@ from aiscan.roofline.placement import CrossoverKind, Placement, held_text
 from aiscan.roofline.plot import (
     DEFAULT_SIZE_RANGE,
     KernelSpec,
+    SizePath,
     build_figure,
     figure_svg,
     placements,
@@ -59,15 +60,16 @@ def render_html(
     size_range: tuple[int, int] = DEFAULT_SIZE_RANGE,
     title: str = "aiscan roofline report",
     placed_already: tuple[list[tuple[KernelSpec, Placement]], list[str]] | None = None,
+    paths: Sequence[SizePath] | None = None,
 ) -> str:
     """The report as one HTML string (`placed_already`: what `placements` gives for the
-    same arguments, where the caller placed the kernels)."""
+    same arguments, where the caller placed the kernels; `paths`: their `swept_path`s)."""
     if placed_already is None:
         placed_already = placements(kernels, devices, sizes=sizes, sparse=sparse)
     placed, skipped = placed_already
     figure = build_figure(
         kernels, devices, sizes=sizes, sparse=sparse, size_range=size_range,
-        placed_already=(placed, skipped),
+        placed_already=(placed, skipped), paths=paths,
     )  # fmt: skip
     svg = re.sub(r"^<\?xml[^>]*>\s*(<!DOCTYPE[^>]*>\s*)?", "", figure_svg(figure))
     svg = _with_tooltips(svg, placed)
@@ -104,11 +106,12 @@ def write_html(
     sparse: bool = False,
     size_range: tuple[int, int] = DEFAULT_SIZE_RANGE,
     placed_already: tuple[list[tuple[KernelSpec, Placement]], list[str]] | None = None,
+    paths: Sequence[SizePath] | None = None,
 ) -> Path:
     """Write `render_html(...)` to `path` (UTF-8)."""
     text = render_html(
         kernels, devices, sizes=sizes, sparse=sparse, size_range=size_range,
-        placed_already=placed_already,
+        placed_already=placed_already, paths=paths,
     )  # fmt: skip
     path.write_text(text, encoding="utf-8")
     return path
