@@ -1,5 +1,5 @@
 """A path's intensity read in Python's rationals is sympy's value at each size, exactly;
-what it cannot read (floor, Min, a zero denominator) is left to sympy."""
+what it cannot read (a fractional power, a zero denominator) is left to sympy."""
 
 from __future__ import annotations
 
@@ -32,9 +32,27 @@ def test_the_value_is_sympys_exactly(expr: sympy.Expr, size: int) -> None:
     assert float(found) == float(theirs)
 
 
+LATTICE = [
+    sympy.floor(n / 2 - sympy.Rational(1, 2)) / n,  # a strided loop's trip, as placed
+    (m * sympy.ceiling(n / 8) + 1) / (8 * sympy.ceiling(n / 8) ** 2),
+    sympy.Min(n, 32) / (4 * n + 8),
+    m * n / (8 * m + 8 * sympy.Max(0, 4 - n)),  # a footprint hinge
+]
+
+
+@pytest.mark.parametrize("expr", LATTICE, ids=str)
+@pytest.mark.parametrize("size", [1, 3, 8, 4096, 2**40 + 1])
+def test_floor_ceiling_min_and_max_are_read_as_sympy_evaluates_them(
+    expr: sympy.Expr, size: int
+) -> None:
+    symbols = sorted(expr.free_symbols, key=lambda s: s.name)
+    found = rational_value(expr, dict.fromkeys(symbols, size))
+    theirs = expr.xreplace({s: sympy.Integer(size) for s in symbols})
+    assert found == Fraction(int(theirs.p), int(theirs.q))
+    assert float(found) == float(theirs)
+
+
 def test_what_it_cannot_read_is_left_to_sympy() -> None:
-    assert rational_value(sympy.floor(n / 2) / n, {n: 8}) is None
-    assert rational_value(sympy.Min(n, 32) / n, {n: 8}) is None
     assert rational_value(n / (n - 8), {n: 8}) is None  # a zero denominator there
     assert rational_value(n / m, {n: 8}) is None  # a symbol without its size
     assert rational_value(n ** sympy.Rational(1, 2), {n: 4}) is None

@@ -16,7 +16,7 @@ from aiscan.cli import (
 from aiscan.pipeline import analyze_path
 from aiscan.roofline.kernels import module_kernels
 from aiscan.roofline.placement import Placement
-from aiscan.roofline.plot import KernelSpec, placements
+from aiscan.roofline.plot import KernelSpec, placements, swept_path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEVICES = ["--device", "h100-sxm", "--device", "epyc-9654", "--device", "l4"]
@@ -51,6 +51,10 @@ def test_the_workers_give_what_one_process_gave() -> None:
     assert inputs.placed[1] == skipped
     dgemm = [p for k, p in inputs.placed[0] if k.label.startswith("dgemm")]
     assert [p.device for p in dgemm] == ["h100-sxm", "epyc-9654", "l4"]  # device by device
+    # Each pair's path over sizes, evaluated in the workers, in the order of the pairs.
+    size_range = inputs.plot_arguments["size_range"]
+    assert inputs.paths == [swept_path(k, p, size_range) for k, p in placed]
+    assert sum(1 for path in inputs.paths if path) == 33  # no sizes given: symbolic AIs
 
 
 def test_one_analyzed_file_labels_without_its_name() -> None:

@@ -246,3 +246,25 @@ def test_batch_runs_collect_each_files_cycles_after_it(
         assert payloads[-1]["frozen"] > frozen  # the survivors are out of later scans
     else:
         assert alive == [True, True]
+
+
+def _order_seen(path: str, seen: list[str]) -> Payload:
+    """The files this worker ran before `path`, and `path` itself."""
+    seen.append(Path(path).name)
+    return {"ok": True, "path": Path(path).name, "seen": list(seen)}
+
+
+def test_the_largest_files_start_first_and_payloads_keep_the_given_order(
+    tmp_path: Path,
+) -> None:
+    sizes = {"small.c": 10, "large.c": 5000, "missing.c": None, "medium.c": 800}
+    files = []
+    for name, size in sizes.items():
+        if size is not None:
+            (tmp_path / name).write_text("x" * size)
+        files.append(str(tmp_path / name))
+    task = Task("order", _order_seen, lambda *a: {}, [], "")
+    payloads = run_task(files, task, jobs=1)  # one worker: it runs the files in turn
+    assert [p["path"] for p in payloads] == list(sizes)
+    last = max(payloads, key=lambda p: len(p["seen"]))  # the file the worker ran last
+    assert last["seen"] == ["large.c", "medium.c", "small.c", "missing.c"]
