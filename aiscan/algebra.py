@@ -39,6 +39,7 @@ __all__ = [
     "is_infinity",
     "is_poly",
     "is_quotient",
+    "monomial_and_sum",
     "normal",
     "ordered_terms",
     "polynomial_text",
@@ -799,11 +800,12 @@ class Quotient:
     terms (a placement's intensity): the bottom's content and common monomial taken out
     of the sum, `m/(8*(m + 8))` for `m/(8*m + 64)` (`Quotient.factored`).
 
-    `contents` is the form `simplify` gives two sums without a common monomial below
-    (a hinged stencil's cancelled intensity): each side's integer content taken out as one
+    `contents` is the form `simplify` gives most cancelled ratios of two sums (a hinged
+    stencil's, a model's level ratios): each side's integer content taken out as one
     positive rational coefficient, `(n - 2)/(2*(5*n - Max(0, 4 - n) - 8))` for
-    `(n - 2)/(10*n - 2*Max(0, 4 - n) - 16)`, and the top's common monomial before its sum
-    (`nj*(3*nk + 1)/(8*(3*nj*nk + 2*nj + 8*nk))`)."""
+    `(n - 2)/(10*n - 2*Max(0, 4 - n) - 16)`, and each side's common monomial before its
+    sum (`nj*(3*nk + 1)/(8*(3*nj*nk + 2*nj + 8*nk))`, `(2*n - 1)/(4*n*(n + 21))`); a side
+    may be that monomial alone (`(n - 1)/(16*n)`)."""
 
     __slots__ = ("_sympy", "_text", "contents", "denominator", "factored", "numerator")
 
@@ -888,13 +890,14 @@ class Quotient:
                 )
             elif self.contents:
                 coefficient, above, below = self._primitive_sides()
-                monomial, above = _monomial_and_sum(above)
-                factors = [above._sympy_(), sympy.Pow(below._sympy_(), -1)]
-                if monomial is not None:
-                    factors.insert(0, monomial._sympy_())
+                factors = []
                 if coefficient != 1:
                     rational = sympy.Rational(coefficient.numerator, coefficient.denominator)
-                    factors.insert(0, rational)
+                    factors.append(rational)
+                for side, power in ((above, 1), (below, -1)):
+                    for part in monomial_and_sum(side):
+                        if part is not None and part != ONE:
+                            factors.append(sympy.Pow(part._sympy_(), power))
                 self._sympy = sympy.Mul(*factors)
             elif self.denominator.is_number:
                 inverse = sympy.Pow(bottom, -1, evaluate=False)
@@ -983,19 +986,23 @@ class Quotient:
 
     def _contents_text(self) -> str | None:
         """As sympy's `_print_Mul` writes the `contents` product: the coefficient's
-        numerator and the top sum, `/`, then its denominator and the bottom sum."""
+        numerator, the top's monomial (its symbols by name, as `Mul` sorts them) and sum,
+        `/`, then its denominator and the bottom's monomial and sum."""
         coefficient, above, below = self._primitive_sides()
-        monomial, above = _monomial_and_sum(above)
-        top_text, bottom_text = polynomial_text(above), polynomial_text(below)
-        if top_text is None or bottom_text is None:
-            return None
         tops = [] if coefficient.numerator == 1 else [str(coefficient.numerator)]
         bottoms = [] if coefficient.denominator == 1 else [str(coefficient.denominator)]
-        if monomial is not None:  # its symbols by name, before the sum, as `Mul` sorts them
-            ((powers, _),) = monomial.terms.items()
-            tops += power_texts(powers)
-        tops.append(f"({top_text})")
-        bottoms.append(f"({bottom_text})")
+        for side, texts in ((above, tops), (below, bottoms)):
+            monomial, total = monomial_and_sum(side)
+            if monomial is not None:
+                ((powers, _),) = monomial.terms.items()
+                texts += power_texts(powers)
+            if total != ONE:
+                text = polynomial_text(total)
+                if text is None:
+                    return None
+                texts.append(f"({text})")
+        if not tops or not bottoms:
+            return None  # `1/(...)`, or no bottom: shapes the forms here do not build
         if len(bottoms) == 1:
             return f"{'*'.join(tops)}/{bottoms[0]}"
         return f"{'*'.join(tops)}/({'*'.join(bottoms)})"
@@ -1126,7 +1133,7 @@ class Infinity:
 INFINITY = Infinity()
 
 
-def _monomial_and_sum(poly: Poly) -> tuple[Poly | None, Poly]:
+def monomial_and_sum(poly: Poly) -> tuple[Poly | None, Poly]:
     """A sum's common monomial (None when it has none) and the sum divided by it."""
     common = poly.common_monomial(poly)
     if not common:

@@ -36,6 +36,7 @@ from aiscan.analysis.dependence import DependenceChain
 from aiscan.analysis.flops import FlopCounts
 from aiscan.analysis.hinged_simplify import (
     common_factor_form,
+    contents_form,
     is_hinged_ratio,
     simplify_hinged,
 )
@@ -557,6 +558,9 @@ def _intensity_and_limit(
         hinged = _simplified_hinged(flops, bytes_moved)
         if hinged is not None:
             return hinged
+        contents = contents_form(flops, bytes_moved)
+        if contents is not None:  # a branch fraction's: the form without sympy, its limit by it
+            return contents, _limit(contents)
     ratio = flops / bytes_moved
     # A monomial or a number is already as simple as sympy's `simplify` would make it.
     if is_poly(ratio) and len(ratio.terms) <= 1:
@@ -588,11 +592,13 @@ def _simplified(flops: Poly, bytes_moved: Poly) -> Poly | Quotient | None:
 
 def _simplified_hinged(flops: Poly, bytes_moved: Poly) -> tuple[Quotient, Poly | Infinity] | None:
     """`simplify_hinged`'s intensity (`simplify`'s, for two plain sums) and `_limit`'s
-    limit, without sympy, for the ratios `common_factor_form` covers whose every symbol
-    grows; None for others."""
+    limit, without sympy, for the ratios `common_factor_form` or `contents_form` covers
+    whose every symbol grows; None for others."""
     if any(_is_fraction(s) for s in flops.free_symbols | bytes_moved.free_symbols):
         return None
     intensity = common_factor_form(flops, bytes_moved)
+    if intensity is None:
+        intensity = contents_form(flops, bytes_moved)
     if intensity is None:
         return None
     limit = _limit_all_growing(intensity.numerator, intensity.denominator)
