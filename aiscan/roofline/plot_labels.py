@@ -70,7 +70,7 @@ def table_inches(axes: Axes, rows: Sequence[str]) -> tuple[float, float]:
         return 0.0, 0.0
     columns = math.ceil(len(rows) / _TABLE_ROWS)
     # One entry per column, its rows on lines of their own: 452 entries took a legend's
-    # box packing two seconds at every draw (and the plot is drawn twice).
+    # box packing two seconds at every draw (the layout measures it, then the save).
     per_column = math.ceil(len(rows) / columns)
     blocks = ["\n".join(rows[k : k + per_column]) for k in range(0, len(rows), per_column)]
     table = axes.legend(
