@@ -199,3 +199,28 @@ def test_check_in_a_pre_commit_hook_counts_only_the_nests_an_edit_changed(
     second = _count_entries(cache)
     assert len(second) == 2  # the new nest's counts beside the old ones
     assert {path: path.stat().st_mtime_ns for path in first} == written
+
+
+def test_a_read_only_arrays_counts_are_one_isl_count_a_point(
+    fresh: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """L is only read, both ways round (`L[i][j]` and `L[j][i]` under `j < i`): every
+    element it touches is first touched by a read, so isl counts the union once a point
+    (touched = read first, none written), not twice."""
+    counted: list[int] = []
+    original = polyhedral._count
+
+    def counting(points: Any) -> int:
+        found = original(points)
+        if points is not None:
+            counted.append(found)
+        return found
+
+    monkeypatch.setattr(polyhedral, "_count", counting)
+    read_only = LOWER.replace("x[i] -= L[i * n + j] * x[j];", "s += L[i * n + j] * L[j * n + i];")
+    read_only = read_only.replace("{\n", "{\n    double s = 0;\n", 1)
+    result = analyze_text(read_only, "lower.c", PipelineOptions())
+    assert result.analysis is not None
+    (region,) = result.analysis.functions[0].regions
+    assert str(region.traffic["compulsory"].total(False)) == "8*n**2 - 8*n"  # off its diagonal
+    assert len(fresh) == len(counted) > 0  # one count of L's triangle at each point

@@ -346,22 +346,21 @@ def _counts_cached(
         raise _NotAffine
     touched = _union_range([m for _, m in maps])
     writes = [m for r, m in maps if r.access.is_write]
+    if not writes:  # every element is first touched by a read: the same set, counted once
+        count = _count(touched)
+        return count, 0, count
     written = _union_range(writes)
+    store_times = writes[0]
+    for m in writes[1:]:
+        store_times = store_times.union(m)
+    earlier = isl.Map.lex_gt(isl.Space.set_alloc(isl.DEFAULT_CONTEXT, 0, width))
+    inverse = store_times.reverse()
     read_first = None
-    if writes:
-        store_times = writes[0]
-        for m in writes[1:]:
-            store_times = store_times.union(m)
-        earlier = isl.Map.lex_gt(isl.Space.set_alloc(isl.DEFAULT_CONTEXT, 0, width))
-        inverse = store_times.reverse()
     for reference, m in maps:
         if reference.access.is_write:
             continue
-        if writes:
-            preceded = m.apply_range(inverse).intersect(earlier).domain()
-            first = m.intersect_domain(m.domain().subtract(preceded)).range()
-        else:
-            first = m.range()
+        preceded = m.apply_range(inverse).intersect(earlier).domain()
+        first = m.intersect_domain(m.domain().subtract(preceded)).range()
         read_first = first if read_first is None else read_first.union(first)
     return (
         _count(touched),
