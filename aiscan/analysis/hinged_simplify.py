@@ -220,11 +220,11 @@ def contents_form(numerator: Poly, denominator: Poly) -> Quotient | None:
       contents out);
     * `signsimp` turns no side over, before or after the cancellation (`_signs_settled`);
 
-    and where it is shorter than `cancel`'s form, the bottom is a sum, and the top keeps a
-    monomial of its own (`factor_terms` takes it out of the coefficient spread over the
-    top, which is then the longer form) or the spread form is no shorter than `cancel`'s
-    (`(M*N/4 - M/16 - N/16)/(M*N + M + N)` is shorter, and is `simplify`'s). None
-    elsewhere: sympy decides."""
+    and where the bottom is a sum, the form is no longer than `cancel`'s, no form with the
+    coefficient spread over the top's sum is shorter than it (`n**2*(3*B*d + 9*n/8)/...`),
+    and, where the top keeps no monomial of its own, the spread form of `cancel`'s result
+    is no shorter than `cancel`'s (`(M*N/4 - M/16 - N/16)/(M*N + M + N)` is shorter, and
+    is `simplify`'s). None elsewhere: sympy decides."""
     if numerator.hinged or denominator.hinged:
         return None
     cancelled = cancelled_hinged(numerator, denominator, lambda _: False)

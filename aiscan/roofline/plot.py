@@ -70,7 +70,7 @@ __all__ = [
 
 DEFAULT_SIZE_RANGE: Final = (8, 65536)
 SAVE_DPI: Final = 150
-"""The resolution of a written PNG."""
+"""The resolution a figure is written at (`save_figure`)."""
 _MARKERS: Final = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">")
 _LEGEND_MARKERS_MAX: Final = len(_MARKERS)
 """Up to this many kernels the legend lists each one's marker and the plot its name;
@@ -291,8 +291,8 @@ def joined_paths(
     """The `swept_path` of each pair `joined_placements` gives, in its order, from every
     kernel's paths on each device (made where it was placed: in the workers)."""
     return [
-        paths[kernel][device]
-        for _, _, result, (kernel, device) in _device_major(kernels, devices, each)
+        paths[row][column]
+        for _, _, result, (row, column) in _device_major(kernels, devices, each)
         if not isinstance(result, str)
     ]
 
@@ -328,9 +328,9 @@ def build_figure(
     what `placements` gives for the same arguments, when the caller needs it too (the
     HTML report's tables): a placement costs sympy's simplify and root solves. `paths`:
     the `swept_path` of each of its pairs, in order, where they were made with the
-    placements (`aiscan roofline`'s workers). `dpi`: the
-    resolution it is laid out at; a file is written at `SAVE_DPI`, and a figure laid out
-    at it reuses its texts' measures when saved (452 nests: 0.3 s).
+    placements (`aiscan roofline`'s workers). `dpi`: the resolution it is laid out at; a
+    file is written at `SAVE_DPI`, and a figure laid out at it reuses its texts' measures
+    when saved (452 nests: 0.3 s).
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
