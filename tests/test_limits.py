@@ -77,6 +77,16 @@ def test_memory_the_analysis_can_catch_is_a_located_error_too(tmp_path: Path) ->
         "many.c:1:1: error: too large to analyze (memory limit 150 MiB, --memory-limit)"
     ]
     assert "function daxpy" in out
+    # The large file first in a fresh worker (alone, or the largest: taken first): its
+    # error is rendered without importing the report's modules under the exhausted limit.
+    for flags in ([], ["--format", "json"]):
+        code, out, err = aiscan(
+            "analyze", "many.c", "--no-cache", "--memory-limit", "150", *flags, cwd=tmp_path
+        )
+        assert (code, err.splitlines()) == (
+            2,
+            ["many.c:1:1: error: too large to analyze (memory limit 150 MiB, --memory-limit)"],
+        )
 
 
 def test_a_fifo_in_a_tree_is_refused_without_waiting_on_it(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ return plain data and the cache stores exactly what is printed.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -56,16 +57,17 @@ def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
-def _render(result: FileResult, options: AnalyzeOptions) -> Any:
-    """The file's part of the report, as text: JSON entries are serialized here, once, so
-    a cached scan joins strings instead of parsing and re-encoding every entry."""
+def _renderer(options: AnalyzeOptions) -> Callable[[FileResult], Any]:
+    """What writes a file's part of the report, as text: JSON entries are serialized
+    here, once, so a cached scan joins strings instead of parsing and re-encoding every
+    entry."""
     if options.format == "json":
         from aiscan.report.json_report import file_entry
 
-        return json.dumps(file_entry(result, options.placement))
+        return lambda result: json.dumps(file_entry(result, options.placement))
     from aiscan.report.text_report import file_text
 
-    return file_text(result, options.model, options.placement)
+    return lambda result: file_text(result, options.model, options.placement)
 
 
 def _analyze_file(path: str, options: AnalyzeOptions) -> Payload:
@@ -74,6 +76,10 @@ def _analyze_file(path: str, options: AnalyzeOptions) -> Payload:
     from aiscan.report.sizes import size_names
     from aiscan.sources import read_source_file
 
+    # The renderer is imported before the analysis: a file that exhausts the memory limit
+    # in a fresh worker had no room left to import it for its error, and the worker exited
+    # (a crash, where the file is too large).
+    render = _renderer(options)
     try:
         source = read_source_file(path)
     except InputError as error:
@@ -85,7 +91,7 @@ def _analyze_file(path: str, options: AnalyzeOptions) -> Payload:
         "content": source.digest,
         "sizes_used": sorted(size_names(result.analysis)) if result.analysis else [],
         "shapes_used": _shapes_used(result, options.pipeline),
-        "output": _render(result, options),
+        "output": render(result),
         "errors": [d.format() for d in result.diagnostics] if result.analysis is None else [],
         "dependencies": dependencies,
     }
@@ -106,7 +112,7 @@ def _failed_file(path: str, diagnostic: Diagnostic, options: AnalyzeOptions) -> 
     result = FileResult(path, None, (diagnostic,))
     return {
         "ok": False,
-        "output": _render(result, options),
+        "output": _renderer(options)(result),
         "errors": [diagnostic.format()],
         "dependencies": [],
     }
