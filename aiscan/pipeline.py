@@ -16,6 +16,8 @@ from aiscan.sources import language_of, read_source
 from aiscan.span import Span
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from aiscan.frontends.c import CFrontendOptions
 
 __all__ = ["FileResult", "PipelineOptions", "analyze_path", "analyze_text", "lower_source"]
@@ -31,12 +33,17 @@ class FileResult:
 
 
 def lower_source(
-    text: str, path: str, options: PipelineOptions, through_line: int | None = None
+    text: str,
+    path: str,
+    options: PipelineOptions,
+    through_line: int | None = None,
+    between: Callable[[], None] | None = None,
 ) -> Module:
     """The IR of one source text; raises `InputError` for input that cannot be analyzed.
     `through_line`: in Python, the top-level `def` or class holding that line (and what
     must be lowered before it), as the whole file's lowering gives it: the language
-    server's hovered nest, before the rest. Other languages lower the whole file."""
+    server's hovered nest, before the rest. Other languages lower the whole file.
+    `between`: in Python, called before each top-level statement, and may raise to stop."""
     language = options.language or language_of(path)
     if language == "c":
         from aiscan.frontends.c import lower_c_source
@@ -53,6 +60,7 @@ def lower_source(
             tf32=options.fp32_matmul_tf32,
             shapes=options.shapes,
             through_line=through_line,
+            between=between,
         )
         from aiscan.frontends import triton
 

@@ -136,3 +136,64 @@ def test_the_hovered_nest_is_described_before_the_whole_file_is_analyzed(
     view = _viewed_hovering_line_10(path, settings, events)
     assert events == ["function matvec", "nest 9", "file scale, matvec", "nest 3"]
     assert view == alone
+
+
+PYTHON_TWO = """\
+import numpy as np
+
+
+def scale(x: np.ndarray, a: float):
+    for i in range(x.shape[0]):
+        x[i] = a * x[i]
+
+
+def matvec(A: np.ndarray, x: np.ndarray, y: np.ndarray):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            y[i] += A[i, j] * x[j]
+"""
+
+
+def test_a_line_asked_for_during_the_files_lowering_stops_it_and_comes_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hover arrives after the whole file's lowering began (an editor's hover sent
+    right after the open): the lowering stops between top-level statements, the hovered
+    function is lowered and described first, then the file, and the view is the same."""
+    path = str(tmp_path / "two.py")
+    settings = settings_for(path, ("h100-sxm",))
+    monkeypatch.setattr(view_module, "PLACEMENTS", view_module._Recent(64))
+    alone = view_document(PYTHON_TWO, path, settings, 60.0)
+    events: list[str] = []
+    original = view_module.lower_source
+
+    def lowering(*args: Any, **keywords: Any) -> Any:
+        through = args[3] if len(args) > 3 else keywords.get("through_line")
+        interruptible = keywords.get("between") is not None
+        events.append(f"lower {through or 'file'}{' (stops if asked)' if interruptible else ''}")
+        return original(*args, **keywords)
+
+    monkeypatch.setattr(view_module, "lower_source", lowering)
+    monkeypatch.setattr(view_module, "PLACEMENTS", view_module._Recent(64))
+    asked: list[int | None] = [None]  # nothing asked when the lowering starts
+
+    def wanted_line() -> int | None:
+        line, asked[0] = asked[0], 11  # then the editor hovers on matvec's inner loop
+        return line
+
+    view = view_document(
+        PYTHON_TWO,
+        path,
+        settings,
+        60.0,
+        lambda nest: events.append(f"nest {nest.span.line}"),
+        wanted_line,
+    )
+    assert events == [
+        "lower file (stops if asked)",
+        "lower 11",
+        "nest 10",
+        "lower file",
+        "nest 5",
+    ]
+    assert view == alone

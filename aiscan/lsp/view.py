@@ -104,14 +104,29 @@ def view_document(
         """The whole file's module, the hovered nest described on the way: a Python file's
         from the functions up to its own alone when the editor asked before the file was
         lowered (`lower_source`'s `through_line`: the rest of a long file stood before
-        it), else from the whole file's."""
+        it), or while it was (the file's lowering stops between top-level statements,
+        and starts again after), else from the whole file's."""
         line = wanted_line()
         if line is not None and _lowers_in_part(path, settings):
             describe_wanted(lower_source(text, path, settings.pipeline, line), line)
+        elif _lowers_in_part(path, settings):
+            try:
+                module = lower_source(text, path, settings.pipeline, between=stop_if_wanted)
+            except _Wanted as wanted:  # asked for during the file's lowering: its part first
+                part = lower_source(text, path, settings.pipeline, wanted.line)
+                describe_wanted(part, wanted.line)
+            else:
+                describe_wanted(module, wanted_line())
+                return module
         module = lower_source(text, path, settings.pipeline)
         if not early:
             describe_wanted(module, wanted_line())
         return module
+
+    def stop_if_wanted() -> None:
+        line = wanted_line()
+        if line is not None:
+            raise _Wanted(line)
 
     def describe_wanted(module: Module, line: int | None) -> None:
         """The hovered nest from its own function's analysis, before the whole file's
@@ -153,6 +168,14 @@ def view_document(
     if result.analysis is None:  # the lint stopped: the document's error, as before it ran
         return DocumentView((), result.errors, ())
     return DocumentView(result.findings, result.errors, tuple(views))
+
+
+class _Wanted(Exception):
+    """The editor asked for `line` while the whole file was being lowered."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
 
 
 def _lowers_in_part(path: str, settings: ServerSettings) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 import libcst as cst
@@ -50,6 +50,7 @@ def lower_python_source(
     tf32: bool | None = None,
     shapes: Sequence[GivenShape] = (),
     through_line: int | None = None,
+    between: Callable[[], None] | None = None,
 ) -> Module:
     """Parse and lower one Python file; raises `InputError` when it does not parse.
 
@@ -58,7 +59,9 @@ def lower_python_source(
     float64 for NumPy). `x64` and `tf32` are settings that override what the code says
     about its framework's precision (see `frameworks.py`). `shapes` are parameter shapes
     the user states (`--shape`). `through_line` stops after the top-level `def` or class
-    holding that line (`_lowered_functions`)."""
+    holding that line (`_lowered_functions`). `between` is called before each top-level
+    statement is lowered, and may raise to stop the lowering (the language server, when
+    the editor asks for a line meanwhile)."""
     syntax = _check_with_cpython_parser(text, path)
     rules = read_frameworks(syntax, x64_setting=x64, tf32_setting=tf32)
     defaults = _Defaults(rules, dtypes.dtype_named(default_dtype or ""), shapes)
@@ -88,7 +91,7 @@ def lower_python_source(
     globals_.summarize = summaries.summary
     try:
         functions = _lowered_functions(
-            module, names, globals_, summaries, defaults, errors, through_line
+            module, names, globals_, summaries, defaults, errors, through_line, between=between
         )
         if summaries.recursed and through_line is not None:
             # Lowered out of the file's order, a cycle of calls is entered elsewhere and
@@ -149,6 +152,7 @@ def _lowered_functions(
     errors: list[Diagnostic],
     through_line: int | None = None,
     skip_earlier: bool = True,
+    between: Callable[[], None] | None = None,
 ) -> list[Function]:
     """The module's functions and methods, and its top-level work as `<module>`.
 
@@ -165,6 +169,8 @@ def _lowered_functions(
     earlier: list[cst.FunctionDef] = []
     classes = {s.name.value: s for s in module.body if isinstance(s, cst.ClassDef)}
     for statement in module.body:
+        if between is not None:
+            between()
         holds = through_line is not None and _holds(names, statement, through_line)
         if isinstance(statement, cst.FunctionDef):
             if through_line is not None and skip_earlier and not holds:
