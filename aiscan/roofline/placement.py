@@ -558,9 +558,6 @@ def _intensity_and_limit(
         hinged = _simplified_hinged(flops, bytes_moved)
         if hinged is not None:
             return hinged
-        contents = contents_form(flops, bytes_moved)
-        if contents is not None:  # a branch fraction's: the form without sympy, its limit by it
-            return contents, _limit(contents)
     ratio = flops / bytes_moved
     # A monomial or a number is already as simple as sympy's `simplify` would make it.
     if is_poly(ratio) and len(ratio.terms) <= 1:
@@ -590,19 +587,27 @@ def _simplified(flops: Poly, bytes_moved: Poly) -> Poly | Quotient | None:
     return Quotient.simplified(top, bottom)
 
 
-def _simplified_hinged(flops: Poly, bytes_moved: Poly) -> tuple[Quotient, Poly | Infinity] | None:
-    """`simplify_hinged`'s intensity (`simplify`'s, for two plain sums) and `_limit`'s
-    limit, without sympy, for the ratios `common_factor_form` or `contents_form` covers
-    whose every symbol grows; None for others."""
-    if any(_is_fraction(s) for s in flops.free_symbols | bytes_moved.free_symbols):
-        return None
-    intensity = common_factor_form(flops, bytes_moved)
-    if intensity is None:
-        intensity = contents_form(flops, bytes_moved)
-    if intensity is None:
-        return None
-    limit = _limit_all_growing(intensity.numerator, intensity.denominator)
-    return None if limit is None else (intensity, limit)
+def _simplified_hinged(
+    flops: Poly, bytes_moved: Poly
+) -> tuple[Quotient, sympy.Expr | Poly | Infinity | None] | None:
+    """`simplify_hinged`'s intensity (`simplify`'s, for two plain sums) without sympy, for
+    the ratios `common_factor_form` or `contents_form` covers, and `_limit`'s limit: read
+    off the terms where every symbol grows, else (a branch fraction, a bottom that
+    vanishes) `_limit` of the `contents_form`; None for other ratios."""
+    contents = None
+    if not any(_is_fraction(s) for s in flops.free_symbols | bytes_moved.free_symbols):
+        intensity = common_factor_form(flops, bytes_moved)
+        if intensity is None:
+            contents = contents_form(flops, bytes_moved)
+            if contents is None:
+                return None
+            intensity = contents
+        limit = _limit_all_growing(intensity.numerator, intensity.denominator)
+        if limit is not None:
+            return intensity, limit
+    if contents is None:
+        contents = contents_form(flops, bytes_moved)
+    return None if contents is None else (contents, _limit(contents))
 
 
 def _limit_all_growing(top: Poly, bottom: Poly) -> Poly | Infinity | None:
