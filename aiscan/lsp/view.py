@@ -107,17 +107,16 @@ def view_document(
         it), or while it was (the file's lowering stops between top-level statements,
         and starts again after), else from the whole file's."""
         line = wanted_line()
-        if line is not None and _lowers_in_part(path, settings):
+        if _lowers_in_part(path, settings):
+            if line is None:
+                try:
+                    module = lower_source(text, path, settings.pipeline, between=stop_if_wanted)
+                except _Wanted as wanted:  # asked for during the file's lowering
+                    line = wanted.line
+                else:
+                    describe_wanted(module, wanted_line())
+                    return module
             describe_wanted(lower_source(text, path, settings.pipeline, line), line)
-        elif _lowers_in_part(path, settings):
-            try:
-                module = lower_source(text, path, settings.pipeline, between=stop_if_wanted)
-            except _Wanted as wanted:  # asked for during the file's lowering: its part first
-                part = lower_source(text, path, settings.pipeline, wanted.line)
-                describe_wanted(part, wanted.line)
-            else:
-                describe_wanted(module, wanted_line())
-                return module
         module = lower_source(text, path, settings.pipeline)
         if not early:
             describe_wanted(module, wanted_line())
