@@ -267,8 +267,11 @@ _PHASE_POINTS = (
     ("aiscan.frontends.python.frontend", "_lowered_functions", "lower"),
     ("aiscan.frontends.python.frontend", "read_frameworks", "lower"),
     ("aiscan.pipeline", "analyze_module", "analyze"),
-    ("aiscan.report.file_task", "_render", "report"),
+    ("aiscan.report.file_task", "_renderer", "report"),
 )
+# Points that return the function doing the phase's work (a file's renderer): that function
+# is timed, not the call that makes it.
+_PHASE_FACTORIES = frozenset({("aiscan.report.file_task", "_renderer")})
 
 
 def _phase_clock() -> tuple[dict[str, float], Any]:
@@ -299,14 +302,25 @@ def _phase_clock() -> tuple[dict[str, float], Any]:
         *path, name = attribute.split(".")
         for part in path:
             owner = getattr(owner, part)
-        originals.append((owner, name, getattr(owner, name)))
-        setattr(owner, name, timed(getattr(owner, name), phase))
+        original = getattr(owner, name)
+        originals.append((owner, name, original))
+        if (module_name, attribute) in _PHASE_FACTORIES:
+            setattr(owner, name, _timing_what_it_returns(original, phase, timed))
+        else:
+            setattr(owner, name, timed(original, phase))
 
     def stop() -> None:
         for owner, name, original in originals:
             setattr(owner, name, original)
 
     return seconds, stop
+
+
+def _timing_what_it_returns(factory: Any, phase: str, timed: Any) -> Any:
+    def call(*arguments: Any, **keywords: Any) -> Any:
+        return timed(factory(*arguments, **keywords), phase)
+
+    return call
 
 
 def _language_split_worker(root: str) -> None:
