@@ -733,8 +733,8 @@ def _composed(
 
 def _rank(view: tuple[sympy.Expr, ...]) -> int:
     """How many coordinates a view's index uses (its rank)."""
-    used = [d for d in range(64) if any(coordinate(d) in e.free_symbols for e in view)]
-    return max(used, default=-1) + 1
+    free = frozenset().union(*(e.free_symbols for e in view))
+    return next((d + 1 for d in range(63, -1, -1) if coordinate(d) in free), 0)
 
 
 def _solve_linear(

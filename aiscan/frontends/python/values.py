@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import sympy
 
@@ -39,6 +39,7 @@ ADDMM = "addmm"
 eager view makes the two one call (`eager.py`)."""
 
 
+@cache
 def coordinate(dim: int) -> sympy.Symbol:
     """Placeholder for a view's `dim`-th coordinate inside `Leaf.index`; never reaches the IR."""
     return loop_symbol(f"_aiscan_c{dim}")
@@ -62,7 +63,11 @@ def substituted(
         # name of the call (tens), and `subs` walks the expression once per binding.
         # Simultaneously, a binding of an absent symbol changes nothing.
         free = expression.free_symbols
-        kept = tuple((s, v) for s, v in bindings.items() if s.free_symbols <= free)
+        kept = tuple(
+            (s, v)
+            for s, v in bindings.items()
+            if (s in free if s.is_Symbol else s.free_symbols <= free)
+        )
         return _substituted(expression, kept, simultaneous)
     return _substituted(expression, tuple(bindings.items()), simultaneous)
 
