@@ -31,13 +31,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from itertools import permutations, product
-from math import lcm
 from typing import TYPE_CHECKING, Any
 
 from aiscan.algebra import ONE, SYMPY, ZERO, constant, expand, is_poly, to_sympy
 from aiscan.analysis import count_memo
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
-from aiscan.analysis.polynomials import linear_coefficient, terms_of
+from aiscan.analysis.isl_text import NotAffine, Param, Var, affine_text, denominator
+from aiscan.analysis.polynomials import linear_coefficient
 from aiscan.ir.nodes import Access, Loop
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
 
@@ -77,10 +77,6 @@ class ExactCounts:
     touched: sympy.Expr
     written: sympy.Expr
     read_first: sympy.Expr
-
-
-class _NotAffine(Exception):
-    """The nest cannot be written as an isl set at these sizes."""
 
 
 def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
@@ -157,7 +153,7 @@ def touched_at(
         return None
     try:
         return _counts_at(references, dict(values))[0]
-    except _NotAffine:
+    except NotAffine:
         return None
 
 
@@ -340,10 +336,10 @@ def _counts_cached(
     try:
         maps = [(r, _map_at(r, sizes, width)) for r in references]
     except isl.Error as error:
-        raise _NotAffine from error
+        raise NotAffine from error
     ranks = {m.dim(isl.dim_type.out) for _, m in maps}
     if len(ranks) != 1:
-        raise _NotAffine
+        raise NotAffine
     touched = _union_range([m for _, m in maps])
     writes = [m for r, m in maps if r.access.is_write]
     if not writes:  # every element is first touched by a read: the same set, counted once
@@ -374,18 +370,11 @@ def _counts_cached(
 # the analysis of PolyBench's kernels. Where the sizes enter affinely (`i < n - 1`,
 # `A[i + n]`), each map or set is parsed once with the sizes as isl parameters and fixed at
 # each point: the same integer set as the text at those sizes, so the same counts. Where
-# they do not (`A[i*n + j]`, `n/2`), `_NotAffine` sends the nest back to text per point.
-
-
-@dataclass(frozen=True, slots=True)
-class _Param:
-    """A size written as an isl parameter (`P0`, ...: no loop's or element's name)."""
-
-    name: str
+# they do not (`A[i*n + j]`, `n/2`), `NotAffine` sends the nest back to text per point.
 
 
 def _parameters(sizes: Sequence[sympy.Symbol]) -> dict[sympy.Symbol, Any]:
-    return {size: _Param(f"P{k}") for k, size in enumerate(sizes)}
+    return {size: Param(f"P{k}") for k, size in enumerate(sizes)}
 
 
 def _fixed(parametric: Any, values: Sequence[int]) -> Any:
@@ -419,7 +408,7 @@ def _parametric_map(
 
     try:
         return isl.Map(_map_text(reference, _parameters(sizes), width))
-    except (_NotAffine, isl.Error):
+    except (NotAffine, isl.Error):
         return None
 
 
@@ -438,7 +427,7 @@ def _count(points: Any) -> int:
 
 def _map_text(reference: PolyReference, sizes: dict[sympy.Symbol, Any], width: int) -> str:
     """`{ [T...] -> A[e...] : constraints }` of one reference at fixed sizes (numbers), or
-    over the sizes as parameters (`_Param`s)."""
+    over the sizes as parameters (`Param`s)."""
     times = [f"T{k}" for k in range(width)]
     constraints, substitution = _loop_constraints(reference.loops, sizes)
     for level, position in enumerate(reference.loop_positions):
@@ -453,7 +442,7 @@ def _map_text(reference: PolyReference, sizes: dict[sympy.Symbol, Any], width: i
     assert index is not None
     elements = [f"E{k}" for k in range(len(index))]
     for name, expr in zip(elements, index, strict=True):
-        constraints.append(f"{name} = {_affine(expr, substitution)}")
+        constraints.append(f"{name} = {affine_text(expr, substitution)}")
     return (
         _parameter_prefix(sizes)
         + f"{{ [{', '.join(times)}] -> {reference.access.array}[{', '.join(elements)}] : "
@@ -463,7 +452,7 @@ def _map_text(reference: PolyReference, sizes: dict[sympy.Symbol, Any], width: i
 
 
 def _parameter_prefix(sizes: dict[sympy.Symbol, Any]) -> str:
-    names = [v.name for v in sizes.values() if isinstance(v, _Param)]
+    names = [v.name for v in sizes.values() if isinstance(v, Param)]
     return f"[{', '.join(names)}] -> " if names else ""
 
 
@@ -476,10 +465,10 @@ def _loop_constraints(
     substitution: dict[sympy.Symbol, Any] = dict(sizes)
     for level, loop in enumerate(loops):
         t = f"T{2 * level + 1}"  # a name in isl's text only
-        start = _affine(loop.start, substitution)
-        trip = _affine(loop.trip, substitution)
+        start = affine_text(loop.start, substitution)
+        trip = affine_text(loop.trip, substitution)
         constraints.append(f"0 <= {t} <= ({trip}) - 1")
-        substitution[loop_symbol(loop.var)] = _Var(start, loop.step, t)
+        substitution[loop_symbol(loop.var)] = Var(start, loop.step, t)
     return constraints, substitution
 
 
@@ -496,10 +485,10 @@ def _condition(guard: sympy.Basic, substitution: dict[sympy.Symbol, Any]) -> str
         return "(" + " or ".join(_condition(g, substitution) for g in guard.args) + ")"
     operators = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=", "!=": "!="}
     if isinstance(guard, sympy.core.relational.Relational) and guard.rel_op in operators:
-        left = _affine(guard.lhs, substitution)
-        right = _affine(guard.rhs, substitution)
+        left = affine_text(guard.lhs, substitution)
+        right = affine_text(guard.rhs, substitution)
         return f"({left}) {operators[guard.rel_op]} ({right})"
-    raise _NotAffine
+    raise NotAffine
 
 
 @lru_cache(maxsize=4096)
@@ -599,7 +588,7 @@ def _fitted_by_minimum(
         for offset in (0, 1, -1, 2, -2):
             try:
                 found = _fitted_below(sizes, degrees, count, runs, (low, high, offset))
-            except _NotAffine:
+            except NotAffine:
                 return None
             if found is not None:
                 return found
@@ -669,7 +658,7 @@ def _domain_count(
             points = isl.Set(_domain_text(loops, guards, dict(sizes)))
         return int(points.count_val().to_python())
     except isl.Error as error:
-        raise _NotAffine from error
+        raise NotAffine from error
 
 
 @lru_cache(maxsize=4096)
@@ -680,7 +669,7 @@ def _parametric_domain(
 
     try:
         return isl.Set(_domain_text(loops, guards, _parameters(sizes)))
-    except (_NotAffine, isl.Error):
+    except (NotAffine, isl.Error):
         return None
 
 
@@ -753,7 +742,7 @@ def _period(
                 if isinstance(atom, sympy.Mod):
                     longest = max(longest, _integer_size(atom.args[1]))
                 elif isinstance(atom, sympy.floor | sympy.ceiling):
-                    longest = max(longest, _denominator(atom.args[0]))
+                    longest = max(longest, denominator(atom.args[0]))
                 else:
                     for argument in atom.args:
                         for term in sympy.Add.make_args(to_sympy(expand(argument))):
@@ -891,135 +880,6 @@ def _fitted(
         for point in _small(len(sizes)):
             if runs is not None and runs(point) and _evaluated(coefficients, point) != count(point):
                 return None  # a polynomial from some sizes on only: not exact
-    except _NotAffine:
+    except NotAffine:
         return None
     return polynomial
-
-
-@dataclass(frozen=True)
-class _Var:
-    """A loop variable at iteration `t`: `start + step*t`, start already in isl text."""
-
-    start: str
-    step: int
-    t: str
-    """The iteration's name in isl's text (`T1`)."""
-
-
-def _affine(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
-    """`expr` as isl affine text, sizes replaced by numbers and loop variables by their
-    iteration expressions; _NotAffine when it is not (quasi-)affine there."""
-    terms = _plain_terms(expr)
-    if terms is not None:
-        return _polynomial_text(terms, substitution)
-    numbers = {s: v for s, v in substitution.items() if isinstance(v, int)}
-    expr = expand(expr.subs(numbers)) if numbers else expr
-    return _text(expr, substitution)
-
-
-@lru_cache(maxsize=8192)
-def _plain_terms(
-    expr: sympy.Expr,
-) -> tuple[tuple[Fraction, tuple[tuple[sympy.Symbol, int], ...]], ...] | None:
-    """A polynomial's terms as exact coefficients and symbol powers, or None for anything
-    else (floor, Mod, Min...): read once per expression, not once per grid point."""
-    terms = terms_of(expr)
-    if terms is None:
-        return None
-    return tuple(
-        (Fraction(int(c.p), int(c.q)), tuple(sorted(m.items(), key=lambda kv: kv[0].name)))
-        for c, m in terms
-    )
-
-
-def _polynomial_text(
-    terms: tuple[tuple[Fraction, tuple[tuple[sympy.Symbol, int], ...]], ...],
-    substitution: dict[sympy.Symbol, Any],
-) -> str:
-    """`_text` of a polynomial at the sizes in `substitution`: each loop variable's integer
-    coefficient and the constant, summed in plain integers (`sympy.subs` and `expand` at
-    every grid point cost a conv2d nest seconds)."""
-    constant = Fraction(0)
-    linear: dict[sympy.Symbol, Fraction] = {}
-    parameters: dict[str, Fraction] = {}
-    for coefficient, powers in terms:
-        value, variable, parameter = coefficient, None, None
-        for symbol, power in powers:
-            given = substitution.get(symbol)
-            if isinstance(given, int):
-                value *= given**power
-            elif isinstance(given, _Var) and power == 1 and variable is None:
-                variable = symbol
-            elif isinstance(given, _Param) and power == 1 and parameter is None:
-                parameter = given.name
-            else:
-                raise _NotAffine  # a product of loop variables, or a free symbol
-        if parameter is not None:
-            if variable is not None:
-                raise _NotAffine  # a size times a loop variable: affine at fixed sizes only
-            parameters[parameter] = parameters.get(parameter, Fraction(0)) + value
-        elif variable is None:
-            constant += value
-        else:
-            linear[variable] = linear.get(variable, Fraction(0)) + value
-    parts = []
-    for name, value in parameters.items():
-        if value.denominator != 1:
-            raise _NotAffine  # `n/2`: integral at some sizes only
-        if value:
-            parts.append(f"{value.numerator}*{name}")
-    for symbol, value in linear.items():
-        if value.denominator != 1:
-            raise _NotAffine  # a fraction of a variable
-        if value:
-            var = substitution[symbol]
-            parts.append(f"{value.numerator}*(({var.start}) + {var.step}*{var.t})")
-    if constant.denominator != 1:
-        raise _NotAffine
-    parts.append(str(constant.numerator))
-    return "(" + " + ".join(parts) + ")"
-
-
-def _text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
-    if expr.is_Integer:
-        return str(int(expr))
-    if expr.is_Symbol:
-        value = substitution.get(expr)
-        if isinstance(value, _Var):
-            return f"(({value.start}) + {value.step}*{value.t})"
-        if isinstance(value, _Param):
-            return value.name
-        raise _NotAffine
-    if expr.is_Add:
-        return "(" + " + ".join(_text(a, substitution) for a in expr.args) + ")"
-    if expr.is_Mul:
-        coefficient, rest = expr.as_coeff_Mul()
-        if not coefficient.is_Integer or rest.is_Mul:
-            raise _NotAffine  # a fraction of a variable, or a product of two
-        return f"{int(coefficient)}*{_text(rest, substitution)}"
-    if isinstance(expr, (sympy.floor, sympy.ceiling)):
-        (argument,) = expr.args
-        denominator = _denominator(argument)
-        name = "floor" if isinstance(expr, sympy.floor) else "ceil"
-        inner = expand(argument * denominator)
-        return f"{name}(({_text(inner, substitution)})/{denominator})"
-    if isinstance(expr, sympy.Mod) and expr.args[1].is_Integer and expr.args[1] > 0:
-        return f"(({_text(expr.args[0], substitution)}) mod {int(expr.args[1])})"
-    if isinstance(expr, (sympy.Max, sympy.Min)):
-        name = "max" if isinstance(expr, sympy.Max) else "min"
-        parts = [_text(a, substitution) for a in expr.args]
-        text = parts[0]
-        for part in parts[1:]:
-            text = f"{name}({text}, {part})"
-        return text
-    raise _NotAffine
-
-
-def _denominator(expr: sympy.Expr) -> int:
-    """The least common denominator of `expr`'s rational coefficients."""
-    denominator = 1
-    for term in sympy.Add.make_args(to_sympy(expand(expr))):
-        coefficient, _ = term.as_coeff_Mul()
-        if coefficient.is_Rational:
-            denominator = lcm(denominator, int(coefficient.q))
-    return denominator

@@ -1,0 +1,287 @@
+"""sympy expressions as isl's text: the loop bounds, guards and indices of a nest, with
+each size a number (a grid point) or an isl parameter, and each loop variable its
+iteration (`start + step*T1`).
+
+An index that is no polynomial (`floor`, `Mod`, `Min`, with a size inside: model code's
+`i // (width // heads)`) cannot be an isl parameter, and is written at every grid point.
+`_text_at_numbers` writes it there without sympy: substituting the numbers with `subs`
+re-evaluates every `floor` and `Mod` once per binding, about a millisecond a reference,
+a sixteenth of the analysis of the fixtures. It writes the same integer function at
+those sizes, so isl counts the same sets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from math import ceil, floor, lcm
+from typing import TYPE_CHECKING, Any
+
+from aiscan.algebra import SYMPY, expand, to_sympy
+from aiscan.analysis.polynomials import terms_of
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    sympy = SYMPY
+
+__all__ = ["NotAffine", "Param", "Var", "affine_text", "denominator"]
+
+
+class NotAffine(Exception):
+    """The nest cannot be written as an isl set at these sizes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A size written as an isl parameter (`P0`, ...: no loop's or element's name)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Var:
+    """A loop variable at iteration `t`: `start + step*t`, start already in isl text."""
+
+    start: str
+    step: int
+    t: str
+    """The iteration's name in isl's text (`T1`)."""
+
+
+def affine_text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
+    """`expr` as isl affine text, sizes replaced by numbers and loop variables by their
+    iteration expressions; NotAffine when it is not (quasi-)affine there."""
+    terms = _plain_terms(expr)
+    if terms is not None:
+        return _polynomial_text(terms, substitution)
+    numbers = {s: v for s, v in substitution.items() if isinstance(v, int)}
+    if not numbers:
+        return _text(expr, substitution)
+    try:
+        return _text_at_numbers(expr, substitution)
+    except NotAffine:
+        pass  # sympy's evaluation at the numbers may still make it affine (`0*i*j`)
+    return _text(expand(expr.subs(numbers)), substitution)
+
+
+@lru_cache(maxsize=8192)
+def _plain_terms(
+    expr: sympy.Expr,
+) -> tuple[tuple[Fraction, tuple[tuple[sympy.Symbol, int], ...]], ...] | None:
+    """A polynomial's terms as exact coefficients and symbol powers, or None for anything
+    else (floor, Mod, Min...): read once per expression, not once per grid point."""
+    terms = terms_of(expr)
+    if terms is None:
+        return None
+    return tuple(
+        (Fraction(int(c.p), int(c.q)), tuple(sorted(m.items(), key=lambda kv: kv[0].name)))
+        for c, m in terms
+    )
+
+
+def _polynomial_text(
+    terms: tuple[tuple[Fraction, tuple[tuple[sympy.Symbol, int], ...]], ...],
+    substitution: dict[sympy.Symbol, Any],
+) -> str:
+    """`_text` of a polynomial at the sizes in `substitution`: each loop variable's integer
+    coefficient and the constant, summed in plain integers (`sympy.subs` and `expand` at
+    every grid point cost a conv2d nest seconds)."""
+    constant = Fraction(0)
+    linear: dict[sympy.Symbol, Fraction] = {}
+    parameters: dict[str, Fraction] = {}
+    for coefficient, powers in terms:
+        value, variable, parameter = coefficient, None, None
+        for symbol, power in powers:
+            given = substitution.get(symbol)
+            if isinstance(given, int):
+                value *= given**power
+            elif isinstance(given, Var) and power == 1 and variable is None:
+                variable = symbol
+            elif isinstance(given, Param) and power == 1 and parameter is None:
+                parameter = given.name
+            else:
+                raise NotAffine  # a product of loop variables, or a free symbol
+        if parameter is not None:
+            if variable is not None:
+                raise NotAffine  # a size times a loop variable: affine at fixed sizes only
+            parameters[parameter] = parameters.get(parameter, Fraction(0)) + value
+        elif variable is None:
+            constant += value
+        else:
+            linear[variable] = linear.get(variable, Fraction(0)) + value
+    parts = []
+    for name, value in parameters.items():
+        if value.denominator != 1:
+            raise NotAffine  # `n/2`: integral at some sizes only
+        if value:
+            parts.append(f"{value.numerator}*{name}")
+    for symbol, value in linear.items():
+        if value.denominator != 1:
+            raise NotAffine  # a fraction of a variable
+        if value:
+            var = substitution[symbol]
+            parts.append(f"{value.numerator}*(({var.start}) + {var.step}*{var.t})")
+    if constant.denominator != 1:
+        raise NotAffine
+    parts.append(str(constant.numerator))
+    return "(" + " + ".join(parts) + ")"
+
+
+def _text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
+    if expr.is_Integer:
+        return str(int(expr))
+    if expr.is_Symbol:
+        value = substitution.get(expr)
+        if isinstance(value, Var):
+            return f"(({value.start}) + {value.step}*{value.t})"
+        if isinstance(value, Param):
+            return value.name
+        raise NotAffine
+    if expr.is_Add:
+        return "(" + " + ".join(_text(a, substitution) for a in expr.args) + ")"
+    if expr.is_Mul:
+        coefficient, rest = expr.as_coeff_Mul()
+        if not coefficient.is_Integer or rest.is_Mul:
+            raise NotAffine  # a fraction of a variable, or a product of two
+        return f"{int(coefficient)}*{_text(rest, substitution)}"
+    if isinstance(expr, (sympy.floor, sympy.ceiling)):
+        (argument,) = expr.args
+        scale = denominator(argument)
+        name = "floor" if isinstance(expr, sympy.floor) else "ceil"
+        inner = expand(argument * scale)
+        return f"{name}(({_text(inner, substitution)})/{scale})"
+    if isinstance(expr, sympy.Mod) and expr.args[1].is_Integer and expr.args[1] > 0:
+        return f"(({_text(expr.args[0], substitution)}) mod {int(expr.args[1])})"
+    if isinstance(expr, (sympy.Max, sympy.Min)):
+        name = "max" if isinstance(expr, sympy.Max) else "min"
+        parts = [_text(a, substitution) for a in expr.args]
+        text = parts[0]
+        for part in parts[1:]:
+            text = f"{name}({text}, {part})"
+        return text
+    raise NotAffine
+
+
+def denominator(expr: sympy.Expr) -> int:
+    """The least common denominator of `expr`'s rational coefficients."""
+    denominator = 1
+    for term in sympy.Add.make_args(to_sympy(expand(expr))):
+        coefficient, _ = term.as_coeff_Mul()
+        if coefficient.is_Rational:
+            denominator = lcm(denominator, int(coefficient.q))
+    return denominator
+
+
+# ---- at the numbers, without sympy --------------------------------------------------------
+
+_Form = tuple[dict[str, Fraction], Fraction]
+"""An affine form: the coefficient of each atom (by its isl text), and the constant."""
+
+
+def _text_at_numbers(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
+    """`_text` of `expand(expr.subs(numbers))`, the sizes' numbers multiplied in as the
+    text is written; NotAffine where this reading is not affine (the caller then asks
+    sympy)."""
+    return _form_text(_form(expr, substitution))
+
+
+def _form(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> _Form:
+    if expr.is_Rational:
+        return {}, Fraction(int(expr.p), int(expr.q))
+    if expr.is_Symbol:
+        value = substitution.get(expr)
+        if isinstance(value, int):
+            return {}, Fraction(value)
+        if isinstance(value, Var):
+            return {f"(({value.start}) + {value.step}*{value.t})": Fraction(1)}, Fraction(0)
+        raise NotAffine  # a parameter is no number: `_text` writes those
+    if expr.is_Add:
+        return _sum([_form(a, substitution) for a in expr.args])
+    if expr.is_Mul:
+        return _product([_form(a, substitution) for a in expr.args])
+    if expr.is_Pow:
+        (base_atoms, base), (exponent_atoms, exponent) = (_form(a, substitution) for a in expr.args)
+        if base_atoms or exponent_atoms or exponent.denominator != 1:
+            raise NotAffine  # a power of a variable, or a root
+        if base == 0 and exponent < 0:
+            raise NotAffine
+        return {}, base ** int(exponent)
+    if isinstance(expr, (sympy.floor, sympy.ceiling)):
+        return _rounded(expr, substitution)
+    if isinstance(expr, sympy.Mod):
+        return _modulo(expr, substitution)
+    if isinstance(expr, (sympy.Max, sympy.Min)):
+        name = "max" if isinstance(expr, sympy.Max) else "min"
+        parts = [_form_text(_form(a, substitution)) for a in expr.args]
+        text = parts[0]
+        for part in parts[1:]:
+            text = f"{name}({text}, {part})"
+        return {text: Fraction(1)}, Fraction(0)
+    raise NotAffine
+
+
+def _sum(forms: list[_Form]) -> _Form:
+    atoms: dict[str, Fraction] = {}
+    total = Fraction(0)
+    for terms, constant in forms:
+        for atom, coefficient in terms.items():
+            atoms[atom] = atoms.get(atom, Fraction(0)) + coefficient
+        total += constant
+    return atoms, total
+
+
+def _product(forms: list[_Form]) -> _Form:
+    """At most one factor with atoms (a product of two is no affine form)."""
+    varying = [f for f in forms if f[0]]
+    if len(varying) > 1:
+        raise NotAffine
+    scale = Fraction(1)
+    for terms, constant in forms:
+        if not terms:
+            scale *= constant
+    if not varying:
+        return {}, scale
+    terms, constant = varying[0]
+    return {a: c * scale for a, c in terms.items()}, constant * scale
+
+
+def _rounded(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> _Form:
+    """`floor(a)` or `ceiling(a)` as isl's `floor((D*a)/D)`, D the least common
+    denominator of a's coefficients."""
+    terms, constant = _form(expr.args[0], substitution)
+    rounding = floor if isinstance(expr, sympy.floor) else ceil
+    if not terms:
+        return {}, Fraction(rounding(constant))
+    scale = lcm(constant.denominator, *(c.denominator for c in terms.values()))
+    inner = _form_text(({a: c * scale for a, c in terms.items()}, constant * scale))
+    name = "floor" if rounding is floor else "ceil"
+    return {f"{name}(({inner})/{scale})": Fraction(1)}, Fraction(0)
+
+
+def _modulo(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> _Form:
+    """`Mod(a, m)` as isl's `(a mod m)`, m a positive integer there (a Python remainder,
+    as isl's and sympy's are for a positive m)."""
+    modulus = _form(expr.args[1], substitution)
+    if modulus[0] or modulus[1].denominator != 1 or modulus[1] <= 0:
+        raise NotAffine
+    terms, constant = _form(expr.args[0], substitution)
+    if not terms:
+        return {}, constant % modulus[1]
+    return {f"(({_form_text((terms, constant))}) mod {modulus[1]})": Fraction(1)}, Fraction(0)
+
+
+def _form_text(form: _Form) -> str:
+    """Integer coefficients only, as `_text` takes them."""
+    terms, constant = form
+    parts = []
+    for atom, coefficient in terms.items():
+        if coefficient.denominator != 1:
+            raise NotAffine  # a fraction of a variable
+        if coefficient:
+            parts.append(f"{coefficient.numerator}*{atom}")
+    if constant.denominator != 1:
+        raise NotAffine
+    parts.append(str(constant.numerator))
+    return "(" + " + ".join(parts) + ")"
