@@ -10,10 +10,19 @@ import islpy as isl
 import pytest
 import sympy
 
+from aiscan.analysis import polyhedral
 from aiscan.analysis.domain import Bounds
 from aiscan.analysis.isl_text import NotAffine
-from aiscan.analysis.polyhedral import _domain_count, _domain_text, _parametric_domain
+from aiscan.analysis.polyhedral import (
+    PolyReference,
+    _domain_count,
+    _domain_text,
+    _parametric_domain,
+)
+from aiscan.frontends.python.dtypes import FLOAT64
+from aiscan.ir.nodes import Access, Loop
 from aiscan.ir.symbols import loop_symbol, size_symbol
+from aiscan.span import Span
 
 n, m = size_symbol("n"), size_symbol("m")
 i, j = loop_symbol("i"), loop_symbol("j")
@@ -68,3 +77,39 @@ def test_counts_at_fixed_sizes_equal_the_text_there_and_running_the_nest(
         expected = int(text.count_val().to_python())
         assert _domain_count(loops, guards, at) == expected
         assert expected == _brute_force(loops, guards, dict(at))
+
+
+def _reference(index: tuple[sympy.Expr, ...], loops: tuple[Loop, ...]) -> PolyReference:
+    access = Access("A", index, FLOAT64, False, Span("t.c", 1, 1), "A[...]")
+    return PolyReference(access, loops, (0,) * len(loops), 0, 0)
+
+
+def _loop(var: str, trip: sympy.Expr) -> Loop:
+    return Loop(var, sympy.Integer(0), 1, trip, (), Span("t.c", 1, 1))
+
+
+@pytest.mark.parametrize(
+    ("index", "numbers"),
+    [
+        ((i * n + j,), {n}),  # linearized: n a number, m a parameter
+        ((sympy.floor(i / sympy.floor(n / 4)), j), {n}),  # a head size inside a floor
+        ((sympy.Mod(i + j, n),), {n}),
+        ((i + n * m + j,), {n, m}),  # a product of sizes: both numbers, no parameter left
+    ],
+)
+def test_a_map_partly_over_parameters_is_the_text_at_every_point(
+    index: tuple[sympy.Expr, ...], numbers: set[sympy.Symbol]
+) -> None:
+    """The sizes isl cannot take as parameters are numbers, the others parameters, and the
+    map fixed at each point is the text's there; parsed once per value of the numbers."""
+    reference = _reference(index, (_loop("i", n), _loop("j", m)))
+    sizes = (m, n)
+    assert polyhedral._sizes_as_numbers(reference, sizes) == numbers
+    polyhedral._partly_parametric_map.cache_clear()
+    for at in product(range(1, 7), range(4, 13, 4)):
+        point = tuple(zip(sizes, at, strict=True))
+        width = 6
+        text = isl.Map(polyhedral._map_text(reference, dict(point), width))
+        assert polyhedral._map_at(reference, point, width).is_equal(text)
+    parsed = polyhedral._partly_parametric_map.cache_info().currsize
+    assert parsed == (3 if numbers == {n} else 0)  # n's three values; none for text alone

@@ -12,6 +12,7 @@ those sizes, so isl counts the same sets.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 else:
     sympy = SYMPY
 
-__all__ = ["NotAffine", "Param", "Var", "affine_text", "denominator"]
+__all__ = ["NotAffine", "Param", "Var", "affine_text", "denominator", "sizes_as_numbers"]
 
 
 class NotAffine(Exception):
@@ -182,8 +183,8 @@ _Form = tuple[dict[str, Fraction], Fraction]
 
 def _text_at_numbers(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
     """`_text` of `expand(expr.subs(numbers))`, the sizes' numbers multiplied in as the
-    text is written; NotAffine where this reading is not affine (the caller then asks
-    sympy)."""
+    text is written (the other sizes isl parameters); NotAffine where this reading is not
+    affine (the caller then asks sympy)."""
     return _form_text(_form(expr, substitution))
 
 
@@ -196,7 +197,9 @@ def _form(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> _Form:
             return {}, Fraction(value)
         if isinstance(value, Var):
             return {f"(({value.start}) + {value.step}*{value.t})": Fraction(1)}, Fraction(0)
-        raise NotAffine  # a parameter is no number: `_text` writes those
+        if isinstance(value, Param):
+            return {value.name: Fraction(1)}, Fraction(0)
+        raise NotAffine  # a free symbol
     if expr.is_Add:
         return _sum([_form(a, substitution) for a in expr.args])
     if expr.is_Mul:
@@ -285,3 +288,24 @@ def _form_text(form: _Form) -> str:
         raise NotAffine
     parts.append(str(constant.numerator))
     return "(" + " + ".join(parts) + ")"
+
+
+def sizes_as_numbers(
+    expressions: Sequence[sympy.Expr], sizes: Sequence[sympy.Symbol]
+) -> frozenset[sympy.Symbol]:
+    """The `sizes` that isl cannot take as parameters in these expressions, as `affine_text`
+    writes them: those inside a floor, Mod or Min, times a loop variable or another size
+    (`A[i*n + j]`), or with a fraction (`n/2`). The others can stay parameters of one map
+    for every value of these (`polyhedral._map_at`)."""
+    wanted = set(sizes)
+    found: set[sympy.Symbol] = set()
+    for expr in expressions:
+        terms = _plain_terms(expr)
+        if terms is None:
+            found |= expr.free_symbols & wanted
+            continue
+        for coefficient, powers in terms:
+            held = [s for s, _ in powers if s in wanted]
+            if held and (len(powers) > 1 or powers[0][1] > 1 or coefficient.denominator != 1):
+                found.update(held)
+    return frozenset(found)

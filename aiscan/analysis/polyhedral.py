@@ -36,7 +36,14 @@ from typing import TYPE_CHECKING, Any
 from aiscan.algebra import ONE, SYMPY, ZERO, constant, expand, is_poly, to_sympy
 from aiscan.analysis import count_memo
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
-from aiscan.analysis.isl_text import NotAffine, Param, Var, affine_text, denominator
+from aiscan.analysis.isl_text import (
+    NotAffine,
+    Param,
+    Var,
+    affine_text,
+    denominator,
+    sizes_as_numbers,
+)
 from aiscan.analysis.polynomials import linear_coefficient
 from aiscan.ir.nodes import Access, Loop
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
@@ -394,10 +401,18 @@ def _map_at(
     """The reference's map at these sizes (see above)."""
     import islpy as isl
 
-    parametric = _parametric_map(reference, tuple(s for s, _ in sizes), width)
-    if parametric is None:
-        return isl.Map(_map_text(reference, dict(sizes), width))
-    return _fixed(parametric, [v for _, v in sizes])
+    symbols = tuple(s for s, _ in sizes)
+    parametric = _parametric_map(reference, symbols, width)
+    if parametric is not None:
+        return _fixed(parametric, [v for _, v in sizes])
+    numbers = _sizes_as_numbers(reference, symbols)
+    if len(numbers) < len(symbols):
+        fixed = tuple((s, v) for s, v in sizes if s in numbers)
+        free = tuple(s for s in symbols if s not in numbers)
+        partly = _partly_parametric_map(reference, free, fixed, width)
+        if partly is not None:
+            return _fixed(partly, [v for s, v in sizes if s not in numbers])
+    return isl.Map(_map_text(reference, dict(sizes), width))
 
 
 @lru_cache(maxsize=2048)
@@ -408,6 +423,40 @@ def _parametric_map(
 
     try:
         return isl.Map(_map_text(reference, _parameters(sizes), width))
+    except (NotAffine, isl.Error):
+        return None
+
+
+@lru_cache(maxsize=4096)
+def _sizes_as_numbers(
+    reference: PolyReference, sizes: tuple[sympy.Symbol, ...]
+) -> frozenset[sympy.Symbol]:
+    """The sizes this reference's map must hold as numbers (`isl_text.sizes_as_numbers`)."""
+    expressions = [*(reference.access.index or ()), *_guard_sides(reference.guards)]
+    expressions += [e for loop in reference.loops for e in (loop.start, loop.trip)]
+    return sizes_as_numbers(expressions, sizes)
+
+
+def _guard_sides(guards: Sequence[sympy.Basic]) -> list[sympy.Expr]:
+    """Both sides of every comparison in the guards."""
+    relational = sympy.core.relational.Relational
+    return [side for g in guards for r in g.atoms(relational) for side in (r.lhs, r.rhs)]
+
+
+@lru_cache(maxsize=4096)
+def _partly_parametric_map(
+    reference: PolyReference,
+    sizes: tuple[sympy.Symbol, ...],
+    numbers: tuple[tuple[sympy.Symbol, int], ...],
+    width: int,
+) -> Any | None:
+    """The map with `numbers` fixed and the other `sizes` as parameters: a nest with a
+    linearized index (`A[i*n + j]`) or a head size inside a floor is parsed once per value
+    of those, not once per grid point (the same integer set at each point, as above)."""
+    import islpy as isl
+
+    try:
+        return isl.Map(_map_text(reference, {**dict(numbers), **_parameters(sizes)}, width))
     except (NotAffine, isl.Error):
         return None
 
