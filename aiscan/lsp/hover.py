@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from aiscan.algebra import SYMPY
@@ -34,6 +35,13 @@ _INFINITY = re.compile(r"(?<![A-Za-z_])oo(?![A-Za-z_0-9])")
 
 def expression_text(expr: sympy.Expr) -> str:
     """sympy's text with `∞` for its `oo`."""
+    return _text(expr)
+
+
+@lru_cache(maxsize=8192, typed=True)
+def _text(expr: sympy.Expr) -> str:
+    """Remembered by the expression and its type: after an edit the server describes every
+    nest again, mostly the same counts, and sympy's printer took a fifth of an edit."""
     return _INFINITY.sub("∞", str(expr))
 
 

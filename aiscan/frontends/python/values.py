@@ -61,13 +61,14 @@ def substituted(
     if simultaneous and isinstance(expression, sympy.Basic):
         # Only the bindings of symbols the expression has: a helper's copier binds every
         # name of the call (tens), and `subs` walks the expression once per binding.
-        # Simultaneously, a binding of an absent symbol changes nothing.
+        # Simultaneously, a binding of an absent symbol changes nothing. The keys are
+        # symbols, so the kept ones are found from the fewer of the two sides (`subs`
+        # orders a dict's bindings itself: their order here changes nothing).
         free = expression.free_symbols
-        kept = tuple(
-            (s, v)
-            for s, v in bindings.items()
-            if (s in free if s.is_Symbol else s.free_symbols <= free)
-        )
+        if len(free) < len(bindings):
+            kept = tuple((s, bindings[s]) for s in free if s in bindings)
+        else:
+            kept = tuple((s, v) for s, v in bindings.items() if s in free)
         return _substituted(expression, kept, simultaneous)
     return _substituted(expression, tuple(bindings.items()), simultaneous)
 
