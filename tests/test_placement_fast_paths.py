@@ -168,3 +168,41 @@ def test_a_bottom_with_a_common_monomial_is_left_to_sympy() -> None:
     n = GROWING[0]
     assert _simplified(as_expression(sympy.Integer(1)), as_expression(n**3 + n)) is None
     assert _simplified(as_expression(n), as_expression(8 * n + 64)) is not None
+
+
+_X = to_sympy(symbol("x", "positive"))
+_rounding = st.sampled_from([sympy.floor, sympy.ceiling])
+_small_rational = st.fractions(min_value=-9, max_value=9, max_denominator=8).map(
+    lambda f: sympy.Rational(f.numerator, f.denominator)
+)
+
+
+@st.composite
+def _rounded_gaps(draw: st.DrawFn) -> sympy.Expr:
+    """A crossover gap's numerator with `x` inside a rounding: `-29*ceiling(x/3 - 2/3)`,
+    `-3*ceiling(128/x) - 9`, `x**2*(18*x*floor(x/2 - 1/2) - 80*x**2 - 801)`."""
+    inside = draw(_small_rational) * _X + draw(_small_rational)
+    if draw(st.booleans()):
+        inside = draw(st.integers(1, 64)) / _X
+    atom = draw(_rounding)(inside)
+    polynomial = sum(draw(_small_rational) * _X**k for k in range(draw(st.integers(0, 2))))
+    return sympy.expand(draw(_small_rational) * atom * _X ** draw(st.integers(0, 2)) + polynomial)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_rounded_gaps())
+def test_solveset_finds_no_finite_roots_where_the_crossover_skips_it(gap: sympy.Expr) -> None:
+    """`_positive_roots` answers None without solveset for `x` inside a floor or ceiling:
+    solveset's answer there is never a finite set, which is what None stands for."""
+    if not gap.has(_X) or not gap.atoms(sympy.floor, sympy.ceiling):
+        return  # evaluated away (`floor(0*x)`): not the case the shortcut takes
+    solved = sympy.solveset(gap, _X, domain=sympy.Interval.open(0, sympy.oo))
+    assert not isinstance(solved, sympy.FiniteSet)
+    assert _positive_roots(gap, _X) is None
+
+
+def test_an_exponent_of_x_is_no_finite_root_set_either() -> None:
+    gap = -320 * _X**2 + 2 * _X * _X**_X - 801 * _X**_X
+    solved = sympy.solveset(gap, _X, domain=sympy.Interval.open(0, sympy.oo))
+    assert not isinstance(solved, sympy.FiniteSet)
+    assert _positive_roots(gap, _X) is None

@@ -833,11 +833,23 @@ def _positive_roots(gap: sympy.Expr, x: sympy.Symbol) -> list[_Root] | None:
             return _isolated_roots(poly)
         roots = poly.real_roots()
     else:
+        if _unsolvable(numerator, x):
+            return None
         solved = sympy.solveset(numerator, x, domain=sympy.Interval.open(0, sympy.oo))
         if not isinstance(solved, sympy.FiniteSet):
             return None
         roots = list(solved)
     return [_exact_root(r) for r in sorted({r for r in roots if r.is_positive}, key=float)]
+
+
+def _unsolvable(numerator: sympy.Expr, x: sympy.Symbol) -> bool:
+    """Whether `x` is inside a floor or ceiling, or in an exponent: `solveset` solves
+    neither and gives a ConditionSet (no finite set of roots), after up to a tenth of a
+    second; 64 such gaps took two seconds of a plot of the fixtures. A test holds sympy to
+    it (`test_placement_fast_paths.py`)."""
+    rounded = numerator.atoms(sympy.floor, sympy.ceiling)
+    powers = (p for p in numerator.atoms(sympy.Pow) if x in p.exp.free_symbols)
+    return any(x in r.free_symbols for r in rounded) or any(True for _ in powers)
 
 
 def _exact_root(root: sympy.Expr) -> _Root:
