@@ -700,8 +700,17 @@ def roofline_inputs(
         )
     task_options = RooflineOptions(options, placement, size_range)
     preload(files, task_options)
-    # No time or memory limit, as when the files were analyzed in this process.
-    payloads = run_task(files, roofline_task(task_options), timeout_s=None, memory_limit_mib=None)
+    from aiscan.roofline.plot import import_drawing
+
+    # No time or memory limit, as when the files were analyzed in this process; the
+    # drawing's imports are done while the workers analyze.
+    payloads = run_task(
+        files,
+        roofline_task(task_options),
+        timeout_s=None,
+        memory_limit_mib=None,
+        meanwhile=import_drawing,
+    )
     if status is not None:
         status.close()
     joined = joined_files(files, payloads, task_options)

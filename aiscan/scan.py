@@ -95,10 +95,13 @@ def run_task(
     timeout_s: float | None = None,
     memory_limit_mib: int | None = DEFAULT_MEMORY_LIMIT_MIB,
     progress: TextIO | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> list[Payload]:
     """The task's payload for every file, in the order given. Files run in forked workers
     (`aiscan.workers`) where the system can fork, else in this process or a pool without
-    the memory limit; `memory_limit_mib` None or 0 is no limit."""
+    the memory limit; `memory_limit_mib` None or 0 is no limit. `meanwhile` is this
+    process's own work for after the run, done once the workers have started (the plot's
+    imports), or first where nothing runs beside it."""
     cache = cache or ResultCache(None)
     keys = [cache.lookup_key(task.kind, task.fingerprint, path) for path in files]
     results = [_served(cache.get(key), task) for key in keys]
@@ -114,7 +117,9 @@ def run_task(
     limits = _Limits(timeout_s, memory_limit_mib or None)
     with count_memo.stored_in(cache):  # the workers forked below keep isl's counts there too
         for index, payload in zip(
-            missing, _execute([files[i] for i in missing], task, jobs, limits), strict=True
+            missing,
+            _execute([files[i] for i in missing], task, jobs, limits, meanwhile),
+            strict=True,
         ):
             results[index] = payload
             if payload.get("ok"):
@@ -142,7 +147,17 @@ class _Limits:
     memory_mib: int | None
 
 
-def _execute(files: Sequence[str], task: Task, jobs: int, limits: _Limits) -> Iterator[Payload]:
+def _execute(
+    files: Sequence[str],
+    task: Task,
+    jobs: int,
+    limits: _Limits,
+    meanwhile: Callable[[], None] | None = None,
+) -> Iterator[Payload]:
+    if not files or not can_fork():
+        if meanwhile is not None:
+            meanwhile()
+        meanwhile = None
     if not files:
         return
     # A file's garbage is retired for the files after it; after the only one, the run ends.
@@ -155,6 +170,7 @@ def _execute(files: Sequence[str], task: Task, jobs: int, limits: _Limits) -> It
             jobs=jobs,
             memory_limit_bytes=limits.memory_mib * 1024 * 1024 if limits.memory_mib else None,
             timeout_s=limits.timeout_s,
+            started=meanwhile,
         )
         return
     if jobs <= 1 or len(files) <= 1:

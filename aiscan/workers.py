@@ -74,10 +74,12 @@ def run_in_workers(
     jobs: int,
     memory_limit_bytes: int | None,
     timeout_s: float | None,
+    started: Callable[[], None] | None = None,
 ) -> Iterator[Payload]:
     """`run(path)` for every file, in up to `jobs` workers, yielded in the order given.
     A file whose worker dies twice, or that its worker holds past the time limit, gets
-    `died(path, death)` instead."""
+    `died(path, death)` instead. `started` runs once, here, when the first workers have
+    their files (forked before it: it may import what they need not inherit)."""
     pending = deque(range(len(files)))
     retries: deque[int] = deque()
     retried: set[int] = set()
@@ -123,6 +125,9 @@ def run_in_workers(
                 start(retries.popleft(), solo=True)
             while pending and len(workers) < jobs:
                 start(pending.popleft())
+            if started is not None:
+                started()
+                started = None
             assert workers, "a file is unfinished, so some worker has it"
             for key, _ in selector.select(_wait(workers)):
                 worker = key.data

@@ -268,3 +268,24 @@ def test_the_largest_files_start_first_and_payloads_keep_the_given_order(
     assert [p["path"] for p in payloads] == list(sizes)
     last = max(payloads, key=lambda p: len(p["seen"]))  # the file the worker ran last
     assert last["seen"] == ["large.c", "medium.c", "small.c", "missing.c"]
+
+
+_MEANWHILE: list[int] = []
+
+
+def _saw_meanwhile(path: str, options: object) -> Payload:
+    """What the worker's copy of this module holds when it runs `path`."""
+    return {"ok": True, "meanwhile": list(_MEANWHILE), "pid": os.getpid()}
+
+
+def test_the_parents_own_work_runs_once_while_the_workers_run(tmp_path: Path) -> None:
+    """`meanwhile` (the plot's imports) runs in this process, once, after the workers were
+    forked: none of them inherits what it did."""
+    files = [str(tmp_path / f"k{k}.c") for k in range(4)]
+    for path in files:
+        Path(path).write_text("void f(void) {}\n")
+    task = Task("meanwhile", _saw_meanwhile, lambda *a: {}, [], "")
+    _MEANWHILE.clear()
+    payloads = run_task(files, task, jobs=2, meanwhile=lambda: _MEANWHILE.append(os.getpid()))
+    assert _MEANWHILE == [os.getpid()]
+    assert all(p["pid"] != os.getpid() and p["meanwhile"] == [] for p in payloads)

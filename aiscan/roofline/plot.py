@@ -59,6 +59,7 @@ __all__ = [
     "SizePath",
     "build_figure",
     "figure_svg",
+    "import_drawing",
     "joined_paths",
     "joined_placements",
     "place_kernel",
@@ -443,6 +444,15 @@ def _marker_legend(
                               color="black", linestyle="none"))  # fmt: skip
         names.append("× size where a kernel meets the ridge")
     return handles, names
+
+
+def import_drawing() -> None:
+    """Import what drawing needs (matplotlib's figure, canvas and artists: about 0.4 s),
+    for `aiscan roofline` to do while its workers analyze the files, not after them."""
+    import matplotlib.backends.backend_agg
+    import matplotlib.figure
+    import matplotlib.legend
+    import matplotlib.lines  # noqa: F401
 
 
 def save_figure(figure: Figure, path: Path) -> Path:
