@@ -377,7 +377,10 @@ def _counts_cached(
 # the analysis of PolyBench's kernels. Where the sizes enter affinely (`i < n - 1`,
 # `A[i + n]`), each map or set is parsed once with the sizes as isl parameters and fixed at
 # each point: the same integer set as the text at those sizes, so the same counts. Where
-# they do not (`A[i*n + j]`, `n/2`), `NotAffine` sends the nest back to text per point.
+# some do not (`A[i*n + j]`, `floor(i/floor(n/h))`), those are numbers and the others
+# parameters, parsed once per value of the numbers (`_partly_parametric_map`); where none
+# can be a parameter, or the partial text fails, `NotAffine` sends the nest back to text
+# per point.
 
 
 def _parameters(sizes: Sequence[sympy.Symbol]) -> dict[sympy.Symbol, Any]:
