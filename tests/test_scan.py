@@ -270,12 +270,12 @@ def test_the_largest_files_start_first_and_payloads_keep_the_given_order(
     assert last["seen"] == ["large.c", "medium.c", "small.c", "missing.c"]
 
 
-_MEANWHILE: list[int] = []
+_meanwhile_pids: list[int] = []
 
 
 def _saw_meanwhile(path: str, options: object) -> Payload:
     """What the worker's copy of this module holds when it runs `path`."""
-    return {"ok": True, "meanwhile": list(_MEANWHILE), "pid": os.getpid()}
+    return {"ok": True, "meanwhile": list(_meanwhile_pids), "pid": os.getpid()}
 
 
 def test_the_parents_own_work_runs_once_while_the_workers_run(tmp_path: Path) -> None:
@@ -285,7 +285,7 @@ def test_the_parents_own_work_runs_once_while_the_workers_run(tmp_path: Path) ->
     for path in files:
         Path(path).write_text("void f(void) {}\n")
     task = Task("meanwhile", _saw_meanwhile, lambda *a: {}, [], "")
-    _MEANWHILE.clear()
-    payloads = run_task(files, task, jobs=2, meanwhile=lambda: _MEANWHILE.append(os.getpid()))
-    assert _MEANWHILE == [os.getpid()]
+    _meanwhile_pids.clear()
+    payloads = run_task(files, task, jobs=2, meanwhile=lambda: _meanwhile_pids.append(os.getpid()))
+    assert _meanwhile_pids == [os.getpid()]
     assert all(p["pid"] != os.getpid() and p["meanwhile"] == [] for p in payloads)
