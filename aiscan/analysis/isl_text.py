@@ -3,11 +3,12 @@ each size a number (a grid point) or an isl parameter, and each loop variable it
 iteration (`start + step*T1`).
 
 An index that is no polynomial (`floor`, `Mod`, `Min`, with a size inside: model code's
-`i // (width // heads)`) cannot be an isl parameter, and is written at every grid point.
-`_text_at_numbers` writes it there without sympy: substituting the numbers with `subs`
-re-evaluates every `floor` and `Mod` once per binding, about a millisecond a reference,
-a sixteenth of the analysis of the fixtures. It writes the same integer function at
-those sizes, so isl counts the same sets.
+`i // (width // heads)`) cannot hold that size as an isl parameter: the size is written as
+its number (`sizes_as_numbers`), once per value it takes on the grid. `_text_at_numbers`
+writes such text without sympy: substituting the numbers with `subs` re-evaluates every
+`floor` and `Mod` once per binding, about a millisecond a reference, a sixteenth of the
+analysis of the fixtures. It writes the same integer function at those sizes, so isl
+counts the same sets.
 """
 
 from __future__ import annotations
