@@ -51,6 +51,10 @@ class Var:
     t: str
     """The iteration's name in isl's text (`T1`)."""
 
+    @property
+    def text(self) -> str:
+        return f"(({self.start}) + {self.step}*{self.t})"
+
 
 def affine_text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
     """`expr` as isl affine text, sizes replaced by numbers and loop variables by their
@@ -124,7 +128,7 @@ def _polynomial_text(
             raise NotAffine  # a fraction of a variable
         if value:
             var = substitution[symbol]
-            parts.append(f"{value.numerator}*(({var.start}) + {var.step}*{var.t})")
+            parts.append(f"{value.numerator}*{var.text}")
     if constant.denominator != 1:
         raise NotAffine
     parts.append(str(constant.numerator))
@@ -137,7 +141,7 @@ def _text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
     if expr.is_Symbol:
         value = substitution.get(expr)
         if isinstance(value, Var):
-            return f"(({value.start}) + {value.step}*{value.t})"
+            return value.text
         if isinstance(value, Param):
             return value.name
         raise NotAffine
@@ -157,13 +161,17 @@ def _text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
     if isinstance(expr, sympy.Mod) and expr.args[1].is_Integer and expr.args[1] > 0:
         return f"(({_text(expr.args[0], substitution)}) mod {int(expr.args[1])})"
     if isinstance(expr, (sympy.Max, sympy.Min)):
-        name = "max" if isinstance(expr, sympy.Max) else "min"
-        parts = [_text(a, substitution) for a in expr.args]
-        text = parts[0]
-        for part in parts[1:]:
-            text = f"{name}({text}, {part})"
-        return text
+        return _extremum(expr, [_text(a, substitution) for a in expr.args])
     raise NotAffine
+
+
+def _extremum(expr: sympy.Expr, parts: list[str]) -> str:
+    """A `Max` or `Min` of the written arguments, as isl's nested binary `max`/`min`."""
+    name = "max" if isinstance(expr, sympy.Max) else "min"
+    text = parts[0]
+    for part in parts[1:]:
+        text = f"{name}({text}, {part})"
+    return text
 
 
 def denominator(expr: sympy.Expr) -> int:
@@ -197,7 +205,7 @@ def _form(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> _Form:
         if isinstance(value, int):
             return {}, Fraction(value)
         if isinstance(value, Var):
-            return {f"(({value.start}) + {value.step}*{value.t})": Fraction(1)}, Fraction(0)
+            return {value.text: Fraction(1)}, Fraction(0)
         if isinstance(value, Param):
             return {value.name: Fraction(1)}, Fraction(0)
         raise NotAffine  # a free symbol
@@ -217,11 +225,7 @@ def _form(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> _Form:
     if isinstance(expr, sympy.Mod):
         return _modulo(expr, substitution)
     if isinstance(expr, (sympy.Max, sympy.Min)):
-        name = "max" if isinstance(expr, sympy.Max) else "min"
-        parts = [_form_text(_form(a, substitution)) for a in expr.args]
-        text = parts[0]
-        for part in parts[1:]:
-            text = f"{name}({text}, {part})"
+        text = _extremum(expr, [_form_text(_form(a, substitution)) for a in expr.args])
         return {text: Fraction(1)}, Fraction(0)
     raise NotAffine
 

@@ -848,8 +848,9 @@ def _unsolvable(numerator: sympy.Expr, x: sympy.Symbol) -> bool:
     second; 64 such gaps took two seconds of a plot of the fixtures. A test holds sympy to
     it (`test_placement_fast_paths.py`)."""
     rounded = numerator.atoms(sympy.floor, sympy.ceiling)
-    powers = (p for p in numerator.atoms(sympy.Pow) if x in p.exp.free_symbols)
-    return any(x in r.free_symbols for r in rounded) or any(True for _ in powers)
+    return any(x in r.free_symbols for r in rounded) or any(
+        x in p.exp.free_symbols for p in numerator.atoms(sympy.Pow)
+    )
 
 
 def _exact_root(root: sympy.Expr) -> _Root:
