@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from aiscan.frontends.c import CFrontendOptions
+    from aiscan.frontends.python.reuse import Trail
 
 __all__ = ["FileResult", "PipelineOptions", "analyze_path", "analyze_text", "lower_source"]
 
@@ -38,12 +39,14 @@ def lower_source(
     options: PipelineOptions,
     through_line: int | None = None,
     between: Callable[[], None] | None = None,
+    trail: Trail | None = None,
 ) -> Module:
     """The IR of one source text; raises `InputError` for input that cannot be analyzed.
     `through_line`: in Python, the top-level `def` or class holding that line (and what
     must be lowered before it), as the whole file's lowering gives it: the language
     server's hovered nest, before the rest. Other languages lower the whole file.
-    `between`: in Python, called before each top-level statement, and may raise to stop."""
+    `between`: in Python, called before each top-level statement, and may raise to stop.
+    `trail`: in Python, the editor's last lowering of the file, reused where it holds."""
     language = options.language or language_of(path)
     if language == "c":
         from aiscan.frontends.c import lower_c_source
@@ -61,6 +64,7 @@ def lower_source(
             shapes=options.shapes,
             through_line=through_line,
             between=between,
+            trail=trail,
         )
         from aiscan.frontends import triton
 

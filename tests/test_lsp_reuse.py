@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from aiscan.analysis import kernel as kernel_module
+from aiscan.frontends.python.lowering import FunctionLowering
 from aiscan.lsp import document as document_module
 from aiscan.lsp import hover as hover_module
 from aiscan.lsp import view as view_module
@@ -71,8 +73,16 @@ def test_an_edit_places_again_only_the_nest_it_changed(
     assert "- FLOPs: `2*m*n`" in before.nests[1].hover
     assert "- FLOPs: `n**2 - n`" in after.nests[1].hover  # the triangle: j < i
     # What was kept is what a process that kept nothing computes for the edited text.
-    monkeypatch.setattr(view_module, "PLACEMENTS", view_module._Recent(64))
+    _keep_nothing(monkeypatch)
     assert view_document(EDITED, path, settings, 60.0) == after
+
+
+def _keep_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process as if it had analyzed nothing yet: no placements, analyses or
+    lowerings kept."""
+    monkeypatch.setattr(view_module, "PLACEMENTS", view_module._Recent(64))
+    monkeypatch.setattr(view_module, "ANALYSES", view_module._Recent(64))
+    monkeypatch.setattr(view_module, "_TRAILS", {})
 
 
 def test_the_memo_forgets_its_oldest_entries() -> None:
@@ -127,9 +137,11 @@ def test_the_hovered_nest_is_described_before_the_whole_file_is_analyzed(
     for module, label in ((document_module, "file"), (view_module, "function")):
         original = module.analyze_module
 
-        def analyzing(ir: Any, options: Any, original: Any = original, label: str = label) -> Any:
+        def analyzing(
+            ir: Any, options: Any, *memo: Any, original: Any = original, label: str = label
+        ) -> Any:
             events.append(f"{label} {', '.join(f.name for f in ir.functions)}")
-            return original(ir, options)
+            return original(ir, options, *memo)
 
         monkeypatch.setattr(module, "analyze_module", analyzing)
     monkeypatch.setattr(view_module, "PLACEMENTS", view_module._Recent(64))
@@ -197,3 +209,38 @@ def test_a_line_asked_for_during_the_files_lowering_stops_it_and_comes_first(
         "nest 5",
     ]
     assert view == alone
+
+
+def test_an_edit_lowers_and_analyzes_again_only_the_function_it_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process keeps each Python file's last lowering and each function's analysis:
+    an edit to `matvec` leaves `scale` as it was, neither lowered nor analyzed again, and
+    the view is what a process that kept nothing gives."""
+    path = str(tmp_path / "two.py")
+    settings = settings_for(path, ("h100-sxm",))
+    _keep_nothing(monkeypatch)
+    view_document(PYTHON_TWO, path, settings, 60.0)
+    lowered: list[str] = []
+    analyzed: list[str] = []
+    lowering, analyzing = FunctionLowering.function, kernel_module._analyze_function
+
+    def lowering_counted(self: Any, node: Any, *rest: Any) -> Any:
+        lowered.append(node.name.value)
+        return lowering(self, node, *rest)
+
+    def analyzing_counted(function: Any, *rest: Any) -> Any:
+        analyzed.append(function.name)
+        return analyzing(function, *rest)
+
+    monkeypatch.setattr(FunctionLowering, "function", lowering_counted)
+    monkeypatch.setattr(kernel_module, "_analyze_function", analyzing_counted)
+    edited = PYTHON_TWO.replace("y[i] += A[i, j] * x[j]", "y[i] += A[i, j] * x[j] * x[j]")
+    after = view_document(edited, path, settings, 60.0)
+    assert lowered == ["matvec"]
+    assert analyzed == ["matvec"]
+    assert "- FLOPs: `3*" in after.nests[1].hover
+    _keep_nothing(monkeypatch)
+    lowered.clear()
+    assert view_document(edited, path, settings, 60.0) == after
+    assert sorted(lowered) == ["matvec", "scale"]

@@ -6,7 +6,7 @@ Pure functions from IR to results; nothing here parses, prints or exits.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping, MutableMapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -124,11 +124,34 @@ class ModuleAnalysis:
     write_allocate: bool
 
 
-def analyze_module(module: Module, options: AnalysisOptions | None = None) -> ModuleAnalysis:
+def analyze_module(
+    module: Module,
+    options: AnalysisOptions | None = None,
+    memo: MutableMapping[Hashable, FunctionAnalysis] | None = None,
+) -> ModuleAnalysis:
+    """`memo`: each function's analysis, kept by the function (its value) and the options,
+    for the next analysis of an edited file (the language server's), whose other
+    functions lower as they did."""
     options = options or AnalysisOptions()
     sizes = {**dict(module.size_defaults), **options.sizes}
-    functions = tuple(_analyze_function(f, options, sizes) for f in module.functions)
+    functions = tuple(_remembered(f, options, sizes, memo) for f in module.functions)
     return ModuleAnalysis(module, functions, sizes, options.write_allocate)
+
+
+def _remembered(
+    function: Function,
+    options: AnalysisOptions,
+    sizes: Mapping[str, int],
+    memo: MutableMapping[Hashable, FunctionAnalysis] | None,
+) -> FunctionAnalysis:
+    if memo is None:
+        return _analyze_function(function, options, sizes)
+    settings = (options.write_allocate, options.special_weight, *sorted(options.sizes.items()))
+    key = (function, settings, tuple(sorted(sizes.items())))
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _analyze_function(function, options, sizes)
+    return found
 
 
 def _analyze_function(

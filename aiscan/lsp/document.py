@@ -18,7 +18,12 @@ from pathlib import Path
 # which placing any intensity that is not a monomial makes, so that is imported too.
 import sympy.physics.units  # noqa: F401  (binds sympy too)
 
-from aiscan.analysis.kernel import ModuleAnalysis, RegionAnalysis, analyze_module
+from aiscan.analysis.kernel import (
+    FunctionAnalysis,
+    ModuleAnalysis,
+    RegionAnalysis,
+    analyze_module,
+)
 from aiscan.config import Config, find_config, load_config
 from aiscan.errors import AiscanError, Diagnostic, InputError, Severity
 from aiscan.ir.nodes import Module
@@ -143,18 +148,19 @@ def analyze_document(
     *,
     lint: bool = True,
     lower: Callable[[], Module] | None = None,
+    analysis_memo: MutableMapping[Hashable, FunctionAnalysis] | None = None,
 ) -> DocumentAnalysis:
     """The document analyzed and linted within `limit_s` (when run on a main thread);
     `placement_memo` keeps placements for the next analysis (`LintContext`). Without
     `lint`, no findings yet: `lint_document` adds them (the server describes the nests
     first, the lint then reuses their placements). `lower`, when given, lowers the text
     in `lower_source`'s place, within the limit (the server describes the hovered nest on
-    the way)."""
+    the way). `analysis_memo` keeps each function's analysis for the next (`analyze_module`)."""
     started = time.monotonic()
     try:
         with time_limit(limit_s):
             module = lower_source(text, path, settings.pipeline) if lower is None else lower()
-            analysis = analyze_module(module, settings.pipeline.analysis)
+            analysis = analyze_module(module, settings.pipeline.analysis, analysis_memo)
     except BaseException as error:
         return _failed(error, path, limit_s)
     context = lint_context(analysis, text, settings, placement_memo)

@@ -18,8 +18,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, TypeVar
 
-from aiscan.analysis.kernel import RegionAnalysis, analyze_module
+from aiscan.analysis.kernel import FunctionAnalysis, RegionAnalysis, analyze_module
 from aiscan.errors import Diagnostic, Severity
 from aiscan.ir.nodes import Function, Module
 from aiscan.lint.finding import Finding
@@ -38,24 +39,33 @@ from aiscan.scan import AnalysisTimedOut, time_limit
 from aiscan.sources import language_of
 from aiscan.span import Span
 
-__all__ = ["PLACEMENTS", "DocumentView", "NestView", "failed_view", "view_document"]
+if TYPE_CHECKING:
+    from aiscan.frontends.python.reuse import Trail
+
+__all__ = ["ANALYSES", "PLACEMENTS", "DocumentView", "NestView", "failed_view", "view_document"]
 
 
-class _Recent(dict[Hashable, tuple[Placement | str, ...]]):
+_Value = TypeVar("_Value")
+
+
+class _Recent(dict[Hashable, _Value]):
     """A memo that forgets its oldest entries past `capacity` (a long session's edits)."""
 
     def __init__(self, capacity: int) -> None:
         super().__init__()
         self.capacity = capacity
 
-    def __setitem__(self, key: Hashable, value: tuple[Placement | str, ...]) -> None:
+    def __setitem__(self, key: Hashable, value: _Value) -> None:
         super().__setitem__(key, value)
         while len(self) > self.capacity:
             del self[next(iter(self))]
 
 
-PLACEMENTS = _Recent(512)
+PLACEMENTS: _Recent[tuple[Placement | str, ...]] = _Recent(512)
 """This process's placements by nest (`LintContext.placement_key`), across analyses."""
+ANALYSES: _Recent[FunctionAnalysis] = _Recent(512)
+"""This process's analyses by function (`analyze_module`'s memo), across analyses: an edit
+re-analyzes the functions it changed."""
 
 
 @dataclass(frozen=True)
@@ -108,16 +118,21 @@ def view_document(
         and starts again after), else from the whole file's."""
         line = wanted_line()
         if _lowers_in_part(path, settings):
+            trail = _trail(path)
             if line is None:
                 try:
-                    module = lower_source(text, path, settings.pipeline, between=stop_if_wanted)
+                    module = lower_source(
+                        text, path, settings.pipeline, between=stop_if_wanted, trail=trail
+                    )
                 except _Wanted as wanted:  # asked for during the file's lowering
                     line = wanted.line
                 else:
                     describe_wanted(module, wanted_line())
                     return module
             describe_wanted(lower_source(text, path, settings.pipeline, line), line)
-        module = lower_source(text, path, settings.pipeline)
+            module = lower_source(text, path, settings.pipeline, trail=trail)
+        else:
+            module = lower_source(text, path, settings.pipeline)
         if not early:
             describe_wanted(module, wanted_line())
         return module
@@ -134,7 +149,7 @@ def view_document(
         if function is None:
             return
         alone = replace(module, functions=(function,))
-        analysis = analyze_module(alone, settings.pipeline.analysis)
+        analysis = analyze_module(alone, settings.pipeline.analysis, ANALYSES)
         context = lint_context(analysis, text, settings, PLACEMENTS)
         part = DocumentAnalysis(analysis, (), (), context)
         region = part.nest_at(line) if line is not None else None
@@ -142,7 +157,9 @@ def view_document(
             early[region.region.span] = view = _nest_view(region, part, settings.devices)
             on_nest(view)
 
-    result = analyze_document(text, path, settings, limit_s, PLACEMENTS, lint=False, lower=lower)
+    result = analyze_document(
+        text, path, settings, limit_s, PLACEMENTS, lint=False, lower=lower, analysis_memo=ANALYSES
+    )
     regions = list(result.nests())
     views = [_undescribed(region.region.span, limit_s) for region in regions]
     unplaced = f"\n\n_Not placed: placing this file's nests took over {limit_s:g} s._"
@@ -167,6 +184,22 @@ def view_document(
     if result.analysis is None:  # the lint stopped: the document's error, as before it ran
         return DocumentView((), result.errors, ())
     return DocumentView(result.findings, result.errors, tuple(views))
+
+
+_TRAILS: dict[str, Trail] = {}
+"""This process's last lowering of each Python file, by path (`reuse.py`)."""
+_TRAILS_KEPT = 16
+
+
+def _trail(path: str) -> Trail:
+    """`path`'s trail, the most recently used last; the least recently used forgotten."""
+    from aiscan.frontends.python.reuse import Trail
+
+    trail = _TRAILS.pop(path, None) or Trail()
+    _TRAILS[path] = trail
+    while len(_TRAILS) > _TRAILS_KEPT:
+        del _TRAILS[next(iter(_TRAILS))]
+    return trail
 
 
 class _Wanted(Exception):

@@ -11,6 +11,7 @@ import ast
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from itertools import islice
 
 import libcst as cst
 
@@ -32,6 +33,15 @@ from aiscan.frontends.python.lowering import FunctionLowering
 from aiscan.frontends.python.modules import own_method
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.precision_rules import apply_rules
+from aiscan.frontends.python.reuse import (
+    Lowered,
+    Mark,
+    SummaryKey,
+    Trail,
+    reused_statements,
+    statement_lines,
+    words_of,
+)
 from aiscan.frontends.python.symbols import size_symbol
 from aiscan.frontends.python.values import Integer, Scalar
 from aiscan.given_shapes import GivenShape
@@ -51,6 +61,7 @@ def lower_python_source(
     shapes: Sequence[GivenShape] = (),
     through_line: int | None = None,
     between: Callable[[], None] | None = None,
+    trail: Trail | None = None,
 ) -> Module:
     """Parse and lower one Python file; raises `InputError` when it does not parse.
 
@@ -61,7 +72,9 @@ def lower_python_source(
     the user states (`--shape`). `through_line` stops after the top-level `def` or class
     holding that line (`_lowered_functions`). `between` is called before each top-level
     statement is lowered, and may raise to stop the lowering (the language server, when
-    the editor asks for a line meanwhile)."""
+    the editor asks for a line meanwhile). `trail` holds the editor's last whole lowering
+    of the file, whose statements before the edit this one reuses (`reuse.py`), and gets
+    this one."""
     syntax = _check_with_cpython_parser(text, path)
     rules = read_frameworks(syntax, x64_setting=x64, tf32_setting=tf32)
     defaults = _Defaults(rules, dtypes.dtype_named(default_dtype or ""), shapes)
@@ -73,7 +86,15 @@ def lower_python_source(
         raise InputError(Diagnostic(span, Severity.ERROR, message)) from None
     except cst.CSTValidationError as error:
         raise InputError(_unrepresentable(text, path, str(error))) from None
+    progress: _Progress | None = None
+    if trail is not None and through_line is None:
+        context = _context(path, default_dtype, x64, tf32, shapes, rules, syntax)
+        progress = _Progress(trail, context, text, syntax)
+        module = progress.spliced(module)
     names = SourceNames(module, syntax, path)
+    if progress is not None and not progress.agrees(names, text):
+        module = progress.unspliced()
+        names = SourceNames(module, syntax, path)
     constants, floats = _module_constants(module)
     size_defaults = tuple(sorted((n, v) for n, v in constants.items() if v is not None))
     bindings: dict[str, Binding] = {
@@ -91,8 +112,18 @@ def lower_python_source(
     globals_.summarize = summaries.summary
     try:
         functions = _lowered_functions(
-            module, names, globals_, summaries, defaults, errors, through_line, between=between
+            module,
+            names,
+            globals_,
+            summaries,
+            defaults,
+            errors,
+            through_line,
+            between=between,
+            progress=progress,
         )
+        if progress is not None:
+            progress.keep(module, summaries, errors)
         if summaries.recursed and through_line is not None:
             # Lowered out of the file's order, a cycle of calls is entered elsewhere and
             # cut elsewhere: in the file's order, as the whole file's lowering does it.
@@ -153,6 +184,7 @@ def _lowered_functions(
     through_line: int | None = None,
     skip_earlier: bool = True,
     between: Callable[[], None] | None = None,
+    progress: _Progress | None = None,
 ) -> list[Function]:
     """The module's functions and methods, and its top-level work as `<module>`.
 
@@ -163,14 +195,20 @@ def _lowered_functions(
     is, unless a class comes first (a class's methods are callable only after it, so the
     `def`s before it are lowered before it). Calls in a cycle are cut where the cycle is
     entered, which depends on the order: `_Summaries.recursed` says to lower again in
-    the file's order."""
+    the file's order. `progress`: the editor's lowering, which starts after the statements
+    it reuses and marks the state after each one."""
     functions: list[Function] = []
     top_level: list[cst.CSTNode] = []
     earlier: list[cst.FunctionDef] = []
     classes = {s.name.value: s for s in module.body if isinstance(s, cst.ClassDef)}
-    for statement in module.body:
+    for index, statement in enumerate(module.body):
         if between is not None:
             between()
+        if progress is not None:
+            progress.begin(summaries)
+            if progress.replayed(index, summaries, globals_, functions, errors, top_level):
+                progress.mark(functions, errors, summaries, top_level)
+                continue
         holds = through_line is not None and _holds(names, statement, through_line)
         if isinstance(statement, cst.FunctionDef):
             if through_line is not None and skip_earlier and not holds:
@@ -185,6 +223,8 @@ def _lowered_functions(
             top_level.append(statement)
         if holds:
             return functions
+        if progress is not None:
+            progress.mark(functions, errors, summaries, top_level)
     if top_level:
         element, source = defaults("<module>")
         lowering = FunctionLowering(
@@ -214,15 +254,19 @@ class _Summaries:
         self.globals_ = globals_
         self.defaults = defaults
         self.errors = errors
-        self.done: dict[
-            tuple[str, tuple[tuple[str, str, bool], ...], tuple[tuple[str, int], ...]], Summary
-        ] = {}
+        self.done: dict[SummaryKey, Summary] = {}
         self.lowering: set[str] = set()
         self.recursed = False
         """Whether a call was cut as recursive (`_lowered_functions`)."""
         self.methods: dict[str, tuple[cst.FunctionDef, Scope, frozenset[str]]] = {}
         """Each method as its class's earlier methods left `self` (`Class.forward`), for
         lowering it again with the ranks a submodule's call gives (`summaries.py`)."""
+        self.looked_up: set[SummaryKey] | None = None
+        """The editor's lowering: the summaries the statement being lowered looked up
+        (`reuse.py`)."""
+        self.replaced = False
+        """Whether a class replaced another's methods (two classes of one name): the state
+        after a statement is then more than the first entries of `done` and `methods`."""
 
     def lowered(self, definition: cst.FunctionDef) -> Function:
         """The function as the module's report shows it (lowered once)."""
@@ -246,6 +290,8 @@ class _Summaries:
             tuple(sorted(ranks_given.items())),
         )
         found = self.done.get(key)
+        if self.looked_up is not None:
+            self.looked_up.add(key)
         if found is not None:
             return found
         if name in self.lowering:
@@ -329,6 +375,165 @@ class _Summaries:
         return self._summary(lowering, function)
 
 
+class _Progress:
+    """The editor's lowering of a file: the statements it reuses of the last one
+    (`reuse.py`), and the state after each statement, kept for the next."""
+
+    def __init__(
+        self, trail: Trail, context: tuple[object, ...], text: str, tree: ast.Module
+    ) -> None:
+        self.trail = trail
+        self.context = context
+        self.text = text
+        self.tree = tree
+        self.reused: dict[int, int] = {}
+        """Statements whose lowering is replayed: their index to their index in the last."""
+        self.lines: list[tuple[int, int]] | None = None
+        self.parsed: cst.Module | None = None
+        self.marks: list[Mark] = []
+        self.lookups: list[dict[SummaryKey, tuple[bool, bool]]] = []
+        self.started = (0, 0)
+        """The lengths of `done` and `methods` when the statement being lowered began."""
+        self.functions: list[Function] = []
+        self.top_level: list[cst.CSTNode] = []
+
+    def spliced(self, parsed: cst.Module) -> cst.Module:
+        """`parsed`, with the reused statements' nodes in place of its own: the IR kept
+        refers to them, and the lowering of the rest may too."""
+        self.parsed = parsed
+        self.lines = statement_lines(parsed, self.tree)
+        last = self.trail.last
+        if self.lines is None or last is None:
+            return parsed
+        defines = [_defined(s) for s in parsed.body]
+        self.reused = reused_statements(last, self.text, self.context, self.lines, defines)
+        if not self.reused:
+            return parsed
+        body = [
+            last.module.body[self.reused[i]] if i in self.reused else s
+            for i, s in enumerate(parsed.body)
+        ]
+        return parsed.with_changes(body=body)
+
+    def agrees(self, names: SourceNames, text: str) -> bool:
+        """Whether the spliced module is the text's (else nothing is reused)."""
+        if self.reused and names.code != text:
+            self.reused = {}
+            return False
+        return True
+
+    def unspliced(self) -> cst.Module:
+        assert self.parsed is not None
+        return self.parsed
+
+    def begin(self, summaries: _Summaries) -> None:
+        """A statement's lowering starts: note the summaries it looks up."""
+        summaries.looked_up = set()
+        self.started = (len(summaries.done), len(summaries.methods))
+
+    def replayed(
+        self,
+        index: int,
+        summaries: _Summaries,
+        globals_: Scope,
+        functions: list[Function],
+        errors: list[Diagnostic],
+        top_level: list[cst.CSTNode],
+    ) -> bool:
+        """Whether statement `index` was lowered by adding what its lowering added last
+        time: it is reused, and each summary it looked up first is there now if and only
+        if it was then (else its lowering now would lower another, or not)."""
+        last, old = self.trail.last, self.reused.get(index)
+        if last is None or old is None:
+            return False
+        lookups = last.lookups[old]
+        for key, (done, method) in lookups.items():
+            if (key in summaries.done) != done or (key[0] in summaries.methods) != method:
+                return False
+        before = last.marks[old - 1] if old else Mark(0, 0, 0, 0, 0)
+        after = last.marks[old]
+        functions += last.functions[before.functions : after.functions]
+        errors += last.errors[before.errors : after.errors]
+        summaries.done.update(islice(last.done.items(), before.done, after.done))
+        entries = islice(last.methods.items(), before.methods, after.methods)
+        for qualified, (definition, state, sizes) in entries:
+            state = state.copy()  # this module's helpers and summaries, not the last one's
+            state.helpers, state.classes = globals_.helpers, globals_.classes
+            state.summarize = summaries.summary
+            summaries.methods[qualified] = (definition, state, sizes)
+        top_level += last.top_level[before.top_level : after.top_level]
+        summaries.looked_up = set(lookups)
+        return True
+
+    def mark(
+        self,
+        functions: list[Function],
+        errors: list[Diagnostic],
+        summaries: _Summaries,
+        top_level: list[cst.CSTNode],
+    ) -> None:
+        """Note the state after one more top-level statement, and which of the summaries
+        it looked up were made, and which were methods, before it."""
+        lengths = (len(summaries.done), len(summaries.methods), len(top_level))
+        self.marks.append(Mark(len(functions), len(errors), *lengths))
+        made = set(islice(summaries.done, self.started[0], None))
+        methods = set(islice(summaries.methods, self.started[1], None))
+        self.lookups.append(
+            {
+                key: (
+                    key in summaries.done and key not in made,
+                    key[0] in summaries.methods and key[0] not in methods,
+                )
+                for key in summaries.looked_up or ()
+            }
+        )
+        summaries.looked_up = None
+        self.functions, self.top_level = functions, top_level
+
+    def keep(self, module: cst.Module, summaries: _Summaries, errors: list[Diagnostic]) -> None:
+        """Leave this lowering on the trail, for the next."""
+        lines = self.lines
+        if lines is None or summaries.replaced or len(self.marks) != len(module.body):
+            self.trail.last = None
+            return
+        self.trail.last = Lowered(
+            self.text,
+            self.context,
+            module,
+            tuple(lines),
+            words_of(self.text, lines),
+            tuple(_defined(s) for s in module.body),
+            tuple(self.marks),
+            tuple(self.lookups),
+            tuple(self.functions),
+            tuple(errors),
+            dict(summaries.done),
+            dict(summaries.methods),
+            tuple(self.top_level),
+        )
+
+
+def _defined(statement: cst.CSTNode) -> str | None:
+    """The name a top-level `def` or class defines."""
+    return statement.name.value if isinstance(statement, cst.FunctionDef | cst.ClassDef) else None
+
+
+def _context(
+    path: str,
+    default_dtype: str | None,
+    x64: bool | None,
+    tf32: bool | None,
+    shapes: Sequence[GivenShape],
+    rules: FrameworkRules,
+    tree: ast.Module,
+) -> tuple[object, ...]:
+    """What decides every statement's lowering at once (`reuse.py`): the options, the
+    frameworks' rules, and the module-level code other than `def`s and classes."""
+    definitions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    code = tuple(ast.dump(s) for s in tree.body if not isinstance(s, definitions))
+    return (path, default_dtype, x64, tf32, tuple(shapes), rules, code)
+
+
 def _holds(names: SourceNames, statement: cst.CSTNode, line: int) -> bool:
     """Whether `statement` is a `def` or a class whose lines hold `line`."""
     if not isinstance(statement, cst.FunctionDef | cst.ClassDef):
@@ -364,6 +569,7 @@ def _methods(
     found: list[tuple[int, Function]] = []
     for method in methods:
         qualified = f"{node.name.value}.{method.name.value}"
+        summaries.replaced |= qualified in summaries.methods
         summaries.methods[qualified] = (method, state.copy(), sizes)
         lowering, summary = summaries.method(qualified)
         summaries.done[(qualified, (), ())] = summary  # a submodule's call reuses it

@@ -164,6 +164,11 @@ class SourceNames:
         inside._function = None if function is None else self._bindings.index_of(function)
         return inside
 
+    @property
+    def code(self) -> str:
+        """The module's code, as its nodes generate it."""
+        return self._positions.code
+
     def canonical(self, node: cst.CSTNode) -> str | None:
         """`numpy.dot` for `np.dot`, `jnp.dot`, `dot` imported from numpy; None if not an API."""
         return self._bindings.canonical(node, self._function)

@@ -1,0 +1,163 @@
+"""An editor's earlier lowering of the same file, reused statement by statement.
+
+The language server lowers a file again after each edit, and most of the time goes to
+top-level statements the edit did not touch. A statement's lowering depends on the
+module-level code (imports, constants), the `def`s and classes it names (by name, the
+only way Python code reaches them), where it stands, and which helpers' summaries earlier
+statements had already made (a summary is made once, where it is first needed, and its
+errors are reported there). So a statement lowers as it did last time when:
+
+* its lines, with the comments and blank lines above it, are the same at the same place;
+* every `def` or class it names is such a statement too (no changed one: transitively);
+* the options, the frameworks' rules and the module-level code other than `def`s and
+  classes are the same (`context`), and no `global` statement rebinds a module name;
+* each summary its lowering looked up was made before it now if and only if it was
+  then, and is a method's now if and only if it was then (`Lowered.lookups`), checked
+  as the lowering reaches it: its lowering then takes the same path.
+
+Then the frontend adds what its lowering added last time instead of lowering it. The
+lowering only ever adds to its state (the functions, the errors, the summaries of helpers
+and methods, the module-level statements), so what each statement added is kept as the
+lengths of those lists after it (`Mark`). The kept IR refers to the last parse's nodes
+(and its spans to their places), so the new parse gets those nodes in place of its own
+for the reused statements; where the module they make is not the text (a line added
+under a function is its own), nothing is reused.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from aiscan.errors import Diagnostic
+    from aiscan.frontends.python.expressions import Scope, Summary
+    from aiscan.ir.nodes import Function
+
+__all__ = [
+    "Lowered",
+    "Mark",
+    "SummaryKey",
+    "Trail",
+    "reused_statements",
+    "statement_lines",
+    "words_of",
+]
+
+_WORD = re.compile(r"[^\W\d]\w*")
+_GLOBAL = re.compile(r"\bglobal\b")
+
+SummaryKey = tuple[str, tuple[tuple[str, str, bool], ...], tuple[tuple[str, int], ...]]
+MethodEntry = tuple["cst.FunctionDef", "Scope", frozenset[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """The lowering's state after one top-level statement: the length of each of its lists."""
+
+    functions: int
+    errors: int
+    done: int
+    methods: int
+    top_level: int
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """One whole lowering of a file, as the next lowering of the same file reuses it."""
+
+    text: str
+    context: tuple[object, ...]
+    module: cst.Module
+    lines: tuple[tuple[int, int], ...]
+    """The first and last line of each top-level statement (`statement_lines`)."""
+    words: tuple[frozenset[str], ...]
+    """The identifiers each top-level statement's lines hold."""
+    defines: tuple[str | None, ...]
+    """The name each top-level `def` or class defines (None for other statements)."""
+    marks: tuple[Mark, ...]
+    lookups: tuple[dict[SummaryKey, tuple[bool, bool]], ...]
+    """For each statement, the summaries its lowering looked up, and whether each was
+    made, and was a method's, before the statement."""
+    functions: tuple[Function, ...]
+    errors: tuple[Diagnostic, ...]
+    done: dict[SummaryKey, Summary]
+    methods: dict[str, MethodEntry]
+    top_level: tuple[cst.CSTNode, ...]
+
+
+class Trail:
+    """What the editor keeps of one file between its lowerings: the last whole one."""
+
+    def __init__(self) -> None:
+        self.last: Lowered | None = None
+
+
+def statement_lines(module: cst.Module, tree: ast.Module) -> list[tuple[int, int]] | None:
+    """The first and last line of each of `module`'s top-level statements, from CPython's
+    tree of the same text (a decorator's line is its `def`'s first); None where the two
+    trees do not pair up statement by statement."""
+    import libcst as cst
+
+    nodes = iter(tree.body)
+    found: list[tuple[int, int]] = []
+    for statement in module.body:
+        count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+        parts = list(islice(nodes, count))
+        if len(parts) != count or parts[-1].end_lineno is None:
+            return None
+        decorators = getattr(parts[0], "decorator_list", ())
+        start = min([parts[0].lineno, *(d.lineno for d in decorators)])
+        found.append((start, parts[-1].end_lineno))
+    return None if next(nodes, None) is not None else found
+
+
+def words_of(text: str, lines: Sequence[tuple[int, int]]) -> tuple[frozenset[str], ...]:
+    """The identifiers (and keywords, and words of strings and comments: more is safe) on
+    each statement's lines."""
+    split = text.splitlines()
+    return tuple(
+        frozenset(_WORD.findall("\n".join(split[start - 1 : end]))) for start, end in lines
+    )
+
+
+def reused_statements(
+    last: Lowered,
+    text: str,
+    context: tuple[object, ...],
+    lines: Sequence[tuple[int, int]],
+    defines: Sequence[str | None],
+) -> dict[int, int]:
+    """Which of `text`'s top-level statements (their `lines`, the names they `define`) lower
+    as `last`'s did, each paired with its index there: the same lines at the same place,
+    with the comments and blank lines above them, naming no `def` or class that is not."""
+    if last.context != context or _GLOBAL.search(text):
+        return {}
+    before, now = last.text.splitlines(True), text.splitlines(True)
+    was = {where: index for index, where in enumerate(_with_lines_above(last.lines))}
+    kept: dict[int, int] = {}
+    for index, (start, end) in enumerate(_with_lines_above(lines)):
+        old = was.get((start, end))
+        if old is not None and before[start - 1 : end] == now[start - 1 : end]:
+            kept[index] = old
+    while True:
+        olds = set(kept.values())
+        changed = {name for i, name in enumerate(last.defines) if name and i not in olds}
+        changed.update(name for i, name in enumerate(defines) if name and i not in kept)
+        naming = [index for index, old in kept.items() if not last.words[old].isdisjoint(changed)]
+        if not naming:
+            return kept
+        for index in naming:
+            del kept[index]
+
+
+def _with_lines_above(lines: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Each statement's lines from the line after the one before it: the comments and blank
+    lines above a statement are its node's."""
+    return [(1 if i == 0 else lines[i - 1][1] + 1, end) for i, (_, end) in enumerate(lines)]

@@ -1,0 +1,183 @@
+"""The editor's lowering reuses the statements an edit left as they were (`reuse.py`), and
+gives what a lowering of the edited text alone gives: the same IR, the same diagnostics in
+the same order."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aiscan.errors import InputError
+from aiscan.frontends.python import frontend, lower_python_source
+from aiscan.frontends.python.reuse import Trail
+from aiscan.ir.nodes import Module
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "python"
+EDITS_PER_FILE = 3
+
+
+def _lowered(text: str, path: str, trail: Trail | None = None) -> Module | str:
+    try:
+        return lower_python_source(text, path, trail=trail)
+    except InputError as error:
+        return str(error.diagnostic)
+
+
+def _edited(text: str, rng: random.Random) -> str:
+    """`text` with one line changed as a person typing would: spaces after it, a blank
+    line or a copy of it above it, the line deleted, a digit or a name on it changed."""
+    lines = text.splitlines(keepends=True)
+    at = rng.randrange(len(lines))
+    line = lines[at]
+    kind = rng.choice(["spaces", "blank", "copy", "delete", "digit", "name"])
+    digits = list(re.finditer(r"\d", line))
+    names = list(re.finditer(r"\b[a-z_]\w*\b", line))
+    if kind == "spaces":
+        lines[at] = line.rstrip("\n") + "  \n"
+    elif kind == "blank":
+        lines.insert(at, "\n")
+    elif kind == "copy":
+        lines.insert(at, line)
+    elif kind == "delete":
+        del lines[at]
+    elif kind == "digit" and digits:
+        d = rng.choice(digits)
+        lines[at] = f"{line[: d.start()]}{(int(d.group()) + 1) % 10}{line[d.end() :]}"
+    elif names:
+        n = rng.choice(names)
+        lines[at] = f"{line[: n.end()]}x{line[n.end() :]}"
+    return "".join(lines)
+
+
+@pytest.fixture
+def replays(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each statement a trail could reuse was replayed, from now on."""
+    found: list[bool] = []
+    original = frontend._Progress.replayed
+
+    def counted(self: Any, index: int, *rest: Any) -> bool:
+        replayed = bool(original(self, index, *rest))
+        if index in self.reused:
+            found.append(replayed)
+        return replayed
+
+    monkeypatch.setattr(frontend._Progress, "replayed", counted)
+    return found
+
+
+def test_every_fixture_edited_lowers_as_it_does_alone(replays: list[bool]) -> None:
+    rng = random.Random(19)
+    statements = 0
+    for path in sorted(FIXTURES.glob("*.py")):
+        text = path.read_text()
+        trail = Trail()
+        _lowered(text, str(path), trail)
+        for _ in range(EDITS_PER_FILE):
+            text = _edited(text, rng)
+            with_trail = _lowered(text, str(path), trail)
+            assert with_trail == _lowered(text, str(path)), path.name
+            statements += len(trail.last.lines) if trail.last else 0
+    # The comparison means something only where statements were reused: most were.
+    assert sum(replays) > statements / 3
+
+
+HELPER_WITH_AN_ERROR = """\
+import numpy as np
+
+
+def caller(a: np.ndarray):
+    return stored(a)
+
+
+def stored(x: np.ndarray):
+    A = np.zeros((3, 4))
+    A[0:3, 0:4] = np.ones((2, 2))
+    for i in range(x.shape[0]):
+        x[i] = x[i] * 2.0
+    return A
+"""
+
+
+def test_a_summary_no_longer_made_by_an_earlier_call_is_made_where_its_def_is(
+    replays: list[bool],
+) -> None:
+    """`stored` (a loop: summarized, not inlined) was first lowered for `caller`'s call,
+    its error reported there; the edit removes the call, so `stored` is lowered at its
+    own `def`, and its error reported there."""
+    path = "helper.py"
+    trail = Trail()
+    before = _lowered(HELPER_WITH_AN_ERROR, path, trail)
+    edited = HELPER_WITH_AN_ERROR.replace("return stored(a)", "return a * 2.0 ")
+    after = _lowered(edited, path, trail)
+    assert isinstance(before, Module) and isinstance(after, Module)
+    assert after == _lowered(edited, path)
+    errors = [d.message for d in after.diagnostics if "cannot be stored" in d.message]
+    assert len(errors) == 1
+    # The import is replayed; `stored` is the same text, but its summary is not made.
+    assert replays == [True, False]
+
+
+CALLS_A_LATER_HELPER = """\
+import numpy as np
+
+
+def caller(a: np.ndarray):
+    return a + twice(a)
+
+
+def twice(x: np.ndarray):
+    return x * 2.0
+"""
+
+
+def test_a_caller_of_an_edited_helper_is_lowered_again() -> None:
+    path = "later.py"
+    trail = Trail()
+    _lowered(CALLS_A_LATER_HELPER, path, trail)
+    edited = CALLS_A_LATER_HELPER.replace("return x * 2.0", "return x * x * 2.0")
+    after = _lowered(edited, path, trail)
+    assert isinstance(after, Module)
+    assert after == _lowered(edited, path)
+    caller = next(f for f in after.functions if f.name == "caller")
+    assert caller != _caller_before(path)  # the call's work is the helper's new work
+
+
+def _caller_before(path: str) -> object:
+    module = _lowered(CALLS_A_LATER_HELPER, path)
+    assert isinstance(module, Module)
+    return next(f for f in module.functions if f.name == "caller")
+
+
+def test_an_edit_to_the_last_class_lowers_that_class_alone(replays: list[bool]) -> None:
+    """Of the Llama block, an edit to `Layer.forward` leaves the eight statements before
+    it (the imports, the settings, `Norm`, `rotate`, `widen`, `Attend`, `Gated`) as they
+    were: their nodes and their IR are the last lowering's."""
+    path = FIXTURES / "torch_llama.py"
+    text = path.read_text()
+    trail = Trail()
+    _lowered(text, str(path), trail)
+    assert trail.last is not None
+    before = trail.last.module.body
+    edited = text.replace("return h + self.gated", "return h - self.gated")
+    after = _lowered(edited, str(path), trail)
+    assert after == _lowered(edited, str(path))
+    now = trail.last.module.body
+    kept = [i for i, (a, b) in enumerate(zip(before, now, strict=True)) if a is b]
+    assert kept == list(range(len(now) - 1))
+    assert all(replays) and len(replays) == len(now) - 1
+
+
+def test_a_line_added_under_a_function_is_its_own() -> None:
+    """An indented line added after a function's last line belongs to that function,
+    though its old lines are all there: it is lowered again."""
+    path = "under.py"
+    trail = Trail()
+    _lowered(CALLS_A_LATER_HELPER, path, trail)
+    edited = CALLS_A_LATER_HELPER.replace(
+        "    return a + twice(a)\n", "    return a + twice(a)\n    return a\n"
+    )
+    assert _lowered(edited, path, trail) == _lowered(edited, path)
