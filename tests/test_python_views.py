@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from polynomial_strategies import SYMBOLS
 
 from aiscan.analysis.kernel import FunctionAnalysis, analyze_module
 from aiscan.errors import Severity
-from aiscan.frontends.python import dtypes
+from aiscan.frontends.python import dtypes, views
 from aiscan.frontends.python.values import Leaf, coordinate
 from aiscan.frontends.python.views import flipped, permuted, reshaped, resolve_shape
 from aiscan.ir.symbols import size_symbol
@@ -319,3 +322,31 @@ def test_reshape_products_are_compared_as_rational_functions() -> None:
     answers = [_identically_zero(d) for d in cases]
     assert answers == [True, False, True, True, True, False, False, True]
     assert answers == [sympy.simplify(d) == 0 for d in cases]
+
+
+_EXTENT_FACTORS = st.sampled_from(
+    [
+        *SYMBOLS,
+        sympy.floor(SYMBOLS[0] / 2),
+        sympy.Mod(SYMBOLS[1], SYMBOLS[2]),
+        SYMBOLS[0] + 1,  # a sum: `cancel` is asked
+        sympy.sqrt(SYMBOLS[1]),  # a power that is not an integer one: `cancel` is asked
+    ]
+)
+_EXTENTS = st.builds(
+    lambda coefficient, factors: (
+        sympy.Rational(coefficient.numerator, coefficient.denominator)
+        * sympy.Mul(*(f**p for f, p in factors))
+    ),
+    st.fractions(min_value=1, max_value=64, max_denominator=8),
+    st.lists(st.tuples(_EXTENT_FACTORS, st.integers(-2, 3)), max_size=4),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_EXTENTS, _EXTENTS)
+def test_lowest_terms_is_cancel(numerator: sympy.Expr, denominator: sympy.Expr) -> None:
+    """Extents' quotients skip `sympy.cancel` where they are monomials: the same
+    expression, structurally (the reshape's axis groups read its numerator and
+    denominator)."""
+    assert views._lowest_terms(numerator, denominator) == sympy.cancel(numerator / denominator)

@@ -111,7 +111,7 @@ def resolve_shape(old: Shape, new: Sequence[sympy.Expr]) -> Shape | str:
             return f"{shape_text(old)} has {total} elements, not {sympy.Mul(*new)}"
         return tuple(new)
     known = sympy.Mul(*(e for e in new if e != -1))
-    solved = sympy.cancel(total / known)
+    solved = _lowest_terms(total, known)
     denominator = sympy.fraction(solved)[1]
     if denominator != 1 or not solved.is_polynomial():
         return f"the extents do not divide the {total} elements of {shape_text(old)}"
@@ -178,7 +178,7 @@ def reshaped(leaf: Leaf, new: Shape, assume_equal: bool = False) -> Leaf | str:
 
 def _grow(old: Shape, new: Shape, olds: list[int], news: list[int]) -> bool | None:
     """Add the next axis to the side whose element count divides the other's."""
-    ratio = sympy.cancel(_product(new, news) / _product(old, olds))
+    ratio = _lowest_terms(_product(new, news), _product(old, olds))
     numerator, denominator = sympy.fraction(ratio)
     if denominator == 1 and olds[-1] + 1 < len(old):
         olds.append(olds[-1] + 1)
@@ -205,7 +205,30 @@ def _grow(old: Shape, new: Shape, olds: list[int], news: list[int]) -> bool | No
 
 def _divides_later(new: Shape, news: list[int]) -> bool:
     """The next axis of `new` is a quotient (`n_embd/n_head`): a split's second part."""
-    return bool(sympy.fraction(sympy.cancel(new[news[-1] + 1]))[1] != 1)
+    return bool(sympy.fraction(_lowest_terms(new[news[-1] + 1]))[1] != 1)
+
+
+def _lowest_terms(numerator: sympy.Expr, denominator: sympy.Expr | int = 1) -> sympy.Expr:
+    """`sympy.cancel(numerator / denominator)`. Extents are mostly monomials (`n_embd`,
+    `n_embd/n_head`, `4*d`), whose quotient sympy writes in lowest terms as it makes it;
+    `cancel` (a fifth of a model class's lowering) is asked only about the others."""
+    quotient = numerator / denominator
+    if _monomial(numerator) and _monomial(sympy.sympify(denominator)):
+        return quotient
+    return sympy.cancel(quotient)
+
+
+def _monomial(expr: sympy.Expr) -> bool:
+    """A rational times powers, to integer exponents, of symbols and other atoms that are
+    not sums or products (`floor(n/2)`)."""
+    for factor in sympy.Mul.make_args(expr):
+        if factor.is_Pow:
+            base = factor.base
+            if not factor.exp.is_Integer or base.is_Add or base.is_Mul or base.is_Pow:
+                return False
+        elif not (factor.is_Rational or factor.is_Symbol or factor.is_Function):
+            return False
+    return True
 
 
 def _product(shape: Shape, axes: Sequence[int]) -> sympy.Expr:
@@ -276,7 +299,7 @@ def read_view(
             # `xq.reshape(xq.shape[:-1] + (-1, 2))` of an extent `d`: `d/2`, as the reshape
             # requires it to divide (llama2.c's rotary embedding of an even head size).
             known = sympy.Mul(*(e for e in extents if e != -1))
-            solved = sympy.cancel(sympy.Mul(*base.shape) / known)
+            solved = _lowest_terms(sympy.Mul(*base.shape), known)
             if sympy.fraction(solved)[1] != 1:
                 reader.note(
                     UnknownKind.ASSUMPTION,
