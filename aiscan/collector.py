@@ -6,7 +6,8 @@ with mypy's setting. And once a file is done, its cycles are collected and what 
 (imported modules, sympy's and aiscan's memo caches) is frozen, so that no later
 collection scans it again: over the 1,000-file benchmark tree that was a sixth of the CPU
 time. A process that edits the same files for hours (the language server) keeps Python's
-defaults, and so does any program that imports aiscan as a library.
+thresholds (its analysis children freeze only what they imported and warmed up,
+`aiscan.lsp.warmup`), and so does any program that imports aiscan as a library.
 """
 
 from __future__ import annotations

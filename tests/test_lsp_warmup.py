@@ -4,6 +4,7 @@ before the next edit). Children start with islpy imported."""
 
 from __future__ import annotations
 
+import gc
 import signal
 import sys
 import threading
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from aiscan.lsp import worker
+from aiscan.lsp import warmup, worker
 from aiscan.lsp.document import settings_for
 from aiscan.lsp.view import DocumentView
 
@@ -66,6 +67,7 @@ def test_an_idle_child_warms_up_between_requests(
         worker._serve_requests(theirs)  # on this main thread: its time limit is armed
     finally:
         signal.signal(signal.SIGINT, interrupt)
+        gc.unfreeze()  # the child froze what it imported: this is the tests' process
         reading.join(30)
     assert events == ["step 1", "view, 1 nest"]
 
@@ -84,3 +86,16 @@ def test_children_start_with_islpy_imported() -> None:
         assert ours.recv() == ["islpy", "aiscan.lsp.view"]
     finally:
         process.join(30)
+
+
+def test_the_warm_up_ends_by_taking_what_survives_out_of_later_collections() -> None:
+    """A full collection scanned the child's imported modules and caches, about 90 ms of
+    each edit's analysis: the last step collects the warm-up's garbage and freezes the
+    rest."""
+    assert worker.STEPS[-1] is warmup.STEPS[-1]
+    gc.unfreeze()
+    try:
+        worker.STEPS[-1]()
+        assert gc.get_freeze_count() > 1000
+    finally:
+        gc.unfreeze()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import multiprocessing
 import signal
 from collections.abc import Callable
@@ -227,6 +228,7 @@ def _serve_requests(connection: Connection) -> None:
     may send the line the editor hovers on (`Demand`); one that comes after the analysis
     is over is left unread until here, and skipped."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the editor's ^C is the server's to take
+    gc.freeze()  # what the fork server imported: never garbage, never scanned again
     wanted: list[int] = []
 
     def wanted_line() -> int | None:
