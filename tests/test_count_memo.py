@@ -224,3 +224,45 @@ def test_a_read_only_arrays_counts_are_one_isl_count_a_point(
     (region,) = result.analysis.functions[0].regions
     assert str(region.traffic["compulsory"].total(False)) == "8*n**2 - 8*n"  # off its diagonal
     assert len(fresh) == len(counted) > 0  # one count of L's triangle at each point
+
+
+CALLS_A_SOLVE = """\
+import numpy as np
+
+
+def solve(x: np.ndarray, L: np.ndarray):
+    for i in range(x.shape[0]):
+        for j in range(i):
+            x[i] -= L[i, j] * x[j]
+
+
+def caller(x: np.ndarray, L: np.ndarray):
+    solve(x, L)
+    solve(L[0], L)
+"""
+
+
+def test_an_inlined_nest_an_edit_moved_is_not_counted_again(fresh: list[Any]) -> None:
+    """An inlined call's names hold its line (`caller_L11_x`, loop variables of
+    `solve_L11`): the key names them by where they first appear instead, so a line added
+    above leaves the keys, and the counts, as they were."""
+    first = analyze_text(CALLS_A_SOLVE, "solve.py", PipelineOptions())
+    assert fresh  # isl counted the triangles
+    kernel._memo.clear()
+    polyhedral._counts_cached.cache_clear()
+    fresh.clear()
+    moved = analyze_text("# an edit above\n" + CALLS_A_SOLVE, "solve.py", PipelineOptions())
+    assert fresh == []
+    assert first.analysis is not None and moved.analysis is not None
+    traffic = [
+        str(r.traffic["compulsory"].total(False))
+        for analysis in (first.analysis, moved.analysis)
+        for f in analysis.functions
+        for r in f.regions
+    ]
+    assert traffic[: len(traffic) // 2] == traffic[len(traffic) // 2 :]
+
+
+def test_names_holding_lines_are_renamed_one_to_one() -> None:
+    key = "['caller_L11_x', 'trip_L5', 'caller_L11_x', 'caller_L12_x', 'n']"
+    assert count_memo._without_lines(key) == "['<0>', '<1>', '<0>', '<2>', 'n']"

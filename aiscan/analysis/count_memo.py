@@ -15,6 +15,7 @@ a scan with its result cache keeps them there, one entry per nest (`stored_in`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -84,7 +85,19 @@ def nest_key(references: Sequence[PolyReference], sizes: Sequence[Any]) -> str:
             symbols |= loop.start.free_symbols | loop.trip.free_symbols
     kinds = sorted(f"{s.name}:{_kind(s)}" for s in symbols)
     order = [s.name for s in sizes]
-    return "\n".join([repr(order), repr(kinds), *parts])
+    return _without_lines("\n".join([repr(order), repr(kinds), *parts]))
+
+
+_LINE_NAME = re.compile(r"\b\w*_L\d+\w*")
+
+
+def _without_lines(key: str) -> str:
+    """`key` with each name that holds a line (`trip_L12`, a helper's `rotate_L72__i25`,
+    an inlined call's array `forward_L102_q`) renamed by where it first appears: a nest
+    that a line added above it moved keeps its key. Renamed one to one, the counts are
+    the same (two arrays or symbols stay two)."""
+    names: dict[str, str] = {}
+    return _LINE_NAME.sub(lambda m: names.setdefault(m.group(), f"<{len(names)}>"), key)
 
 
 def _kind(symbol: Any) -> str:
