@@ -181,3 +181,28 @@ def test_a_line_added_under_a_function_is_its_own() -> None:
         "    return a + twice(a)\n", "    return a + twice(a)\n    return a\n"
     )
     assert _lowered(edited, path, trail) == _lowered(edited, path)
+
+
+PAGED = """\
+import numpy as np
+\x0c
+
+def caller(a: np.ndarray):
+    return a + twice(a)
+
+
+def twice(x: np.ndarray):
+    y = x * 2.0
+    return y
+"""
+
+
+def test_form_feeds_do_not_end_lines() -> None:
+    """A form feed (old files' page breaks) ends no line for Python: counted as one,
+    `caller`'s lines would be read one line early, miss its call of `twice`, and keep
+    `caller` as it was after `twice` changed."""
+    path = "pages.py"
+    trail = Trail()
+    _lowered(PAGED, path, trail)
+    edited = PAGED.replace("y = x * 2.0", "y = x * x * 2.0")
+    assert _lowered(edited, path, trail) == _lowered(edited, path)

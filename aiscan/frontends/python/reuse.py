@@ -52,6 +52,7 @@ __all__ = [
 
 _WORD = re.compile(r"[^\W\d]\w*")
 _GLOBAL = re.compile(r"\bglobal\b")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 SummaryKey = tuple[str, tuple[tuple[str, str, bool], ...], tuple[tuple[str, int], ...]]
 MethodEntry = tuple["cst.FunctionDef", "Scope", frozenset[str]]
@@ -121,10 +122,14 @@ def statement_lines(module: cst.Module, tree: ast.Module) -> list[tuple[int, int
 def words_of(text: str, lines: Sequence[tuple[int, int]]) -> tuple[frozenset[str], ...]:
     """The identifiers (and keywords, and words of strings and comments: more is safe) on
     each statement's lines."""
-    split = text.splitlines()
-    return tuple(
-        frozenset(_WORD.findall("\n".join(split[start - 1 : end]))) for start, end in lines
-    )
+    split = _source_lines(text)
+    return tuple(frozenset(_WORD.findall("".join(split[start - 1 : end]))) for start, end in lines)
+
+
+def _source_lines(text: str) -> list[str]:
+    """`text`'s lines as Python numbers them (`\\r\\n`, `\\r` or `\\n` ends one; a form
+    feed, which `str.splitlines` would end one at, does not)."""
+    return _LINE.findall(text)
 
 
 def reused_statements(
@@ -139,7 +144,7 @@ def reused_statements(
     with the comments and blank lines above them, naming no `def` or class that is not."""
     if last.context != context or _GLOBAL.search(text):
         return {}
-    before, now = last.text.splitlines(True), text.splitlines(True)
+    before, now = _source_lines(last.text), _source_lines(text)
     was = {where: index for index, where in enumerate(_with_lines_above(last.lines))}
     kept: dict[int, int] = {}
     for index, (start, end) in enumerate(_with_lines_above(lines)):
