@@ -151,15 +151,24 @@ def reused_statements(
         old = was.get((start, end))
         if old is not None and before[start - 1 : end] == now[start - 1 : end]:
             kept[index] = old
-    while True:
-        olds = set(kept.values())
-        changed = {name for i, name in enumerate(last.defines) if name and i not in olds}
-        changed.update(name for i, name in enumerate(defines) if name and i not in kept)
-        naming = [index for index, old in kept.items() if not last.words[old].isdisjoint(changed)]
-        if not naming:
-            return kept
-        for index in naming:
-            del kept[index]
+    olds = set(kept.values())
+    changed = {name for i, name in enumerate(last.defines) if name and i not in olds}
+    changed.update(name for i, name in enumerate(defines) if name and i not in kept)
+    naming: dict[str, list[int]] = {}
+    for index, old in kept.items():
+        for word in last.words[old]:
+            naming.setdefault(word, []).append(index)
+    waiting = list(changed)
+    while waiting:  # a statement that names a changed one is changed: by name, transitively
+        for index in naming.get(waiting.pop(), ()):
+            old = kept.pop(index, None)
+            if old is None:
+                continue
+            for name in (defines[index], last.defines[old]):
+                if name and name not in changed:
+                    changed.add(name)
+                    waiting.append(name)
+    return kept
 
 
 def _with_lines_above(lines: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
