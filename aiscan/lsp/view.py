@@ -6,7 +6,9 @@ and code-lens title. Hover texts place every nest on every device (up to a tenth
 second a nest), so they are made here too, inside the same time limit, and the server
 itself never computes anything slow. The lint places each nest (AIS001) and the hovers
 show the same placements: they are made once, and kept per process across analyses
-(`PLACEMENTS`), so an edit re-places only the nests it changed. The nests are described
+(`PLACEMENTS`), so an edit re-places only the nests it changed; each function's analysis
+(`ANALYSES`) and each Python file's last lowering (`_TRAILS`, `reuse.py`) are kept the
+same way, so it lowers and analyzes again only what it changed. The nests are described
 before the lint, each sent as it is done, the one the editor hovers on first (from its
 function's analysis, before the file's; in Python from its function's lowering, before the
 rest of the file is lowered): a hover during a document's first analysis waits for its own

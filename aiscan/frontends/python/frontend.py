@@ -73,8 +73,8 @@ def lower_python_source(
     holding that line (`_lowered_functions`). `between` is called before each top-level
     statement is lowered, and may raise to stop the lowering (the language server, when
     the editor asks for a line meanwhile). `trail` holds the editor's last whole lowering
-    of the file, whose statements before the edit this one reuses (`reuse.py`), and gets
-    this one."""
+    of the file, whose statements an edit left as they were this one reuses
+    (`reuse.py`), and gets this one."""
     syntax = _check_with_cpython_parser(text, path)
     rules = read_frameworks(syntax, x64_setting=x64, tf32_setting=tf32)
     defaults = _Defaults(rules, dtypes.dtype_named(default_dtype or ""), shapes)
@@ -195,8 +195,8 @@ def _lowered_functions(
     is, unless a class comes first (a class's methods are callable only after it, so the
     `def`s before it are lowered before it). Calls in a cycle are cut where the cycle is
     entered, which depends on the order: `_Summaries.recursed` says to lower again in
-    the file's order. `progress`: the editor's lowering, which starts after the statements
-    it reuses and marks the state after each one."""
+    the file's order. `progress`: the editor's lowering, which replays the statements it
+    reuses and marks the state after each one."""
     functions: list[Function] = []
     top_level: list[cst.CSTNode] = []
     earlier: list[cst.FunctionDef] = []
@@ -441,8 +441,9 @@ class _Progress:
         top_level: list[cst.CSTNode],
     ) -> bool:
         """Whether statement `index` was lowered by adding what its lowering added last
-        time: it is reused, and each summary it looked up first is there now if and only
-        if it was then (else its lowering now would lower another, or not)."""
+        time: it is reused, and each summary it looked up is made now exactly when it was
+        made before it then, and a method's exactly when it was (else its lowering now
+        would make another summary, or not, and report that helper's errors elsewhere)."""
         last, old = self.trail.last, self.reused.get(index)
         if last is None or old is None:
             return False
