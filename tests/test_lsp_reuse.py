@@ -82,7 +82,7 @@ def _keep_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     lowerings kept."""
     monkeypatch.setattr(view_module, "PLACEMENTS", view_module._Recent(64))
     monkeypatch.setattr(view_module, "ANALYSES", view_module._Recent(64))
-    monkeypatch.setattr(view_module, "_TRAILS", {})
+    monkeypatch.setattr(view_module, "_TRAILS", view_module._Recent(16))
 
 
 def test_the_memo_forgets_its_oldest_entries() -> None:

@@ -146,8 +146,8 @@ def _remembered(
 ) -> FunctionAnalysis:
     if memo is None:
         return _analyze_function(function, options, sizes)
-    settings = (options.write_allocate, options.special_weight, *sorted(options.sizes.items()))
-    key = (function, settings, tuple(sorted(sizes.items())))
+    # `sizes` holds `options.sizes`; the rest of the options the analysis reads:
+    key = (function, options.write_allocate, options.special_weight, tuple(sorted(sizes.items())))
     found = memo.get(key)
     if found is None:
         found = memo[key] = _analyze_function(function, options, sizes)

@@ -188,19 +188,16 @@ def view_document(
     return DocumentView(result.findings, result.errors, tuple(views))
 
 
-_TRAILS: dict[str, Trail] = {}
+_TRAILS: _Recent[Trail] = _Recent(16)
 """This process's last lowering of each Python file, by path (`reuse.py`)."""
-_TRAILS_KEPT = 16
 
 
 def _trail(path: str) -> Trail:
-    """`path`'s trail, the most recently used last; the least recently used forgotten."""
+    """`path`'s trail, put last: the least recently used is the one forgotten."""
     from aiscan.frontends.python.reuse import Trail
 
     trail = _TRAILS.pop(path, None) or Trail()
     _TRAILS[path] = trail
-    while len(_TRAILS) > _TRAILS_KEPT:
-        del _TRAILS[next(iter(_TRAILS))]
     return trail
 
 

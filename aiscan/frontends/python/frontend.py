@@ -36,6 +36,7 @@ from aiscan.frontends.python.precision_rules import apply_rules
 from aiscan.frontends.python.reuse import (
     Lowered,
     Mark,
+    MethodEntry,
     SummaryKey,
     Trail,
     reused_statements,
@@ -258,7 +259,7 @@ class _Summaries:
         self.lowering: set[str] = set()
         self.recursed = False
         """Whether a call was cut as recursive (`_lowered_functions`)."""
-        self.methods: dict[str, tuple[cst.FunctionDef, Scope, frozenset[str]]] = {}
+        self.methods: dict[str, MethodEntry] = {}
         """Each method as its class's earlier methods left `self` (`Class.forward`), for
         lowering it again with the ranks a submodule's call gives (`summaries.py`)."""
         self.looked_up: set[SummaryKey] | None = None

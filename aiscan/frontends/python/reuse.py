@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Lowered",
     "Mark",
+    "MethodEntry",
     "SummaryKey",
     "Trail",
     "reused_statements",
