@@ -206,3 +206,48 @@ def test_form_feeds_do_not_end_lines() -> None:
     _lowered(PAGED, path, trail)
     edited = PAGED.replace("y = x * 2.0", "y = x * x * 2.0")
     assert _lowered(edited, path, trail) == _lowered(edited, path)
+
+
+def test_a_line_added_at_the_top_moves_every_later_statement(replays: list[bool]) -> None:
+    """Every statement but the first of each fixture (whose lines above it grew) is
+    replayed, moved a line down (`relines.py`), and the file lowers as it does alone."""
+    moved, short = 0, []
+    for path in sorted(FIXTURES.glob("*.py")):
+        text = path.read_text()
+        trail = Trail()
+        if not isinstance(_lowered(text, str(path), trail), Module) or trail.last is None:
+            continue
+        replays.clear()
+        edited = "# a line added\n" + text
+        assert _lowered(edited, str(path), trail) == _lowered(edited, str(path)), path.name
+        assert trail.relines is not None or len(trail.last.lines) == 1, path.name
+        moved += sum(replays)
+        if sum(replays) < len(trail.last.lines) - 1:
+            short.append(path.name)
+    assert moved > 400
+    assert short == []
+
+
+MADE_NAME_IN_THE_TEXT = """\
+import numpy as np
+
+
+def f(x_L2: np.ndarray):
+    for i in range(x_L2.shape[0]):
+        x_L2[i] = x_L2[i] * 2.0
+
+
+def g(x: np.ndarray):
+    for i in range(x.shape[0]):
+        x[i] = x[i] + 1.0
+"""
+
+
+def test_a_file_naming_like_a_made_name_is_not_moved(replays: list[bool]) -> None:
+    """`x_L2` would read as a name the lowering made, holding line 2: nothing is moved,
+    and only the statements that stand where they stood are reused."""
+    trail = Trail()
+    _lowered(MADE_NAME_IN_THE_TEXT, "made.py", trail)
+    edited = "# a line\n" + MADE_NAME_IN_THE_TEXT
+    assert _lowered(edited, "made.py", trail) == _lowered(edited, "made.py")
+    assert trail.relines is None and replays == []

@@ -33,6 +33,7 @@ from aiscan.frontends.python.lowering import FunctionLowering
 from aiscan.frontends.python.modules import own_method
 from aiscan.frontends.python.names import SourceNames
 from aiscan.frontends.python.precision_rules import apply_rules
+from aiscan.frontends.python.relines import Relines, Unmoved
 from aiscan.frontends.python.reuse import (
     Lowered,
     Mark,
@@ -144,7 +145,10 @@ def lower_python_source(
     notes = tuple(
         Diagnostic(Span(path, line, 1), Severity.NOTE, text) for line, text in rules.notes
     )
-    return Module(path, "python", tuple(functions), size_defaults, diagnostics=(*errors, *notes))
+    lowered = Module(path, "python", tuple(functions), size_defaults, (*errors, *notes))
+    if progress is not None:
+        progress.trail.module, progress.trail.relines = lowered, progress.relines
+    return lowered
 
 
 class _Defaults:
@@ -389,6 +393,8 @@ class _Progress:
         self.tree = tree
         self.reused: dict[int, int] = {}
         """Statements whose lowering is replayed: their index to their index in the last."""
+        self.relines: Relines | None = None
+        """Where the reused statements moved, when one did (`relines.py`)."""
         self.lines: list[tuple[int, int]] | None = None
         self.parsed: cst.Module | None = None
         self.marks: list[Mark] = []
@@ -407,7 +413,9 @@ class _Progress:
         if self.lines is None or last is None:
             return parsed
         defines = [_defined(s) for s in parsed.body]
-        self.reused = reused_statements(last, self.text, self.context, self.lines, defines)
+        reuse = reused_statements(last, self.text, self.context, self.lines, defines)
+        self.reused = reuse.statements
+        self.relines = Relines(reuse.lines) if reuse.moved else None
         if not self.reused:
             return parsed
         body = [
@@ -454,11 +462,21 @@ class _Progress:
                 return False
         before = last.marks[old - 1] if old else Mark(0, 0, 0, 0, 0)
         after = last.marks[old]
-        functions += last.functions[before.functions : after.functions]
-        errors += last.errors[before.errors : after.errors]
-        summaries.done.update(islice(last.done.items(), before.done, after.done))
-        entries = islice(last.methods.items(), before.methods, after.methods)
-        for qualified, (definition, state, sizes) in entries:
+        added = (
+            last.functions[before.functions : after.functions],
+            last.errors[before.errors : after.errors],
+            list(islice(last.done.items(), before.done, after.done)),
+            list(islice(last.methods.items(), before.methods, after.methods)),
+        )
+        if self.relines is not None:
+            try:
+                added = self.relines(added)
+            except Unmoved:
+                return False  # it refers to a line that is no reused statement's
+        functions += added[0]
+        errors += added[1]
+        summaries.done.update(added[2])
+        for qualified, (definition, state, sizes) in added[3]:
             state = state.copy()  # this module's helpers and summaries, not the last one's
             state.helpers, state.classes = globals_.helpers, globals_.classes
             state.summarize = summaries.summary
@@ -530,10 +548,16 @@ def _context(
     tree: ast.Module,
 ) -> tuple[object, ...]:
     """What decides every statement's lowering at once (`reuse.py`): the options, the
-    frameworks' rules, and the module-level code other than `def`s and classes."""
+    frameworks' rules, and the module-level code other than `def`s and classes. Not
+    where they stand: the rules' lines are only their notes', made after the lowering."""
     definitions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     code = tuple(ast.dump(s) for s in tree.body if not isinstance(s, definitions))
-    return (path, default_dtype, x64, tf32, tuple(shapes), rules, code)
+    unplaced = replace(
+        rules,
+        frameworks=dict.fromkeys(rules.frameworks, 0),
+        notes=[(0, note) for _, note in rules.notes],
+    )
+    return (path, default_dtype, x64, tf32, tuple(shapes), unplaced, code)
 
 
 def _holds(names: SourceNames, statement: cst.CSTNode, line: int) -> bool:

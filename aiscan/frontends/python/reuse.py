@@ -30,20 +30,25 @@ import ast
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from itertools import islice
 from typing import TYPE_CHECKING
+
+from aiscan.frontends.python.relines import movable
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from aiscan.errors import Diagnostic
     from aiscan.frontends.python.expressions import Scope, Summary
-    from aiscan.ir.nodes import Function
+    from aiscan.frontends.python.relines import Relines
+    from aiscan.ir.nodes import Function, Module
 
 __all__ = [
     "Lowered",
     "Mark",
     "MethodEntry",
+    "Reuse",
     "SummaryKey",
     "Trail",
     "reused_statements",
@@ -95,10 +100,14 @@ class Lowered:
 
 
 class Trail:
-    """What the editor keeps of one file between its lowerings: the last whole one."""
+    """What the editor keeps of one file between its lowerings: the last whole one, the
+    module it made, and where the statements it reused moved (None where none did), which
+    the editor's analysis moves too."""
 
     def __init__(self) -> None:
         self.last: Lowered | None = None
+        self.module: Module | None = None
+        self.relines: Relines | None = None
 
 
 def statement_lines(module: cst.Module, tree: ast.Module) -> list[tuple[int, int]] | None:
@@ -133,25 +142,74 @@ def _source_lines(text: str) -> list[str]:
     return _LINE.findall(text)
 
 
+@dataclass(frozen=True)
+class Reuse:
+    """The statements an edit left as they were, and where their lines went."""
+
+    statements: dict[int, int]
+    """Each reused statement's index, to its index in the last lowering."""
+    lines: dict[int, int]
+    """Each line of the reused statements (with the lines above them), old to new."""
+
+    @property
+    def moved(self) -> bool:
+        return any(old != new for old, new in self.lines.items())
+
+
 def reused_statements(
     last: Lowered,
     text: str,
     context: tuple[object, ...],
     lines: Sequence[tuple[int, int]],
     defines: Sequence[str | None],
-) -> dict[int, int]:
+) -> Reuse:
     """Which of `text`'s top-level statements (their `lines`, the names they `define`) lower
-    as `last`'s did, each paired with its index there: the same lines at the same place,
-    with the comments and blank lines above them, naming no `def` or class that is not."""
+    as `last`'s did: the same lines, with the comments and blank lines above them, in the
+    same order (moved by lines added or removed elsewhere, where the lowering can be moved:
+    `relines.movable`), naming no `def` or class that is not."""
     if last.context != context or _GLOBAL.search(text):
-        return {}
+        return Reuse({}, {})
     before, now = _source_lines(last.text), _source_lines(text)
-    was = {where: index for index, where in enumerate(_with_lines_above(last.lines))}
-    kept: dict[int, int] = {}
-    for index, (start, end) in enumerate(_with_lines_above(lines)):
-        old = was.get((start, end))
-        if old is not None and before[start - 1 : end] == now[start - 1 : end]:
-            kept[index] = old
+    was, where = _with_lines_above(last.lines), _with_lines_above(lines)
+    if movable(text) and movable(last.text):
+        pairs = _aligned(_texts(before, was), _texts(now, where))
+    else:
+        places = {place: index for index, place in enumerate(was)}
+        pairs = {
+            index: old
+            for index, (start, end) in enumerate(where)
+            if (old := places.get((start, end))) is not None
+            and before[start - 1 : end] == now[start - 1 : end]
+        }
+    kept = _naming_no_changed(last, pairs, defines)
+    moves: dict[int, int] = {}
+    for index, old in kept.items():
+        (start, _), (old_start, old_end) = where[index], was[old]
+        moves.update((line, line - old_start + start) for line in range(old_start, old_end + 1))
+    return Reuse(kept, moves)
+
+
+def _texts(split: list[str], places: Sequence[tuple[int, int]]) -> list[str]:
+    return ["".join(split[start - 1 : end]) for start, end in places]
+
+
+def _aligned(old: list[str], new: list[str]) -> dict[int, int]:
+    """The statements of the same text in both, in the same order: each new index to its
+    old one (the longest runs first, as `difflib` matches lines)."""
+    matcher = SequenceMatcher(None, old, new, autojunk=False)
+    return {
+        block.b + offset: block.a + offset
+        for block in matcher.get_matching_blocks()
+        for offset in range(block.size)
+    }
+
+
+def _naming_no_changed(
+    last: Lowered, pairs: dict[int, int], defines: Sequence[str | None]
+) -> dict[int, int]:
+    """`pairs` less each statement that names a `def` or class that is not reused: by name,
+    transitively."""
+    kept = dict(pairs)
     olds = set(kept.values())
     changed = {name for i, name in enumerate(last.defines) if name and i not in olds}
     changed.update(name for i, name in enumerate(defines) if name and i not in kept)
@@ -160,12 +218,12 @@ def reused_statements(
         for word in last.words[old]:
             naming.setdefault(word, []).append(index)
     waiting = list(changed)
-    while waiting:  # a statement that names a changed one is changed: by name, transitively
+    while waiting:
         for index in naming.get(waiting.pop(), ()):
-            old = kept.pop(index, None)
-            if old is None:
+            dropped = kept.pop(index, None)
+            if dropped is None:
                 continue
-            for name in (defines[index], last.defines[old]):
+            for name in (defines[index], last.defines[dropped]):
                 if name and name not in changed:
                     changed.add(name)
                     waiting.append(name)
