@@ -9,7 +9,10 @@ from typing import Any
 import pytest
 
 from aiscan.analysis import kernel as kernel_module
+from aiscan.analysis.kernel import analyze_module
+from aiscan.frontends.python import lower_python_source
 from aiscan.frontends.python.lowering import FunctionLowering
+from aiscan.frontends.python.reuse import Trail
 from aiscan.lsp import document as document_module
 from aiscan.lsp import hover as hover_module
 from aiscan.lsp import view as view_module
@@ -17,6 +20,7 @@ from aiscan.lsp.document import settings_for
 from aiscan.lsp.view import view_document
 from aiscan.roofline import kernels
 
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "python"
 TWO_FUNCTIONS = """\
 void scale(int n, double a, double *restrict x)
 {
@@ -244,3 +248,100 @@ def test_an_edit_lowers_and_analyzes_again_only_the_function_it_changed(
     lowered.clear()
     assert view_document(edited, path, settings, 60.0) == after
     assert sorted(lowered) == ["matvec", "scale"]
+
+
+MOVED_BY_AN_EDIT = """\
+import numpy as np
+
+
+def rows(x: np.ndarray):
+    for i in range(x.shape[0]):
+        x[i] = x[i] * 2.0
+    return x
+
+
+def forward(a: np.ndarray, n: int):
+    y = rows(a)
+    k = 0
+    while k < n:
+        if a[k] > 0.0:
+            a[k] = a[k] * 2.0
+        k += 1
+    return y
+"""
+
+
+def test_a_line_added_above_moves_the_functions_without_lowering_or_analyzing_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two comment lines above the import move both functions down two lines: their
+    lowerings and analyses are moved (`relines.py`), spans and the names that hold a line
+    (`rows_L11_i`, `p_L14`) with them, and the view is what a process that kept nothing
+    gives for the edited text."""
+    path = str(tmp_path / "moved.py")
+    settings = settings_for(path, ("h100-sxm",))
+    _keep_nothing(monkeypatch)
+    before = view_document(MOVED_BY_AN_EDIT, path, settings, 60.0)
+    lowered: list[str] = []
+    analyzed: list[str] = []
+    lowering, analyzing = FunctionLowering.function, kernel_module._analyze_function
+
+    def lowering_counted(self: Any, node: Any, *rest: Any) -> Any:
+        lowered.append(node.name.value)
+        return lowering(self, node, *rest)
+
+    def analyzing_counted(function: Any, *rest: Any) -> Any:
+        analyzed.append(function.name)
+        return analyzing(function, *rest)
+
+    monkeypatch.setattr(FunctionLowering, "function", lowering_counted)
+    monkeypatch.setattr(kernel_module, "_analyze_function", analyzing_counted)
+    edited = "# two lines\n# above\n" + MOVED_BY_AN_EDIT
+    after = view_document(edited, path, settings, 60.0)
+    assert lowered == analyzed == []
+    assert [n.span.line for n in before.nests] == [5, 11, 13]
+    assert [n.span.line for n in after.nests] == [7, 13, 15]
+    assert "p_L14" in before.nests[2].hover and "p_L16" in after.nests[2].hover
+    assert "p_L14" not in after.nests[2].hover
+    _keep_nothing(monkeypatch)
+    assert view_document(edited, path, settings, 60.0) == after
+    assert sorted(lowered) == ["forward", "rows"]
+
+
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in FIXTURES.glob("*.py") if p.name != "syntax_error.py")
+)
+def test_a_moved_analysis_is_the_analysis_of_the_moved_ir(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line added at the top, then one above the middle `def` or class: each function's
+    analysis the editor moves instead of analyzing again equals the moved IR's own."""
+    path = str(FIXTURES / name)
+    text = (FIXTURES / name).read_text()
+    options = settings_for(path).pipeline.analysis
+    memo = view_module._Recent(4096)
+    monkeypatch.setattr(view_module, "ANALYSES", memo)
+    trail = Trail()
+    module = lower_python_source(text, path, trail=trail)
+    analyze_module(module, options, memo)
+    middle = text.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(middle) if line.startswith(("def ", "class "))]
+    edits = ["# a line\n" + text]
+    if starts:
+        middle.insert(starts[len(starts) // 2], "# a line above the middle\n")
+        edits.append("# a line\n" + "".join(middle))
+    moved_functions = 0
+    for edited in edits:
+        before = module
+        module = lower_python_source(edited, path, trail=trail)
+        if trail.relines is not None:  # the middle one moves nothing when it is the last
+            view_module._move_analyses(before, module, trail.relines, options)
+        fresh = analyze_module(module, options)
+        sizes = fresh.sizes
+        for function, analysis in zip(module.functions, fresh.functions, strict=True):
+            kept = memo.get(kernel_module.analysis_key(function, options, sizes))
+            if kept is not None:
+                assert kept == analysis, function.name
+                moved_functions += 1
+        analyze_module(module, options, memo)
+    assert moved_functions >= len(module.functions) - 1  # `<module>` is lowered anew

@@ -57,6 +57,7 @@ __all__ = [
     "LoopSummary",
     "ModuleAnalysis",
     "RegionAnalysis",
+    "analysis_key",
     "analyze_module",
 ]
 
@@ -146,12 +147,19 @@ def _remembered(
 ) -> FunctionAnalysis:
     if memo is None:
         return _analyze_function(function, options, sizes)
-    # `sizes` holds `options.sizes`; the rest of the options the analysis reads:
-    key = (function, options.write_allocate, options.special_weight, tuple(sorted(sizes.items())))
+    key = analysis_key(function, options, sizes)
     found = memo.get(key)
     if found is None:
         found = memo[key] = _analyze_function(function, options, sizes)
     return found
+
+
+def analysis_key(
+    function: Function, options: AnalysisOptions, sizes: Mapping[str, int]
+) -> Hashable:
+    """What decides a function's analysis (`analyze_module`'s memo): the function, the
+    sizes (which hold `options.sizes`) and the rest of the options the analysis reads."""
+    return (function, options.write_allocate, options.special_weight, tuple(sorted(sizes.items())))
 
 
 def _analyze_function(

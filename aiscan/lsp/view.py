@@ -18,11 +18,18 @@ nest, not for the whole file.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeVar
 
-from aiscan.analysis.kernel import FunctionAnalysis, RegionAnalysis, analyze_module
+from aiscan.analysis.kernel import (
+    AnalysisOptions,
+    FunctionAnalysis,
+    RegionAnalysis,
+    analysis_key,
+    analyze_module,
+)
 from aiscan.errors import Diagnostic, Severity
 from aiscan.ir.nodes import Function, Module
 from aiscan.lint.finding import Finding
@@ -42,6 +49,7 @@ from aiscan.sources import language_of
 from aiscan.span import Span
 
 if TYPE_CHECKING:
+    from aiscan.frontends.python.relines import Relines
     from aiscan.frontends.python.reuse import Trail
 
 __all__ = ["ANALYSES", "PLACEMENTS", "DocumentView", "NestView", "failed_view", "view_document"]
@@ -123,16 +131,14 @@ def view_document(
             trail = _trail(path)
             if line is None:
                 try:
-                    module = lower_source(
-                        text, path, settings.pipeline, between=stop_if_wanted, trail=trail
-                    )
+                    module = _lowered_on(trail, text, path, settings, stop_if_wanted)
                 except _Wanted as wanted:  # asked for during the file's lowering
                     line = wanted.line
                 else:
                     describe_wanted(module, wanted_line())
                     return module
             describe_wanted(lower_source(text, path, settings.pipeline, line), line)
-            module = lower_source(text, path, settings.pipeline, trail=trail)
+            module = _lowered_on(trail, text, path, settings)
         else:
             module = lower_source(text, path, settings.pipeline)
         if not early:
@@ -207,6 +213,49 @@ class _Wanted(Exception):
     def __init__(self, line: int) -> None:
         super().__init__(line)
         self.line = line
+
+
+def _lowered_on(
+    trail: Trail,
+    text: str,
+    path: str,
+    settings: ServerSettings,
+    between: Callable[[], None] | None = None,
+) -> Module:
+    """The file lowered on its trail; the analyses of the functions the edit only moved
+    (a line added above them) moved with them, for the file's analysis to find kept."""
+    before = trail.module
+    module = lower_source(text, path, settings.pipeline, between=between, trail=trail)
+    if before is not None and trail.relines is not None:
+        _move_analyses(before, module, trail.relines, settings.pipeline.analysis)
+    return module
+
+
+def _move_analyses(
+    before: Module, module: Module, relines: Relines, options: AnalysisOptions
+) -> None:
+    """Each function of `module` that is one of `before`'s moved (`relines`), with its
+    analysis moved the same way (`relines.py`): the analysis is of the IR alone, so the
+    moved IR's is the moved analysis."""
+    from aiscan.frontends.python.relines import Unmoved
+
+    sizes = {**dict(module.size_defaults), **options.sizes}
+    names = Counter(f.name for f in before.functions)
+    earlier = {f.name: f for f in before.functions if names[f.name] == 1}
+    for function in module.functions:
+        old = earlier.get(function.name)
+        key = analysis_key(function, options, sizes)
+        if old is None or old is function or key in ANALYSES:
+            continue
+        found = ANALYSES.get(analysis_key(old, options, sizes))
+        if found is None:
+            continue
+        try:
+            moved = relines(found)
+        except Unmoved:
+            continue
+        if moved.function == function:
+            ANALYSES[key] = replace(moved, function=function)
 
 
 def _lowers_in_part(path: str, settings: ServerSettings) -> bool:
