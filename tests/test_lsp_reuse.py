@@ -272,16 +272,18 @@ def forward(a: np.ndarray, n: int):
 
 
 def test_a_line_added_above_moves_the_functions_without_lowering_or_analyzing_them(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, placed_lines: list[int]
 ) -> None:
     """Two comment lines above the import move both functions down two lines: their
-    lowerings and analyses are moved (`relines.py`), spans and the names that hold a line
-    (`rows_L11_i`, `p_L14`) with them, and the view is what a process that kept nothing
-    gives for the edited text."""
+    lowerings, analyses and placements are moved (`relines.py`), spans and the names that
+    hold a line (`rows_L11_i`, `p_L14`) with them, and the view is what a process that
+    kept nothing gives for the edited text."""
     path = str(tmp_path / "moved.py")
     settings = settings_for(path, ("h100-sxm",))
     _keep_nothing(monkeypatch)
     before = view_document(MOVED_BY_AN_EDIT, path, settings, 60.0)
+    assert sorted(placed_lines) == [5, 11, 13]
+    placed_lines.clear()
     lowered: list[str] = []
     analyzed: list[str] = []
     lowering, analyzing = FunctionLowering.function, kernel_module._analyze_function
@@ -298,7 +300,7 @@ def test_a_line_added_above_moves_the_functions_without_lowering_or_analyzing_th
     monkeypatch.setattr(kernel_module, "_analyze_function", analyzing_counted)
     edited = "# two lines\n# above\n" + MOVED_BY_AN_EDIT
     after = view_document(edited, path, settings, 60.0)
-    assert lowered == analyzed == []
+    assert lowered == analyzed == placed_lines == []
     assert [n.span.line for n in before.nests] == [5, 11, 13]
     assert [n.span.line for n in after.nests] == [7, 13, 15]
     assert "p_L14" in before.nests[2].hover and "p_L16" in after.nests[2].hover

@@ -235,8 +235,8 @@ def _move_analyses(
     before: Module, module: Module, relines: Relines, options: AnalysisOptions
 ) -> None:
     """Each function of `module` that is one of `before`'s moved (`relines`), with its
-    analysis moved the same way (`relines.py`): the analysis is of the IR alone, so the
-    moved IR's is the moved analysis."""
+    analysis and its nests' placements moved the same way (`relines.py`): they are of the
+    IR alone, so the moved IR's are the moved ones."""
     from aiscan.frontends.python.relines import Unmoved
 
     sizes = {**dict(module.size_defaults), **options.sizes}
@@ -255,7 +255,21 @@ def _move_analyses(
         except Unmoved:
             continue
         if moved.function == function:
-            ANALYSES[key] = replace(moved, function=function)
+            ANALYSES[key] = moved = replace(moved, function=function)
+            _move_placements(found, moved, relines)
+
+
+def _move_placements(old: FunctionAnalysis, new: FunctionAnalysis, relines: Relines) -> None:
+    """The placements of `old`'s nests, moved to `new`'s: a placement is of the nest's IR
+    (`LintContext.placement_key`, which holds it first) and of options that do not move."""
+    from aiscan.frontends.python.relines import Unmoved
+
+    regions = {id(a.region): b.region for a, b in zip(old.regions, new.regions, strict=True)}
+    for key in [k for k in PLACEMENTS if isinstance(k, tuple) and id(k[0]) in regions]:
+        try:
+            PLACEMENTS[(regions[id(key[0])], *key[1:])] = relines(PLACEMENTS[key])
+        except Unmoved:
+            continue
 
 
 def _lowers_in_part(path: str, settings: ServerSettings) -> bool:

@@ -35,6 +35,9 @@ _MESSAGE = re.compile(r"\b(lines? )(\d+)(?:-(\d+))?")
 _ANY = re.compile(r"_L\d")
 
 
+_NUMBERS = frozenset({int, float, bool, type(None), Fraction})
+
+
 class Unmoved(Exception):
     """A value whose lines cannot be moved with certainty."""
 
@@ -55,6 +58,11 @@ class Relines:
         self._names: dict[str, str] = {}
 
     def __call__(self, value: Any) -> Any:
+        kind = type(value)
+        if kind is str:
+            return self._text(value) if "_L" in value or "line" in value else value
+        if kind in _NUMBERS:
+            return value
         found = self._moved.get(id(value))
         if found is not None:
             return found[1]
