@@ -251,3 +251,24 @@ def test_a_file_naming_like_a_made_name_is_not_moved(replays: list[bool]) -> Non
     edited = "# a line\n" + MADE_NAME_IN_THE_TEXT
     assert _lowered(edited, "made.py", trail) == _lowered(edited, "made.py")
     assert trail.relines is None and replays == []
+
+
+def test_a_blank_line_above_a_class_lowers_nothing_again(replays: list[bool]) -> None:
+    """Enter pressed above `Attend`, which `Layer` builds on: every statement is replayed,
+    `Attend` under its new blank line (its node the last one's, with the new lines above
+    it) and the rest moved a line down, and the file lowers as it does alone."""
+    path = FIXTURES / "torch_llama.py"
+    text = path.read_text()
+    trail = Trail()
+    _lowered(text, str(path), trail)
+    assert trail.last is not None
+    before = trail.last.module.body
+    edited = text.replace("\nclass Attend", "\n\nclass Attend")
+    assert _lowered(edited, str(path), trail) == _lowered(edited, str(path))
+    now = trail.last.module.body
+    assert all(replays) and len(replays) == len(now)
+    attend = next(
+        i for i, s in enumerate(now) if getattr(s, "name", None) and s.name.value == "Attend"
+    )
+    assert now[attend] is not before[attend] and now[attend].body is before[attend].body
+    assert len(now[attend].leading_lines) == len(before[attend].leading_lines) + 1

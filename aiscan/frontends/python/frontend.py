@@ -395,6 +395,8 @@ class _Progress:
         """Statements whose lowering is replayed: their index to their index in the last."""
         self.relines: Relines | None = None
         """Where the reused statements moved, when one did (`relines.py`)."""
+        self.regrafted: dict[int, cst.CSTNode] = {}
+        """The last parse's statements (by id) under new lines above: their new nodes."""
         self.lines: list[tuple[int, int]] | None = None
         self.parsed: cst.Module | None = None
         self.marks: list[Mark] = []
@@ -418,10 +420,14 @@ class _Progress:
         self.relines = Relines(reuse.lines) if reuse.moved else None
         if not self.reused:
             return parsed
-        body = [
-            last.module.body[self.reused[i]] if i in self.reused else s
-            for i, s in enumerate(parsed.body)
-        ]
+        body = []
+        for index, statement in enumerate(parsed.body):
+            old = self.reused.get(index)
+            kept = statement if old is None else last.module.body[old]
+            if index in reuse.regrafted:  # the last node, under the new lines above it
+                above = statement.leading_lines
+                self.regrafted[id(kept)] = kept = kept.with_changes(leading_lines=above)
+            body.append(kept)
         return parsed.with_changes(body=body)
 
     def agrees(self, names: SourceNames, text: str) -> bool:
@@ -481,7 +487,10 @@ class _Progress:
             state.helpers, state.classes = globals_.helpers, globals_.classes
             state.summarize = summaries.summary
             summaries.methods[qualified] = (definition, state, sizes)
-        top_level += last.top_level[before.top_level : after.top_level]
+        top_level += [
+            self.regrafted.get(id(node), node)
+            for node in last.top_level[before.top_level : after.top_level]
+        ]
         summaries.looked_up = set(lookups)
         return True
 

@@ -7,7 +7,11 @@ only way Python code reaches them), where it stands, and which helpers' summarie
 statements had already made (a summary is made once, where it is first needed, and its
 errors are reported there). So a statement lowers as it did last time when:
 
-* its lines, with the comments and blank lines above it, are the same at the same place;
+* its lines are the same, in the same order among the statements kept (paired by their
+  text: `difflib`); where it moved, what its lowering made is moved to its new lines
+  (`relines.py`), and where that cannot be done with certainty, or the file's own names
+  look like names the lowering makes, only statements at the same place, with the same
+  comments and blank lines above them, are kept;
 * every `def` or class it names is such a statement too (no changed one: transitively);
 * the options, the frameworks' rules and the module-level code other than `def`s and
   classes are the same (`context`), and no `global` statement rebinds a module name;
@@ -20,8 +24,9 @@ lowering only ever adds to its state (the functions, the errors, the summaries o
 and methods, the module-level statements), so what each statement added is kept as the
 lengths of those lists after it (`Mark`). The kept IR refers to the last parse's nodes
 (and its spans to their places), so the new parse gets those nodes in place of its own
-for the reused statements; where the module they make is not the text (a line added
-under a function is its own), nothing is reused.
+for the reused statements (under the new parse's comments and blank lines above them,
+which the lowering does not read); where the module they make is not the text (a line
+added under a function is its own), nothing is reused.
 """
 
 from __future__ import annotations
@@ -149,7 +154,10 @@ class Reuse:
     statements: dict[int, int]
     """Each reused statement's index, to its index in the last lowering."""
     lines: dict[int, int]
-    """Each line of the reused statements (with the lines above them), old to new."""
+    """Each line of the reused statements, old to new."""
+    regrafted: frozenset[int]
+    """The reused statements whose comments and blank lines above them changed: their
+    nodes are the last parse's with the new parse's lines above (`Progress.spliced`)."""
 
     @property
     def moved(self) -> bool:
@@ -164,15 +172,15 @@ def reused_statements(
     defines: Sequence[str | None],
 ) -> Reuse:
     """Which of `text`'s top-level statements (their `lines`, the names they `define`) lower
-    as `last`'s did: the same lines, with the comments and blank lines above them, in the
-    same order (moved by lines added or removed elsewhere, where the lowering can be moved:
-    `relines.movable`), naming no `def` or class that is not."""
+    as `last`'s did: the same lines in the same order (moved by lines added or removed
+    elsewhere, where the lowering can be moved: `relines.movable`; else at the same place,
+    with the comments and blank lines above them), naming no `def` or class that is not."""
     if last.context != context or _GLOBAL.search(text):
-        return Reuse({}, {})
+        return Reuse({}, {}, frozenset())
     before, now = _source_lines(last.text), _source_lines(text)
     was, where = _with_lines_above(last.lines), _with_lines_above(lines)
     if movable(text) and movable(last.text):
-        pairs = _aligned(_texts(before, was), _texts(now, where))
+        pairs = _aligned(_texts(before, last.lines), _texts(now, lines))
     else:
         places = {place: index for index, place in enumerate(was)}
         pairs = {
@@ -184,9 +192,15 @@ def reused_statements(
     kept = _naming_no_changed(last, pairs, defines)
     moves: dict[int, int] = {}
     for index, old in kept.items():
-        (start, _), (old_start, old_end) = where[index], was[old]
+        (start, _), (old_start, old_end) = lines[index], last.lines[old]
         moves.update((line, line - old_start + start) for line in range(old_start, old_end + 1))
-    return Reuse(kept, moves)
+    above = frozenset(
+        index
+        for index, old in kept.items()
+        if _texts(before, [(was[old][0], last.lines[old][0] - 1)])
+        != _texts(now, [(where[index][0], lines[index][0] - 1)])
+    )
+    return Reuse(kept, moves, above)
 
 
 def _texts(split: list[str], places: Sequence[tuple[int, int]]) -> list[str]:
