@@ -7,7 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import sympy
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from aiscan.real_roots import positive_rational_roots
@@ -39,7 +39,14 @@ def test_a_quadratics_positive_roots_are_sympys(a: int, b: int, c: int) -> None:
     complex ones do not count, as with the Sturm count over (0, oo)."""
     x = sympy.Symbol("x")
     poly = sympy.Poly(a * x**2 + b * x + c, x)
-    positive = sorted({r for r in poly.real_roots() if r.is_positive}, key=float)
+    try:
+        roots = poly.real_roots()
+    except ValueError:
+        # sympy 1.14's factor cache rejects a true factor of some 29-digit discriminants
+        # (`124999999984397 is not a prime factor of ...` for 62412*x**2 + 10**15*x +
+        # 62412): the oracle fails, not the code under test.
+        reject()
+    positive = sorted({r for r in roots if r.is_positive}, key=float)
     expected = (
         [Fraction(int(r.p), int(r.q)) for r in positive]
         if all(r.is_Rational for r in positive)
