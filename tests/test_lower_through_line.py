@@ -91,3 +91,37 @@ def test_calls_in_a_cycle_are_cut_where_the_whole_file_cuts_them() -> None:
     first = _holding(whole, CYCLE.splitlines().index("        x[i] = x[i] * 2.0") + 1)
     assert [r.kind for r in first.regions] == ["nest", "nest", "straight"]
     assert [r.kind for r in second.regions] == ["nest", "straight"]
+
+
+def test_classes_the_hovered_class_does_not_name_are_not_lowered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Of the Llama block, `Gated` names none of the classes before it: lowered through
+    its line, `Norm` and `Attend` (a second of lowering) are left out, and `Gated` is the
+    whole file's. `Layer` names them all, and lowers them."""
+    from aiscan.frontends.python.lowering import FunctionLowering
+
+    path = FIXTURES / "python" / "torch_llama.py"
+    text = path.read_text()
+    whole = lower_source(text, str(path), PipelineOptions())
+    lowered: list[str] = []
+    original = FunctionLowering.function
+
+    def counted(self: object, node: object, *rest: object) -> object:
+        lowered.append(str(rest[0]) if rest else node.name.value)  # type: ignore[attr-defined]
+        return original(self, node, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(FunctionLowering, "function", counted)
+    gated = next(
+        r.span.line for f in whole.functions for r in f.regions if f.name == "Gated.forward"
+    )
+    part = lower_source(text, str(path), PipelineOptions(), through_line=gated)
+    assert _holding(part, gated) == _holding(whole, gated)
+    assert not any(name.startswith(("Attend", "Norm")) for name in lowered)
+    lowered.clear()
+    layer = next(
+        r.span.line for f in whole.functions for r in f.regions if f.name == "Layer.forward"
+    )
+    part = lower_source(text, str(path), PipelineOptions(), through_line=layer)
+    assert _holding(part, layer) == _holding(whole, layer)
+    assert any(name.startswith("Attend") for name in lowered)

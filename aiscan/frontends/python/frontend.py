@@ -123,6 +123,7 @@ def lower_python_source(
             through_line,
             between=between,
             progress=progress,
+            needed=_needed(text, module, syntax, through_line),
         )
         if progress is not None:
             progress.keep(module, summaries, errors)
@@ -190,6 +191,7 @@ def _lowered_functions(
     skip_earlier: bool = True,
     between: Callable[[], None] | None = None,
     progress: _Progress | None = None,
+    needed: set[str] | None = None,
 ) -> list[Function]:
     """The module's functions and methods, and its top-level work as `<module>`.
 
@@ -201,7 +203,9 @@ def _lowered_functions(
     `def`s before it are lowered before it). Calls in a cycle are cut where the cycle is
     entered, which depends on the order: `_Summaries.recursed` says to lower again in
     the file's order. `progress`: the editor's lowering, which replays the statements it
-    reuses and marks the state after each one."""
+    reuses and marks the state after each one. `needed`: with `through_line`, the classes
+    the `def` or class holding it names (`_needed`); the other classes before it are not
+    lowered (none of their state reaches it: a class is reached by its name alone)."""
     functions: list[Function] = []
     top_level: list[cst.CSTNode] = []
     earlier: list[cst.FunctionDef] = []
@@ -221,6 +225,8 @@ def _lowered_functions(
             else:
                 functions.append(summaries.lowered(statement))
         elif isinstance(statement, cst.ClassDef):
+            if needed is not None and not holds and statement.name.value not in needed:
+                continue
             functions += [summaries.lowered(definition) for definition in earlier]
             earlier.clear()
             functions += _methods(statement, names, globals_, summaries, errors, classes)
@@ -567,6 +573,32 @@ def _context(
         notes=[(0, note) for _, note in rules.notes],
     )
     return (path, default_dtype, x64, tf32, tuple(shapes), unplaced, code)
+
+
+def _needed(text: str, module: cst.Module, tree: ast.Module, line: int | None) -> set[str] | None:
+    """The names of the top-level `def`s and classes that the `def` or class holding `line`
+    names, by name and transitively (itself included); None where no `def` or class holds
+    it, or the statements' lines cannot be read."""
+    lines = statement_lines(module, tree) if line is not None else None
+    if line is None or lines is None:
+        return None
+    defines = [_defined(s) for s in module.body]
+    holder = next((i for i, (a, b) in enumerate(lines) if a <= line <= b), None)
+    if holder is None or defines[holder] is None:
+        return None
+    words = words_of(text, lines)
+    defining: dict[str, list[int]] = {}
+    for index, name in enumerate(defines):
+        if name:
+            defining.setdefault(name, []).append(index)
+    reached, waiting = {holder}, [holder]
+    while waiting:
+        for word in words[waiting.pop()]:
+            for index in defining.get(word, ()):
+                if index not in reached:
+                    reached.add(index)
+                    waiting.append(index)
+    return {name for index in reached if (name := defines[index])}
 
 
 def _holds(names: SourceNames, statement: cst.CSTNode, line: int) -> bool:
