@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -152,16 +153,21 @@ def _caller_before(path: str) -> object:
     return next(f for f in module.functions if f.name == "caller")
 
 
-def test_an_edit_to_the_last_class_lowers_that_class_alone(replays: list[bool]) -> None:
-    """Of the Llama block, an edit to `Layer.forward` leaves the eight statements before
-    it (the imports, the settings, `Norm`, `rotate`, `widen`, `Attend`, `Gated`) as they
-    were: their nodes and their IR are the last lowering's."""
+def _llama_on_a_trail() -> tuple[Path, str, Trail, Sequence[Any]]:
+    """The Llama block lowered on a trail: its path, text, trail and top-level nodes."""
     path = FIXTURES / "torch_llama.py"
     text = path.read_text()
     trail = Trail()
     _lowered(text, str(path), trail)
     assert trail.last is not None
-    before = trail.last.module.body
+    return path, text, trail, trail.last.module.body
+
+
+def test_an_edit_to_the_last_class_lowers_that_class_alone(replays: list[bool]) -> None:
+    """Of the Llama block, an edit to `Layer.forward` leaves the eight statements before
+    it (the imports, the settings, `Norm`, `rotate`, `widen`, `Attend`, `Gated`) as they
+    were: their nodes and their IR are the last lowering's."""
+    path, text, trail, before = _llama_on_a_trail()
     edited = text.replace("return h + self.gated", "return h - self.gated")
     after = _lowered(edited, str(path), trail)
     assert after == _lowered(edited, str(path))
@@ -257,12 +263,7 @@ def test_a_blank_line_above_a_class_lowers_nothing_again(replays: list[bool]) ->
     """Enter pressed above `Attend`, which `Layer` builds on: every statement is replayed,
     `Attend` under its new blank line (its node the last one's, with the new lines above
     it) and the rest moved a line down, and the file lowers as it does alone."""
-    path = FIXTURES / "torch_llama.py"
-    text = path.read_text()
-    trail = Trail()
-    _lowered(text, str(path), trail)
-    assert trail.last is not None
-    before = trail.last.module.body
+    path, text, trail, before = _llama_on_a_trail()
     edited = text.replace("\nclass Attend", "\n\nclass Attend")
     assert _lowered(edited, str(path), trail) == _lowered(edited, str(path))
     now = trail.last.module.body

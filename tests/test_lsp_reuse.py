@@ -89,6 +89,25 @@ def _keep_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(view_module, "_TRAILS", view_module._Recent(16))
 
 
+def _counted(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str]]:
+    """The functions lowered, and the functions analyzed, from now on."""
+    lowered: list[str] = []
+    analyzed: list[str] = []
+    lowering, analyzing = FunctionLowering.function, kernel_module._analyze_function
+
+    def lowering_counted(self: Any, node: Any, *rest: Any) -> Any:
+        lowered.append(node.name.value)
+        return lowering(self, node, *rest)
+
+    def analyzing_counted(function: Any, *rest: Any) -> Any:
+        analyzed.append(function.name)
+        return analyzing(function, *rest)
+
+    monkeypatch.setattr(FunctionLowering, "function", lowering_counted)
+    monkeypatch.setattr(kernel_module, "_analyze_function", analyzing_counted)
+    return lowered, analyzed
+
+
 def test_the_memo_forgets_its_oldest_entries() -> None:
     memo = view_module._Recent(2)
     for key in "abc":
@@ -225,20 +244,7 @@ def test_an_edit_lowers_and_analyzes_again_only_the_function_it_changed(
     settings = settings_for(path, ("h100-sxm",))
     _keep_nothing(monkeypatch)
     view_document(PYTHON_TWO, path, settings, 60.0)
-    lowered: list[str] = []
-    analyzed: list[str] = []
-    lowering, analyzing = FunctionLowering.function, kernel_module._analyze_function
-
-    def lowering_counted(self: Any, node: Any, *rest: Any) -> Any:
-        lowered.append(node.name.value)
-        return lowering(self, node, *rest)
-
-    def analyzing_counted(function: Any, *rest: Any) -> Any:
-        analyzed.append(function.name)
-        return analyzing(function, *rest)
-
-    monkeypatch.setattr(FunctionLowering, "function", lowering_counted)
-    monkeypatch.setattr(kernel_module, "_analyze_function", analyzing_counted)
+    lowered, analyzed = _counted(monkeypatch)
     edited = PYTHON_TWO.replace("y[i] += A[i, j] * x[j]", "y[i] += A[i, j] * x[j] * x[j]")
     after = view_document(edited, path, settings, 60.0)
     assert lowered == ["matvec"]
@@ -284,20 +290,7 @@ def test_a_line_added_above_moves_the_functions_without_lowering_or_analyzing_th
     before = view_document(MOVED_BY_AN_EDIT, path, settings, 60.0)
     assert sorted(placed_lines) == [5, 11, 13]
     placed_lines.clear()
-    lowered: list[str] = []
-    analyzed: list[str] = []
-    lowering, analyzing = FunctionLowering.function, kernel_module._analyze_function
-
-    def lowering_counted(self: Any, node: Any, *rest: Any) -> Any:
-        lowered.append(node.name.value)
-        return lowering(self, node, *rest)
-
-    def analyzing_counted(function: Any, *rest: Any) -> Any:
-        analyzed.append(function.name)
-        return analyzing(function, *rest)
-
-    monkeypatch.setattr(FunctionLowering, "function", lowering_counted)
-    monkeypatch.setattr(kernel_module, "_analyze_function", analyzing_counted)
+    lowered, analyzed = _counted(monkeypatch)
     edited = "# two lines\n# above\n" + MOVED_BY_AN_EDIT
     after = view_document(edited, path, settings, 60.0)
     assert lowered == analyzed == placed_lines == []
