@@ -222,8 +222,9 @@ def _lowered_on(
     settings: ServerSettings,
     between: Callable[[], None] | None = None,
 ) -> Module:
-    """The file lowered on its trail; the analyses of the functions the edit only moved
-    (a line added above them) moved with them, for the file's analysis to find kept."""
+    """The file lowered on its trail; the analyses and placements of the functions the
+    edit only moved (a line added above them) moved with them, for the file's analysis
+    to find kept (`_move_analyses`)."""
     before = trail.module
     module = lower_source(text, path, settings.pipeline, between=between, trail=trail)
     if before is not None and trail.relines is not None:

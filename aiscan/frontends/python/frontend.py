@@ -579,8 +579,7 @@ def _needed(text: str, module: cst.Module, tree: ast.Module, line: int | None) -
     """The names of the top-level `def`s and classes that the `def` or class holding `line`
     names, by name and transitively (itself included); None where no `def` or class holds
     it, or the statements' lines cannot be read."""
-    lines = statement_lines(module, tree) if line is not None else None
-    if line is None or lines is None:
+    if line is None or (lines := statement_lines(module, tree)) is None:
         return None
     defines = [_defined(s) for s in module.body]
     holder = next((i for i, (a, b) in enumerate(lines) if a <= line <= b), None)

@@ -104,8 +104,10 @@ def _unchanged(relines: Relines, value: Any) -> Any:
     return value
 
 
-def _text(relines: Relines, value: str) -> str:
-    if type(value) is not str:  # a hinge's name, which holds its argument
+def _string(relines: Relines, value: str) -> str:
+    """A string moved as text; a hinge's name (a `str` that holds its argument) is never
+    one the lowering made, and is refused where it holds one."""
+    if type(value) is not str:
         if _ANY.search(value):
             raise Unmoved("a hinge on a made name")
         return value
@@ -133,7 +135,7 @@ def _poly(relines: Relines, value: Any) -> Any:
     for monomial in value.terms:
         for var, _ in monomial:
             if var[1] == HINGE:
-                _text(relines, var[0])
+                _string(relines, var[0])
             elif "_L" in var[0] and (new := relines.name(var[0])) != var[0]:
                 renamed[var] = symbol(new, var[1])
     return value._replaced(renamed) if renamed else value
@@ -145,7 +147,7 @@ def _sympy(relines: Relines, value: Any) -> Any:
     renamed = {}
     for atom in value.atoms(sympy.Symbol, sympy.core.function.AppliedUndef):
         if not isinstance(atom, sympy.Symbol):
-            _text(relines, str(atom.func))
+            _string(relines, str(atom.func))
         elif "_L" in atom.name and (new := relines.name(atom.name)) != atom.name:
             renamed[atom] = type(atom)(new, **atom._assumptions_orig)
     return value.xreplace(renamed) if renamed else value
@@ -226,7 +228,7 @@ def _mover_for(kind: type) -> Mover:
     if issubclass(kind, int | float | bool | Fraction | Enum | bytes | type(None) | Infinity):
         return _unchanged
     if issubclass(kind, str):
-        return _text
+        return _string
     if issubclass(kind, tuple | list | set | frozenset):
         return _sequence
     if issubclass(kind, dict):

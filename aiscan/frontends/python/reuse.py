@@ -194,11 +194,11 @@ def reused_statements(
     for index, old in kept.items():
         (start, _), (old_start, old_end) = lines[index], last.lines[old]
         moves.update((line, line - old_start + start) for line in range(old_start, old_end + 1))
-    above = frozenset(
+    above = frozenset(  # the comments and blank lines above each, changed
         index
         for index, old in kept.items()
-        if _texts(before, [(was[old][0], last.lines[old][0] - 1)])
-        != _texts(now, [(where[index][0], lines[index][0] - 1)])
+        if before[was[old][0] - 1 : last.lines[old][0] - 1]
+        != now[where[index][0] - 1 : lines[index][0] - 1]
     )
     return Reuse(kept, moves, above)
 
