@@ -248,7 +248,10 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
         "cat kernel.c | aiscan check - --stdin-filename kernel.c",
     ),
     "rule": ("aiscan rule", "aiscan rule AIS002"),
-    "lsp": ("aiscan lsp   (started by an editor; see docs/editors.md)",),
+    "lsp": (
+        "aiscan lsp   (started by an editor; see docs/editors.md; it keeps finished views"
+        " in AISCAN_CACHE_DIR or ~/.cache/aiscan, none with AISCAN_NO_CACHE=1)",
+    ),
 }
 
 

@@ -15,8 +15,12 @@ frontend lowers the file, library calls included; one fresh server each), and af
 an edit in place (spaces after that line) and how long its diagnostics took, less the
 server's debounce; then a line added at the top (every nest moves) and the same.
 
+With `--reopen` too, the first hover and diagnostics when the file, viewed once as saved,
+is opened again in a new server (`aiscan.lsp.view_store`).
+
 Usage: python scripts/lsp_latency.py [--lines 2000] [--time-limit SECONDS] [--device h100-sxm]
        python scripts/lsp_latency.py --file fixtures/python/loops.py [--warm 2] [--device ...]
+       python scripts/lsp_latency.py --file fixtures/python/loops.py --reopen
 """
 
 from __future__ import annotations
@@ -61,8 +65,14 @@ def main() -> None:
     parser.add_argument("--device", action="append")
     parser.add_argument("--file", type=Path, help="measure the first hover and an edit on it")
     parser.add_argument("--warm", type=float, default=2.0)
+    parser.add_argument(
+        "--reopen", action="store_true", help="with --file: the first hover when opened again"
+    )
     arguments = parser.parse_args()
     arguments.device = arguments.device or ["h100-sxm"]
+    if arguments.file is not None and arguments.reopen:
+        reopened(arguments.file, arguments.device, arguments.warm)
+        return
     if arguments.file is not None:
         editor_aims(arguments.file, arguments.device, arguments.warm)
         return
@@ -128,6 +138,45 @@ def editor_aims(path: Path, devices: list[str], warm_s: float) -> None:
             f" an edit there re-analyzed in {reanalyzed * 1000:.0f} ms, a line added at the"
             f" top in {moved * 1000:.0f} ms (debounce excluded)"
         )
+
+
+def reopened(path: Path, devices: list[str], warm_s: float) -> None:
+    """The first hover on each nest of `path` in a new server, after another server viewed
+    the file as saved (`view_store`: the editor restarted, the file opened again), in a
+    cache directory of its own; and how long the analysis behind the kept view took."""
+    import os
+
+    text = path.read_text()
+    language = "python" if path.suffix == ".py" else "c"
+    loops = nest_lines(path, text)
+    print(f"{path} opened again: {len(loops)} loop nests; devices {', '.join(devices)}")
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        os.environ["AISCAN_CACHE_DIR"] = str(root / "cache")
+        (root / path.name).write_text(text)
+        uri = (root / path.name).as_uri()
+        for index, line in enumerate([None, *loops]):
+            server = Server(root)
+            try:
+                server.initialize(root, {"devices": devices, "timeLimit": 600})
+                time.sleep(warm_s)
+                opened = time.monotonic()
+                server.open(uri, text, language)
+                if line is None:  # the first server: viewed and kept
+                    server.publication(uri, timeout_s=900)
+                    time.sleep(1.0)  # the child keeps it after its reply
+                    continue
+                server.request(1, "textDocument/hover", _at(uri, line))
+                hovered = server.arrival(server.response(1, timeout_s=900)) - opened
+                first = server.arrival(server.publication(uri, timeout_s=900)) - opened
+                server.request(2, "aiscan/stats", None)
+                kept = server.response(2)["result"]["kept_views"]
+            finally:
+                server.close()
+            print(
+                f"  hover on line {line + 1}: {hovered * 1000:.0f} ms after open, diagnostics"
+                f" {first * 1000:.0f} ms ({kept} view kept; server {index})"
+            )
 
 
 def _edited(server: Server, uri: str, version: int, text: str) -> float:

@@ -40,7 +40,7 @@ def _hover_params(uri: str, line: int, character: int) -> dict[str, Any]:
 
 def _still_answers(server: Server, id_: int) -> None:
     server.send(frame(_stats(id_)))
-    assert set(server.response(id_)["result"]) == {"analyses"}
+    assert set(server.response(id_)["result"]) == {"analyses", "kept_views", "confirmed_views"}
     assert server.process.poll() is None
 
 
@@ -53,7 +53,7 @@ def test_a_bad_content_length_is_an_error_response_and_the_server_goes_on(
     error = server.response(1)["error"]
     assert error["code"] == INVALID_REQUEST
     assert "Content-Length" in error["message"]
-    assert server.response(2)["result"] == {"analyses": 0}
+    assert server.response(2)["result"] == {"analyses": 0, "kept_views": 0, "confirmed_views": 0}
     _still_answers(server, 3)
 
 
@@ -62,7 +62,7 @@ def test_a_header_without_a_json_body_is_skipped(server: Server) -> None:
     server.send(frame(_stats(4)))
     error = server.wait_for(lambda m: m.get("id") is None and "error" in m)
     assert error["error"]["code"] == INVALID_REQUEST
-    assert server.response(4)["result"] == {"analyses": 0}
+    assert server.response(4)["result"] == {"analyses": 0, "kept_views": 0, "confirmed_views": 0}
 
 
 def test_a_negative_position_is_an_invalid_params_error(server: Server, tmp_path: Path) -> None:

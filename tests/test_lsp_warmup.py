@@ -51,7 +51,7 @@ def test_an_idle_child_warms_up_between_requests(
 
     def client(connection: Connection) -> None:
         assert started.wait(30)  # the child is idle and warming up
-        connection.send(("analyze", DAXPY, path, settings_for(path), 30.0, {}))
+        connection.send(("analyze", DAXPY, path, settings_for(path), 30.0, {}, None))
         sent.set()
         while (reply := connection.recv())[0] != "view":
             pass

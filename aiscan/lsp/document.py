@@ -67,6 +67,8 @@ class DocumentAnalysis:
     """Parse errors and frontend notes: shown as diagnostics besides the findings."""
     lint: LintContext | None = None
     """What the rules saw: its placements (made once per nest) serve the hovers too."""
+    stopped: bool = False
+    """Cut short (the time limit, an unexpected error): its error says so, not the text."""
 
     def nests(self) -> Iterator[RegionAnalysis]:
         """The file's loop nests, in order (none when it did not analyze)."""
@@ -224,4 +226,5 @@ def _failed(error: BaseException, path: str, limit_s: float) -> DocumentAnalysis
         message = f"aiscan could not analyze this text ({type(error).__name__}: {error})"
     else:
         raise error
-    return DocumentAnalysis(None, (), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),))
+    error_at_start = Diagnostic(Span(path, 1, 1), Severity.ERROR, message)
+    return DocumentAnalysis(None, (), (error_at_start,), stopped=True)

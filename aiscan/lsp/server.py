@@ -31,6 +31,7 @@ from aiscan.lint.finding import Finding
 from aiscan.lsp.document import EDIT_TIME_LIMIT_S, ServerSettings, settings_for
 from aiscan.lsp.stdio import serve_stdio
 from aiscan.lsp.view import DocumentView, NestView, failed_view
+from aiscan.lsp.view_store import editor_store
 from aiscan.lsp.worker import AnalysisPool, Demand
 from aiscan.sources import LANGUAGES, language_of
 from aiscan.span import Span
@@ -90,6 +91,11 @@ class AiscanServer(LanguageServer):
         self.pool = AnalysisPool()
         self.ignored: set[str] = set()
         """Documents already logged as not read (by their extension): one line each."""
+        self.store = editor_store()
+        self.kept_views = 0
+        """Views published from the store (`aiscan/stats`)."""
+        self.confirmed_views = 0
+        """Of those, the ones their analysis then gave again, the same."""
 
     def shutdown(self) -> None:
         self.pool.close()
@@ -177,8 +183,13 @@ def build_server() -> AiscanServer:
 
     @server.feature("aiscan/stats")
     def stats(ls: AiscanServer, params: Any) -> dict[str, int]:
-        """How many analyses ran: lets a test see that a burst of edits made one."""
-        return {"analyses": ls.analyses}
+        """How many analyses ran (a test sees that a burst of edits made one), and how
+        many views the store gave before their analysis was over."""
+        return {
+            "analyses": ls.analyses,
+            "kept_views": ls.kept_views,
+            "confirmed_views": ls.confirmed_views,
+        }
 
     return server
 
@@ -245,11 +256,17 @@ async def _refresh(ls: AiscanServer, uri: str, delay_s: float, progress: _Progre
     version, text = document.version, document.source
     ls.analyses += 1
     settings = ls.settings.get(uri)
+    kept = None
     try:
         if settings is None:
             settings = ls.settings[uri] = settings_for(path, ls.extra_devices)
+        store = ls.store
+        key = store.key(text, path, settings) if store is not None else None
+        if store is not None and (kept := store.get(key)) is not None:
+            ls.kept_views += 1
+            _publish(ls, uri, version, kept, settings)  # the analysis runs behind it
         view = await ls.pool.view(
-            text, path, settings, ls.time_limit_s, progress.add, progress.demand
+            text, path, settings, ls.time_limit_s, progress.add, progress.demand, key
         )
     except Exception as error:  # whatever failed, the document gets its diagnostic
         view = failed_view(path, f"aiscan could not analyze this text ({error!r})")
@@ -258,8 +275,23 @@ async def _refresh(ls: AiscanServer, uri: str, delay_s: float, progress: _Progre
     ls.pending.pop(uri, None)
     if ls.described.get(uri) is progress:
         del ls.described[uri]
-    # Stored, then published, in one step of the loop: a client that has this version's
-    # diagnostics gets every answer from it (a request between the two would see the last).
+    if kept is not None and view == kept:
+        ls.views[uri] = view  # shown already: published again, it would only flicker
+        ls.confirmed_views += 1
+        return
+    _publish(ls, uri, version, view, settings)
+
+
+def _publish(
+    ls: AiscanServer,
+    uri: str,
+    version: int | None,
+    view: DocumentView,
+    settings: ServerSettings | None,
+) -> None:
+    """Store `view` as the document's and publish its diagnostics, in one step of the
+    loop: a client that has this version's diagnostics gets every answer from it (a
+    request between the two would see the last)."""
     ls.views[uri] = view
     template = settings.help_url if settings is not None else DEFAULT_HELP_URL
     diagnostics = [_finding_diagnostic(f, template) for f in view.findings]

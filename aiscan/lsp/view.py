@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TypeVar
 
 from aiscan.analysis.kernel import (
@@ -84,6 +84,8 @@ class NestView:
     hover: str
     """Markdown."""
     lens: str
+    described: bool = field(default=True, compare=False)
+    """False where the time limit or an error left it undescribed (its text says so)."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,12 @@ class DocumentView:
     findings: tuple[Finding, ...]
     errors: tuple[Diagnostic, ...]
     nests: tuple[NestView, ...]
+    complete: bool = field(default=True, compare=False)
+    """Nothing in it was cut short by the time limit or an error: what the text gives,
+    every time, and so worth keeping (`view_store`)."""
+    dependencies: tuple[tuple[str, str | None], ...] = field(default=(), compare=False)
+    """The files the analysis read besides the text (a C file's headers), with the
+    digests of the bytes it read (`Module.dependencies`)."""
 
     def nest_at(self, line: int) -> NestView | None:
         """The loop nest whose lines (1-based, inclusive) hold `line`."""
@@ -99,7 +107,8 @@ class DocumentView:
 
 def failed_view(path: str, message: str) -> DocumentView:
     """A document that could not be analyzed: one error on its first line, no nests."""
-    return DocumentView((), (Diagnostic(Span(path, 1, 1), Severity.ERROR, message),), ())
+    error_at_start = Diagnostic(Span(path, 1, 1), Severity.ERROR, message)
+    return DocumentView((), (error_at_start,), (), complete=False)
 
 
 def view_document(
@@ -171,6 +180,7 @@ def view_document(
     regions = list(result.nests())
     views = [_undescribed(region.region.span, limit_s) for region in regions]
     unplaced = f"\n\n_Not placed: placing this file's nests took over {limit_s:g} s._"
+    complete = not result.stopped
     try:
         with time_limit(_left(started, limit_s)):
             for index, region in enumerate(regions):
@@ -178,8 +188,9 @@ def view_document(
                     views[index] = sent
                     continue
                 view = _nest_view(region, result, ())
-                note = unplaced if settings.devices else ""
-                views[index] = NestView(view.span, view.hover + note, view.lens)
+                if settings.devices:
+                    view = replace(view, hover=view.hover + unplaced)
+                views[index] = view
             for index in _by_demand(regions, wanted_line):
                 if regions[index].region.span in early:
                     continue  # sent before the whole file's analysis
@@ -187,11 +198,13 @@ def view_document(
                     views[index] = _nest_view(regions[index], result, settings.devices)
                 on_nest(views[index])
     except AnalysisTimedOut:
-        pass
+        complete = False
     result = lint_document(result, path, settings, _left(started, limit_s), limit_s)
     if result.analysis is None:  # the lint stopped: the document's error, as before it ran
-        return DocumentView((), result.errors, ())
-    return DocumentView(result.findings, result.errors, tuple(views))
+        return DocumentView((), result.errors, (), complete=complete and not result.stopped)
+    complete = complete and all(view.described for view in views)
+    dependencies = result.analysis.module.dependencies
+    return DocumentView(result.findings, result.errors, tuple(views), complete, dependencies)
 
 
 _TRAILS: _Recent[Trail] = _Recent(16)
@@ -311,7 +324,7 @@ def _undescribed(span: Span, limit_s: float) -> NestView:
         f"**aiscan: loop nest, {span.labelled()}**\n\n"
         f"_Not described: this file's analysis took over {limit_s:g} s._"
     )
-    return NestView(span, hover, "aiscan: over the time limit (see hover)")
+    return NestView(span, hover, "aiscan: over the time limit (see hover)", described=False)
 
 
 def _nest_view(
@@ -320,6 +333,7 @@ def _nest_view(
     assert result.analysis is not None
     span = region.region.span
     lint = result.lint
+    described = True
     try:
         hover = hover_markdown(
             region,
@@ -333,8 +347,10 @@ def _nest_view(
             f"**aiscan: loop nest, {span.labelled()}**\n\n"
             f"aiscan could not describe this nest: {type(error).__name__}: {error}"
         )
+        described = False
     try:
         lens = lens_title(region, result.analysis.write_allocate)
     except Exception as error:  # one nest's failure leaves the other lenses
         lens = f"aiscan: no figures for this nest ({type(error).__name__})"
-    return NestView(span, hover, lens)
+        described = False
+    return NestView(span, hover, lens, described)

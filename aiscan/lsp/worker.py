@@ -24,6 +24,7 @@ from typing import Any
 from aiscan.analysis import count_memo
 from aiscan.lsp.document import ServerSettings, time_limit_message
 from aiscan.lsp.view import DocumentView, NestView, failed_view, view_document
+from aiscan.lsp.view_store import editor_store
 from aiscan.lsp.warmup import STEPS
 
 __all__ = ["PRELOAD", "PROCESSES", "AnalysisPool", "Demand"]
@@ -90,9 +91,11 @@ class AnalysisPool:
         limit_s: float,
         on_nest: Callable[[NestView], None] = lambda nest: None,
         demand: Demand | None = None,
+        keep_as: str | None = None,
     ) -> DocumentView:
         """The document's view. `on_nest` gets each nest as soon as it is described (the
-        one `demand` asks for first); cancelling kills the child."""
+        one `demand` asks for first); cancelling kills the child. `keep_as`: the key the
+        child keeps the view under once it has sent it (`view_store`)."""
         loop = asyncio.get_running_loop()
 
         def early(nest: NestView) -> None:  # on the reading thread
@@ -108,7 +111,8 @@ class AnalysisPool:
             news = count_memo.merged(self._counts[child.seen :])
             child.seen = len(self._counts)
             try:
-                child.connection.send(("analyze", text, path, settings, limit_s, news))
+                request = ("analyze", text, path, settings, limit_s, news, keep_as)
+                child.connection.send(request)
             except OSError as error:  # the idle child died
                 self._kill(child)
                 return failed_view(path, f"the analysis process ended ({error})")
@@ -249,7 +253,7 @@ def _serve_requests(connection: Connection) -> None:
         if message[0] != "analyze":
             continue
         warm_up.clear()
-        _, text, path, settings, limit_s, counts = message
+        _, text, path, settings, limit_s, counts, keep_as = message
         count_memo.adopt(counts)
         count_memo.learned()  # what the warm-up counted is no news to hand on
         wanted.clear()
@@ -266,3 +270,5 @@ def _serve_requests(connection: Connection) -> None:
             view = failed_view(path, f"aiscan could not analyze this text ({error!r})")
         connection.send(("counts", count_memo.learned()))
         connection.send(("view", view))
+        if keep_as is not None and (store := editor_store()) is not None:
+            store.put(keep_as, view, text, path)  # after the reply: off the editor's wait
