@@ -92,30 +92,44 @@ def _replaced(
 ) -> sympy.Expr | None:
     """What `subs` gives, by `xreplace` where the two agree; None elsewhere.
 
-    `subs` rebuilds the expression once per binding, and simultaneous bindings go through
+    `subs` goes through its machinery for every binding, and simultaneous bindings through
     fresh dummies: every expression it builds is new to sympy's caches and asks its
     assumptions again (0.8 of the 3.1 s lowering of every Python fixture). `xreplace`
-    builds the result once. They agree where each symbol is replaced as a leaf: no node
-    of a class that substitutes in its own way (`Piecewise`, logic, sums, derivatives:
-    `_eval_subs` other than the arithmetic's), and, one binding after another, no value
-    holding another binding's symbol (`subs`'s order would then decide) nor a zero or
-    infinity that an intermediate result could have evaluated away (`floor(0/k)`)."""
-    free = expression.free_symbols
-    relevant = {key: value for key, value in bindings if key in free}
-    if not relevant:
-        return expression
-    for key, value in relevant.items():
+    builds the result at once. They agree where each symbol is replaced as a leaf: no node
+    of the expression or the values of a class that substitutes in its own way
+    (`Piecewise`, logic, sums, derivatives: an `_eval_subs` other than the arithmetic's).
+    One binding after another, `subs` rebuilds the expression after each, in its order,
+    and an intermediate result may evaluate (`Min(1, m)` is 1 while `m` is still the
+    positive symbol it replaces): so do the `xreplace`s, one a binding, in that order."""
+    for key, value in bindings:
         if not (isinstance(key, sympy.Symbol) and isinstance(value, sympy.Basic)):
             return None
-    if not simultaneous and len(relevant) > 1:
-        for value in relevant.values():
-            if value.free_symbols & relevant.keys() or (value.is_number and not value.is_nonzero):
-                return None
-            if value.is_number and not value.is_finite:
-                return None
-    if not all(_replaced_as_leaves(type(node)) for node in sympy.preorder_traversal(expression)):
-        return None
-    return expression.xreplace(relevant)
+        if value.is_commutative is not True or value in _NOT_NUMBERS:
+            return None  # `subs` puts these bindings first, or makes other dummies
+    values = (value for _, value in bindings)
+    for root in (expression, *values):
+        if not all(_replaced_as_leaves(type(node)) for node in sympy.preorder_traversal(root)):
+            return None
+    if simultaneous:
+        free = expression.free_symbols
+        relevant = {key: value for key, value in bindings if key in free}
+        return expression.xreplace(relevant) if relevant else expression
+    value_of = dict(bindings)
+    replaced = expression
+    for key in _subs_order(value_of):
+        if key in replaced.free_symbols:
+            replaced = replaced.xreplace({key: value_of[key]})
+    return replaced
+
+
+_NOT_NUMBERS = (sympy.nan, sympy.oo, -sympy.oo, sympy.zoo)
+
+
+def _subs_order(bindings: dict[sympy.Symbol, sympy.Expr]) -> list[sympy.Symbol]:
+    """The order `subs` takes a dict's bindings in, one after another (its own sort)."""
+    from sympy.core.sorting import _nodes, default_sort_key, ordered
+
+    return list(ordered(bindings, default=False, keys=(lambda x: -_nodes(x), default_sort_key)))
 
 
 _LEAF_KINDS: dict[type, bool] = {}

@@ -1,0 +1,86 @@
+"""The frontend's substitutions: `xreplace` where it gives what `subs` gives, `subs` where
+the two could differ (`values._replaced`)."""
+
+from __future__ import annotations
+
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aiscan.frontends.python.values import _replaced, substituted
+
+n, m, k = sympy.symbols("n m k", integer=True, positive=True)
+i, j = sympy.symbols("i j", integer=True)
+SYMBOLS = (n, m, k, i, j)
+
+
+def _expected(expression: sympy.Expr, bindings: dict, simultaneous: bool) -> sympy.Expr:
+    return sympy.expand(expression.subs(bindings, simultaneous=simultaneous))
+
+
+def test_a_swap_is_simultaneous() -> None:
+    bindings = ((i, j), (j, i))
+    assert _replaced(i - 2 * j, bindings, True) == j - 2 * i
+    assert substituted(i - 2 * j, dict(bindings), simultaneous=True) == j - 2 * i
+
+
+@pytest.mark.parametrize(
+    ("expression", "bindings"),
+    [
+        (i + j, ((i, j + 1), (j, n))),  # a chain: j, brought in by i's value, is replaced
+        (k, ((n, m), (k, n))),  # the same, whichever comes first in the bindings
+        (sympy.floor(i / j), ((i, sympy.S.Zero), (j, sympy.S.Zero))),  # 0 before 0/0
+        # `Min(1, m)` is 1 while m is still the positive symbol that i replaces next.
+        (sympy.ceiling(sympy.Min(j, m) / 3), ((k, n), (j, sympy.S.One), (m, i))),
+    ],
+)
+def test_one_binding_after_another_as_subs_takes_them(
+    expression: sympy.Expr, bindings: tuple[tuple[sympy.Symbol, sympy.Expr], ...]
+) -> None:
+    replaced = _replaced(expression, bindings, False)
+    assert replaced is not None
+    assert sympy.expand(replaced) == _expected(expression, dict(bindings), False)
+
+
+def test_classes_that_substitute_their_own_way_are_left_to_subs() -> None:
+    piecewise = sympy.Piecewise((i, i < n), (n, True))
+    assert _replaced(piecewise, ((i, n + 1),), True) is None
+    assert _replaced(sympy.Sum(i, (i, 0, n)), ((n, m),), True) is None
+    assert _replaced(sympy.floor(i / 2) + sympy.Min(i, n), ((i, n + 1),), True) is not None
+
+
+def test_no_binding_of_the_expression_s_symbols_is_the_expression() -> None:
+    expression = n * m + 1
+    assert _replaced(expression, ((k, n),), False) is expression
+
+
+_ATOMS = st.sampled_from(SYMBOLS) | st.integers(-3, 3).map(sympy.Integer)
+
+
+def _combined(children: st.SearchStrategy[sympy.Expr]) -> st.SearchStrategy[sympy.Expr]:
+    pairs = st.tuples(children, children)
+    return st.one_of(
+        pairs.map(lambda p: p[0] + p[1]),
+        pairs.map(lambda p: p[0] * p[1]),
+        pairs.map(lambda p: sympy.Min(*p)),
+        pairs.map(lambda p: sympy.Max(*p)),
+        children.map(lambda c: sympy.floor(c / 2)),
+        children.map(lambda c: sympy.ceiling(c / 3)),
+        children.map(lambda c: c**2),
+    )
+
+
+EXPRESSIONS = st.recursive(_ATOMS, _combined, max_leaves=8)
+VALUES = st.one_of(_ATOMS, st.tuples(_ATOMS, _ATOMS).map(lambda p: p[0] + 2 * p[1]))
+BINDINGS = st.dictionaries(st.sampled_from(SYMBOLS), VALUES, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(EXPRESSIONS, BINDINGS, st.booleans())
+def test_xreplace_gives_what_subs_gives(
+    expression: sympy.Expr, bindings: dict, simultaneous: bool
+) -> None:
+    replaced = _replaced(expression, tuple(bindings.items()), simultaneous)
+    if replaced is not None:
+        assert sympy.expand(replaced) == _expected(expression, bindings, simultaneous)
