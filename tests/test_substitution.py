@@ -1,5 +1,6 @@
-"""The frontend's substitutions: `xreplace` where it gives what `subs` gives, `subs` where
-the two could differ (`values._replaced`)."""
+"""Substitutions by `xreplace` where it gives what `subs` gives, `subs` where the two could
+differ (`aiscan.substitution`): the same expression one binding after another, the same
+value (expanded) for simultaneous bindings."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aiscan.frontends.python.values import _replaced, substituted
+from aiscan.frontends.python.values import substituted
+from aiscan.substitution import replaced_as_subs as _replaced
 
 n, m, k = sympy.symbols("n m k", integer=True, positive=True)
 i, j = sympy.symbols("i j", integer=True)
@@ -40,7 +42,7 @@ def test_one_binding_after_another_as_subs_takes_them(
 ) -> None:
     replaced = _replaced(expression, bindings, False)
     assert replaced is not None
-    assert sympy.expand(replaced) == _expected(expression, dict(bindings), False)
+    assert replaced == expression.subs(dict(bindings))
 
 
 def test_classes_that_substitute_their_own_way_are_left_to_subs() -> None:
@@ -82,5 +84,16 @@ def test_xreplace_gives_what_subs_gives(
     expression: sympy.Expr, bindings: dict, simultaneous: bool
 ) -> None:
     replaced = _replaced(expression, tuple(bindings.items()), simultaneous)
-    if replaced is not None:
+    if replaced is None:
+        return
+    if simultaneous:
         assert sympy.expand(replaced) == _expected(expression, bindings, simultaneous)
+    else:  # the very expression `subs` builds, not only its value
+        assert replaced == expression.subs(bindings)
+
+
+def test_sizes_as_python_integers_are_placed_as_subs_places_them() -> None:
+    from aiscan.substitution import substituted as placed
+
+    expression = sympy.floor((n - 1) / k) * m + sympy.Min(n, m)
+    assert placed(expression, {n: 4096, k: 3}) == expression.subs({n: 4096, k: 3})

@@ -46,6 +46,7 @@ from aiscan.analysis.working_sets import exact_union
 from aiscan.ir.nodes import Access, Branch, Loop, Node
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
 from aiscan.real_roots import integer_coefficients, numeric_roots
+from aiscan.substitution import substituted
 
 if TYPE_CHECKING:
     import sympy
@@ -836,7 +837,7 @@ def _statements(nodes: tuple[Node, ...]) -> list[Placed]:
 
 def _at_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:
     values = size_bindings(expr, sizes)
-    return expand(expr.subs(values)) if values else expr
+    return expand(substituted(expr, values)) if values else expr
 
 
 def _worst_at_sizes(

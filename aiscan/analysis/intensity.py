@@ -32,6 +32,7 @@ from aiscan.algebra import (
 from aiscan.analysis.hinged_cancel import cancelled_hinged, cancelled_sums, coprime_contents
 from aiscan.analysis.polynomials import Term, from_ring, ring_over, terms_of
 from aiscan.ir.symbols import is_size_symbol
+from aiscan.substitution import substituted
 
 if TYPE_CHECKING:
     import sympy
@@ -264,7 +265,7 @@ def substitute_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:
     bindings = size_bindings(expr, sizes)
     if not bindings:
         return expr
-    bound = expr.subs(bindings)
+    bound = substituted(expr, bindings)
     if is_poly(bound) and bound.is_number:
         return bound  # a rational is as simple as `simplify` makes it
     try:

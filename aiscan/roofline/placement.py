@@ -53,6 +53,7 @@ from aiscan.real_roots import integer_coefficients, positive_rational_roots
 from aiscan.roofline.devices import Device, PeakChoice
 from aiscan.roofline.in_core import InCoreCeiling, in_core_ceiling
 from aiscan.roofline.roofs import CONTRACTION, roof_label
+from aiscan.substitution import substituted
 
 if TYPE_CHECKING:
     import sympy
@@ -521,7 +522,7 @@ def _exact(value: float) -> Poly:
 
 def _substitute(expr: sympy.Expr, sizes: Mapping[str, int] | None) -> sympy.Expr:
     values = size_bindings(expr, sizes)
-    return expr.subs(values) if values else expr
+    return substituted(expr, values) if values else expr
 
 
 def _one_size(
@@ -531,7 +532,7 @@ def _one_size(
     (sizes grow together)."""
     growing = tuple(s for s in growing_symbols(expr) if sweep is None or s.name in sweep)
     x = symbol("x", "positive")
-    return expr.subs({s: x for s in growing}), x, tuple(s.name for s in growing)
+    return substituted(expr, {s: x for s in growing}), x, tuple(s.name for s in growing)
 
 
 def _settled_swept(expr: sympy.Expr, sweep: frozenset[str] | None) -> sympy.Expr:

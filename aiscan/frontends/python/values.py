@@ -16,6 +16,7 @@ import sympy
 from aiscan.frontends.python.symbols import loop_symbol
 from aiscan.ir.nodes import ElementType, Unknown
 from aiscan.span import Span
+from aiscan.substitution import replaced_as_subs
 
 __all__ = [
     "ADDMM",
@@ -79,78 +80,10 @@ def _substituted(
     bindings: tuple[tuple[sympy.Symbol, sympy.Expr], ...],
     simultaneous: bool,
 ) -> sympy.Expr:
-    replaced = _replaced(expression, bindings, simultaneous)
+    replaced = replaced_as_subs(expression, bindings, simultaneous)  # `subs`, faster
     if replaced is None:
         replaced = expression.subs(dict(bindings), simultaneous=simultaneous)
     return sympy.expand(replaced)
-
-
-def _replaced(
-    expression: sympy.Expr,
-    bindings: tuple[tuple[sympy.Symbol, sympy.Expr], ...],
-    simultaneous: bool,
-) -> sympy.Expr | None:
-    """What `subs` gives, by `xreplace` where the two agree; None elsewhere.
-
-    `subs` goes through its machinery for every binding, and simultaneous bindings through
-    fresh dummies: every expression it builds is new to sympy's caches and asks its
-    assumptions again (0.8 of the 3.1 s lowering of every Python fixture). `xreplace`
-    builds the result at once. They agree where each symbol is replaced as a leaf: no node
-    of the expression or the values of a class that substitutes in its own way
-    (`Piecewise`, logic, sums, derivatives: an `_eval_subs` other than the arithmetic's).
-    One binding after another, `subs` rebuilds the expression after each, in its order,
-    and an intermediate result may evaluate (`Min(1, m)` is 1 while `m` is still the
-    positive symbol it replaces): so do the `xreplace`s, one a binding, in that order."""
-    for key, value in bindings:
-        if not (isinstance(key, sympy.Symbol) and isinstance(value, sympy.Basic)):
-            return None
-        if value.is_commutative is not True or value in _NOT_NUMBERS:
-            return None  # `subs` puts these bindings first, or makes other dummies
-    values = (value for _, value in bindings)
-    for root in (expression, *values):
-        if not all(_replaced_as_leaves(type(node)) for node in sympy.preorder_traversal(root)):
-            return None
-    if simultaneous:
-        free = expression.free_symbols
-        relevant = {key: value for key, value in bindings if key in free}
-        return expression.xreplace(relevant) if relevant else expression
-    value_of = dict(bindings)
-    replaced = expression
-    for key in _subs_order(value_of):
-        if key in replaced.free_symbols:
-            replaced = replaced.xreplace({key: value_of[key]})
-    return replaced
-
-
-_NOT_NUMBERS = (sympy.nan, sympy.oo, -sympy.oo, sympy.zoo)
-
-
-def _subs_order(bindings: dict[sympy.Symbol, sympy.Expr]) -> list[sympy.Symbol]:
-    """The order `subs` takes a dict's bindings in, one after another (its own sort)."""
-    from sympy.core.sorting import _nodes, default_sort_key, ordered
-
-    return list(ordered(bindings, default=False, keys=(lambda x: -_nodes(x), default_sort_key)))
-
-
-_LEAF_KINDS: dict[type, bool] = {}
-
-
-def _replaced_as_leaves(kind: type) -> bool:
-    """Whether `subs` of a symbol rebuilds a `kind` node from its substituted arguments,
-    as `xreplace` does: its `_eval_subs` is the default's or one that acts only when the
-    replaced thing is no symbol (a power, product, sum or function replaced whole)."""
-    from sympy.core.function import Application
-    from sympy.core.numbers import Infinity, NegativeInfinity, Number
-    from sympy.functions.elementary.exponential import exp
-
-    known = _LEAF_KINDS.get(kind)
-    if known is None:
-        definer = next(c for c in kind.__mro__ if "_eval_subs" in c.__dict__)
-        known = _LEAF_KINDS[kind] = definer in (
-            sympy.Basic, sympy.Add, sympy.Mul, sympy.Pow, sympy.Symbol, Application, Number,
-            Infinity, NegativeInfinity, exp,
-        )  # fmt: skip
-    return known
 
 
 @dataclass(frozen=True, slots=True)
