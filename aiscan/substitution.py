@@ -49,29 +49,47 @@ def replaced_as_subs(
     """What `subs` of the `bindings` gives, by `xreplace`; None where they may differ."""
     import sympy
 
-    pairs = []
+    value_of: dict[sympy.Symbol, sympy.Basic] = {}
     for key, value in bindings:
         if isinstance(value, int) and not isinstance(value, bool):
             value = sympy.Integer(value)
         if not (isinstance(key, sympy.Symbol) and isinstance(value, sympy.Basic)):
             return None
-        if value.is_commutative is not True or value in _not_numbers():
-            return None  # `subs` puts these bindings first, or makes other dummies
         if key != value:
-            pairs.append((key, value))
-    for root in (expression, *(value for _, value in pairs)):
+            value_of[key] = value
+    used = _used(expression, value_of, simultaneous)
+    if not used:
+        return expression
+    for root in (expression, *(value_of[key] for key in used)):
         if not all(_replaced_as_leaves(type(node)) for node in sympy.preorder_traversal(root)):
             return None
+    for key in used:
+        if value_of[key].is_commutative is not True or value_of[key] in _not_numbers():
+            return None  # `subs` puts these bindings first, or makes other dummies
     if simultaneous:
-        free = expression.free_symbols
-        relevant = {key: value for key, value in pairs if key in free}
-        return expression.xreplace(relevant) if relevant else expression
-    value_of = dict(pairs)
+        return expression.xreplace({key: value_of[key] for key in used})
     replaced = expression
-    for key in _subs_order(value_of):
+    for key in _subs_order({key: value_of[key] for key in used}):
         if key in replaced.free_symbols:
             replaced = replaced.xreplace({key: value_of[key]})
     return replaced
+
+
+def _used(
+    expression: sympy.Basic, value_of: dict[sympy.Symbol, sympy.Basic], simultaneous: bool
+) -> set[sympy.Symbol]:
+    """The bindings that can change `expression`: those of its symbols and, one binding
+    after another, of the symbols the values of those bring in (the others are no-ops,
+    wherever `subs` would take them)."""
+    used = {key for key in expression.free_symbols if key in value_of}
+    if simultaneous:
+        return used
+    new = set(used)
+    while new:
+        brought = {s for key in new for s in value_of[key].free_symbols if s in value_of}
+        new = brought - used
+        used |= new
+    return used
 
 
 @cache

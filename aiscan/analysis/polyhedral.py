@@ -47,6 +47,7 @@ from aiscan.analysis.isl_text import (
 from aiscan.analysis.polynomials import linear_coefficient
 from aiscan.ir.nodes import Access, Loop
 from aiscan.ir.symbols import is_size_symbol, loop_symbol
+from aiscan.substitution import substituted
 
 if TYPE_CHECKING:
     import sympy
@@ -722,8 +723,8 @@ def _fitted_below(
     above = _as_polynomial(sizes, _coefficients(grid(low)))  # past the bend
     s, t = sizes[low], sizes[high]
     minimum = sympy.Min(s, t - offset)
-    candidate = below.subs(s, minimum)
-    if expand(below.subs(s, t - offset) - above) != 0:
+    candidate = substituted(below, {s: minimum})
+    if expand(substituted(below, {s: t - offset}) - above) != 0:
         return None
     checks = []
     for point in _held_out(len(sizes), max(degrees)):
@@ -735,7 +736,7 @@ def _fitted_below(
     for point in checks:
         if min(point) < 1:
             continue
-        value = candidate.subs(dict(zip(sizes, point, strict=True)))
+        value = substituted(candidate, dict(zip(sizes, point, strict=True)))
         if value != count(point):
             return None
     return candidate
@@ -894,9 +895,9 @@ def _fitted_in_periods(
     for q in (first + degree + 1, first + degree + 3):
         for residue in range(period):
             value = q * period - residue
-            if fitted.subs(quotient, q) != count((value,)):
+            if substituted(fitted, {quotient: q}) != count((value,)):
                 return None
-    return expand(fitted.subs(quotient, sympy.ceiling(size / period)))
+    return expand(substituted(fitted, {quotient: sympy.ceiling(size / period)}))
 
 
 def _corrected(
@@ -926,7 +927,7 @@ def _small_sizes_correction(
     for value in range(BASE_SIZE - 1, 0, -1):
         if not runs((value,)):
             break
-        shortfall[value] = count((value,)) - int(polynomial.subs(size, value))
+        shortfall[value] = count((value,)) - int(substituted(polynomial, {size: value}))
     correction = ZERO
     for bend in range(min(shortfall) + 1, BASE_SIZE + 1):
         below = shortfall[bend - 1] - shortfall[bend]

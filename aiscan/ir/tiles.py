@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from aiscan.algebra import SYMPY, expand, is_poly, symbol
 from aiscan.ir.nodes import Branch, Loop, LoopLike, Node, Statement
 from aiscan.ir.symbols import loop_symbol
+from aiscan.substitution import substituted
 
 if TYPE_CHECKING:
     import sympy
@@ -81,14 +82,14 @@ def tile_cover(tile: LoopLike, point: LoopLike) -> tuple[sympy.Expr, sympy.Expr]
     if not point.trip.has(sympy.Min):
         return None
     value = tile.start + tile.step * _K
-    start = expand(point.start.subs(tile_var, value))
+    start = expand(substituted(point.start, {tile_var: value}))
     size = start.coeff(_K, 1)
     low = expand(start - size * _K)
     if _K in size.free_symbols or _K in low.free_symbols:
         return None
     if not (size.is_positive and size.is_integer):
         return None
-    trip = point.trip.subs(tile_var, value)
+    trip = substituted(point.trip, {tile_var: value})
     if not isinstance(trip, sympy.Min) or len(trip.args) != 2:
         return None
     ends = [expand(start + a) for a in trip.args]

@@ -109,6 +109,7 @@ from aiscan.ir.nodes import (
 from aiscan.ir.tiles import merged_tiles
 from aiscan.ir.trips import never_below_zero
 from aiscan.span import Span
+from aiscan.substitution import substituted
 
 __all__ = ["FunctionLowering"]
 
@@ -2356,7 +2357,7 @@ class _Hints:
     def resolve(self, extent: sympy.Expr) -> sympy.Expr:
         """`extent` with what is known substituted (chains `A_d0 -> B_d1 -> n` included)."""
         for _ in range(8):
-            following = sympy.expand(extent.subs(self.equations))
+            following = sympy.expand(substituted(extent, self.equations))
             if following == extent:
                 break
             extent = following
