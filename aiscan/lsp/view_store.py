@@ -106,8 +106,11 @@ def _bytes(text: str) -> bytes:
 
 
 def _is_saved(text: str, path: str) -> bool:
+    """Whether the file holds `text`'s bytes (its size first: an edit's text seldom has
+    the file's, and then the file is not read)."""
+    data = _bytes(text)
     try:
-        return read_regular_file(path) == _bytes(text)
+        return os.path.getsize(path) == len(data) and read_regular_file(path) == data
     except (OSError, FileRefused):
         return False
 
