@@ -55,8 +55,8 @@ def replaced_as_subs(
             value = sympy.Integer(value)
         if not (isinstance(key, sympy.Symbol) and isinstance(value, sympy.Basic)):
             return None
-        if key != value:
-            value_of[key] = value
+        value_of[key] = value  # the last binding of a key, as `subs`'s dict has it
+    value_of = {key: value for key, value in value_of.items() if key != value}
     used = _used(expression, value_of, simultaneous)
     if not used:
         return expression

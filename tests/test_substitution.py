@@ -97,3 +97,8 @@ def test_sizes_as_python_integers_are_placed_as_subs_places_them() -> None:
 
     expression = sympy.floor((n - 1) / k) * m + sympy.Min(n, m)
     assert placed(expression, {n: 4096, k: 3}) == expression.subs({n: 4096, k: 3})
+
+
+def test_a_key_bound_twice_is_bound_as_its_last_binding() -> None:
+    assert _replaced(n + 1, ((n, m), (n, n)), False) == n + 1
+    assert _replaced(n + 1, ((n, n), (n, m)), True) == m + 1
