@@ -53,11 +53,11 @@ class ViewStore:
 
     def __init__(self, cache: ResultCache) -> None:
         self.cache = cache
-        self._settings: dict[int, tuple[ServerSettings, str]] = {}
 
     def key(self, text: str, path: str, settings: ServerSettings) -> str | None:
         """Where the view of `text` at `path` under `settings` is kept."""
-        return self.cache.key(KIND, self._fingerprint(settings), path, _digest(text))
+        # The settings' hash is a tenth of a millisecond: no memo to keep in step.
+        return self.cache.key(KIND, fingerprint(repr(settings)), path, _digest(text))
 
     def get(self, key: str | None) -> DocumentView | None:
         """The view kept under `key`; None where there is none, or it is not a view."""
@@ -71,13 +71,6 @@ class ViewStore:
         if key is None or not view.complete or not _is_saved(text, path):
             return
         self.cache.put(key, {"view": view_json(view)}, view.dependencies)
-
-    def _fingerprint(self, settings: ServerSettings) -> str:
-        """The settings' hash, once per settings object (the server keeps one a file)."""
-        known = self._settings.get(id(settings))
-        if known is None or known[0] is not settings:
-            known = self._settings[id(settings)] = (settings, fingerprint(repr(settings)))
-        return known[1]
 
 
 @lru_cache(maxsize=1)

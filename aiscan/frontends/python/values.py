@@ -13,10 +13,10 @@ from functools import cache, lru_cache
 
 import sympy
 
+from aiscan import substitution
 from aiscan.frontends.python.symbols import loop_symbol
 from aiscan.ir.nodes import ElementType, Unknown
 from aiscan.span import Span
-from aiscan.substitution import replaced_as_subs
 
 __all__ = [
     "ADDMM",
@@ -80,9 +80,7 @@ def _substituted(
     bindings: tuple[tuple[sympy.Symbol, sympy.Expr], ...],
     simultaneous: bool,
 ) -> sympy.Expr:
-    replaced = replaced_as_subs(expression, bindings, simultaneous)  # `subs`, faster
-    if replaced is None:
-        replaced = expression.subs(dict(bindings), simultaneous=simultaneous)
+    replaced = substitution.substituted(expression, dict(bindings), simultaneous=simultaneous)
     return sympy.expand(replaced)
 
 
