@@ -273,3 +273,112 @@ def test_a_blank_line_above_a_class_lowers_nothing_again(replays: list[bool]) ->
     )
     assert now[attend] is not before[attend] and now[attend].body is before[attend].body
     assert len(now[attend].leading_lines) == len(before[attend].leading_lines) + 1
+
+
+@pytest.fixture
+def lowered_helpers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The helpers and methods whose summaries were lowered (not reused), from now on."""
+    found: list[str] = []
+    lower, method = frontend._Summaries._lower, frontend._Summaries.method
+
+    def counted_lower(self: Any, definition: Any, *rest: Any) -> Any:
+        found.append(definition.name.value)
+        return lower(self, definition, *rest)
+
+    def counted_method(self: Any, qualified: str, *rest: Any) -> Any:
+        found.append(qualified)
+        return method(self, qualified, *rest)
+
+    monkeypatch.setattr(frontend._Summaries, "_lower", counted_lower)
+    monkeypatch.setattr(frontend._Summaries, "method", counted_method)
+    return found
+
+
+def test_an_edit_in_a_caller_reuses_the_summaries_it_made_of_unchanged_helpers(
+    lowered_helpers: list[str],
+) -> None:
+    """`Attend.forward` calls `rotate` with ranks its code does not give it: three
+    specializations of `rotate`, made while `Attend` is lowered. An edit in `Attend`
+    lowers `Attend` and `Layer` again, but not `rotate`, whose `def` is unchanged; moved a
+    line down by a line added at the top, too."""
+    path, text, trail, _ = _llama_on_a_trail()
+    edited = text.replace("q, k = rotate(q, k, cos, sin)", "q, k = rotate(q, k, cos, sin)  ")
+    assert _lowered(edited, str(path), trail) == _lowered(edited, str(path))
+    assert "rotate" in lowered_helpers  # the lowering alone
+    lowered_helpers.clear()
+    moved = "\n" + edited.replace("self.o(y.transpose", "self.o( y.transpose")
+    assert _lowered(moved, str(path), trail) == _lowered(moved, str(path))
+    assert "rotate" in lowered_helpers  # the lowering alone
+    lowered_helpers.clear()
+    assert _lowered(moved, str(path), trail) == _lowered(moved, str(path))
+    assert "rotate" in lowered_helpers
+    assert trail.last is not None
+    assert sum(key[0] == "rotate" and key[2] != () for key in trail.last.makings) == 3
+
+
+SPECIALIZED_HELPERS = """\
+import numpy as np
+
+
+def first(n: int):
+    a = np.ones(n, dtype=np.float32)
+    return a
+
+
+def caller(n: int):
+    a = np.ones(n, dtype=np.float32)
+    return scaled(a)
+
+
+def scaled(x: np.ndarray):
+    for i in range(x.shape[0]):
+        x[i] = x[i] * 2.0
+    return stored(x)
+
+
+def stored(x: np.ndarray):
+    A = np.zeros((3, 4))
+    A[0:3, 0:4] = np.ones((2, 2))
+    for i in range(x.shape[0]):
+        x[i] = x[i] * 2.0
+    return A
+"""
+
+
+def _helpers_lowered_by_edit(edited: str, found: list[str]) -> tuple[Module, list[str]]:
+    """`SPECIALIZED_HELPERS` lowered on a trail, then `edited`: its module (checked to be
+    the lowering alone's) and the helpers the edit's lowering lowered."""
+    path = "specialized.py"
+    trail = Trail()
+    _lowered(SPECIALIZED_HELPERS, path, trail)
+    found.clear()
+    after = _lowered(edited, path, trail)
+    lowered = list(found)
+    assert isinstance(after, Module) and after == _lowered(edited, path)
+    return after, lowered
+
+
+def test_a_reused_summary_adds_the_summaries_and_errors_its_lowering_made(
+    lowered_helpers: list[str],
+) -> None:
+    """`caller` makes `scaled`'s summaries (for float64, and for its float32 array), and
+    they make `stored`'s, whose error is reported there. An edit in `caller` reuses all
+    four, and reports the error once, as the lowering alone does."""
+    edited = SPECIALIZED_HELPERS.replace("return scaled(a)", "return scaled(a) ")
+    after, lowered = _helpers_lowered_by_edit(edited, lowered_helpers)
+    assert lowered == ["caller"]
+    errors = [d for d in after.diagnostics if "cannot be stored" in d.message]
+    assert len(errors) == 1
+
+
+def test_a_summary_whose_helpers_are_made_earlier_now_is_lowered_again(
+    lowered_helpers: list[str],
+) -> None:
+    """An edit makes `first` call `stored`: its summaries are then made before `caller`
+    (reused: their lowering looks nothing up), so `scaled`'s lowering would not make them:
+    `scaled` is lowered again, and `stored`'s error is reported at `first`'s call, once."""
+    edited = SPECIALIZED_HELPERS.replace("    return a\n", "    return stored(a)\n", 1)
+    after, lowered = _helpers_lowered_by_edit(edited, lowered_helpers)
+    assert lowered == ["first", "caller", "scaled", "scaled"]
+    errors = [d for d in after.diagnostics if "cannot be stored" in d.message]
+    assert len(errors) == 1

@@ -36,6 +36,7 @@ from aiscan.frontends.python.precision_rules import apply_rules
 from aiscan.frontends.python.relines import Relines, Unmoved
 from aiscan.frontends.python.reuse import (
     Lowered,
+    Making,
     Mark,
     MethodEntry,
     SummaryKey,
@@ -112,6 +113,8 @@ def lower_python_source(
     errors: list[Diagnostic] = []
     summaries = _Summaries(names, globals_, defaults, errors)
     globals_.summarize = summaries.summary
+    if progress is not None:
+        progress.offer(summaries)
     try:
         functions = _lowered_functions(
             module,
@@ -278,6 +281,15 @@ class _Summaries:
         self.replaced = False
         """Whether a class replaced another's methods (two classes of one name): the state
         after a statement is then more than the first entries of `done` and `methods`."""
+        self.makings: dict[SummaryKey, Making] = {}
+        """How each summary this lowering made (or reused) was made (`reuse.Making`)."""
+        self.earlier: Mapping[SummaryKey, Making] = {}
+        """The editor's last lowering's makings, reused where they still hold."""
+        self.relines: Relines | None = None
+        """Where the reused statements moved (`relines.py`), when one did."""
+        self._frames: list[set[SummaryKey]] = []
+        """The summaries each summary being made has looked up so far, outermost first."""
+        self._recursions = 0
 
     def lowered(self, definition: cst.FunctionDef) -> Function:
         """The function as the module's report shows it (lowered once)."""
@@ -301,16 +313,20 @@ class _Summaries:
             tuple(sorted(ranks_given.items())),
         )
         found = self.done.get(key)
-        if self.looked_up is not None:
-            self.looked_up.add(key)
+        self._looked_up(key)
         if found is not None:
             return found
         if name in self.lowering:
             self.recursed = True
+            self._recursions += 1
             return f"recursive call to `{name}`"
         if name not in self.globals_.helpers and name not in self.methods:
             return f"`{name}` is not lowered before its call"
+        if (summary := self._remade(key)) is not None:
+            return summary
         self.lowering.add(name)
+        self._frames.append(set())
+        started = (len(self.done), len(self.errors), self._recursions)
         try:
             if name in self.methods:
                 summary = self.method(name, ranks_given)[1]
@@ -318,8 +334,69 @@ class _Summaries:
                 summary = self._lower(self.globals_.helpers[name], dtypes_given, ranks_given)
         finally:
             self.lowering.discard(name)
+            looked_up = self._frames.pop()
         self.done[key] = summary
+        if self._recursions == started[2]:  # a cut cycle depends on where it was entered
+            self._note_making(key, looked_up, started[0], started[1])
         return summary
+
+    def _looked_up(self, key: SummaryKey) -> None:
+        if self.looked_up is not None:
+            self.looked_up.add(key)
+        for frame in self._frames:
+            frame.add(key)
+
+    def _definition(self, name: str) -> cst.FunctionDef:
+        """The `def` a summary of `name` lowers (`summary`'s choice)."""
+        return self.methods[name][0] if name in self.methods else self.globals_.helpers[name]
+
+    def _note_making(
+        self, key: SummaryKey, looked_up: set[SummaryKey], done_from: int, errors_from: int
+    ) -> None:
+        made = tuple(islice(self.done.items(), done_from, None))
+        new = {k for k, _ in made}
+        lookups = {
+            k: (k in self.done and k not in new, k[0] in self.methods) for k in looked_up
+        }
+        errors = tuple(self.errors[errors_from:])
+        self.makings[key] = Making(self._definition(key[0]), lookups, made, errors)
+
+    def _remade(self, key: SummaryKey) -> Summary | None:
+        """The summary as the last lowering made it, and what it added with it, where its
+        lowering now would take the same path (`reuse.Making`); else None."""
+        making = self.earlier.get(key)
+        if making is None or making.definition is not self._definition(key[0]):
+            return None
+        for other, (done, method) in making.lookups.items():
+            if (other in self.done) != done or (other[0] in self.methods) != method:
+                return None
+            if not done and other[0] in self.lowering:
+                return None  # made then, a cut cycle now
+        carried = self.carried([k for k, _ in making.done])
+        if carried is None:
+            return None
+        moved = carried[key]
+        self.done.update(moved.done)
+        self.errors += moved.errors
+        for other in making.lookups:
+            self._looked_up(other)
+        self.makings.update(carried)
+        return self.done[key]
+
+    def carried(self, keys: Sequence[SummaryKey]) -> dict[SummaryKey, Making] | None:
+        """The last lowering's makings of `keys` (those it has), moved to this text's lines;
+        None where one cannot be moved."""
+        found = {k: self.earlier[k] for k in keys if k in self.earlier}
+        if self.relines is None or not found:
+            return found
+        try:
+            moved = self.relines([(m.done, m.errors) for m in found.values()])
+        except Unmoved:
+            return None
+        return {
+            k: replace(m, done=done, errors=errors)
+            for (k, m), (done, errors) in zip(found.items(), moved, strict=True)
+        }
 
     def method(
         self, qualified: str, ranks_given: Mapping[str, int] | None = None
@@ -447,6 +524,12 @@ class _Progress:
         assert self.parsed is not None
         return self.parsed
 
+    def offer(self, summaries: _Summaries) -> None:
+        """Give the summaries the last lowering's makings, where statements were reused."""
+        last = self.trail.last
+        if last is not None and self.reused:
+            summaries.earlier, summaries.relines = last.makings, self.relines
+
     def begin(self, summaries: _Summaries) -> None:
         """A statement's lowering starts: note the summaries it looks up."""
         summaries.looked_up = set()
@@ -485,6 +568,10 @@ class _Progress:
                 added = self.relines(added)
             except Unmoved:
                 return False  # it refers to a line that is no reused statement's
+        makings = summaries.carried([key for key, _ in added[2]])
+        if makings is None:
+            return False
+        summaries.makings.update(makings)
         functions += added[0]
         errors += added[1]
         summaries.done.update(added[2])
@@ -545,6 +632,7 @@ class _Progress:
             dict(summaries.done),
             dict(summaries.methods),
             tuple(self.top_level),
+            dict(summaries.makings),
         )
 
 

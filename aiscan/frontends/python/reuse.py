@@ -27,6 +27,12 @@ lengths of those lists after it (`Mark`). The kept IR refers to the last parse's
 for the reused statements (under the new parse's comments and blank lines above them,
 which the lowering does not read); where the module they make is not the text (a line
 added under a function is its own), nothing is reused.
+
+A statement lowered again reuses summaries too: a call's summary of a helper or method
+(`rotate` with the ranks `Attend.forward` gives it) lowers as it did last time when its
+`def` is the same node (a reused statement's, so its text and every `def` or class it
+names are the same) and each summary its lowering looked up is made, and a method's, now
+exactly when it was (`Making`); it then adds the same summaries and errors.
 """
 
 from __future__ import annotations
@@ -51,6 +57,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Lowered",
+    "Making",
     "Mark",
     "MethodEntry",
     "Reuse",
@@ -80,6 +87,21 @@ class Mark:
     top_level: int
 
 
+@dataclass(frozen=True, slots=True)
+class Making:
+    """How one summary was made (`_Summaries.summary`), for the next lowering to add what
+    it added where its lowering would take the same path."""
+
+    definition: cst.FunctionDef
+    """The `def` lowered: the next lowering reuses this only for the same node."""
+    lookups: dict[SummaryKey, tuple[bool, bool]]
+    """The summaries its lowering looked up, and whether each was made, and was a
+    method's, before it."""
+    done: tuple[tuple[SummaryKey, Summary], ...]
+    """The summaries it made, in order: those its lowering needed, then its own."""
+    errors: tuple[Diagnostic, ...]
+
+
 @dataclass(frozen=True)
 class Lowered:
     """One whole lowering of a file, as the next lowering of the same file reuses it."""
@@ -102,6 +124,8 @@ class Lowered:
     done: dict[SummaryKey, Summary]
     methods: dict[str, MethodEntry]
     top_level: tuple[cst.CSTNode, ...]
+    makings: dict[SummaryKey, Making]
+    """How each summary in `done` made by a lowering (not a class's own methods) was made."""
 
 
 class Trail:
