@@ -268,3 +268,30 @@ def test_method_locals_resolve_without_libcsts_scopes() -> None:
     ]
     assert {"numpy.tanh", "numpy.relu"} <= set(answers)
     assert names._bindings._fallback is None
+
+
+class _Stop(BaseException):
+    """What a time limit raises mid-pass (`scan.AnalysisTimedOut` is a BaseException)."""
+
+
+def test_a_positions_pass_stopped_midway_raises_what_stopped_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A time limit that fires while the positions are recorded must reach the editor as
+    itself: the records left open may not look up a node whose end was never reached
+    (that was a `KeyError`, reported as "could not analyze this text")."""
+    text = "def f(x):\n    for i in range(3):\n        x[i] = x[i] + 1\n    return x\n"
+    module = cst.parse_module(text)
+    names_seen = 0
+    original = cst.Name._codegen_impl
+
+    def stop_at_the_third_name(self: cst.Name, state: object) -> None:
+        nonlocal names_seen
+        names_seen += 1
+        if names_seen == 3:
+            raise _Stop
+        original(self, state)
+
+    monkeypatch.setattr(cst.Name, "_codegen_impl", stop_at_the_third_name)
+    with pytest.raises(_Stop):
+        SourceNames(module, ast.parse(text), "f.py")

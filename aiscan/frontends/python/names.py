@@ -311,7 +311,9 @@ class _SyntacticRecord:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, *exception: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exception: object) -> None:
+        if kind is not None:
+            return  # as libcst's generator does: what stopped the pass goes on (a time limit)
         syntactic = self.state.syntactic
         start = self.start if self.start_node is None else syntactic[id(self.start_node)][0]
         end = self.state.offset if self.end_node is None else syntactic[id(self.end_node)][1]
