@@ -369,8 +369,12 @@ class _CallSite:
         for helper, caller in given:  # a submodule's constructor sizes (`LayerNorm(n_embd)`)
             self.pairs.append((helper, caller, "__init__"))
             sizes |= helper.free_symbols
-        for parameter, binding in self.summary.parameters:
+        for position, (parameter, binding) in enumerate(self.summary.parameters):
             if not self._bind(parameter, binding, arguments[parameter]):
+                # What the later arguments say of the caller's inferred parameters, so that
+                # its next lowering learns it at once rather than one argument a lowering.
+                for later, bound in self.summary.parameters[position + 1 :]:
+                    self._learn(bound, arguments[later])
                 return None
             if isinstance(binding, Leaf):
                 sizes |= {s for e in binding.shape for s in e.free_symbols}
@@ -389,9 +393,7 @@ class _CallSite:
             if isinstance(value, Integer) and value.value is not None:
                 self.pairs.append((binding.value, value.value, parameter))
                 return True
-            if isinstance(value, Scalar) and value.text in reader.inferred:
-                # An un-annotated parameter of the caller passed as a size: it is one.
-                reader.size_hints.add(value.text)
+            self._learn(binding, value)
             why = value.unknown_because if isinstance(value, Integer) else "is not an integer"
             reader.note(
                 UnknownKind.DATA_DEPENDENT_BOUND,
@@ -402,17 +404,7 @@ class _CallSite:
         if isinstance(binding, Leaf):
             shape = () if isinstance(value, Integer) else value.shape
             if isinstance(value, Integer) or len(shape) != len(binding.shape):
-                if isinstance(value, Scalar) and value.text in reader.inferred:
-                    # An un-annotated parameter of the caller passed as an array: it is one.
-                    reader.rank_hints[value.text] = len(binding.shape)
-                elif len(shape) < len(binding.shape):
-                    # The caller's inferred parameters of that shape (`x`, of `self.attn(x)`
-                    # or `self.attn(self.ln_1(x))`): the code gave them fewer axes than the
-                    # helper takes.
-                    for name in reader.inferred:
-                        origin = reader.scope.names.get(name)
-                        if isinstance(origin, Leaf) and origin.shape == shape:
-                            reader.rank_hints[name] = len(binding.shape)
+                self._learn(binding, value)
                 reader.note(
                     UnknownKind.UNKNOWN_SHAPE,
                     self.node,
@@ -456,6 +448,32 @@ class _CallSite:
             f"`{parameter}` of `{self.name}` could not be typed; the call is not counted",
         )
         return False
+
+    def _learn(self, binding: Binding, value: ArrayValue | Integer) -> None:
+        """What an argument the helper does not take as it is says of the caller's
+        inferred parameters (`FunctionLowering` lowers the caller again with it)."""
+        reader = self.reader
+        if isinstance(binding, Integer):
+            if binding.value is None or not binding.value.free_symbols:
+                return
+            if isinstance(value, Scalar) and value.text in reader.inferred:
+                # An un-annotated parameter of the caller passed as a size: it is one.
+                reader.size_hints.add(value.text)
+            return
+        if not isinstance(binding, Leaf):
+            return
+        shape = () if isinstance(value, Integer) else value.shape
+        if isinstance(value, Scalar) and value.text in reader.inferred:
+            if isinstance(value, Integer) or len(shape) != len(binding.shape):
+                # An un-annotated parameter of the caller passed as an array: it is one.
+                reader.rank_hints[value.text] = len(binding.shape)
+        elif len(shape) < len(binding.shape):
+            # The caller's inferred parameters of that shape (`x`, of `self.attn(x)` or
+            # `self.attn(self.ln_1(x))`): the code gave them fewer axes than the helper takes.
+            for name in reader.inferred:
+                origin = reader.scope.names.get(name)
+                if isinstance(origin, Leaf) and origin.shape == shape:
+                    reader.rank_hints[name] = len(binding.shape)
 
     def _solve(self, sizes: set[sympy.Symbol]) -> dict[sympy.Symbol, sympy.Expr] | None:
         """The helper's sizes in the caller's terms, from its parameters' extents and size
