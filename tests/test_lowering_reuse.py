@@ -382,3 +382,20 @@ def test_a_summary_whose_helpers_are_made_earlier_now_is_lowered_again(
     assert lowered == ["first", "caller", "scaled", "scaled"]
     errors = [d for d in after.diagnostics if "cannot be stored" in d.message]
     assert len(errors) == 1
+
+
+def test_a_trail_holds_its_last_lowering_alone() -> None:
+    """The trail keeps the last lowering, whose method scopes refer to its summaries; they
+    must not hold the lowering before it (its makings, its moves), and so on back: each
+    edit's lowering would then be kept for the rest of the session (2 MiB an edit)."""
+    import gc
+
+    path, text, trail, _ = _llama_on_a_trail()
+    for edit in range(6):
+        moved = "\n" * (edit % 2 + 1) + text.replace(
+            "return h + self.gated", f"return h+ {edit}*self.gated"
+        )
+        _lowered(moved, str(path), trail)
+    gc.collect()
+    alive = [o for o in gc.get_objects() if isinstance(o, frontend._Summaries)]
+    assert len(alive) <= 2
