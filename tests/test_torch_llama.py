@@ -86,3 +86,28 @@ def test_the_helper_method_and_the_size_flags(functions: dict[str, FunctionAnaly
     norm = 3 * 64 + 1 + 64  # x*x, mean, + eps, rsqrt apart, x * rstd, * gain per row
     assert value_at(functions["Norm.forward"].flops.total, {"width": 64}) == norm
     assert not any("not counted" in u.message for u in layer.unknowns)
+
+
+def test_a_call_teaches_every_inferred_parameter_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Attend.forward` passes `cos` and `sin` (un-annotated: inferred) to `rotate`, which
+    takes both with more axes than the first lowering gave them. The call tells the next
+    lowering of `Attend.forward` about both at once, not one a lowering: `rotate` is
+    specialized for the ranks of `q` and `k`, then for all four (there was a third
+    specialization, and a third lowering of `Attend.forward`, with `cos`'s rank alone)."""
+    from aiscan.frontends.python import frontend, lower_python_source
+
+    lowered: list[tuple[str, tuple[tuple[str, int], ...]]] = []
+    lower = frontend._Summaries._lower
+
+    def counted(self: object, definition: object, dtypes: object, ranks: object = None) -> object:
+        name = definition.name.value  # type: ignore[attr-defined]
+        lowered.append((name, tuple(sorted((ranks or {}).items()))))  # type: ignore[attr-defined]
+        return lower(self, definition, dtypes, ranks)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(frontend._Summaries, "_lower", counted)
+    lower_python_source(FIXTURE.read_text(), str(FIXTURE))
+    assert [ranks for name, ranks in lowered if name == "rotate"] == [
+        (),
+        (("k", 4), ("q", 4)),
+        (("cos", 2), ("k", 4), ("q", 4), ("sin", 2)),
+    ]

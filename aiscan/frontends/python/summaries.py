@@ -464,7 +464,7 @@ class _CallSite:
             return
         shape = () if isinstance(value, Integer) else value.shape
         if isinstance(value, Scalar) and value.text in reader.inferred:
-            if isinstance(value, Integer) or len(shape) != len(binding.shape):
+            if len(shape) != len(binding.shape):
                 # An un-annotated parameter of the caller passed as an array: it is one.
                 reader.rank_hints[value.text] = len(binding.shape)
         elif len(shape) < len(binding.shape):
