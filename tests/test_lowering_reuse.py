@@ -86,14 +86,7 @@ def test_every_fixture_edited_lowers_as_it_does_alone(replays: list[bool]) -> No
     assert sum(replays) > statements / 3
 
 
-HELPER_WITH_AN_ERROR = """\
-import numpy as np
-
-
-def caller(a: np.ndarray):
-    return stored(a)
-
-
+STORED = """\
 def stored(x: np.ndarray):
     A = np.zeros((3, 4))
     A[0:3, 0:4] = np.ones((2, 2))
@@ -101,6 +94,20 @@ def stored(x: np.ndarray):
         x[i] = x[i] * 2.0
     return A
 """
+"""A helper with an error (a store of the wrong shape) and a loop (summarized, not inlined)."""
+
+HELPER_WITH_AN_ERROR = (
+    """\
+import numpy as np
+
+
+def caller(a: np.ndarray):
+    return stored(a)
+
+
+"""
+    + STORED
+)
 
 
 def test_a_summary_no_longer_made_by_an_earlier_call_is_made_where_its_def_is(
@@ -316,7 +323,8 @@ def test_an_edit_in_a_caller_reuses_the_summaries_it_made_of_unchanged_helpers(
     assert sum(key[0] == "rotate" and key[2] != () for key in trail.last.makings) == 2
 
 
-SPECIALIZED_HELPERS = """\
+SPECIALIZED_HELPERS = (
+    """\
 import numpy as np
 
 
@@ -336,13 +344,9 @@ def scaled(x: np.ndarray):
     return stored(x)
 
 
-def stored(x: np.ndarray):
-    A = np.zeros((3, 4))
-    A[0:3, 0:4] = np.ones((2, 2))
-    for i in range(x.shape[0]):
-        x[i] = x[i] * 2.0
-    return A
 """
+    + STORED
+)
 
 
 def _helpers_lowered_by_edit(edited: str, found: list[str]) -> tuple[Module, list[str]]:
