@@ -388,12 +388,22 @@ def test_a_summary_whose_helpers_are_made_earlier_now_is_lowered_again(
     assert len(errors) == 1
 
 
-def test_a_trail_holds_its_last_lowering_alone() -> None:
+def test_a_trail_holds_its_last_lowering_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     """The trail keeps the last lowering, whose method scopes refer to its summaries; they
     must not hold the lowering before it (its makings, its moves), and so on back: each
-    edit's lowering would then be kept for the rest of the session (2 MiB an edit)."""
+    edit's lowering would then be kept for the rest of the session (2 MiB an edit). Only
+    this test's lowerings are counted (other tests' trails may still be alive)."""
     import gc
+    import weakref
 
+    made: list[weakref.ref[Any]] = []
+    initialized = frontend._Summaries.__init__
+
+    def noted(self: Any, *arguments: Any) -> None:
+        initialized(self, *arguments)
+        made.append(weakref.ref(self))
+
+    monkeypatch.setattr(frontend._Summaries, "__init__", noted)
     path, text, trail, _ = _llama_on_a_trail()
     for edit in range(6):
         moved = "\n" * (edit % 2 + 1) + text.replace(
@@ -401,5 +411,5 @@ def test_a_trail_holds_its_last_lowering_alone() -> None:
         )
         _lowered(moved, str(path), trail)
     gc.collect()
-    alive = [o for o in gc.get_objects() if isinstance(o, frontend._Summaries)]
-    assert len(alive) <= 2
+    assert len(made) == 7
+    assert sum(ref() is not None for ref in made) <= 2
