@@ -42,6 +42,7 @@ __all__ = [
     "DocumentAnalysis",
     "ServerSettings",
     "analyze_document",
+    "error_at_start",
     "lint_context",
     "lint_document",
     "settings_for",
@@ -226,5 +227,9 @@ def _failed(error: BaseException, path: str, limit_s: float) -> DocumentAnalysis
         message = f"aiscan could not analyze this text ({type(error).__name__}: {error})"
     else:
         raise error
-    error_at_start = Diagnostic(Span(path, 1, 1), Severity.ERROR, message)
-    return DocumentAnalysis(None, (), (error_at_start,), stopped=True)
+    return DocumentAnalysis(None, (), (error_at_start(path, message),), stopped=True)
+
+
+def error_at_start(path: str, message: str) -> Diagnostic:
+    """An error about the whole document, which has no place of its own: on line 1."""
+    return Diagnostic(Span(path, 1, 1), Severity.ERROR, message)

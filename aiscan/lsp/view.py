@@ -30,13 +30,14 @@ from aiscan.analysis.kernel import (
     analysis_key,
     analyze_module,
 )
-from aiscan.errors import Diagnostic, Severity
+from aiscan.errors import Diagnostic
 from aiscan.ir.nodes import Function, Module
 from aiscan.lint.finding import Finding
 from aiscan.lsp.document import (
     DocumentAnalysis,
     ServerSettings,
     analyze_document,
+    error_at_start,
     lint_context,
     lint_document,
 )
@@ -107,8 +108,7 @@ class DocumentView:
 
 def failed_view(path: str, message: str) -> DocumentView:
     """A document that could not be analyzed: one error on its first line, no nests."""
-    error_at_start = Diagnostic(Span(path, 1, 1), Severity.ERROR, message)
-    return DocumentView((), (error_at_start,), (), complete=False)
+    return DocumentView((), (error_at_start(path, message),), (), complete=False)
 
 
 def view_document(

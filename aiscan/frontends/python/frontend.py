@@ -330,7 +330,7 @@ class _Summaries:
             return summary
         self.lowering.add(name)
         self._frames.append(set())
-        started = (len(self.done), len(self.errors), self._recursions)
+        done_from, errors_from, recursions = len(self.done), len(self.errors), self._recursions
         try:
             if name in self.methods:
                 summary = self.method(name, ranks_given)[1]
@@ -340,8 +340,8 @@ class _Summaries:
             self.lowering.discard(name)
             looked_up = self._frames.pop()
         self.done[key] = summary
-        if self._recursions == started[2]:  # a cut cycle depends on where it was entered
-            self._note_making(key, looked_up, started[0], started[1])
+        if self._recursions == recursions:  # a cut cycle depends on where it was entered
+            self._note_making(key, looked_up, done_from, errors_from)
         return summary
 
     def _looked_up(self, key: SummaryKey) -> None:
