@@ -21,7 +21,7 @@ from fractions import Fraction
 
 from aiscan.algebra import ONE, Poly, constant, polynomial_text
 
-__all__ = ["cancelled_hinged", "cancelled_sums", "coprime_contents"]
+__all__ = ["cancelled_hinged", "cancelled_sums", "coprime_contents", "sort_gens_key_of_text"]
 
 Var = tuple[str, str]
 _PROBE_POINTS = 3
@@ -115,7 +115,12 @@ _LETTER_ORDER = {
 
 def _sort_gens_key(var: Var) -> tuple[int, str, int]:
     """`_sort_gens`' key of a generator's text (a hinge's is its `Max(...)` text)."""
-    match = _GEN.match(var[0])
+    return sort_gens_key_of_text(var[0])
+
+
+def sort_gens_key_of_text(text: str) -> tuple[int, str, int]:
+    """`sympy.polys.polyutils._sort_gens`' key of a generator printed as `text`."""
+    match = _GEN.match(text)
     assert match is not None
     name, index = match.groups()
     return (_LETTER_ORDER.get(name, 1000), name, int(index) if index else 0)

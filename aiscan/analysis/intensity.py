@@ -29,6 +29,7 @@ from aiscan.algebra import (
     normal,
     symbol,
 )
+from aiscan.analysis.atom_cancel import cancelled_over_atoms
 from aiscan.analysis.hinged_cancel import cancelled_hinged, cancelled_sums, coprime_contents
 from aiscan.analysis.polynomials import Term, from_ring, ring_over, terms_of
 from aiscan.ir.symbols import is_size_symbol
@@ -175,14 +176,20 @@ def cancelled_by_monomial(numerator: Poly, denominator: Poly) -> tuple[Poly, Pol
 def _cancelled_with_poly(
     numerator: sympy.Expr, denominator: sympy.Expr, symbols: list[sympy.Symbol]
 ) -> tuple[sympy.Expr, sympy.Expr]:
+    # A floor of sizes (`width // heads`), or a `Min` or `Max` of them (bytes exact at small
+    # sizes), is no polynomial generator over QQ: `sympy.cancel`'s result decides (its gcd
+    # with each atom one more generator, `cancelled_over_atoms`, where the atoms allow), and
+    # the bottom is kept with a positive sign as below (not `(-n - 3)/(-12*n - 16)`).
+    over_atoms = cancelled_over_atoms(numerator, denominator)
     try:
+        if over_atoms is not None:
+            raise sympy.PolynomialError  # an atom holds a generator: `sympy.Poly` refuses it
         top = sympy.Poly(numerator, *symbols, domain="QQ")
         bottom = sympy.Poly(denominator, *symbols, domain="QQ")
     except sympy.PolynomialError:
-        # A `Min` or `Max` of sizes (bytes exact at small sizes) is no polynomial generator
-        # over QQ: sympy's cancel decides, and the bottom is kept with a positive sign as
-        # below (not `(-n - 3)/(-12*n - 16)`).
-        top_expr, bottom_expr = sympy.fraction(sympy.cancel(numerator / denominator))
+        if over_atoms is None:
+            over_atoms = sympy.fraction(sympy.cancel(numerator / denominator))
+        top_expr, bottom_expr = over_atoms
         if _grows_negative(bottom_expr, symbols):
             top_expr, bottom_expr = expand(-top_expr), expand(-bottom_expr)
         return top_expr, bottom_expr
@@ -203,6 +210,10 @@ def _cancelled_with_poly(
 def _grows_negative(expr: sympy.Expr, symbols: list[sympy.Symbol]) -> bool:
     """Whether `expr` is negative once the sizes have grown (its leading coefficient)."""
     sizes = [s for s in symbols if is_size_symbol(s)]
+    if any(
+        atom.free_symbols.intersection(sizes) for atom in expr.atoms(sympy.floor, sympy.ceiling)
+    ):
+        return False  # no leading term: `_leading` reads no polynomial in the sizes there
     leading = _leading(past_bends(expr, sizes), sizes) if sizes else None
     return leading is not None and bool(leading[1].is_negative)
 
