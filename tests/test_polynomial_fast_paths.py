@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from polynomial_strategies import SYMBOLS, polynomials
 
+from aiscan.algebra import to_sympy
 from aiscan.analysis.domain import Bounds, _polynomial_sum, sum_over_loop
 from aiscan.analysis.intensity import _leading_of_terms, _leading_with_poly, limit_at_infinity
 from aiscan.analysis.polynomials import expanded, linear_coefficient, terms_of
@@ -86,3 +87,41 @@ def test_limit_of_a_polynomial_in_one_size_is_sympys(expr: sympy.Expr, size: sym
     one_size = sympy.expand(expr.subs({s: size for s in expr.free_symbols}))
     for candidate in (one_size, expr):
         assert limit_at_infinity(candidate, size) == sympy.limit(candidate, size, sympy.oo)
+
+
+width, heads = (sympy.Symbol(name, integer=True, positive=True) for name in ("width", "heads"))
+ATOM_FACTORS = [
+    N,
+    M,
+    width,
+    heads**-1,
+    sympy.floor(width / heads),
+    sympy.floor(N / 2 - sympy.Rational(1, 2)),
+    sympy.ceiling(M / 8),
+    sympy.Min(N, M - 1),
+    sympy.Max(0, 4 - N),
+    sympy.floor(N * (M + 1) / 3),  # an argument `expand` rewrites: no longer expanded
+    N + 1,  # a sum as a factor: no longer expanded
+]
+atom_terms = st.lists(
+    st.tuples(
+        st.fractions(min_value=-9, max_value=9, max_denominator=4),
+        st.lists(st.tuples(st.sampled_from(ATOM_FACTORS), st.integers(1, 2)), max_size=3),
+    ),
+    min_size=1,
+    max_size=5,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(atom_terms)
+def test_expanded_over_floors_and_clamps_is_expand(terms: list) -> None:
+    """Sums of NumPy's counts (`width // heads`, clamped extents) are given back as they
+    are only where `expand` would give back the same expression, structurally."""
+    expr = sympy.Add(
+        *(
+            sympy.Mul(sympy.Rational(c.numerator, c.denominator), *(f**p for f, p in factors))
+            for c, factors in terms
+        )
+    )
+    assert sympy.srepr(to_sympy(expanded(expr))) == sympy.srepr(sympy.expand(expr))

@@ -89,11 +89,37 @@ def terms_of(expr: sympy.Expr) -> list[Term] | None:
 
 def expanded(expr: sympy.Expr) -> sympy.Expr:
     """`expand(expr)`, skipped when `expr` is already a sum of monomials in plain
-    symbols (sums of counts usually are; `expand` would walk them for nothing)."""
+    symbols, or in symbols and floors, ceilings, `Min`s and `Max`s of sizes whose
+    arguments are expanded (sums of counts usually are, NumPy's with `width // heads`
+    too; `expand` would walk them for nothing, and gives them back as they are)."""
     converted = normal(expr)
     if is_poly(converted):
         return converted
-    return expr if terms_of(expr) is not None else expand(expr)
+    if terms_of(expr) is not None or _expanded_over_atoms(expr):
+        return expr
+    return expand(expr)
+
+
+def _expanded_over_atoms(expr: sympy.Expr) -> bool:
+    """Whether every term of `expr` is a rational times integer powers of symbols and of
+    floors, ceilings, `Min`s and `Max`s with expanded arguments: what `expand` leaves
+    as it is (sympy's `Add` combines like terms, and no factor is a sum)."""
+    if not isinstance(expr, sympy.Expr):
+        return False
+    for term in expr.args if expr.is_Add else (expr,):
+        for factor in term.args if term.is_Mul else (term,):
+            if factor.is_Rational or factor.is_Symbol:
+                continue
+            base = factor.base if factor.is_Pow and factor.exp.is_Integer else factor
+            if not (base.is_Symbol or _is_expanded_atom(base)):
+                return False
+    return True
+
+
+@lru_cache(maxsize=4096)
+def _is_expanded_atom(expr: sympy.Expr) -> bool:
+    kinds = (sympy.floor, sympy.ceiling, sympy.Min, sympy.Max)
+    return isinstance(expr, kinds) and expr.expand() == expr
 
 
 @lru_cache(maxsize=8192)
