@@ -8,7 +8,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aiscan.analysis.polyhedral import _interpolate
+from aiscan.analysis.polyhedral import interpolate
 from aiscan.ir.symbols import size_symbol
 
 SIZES = [size_symbol(name) for name in ("n", "m", "k")]
@@ -37,8 +37,26 @@ def test_interpolation_matches_multiplying_out(data: st.DataObject) -> None:
     grid = product(*(range(s, s + 2 * d + 1, 2) for s, d in zip(starts, degrees, strict=True)))
     values = {point: data.draw(st.integers(-50, 50)) for point in grid}
     sizes = SIZES[:dims]
-    found = _interpolate(sizes, values)
+    found = interpolate(sizes, values)
     assert found == _by_terms(sizes, values)
     assert str(found) == str(_by_terms(sizes, values))  # the same printed form
     for point, value in values.items():
         assert found.subs(dict(zip(sizes, point, strict=True))) == value
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-20, 60), min_size=1, max_size=6, unique=True), st.data())
+def test_a_working_set_in_a_loop_variable_is_the_multiplied_out_polynomial(
+    points: list[int], data: st.DataObject
+) -> None:
+    """The cache model's exact unions over one enclosing loop (`working_sets`) interpolate
+    its counts on coefficients: the same polynomial, in the same canonical form."""
+    from aiscan.algebra import to_sympy
+    from aiscan.analysis.working_sets import _interpolated
+    from aiscan.ir.symbols import loop_symbol
+
+    var = loop_symbol("i")
+    samples = [(x, data.draw(st.integers(0, 10**6))) for x in points]
+    found = _interpolated(var, samples)
+    expected = _by_terms([to_sympy(var)], {(x,): y for x, y in samples})
+    assert sympy.srepr(to_sympy(found)) == sympy.srepr(expected)

@@ -55,7 +55,14 @@ else:
     sympy = SYMPY
 
 
-__all__ = ["ExactCounts", "PolyReference", "exact_counts", "guarded_runs", "touched_at"]
+__all__ = [
+    "ExactCounts",
+    "PolyReference",
+    "exact_counts",
+    "guarded_runs",
+    "interpolate",
+    "touched_at",
+]
 
 BASE_SIZE = 9
 """The smallest size interpolated from: past the small sizes where a stencil's shifted
@@ -243,7 +250,7 @@ def _many_tiles(count: int, depth: int, tiles: Sequence[int]) -> list[tuple[int,
     ]
 
 
-def _interpolate(sizes: list[sympy.Symbol], values: dict[tuple[int, ...], int]) -> sympy.Expr:
+def interpolate(sizes: list[sympy.Symbol], values: dict[tuple[int, ...], int]) -> sympy.Expr:
     """The polynomial through `values` on their grid, of degree one less than the grid's
     points in each size (tensor Lagrange interpolation, exact in rationals).
 
@@ -274,7 +281,7 @@ def _as_polynomial(
 
 
 def _coefficients(values: dict[tuple[int, ...], int]) -> dict[tuple[int, ...], Fraction]:
-    """`_interpolate`'s polynomial as exponents and exact coefficients: each size's
+    """`interpolate`'s polynomial as exponents and exact coefficients: each size's
     Lagrange basis as a coefficient list, applied one axis after another to the grid's
     values (a few hundred exact fractions)."""
     dimensions = len(next(iter(values)))
@@ -891,7 +898,7 @@ def _fitted_in_periods(
     values: dict[tuple[int, ...], int] = {
         (q,): count((q * period,)) for q in range(first, first + degree + 1)
     }
-    fitted = _interpolate([quotient], values)
+    fitted = interpolate([quotient], values)
     for q in (first + degree + 1, first + degree + 3):
         for residue in range(period):
             value = q * period - residue

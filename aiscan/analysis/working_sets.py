@@ -19,9 +19,9 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from aiscan.algebra import SYMPY, ZERO, constant, expand
+from aiscan.algebra import SYMPY, ZERO, constant, expand, is_poly, normal
 from aiscan.analysis.intensity import finite_value
-from aiscan.analysis.polyhedral import PolyReference, touched_at
+from aiscan.analysis.polyhedral import PolyReference, interpolate, touched_at
 from aiscan.ir.nodes import Loop
 from aiscan.ir.symbols import loop_symbol, size_symbol
 
@@ -135,7 +135,11 @@ def _all_run(
 
 
 def _interpolated(var: sympy.Symbol, samples: Sequence[tuple[int, int]]) -> sympy.Expr:
-    """The polynomial through `samples` (Lagrange, exact rationals)."""
+    """The polynomial through `samples` (Lagrange, exact rationals): on coefficients, a
+    `Poly`, where `var` is one (a loop variable is); multiplied out in sympy otherwise."""
+    variable = normal(var)
+    if is_poly(variable):
+        return interpolate([variable], {(x,): y for x, y in samples})
     total = ZERO
     for j, (xj, yj) in enumerate(samples):
         term = sympy.Rational(yj)
