@@ -701,7 +701,11 @@ def roofline_inputs(
             f"aiscan roofline: analyzing {counted(len(files), 'file')} and placing their "
             f"loop nests on {devices}"
         )
-    task_options = RooflineOptions(options, placement, size_range)
+    # A drawing reads no AI's printed form: sympy's `simplify` of it is left to the HTML
+    # report, whose tables show it.
+    task_options = RooflineOptions(
+        options, placement, size_range, simplified=_is_html(Path(arguments.output))
+    )
     preload(files, task_options)
     from aiscan.roofline.plot import import_drawing
 
@@ -738,6 +742,11 @@ def roofline_inputs(
     )
 
 
+def _is_html(output: Path) -> bool:
+    """The HTML report (tables beside the plot), not a drawing alone (PNG, SVG)."""
+    return output.suffix.lower() in (".html", ".htm")
+
+
 def _run_roofline(arguments: argparse.Namespace) -> int:
     output = Path(arguments.output)
     if not output.parent.is_dir():
@@ -747,7 +756,7 @@ def _run_roofline(arguments: argparse.Namespace) -> int:
     status.show(f"aiscan roofline: drawing {counted(len(inputs.kernels), 'loop nest')}")
     drawn = {**inputs.plot_arguments, "placed_already": inputs.placed, "paths": inputs.paths}
     try:
-        if output.suffix.lower() in (".html", ".htm"):
+        if _is_html(output):
             from aiscan.roofline.html import write_html
 
             write_html(output, inputs.kernels, inputs.devices, **drawn)

@@ -149,3 +149,58 @@ def test_a_simultaneous_substitution_binds_only_the_symbols_the_expression_has(
     # One after another, a binding may act on what an earlier one wrote: all are kept.
     assert values.substituted(a + 1, {a: b, b: c}) == c + 1
     assert seen[-1] == ((a, b), (b, c))
+
+
+def _floor_kernel_placements() -> tuple[tuple[Any, Any, Any], ...]:
+    """Grouped-query attention's counts (`width // heads`), and a ratio that is 0/0 at the
+    sweep's first size (a common factor `n - 8` that `simplify` cancels), on the H100, for
+    the HTML report (`simplified`) and for a drawing alone."""
+    import sympy
+
+    from aiscan.roofline.plot import KernelSpec
+
+    b, t, width, heads, n = (
+        sympy.Symbol(name, positive=True, integer=True)
+        for name in ("b", "t", "width", "heads", "n")
+    )
+    head = sympy.floor(width / heads)
+    h100 = load_devices().get("h100-sxm")
+    specs = [
+        KernelSpec(
+            label="attend",
+            flops=sympy.expand(2 * b * heads * t * width * head - b * heads * t * head),
+            bytes_moved=sympy.expand(4 * b * heads * t * head + 12 * b * t * width + 4 * width),
+            precision="fp32",
+        ),
+        KernelSpec(
+            label="shifted",
+            flops=sympy.expand((n - 8) * sympy.floor(n / 2) * n),
+            bytes_moved=sympy.expand(8 * (n - 8) * (n + sympy.floor(n / 2))),
+            precision="fp32",
+        ),
+    ]
+    from aiscan.roofline.plot import place_kernel
+
+    return tuple(
+        (spec, place_kernel(spec, h100), place_kernel(spec, h100, simplified=False))
+        for spec in specs
+    )
+
+
+def test_a_drawing_reads_the_same_paths_without_sympys_simplify(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A PNG's placements keep the ratio as it stands where only sympy's `simplify` would
+    give the AI its printed form: the same path over sizes, float for float (the 0/0 of a
+    cancelled factor included), the same crossover and verdict, no limit."""
+    from aiscan.roofline.plot import swept_path
+
+    placed = _floor_kernel_placements()  # the HTML's placements first: `simplify` memoized
+    monkeypatch.setattr(placement.sympy, "simplify", lambda *a, **k: pytest.fail("simplify called"))
+    for spec, whole, drawn in placed:
+        assert drawn.intensity_limit is None and whole.intensity_limit is not None
+        assert drawn.intensity != whole.intensity  # the ratio as it stands
+        assert (drawn.crossover, drawn.bound) == (whole.crossover, whole.bound)
+        path = swept_path(spec, drawn, (8, 4096))
+        assert path == swept_path(spec, whole, (8, 4096))
+        assert path[0][0] == 8 and len(path) == 10

@@ -30,6 +30,9 @@ class RooflineOptions:
     pipeline: PipelineOptions
     placement: PlacementOptions
     size_range: tuple[int, int]
+    simplified: bool = True
+    """False for a drawing alone (a PNG, an SVG): its placements keep no AI in `simplify`'s
+    printed form, which only the HTML report's tables show (`placement.place`)."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,11 @@ def _roofline_file(path: str, options: RooflineOptions) -> Payload:
         from aiscan.given_shapes import shapes_matched
 
         shapes = shapes_matched(options.pipeline.shapes, result.analysis.module.functions)
-    placed = [[place_kernel(k, d, sizes=sizes, sparse=sparse) for d in devices] for k in kernels]
+    simplified = options.simplified
+    placed = [
+        [place_kernel(k, d, sizes=sizes, sparse=sparse, simplified=simplified) for d in devices]
+        for k in kernels
+    ]
     return {
         "ok": True,
         "errors": errors,

@@ -31,6 +31,7 @@ from aiscan.algebra import (
     is_poly,
     normal,
     symbol,
+    to_sympy,
 )
 from aiscan.analysis.dependence import DependenceChain
 from aiscan.analysis.flops import FlopCounts
@@ -78,6 +79,7 @@ __all__ = [
     "place",
     "place_hierarchical",
     "select_bytes",
+    "simplified_intensity",
 ]
 
 
@@ -262,6 +264,7 @@ def place(
     repeats: Collection[str] = (),
     chains: Sequence[DependenceChain] = (),
     point: bool = False,
+    simplified: bool = True,
 ) -> Placement:
     """Place a kernel: `flops` and `bytes_moved` are exact counts in size symbols.
 
@@ -282,6 +285,10 @@ def place(
     sizes give the AI a value, the symbolic AI, its limit and the crossover, which cost
     sympy's simplify and root solves at every size of a sweep, are left out (None, and an
     unknown crossover).
+    `simplified` False is for a drawing, which reads the symbolic AI only for its values
+    over a sweep (`plot.swept_path`): where only sympy's `simplify` would give the AI its
+    printed form, the ratio is kept as it stands (the same values) and its limit is left
+    out (None), which no drawing reads.
     """
     if len(parts) > 1:
         choice, roof, part_notes = _combined_roof(parts, device, sparse, sizes)
@@ -327,7 +334,11 @@ def place(
             intensity = limit = None
             crossover = Crossover(CrossoverKind.UNKNOWN, ())
         else:
-            intensity, limit = _intensity_and_limit(flops_expr, bytes_expr)
+            intensity, limit = (
+                _intensity_and_limit(flops_expr, bytes_expr)
+                if simplified
+                else _drawn_intensity(flops_expr, bytes_expr)
+            )
             crossover = _crossover(flops_expr, bytes_expr, ridge, sizes or {}, repeats)
         if value is not None:
             bound = Bound.MEMORY if bool(exact_value < ridge) else Bound.COMPUTE
@@ -552,13 +563,9 @@ def _intensity_and_limit(
 ) -> tuple[sympy.Expr, sympy.Expr | None]:
     """Memoized like `_swept_crossover`: a nest is placed on every device and level, and
     again at every hover."""
-    if is_poly(flops) and is_poly(bytes_moved):
-        simplified = _simplified(flops, bytes_moved)
-        if simplified is not None:
-            return simplified, _limit_of_simplified(simplified)
-        hinged = _simplified_hinged(flops, bytes_moved)
-        if hinged is not None:
-            return hinged
+    fast = _sympy_free_intensity(flops, bytes_moved)
+    if fast is not None:
+        return fast
     ratio = flops / bytes_moved
     # A monomial or a number is already as simple as sympy's `simplify` would make it.
     if is_poly(ratio) and len(ratio.terms) <= 1:
@@ -566,6 +573,43 @@ def _intensity_and_limit(
     hinged = simplify_hinged(ratio) if is_hinged_ratio(ratio) else None
     intensity = normal(hinged if hinged is not None else sympy.simplify(ratio))
     return intensity, _limit(intensity)
+
+
+def _sympy_free_intensity(
+    flops: sympy.Expr, bytes_moved: sympy.Expr
+) -> tuple[sympy.Expr, sympy.Expr | None] | None:
+    """`_intensity_and_limit` of two Polys where it needs no sympy; None elsewhere."""
+    if not (is_poly(flops) and is_poly(bytes_moved)):
+        return None
+    simplified = _simplified(flops, bytes_moved)
+    if simplified is not None:
+        return simplified, _limit_of_simplified(simplified)
+    return _simplified_hinged(flops, bytes_moved)
+
+
+def _drawn_intensity(
+    flops: sympy.Expr, bytes_moved: sympy.Expr
+) -> tuple[sympy.Expr, sympy.Expr | None]:
+    """`_intensity_and_limit` for a drawing: its sympy-free forms where they apply, else
+    the ratio as it stands, without a limit, where every symbol in it grows with the sizes
+    (a drawing's sweep sets them all; a symbol `simplify` would cancel then changes no
+    value). Else, `_intensity_and_limit` itself."""
+    fast = _sympy_free_intensity(flops, bytes_moved)
+    if fast is not None:
+        return fast
+    ratio = to_sympy(flops) / to_sympy(bytes_moved)
+    if set(ratio.free_symbols) == set(growing_symbols(ratio)):
+        return ratio, None
+    return _intensity_and_limit(flops, bytes_moved)
+
+
+def simplified_intensity(placement: Placement) -> sympy.Expr | None:
+    """The placement's intensity in `simplify`'s form, whichever form it holds."""
+    if placement.intensity is None:
+        return None
+    return _intensity_and_limit(
+        as_expression(placement.flops), as_expression(placement.bytes_moved)
+    )[0]
 
 
 def _simplified(flops: Poly, bytes_moved: Poly) -> Poly | Quotient | None:

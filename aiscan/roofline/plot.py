@@ -14,6 +14,7 @@ import io
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -32,6 +33,7 @@ from aiscan.roofline.placement import (
     place,
     place_hierarchical,
     select_bytes,
+    simplified_intensity,
 )
 from aiscan.roofline.plot_labels import number_labels, place_texts, table_inches
 from aiscan.roofline.roofs import VECTOR, roof_for, roof_label
@@ -155,16 +157,18 @@ class KernelSpec:
         sizes: Mapping[str, int] | None = None,
         sparse: bool = False,
         point: bool = False,
+        simplified: bool = True,
     ) -> Placement:
         """This kernel on `device`'s roofline, on the roof its kind of work runs on
-        (`point`: the figures at `sizes` alone, `placement.place`)."""
+        (`point`: the figures at `sizes` alone; `simplified` False: the figures a drawing
+        reads; see `placement.place`)."""
         device, choice = self.on_threads(device)
         precision, reason, parts = self.roofs_on(device, sparse=sparse)
         placed = place(
             self.flops, self.bytes_on(device), precision, device,
             sizes=sizes, sparse=sparse, roof_reason=reason, parts=parts,
             flop_mix=self.flop_mix, repeats=self.repeats, chains=self._chains(device),
-            point=point,
+            point=point, simplified=simplified,
         )  # fmt: skip
         notes = (*placed.notes, self.view_note) if self.view_note else placed.notes
         return replace(
@@ -254,14 +258,17 @@ def place_kernel(
     *,
     sizes: Mapping[str, int] | None = None,
     sparse: bool = False,
+    simplified: bool = True,
 ) -> Placement | str:
     """The kernel on the device as the plot draws it (on its caches where it carries their
-    traffic), or why it cannot be placed there."""
+    traffic), or why it cannot be placed there. `simplified` False: for a drawing alone,
+    which reads no symbolic AI's printed form (`placement.place`); the caches' levels are
+    chosen by their limits, so those keep them."""
     traffic = (kernel.cache_traffic or {}).get(device.key)
     try:
         if traffic is not None:
             return kernel.place_on_caches(device, traffic, sizes=sizes, sparse=sparse)
-        return kernel.place_on(device, sizes=sizes, sparse=sparse)
+        return kernel.place_on(device, sizes=sizes, sparse=sparse, simplified=simplified)
     except UsageError as error:
         return str(error)
 
@@ -771,14 +778,31 @@ def _path(placement: Placement, size_range: tuple[int, int]) -> list[tuple[int, 
         return []
     points = []
     for size in sweep_sizes(size_range):
-        exact = rational_value(placement.intensity, dict.fromkeys(growing, size))
-        if exact is None:  # xreplace, not subs: the same value, without subs' rewriting
+        exact = _value_at(placement.intensity, growing, size)
+        if exact is None:  # a ratio kept as it stands, 0/0 where `simplify` cancelled
+            simplified = simplified_intensity(placement)
+            assert simplified is not None
+            exact = _value_at(simplified, growing_symbols(simplified), size)
+        if exact is None:
             exact = placement.intensity.xreplace({s: sympy.Integer(size) for s in growing})
         ai = float(exact)
         if ai > 0:
             attainable = min(placement.peak_flops_per_s, ai * placement.bandwidth_bytes_per_s)
             points.append((size, ai, attainable))
     return points
+
+
+def _value_at(
+    intensity: sympy.Expr, growing: Sequence[sympy.Symbol], size: int
+) -> Fraction | sympy.Expr | None:
+    """`intensity` with every growing symbol at `size`, exactly; None where that is no
+    finite number."""
+    exact = rational_value(intensity, dict.fromkeys(growing, size))
+    if exact is not None:
+        return exact
+    # xreplace, not subs: the same value, without subs' rewriting
+    value = intensity.xreplace({s: sympy.Integer(size) for s in growing})
+    return value if value.is_finite else None
 
 
 def _label(axes: Axes, text: str, x: float, y: float, key: str) -> Text:
