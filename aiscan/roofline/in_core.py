@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from aiscan.algebra import SYMPY, is_poly
@@ -107,6 +108,22 @@ def in_core_ceiling(
     device file gives them. The mix is taken at `sizes`, or as every size grows together.
     `chains` (with the `device` whose core latencies time them) add the dependency ceiling.
     """
+    size_items = None if sizes is None else tuple(sorted(sizes.items()))
+    return _in_core_ceiling(flops, peak, peak_flops_per_s, size_items, tuple(chains), device)
+
+
+@lru_cache(maxsize=4096)
+def _in_core_ceiling(
+    flops: FlopCounts,
+    peak: Peak | None,
+    peak_flops_per_s: float,
+    size_items: tuple[tuple[str, int], ...] | None,
+    chains: tuple[DependenceChain, ...],
+    device: Device | None,
+) -> InCoreCeiling:
+    """Memoized: a hierarchical placement asks for the same ceiling on every memory level,
+    and a size path at every size of its sweep (its FLOP mix does not change)."""
+    sizes = None if size_items is None else dict(size_items)
     ceiling = _mix_ceiling(flops, peak, peak_flops_per_s, sizes)
     if not chains or device is None:
         return ceiling
