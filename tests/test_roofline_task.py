@@ -64,3 +64,24 @@ def test_one_analyzed_file_labels_without_its_name() -> None:
     assert [k.label for k in inputs.kernels] == ["dgemm:7"] == [k.label for k in kernels]
     assert inputs.plot_arguments["sizes"] == {"n": 512}
     assert inputs.kernels == kernels
+
+
+def test_a_drawing_gets_the_paths_of_the_simplified_placements() -> None:
+    """A PNG's workers keep the AI of NumPy-style code as its ratio stands where only
+    sympy's `simplify` would give its printed form (`floor(h/2 - 1/2)` of a strided conv):
+    the same paths as the placements the HTML report makes, the same crossovers and
+    verdicts; only the printed AI and its limit (which no drawing reads) are left out."""
+    inputs, _, (placed, _) = _inputs_and_in_process("python/torch_layers.py")
+    drawn = [p for _, p in inputs.placed[0]]
+    whole = [p for _, p in placed]
+    size_range = inputs.plot_arguments["size_range"]
+    assert inputs.paths == [swept_path(k, p, size_range) for k, p in placed]
+    kept_as_is = [(d, w) for d, w in zip(drawn, whole, strict=True) if d.intensity != w.intensity]
+    assert len(kept_as_is) == 13  # of 21: ratios only `simplify` writes in its form
+    for d, w in kept_as_is:
+        assert d.intensity_limit is None and w.intensity_limit is not None
+        assert (d.crossover, d.bound, d.attainable_flops_per_s) == (
+            w.crossover,
+            w.bound,
+            w.attainable_flops_per_s,
+        )
