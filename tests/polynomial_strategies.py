@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import sympy
 from hypothesis import strategies as st
 
@@ -23,3 +25,12 @@ def polynomials(draw: st.DrawFn) -> sympy.Expr:
             term *= symbol**power
         total += term
     return sympy.expand(total)
+
+
+@st.composite
+def ratios_sharing_a_factor(
+    draw: st.DrawFn, sides: Callable[[], st.SearchStrategy[sympy.Expr]] = polynomials
+) -> tuple[sympy.Expr, sympy.Expr]:
+    """Two expanded polynomials of `sides` that share a third as a factor, for cancelling."""
+    top, bottom, common = draw(sides()), draw(sides()), draw(sides())
+    return sympy.expand(top * common), sympy.expand(bottom * common)

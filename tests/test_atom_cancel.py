@@ -6,7 +6,7 @@ from __future__ import annotations
 import sympy
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from polynomial_strategies import SYMBOLS
+from polynomial_strategies import SYMBOLS, ratios_sharing_a_factor
 
 from aiscan.analysis.atom_cancel import cancelled_over_atoms
 from aiscan.analysis.intensity import intensity
@@ -41,11 +41,9 @@ def polynomials(draw: st.DrawFn) -> sympy.Expr:
 
 
 @settings(max_examples=300, deadline=None)
-@given(polynomials(), polynomials(), polynomials())
-def test_cancel_over_atoms_is_sympys_cancel(
-    top: sympy.Expr, bottom: sympy.Expr, common: sympy.Expr
-) -> None:
-    numerator, denominator = sympy.expand(top * common), sympy.expand(bottom * common)
+@given(ratios_sharing_a_factor(polynomials))
+def test_cancel_over_atoms_is_sympys_cancel(ratio: tuple[sympy.Expr, sympy.Expr]) -> None:
+    numerator, denominator = ratio
     assume(numerator != 0 and denominator != 0)
     found = cancelled_over_atoms(numerator, denominator)
     assume(found is not None)
