@@ -18,11 +18,11 @@ are left to sympy (None).
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from aiscan.algebra import SYMPY, to_sympy
+from aiscan.analysis.polynomials import Term, cancelled_in_ring, size_function_kinds
 
 if TYPE_CHECKING:
     import sympy
@@ -30,9 +30,6 @@ else:
     sympy = SYMPY
 
 __all__ = ["cancelled_over_atoms"]
-
-_Terms = dict[frozenset[tuple[Any, int]], Any]
-"""A polynomial as {its generators' powers: rational coefficient}."""
 
 
 def cancelled_over_atoms(
@@ -52,30 +49,24 @@ def cancelled_over_atoms(
     seen = {g: g if g.is_Symbol else _as_cancel_sees(g) for g in generators}
     if len(set(seen.values())) != len(seen):
         return None  # two atoms `cancel` reads as one
-    top_terms, bottom_terms = _renamed(top_terms, seen), _renamed(bottom_terms, seen)
     keys = {g: _sort_gens_key(g) for g in seen.values()}
     if len(set(keys.values())) != len(keys):
         return None  # two generators print alike: sympy's order between them is not known
-    order = sorted(keys, key=keys.__getitem__)
-    from sympy.polys.domains import ZZ
-    from sympy.polys.orderings import lex
-    from sympy.polys.rings import PolyRing
-
-    ring = PolyRing(order, ZZ, lex)
-    scale = math.lcm(*(int(c.q) for c in (*top_terms.values(), *bottom_terms.values())))
-    top = ring.from_dict(_integer_dict(top_terms, order, scale))
-    bottom = ring.from_dict(_integer_dict(bottom_terms, order, scale))
-    _, top, bottom = top.cofactors(bottom)
-    if bottom.LC < 0:
-        top, bottom = -top, -bottom
-    cancelled: tuple[sympy.Expr, sympy.Expr] = sympy.fraction(top.as_expr() / bottom.as_expr())
-    return cancelled
+    cancelled = cancelled_in_ring(
+        _renamed(top_terms, seen), _renamed(bottom_terms, seen), sorted(keys, key=keys.__getitem__)
+    )
+    if cancelled is None:
+        return None
+    top, bottom = cancelled
+    fraction: tuple[sympy.Expr, sympy.Expr] = sympy.fraction(top.as_expr() / bottom.as_expr())
+    return fraction
 
 
-def _terms(expr: sympy.Expr, generators: set[sympy.Expr]) -> _Terms | None:
+def _terms(expr: sympy.Expr, generators: set[sympy.Expr]) -> list[Term] | None:
     """`expr`'s terms, each a rational times positive integer powers of symbols and
     function atoms (added to `generators`); None for any other shape."""
-    terms: _Terms = {}
+    terms: list[Term] = []
+    monomials: set[frozenset[tuple[sympy.Expr, int]]] = set()
     for summand in expr.args if expr.is_Add else (expr,):
         coefficient = sympy.S.One
         powers: dict[sympy.Expr, int] = {}
@@ -86,34 +77,20 @@ def _terms(expr: sympy.Expr, generators: set[sympy.Expr]) -> _Terms | None:
             base, exponent = (factor.base, factor.exp) if factor.is_Pow else (factor, sympy.S.One)
             if not (exponent.is_Integer and exponent > 0) or base in powers:
                 return None  # `1/n`, `R**K`
-            if not (base.is_Symbol or isinstance(base, _atom_kinds())):
+            if not (base.is_Symbol or isinstance(base, size_function_kinds())):
                 return None  # a `Piecewise`, whose `cancel` goes its own way
             powers[base] = int(exponent)
             generators.add(base)
-        key = frozenset(powers.items())
-        if key in terms or coefficient == 0:
+        monomial = frozenset(powers.items())
+        if monomial in monomials or coefficient == 0:
             return None  # not an expanded sum
-        terms[key] = coefficient
+        monomials.add(monomial)
+        terms.append((coefficient, powers))
     return terms
 
 
-@lru_cache(maxsize=1)
-def _atom_kinds() -> tuple[type, ...]:
-    """The functions of sizes that counts hold: integer division and clamped extents
-    (looked up here, not at import: the daxpy path never imports sympy)."""
-    return (sympy.floor, sympy.ceiling, sympy.Min, sympy.Max)
-
-
-def _renamed(terms: _Terms, seen: dict[sympy.Expr, sympy.Expr]) -> _Terms:
-    return {frozenset((seen[g], e) for g, e in key): c for key, c in terms.items()}
-
-
-def _integer_dict(terms: _Terms, order: list[sympy.Expr], scale: int) -> dict[tuple[int, ...], int]:
-    out = {}
-    for powers, coefficient in terms.items():
-        exponents = dict(powers)
-        out[tuple(exponents.get(g, 0) for g in order)] = int(coefficient * scale)
-    return out
+def _renamed(terms: list[Term], seen: dict[sympy.Expr, sympy.Expr]) -> list[Term]:
+    return [(c, {seen[g]: e for g, e in monomial.items()}) for c, monomial in terms]
 
 
 @lru_cache(maxsize=1024)

@@ -31,7 +31,7 @@ from aiscan.algebra import (
 )
 from aiscan.analysis.atom_cancel import cancelled_over_atoms
 from aiscan.analysis.hinged_cancel import cancelled_hinged, cancelled_sums, coprime_contents
-from aiscan.analysis.polynomials import Term, from_ring, ring_over, terms_of
+from aiscan.analysis.polynomials import Term, cancelled_in_ring, from_ring, terms_of
 from aiscan.ir.symbols import is_size_symbol
 from aiscan.substitution import substituted
 
@@ -181,14 +181,13 @@ def _cancelled_with_poly(
     # with each atom one more generator, `cancelled_over_atoms`, where the atoms allow), and
     # the bottom is kept with a positive sign as below (not `(-n - 3)/(-12*n - 16)`).
     over_atoms = cancelled_over_atoms(numerator, denominator)
-    try:
-        if over_atoms is not None:
-            raise sympy.PolynomialError  # an atom holds a generator: `sympy.Poly` refuses it
-        top = sympy.Poly(numerator, *symbols, domain="QQ")
-        bottom = sympy.Poly(denominator, *symbols, domain="QQ")
-    except sympy.PolynomialError:
-        if over_atoms is None:
+    if over_atoms is None:
+        try:
+            top = sympy.Poly(numerator, *symbols, domain="QQ")
+            bottom = sympy.Poly(denominator, *symbols, domain="QQ")
+        except sympy.PolynomialError:
             over_atoms = sympy.fraction(sympy.cancel(numerator / denominator))
+    if over_atoms is not None:
         top_expr, bottom_expr = over_atoms
         if _grows_negative(bottom_expr, symbols):
             top_expr, bottom_expr = expand(-top_expr), expand(-bottom_expr)
@@ -236,33 +235,19 @@ def _cancelled_polynomials(
     and the top is `p` times a primitive polynomial, with `p/q` in lowest terms.
     """
     top_terms, bottom_terms = terms_of(numerator), terms_of(denominator)
-    ring = ring_over(symbols, integers=True)
-    if top_terms is None or bottom_terms is None or ring is None:
+    if top_terms is None or bottom_terms is None:
         return None
-    scale = math.lcm(*(c.q for c, _ in (*top_terms, *bottom_terms)))
-    top = ring.dtype(_integer_dict(top_terms, symbols, scale))
-    bottom = ring.dtype(_integer_dict(bottom_terms, symbols, scale))
-    if not top:
+    # (A monomial side is `cancelled_by_monomial`'s.)
+    cancelled = cancelled_in_ring(top_terms, bottom_terms, symbols)
+    if cancelled is None:
         return None
-    _, top, bottom = top.cofactors(bottom)  # a monomial side is `cancelled_by_monomial`'s
-    if bottom.LC < 0:
-        top, bottom = -top, -bottom
+    top, bottom = cancelled
     top_content, bottom_content = top.content(), bottom.content()
     ratio = Fraction(int(top_content), int(bottom_content))
     return (
         from_ring(top, Fraction(ratio.numerator, int(top_content))),
         from_ring(bottom, Fraction(ratio.denominator, int(bottom_content))),
     )
-
-
-def _integer_dict(
-    terms: list[Term], symbols: list[sympy.Symbol], scale: int
-) -> dict[tuple[int, ...], int]:
-    return {
-        tuple(monomial.get(s, 0) for s in symbols): int(coefficient * scale)
-        for coefficient, monomial in terms
-        if coefficient
-    }
 
 
 def size_bindings(expr: sympy.Expr, sizes: Mapping[str, int] | None) -> dict[sympy.Basic, int]:

@@ -9,6 +9,7 @@ for these shapes, and callers fall back to sympy whenever this returns None.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
@@ -26,10 +27,12 @@ else:
 __all__ = [
     "Monomial",
     "Term",
+    "cancelled_in_ring",
     "expanded",
     "from_ring",
     "linear_coefficient",
     "ring_over",
+    "size_function_kinds",
     "term_of",
     "terms_of",
     "to_ring",
@@ -118,8 +121,7 @@ def _expanded_over_atoms(expr: sympy.Expr) -> bool:
 
 @lru_cache(maxsize=4096)
 def _is_expanded_atom(expr: sympy.Expr) -> bool:
-    kinds = (sympy.floor, sympy.ceiling, sympy.Min, sympy.Max)
-    return isinstance(expr, kinds) and expr.expand() == expr
+    return isinstance(expr, size_function_kinds()) and expr.expand() == expr
 
 
 @lru_cache(maxsize=8192)
@@ -140,9 +142,10 @@ def linear_coefficient(expr: sympy.Expr, var: sympy.Symbol) -> sympy.Expr:
 
 
 def ring_over(symbols: Sequence[sympy.Symbol], integers: bool = False) -> PolyRing | None:
-    """sympy's sparse polynomials in `symbols` (lex in the given order), with rational or
-    integer coefficients; None when two symbols share a name, which would make term order
-    and printing ambiguous."""
+    """sympy's sparse polynomials in `symbols` (lex in the given order; function atoms
+    such as `floor(width/heads)` may be generators too), with rational or integer
+    coefficients; None when two generators print alike (two symbols sharing a name), which
+    would make term order and printing ambiguous."""
     return _ring(tuple(symbols), integers)
 
 
@@ -152,9 +155,47 @@ def _ring(symbols: tuple[sympy.Symbol, ...], integers: bool) -> PolyRing | None:
     from sympy.polys.orderings import lex
     from sympy.polys.rings import PolyRing
 
-    if len({s.name for s in symbols}) != len(symbols):
+    generators = [to_sympy(s) for s in symbols]
+    if len({str(g) for g in generators}) != len(generators):
         return None
-    return PolyRing([to_sympy(s) for s in symbols], ZZ if integers else QQ, lex)
+    return PolyRing(generators, ZZ if integers else QQ, lex)
+
+
+def cancelled_in_ring(
+    top: list[Term], bottom: list[Term], generators: Sequence[sympy.Expr]
+) -> tuple[PolyElement, PolyElement] | None:
+    """`top/bottom` over the integers in `generators` (lex in their order), both divided
+    by their gcd, the bottom's leading coefficient made positive; None for a zero top, or
+    generators that print alike."""
+    ring = ring_over(generators, integers=True)
+    if ring is None:
+        return None
+    scale = math.lcm(*(c.q for c, _ in (*top, *bottom)))
+    above = ring.dtype(_integer_dict(top, generators, scale))
+    below = ring.dtype(_integer_dict(bottom, generators, scale))
+    if not above:
+        return None
+    _, above, below = above.cofactors(below)
+    if below.LC < 0:
+        above, below = -above, -below
+    return above, below
+
+
+def _integer_dict(
+    terms: list[Term], generators: Sequence[sympy.Expr], scale: int
+) -> dict[tuple[int, ...], int]:
+    return {
+        tuple(monomial.get(g, 0) for g in generators): int(coefficient * scale)
+        for coefficient, monomial in terms
+        if coefficient
+    }
+
+
+@lru_cache(maxsize=1)
+def size_function_kinds() -> tuple[type[sympy.Expr], ...]:
+    """The functions of sizes counts hold: integer division (`width // heads`) and clamped
+    extents (looked up when asked: the daxpy path never imports sympy)."""
+    return (sympy.floor, sympy.ceiling, sympy.Min, sympy.Max)
 
 
 def to_ring(ring: PolyRing, terms: list[Term]) -> PolyElement:

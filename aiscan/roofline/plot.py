@@ -779,12 +779,10 @@ def _path(placement: Placement, size_range: tuple[int, int]) -> list[tuple[int, 
     points = []
     for size in sweep_sizes(size_range):
         exact = _value_at(placement.intensity, growing, size)
-        if exact is None:  # a ratio kept as it stands, 0/0 where `simplify` cancelled
+        if not _finite(exact):  # a ratio kept as it stands, 0/0 where `simplify` cancelled
             simplified = simplified_intensity(placement)
             assert simplified is not None
             exact = _value_at(simplified, growing_symbols(simplified), size)
-        if exact is None:
-            exact = placement.intensity.xreplace({s: sympy.Integer(size) for s in growing})
         ai = float(exact)
         if ai > 0:
             attainable = min(placement.peak_flops_per_s, ai * placement.bandwidth_bytes_per_s)
@@ -794,15 +792,17 @@ def _path(placement: Placement, size_range: tuple[int, int]) -> list[tuple[int, 
 
 def _value_at(
     intensity: sympy.Expr, growing: Sequence[sympy.Symbol], size: int
-) -> Fraction | sympy.Expr | None:
-    """`intensity` with every growing symbol at `size`, exactly; None where that is no
-    finite number."""
+) -> Fraction | sympy.Expr:
+    """`intensity` with every growing symbol at `size`, exactly."""
     exact = rational_value(intensity, dict.fromkeys(growing, size))
     if exact is not None:
         return exact
     # xreplace, not subs: the same value, without subs' rewriting
-    value = intensity.xreplace({s: sympy.Integer(size) for s in growing})
-    return value if value.is_finite else None
+    return intensity.xreplace({s: sympy.Integer(size) for s in growing})
+
+
+def _finite(value: Fraction | sympy.Expr) -> bool:
+    return isinstance(value, Fraction) or bool(value.is_finite)
 
 
 def _label(axes: Axes, text: str, x: float, y: float, key: str) -> Text:
