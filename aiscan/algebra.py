@@ -18,7 +18,7 @@ back into one where they are polynomials.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from fractions import Fraction
 from functools import cache
 from math import gcd
@@ -1155,20 +1155,36 @@ def is_infinity(value: object) -> bool:
 _PROBES = (1, 2**20)
 
 
-def probe_values(poly: Poly) -> list[Coefficient]:
+def probe_values(poly: Poly) -> Iterator[Coefficient]:
     """The exact values with every symbol at 1 and at 2**20, and with the sizes at 2**20
     and the other symbols at 1: values every kind of symbol may take (sizes, counters,
     trips, fractions, reals), the last one telling a size from a counter (`m - i`, 0 at
     the first two). One of them positive proves the polynomial is not nonpositive
     everywhere, so sympy's `is_nonpositive` (or, with one of them at least 0,
-    `is_negative`) cannot be True, and it need not be asked."""
-    values = []
-    free = poly.free_symbols  # a hinge's argument's among them: it is evaluated from them
-    for probe in _PROBES:
-        values.append(poly.subs({s: probe for s in free}).constant_value())
-    mixed = {s: _PROBES[1] if s.kind == "size" else _PROBES[0] for s in free}
-    values.append(poly.subs(mixed).constant_value())
-    return values
+    `is_negative`) cannot be True, and it need not be asked. Yielded one by one, each
+    summed off the terms (no Poly is built): the first often settles the question."""
+    low, high = _PROBES
+    yield _value_at(poly, lambda var: low)
+    yield _value_at(poly, lambda var: high)
+    yield _value_at(poly, lambda var: high if var[1] == "size" else low)
+
+
+def _value_at(poly: Poly, value_of: Callable[[Var], int]) -> Coefficient:
+    """The exact value with each symbol at `value_of` it, a hinge at its argument's
+    (`Max(0, c - s)`, as `subs` evaluates it)."""
+    total: Coefficient = 0
+    for monomial, coefficient in poly.terms.items():
+        term = coefficient
+        for var, power in monomial:
+            value: Coefficient
+            if var[1] == HINGE:
+                argument = _value_at(var[0].argument, value_of)  # type: ignore[attr-defined]
+                value = argument if argument > 0 else 0
+            else:
+                value = value_of(var)
+            term = term * value**power
+        total = total + term
+    return total
 
 
 def is_quotient(value: object) -> bool:

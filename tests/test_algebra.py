@@ -171,7 +171,7 @@ def test_a_quotient_is_the_intensitys_sympy_expression(a: Poly, b: Poly) -> None
 @given(polys())
 def test_probe_values_never_contradict_sympys_signs(a: Poly) -> None:
     """A probe value of one sign proves the opposite fact cannot hold everywhere."""
-    values = algebra.probe_values(a)
+    values = list(algebra.probe_values(a))
     theirs = to_sympy(a)
     if any(v > 0 for v in values):
         assert theirs.is_nonpositive is not True
@@ -179,6 +179,20 @@ def test_probe_values_never_contradict_sympys_signs(a: Poly) -> None:
         assert theirs.is_negative is not True
     if any(v < 0 for v in values):
         assert theirs.is_nonnegative is not True
+
+
+@settings(max_examples=300, deadline=None)
+@given(polys())
+def test_probe_values_are_the_polys_values_at_the_probes(a: Poly) -> None:
+    """Summed off the terms, they are what `subs` gives with the same values."""
+    free = a.free_symbols
+    choices = [
+        {s: 1 for s in free},
+        {s: 2**20 for s in free},
+        {s: 2**20 if s.kind == "size" else 1 for s in free},
+    ]
+    substituted = [a.subs(values).constant_value() for values in choices]
+    assert list(algebra.probe_values(a)) == substituted
 
 
 def test_infinity_is_sympys_oo() -> None:

@@ -290,8 +290,8 @@ def test_probe_values_evaluate_a_hinge_from_its_argument() -> None:
     n = size_symbol("n")
     hinged = hinge(constant(4) - n)
     assert hinged is not None
-    assert probe_values(hinged - 8) == [-5, -8, -8]
-    assert probe_values(hinged * n - 8 * n) == [-5, -8 * 2**20, -8 * 2**20]
+    assert list(probe_values(hinged - 8)) == [-5, -8, -8]
+    assert list(probe_values(hinged * n - 8 * n)) == [-5, -8 * 2**20, -8 * 2**20]
     assert not provably_nonnegative(hinged - 8)
 
 
@@ -300,7 +300,7 @@ def test_probe_values_tell_a_size_from_a_counter() -> None:
     sizes at 2**20 and the counter at 1 show it positive, so `never_below_zero` need not
     ask sympy (which imported it for every such loop)."""
     m, i = size_symbol("m"), symbol("i", "loop")
-    assert probe_values(m - i) == [0, 0, 2**20 - 1]
+    assert list(probe_values(m - i)) == [0, 0, 2**20 - 1]
     assert never_below_zero(m - i) == m - i
 
 

@@ -39,17 +39,20 @@ def nonnegative_from(trip: sympy.Expr) -> tuple[str, int] | None:
     smaller ones, is not, so a report can say where its polynomial counts hold. None for
     a trip never negative at sizes of at least 1, or in more than one size or a counter."""
     trip = normal(trip)  # the Python frontend's trips are sympy's
-    symbols = trip.free_symbols
-    if not is_poly(trip) or len(symbols) != 1 or trip.degree() != 1:
+    if not is_poly(trip):
         return None
-    (size,) = symbols
-    if not is_size_symbol(size) or trip.subs(size, 1).constant_value() >= 0:
+    # Read off the terms: `slope*size + offset` is one monomial of degree 1 and at most a
+    # constant (subs, degree and coeff built Polys for it, on every loop of a scan).
+    sloped = [monomial for monomial in trip.terms if monomial]
+    if len(sloped) != 1 or len(sloped[0]) != 1:
         return None
-    slope = trip.coeff(size).constant_value()
-    offset = (trip - slope * size).constant_value()
-    if slope is None or offset is None or slope <= 0:
+    ((var, power),) = sloped[0]
+    if power != 1 or var[1] != "size":
+        return None  # a counter, a hinge (no symbol: what it holds is another question)
+    slope, offset = trip.terms[sloped[0]], trip.terms.get((), 0)
+    if slope + offset >= 0 or slope <= 0:
         return None
-    return size.name, ceil(Fraction(-offset) / slope)
+    return var[0], ceil(Fraction(-offset) / slope)
 
 
 Enclosing = tuple[str, "sympy.Expr", int, "sympy.Expr"]

@@ -102,4 +102,4 @@ def nodes_of(node: c_ast.Node) -> Iterator[c_ast.Node]:
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(child for _, child in current.children())
+        stack += _children(current, type(current))  # not pycparser's tuples of (name, child)
