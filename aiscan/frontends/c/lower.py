@@ -91,10 +91,18 @@ def lower_file(
     for definition in definitions:
         if definition.coord is None or not _same_file(definition.coord.file, path):
             continue  # defined in an included header
-        inlining = inline_calls(definition.body, bodies, references or {})
-        functions.append(
-            _FunctionLowering(definition, inlining, path, types, globals_, known_functions).run()
+        called: set[str] = set()
+        facts = subtree_facts(definition.body, called)
+        subtrees: dict[int, SubtreeFacts] | None
+        if called.isdisjoint(bodies):
+            inlining, subtrees = Inlining(definition.body), facts  # nothing to inline
+        else:
+            inlining = inline_calls(definition.body, bodies, references or {})
+            subtrees = facts if inlining.body is definition.body else None
+        lowering = _FunctionLowering(
+            definition, inlining, path, types, globals_, known_functions, subtrees
         )
+        functions.append(lowering.run())
     return tuple(functions)
 
 
@@ -127,7 +135,9 @@ class _FunctionLowering:
         types: TypeResolver,
         globals_: Scope,
         known_functions: dict[str, int],
+        subtrees: dict[int, SubtreeFacts] | None = None,
     ) -> None:
+        """`subtrees`: `subtree_facts` of `inlining.body`, where the caller has them."""
         self.definition = definition
         self.inlining = inlining
         self.body = inlining.body
@@ -141,7 +151,7 @@ class _FunctionLowering:
         self.function_unknowns: list[Unknown] = []
         # The body alone: lowering asks only about its statements, and the declarator's
         # nodes (parameters, types) were two fifths of each walk.
-        self.subtrees = subtree_facts(self.body)
+        self.subtrees = subtree_facts(self.body) if subtrees is None else subtrees
         self.enclosing_loops: list[Enclosing] = []
         # OpenMP: the directive waiting for its statement, the loops it shares out, the
         # parallel region being lowered (and its loop depth), `omp_set_num_threads(N)`.

@@ -24,18 +24,19 @@ _NOTHING: frozenset[str] = frozenset()
 _STEPS = ("++", "--", "p++", "p--")
 
 
-def subtree_facts(root: c_ast.Node) -> dict[int, SubtreeFacts]:
+def subtree_facts(root: c_ast.Node, called: set[str] | None = None) -> dict[int, SubtreeFacts]:
     """Facts for `root` and each node below it but the leaves, keyed by `id(node)` (the
-    tree must live).
+    tree must live). `called`, when given, gets the name of every function called by
+    name: whether there are calls to inline, without a walk of its own.
 
     Recursive: a tree pycparser managed to parse nests far less deeply than the parser's
     own recursion went, and a RecursionError is a located error for the caller anyway."""
     facts: dict[int, SubtreeFacts] = {}
-    facts[id(root)] = _visit(root, facts)
+    facts[id(root)] = _visit(root, facts, set() if called is None else called)
     return facts
 
 
-def _visit(node: c_ast.Node, facts: dict[int, SubtreeFacts]) -> SubtreeFacts:
+def _visit(node: c_ast.Node, facts: dict[int, SubtreeFacts], called: set[str]) -> SubtreeFacts:
     """A module-level function, not a closure: a recursive closure is a reference cycle."""
     coord = node.coord
     last = coord.line if coord is not None else 0
@@ -49,11 +50,13 @@ def _visit(node: c_ast.Node, facts: dict[int, SubtreeFacts]) -> SubtreeFacts:
     elif kind is c_ast.ArrayRef:
         children = (node.name, node.subscript)
     else:
+        if kind is c_ast.FuncCall and node.name.__class__ is c_ast.ID:
+            called.add(node.name.name)
         children = _children(node, kind)
     has_loop = isinstance(node, LOOPS)
     assigned = _NOTHING
     for child in children:
-        child_last, child_loop, child_assigned = _visit(child, facts)
+        child_last, child_loop, child_assigned = _visit(child, facts, called)
         if child_last > last:
             last = child_last
         if child_loop:
