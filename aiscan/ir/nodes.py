@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
 from aiscan.algebra import ONE, SYMPY
@@ -145,10 +146,15 @@ class Access:
     def __post_init__(self) -> None:
         # An index read from data (`data_symbol`) names one element at an unknown address:
         # the access is indirect, whichever frontend built it.
-        if self.index is not None and any(
-            is_data_symbol(s) for e in self.index for s in getattr(e, "free_symbols", ())
-        ):
+        if self.index is not None and _reads_data(self.index):
             object.__setattr__(self, "index", None)
+
+
+@lru_cache(maxsize=8192)
+def _reads_data(index: tuple[sympy.Expr, ...]) -> bool:
+    """Whether an index holds a `data_symbol`; remembered, as the same indices recur
+    through a file (`A[i, j]`) and their symbols were a visible share of lowering."""
+    return any(is_data_symbol(s) for e in index for s in getattr(e, "free_symbols", ()))
 
 
 @dataclass(frozen=True, slots=True)

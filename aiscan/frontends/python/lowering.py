@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from functools import cache
+from functools import cache, lru_cache
 
 import libcst as cst
 import sympy
@@ -2516,7 +2516,7 @@ def _conventions(value: ArrayValue) -> list[tuple[str, sympy.Expr]]:
         summed = [label for label, _ in value.extents if label not in value.out]
         if summed and len(value.operands) == 2:
             figure = 2 * sympy.Mul(*(extent for _, extent in value.extents))
-            found.append((str(figure), figure))
+            found.append((_printed(figure), figure))
         children: tuple[ArrayValue, ...] = value.operands
     elif isinstance(value, Apply):
         children = value.operands
@@ -2527,6 +2527,12 @@ def _conventions(value: ArrayValue) -> list[tuple[str, sympy.Expr]]:
     for child in children:
         found += _conventions(child)
     return found
+
+
+@lru_cache(maxsize=4096)
+def _printed(figure: sympy.Expr) -> str:
+    """sympy's printing of a figure; the same few shapes recur through a file."""
+    return str(figure)
 
 
 def _weighted(lowered: _Lowered, weight: sympy.Expr) -> EagerCalls | None:
