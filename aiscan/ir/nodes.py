@@ -169,6 +169,12 @@ class ChainInput:
     is_scalar: bool
     operations: tuple[str, ...]
 
+    def then(self, operation: str) -> ChainInput:
+        """The same value one operation further on: `replace`'s result, built directly
+        (every leaf of every C expression goes through it, and `replace` reads the
+        fields anew each time)."""
+        return ChainInput(self.name, self.index, self.is_scalar, (*self.operations, operation))
+
 
 @dataclass(frozen=True, slots=True)
 class Dataflow:

@@ -202,7 +202,7 @@ class Evaluation:
         """The leaves, one operation further on their way (None: unchanged)."""
         if operation is None:
             return list(self.leaves)
-        return [replace(leaf, operations=(*leaf.operations, operation)) for leaf in self.leaves]
+        return [leaf.then(operation) for leaf in self.leaves]
 
     def absorb(self, other: Evaluation) -> None:
         self.flops = self.flops + other.flops

@@ -113,17 +113,22 @@ class _NodeSpans:
     reader: that would be a reference cycle holding the function's tree until the garbage
     collector's next full pass."""
 
-    __slots__ = ("fallback_line", "path")
+    __slots__ = ("fallback_line", "known", "path")
 
     def __init__(self, path: str, fallback_line: int) -> None:
         self.path = path
         self.fallback_line = fallback_line
+        # One Span per position: a frozen dataclass costs a call per field to build, and
+        # the lowering asks for the same node's (or line's) span again and again.
+        self.known: dict[tuple[int, int], Span] = {}
 
     def __call__(self, node: c_ast.Node) -> Span:
         coord = node.coord
-        if coord is None:
-            return Span(self.path, self.fallback_line, 1)
-        return Span(self.path, coord.line, coord.column or 1)
+        line, column = (self.fallback_line, 1) if coord is None else (coord.line, coord.column or 1)
+        span = self.known.get((line, column))
+        if span is None:
+            span = self.known[line, column] = Span(self.path, line, column)
+        return span
 
 
 class _FunctionLowering:

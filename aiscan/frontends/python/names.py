@@ -175,12 +175,18 @@ class SourceNames:
 
     def span(self, node: cst.CSTNode) -> Span:
         """libcst's 0-based columns become our 1-based ones, here and only here."""
-        where = self._positions.syntactic.get(id(node))
+        positions = self._positions
+        known = positions.spans.get(id(node))
+        if known is not None:
+            return known
+        where = positions.syntactic.get(id(node))
         if where is None:
             return Span(self.path, 1, 1)
-        line, column = self._positions.line_column(where[0])
-        end_line, end_column = self._positions.line_column(where[1])
-        return Span(self.path, line, column + 1, end_line, end_column + 1)
+        line, column = positions.line_column(where[0])
+        end_line, end_column = positions.line_column(where[1])
+        span = Span(self.path, line, column + 1, end_line, end_column + 1)
+        positions.spans[id(node)] = span  # a node of the module: its id stays its own
+        return span
 
     def text(self, node: cst.CSTNode) -> str:
         where = self._positions.inclusive.get(id(node))
@@ -224,6 +230,8 @@ class _Positions:
         module._codegen(state)
         self.syntactic = state.syntactic
         self.inclusive = state.inclusive
+        self.spans: dict[int, Span] = {}
+        """The spans made so far, by node: the lowering asks for many twice."""
         self.code = "".join(state.tokens)
         if "\r" in self.code:
             # libcst counts lines token by token, so a `\r` ending one token and a `\n`
