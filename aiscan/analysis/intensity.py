@@ -318,9 +318,53 @@ def _limit_of_polynomials(
 
 
 def _limit_by_growth(numerator: Any, denominator: Any, sizes: list[Any]) -> sympy.Expr | None:
-    """The limit with every size replaced by one growing symbol (sympy's `limit`)."""
+    """The limit with every size replaced by one growing symbol: read off the two sides'
+    leading terms where each is then a sum of rational multiples of its powers (a size
+    in a denominator, `width/heads`, made the ratio no polynomial one), else sympy's
+    `limit` (tens of milliseconds a ratio: a tenth of a hover on attention code)."""
     growth = {s: _GROWTH for s in sizes}
-    return limit_at_infinity(numerator.subs(growth) / denominator.subs(growth), _GROWTH)
+    top, bottom = numerator.subs(growth), denominator.subs(growth)
+    if not (is_poly(top) or is_poly(bottom)):  # a Poly's own limit keeps its own type
+        leading = _leading_power(top), _leading_power(bottom)
+        if leading[0] is not None and leading[1] is not None:
+            return _limit_of_powers(leading[0], leading[1])
+    return limit_at_infinity(top / bottom, _GROWTH)
+
+
+def _leading_power(expr: Any) -> tuple[int, sympy.Rational] | None:
+    """The highest power of the growth symbol in `expr` and its coefficient, where `expr`
+    is a sum of rational multiples of its powers, negative ones included; None otherwise
+    (another symbol, a hinge, a root, zero)."""
+    growth = as_expression(_GROWTH)
+    best: tuple[int, sympy.Rational] | None = None
+    for term in expr.args if expr.is_Add else (expr,):
+        coefficient, power = sympy.S.One, 0
+        for factor in term.args if term.is_Mul else (term,):
+            if factor.is_Rational:
+                coefficient = coefficient * factor
+            elif factor == growth:
+                power += 1
+            elif factor.is_Pow and factor.base == growth and factor.exp.is_Integer:
+                power += int(factor.exp)
+            else:
+                return None
+        if coefficient != 0 and (best is None or power > best[0]):
+            best = (power, coefficient)
+    return best
+
+
+def _limit_of_powers(
+    top: tuple[int, sympy.Rational], bottom: tuple[int, sympy.Rational]
+) -> sympy.Expr:
+    """What sympy's `limit` gives for such a ratio: 0, the coefficients' ratio, or an
+    infinity of the ratio's sign."""
+    (top_power, top_coefficient), (bottom_power, bottom_coefficient) = top, bottom
+    ratio = top_coefficient / bottom_coefficient
+    if top_power < bottom_power:
+        return sympy.S.Zero
+    if top_power == bottom_power:
+        return ratio
+    return sympy.oo if ratio > 0 else -sympy.oo
 
 
 def _limit_of_leading(top: tuple[int, Any], bottom: tuple[int, Any]) -> sympy.Expr:
