@@ -185,15 +185,13 @@ def untiled(bounds: tuple[Bounds, ...], uses: frozenset[sympy.Basic]) -> tuple[B
     changed = True
     while changed:
         changed = False
+        # Each loop's symbols once a pass (sympy walks an expression for them every time).
+        symbols = [loop.start.free_symbols | loop.trip.free_symbols for loop in bounds]
         for level, tile in enumerate(bounds):
             var = loop_symbol(tile.var)
             if var in uses:
                 continue
-            users = [
-                other
-                for other, loop in enumerate(bounds)
-                if other != level and var in (loop.start.free_symbols | loop.trip.free_symbols)
-            ]
+            users = [other for other, free in enumerate(symbols) if other != level and var in free]
             if len(users) != 1:
                 continue
             (point_level,) = users
