@@ -99,3 +99,9 @@ def test_the_renaming_gives_the_whole_substitutions_expression(
 ) -> None:
     renamed = substituted(expression, bindings)
     assert sympy.srepr(renamed) == sympy.srepr(_whole(expression, bindings))
+
+
+def test_python_integers_among_the_values_are_substituted_whole() -> None:
+    index = sympy.floor((C0 + 3 * C1) / H)
+    bindings = {C0: 2, C1: FRESH[0]}
+    assert sympy.srepr(substituted(index, bindings)) == sympy.srepr(_whole(index, bindings))

@@ -335,6 +335,8 @@ def _leading_power(expr: Any) -> tuple[int, sympy.Rational] | None:
     """The highest power of the growth symbol in `expr` and its coefficient, where `expr`
     is a sum of rational multiples of its powers, negative ones included; None otherwise
     (another symbol, a hinge, a root, zero)."""
+    if not isinstance(expr, sympy.Expr):
+        return None
     growth = as_expression(_GROWTH)
     best: tuple[int, sympy.Rational] | None = None
     for term in expr.args if expr.is_Add else (expr,):
