@@ -38,6 +38,7 @@ def test_a_rotary_embeddings_index_is_the_whole_substitutions(
         return renamed_by(expression, *rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(values, "_renamed", renaming)
+    values._substituted_renaming.cache_clear()
     renamed = substituted(index, bindings)
     assert sympy.Mod(C1 * Q / 2 + C3, N) in rebuilt  # the numbers' result, renamed
     assert sympy.srepr(renamed) == sympy.srepr(_whole(index, bindings))

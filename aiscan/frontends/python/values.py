@@ -74,6 +74,7 @@ def substituted(
     return _substituted_renaming(expression, tuple(bindings.items()), simultaneous)
 
 
+@lru_cache(maxsize=1 << 16)
 def _substituted_renaming(
     expression: sympy.Expr,
     bindings: tuple[tuple[sympy.Symbol, sympy.Expr], ...],
@@ -88,7 +89,8 @@ def _substituted_renaming(
     same assumptions apart, so a `Mod` left as it is with the one is left with the
     other: the same expression `subs` gives, without its evaluation asking the
     assumptions of every new argument again (a `Mod` of a rotary embedding's index
-    took 15 ms, a quarter of a hover on a PyTorch attention block)."""
+    took 15 ms, a quarter of a hover on a PyTorch attention block). Remembered as a
+    whole too: an edit lowers its statements again with the same names."""
     names = {
         key: value
         for key, value in bindings
