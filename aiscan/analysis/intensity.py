@@ -359,7 +359,9 @@ def _limit_of_powers(
     top: tuple[int, sympy.Rational], bottom: tuple[int, sympy.Rational]
 ) -> sympy.Expr:
     """What sympy's `limit` gives for such a ratio: 0, the coefficients' ratio, or an
-    infinity of the ratio's sign."""
+    infinity of the ratio's sign. `_limit_of_leading` reads polynomials the same way but
+    answers in aiscan's types (`ZERO`, `INFINITY`); these ratios got sympy's from `limit`,
+    and keep them (reports print and compare them as before)."""
     (top_power, top_coefficient), (bottom_power, bottom_coefficient) = top, bottom
     ratio = top_coefficient / bottom_coefficient
     if top_power < bottom_power:

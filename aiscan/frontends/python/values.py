@@ -91,34 +91,45 @@ def _substituted_renaming(
     assumptions of every new argument again (a `Mod` of a rotary embedding's index
     took 15 ms, a quarter of a hover on a PyTorch attention block). Remembered as a
     whole too: an edit lowers its statements again with the same names."""
-    names = {
-        key: value
-        for key, value in bindings
-        if getattr(value, "is_Symbol", False) and value is not key
-    }
-    if (
-        not names
-        or len(set(names.values())) != len(names)
-        or not isinstance(expression, sympy.Basic)
-    ):
+    split = _as_renaming(expression, bindings)
+    if split is None:
         return _substituted(expression, bindings, simultaneous)
-    others = tuple((key, value) for key, value in bindings if key not in names)
-    fresh = set(names.values())
-    if (
-        any(
-            type(value) is not type(key) or value.assumptions0 != key.assumptions0
-            for key, value in names.items()
-        )
-        or not fresh.isdisjoint(expression.free_symbols)
-        or not fresh.isdisjoint(key for key, _ in bindings)
-        or any(not getattr(value, "is_Number", False) for _, value in others)
-    ):
-        return _substituted(expression, bindings, simultaneous)
+    names, others = split
     base = _substituted(expression, others, simultaneous) if others else sympy.expand(expression)
     try:
         return _renamed(base, names, {})
     except _NotRenamed:
         return _substituted(expression, bindings, simultaneous)
+
+
+def _as_renaming(
+    expression: sympy.Expr, bindings: tuple[tuple[sympy.Symbol, sympy.Expr], ...]
+) -> tuple[dict[sympy.Symbol, sympy.Symbol], tuple[tuple[sympy.Symbol, sympy.Expr], ...]] | None:
+    """The bindings that rename a symbol (a bijection onto symbols of the same class and
+    assumptions, none of them already in the expression or a key) and the others, all
+    numbers; None where the bindings are not of that shape."""
+    names = {
+        key: value
+        for key, value in bindings
+        if getattr(value, "is_Symbol", False) and value is not key
+    }
+    if not names or not isinstance(expression, sympy.Basic):
+        return None
+    others = tuple((key, value) for key, value in bindings if key not in names)
+    fresh = set(names.values())
+    same_kind = all(
+        type(value) is type(key) and value.assumptions0 == key.assumptions0
+        for key, value in names.items()
+    )
+    if (
+        len(fresh) != len(names)
+        or not same_kind
+        or not fresh.isdisjoint(expression.free_symbols)
+        or not fresh.isdisjoint(key for key, _ in bindings)
+        or not all(getattr(value, "is_Number", False) for _, value in others)
+    ):
+        return None
+    return names, others
 
 
 class _NotRenamed(Exception):
