@@ -39,6 +39,7 @@ def _new_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(count_memo, "_LEARNED", {})
     monkeypatch.setattr(count_memo, "_UNSAVED", set())
     polyhedral._counts_cached.cache_clear()
+    polyhedral._exact_counts.cache_clear()
 
 
 @pytest.fixture
@@ -73,6 +74,7 @@ def test_a_nest_an_edit_moved_is_not_counted_again(fresh: list[Any]) -> None:
     count_memo._KNOWN.clear()
     count_memo.adopt(learned)
     polyhedral._counts_cached.cache_clear()
+    polyhedral._exact_counts.cache_clear()
     fresh.clear()
     assert _compulsory("// an edit above\n\n" + LOWER) == COMPULSORY
     assert fresh == []
@@ -160,6 +162,7 @@ def test_a_scan_keeps_the_counts_in_its_result_cache(fresh: list[Any], store: Re
     kernel._memo.clear()
     count_memo._KNOWN.clear()
     polyhedral._counts_cached.cache_clear()
+    polyhedral._exact_counts.cache_clear()
     fresh.clear()
     assert _compulsory("// an edit above\n\n" + LOWER) == COMPULSORY
     assert fresh == []
@@ -168,6 +171,7 @@ def test_a_scan_keeps_the_counts_in_its_result_cache(fresh: list[Any], store: Re
     kernel._memo.clear()
     count_memo._KNOWN.clear()
     polyhedral._counts_cached.cache_clear()
+    polyhedral._exact_counts.cache_clear()
     assert _compulsory(LOWER) == COMPULSORY
     assert len(fresh) == 12
 
@@ -250,6 +254,7 @@ def test_an_inlined_nest_an_edit_moved_is_not_counted_again(fresh: list[Any]) ->
     assert fresh  # isl counted the triangles
     kernel._memo.clear()
     polyhedral._counts_cached.cache_clear()
+    polyhedral._exact_counts.cache_clear()
     fresh.clear()
     moved = analyze_text("# an edit above\n" + CALLS_A_SOLVE, "solve.py", PipelineOptions())
     assert fresh == []

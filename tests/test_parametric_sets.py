@@ -113,3 +113,67 @@ def test_a_map_partly_over_parameters_is_the_text_at_every_point(
         assert polyhedral._map_at(reference, point, width).is_equal(text)
     parsed = polyhedral._partly_parametric_map.cache_info().currsize
     assert parsed == (3 if numbers == {n} else 0)  # n's three values; none for text alone
+
+
+def _at(references: list[PolyReference], array: str, index: tuple, offset: int, write: bool):
+    """`references` with one more, in the loops of the first."""
+    access = Access(array, index, FLOAT64, write, Span("t.c", 1, 1), f"{array}[...]")
+    loops = references[0].loops if references else (_loop("i", n), _loop("j", m))
+    return [*references, PolyReference(access, loops, (0,) * len(loops), 0, offset)]
+
+
+def _group(*specs: tuple[tuple, bool]) -> tuple[PolyReference, ...]:
+    references: list[PolyReference] = []
+    for offset, (index, write) in enumerate(specs):
+        references = _at(references, "A", index, offset, write)
+    return tuple(references)
+
+
+GROUPS = [
+    # (references, sizes held as numbers): one array's references in one i < n, j < m nest
+    (_group(((i, j), False), ((j, i), False)), frozenset()),  # reads alone
+    (_group(((i, j), False), ((i, j + 1), False), ((i, j), True)), frozenset()),  # a stencil
+    (_group(((i + j,), False), ((i,), True)), frozenset()),  # overlapping rows, a store
+    (_group(((i * n + j,), False), ((i * n + j,), True)), frozenset({n})),  # linearized
+    (_group(((sympy.Mod(i + j, n),), False), ((j,), True)), frozenset({n})),
+    (_group(((i + n * m + j,), False)), frozenset({m, n})),  # no parameter left
+]
+
+
+@pytest.mark.parametrize(("references", "numbers"), GROUPS)
+def test_counts_from_sets_fixed_at_each_point_are_those_of_the_maps_there(
+    references: tuple[PolyReference, ...], numbers: frozenset
+) -> None:
+    """The touched, written and read-first elements, made once over the sizes that can be
+    parameters (per value of the others) and fixed at each point, count what the maps made
+    at that point count: the unions and the `lexmin` are no longer made per point."""
+    sizes = (m, n)
+    polyhedral._parametric_sets.cache_clear()
+    for values in product((1, 2, 5, 9), (1, 3, 4, 10)):
+        point = tuple(zip(sizes, values, strict=True))
+        sets = polyhedral._sets_at(references, point)
+        assert (sets is None) == (numbers == {m, n})
+        expected = polyhedral._counts_from_maps(references, point)
+        assert polyhedral._counts_cached.__wrapped__(references, point) == expected
+        assert polyhedral._touched_cached.__wrapped__(references, point) == expected[0]
+    # Once over both sizes (None where a map cannot take them), then once per value of n.
+    made = polyhedral._parametric_sets.cache_info().currsize
+    assert made == {frozenset(): 1, frozenset({n}): 1 + 4, frozenset({m, n}): 1}[numbers]
+
+
+@pytest.mark.parametrize(("loops", "guards", "parametric"), NESTS)
+def test_a_nest_runs_where_its_count_is_one_or_more(
+    loops: tuple[Bounds, ...], guards: tuple[sympy.Basic, ...], parametric: bool
+) -> None:
+    """`_domain_runs` tests for a point where `_domain_count` counted every point: the same
+    answer, at sizes where the nest runs and where it does not (n = 1, m = 0)."""
+    sizes = (m, n)
+    for values in product((0, 1, 3, 4, 9), (1, 2, 5, 9, 10)):
+        at = tuple(zip(sizes, values, strict=True))
+        try:
+            expected = polyhedral._domain_count(loops, guards, at) >= 1
+        except NotAffine:
+            with pytest.raises(NotAffine):
+                polyhedral._domain_runs(loops, guards, at)
+            continue
+        assert polyhedral._domain_runs(loops, guards, at) == expected

@@ -100,6 +100,15 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
         import islpy  # noqa: F401  (optional: without it the caller keeps its bound)
     except ImportError:  # pragma: no cover - islpy is a declared dependency
         return None
+    return _exact_counts(tuple(references))
+
+
+@lru_cache(maxsize=1024)
+def _exact_counts(references: tuple[PolyReference, ...]) -> ExactCounts | None:
+    """Memoized: the counts are polynomials in the sizes, the same whatever sizes the
+    caller is at, and the cache model's sweep over sizes asks for a nest's at each of its
+    sizes (the fit itself, checks and all, is most of a count the points memo already
+    knows)."""
     sizes = _sizes(references)
     if sizes is None:
         return None
@@ -116,7 +125,7 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
         """Does every reference run at these sizes (where counts must be exact)?"""
         assert sizes is not None
         at = tuple(zip(sizes, point, strict=True))
-        return all(_domain_count(nest, guards, at) >= 1 for nest, guards in nests)
+        return all(_domain_runs(nest, guards, at) for nest, guards in nests)
 
     key = count_memo.nest_key(references, sizes)
     count_memo.recall(key, len(sizes))
@@ -347,6 +356,20 @@ def _sorted_sizes(sizes: Mapping[sympy.Symbol, int]) -> tuple[tuple[sympy.Symbol
 def _counts_cached(
     references: tuple[PolyReference, ...], sizes: tuple[tuple[sympy.Symbol, int], ...]
 ) -> tuple[int, int, int]:
+    sets = _sets_at(references, sizes)
+    if sets is not None:
+        touched, written, read_first = sets
+        if written is None:
+            count = _count(touched)
+            return count, 0, count
+        return _count(touched), _count(written), _count(read_first)
+    return _counts_from_maps(references, sizes)
+
+
+def _counts_from_maps(
+    references: tuple[PolyReference, ...], sizes: tuple[tuple[sympy.Symbol, int], ...]
+) -> tuple[int, int, int]:
+    """`_counts_cached` from each reference's map at these sizes."""
     maps = _maps_at(references, sizes)
     touched = _union_range([m for _, m in maps])
     writes = [m for r, m in maps if r.access.is_write]
@@ -362,7 +385,84 @@ def _touched_cached(
 ) -> int:
     """`_counts_cached`'s first count alone, for the cache model's working sets: the
     stores' and the first reads' sets are not made (a third of the time of the counts)."""
+    sets = _sets_at(references, sizes)
+    if sets is not None:
+        return _count(sets[0])
     return _count(_union_range([m for _, m in _maps_at(references, sizes)]))
+
+
+_Sets = tuple[Any, Any, Any]
+"""The touched, written and read-first elements (None for the last two without stores)."""
+
+
+def _sets_at(
+    references: tuple[PolyReference, ...], sizes: tuple[tuple[sympy.Symbol, int], ...]
+) -> _Sets | None:
+    """The three sets of `_counts_cached` at these sizes, fixed from `_parametric_sets`:
+    every size a parameter where every map takes it so, else the sizes some reference
+    holds as numbers fixed there and the others parameters (as `_map_at` tries them);
+    None where those are not made."""
+    symbols = tuple(s for s, _ in sizes)
+    sets = _parametric_sets(references, symbols, ())
+    values = [v for _, v in sizes]
+    if sets is None:
+        numbers = frozenset().union(*(_sizes_as_numbers(r, symbols) for r in references))
+        if not numbers or len(numbers) == len(symbols):
+            return None  # no parameter left: nothing to share between points
+        fixed = tuple((s, v) for s, v in sizes if s in numbers)
+        free = tuple(s for s in symbols if s not in numbers)
+        sets = _parametric_sets(references, free, fixed)
+        if sets is None:
+            return None
+        values = [v for s, v in sizes if s not in numbers]
+    touched, written, read_first = (_fixed_set(found, values) for found in sets)
+    return touched, written, read_first
+
+
+@lru_cache(maxsize=2048)
+def _parametric_sets(
+    references: tuple[PolyReference, ...],
+    sizes: tuple[sympy.Symbol, ...],
+    numbers: tuple[tuple[sympy.Symbol, int], ...],
+) -> _Sets | None:
+    """The three sets of `_counts_cached` once, over `sizes` as isl parameters and with
+    `numbers` fixed, where every reference's map can be written so: fixed at a point they
+    are the same integer sets as those made there, so they count the same. The unions
+    and the `lexmin` were made again at each point of the grid (a third of a nest's
+    counts); now once per value of the sizes held as numbers. None sends the caller to
+    the maps at each point."""
+    import islpy as isl
+
+    width = 2 * max(len(r.loops) for r in references) + 2
+    found = [
+        _partly_parametric_map(r, sizes, numbers, width) if numbers
+        else _parametric_map(r, sizes, width)
+        for r in references
+    ]  # fmt: skip
+    maps = [(r, m) for r, m in zip(references, found, strict=True) if m is not None]
+    if len(maps) < len(references) or len({m.dim(isl.dim_type.out) for _, m in maps}) != 1:
+        return None
+    try:
+        touched = _union_range([m for _, m in maps])
+        writes = [m for r, m in maps if r.access.is_write]
+        if not writes:
+            return touched, None, None
+        return touched, _union_range(writes), _read_first(maps)
+    except isl.Error:
+        return None
+
+
+def _fixed_set(parametric: Any, values: Sequence[int]) -> Any:
+    """`parametric` (a `_parametric_sets` set) at these values of its parameters;
+    NotAffine as `_maps_at`."""
+    import islpy as isl
+
+    if parametric is None:
+        return None
+    try:
+        return _fixed(parametric, values)
+    except isl.Error as error:
+        raise NotAffine from error
 
 
 def _maps_at(
@@ -470,6 +570,8 @@ def _sizes_as_numbers(
 
 def _guard_sides(guards: Sequence[sympy.Basic]) -> list[sympy.Expr]:
     """Both sides of every comparison in the guards."""
+    if not guards:
+        return []  # without touching sympy: most references have no guard
     relational = sympy.core.relational.Relational
     return [side for g in guards for r in g.atoms(relational) for side in (r.lhs, r.rhs)]
 
@@ -642,7 +744,7 @@ def _guarded_runs(loops: tuple[Bounds, ...], guards: tuple[sympy.Basic, ...]) ->
         # Exact wherever the loops around run, the guards false everywhere included: a
         # branch that is never taken at a size runs 0 times there, and its sibling does
         # the work (`range(max(0, i - 1), i + 1)` at n = 1).
-        return _domain_count(loops, (), tuple(zip(sizes, point, strict=True))) >= 1
+        return _domain_runs(loops, (), tuple(zip(sizes, point, strict=True)))
 
     fitted = _fitted(sizes, degrees, count, period, runs, tiles)
     if fitted is not None or period != 1 or tiles:
@@ -757,15 +859,41 @@ def _domain_count(
 ) -> int:
     import islpy as isl
 
-    parametric = _parametric_domain(loops, guards, tuple(s for s, _ in sizes))
     try:
-        if parametric is not None:
-            points = _fixed(parametric, [v for _, v in sizes])
-        else:
-            points = isl.Set(_domain_text(loops, guards, dict(sizes)))
-        return int(points.count_val().to_python())
+        return int(_domain_at(loops, guards, sizes).count_val().to_python())
     except isl.Error as error:
         raise NotAffine from error
+
+
+@lru_cache(maxsize=4096)
+def _domain_runs(
+    loops: tuple[Bounds, ...],
+    guards: tuple[sympy.Basic, ...],
+    sizes: tuple[tuple[sympy.Symbol, int], ...],
+) -> bool:
+    """`_domain_count(...) >= 1`, without the count: isl counts a set by visiting its
+    points, where a test for a point solves one problem (the loops bound every
+    dimension, so a set with a point has a count of one or more)."""
+    import islpy as isl
+
+    try:
+        return not _domain_at(loops, guards, sizes).is_empty()
+    except isl.Error as error:
+        raise NotAffine from error
+
+
+def _domain_at(
+    loops: tuple[Bounds, ...],
+    guards: tuple[sympy.Basic, ...],
+    sizes: tuple[tuple[sympy.Symbol, int], ...],
+) -> Any:
+    """The iterations of `loops` that satisfy `guards` at these sizes, as an isl set."""
+    import islpy as isl
+
+    parametric = _parametric_domain(loops, guards, tuple(s for s, _ in sizes))
+    if parametric is not None:
+        return _fixed(parametric, [v for _, v in sizes])
+    return isl.Set(_domain_text(loops, guards, dict(sizes)))
 
 
 @lru_cache(maxsize=4096)
