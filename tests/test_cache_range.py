@@ -5,6 +5,7 @@ JSON report, and nothing new where no working set lies between the two."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,33 @@ def test_a_level_near_the_boundary_carries_the_whole_caches_bytes(
     assert _main_memory(kernel, 200, safety=1.0).total.subs(n, 200) == whole
     assert {(c.loop_var, c.line) for c in memory.whole_cache.conditions} == {loop}
     assert all(c.holds and c.capacity_bytes == 262144 for c in memory.whole_cache.conditions)
+
+
+@pytest.mark.parametrize("kernel", ["lu", "cholesky"])
+def test_without_the_whole_cache_each_level_is_the_same_but_for_it(
+    kernel: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A size path's points (`whole_cache=False`) read no range: the placed bytes and the
+    conditions are those of the full model, and the whole cache is never evaluated."""
+    path = FIXTURES / "c" / f"polybench_{kernel}.c"
+    options = PipelineOptions(include_dirs=(str(FIXTURES / "c" / "polybench"),))
+    (function,) = analyze_module(lower_source(path.read_text(), str(path), options)).functions
+    (region,) = [r for r in function.regions if r.region.kind == "nest"]
+    caches = [CacheLevelSpec("L1", 32768, 64), CacheLevelSpec("LL", 262144, 64)]
+    body = region.region.body
+    full = cache_traffic(body, caches, "DRAM", write_allocate=True, sizes={"n": 200})
+    assert full[-1].whole_cache is not None
+
+    def not_expected(*_: object) -> None:
+        raise AssertionError("the whole cache evaluated for a level that reads none")
+
+    monkeypatch.setattr(cache_model, "_whole_cache", not_expected)
+    alone = cache_traffic(
+        body, caches, "DRAM", write_allocate=True, sizes={"n": 200}, whole_cache=False
+    )
+    assert alone == tuple(
+        level if level.whole_cache is None else replace(level, whole_cache=None) for level in full
+    )
 
 
 def test_the_text_report_states_both_ends_the_width_and_the_loop(

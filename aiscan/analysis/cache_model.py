@@ -193,11 +193,14 @@ def cache_traffic(
     *,
     write_allocate: bool,
     sizes: Mapping[str, int] | None = None,
+    whole_cache: bool = True,
 ) -> tuple[LevelTraffic, ...]:
     """Per level, from the core outwards: the first entry is what the innermost cache
     serves to the core (every load and store the body makes, register reuse within an
     iteration only: the streaming model without write-allocate); each later entry, the
-    misses of the cache before it; the last, `main_memory`, the misses of the outermost."""
+    misses of the cache before it; the last, `main_memory`, the misses of the outermost.
+    `whole_cache`: each miss level also carries its bytes at the whole capacity where
+    they differ (`LevelTraffic.whole_cache`, the reports' ranges)."""
     if not caches:
         return ()
     body = delinearized(body)
@@ -213,7 +216,7 @@ def cache_traffic(
                 write_allocate=write_allocate,
                 sizes=sizes,
                 streaming=streaming,
-                whole_cache=True,
+                whole_cache=whole_cache,
             )
         )
     return tuple(levels)
@@ -836,7 +839,14 @@ def _statements(nodes: tuple[Node, ...]) -> list[Placed]:
 
 
 def _at_sizes(expr: sympy.Expr, sizes: Mapping[str, int]) -> sympy.Expr:
-    values = size_bindings(expr, sizes)
+    return _at_size_items(expr, tuple(sorted(sizes.items())))
+
+
+@lru_cache(maxsize=8192)
+def _at_size_items(expr: sympy.Expr, size_items: tuple[tuple[str, int], ...]) -> sympy.Expr:
+    """Memoized: every cache level's model, and each loop inside a split one
+    (`_Model._crossing`), asks for the same trips and working sets at the same sizes."""
+    values = size_bindings(expr, dict(size_items))
     return expand(substituted(expr, values)) if values else expr
 
 

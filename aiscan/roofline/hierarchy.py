@@ -77,14 +77,18 @@ def device_cache_traffic(
     *,
     write_allocate: bool,
     sizes: Mapping[str, int] | None,
+    whole_cache: bool = True,
 ) -> DeviceCacheTraffic | None:
-    """The kernel's traffic per level; None when the device has no modelled cache."""
+    """The kernel's traffic per level; None when the device has no modelled cache.
+    `whole_cache`: as `cache_traffic` takes it."""
     specs, notes = cache_specs(device)
     if not specs:
         return None
     main = device.main_memory.name
     per_body = [
-        cache_traffic(body, specs, main, write_allocate=write_allocate, sizes=sizes)
+        cache_traffic(
+            body, specs, main, write_allocate=write_allocate, sizes=sizes, whole_cache=whole_cache
+        )
         for body in bodies
     ]
     if len(per_body) == 1:
