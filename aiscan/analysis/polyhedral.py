@@ -530,7 +530,6 @@ def _map_at(
     reference: PolyReference, sizes: tuple[tuple[sympy.Symbol, int], ...], width: int
 ) -> Any:
     """The reference's map at these sizes (see above)."""
-    import islpy as isl
 
     symbols = tuple(s for s, _ in sizes)
     parametric = _parametric_map(reference, symbols, width)
@@ -543,7 +542,17 @@ def _map_at(
         partly = _partly_parametric_map(reference, free, fixed, width)
         if partly is not None:
             return _fixed(partly, [v for s, v in sizes if s not in numbers])
-    return isl.Map(_map_text(reference, dict(sizes), width))
+    return _parsed_map(_map_text(reference, dict(sizes), width))
+
+
+@lru_cache(maxsize=4096)
+def _parsed_map(text: str) -> Any:
+    """isl's map of `text`, memoized by the text: the same reference in another nest
+    object (a range split's piece, an inlined copy) writes the same text, and a third of
+    the parses over the fixtures were of a text parsed before."""
+    import islpy as isl
+
+    return isl.Map(text)
 
 
 @lru_cache(maxsize=2048)
@@ -553,7 +562,7 @@ def _parametric_map(
     import islpy as isl
 
     try:
-        return isl.Map(_map_text(reference, _parameters(sizes), width))
+        return _parsed_map(_map_text(reference, _parameters(sizes), width))
     except (NotAffine, isl.Error):
         return None
 
@@ -589,7 +598,7 @@ def _partly_parametric_map(
     import islpy as isl
 
     try:
-        return isl.Map(_map_text(reference, {**dict(numbers), **_parameters(sizes)}, width))
+        return _parsed_map(_map_text(reference, {**dict(numbers), **_parameters(sizes)}, width))
     except (NotAffine, isl.Error):
         return None
 
