@@ -823,3 +823,21 @@ def test_hover_counts_a_kernel_with_its_device_functions(tmp_path: Path) -> None
     assert "- FLOPs: `2*n**2 + 3*n` (add n**2 + n, mul n**2 + 2*n)" in text
     assert "- bytes, compulsory: `4*n**2 + 12*n`" in text
     assert "unknown" not in text
+
+
+def test_a_line_splice_is_read_as_the_preprocessor_reads_it() -> None:
+    """A backslash-newline inside `blockIdx` (a fuzzed saxpy): the grid-stride loop is
+    still read as one loop over n, and the lines after the splice keep their numbers."""
+    source = (FIXTURES / "saxpy_grid_stride.cu").read_text()
+    split = source.replace("i = blockIdx.x", "i = block\\\r\nIdx.x")
+    assert split.count("\n") == source.count("\n") + 1
+    plain, spliced = (_analysis(text).functions[0].regions[0] for text in (source, split))
+    assert str(spliced.flops.total) == str(plain.flops.total) == "2*n"
+    assert str(spliced.traffic["compulsory"].total(False)) == "12*n"
+    lines = [(r.region.span.line, r.region.span.end_line) for r in (plain, spliced)]
+    assert lines[1] == (lines[0][0], lines[0][1] + 1)  # the loop's line, one more to its end
+    with pytest.raises(InputError) as caught:
+        lower_source(
+            split + "__global__ void k(float *x) { x[0] = ; }\n", "k.cu", PipelineOptions()
+        )
+    assert caught.value.diagnostic.span.line == split.count("\n") + 1

@@ -191,7 +191,7 @@ def _offset(text: str, line: int, column: int) -> int | None:
 
 def translate(source: str, path: str) -> Translation:
     """The C text of a CUDA file, with its kernels, launches and located errors."""
-    code = masked(source)
+    code = masked(_spliced(source))
     text = list(code)
     result = Translation("")
 
@@ -492,6 +492,33 @@ def _declaration(code: str, start: int, end: int, put: _Put) -> None:
 def _name(head: str) -> str:
     found = re.findall(r"(\w+)\s*\(", head)
     return found[-1] if found else "?"
+
+
+def _spliced(source: str) -> str:
+    """C's second translation phase: each backslash-newline removed, as the preprocessor
+    removes it before reading any token, so that the respellings read what it reads. A
+    grid-stride loop whose `blockIdx` was split over two lines was not read as one: its
+    trip was summed over a block's 256 threads one by one, 11 s and a sum of 256
+    roundings, where the loop is `i < n`. The newlines are put back at the end of the
+    logical line: every line after it stays where it was."""
+    if "\\\n" not in source and "\\\r\n" not in source:
+        return source
+    parts = source.split("\n")
+    out: list[str] = []
+    joined = 0
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        line = part.removesuffix("\r")
+        if not last and line.endswith("\\"):
+            out.append(line[:-1])
+            joined += 1
+            continue
+        out.append(part)
+        if not last:
+            out.append("\n" * (1 + joined))
+            joined = 0
+    out.append("\n" * joined)  # a splice at the end of the file
+    return "".join(out)
 
 
 class _Put(Protocol):
