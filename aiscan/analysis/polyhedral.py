@@ -352,31 +352,47 @@ def _sorted_sizes(sizes: Mapping[sympy.Symbol, int]) -> tuple[tuple[sympy.Symbol
     return tuple(sorted(sizes.items(), key=lambda kv: kv[0].name))
 
 
+_Sets = tuple[Any, Any, Any]
+"""The touched, written and read-first elements (None for the last two without stores)."""
+
+
 @lru_cache(maxsize=2048)
 def _counts_cached(
     references: tuple[PolyReference, ...], sizes: tuple[tuple[sympy.Symbol, int], ...]
 ) -> tuple[int, int, int]:
-    sets = _sets_at(references, sizes)
-    if sets is not None:
-        touched, written, read_first = sets
-        if written is None:
-            count = _count(touched)
-            return count, 0, count
-        return _count(touched), _count(written), _count(read_first)
-    return _counts_from_maps(references, sizes)
+    found = _sets_at(references, sizes)
+    if found is None:
+        return _counts_from_maps(references, sizes)
+    (touched, written, read_first), values = found
+    return _counted(
+        (_fixed_set(touched, values), _fixed_set(written, values), _fixed_set(read_first, values))
+    )
 
 
 def _counts_from_maps(
     references: tuple[PolyReference, ...], sizes: tuple[tuple[sympy.Symbol, int], ...]
 ) -> tuple[int, int, int]:
     """`_counts_cached` from each reference's map at these sizes."""
-    maps = _maps_at(references, sizes)
+    return _counted(_three_sets(_maps_at(references, sizes)))
+
+
+def _three_sets(maps: Sequence[tuple[PolyReference, Any]]) -> _Sets:
+    """The elements the references touch, those the stores touch, and those a read
+    touches first; the last two None without a store (every element is then first
+    touched by a read: the touched set, counted once)."""
     touched = _union_range([m for _, m in maps])
     writes = [m for r, m in maps if r.access.is_write]
-    if not writes:  # every element is first touched by a read: the same set, counted once
+    if not writes:
+        return touched, None, None
+    return touched, _union_range(writes), _read_first(maps)
+
+
+def _counted(sets: _Sets) -> tuple[int, int, int]:
+    touched, written, read_first = sets
+    if written is None:
         count = _count(touched)
         return count, 0, count
-    return _count(touched), _count(_union_range(writes)), _count(_read_first(maps))
+    return _count(touched), _count(written), _count(read_first)
 
 
 @lru_cache(maxsize=2048)
@@ -385,23 +401,20 @@ def _touched_cached(
 ) -> int:
     """`_counts_cached`'s first count alone, for the cache model's working sets: the
     stores' and the first reads' sets are not made (a third of the time of the counts)."""
-    sets = _sets_at(references, sizes)
-    if sets is not None:
-        return _count(sets[0])
+    found = _sets_at(references, sizes)
+    if found is not None:  # the touched set alone fixed at the sizes
+        return _count(_fixed_set(found[0][0], found[1]))
     return _count(_union_range([m for _, m in _maps_at(references, sizes)]))
-
-
-_Sets = tuple[Any, Any, Any]
-"""The touched, written and read-first elements (None for the last two without stores)."""
 
 
 def _sets_at(
     references: tuple[PolyReference, ...], sizes: tuple[tuple[sympy.Symbol, int], ...]
-) -> _Sets | None:
-    """The three sets of `_counts_cached` at these sizes, fixed from `_parametric_sets`:
-    every size a parameter where every map takes it so, else the sizes some reference
-    holds as numbers fixed there and the others parameters (as `_map_at` tries them);
-    None where those are not made."""
+) -> tuple[_Sets, list[int]] | None:
+    """The three sets of `_counts_cached` for these sizes from `_parametric_sets`, with
+    the values of their parameters (`_fixed_set` fixes each there): every size a
+    parameter where every map takes it so, else the sizes some reference holds as
+    numbers fixed and the others parameters (as `_map_at` tries them); None where those
+    are not made."""
     symbols = tuple(s for s, _ in sizes)
     sets = _parametric_sets(references, symbols, ())
     values = [v for _, v in sizes]
@@ -415,8 +428,7 @@ def _sets_at(
         if sets is None:
             return None
         values = [v for s, v in sizes if s not in numbers]
-    touched, written, read_first = (_fixed_set(found, values) for found in sets)
-    return touched, written, read_first
+    return sets, values
 
 
 @lru_cache(maxsize=2048)
@@ -443,11 +455,7 @@ def _parametric_sets(
     if len(maps) < len(references) or len({m.dim(isl.dim_type.out) for _, m in maps}) != 1:
         return None
     try:
-        touched = _union_range([m for _, m in maps])
-        writes = [m for r, m in maps if r.access.is_write]
-        if not writes:
-            return touched, None, None
-        return touched, _union_range(writes), _read_first(maps)
+        return _three_sets(maps)
     except isl.Error:
         return None
 
