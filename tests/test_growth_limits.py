@@ -19,7 +19,7 @@ SIZES = [B, HEADS, T, WIDTH]
 def _sympys(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Expr | None:
     growth = {s: intensity._GROWTH for s in SIZES}
     ratio = numerator.subs(growth) / denominator.subs(growth)
-    return intensity.limit_at_infinity(ratio, intensity._GROWTH)
+    return sympy.limit(ratio, intensity._GROWTH, sympy.oo)
 
 
 def test_attention_ratios_are_sympys_limits() -> None:

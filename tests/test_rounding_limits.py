@@ -1,8 +1,9 @@
 """The infinite limit of a polynomial in x and its roundings (`floor`, `ceiling` of a
 linear function of x), as a crossover's gap at a tile's count holds them
 (`intensity._limit_past_roundings`): the leading term of the polynomial with each
-rounding set to its argument, where that keeps the full degree; sympy's `limit` where
-the leading terms cancel or anything else is in the expression."""
+rounding set to its argument, where that keeps the full degree, and of a ratio of two
+such, the ratio of their leading terms; sympy's `limit` where the leading terms cancel
+or anything else is in the expression."""
 
 from __future__ import annotations
 
@@ -49,13 +50,32 @@ def test_the_gaps_of_the_fixtures_plot_have_sympys_limits(gap: str) -> None:
         "p*floor(x/2) - x",  # another symbol
         "floor(floor(x/2)/3)",  # a rounding of a rounding
         "floor(x**2/2) - x",  # a rounding of a square
-        "floor(x/2)/(x + 1)",  # a ratio
+        "(x - 2*floor(x/2))/(x + 1)",  # a ratio whose top's leading terms cancel
         "x**2 + 3",  # no rounding: the polynomial path's
     ],
 )
 def test_left_to_sympy_where_the_rule_cannot_tell(expr: str) -> None:
     parsed = sympy.sympify(expr, locals={"x": X, "p": sympy.Symbol("p", positive=True)})
     assert intensity._limit_past_roundings(parsed, X) is None
+
+
+RATIOS = [
+    # An intensity's limit the fixtures' plot took with sympy (`aiscan roofline ...`).
+    "(2*x - 3*ceiling(x/3) + 3)/(16*(2*x - 3*ceiling(x/3) + 7))",
+    "floor(x/2)/(x + 1)",
+    "ceiling(x/2)/(x - ceiling(x/3))",
+    "x*floor(x/4)/(3*x**2 + ceiling(x/5))",
+    "(x + 1)/(x*ceiling(x/7))",
+]
+
+
+@pytest.mark.parametrize("ratio", RATIOS)
+def test_a_ratio_has_the_limit_of_its_leading_terms(ratio: str) -> None:
+    expr = sympy.sympify(ratio, locals={"x": X})
+    found = intensity._limit_past_roundings(expr, X)
+    assert found is not None
+    assert found == sympy.limit(expr, X, sympy.oo)
+    assert intensity.limit_at_infinity(expr, X) == found
 
 
 def _exact(expr: sympy.Expr, value: int) -> Fraction:
