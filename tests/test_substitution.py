@@ -102,3 +102,39 @@ def test_sizes_as_python_integers_are_placed_as_subs_places_them() -> None:
 def test_a_key_bound_twice_is_bound_as_its_last_binding() -> None:
     assert _replaced(n + 1, ((n, m), (n, n)), False) == n + 1
     assert _replaced(n + 1, ((n, n), (n, m)), True) == m + 1
+
+
+NUMBERS = st.dictionaries(st.sampled_from(SYMBOLS), st.integers(-3, 40), min_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(EXPRESSIONS, NUMBERS)
+def test_numbers_for_every_symbol_give_subs_s_number(expression: sympy.Expr, numbers: dict) -> None:
+    """Every symbol bound to a number (`n`, `m`, `k` positive: a number below 1 disagrees
+    and goes to `subs`): the number `subs` gives, read without rebuilding the expression
+    (`_number_at`) wherever the numbers agree with the assumptions."""
+    from aiscan.substitution import _number_at
+    from aiscan.substitution import substituted as placed
+
+    expected = expression.subs(numbers)
+    assert placed(expression, numbers) == expected
+    fast = _number_at(expression, numbers)
+    agree = all(numbers[s] >= 1 for s in (n, m, k))
+    assert (fast is not None) == (agree and expected.is_Rational)
+    if fast is not None:
+        assert sympy.srepr(fast) == sympy.srepr(expected)
+
+
+def test_a_number_against_the_assumptions_is_left_to_subs() -> None:
+    """`subs` binds one symbol after another: `Min(1, m)` is 1 while `m` is still the
+    positive symbol, so `m = 0` (against its assumptions) does not reach the `Min`."""
+    from aiscan.substitution import _number_at
+    from aiscan.substitution import substituted as placed
+
+    expression = sympy.Min(n, m) + k
+    numbers = {n: 1, m: 0, k: 2}
+    assert _number_at(expression, numbers) is None
+    assert placed(expression, numbers) == expression.subs(numbers)
+    assert _number_at(expression, {n: 1, m: 5, k: 2}) == 3
+    assert _number_at(expression, {n: 1, m: 5}) is None  # k stays
+    assert _number_at(n / (m - 5), {n: 1, m: 5}) is None  # 1/0: `subs`'s zoo
