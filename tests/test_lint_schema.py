@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -25,17 +27,19 @@ def schema() -> dict[str, Any]:
     return document
 
 
-@pytest.fixture
-def report(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> dict[str, Any]:
-    """Every lint fixture on two devices, and one file that does not parse."""
-    monkeypatch.chdir(ROOT)
-    broken = tmp_path / "broken.c"
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Every lint fixture on two devices, and one file that does not parse: checked once
+    for the module (3 s), each test reading it or breaking a copy of its own."""
+    broken = tmp_path_factory.mktemp("lint") / "broken.c"
     broken.write_text("void f(int n, double *a) { for (int i = 0; i < n; i++) a[i] = ; }\n")
     arguments = ["check", *LINT_FIXTURES, str(broken), "--output-format", "json"]
-    assert main([*arguments, "--device", "h100", "--device", "epyc", "--no-cache"]) == 2
-    document: dict[str, Any] = json.loads(capsys.readouterr().out)
+    output = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(output):
+        patch.chdir(ROOT)
+        code = main([*arguments, "--device", "h100", "--device", "epyc", "--no-cache"])
+    assert code == 2
+    document: dict[str, Any] = json.loads(output.getvalue())
     return document
 
 
