@@ -16,6 +16,17 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
+_MOST_WORKERS = 4
+"""pytest-xdist's `-n auto` (pyproject's `addopts`) on a large machine: each worker holds
+sympy, isl and the analysis (300-450 MB), and the suite's longest tests (the fuzzers,
+40 s) bound it past four."""
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(_MOST_WORKERS, cores or 1))
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-golden",
