@@ -31,13 +31,24 @@ GAPS = [
     "32506/67 - 32506*ceiling(x/2)/67",
 ]
 
+RATIOS = [
+    # Ratios: the first an intensity's limit the fixtures' plot took with sympy.
+    "(2*x - 3*ceiling(x/3) + 3)/(16*(2*x - 3*ceiling(x/3) + 7))",
+    "floor(x/2)/(x + 1)",
+    "ceiling(x/2)/(x - ceiling(x/3))",
+    "x*floor(x/4)/(3*x**2 + ceiling(x/5))",
+    "(x + 1)/(x*ceiling(x/7))",
+]
 
-@pytest.mark.parametrize("gap", GAPS)
-def test_the_gaps_of_the_fixtures_plot_have_sympys_limits(gap: str) -> None:
-    expr = sympy.sympify(gap, locals={"x": X})
+
+@pytest.mark.parametrize("text", GAPS + RATIOS)
+def test_the_fixtures_plot_limits_are_sympys(text: str) -> None:
+    """The crossover gaps' limits are infinite; the ratios' finite."""
+    expr = sympy.sympify(text, locals={"x": X})
     found = intensity._limit_past_roundings(expr, X)
-    assert found in (sympy.oo, -sympy.oo)
+    assert found is not None
     assert found == sympy.limit(expr, X, sympy.oo)
+    assert (found in (sympy.oo, -sympy.oo)) == (text in GAPS)
     assert intensity.limit_at_infinity(expr, X) == found
 
 
@@ -57,25 +68,6 @@ def test_the_gaps_of_the_fixtures_plot_have_sympys_limits(gap: str) -> None:
 def test_left_to_sympy_where_the_rule_cannot_tell(expr: str) -> None:
     parsed = sympy.sympify(expr, locals={"x": X, "p": sympy.Symbol("p", positive=True)})
     assert intensity._limit_past_roundings(parsed, X) is None
-
-
-RATIOS = [
-    # An intensity's limit the fixtures' plot took with sympy (`aiscan roofline ...`).
-    "(2*x - 3*ceiling(x/3) + 3)/(16*(2*x - 3*ceiling(x/3) + 7))",
-    "floor(x/2)/(x + 1)",
-    "ceiling(x/2)/(x - ceiling(x/3))",
-    "x*floor(x/4)/(3*x**2 + ceiling(x/5))",
-    "(x + 1)/(x*ceiling(x/7))",
-]
-
-
-@pytest.mark.parametrize("ratio", RATIOS)
-def test_a_ratio_has_the_limit_of_its_leading_terms(ratio: str) -> None:
-    expr = sympy.sympify(ratio, locals={"x": X})
-    found = intensity._limit_past_roundings(expr, X)
-    assert found is not None
-    assert found == sympy.limit(expr, X, sympy.oo)
-    assert intensity.limit_at_infinity(expr, X) == found
 
 
 def _exact(expr: sympy.Expr, value: int) -> Fraction:
