@@ -542,7 +542,6 @@ def _map_at(
     reference: PolyReference, sizes: tuple[tuple[sympy.Symbol, int], ...], width: int
 ) -> Any:
     """The reference's map at these sizes (see above)."""
-
     symbols = tuple(s for s, _ in sizes)
     parametric = _parametric_map(reference, symbols, width)
     if parametric is not None:
