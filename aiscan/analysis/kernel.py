@@ -6,8 +6,8 @@ Pure functions from IR to results; nothing here parses, prints or exits.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Mapping, MutableMapping
-from dataclasses import dataclass, replace
+from collections.abc import Hashable, Iterator, Mapping, MutableMapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from aiscan.algebra import SYMPY, ZERO, expand
@@ -463,11 +463,40 @@ def _intensities(
     traffic: Mapping[str, Traffic],
     options: AnalysisOptions,
     sizes: Mapping[str, int],
-) -> dict[str, Intensity]:
-    return {
-        model: intensity(flops.total, t.total(options.write_allocate), sizes)
-        for model, t in traffic.items()
-    }
+) -> Mapping[str, Intensity]:
+    return _Intensities(flops.total, dict(traffic), options.write_allocate, dict(sizes))
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class _Intensities(Mapping[str, Intensity]):
+    """Each traffic view's intensity, made when it is first read. The reports read them
+    all; a plot reads none (it places the FLOPs and bytes on each device itself), and
+    making them was a twentieth of its workers' time. The same `intensity` either way.
+    A dataclass whose `made` is no `__init__` field: the editor moves the counts it is
+    made of to a function's new lines (`relines`), and the intensities are made again
+    from them, as a fresh analysis makes them."""
+
+    flops: sympy.Expr
+    traffic: Mapping[str, Traffic]
+    write_allocate: bool
+    sizes: Mapping[str, int]
+    made: dict[str, Intensity] = field(default_factory=dict, init=False)
+
+    def __getitem__(self, model: str) -> Intensity:
+        made = self.made.get(model)
+        if made is None:
+            total = self.traffic[model].total(self.write_allocate)
+            made = self.made[model] = intensity(self.flops, total, self.sizes)
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.traffic)
+
+    def __len__(self) -> int:
+        return len(self.traffic)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
 
 
 def _loop_summaries(body: tuple[Node, ...], depth: int) -> list[LoopSummary]:
