@@ -703,8 +703,11 @@ def roofline_inputs(
         )
     # A drawing reads no AI's printed form: sympy's `simplify` of it is left to the HTML
     # report, whose tables show it.
+    # Each region counts only the traffic view the placements read (`--model`): a NumPy
+    # region's fused, eager and jit views are each a count of their own.
+    placing = replace(options, analysis=replace(options.analysis, placed_view=placement.model))
     task_options = RooflineOptions(
-        options, placement, size_range, simplified=_is_html(Path(arguments.output))
+        placing, placement, size_range, simplified=_is_html(Path(arguments.output))
     )
     preload(files, task_options)
     from aiscan.roofline.plot import import_drawing

@@ -23,6 +23,10 @@ class AnalysisOptions:
     special_weight: int = 0
     """FLOPs a special function (sqrt, exp, ...) adds to the total; reported apart always."""
     sizes: Mapping[str, int] = field(default_factory=dict)
+    placed_view: str | None = None
+    """The traffic model a placement reads (`aiscan roofline`'s `--model`): each region
+    then counts only the traffic view that model places (`kernel._wanted_views`); None
+    counts every view, as the reports print them."""
 
 
 @dataclass(frozen=True)

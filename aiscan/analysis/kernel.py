@@ -159,7 +159,13 @@ def analysis_key(
 ) -> Hashable:
     """What decides a function's analysis (`analyze_module`'s memo): the function, the
     sizes (which hold `options.sizes`) and the rest of the options the analysis reads."""
-    return (function, options.write_allocate, options.special_weight, tuple(sorted(sizes.items())))
+    return (
+        function,
+        options.write_allocate,
+        options.special_weight,
+        options.placed_view,
+        tuple(sorted(sizes.items())),
+    )
 
 
 def _analyze_function(
@@ -180,12 +186,14 @@ def _analyze_function(
             tuple(unknowns),
         )
     flops = FlopCounts.zero()
-    traffic = {model: Traffic.zero(model) for model in MODELS}
+    # Every region counts every model unless a placement asked for one view alone.
+    models = [m for m in MODELS if all(m in r.traffic for r in regions)]
+    traffic = {model: Traffic.zero(model) for model in models}
     for region in regions:
         flops = flops + region.flops
-        for model in MODELS:
+        for model in models:
             traffic[model] = traffic[model] + region.traffic[model]
-    if any(r.region.eager_calls for r in regions):
+    if options.placed_view is None and any(r.region.eager_calls for r in regions):
         # Regions without NumPy calls move the same bytes in every view.
         for view in NUMPY_VIEWS:
             traffic[view] = Traffic.zero(view)
@@ -322,6 +330,7 @@ def _region_counts(
         ),
         tuple(sorted(region.local_arrays)) if region.eager_calls else (),
         options.special_weight,
+        _wanted_views(region, options.placed_view),
         options.write_allocate,
         tuple(sorted(sizes.items())),
     )
@@ -372,9 +381,14 @@ def _count_region(
     sizes: Mapping[str, int],
 ) -> _Counts:
     flops = count_flops(statements, options.special_weight)
-    compulsory, footprint_unknowns = compulsory_traffic(statements)
-    traffic = {"compulsory": compulsory, "streaming": streaming_traffic(region.body)}
-    if region.eager_calls:
+    wanted = _wanted_views(region, options.placed_view)
+    traffic: dict[str, Traffic] = {}
+    footprint_unknowns: list[Unknown] = []
+    if wanted is None or wanted & {"compulsory", "fused"}:
+        compulsory, footprint_unknowns = compulsory_traffic(statements)
+        traffic["compulsory"] = compulsory
+    traffic["streaming"] = streaming_traffic(region.body)
+    if region.eager_calls and (wanted is None or "fused" in wanted):
         traffic["fused"] = Traffic(
             "fused",
             compulsory.read_bytes,
@@ -382,6 +396,7 @@ def _count_region(
             compulsory.allocate_bytes,
             compulsory.exact,
         )
+    if region.eager_calls and (wanted is None or "eager" in wanted):
         eager = Traffic.zero("eager")
         for call in region.eager_calls:
             call_traffic, call_unknowns = compulsory_traffic(placed_statements(call.body))
@@ -393,6 +408,7 @@ def _count_region(
             eager = eager + _repeated(_weighted(call_traffic, call.weight), call.repeat)
             footprint_unknowns += call_unknowns
         traffic["eager"] = eager
+    if region.eager_calls and (wanted is None or "jit" in wanted):
         jit, jit_unknowns = compulsory_traffic(
             placed_statements(_without_arrays(region.body, region.local_arrays))
         )
@@ -402,6 +418,21 @@ def _count_region(
         footprint_unknowns += [u for u in jit_unknowns if u not in footprint_unknowns]
     intensities = _intensities(flops, traffic, options, sizes)
     return _Counts(flops, traffic, intensities, footprint_unknowns)
+
+
+def _wanted_views(region: Region, placed_view: str | None) -> frozenset[str] | None:
+    """The traffic views a placement under the model `placed_view` reads of this region
+    (`roofline.kernels._traffic_view`): under `auto`, a launch's compulsory bytes, a
+    compiled function's jit view, other array code's eager view, loops' compulsory bytes;
+    under another model that view, with the compulsory bytes it falls back to. None
+    (every view) for the reports."""
+    if placed_view is None:
+        return None
+    if placed_view == "auto" and not region.gpu_launch:
+        if region.eager_calls:
+            return frozenset({"jit" if region.view == "jit" else "eager"})
+        return frozenset({"compulsory"})
+    return frozenset({"compulsory", placed_view})
 
 
 def _repeated(traffic: Traffic, loops: tuple[Loop, ...]) -> Traffic:
