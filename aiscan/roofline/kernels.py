@@ -379,9 +379,11 @@ def _place_one(
             plain = spec.place_on(device, sizes=sizes, sparse=options.sparse, point=point)
             return replace(plain, model="compulsory")
         if traffic is not None:
+            # A size path's point is drawn, never printed (`simplified` False).
             return spec.place_on_caches(
-                device, traffic, sizes=sizes, sparse=options.sparse, point=point
-            )
+                device, traffic, sizes=sizes, sparse=options.sparse, point=point,
+                simplified=not point,
+            )  # fmt: skip
         fallback = spec.place_on(device, sizes=sizes, sparse=options.sparse, point=point)
         return replace(fallback, notes=(*fallback.notes, NO_CACHE_NOTE))
     if result is not None and _is_launch(result) and options.model in ("auto", "cache"):

@@ -200,16 +200,18 @@ class KernelSpec:
         sizes: Mapping[str, int] | None = None,
         sparse: bool = False,
         point: bool = False,
+        simplified: bool = True,
     ) -> Placement:
         """This kernel on `device`'s hierarchical roofline (the `cache` model's `traffic`,
-        computed for the same threads), on the same compute roof `place_on` chooses."""
+        computed for the same threads), on the same compute roof `place_on` chooses
+        (`simplified` False: the figures a drawing reads, as `place_on`)."""
         device, choice = self.on_threads(device)
         precision, reason, parts = self.roofs_on(device, sparse=sparse)
         placed = place_hierarchical(
             self.flops, traffic, precision, device,
             sizes=sizes, sparse=sparse, roof_reason=reason, parts=parts,
             flop_mix=self.flop_mix, repeats=self.repeats, chains=self._chains(device),
-            point=point,
+            point=point, simplified=simplified,
         )  # fmt: skip
         return replace(
             placed,
@@ -265,11 +267,13 @@ def place_kernel(
     """The kernel on the device as the plot draws it (on its caches where it carries their
     traffic), or why it cannot be placed there. `simplified` False: for a drawing alone,
     which reads no symbolic AI's printed form (`placement.place`); the caches' levels are
-    chosen by their limits, so those keep them."""
+    chosen by their limits, so those keep them (`placement.place_hierarchical`)."""
     traffic = (kernel.cache_traffic or {}).get(device.key)
     try:
         if traffic is not None:
-            return kernel.place_on_caches(device, traffic, sizes=sizes, sparse=sparse)
+            return kernel.place_on_caches(
+                device, traffic, sizes=sizes, sparse=sparse, simplified=simplified
+            )
         return kernel.place_on(device, sizes=sizes, sparse=sparse, simplified=simplified)
     except UsageError as error:
         return str(error)
