@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aiscan.algebra import constant
-from aiscan.analysis.footprint import _highest, _lowest, _numeric_rank
+from aiscan.analysis.footprint import _highest, _lowest, _numeric_rank, _symbolic_rank
 from aiscan.ir.symbols import loop_symbol, size_symbol
 
 _MATRICES = st.integers(1, 4).flatmap(
@@ -30,6 +30,25 @@ def test_rank_is_sympys(rows: list[list[int]]) -> None:
 
 def test_a_symbolic_entry_is_left_to_sympy() -> None:
     assert _numeric_rank([[size_symbol("n"), 1]]) is None
+
+
+_N, _M = size_symbol("n"), size_symbol("m")
+_ENTRIES = st.sampled_from(
+    [0, 1, -1, 2, _N, -_N, _M, _N * _M, _N + 1, 2 * _N, sympy.floor(_N / _M), _N - _M]
+)
+_SYMBOLIC = st.integers(1, 4).flatmap(
+    lambda columns: st.lists(
+        st.lists(_ENTRIES, min_size=columns, max_size=columns), min_size=1, max_size=4
+    )
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_SYMBOLIC)
+def test_a_symbolic_rank_is_sympys(rows: list[list[sympy.Expr]]) -> None:
+    """Linearized subscripts (`i*n + j`) give a matrix of sizes: its rank over rational
+    functions of them is `Matrix.rank`'s, without `simplify`."""
+    assert _symbolic_rank(rows) == sympy.Matrix(rows).rank()
 
 
 @settings(max_examples=100, deadline=None)
