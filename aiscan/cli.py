@@ -701,11 +701,11 @@ def roofline_inputs(
             f"aiscan roofline: analyzing {counted(len(files), 'file')} and placing their "
             f"loop nests on {devices}"
         )
-    # A drawing reads no AI's printed form: sympy's `simplify` of it is left to the HTML
-    # report, whose tables show it.
     # Each region counts only the traffic view the placements read (`--model`): a NumPy
     # region's fused, eager and jit views are each a count of their own.
     placing = replace(options, analysis=replace(options.analysis, placed_view=placement.model))
+    # A drawing reads no AI's printed form: sympy's `simplify` of it is left to the HTML
+    # report, whose tables show it.
     task_options = RooflineOptions(
         placing, placement, size_range, simplified=_is_html(Path(arguments.output))
     )

@@ -606,7 +606,7 @@ def _drawn_intensity(
     ratio = to_sympy(flops) / to_sympy(bytes_moved)
     if not with_limit and set(ratio.free_symbols) == set(growing_symbols(ratio)):
         return ratio, None
-    if is_hinged_ratio(ratio) or (is_poly(ratio) and len(ratio.terms) <= 1):
+    if is_hinged_ratio(ratio):  # `simplify_hinged`'s form, sympy-free
         return _intensity_and_limit(flops, bytes_moved)
     return _drawn_cancelled(ratio, with_limit)
 
