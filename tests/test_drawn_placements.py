@@ -92,9 +92,7 @@ def test_a_cancelled_ratio_has_the_simplified_ratios_symbols_and_limit(
     ratio: sympy.Expr,
 ) -> None:
     cancelled, limit = _drawn_cancelled(ratio, True)
-    simplified, simplified_limit = _intensity_and_limit(
-        ratio.as_numer_denom()[0], ratio.as_numer_denom()[1]
-    )
+    simplified, simplified_limit = _intensity_and_limit(*ratio.as_numer_denom())
     assert cancelled.free_symbols == simplified.free_symbols
     assert sympy.simplify(cancelled - simplified) == 0
     limit, simplified_limit = sympy.sympify(limit), sympy.sympify(simplified_limit)

@@ -602,8 +602,8 @@ def _limit_past_roundings(expr: sympy.Expr, variable: sympy.Symbol) -> sympy.Exp
     ]
     if leading[0] is None or leading[1] is None:
         return None
-    if bottom == 1:  # a polynomial: only an infinite limit is read here
-        return None if leading[0][0] < (0, 1) else _limit_of_powers(leading[0], leading[1])
+    if bottom == 1 and leading[0][0] < (0, 1):
+        return None  # a polynomial: only an infinite limit is read here
     return _limit_of_powers(leading[0], leading[1])
 
 
