@@ -86,6 +86,7 @@ def _keep_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     lowerings kept."""
     monkeypatch.setattr(view_module, "PLACEMENTS", view_module._Recent(64))
     monkeypatch.setattr(view_module, "ANALYSES", view_module._Recent(64))
+    monkeypatch.setattr(view_module, "REGIONS", view_module._Recent(64))
     monkeypatch.setattr(view_module, "_TRAILS", view_module._Recent(16))
 
 
@@ -171,6 +172,50 @@ def test_the_hovered_nest_is_described_before_the_whole_file_is_analyzed(
     view = _viewed_hovering_line_10(path, settings, events)
     assert events == ["function matvec", "nest 9", "file scale, matvec", "nest 3"]
     assert view == alone
+
+
+TWO_NESTS = """\
+void two(int n, double *restrict x, double *restrict y)
+{
+    for (int i = 0; i < n; i++)
+        x[i] = 2.0 * x[i];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            y[i] += x[j];
+}
+"""
+
+
+def test_the_hovered_nest_is_analyzed_alone_and_not_again_with_its_function(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hover during the first analysis waits for its own nest's analysis, not for the
+    other nests of its function; the function's analysis then finds it kept, and every
+    nest's view is what a process that kept nothing gives."""
+    path = str(tmp_path / "two.c")
+    settings = settings_for(path, ("h100-sxm",))
+    _keep_nothing(monkeypatch)
+    fresh = view_document(TWO_NESTS, path, settings, 60.0)
+    _keep_nothing(monkeypatch)
+    kernel_module._memo.clear()  # the counts too: each region's analysis is seen
+    events: list[str] = []
+    analyzing = kernel_module._analyze_region
+
+    def analyzing_noted(region: Any, *rest: Any) -> Any:
+        events.append(f"analyzed {region.span.line}")
+        return analyzing(region, *rest)
+
+    monkeypatch.setattr(kernel_module, "_analyze_region", analyzing_noted)
+    view = view_document(
+        TWO_NESTS,
+        path,
+        settings,
+        60.0,
+        lambda nest: events.append(f"nest {nest.span.line}"),
+        lambda: 7,
+    )
+    assert events == ["analyzed 5", "nest 5", "analyzed 3", "nest 3"]
+    assert view == fresh
 
 
 PYTHON_TWO = """\

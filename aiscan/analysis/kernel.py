@@ -129,13 +129,16 @@ def analyze_module(
     module: Module,
     options: AnalysisOptions | None = None,
     memo: MutableMapping[Hashable, FunctionAnalysis] | None = None,
+    region_memo: MutableMapping[Hashable, RegionAnalysis] | None = None,
 ) -> ModuleAnalysis:
     """`memo`: each function's analysis, kept by the function (its value) and the options,
     for the next analysis of an edited file (the language server's), whose other
-    functions lower as they did."""
+    functions lower as they did. `region_memo`: each region's, kept the same way, for a
+    function whose hovered nest was analyzed alone first (a region's analysis is of the
+    region alone)."""
     options = options or AnalysisOptions()
     sizes = {**dict(module.size_defaults), **options.sizes}
-    functions = tuple(_remembered(f, options, sizes, memo) for f in module.functions)
+    functions = tuple(_remembered(f, options, sizes, memo, region_memo) for f in module.functions)
     return ModuleAnalysis(module, functions, sizes, options.write_allocate)
 
 
@@ -144,23 +147,25 @@ def _remembered(
     options: AnalysisOptions,
     sizes: Mapping[str, int],
     memo: MutableMapping[Hashable, FunctionAnalysis] | None,
+    region_memo: MutableMapping[Hashable, RegionAnalysis] | None,
 ) -> FunctionAnalysis:
     if memo is None:
-        return _analyze_function(function, options, sizes)
+        return _analyze_function(function, options, sizes, region_memo)
     key = analysis_key(function, options, sizes)
     found = memo.get(key)
     if found is None:
-        found = memo[key] = _analyze_function(function, options, sizes)
+        found = memo[key] = _analyze_function(function, options, sizes, region_memo)
     return found
 
 
 def analysis_key(
-    function: Function, options: AnalysisOptions, sizes: Mapping[str, int]
+    part: Function | Region, options: AnalysisOptions, sizes: Mapping[str, int]
 ) -> Hashable:
-    """What decides a function's analysis (`analyze_module`'s memo): the function, the
-    sizes (which hold `options.sizes`) and the rest of the options the analysis reads."""
+    """What decides a function's or a region's analysis (`analyze_module`'s memos): the
+    IR, the sizes (which hold `options.sizes`) and the rest of the options the analysis
+    reads."""
     return (
-        function,
+        part,
         options.write_allocate,
         options.special_weight,
         options.placed_view,
@@ -169,9 +174,12 @@ def analysis_key(
 
 
 def _analyze_function(
-    function: Function, options: AnalysisOptions, sizes: Mapping[str, int]
+    function: Function,
+    options: AnalysisOptions,
+    sizes: Mapping[str, int],
+    region_memo: MutableMapping[Hashable, RegionAnalysis] | None = None,
 ) -> FunctionAnalysis:
-    regions = tuple(_analyze_region(r, options, sizes) for r in function.regions)
+    regions = tuple(_remembered_region(r, options, sizes, region_memo) for r in function.regions)
     unknowns = [*function.unknowns, *(u for r in regions for u in r.unknowns)]
     if len(regions) == 1:
         # Most functions are one loop nest: its counts are the function's, as they are.
@@ -210,6 +218,21 @@ def _analyze_function(
         _dominant([r.precision for r in regions if r.precision]),
         tuple(unknowns),
     )
+
+
+def _remembered_region(
+    region: Region,
+    options: AnalysisOptions,
+    sizes: Mapping[str, int],
+    memo: MutableMapping[Hashable, RegionAnalysis] | None,
+) -> RegionAnalysis:
+    if memo is None:
+        return _analyze_region(region, options, sizes)
+    key = analysis_key(region, options, sizes)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _analyze_region(region, options, sizes)
+    return found
 
 
 def _analyze_region(

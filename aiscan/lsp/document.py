@@ -152,18 +152,22 @@ def analyze_document(
     lint: bool = True,
     lower: Callable[[], Module] | None = None,
     analysis_memo: MutableMapping[Hashable, FunctionAnalysis] | None = None,
+    region_memo: MutableMapping[Hashable, RegionAnalysis] | None = None,
 ) -> DocumentAnalysis:
     """The document analyzed and linted within `limit_s` (when run on a main thread);
     `placement_memo` keeps placements for the next analysis (`LintContext`). Without
     `lint`, no findings yet: `lint_document` adds them (the server describes the nests
     first, the lint then reuses their placements). `lower`, when given, lowers the text
     in `lower_source`'s place, within the limit (the server describes the hovered nest on
-    the way). `analysis_memo` keeps each function's analysis for the next (`analyze_module`)."""
+    the way). `analysis_memo` keeps each function's analysis for the next, `region_memo`
+    each region's (`analyze_module`)."""
     started = time.monotonic()
     try:
         with time_limit(limit_s):
             module = lower_source(text, path, settings.pipeline) if lower is None else lower()
-            analysis = analyze_module(module, settings.pipeline.analysis, analysis_memo)
+            analysis = analyze_module(
+                module, settings.pipeline.analysis, analysis_memo, region_memo
+            )
     except BaseException as error:
         return _failed(error, path, limit_s)
     context = lint_context(analysis, text, settings, placement_memo)

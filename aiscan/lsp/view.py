@@ -10,9 +10,9 @@ show the same placements: they are made once, and kept per process across analys
 (`ANALYSES`) and each Python file's last lowering (`_TRAILS`, `reuse.py`) are kept the
 same way, so it lowers and analyzes again only what it changed. The nests are described
 before the lint, each sent as it is done, the one the editor hovers on first (from its
-function's analysis, before the file's; in Python from its function's lowering, before the
-rest of the file is lowered): a hover during a document's first analysis waits for its own
-nest, not for the whole file.
+own analysis, before its function's and the file's, which find it kept (`REGIONS`); in
+Python from its function's lowering, before the rest of the file is lowered): a hover
+during a document's first analysis waits for its own nest, not for the whole file.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from aiscan.analysis.kernel import (
     analyze_module,
 )
 from aiscan.errors import Diagnostic
-from aiscan.ir.nodes import Function, Module
+from aiscan.ir.nodes import Function, Module, Region
 from aiscan.lint.finding import Finding
 from aiscan.lsp.document import (
     DocumentAnalysis,
@@ -53,7 +53,15 @@ if TYPE_CHECKING:
     from aiscan.frontends.python.relines import Relines
     from aiscan.frontends.python.reuse import Trail
 
-__all__ = ["ANALYSES", "PLACEMENTS", "DocumentView", "NestView", "failed_view", "view_document"]
+__all__ = [
+    "ANALYSES",
+    "PLACEMENTS",
+    "REGIONS",
+    "DocumentView",
+    "NestView",
+    "failed_view",
+    "view_document",
+]
 
 
 _Value = TypeVar("_Value")
@@ -77,6 +85,9 @@ PLACEMENTS: _Recent[tuple[Placement | str, ...]] = _Recent(512)
 ANALYSES: _Recent[FunctionAnalysis] = _Recent(512)
 """This process's analyses by function (`analyze_module`'s memo), across analyses: an edit
 re-analyzes the functions it changed."""
+REGIONS: _Recent[RegionAnalysis] = _Recent(1024)
+"""This process's analyses by region (`analyze_module`'s `region_memo`): a hovered nest
+analyzed alone, before its function, is not analyzed again with the function."""
 
 
 @dataclass(frozen=True)
@@ -160,13 +171,18 @@ def view_document(
             raise _Wanted(line)
 
     def describe_wanted(module: Module, line: int | None) -> None:
-        """The hovered nest from its own function's analysis, before the whole file's
-        (which finds its placement kept, and its counts in the analysis's caches)."""
+        """The hovered nest from its own analysis, before the whole file's (which finds
+        its analysis and its placement kept): the function's other nests wait, unless
+        the function's analysis is kept already (an edit elsewhere)."""
         function = next((f for f in module.functions if _nest_in(f, line)), None)
         if function is None:
             return
+        options = settings.pipeline.analysis
+        sizes = {**dict(module.size_defaults), **options.sizes}
+        if analysis_key(function, options, sizes) not in ANALYSES:
+            function = replace(function, regions=(_first_nest_at(function, line),))
         alone = replace(module, functions=(function,))
-        analysis = analyze_module(alone, settings.pipeline.analysis, ANALYSES)
+        analysis = analyze_module(alone, options, ANALYSES, REGIONS)
         context = lint_context(analysis, text, settings, PLACEMENTS)
         part = DocumentAnalysis(analysis, (), (), context)
         region = part.nest_at(line) if line is not None else None
@@ -175,7 +191,15 @@ def view_document(
             on_nest(view)
 
     result = analyze_document(
-        text, path, settings, limit_s, PLACEMENTS, lint=False, lower=lower, analysis_memo=ANALYSES
+        text,
+        path,
+        settings,
+        limit_s,
+        PLACEMENTS,
+        lint=False,
+        lower=lower,
+        analysis_memo=ANALYSES,
+        region_memo=REGIONS,
     )
     regions = list(result.nests())
     views = [_undescribed(region.region.span, limit_s) for region in regions]
@@ -296,6 +320,14 @@ def _nest_in(function: Function, line: int | None) -> bool:
     """Whether one of `function`'s loop nests holds `line`."""
     return line is not None and any(
         r.kind == "nest" and r.span.line <= line <= r.span.end_line for r in function.regions
+    )
+
+
+def _first_nest_at(function: Function, line: int | None) -> Region:
+    """The first of `function`'s loop nests that holds `line` (`DocumentAnalysis.nest_at`'s)."""
+    assert line is not None
+    return next(
+        r for r in function.regions if r.kind == "nest" and r.span.line <= line <= r.span.end_line
     )
 
 
