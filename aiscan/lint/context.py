@@ -80,12 +80,7 @@ class LintContext:
         order; a string where it cannot be placed there)."""
         from aiscan.roofline.kernels import kernel_spec, place_on_devices
 
-        options = self.placement or PlacementOptions(
-            devices=self.devices,
-            model="auto",
-            sparse=self.sparse,
-            write_allocate=self.write_allocate,
-        )
+        options = self._placement_options()
         memo = self.placement_memo
         key = self.placement_key(region, options) if memo is not None else None
         if memo is not None and (known := memo.get(key)) is not None:
@@ -95,6 +90,32 @@ class LintContext:
         if memo is not None:
             memo[key] = tuple(placed)
         return placed
+
+    def printed_placements(self, region: RegionAnalysis) -> list[Placement | str]:
+        """The placements as `placement_lines` prints them (a hover): those kept when
+        kept, else made without sympy's `simplify` of the AI, which those lines print
+        only as a cache level's AI without sizes (then placed in full). Most of a model
+        nest's placement was that `simplify`. Not kept: a rule prints the AI (AIS001)."""
+        from aiscan.roofline.kernels import kernel_spec, place_on_devices
+
+        options = self._placement_options()
+        memo = self.placement_memo
+        key = self.placement_key(region, options) if memo is not None else None
+        if memo is not None and (known := memo.get(key)) is not None:
+            return list(known)
+        spec = kernel_spec(f"line {region.region.span.line}", region, options)
+        placed = place_on_devices(spec, options, self.sizes, region, simplified=False)
+        if any(_prints_symbolic_levels(p) for p in placed):
+            return self.placements(region)
+        return placed
+
+    def _placement_options(self) -> PlacementOptions:
+        return self.placement or PlacementOptions(
+            devices=self.devices,
+            model="auto",
+            sparse=self.sparse,
+            write_allocate=self.write_allocate,
+        )
 
     def placement_key(self, region: RegionAnalysis, options: PlacementOptions) -> Hashable:
         """What decides a nest's placements: its IR (spans included: the texts name lines)
@@ -126,3 +147,11 @@ class LintContext:
             return replace(placed, bytes_upper_bound=not traffic.exact)
         except UsageError:
             return None
+
+
+def _prints_symbolic_levels(placement: Placement | str) -> bool:
+    """Whether `placement_lines` prints a cache level's AI as an expression (no sizes)."""
+    return not isinstance(placement, str) and any(
+        level.intensity_flops_per_byte is None and level.intensity is not None
+        for level in placement.levels
+    )

@@ -187,7 +187,8 @@ def view_document(
         part = DocumentAnalysis(analysis, (), (), context)
         region = part.nest_at(line) if line is not None else None
         if region is not None:
-            early[region.region.span] = view = _nest_view(region, part, settings.devices)
+            view = _nest_view(region, part, settings.devices, printed_only=True)
+            early[region.region.span] = view
             on_nest(view)
 
     result = analyze_document(
@@ -360,19 +361,28 @@ def _undescribed(span: Span, limit_s: float) -> NestView:
 
 
 def _nest_view(
-    region: RegionAnalysis, result: DocumentAnalysis, devices: tuple[Device, ...]
+    region: RegionAnalysis,
+    result: DocumentAnalysis,
+    devices: tuple[Device, ...],
+    *,
+    printed_only: bool = False,
 ) -> NestView:
+    """`printed_only`: placed for the hover alone (`LintContext.printed_placements`), as
+    the nest described before the file's analysis is; the lint places it in full later."""
     assert result.analysis is not None
     span = region.region.span
     lint = result.lint
     described = True
+    placements = None
+    if lint and devices == lint.devices:
+        placements = lint.printed_placements if printed_only else lint.placements
     try:
         hover = hover_markdown(
             region,
             devices,
             result.analysis.sizes,
             result.analysis.write_allocate,
-            (lambda: lint.placements(region)) if lint and devices == lint.devices else None,
+            None if placements is None else (lambda: placements(region)),
         )
     except Exception as error:  # this nest's error is this nest's hover text
         hover = (

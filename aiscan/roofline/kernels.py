@@ -191,14 +191,18 @@ def place_on_devices(
     options: PlacementOptions,
     sizes: Mapping[str, int],
     result: RegionAnalysis | FunctionAnalysis | None = None,
+    *,
+    simplified: bool = True,
 ) -> list[Placement | str]:
     """The kernel on each device, or the reason it cannot be placed there. The `cache`
     model needs the analysis `result` (its loop nests); without modelled caches on a
-    device it falls back to compulsory traffic, with a note."""
+    device it falls back to compulsory traffic, with a note. `simplified` False: the
+    figures `placement_lines` prints, the AI kept in a form sympy's `simplify` did not
+    make (`placement.place`)."""
     placed: list[Placement | str] = []
     for device in options.devices:
         try:
-            placed.append(_placed(spec, device, options, sizes, result))
+            placed.append(_placed(spec, device, options, sizes, result, simplified))
         except UsageError as error:
             placed.append(f"{device.key}: {error}")
     return placed
@@ -298,12 +302,13 @@ def _placed(
     options: PlacementOptions,
     sizes: Mapping[str, int],
     result: RegionAnalysis | FunctionAnalysis | None,
+    simplified: bool = True,
 ) -> Placement:
     """On the roofs `--roof` asks for; with the other roofs' times beside when the device
     file has measured figures."""
     attainable = options.roof == "attainable"
     used = device.attainable() if attainable else device
-    placed = _place_one(spec, used, options, sizes, result)
+    placed = _place_one(spec, used, options, sizes, result, simplified=simplified)
     if not device.has_attainable:
         if attainable:
             note = f"{device.key} has no attainable figures: datasheet roofs"
@@ -314,7 +319,9 @@ def _placed(
     other_device = device if attainable else device.attainable()
     other_times = None
     if _timed(spec, sizes, result):
-        other_times = _place_one(spec, other_device, options, sizes, result).times
+        other_times = _place_one(
+            spec, other_device, options, sizes, result, simplified=simplified
+        ).times
     times = {"attainable": placed.times, "datasheet": other_times}
     if not attainable:
         times = {"datasheet": placed.times, "attainable": other_times}
@@ -368,23 +375,29 @@ def _place_one(
     result: RegionAnalysis | FunctionAnalysis | None,
     *,
     point: bool = False,
+    simplified: bool = True,
 ) -> Placement:
     """One device's placement: hierarchical under the `cache` model where the device
     describes its caches, else on main memory with the kernel's own traffic. `point`:
-    the figures at `sizes` alone (a point of a size path, `placement.place`)."""
+    the figures at `sizes` alone (a point of a size path, `placement.place`);
+    `simplified` as `place_on_devices`'s."""
     if result is not None and _uses_cache_model(spec, options, result):
         traffic = cache_traffic_on(result, device, options, sizes, whole_cache=not point)
         if traffic is not None and not traffic.levels:
             # No loop nest at all (a function of scalars): nothing for caches to model.
-            plain = spec.place_on(device, sizes=sizes, sparse=options.sparse, point=point)
+            plain = spec.place_on(
+                device, sizes=sizes, sparse=options.sparse, point=point, simplified=simplified
+            )
             return replace(plain, model="compulsory")
         if traffic is not None:
             # A size path's point is drawn, never printed (`simplified` False).
             return spec.place_on_caches(
                 device, traffic, sizes=sizes, sparse=options.sparse, point=point,
-                simplified=not point,
+                simplified=simplified and not point,
             )  # fmt: skip
-        fallback = spec.place_on(device, sizes=sizes, sparse=options.sparse, point=point)
+        fallback = spec.place_on(
+            device, sizes=sizes, sparse=options.sparse, point=point, simplified=simplified
+        )
         return replace(fallback, notes=(*fallback.notes, NO_CACHE_NOTE))
     if result is not None and _is_launch(result) and options.model in ("auto", "cache"):
         memory = launch_memory(tuple(r.region for r in _regions(result)), device, sizes)
@@ -398,7 +411,9 @@ def _place_one(
                 traffic_view="dram",
                 view_note=memory.note,
             )
-    plain = spec.place_on(device, sizes=sizes, sparse=options.sparse, point=point)
+    plain = spec.place_on(
+        device, sizes=sizes, sparse=options.sparse, point=point, simplified=simplified
+    )
     if spec.traffic_view == "dram":  # bytes that hold at these sizes: no size to solve for
         plain = replace(plain, crossover=Crossover(CrossoverKind.UNKNOWN, ()))
     return replace(plain, model=spec.traffic_view or "compulsory")
