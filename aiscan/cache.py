@@ -44,7 +44,7 @@ def holder_of(directory: Path, places: Iterable[tuple[str, Path]]) -> tuple[str,
 
 
 @lru_cache(maxsize=1)
-def _code_identity() -> str:
+def code_identity() -> str:
     """The aiscan version and the state of its own files (size and modification time of
     every module and data file), so that a changed aiscan never serves old results, even
     from a source checkout whose version number did not move."""
@@ -101,7 +101,7 @@ class ResultCache:
         another moment."""
         if self.directory is None or content is None:
             return None
-        parts = [_code_identity(), kind, options_fingerprint, *self._place(path), content]
+        parts = [code_identity(), kind, options_fingerprint, *self._place(path), content]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def shared_key(self, kind: str, text: str) -> str | None:
@@ -109,7 +109,7 @@ class ResultCache:
         (isl's counts of a nest, `analysis.count_memo`); None without a directory."""
         if self.directory is None:
             return None
-        return hashlib.sha256("\0".join([_code_identity(), kind, text]).encode()).hexdigest()
+        return hashlib.sha256("\0".join([code_identity(), kind, text]).encode()).hexdigest()
 
     def _place(self, path: str) -> tuple[str, str, str]:
         """Where the file is, as far as its result can tell: the path as given (reports

@@ -178,6 +178,18 @@ def test_user_file_with_measured_ceiling_replaces_shipped_alias(tmp_path: Path) 
     assert "h100-sxm" not in {d.key for d in catalog.devices}
 
 
+def test_a_device_file_is_parsed_again_only_when_its_bytes_change(tmp_path: Path) -> None:
+    """The language server reads the catalog for every file it opens: a file read again
+    with the same bytes is the device parsed before; an edited file is parsed again."""
+    path = write(tmp_path, GOOD)
+    first = load_device_file(path)
+    assert load_device_file(path) is first
+    write(tmp_path, GOOD.replace("bandwidth_bytes_per_s = 1e11", "bandwidth_bytes_per_s = 2e11"))
+    edited = load_device_file(path)
+    assert edited.memory[0].bandwidth_bytes_per_s == 2e11
+    assert first.memory[0].bandwidth_bytes_per_s == 1e11
+
+
 def test_two_user_files_with_one_name_clash(tmp_path: Path) -> None:
     first = write(tmp_path, GOOD, "a.toml")
     second = write(tmp_path, GOOD, "b.toml")
