@@ -44,9 +44,9 @@ def placed_lines(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     lines: list[int] = []
     original = kernels.place_on_devices
 
-    def counting(spec: Any, options: Any, sizes: Any, result: Any = None) -> Any:
+    def counting(spec: Any, options: Any, sizes: Any, result: Any = None, **given: Any) -> Any:
         lines.append(result.region.span.line)
-        return original(spec, options, sizes, result)
+        return original(spec, options, sizes, result, **given)
 
     monkeypatch.setattr(kernels, "place_on_devices", counting)
     monkeypatch.setattr(hover_module, "place_on_devices", counting)
@@ -216,6 +216,30 @@ def test_the_hovered_nest_is_analyzed_alone_and_not_again_with_its_function(
     )
     assert events == ["analyzed 5", "nest 5", "analyzed 3", "nest 3"]
     assert view == fresh
+
+
+def test_a_nest_placed_for_its_hover_alone_is_placed_in_full_after_the_reply(
+    placed_lines: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hovered nest described before the file's analysis is placed for its hover
+    alone; once the reply is sent, `place_described_early` places it in full, as the
+    rules place the others (they skip a nest with unknowns, as this one), and an edit
+    elsewhere places nothing again."""
+    path = str(FIXTURES / "torch_llama.py")
+    text = Path(path).read_text()
+    settings = settings_for(path, ("h100-sxm",))
+    _keep_nothing(monkeypatch)
+    view = view_document(text, path, settings, 600.0, lambda nest: None, lambda: 71)
+    hovered = view.nest_at(71)
+    assert hovered is not None and "**Roofline**" in hovered.hover
+    placed_lines.clear()
+    view_module.place_described_early(600.0)
+    assert placed_lines == [71]
+    placed_lines.clear()
+    edited = text.replace("class Gated(nn.Module):", "class Gated(nn.Module):  # edited")
+    again = view_document(edited, path, settings, 600.0)
+    assert placed_lines == []
+    assert again.nest_at(71) == hovered
 
 
 PYTHON_TWO = """\

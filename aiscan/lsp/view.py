@@ -52,6 +52,7 @@ from aiscan.span import Span
 if TYPE_CHECKING:
     from aiscan.frontends.python.relines import Relines
     from aiscan.frontends.python.reuse import Trail
+    from aiscan.lint.context import LintContext
 
 __all__ = [
     "ANALYSES",
@@ -60,6 +61,7 @@ __all__ = [
     "DocumentView",
     "NestView",
     "failed_view",
+    "place_described_early",
     "view_document",
 ]
 
@@ -139,6 +141,7 @@ def view_document(
     undone, the nest's hover says so."""
     started = time.monotonic()
     early: dict[Span, NestView] = {}
+    _UNPLACED.clear()  # another document's: its analysis is over
 
     def lower() -> Module:
         """The whole file's module, the hovered nest described on the way: a Python file's
@@ -224,12 +227,33 @@ def view_document(
                 on_nest(views[index])
     except AnalysisTimedOut:
         complete = False
+    lint = result.lint
+    if lint is not None and settings.devices:
+        _UNPLACED.extend((lint, r) for r in regions if r.region.span in early)
     result = lint_document(result, path, settings, _left(started, limit_s), limit_s)
     if result.analysis is None:  # the lint stopped: the document's error, as before it ran
         return DocumentView((), result.errors, (), complete=complete and not result.stopped)
     complete = complete and all(view.described for view in views)
     dependencies = result.analysis.module.dependencies
     return DocumentView(result.findings, result.errors, tuple(views), complete, dependencies)
+
+
+_UNPLACED: list[tuple[LintContext, RegionAnalysis]] = []
+"""The nests the last analysis described before the file's, placed for their hover alone
+(`LintContext.printed_placements`): `place_described_early` places them in full."""
+
+
+def place_described_early(limit_s: float) -> None:
+    """The last analysis's early nests placed in full, kept for the next analysis (an
+    edit), which would otherwise place them, as the rules place the others: the analysis
+    process does this once its reply is sent (`worker.py`), within `limit_s`."""
+    try:
+        with time_limit(limit_s):
+            while _UNPLACED:
+                lint, region = _UNPLACED.pop()
+                lint.placements(region)
+    except Exception:  # the time limit, or a failed placement: the next analysis places it
+        _UNPLACED.clear()
 
 
 _TRAILS: _Recent[Trail] = _Recent(16)

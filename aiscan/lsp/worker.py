@@ -23,7 +23,13 @@ from typing import Any
 
 from aiscan.analysis import count_memo
 from aiscan.lsp.document import ServerSettings, time_limit_message
-from aiscan.lsp.view import DocumentView, NestView, failed_view, view_document
+from aiscan.lsp.view import (
+    DocumentView,
+    NestView,
+    failed_view,
+    place_described_early,
+    view_document,
+)
 from aiscan.lsp.view_store import editor_store
 from aiscan.lsp.warmup import STEPS
 
@@ -272,6 +278,8 @@ def _serve_requests(connection: Connection) -> None:
         connection.send(("view", view))
         if keep_as is not None and (store := editor_store()) is not None:
             store.put(keep_as, view, text, path)  # after the reply: off the editor's wait
+        if not connection.poll():
+            place_described_early(limit_s)  # for the next analysis, off the editor's wait
         if not connection.poll():
             # The collection an analysis would otherwise meet midway (a full one took 26-29
             # ms of a moved file's 172-179), made while the editor reads the reply: the next
