@@ -242,6 +242,20 @@ def test_a_nest_placed_for_its_hover_alone_is_placed_in_full_after_the_reply(
     assert again.nest_at(71) == hovered
 
 
+def test_nests_that_share_a_span_keep_their_own_views(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`self.attend.forward(self.norm_1(x), ...)` on one line makes nests of one span (the
+    inlined call's): the hovered one, described first, is its own view, not theirs."""
+    path = str(FIXTURES / "torch_llama.py")
+    text = Path(path).read_text()
+    settings = settings_for(path, ("h100-sxm",))
+    _keep_nothing(monkeypatch)
+    plain = view_document(text, path, settings, 600.0)
+    spans = [n.span for n in plain.nests if n.span.line == 101]
+    assert len(spans) > len(set(spans))  # the case: two nests of one span
+    _keep_nothing(monkeypatch)
+    assert view_document(text, path, settings, 600.0, lambda nest: None, lambda: 101) == plain
+
+
 PYTHON_TWO = """\
 import numpy as np
 

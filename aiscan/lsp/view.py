@@ -140,7 +140,7 @@ def view_document(
     `on_nest` once described, then the lint, which reuses those placements. Whatever the time left
     undone, the nest's hover says so."""
     started = time.monotonic()
-    early: dict[Span, NestView] = {}
+    early: dict[Region, NestView] = {}  # by the nest's IR: nests of one line may share a span
     _UNPLACED.clear()  # another document's: its analysis is over
 
     def lower() -> Module:
@@ -191,7 +191,7 @@ def view_document(
         region = part.nest_at(line) if line is not None else None
         if region is not None:
             view = _nest_view(region, part, settings.devices, printed_only=True)
-            early[region.region.span] = view
+            early[region.region] = view
             on_nest(view)
 
     result = analyze_document(
@@ -212,7 +212,7 @@ def view_document(
     try:
         with time_limit(_left(started, limit_s)):
             for index, region in enumerate(regions):
-                if (sent := early.get(region.region.span)) is not None:
+                if (sent := early.get(region.region)) is not None:
                     views[index] = sent
                     continue
                 view = _nest_view(region, result, ())
@@ -220,7 +220,7 @@ def view_document(
                     view = replace(view, hover=view.hover + unplaced)
                 views[index] = view
             for index in _by_demand(regions, wanted_line):
-                if regions[index].region.span in early:
+                if regions[index].region in early:
                     continue  # sent before the whole file's analysis
                 if settings.devices:
                     views[index] = _nest_view(regions[index], result, settings.devices)
@@ -229,7 +229,7 @@ def view_document(
         complete = False
     lint = result.lint
     if lint is not None and settings.devices:
-        _UNPLACED.extend((lint, r) for r in regions if r.region.span in early)
+        _UNPLACED.extend((lint, r) for r in regions if r.region in early)
     result = lint_document(result, path, settings, _left(started, limit_s), limit_s)
     if result.analysis is None:  # the lint stopped: the document's error, as before it ran
         return DocumentView((), result.errors, (), complete=complete and not result.stopped)
