@@ -208,19 +208,21 @@ def view_document(
     regions = list(result.nests())
     views = [_undescribed(region.region.span, limit_s) for region in regions]
     unplaced = f"\n\n_Not placed: placing this file's nests took over {limit_s:g} s._"
+    # Each nest's view sent before the file's analysis, if any (a lookup hashes the IR).
+    sent = [early.get(r.region) for r in regions] if early else [None] * len(regions)
     complete = not result.stopped
     try:
         with time_limit(_left(started, limit_s)):
             for index, region in enumerate(regions):
-                if (sent := early.get(region.region)) is not None:
-                    views[index] = sent
+                if (view := sent[index]) is not None:
+                    views[index] = view
                     continue
                 view = _nest_view(region, result, ())
                 if settings.devices:
                     view = replace(view, hover=view.hover + unplaced)
                 views[index] = view
             for index in _by_demand(regions, wanted_line):
-                if regions[index].region in early:
+                if sent[index] is not None:
                     continue  # sent before the whole file's analysis
                 if settings.devices:
                     views[index] = _nest_view(regions[index], result, settings.devices)
@@ -229,7 +231,7 @@ def view_document(
         complete = False
     lint = result.lint
     if lint is not None and settings.devices:
-        _UNPLACED.extend((lint, r) for r in regions if r.region in early)
+        _UNPLACED.extend((lint, r) for r, v in zip(regions, sent, strict=True) if v is not None)
     result = lint_document(result, path, settings, _left(started, limit_s), limit_s)
     if result.analysis is None:  # the lint stopped: the document's error, as before it ran
         return DocumentView((), result.errors, (), complete=complete and not result.stopped)
