@@ -78,17 +78,13 @@ class LintContext:
     def placements(self, region: RegionAnalysis) -> list[Placement | str]:
         """The nest on every device exactly as `analyze` places it (one per device, in
         order; a string where it cannot be placed there)."""
-        from aiscan.roofline.kernels import kernel_spec, place_on_devices
-
         options = self._placement_options()
-        memo = self.placement_memo
-        key = self.placement_key(region, options) if memo is not None else None
-        if memo is not None and (known := memo.get(key)) is not None:
-            return list(known)
-        spec = kernel_spec(f"line {region.region.span.line}", region, options)
-        placed = place_on_devices(spec, options, self.sizes, region)
-        if memo is not None:
-            memo[key] = tuple(placed)
+        key, known = self._kept(region, options)
+        if known is not None:
+            return known
+        placed = self._placed(region, options, simplified=True)
+        if self.placement_memo is not None:
+            self.placement_memo[key] = tuple(placed)
         return placed
 
     def printed_placements(self, region: RegionAnalysis) -> list[Placement | str]:
@@ -96,18 +92,32 @@ class LintContext:
         kept, else made without sympy's `simplify` of the AI, which those lines print
         only as a cache level's AI without sizes (then placed in full). Most of a model
         nest's placement was that `simplify`. Not kept: a rule prints the AI (AIS001)."""
-        from aiscan.roofline.kernels import kernel_spec, place_on_devices
-
         options = self._placement_options()
-        memo = self.placement_memo
-        key = self.placement_key(region, options) if memo is not None else None
-        if memo is not None and (known := memo.get(key)) is not None:
-            return list(known)
-        spec = kernel_spec(f"line {region.region.span.line}", region, options)
-        placed = place_on_devices(spec, options, self.sizes, region, simplified=False)
+        known = self._kept(region, options)[1]
+        if known is not None:
+            return known
+        placed = self._placed(region, options, simplified=False)
         if any(_prints_symbolic_levels(p) for p in placed):
             return self.placements(region)
         return placed
+
+    def _kept(
+        self, region: RegionAnalysis, options: PlacementOptions
+    ) -> tuple[Hashable, list[Placement | str] | None]:
+        """The key of the nest's placements in the memo, and those kept under it."""
+        if self.placement_memo is None:
+            return None, None
+        key = self.placement_key(region, options)
+        known = self.placement_memo.get(key)
+        return key, None if known is None else list(known)
+
+    def _placed(
+        self, region: RegionAnalysis, options: PlacementOptions, *, simplified: bool
+    ) -> list[Placement | str]:
+        from aiscan.roofline.kernels import kernel_spec, place_on_devices
+
+        spec = kernel_spec(f"line {region.region.span.line}", region, options)
+        return place_on_devices(spec, options, self.sizes, region, simplified=simplified)
 
     def _placement_options(self) -> PlacementOptions:
         return self.placement or PlacementOptions(
