@@ -128,3 +128,21 @@ def test_random_indices_read_alike_or_are_refused(expr: sympy.Expr, n: int, m: i
         assert direct is None
     elif direct is not None:
         assert _function(direct).is_equal(_function(expected))
+
+
+@given(
+    st.integers(-3, 3), st.integers(-3, 3), st.integers(-3, 3), st.integers(-4, 4),
+    st.sampled_from(["(0)", "(5)"]), st.integers(1, 3),
+)  # fmt: skip
+@settings(max_examples=60, deadline=None)
+def test_a_polynomials_text_is_the_plain_sum_of_its_terms(
+    a: int, b: int, c: int, constant: int, start: str, step: int
+) -> None:
+    """A coefficient of 1, a constant of 0, a start of 0 and a step of 1 are left out of
+    the text (fewer tokens for isl's parser): the same function as every term written."""
+    substitution = {LI: Var(start, step, "T1"), LJ: Var("(2)", 3, "T3"), N: isl_text.Param("P0")}
+    text = affine_text(a * LI + b * LJ + c * N + constant, substitution)
+    written = f"{a}*(({start}) + {step}*T1) + {b}*((2) + 3*T3) + {c}*P0 + {constant}"
+    function = isl.Map(f"[P0] -> {{ [T1, T3] -> [v] : v = {text} }}")
+    assert function.is_equal(isl.Map(f"[P0] -> {{ [T1, T3] -> [v] : v = {written} }}"))
+    assert not re.search(r"(?<![\d-])1\*", text) and "+ 0)" not in text

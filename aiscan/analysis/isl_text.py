@@ -53,7 +53,10 @@ class Var:
 
     @property
     def text(self) -> str:
-        return f"(({self.start}) + {self.step}*{self.t})"
+        # The plainest text for isl's parser, which reads every token (a start of 0 and a
+        # step of 1 are most loops).
+        step = self.t if self.step == 1 else f"{self.step}*{self.t}"
+        return f"({step})" if self.start == "(0)" else f"(({self.start}) + {step})"
 
 
 def affine_text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
@@ -122,17 +125,23 @@ def _polynomial_text(
         if value.denominator != 1:
             raise NotAffine  # `n/2`: integral at some sizes only
         if value:
-            parts.append(f"{value.numerator}*{name}")
+            parts.append(_times(value.numerator, name))
     for symbol, value in linear.items():
         if value.denominator != 1:
             raise NotAffine  # a fraction of a variable
         if value:
             var = substitution[symbol]
-            parts.append(f"{value.numerator}*{var.text}")
+            parts.append(_times(value.numerator, var.text))
     if constant.denominator != 1:
         raise NotAffine
-    parts.append(str(constant.numerator))
+    if constant or not parts:
+        parts.append(str(constant.numerator))
     return "(" + " + ".join(parts) + ")"
+
+
+def _times(coefficient: int, text: str) -> str:
+    """`coefficient*text`, the coefficient left out where it is 1 (fewer tokens to parse)."""
+    return text if coefficient == 1 else f"{coefficient}*{text}"
 
 
 def _text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:

