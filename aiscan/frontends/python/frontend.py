@@ -78,17 +78,11 @@ def lower_python_source(
     the editor asks for a line meanwhile). `trail` holds the editor's last whole lowering
     of the file, whose statements an edit left as they were this one reuses
     (`reuse.py`), and gets this one."""
-    syntax = _check_with_cpython_parser(text, path)
+    # The editor lowers a text twice (its hovered function, then the whole file): once
+    # parsed. A scan lowers each text once, and keeps no tree past its file.
+    syntax, module = _parsed(text, path, keep=trail is not None or through_line is not None)
     rules = read_frameworks(syntax, x64_setting=x64, tf32_setting=tf32)
     defaults = _Defaults(rules, dtypes.dtype_named(default_dtype or ""), shapes)
-    try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError as error:
-        span = Span(path, error.editor_line, error.editor_column)
-        message = f"Python syntax error: {error.message}"
-        raise InputError(Diagnostic(span, Severity.ERROR, message)) from None
-    except cst.CSTValidationError as error:
-        raise InputError(_unrepresentable(text, path, str(error))) from None
     progress: _Progress | None = None
     if trail is not None and through_line is None:
         context = _context(path, default_dtype, x64, tf32, shapes, rules, syntax)
@@ -769,6 +763,32 @@ def _unrepresentable(text: str, path: str, reason: str) -> Diagnostic:
     return Diagnostic(
         Span(path, 1, 1), Severity.ERROR, f"Python code libcst cannot represent: {reason}"
     )
+
+
+_LAST_PARSE: dict[tuple[str, str], tuple[ast.Module, cst.Module]] = {}
+"""The editor's last text parsed, by text and path (`_parsed`)."""
+
+
+def _parsed(text: str, path: str, *, keep: bool) -> tuple[ast.Module, cst.Module]:
+    """CPython's tree and libcst's of `text`, each as immutable as its parser made it (no
+    lowering changes a node); with `keep`, the last text's are kept for its next lowering
+    (the editor's partial lowering, then the file's: 15 ms of a long file's parse)."""
+    key = (text, path)
+    if (found := _LAST_PARSE.get(key)) is not None:
+        return found
+    syntax = _check_with_cpython_parser(text, path)
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        span = Span(path, error.editor_line, error.editor_column)
+        message = f"Python syntax error: {error.message}"
+        raise InputError(Diagnostic(span, Severity.ERROR, message)) from None
+    except cst.CSTValidationError as error:
+        raise InputError(_unrepresentable(text, path, str(error))) from None
+    _LAST_PARSE.clear()
+    if keep:
+        _LAST_PARSE[key] = (syntax, module)
+    return syntax, module
 
 
 def _check_with_cpython_parser(text: str, path: str) -> ast.Module:
