@@ -19,6 +19,7 @@ from aiscan.lsp import view as view_module
 from aiscan.lsp.document import settings_for
 from aiscan.lsp.view import view_document
 from aiscan.roofline import kernels
+from aiscan.scan import AnalysisTimedOut
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "python"
 TWO_FUNCTIONS = """\
@@ -240,6 +241,21 @@ def test_a_nest_placed_for_its_hover_alone_is_placed_in_full_after_the_reply(
     again = view_document(edited, path, settings, 600.0)
     assert placed_lines == []
     assert again.nest_at(71) == hovered
+
+
+def test_placing_the_early_nests_past_the_time_limit_ends_quietly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After the reply, nothing may end the analysis process: a placement stopped by the
+    time limit (a BaseException) or failing is left to the next analysis."""
+
+    class Stopped:
+        def placements(self, region: Any) -> None:
+            raise AnalysisTimedOut
+
+    monkeypatch.setattr(view_module, "_UNPLACED", [(Stopped(), None), (Stopped(), None)])
+    view_module.place_described_early(1.0)
+    assert view_module._UNPLACED == []
 
 
 def test_nests_that_share_a_span_keep_their_own_views(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -254,8 +254,8 @@ def place_described_early(limit_s: float) -> None:
             while _UNPLACED:
                 lint, region = _UNPLACED.pop()
                 lint.placements(region)
-    except Exception:  # the time limit, or a failed placement: the next analysis places it
-        _UNPLACED.clear()
+    except (AnalysisTimedOut, Exception):  # the time limit, or a failed placement: the
+        _UNPLACED.clear()  # next analysis places it
 
 
 _TRAILS: _Recent[Trail] = _Recent(16)
