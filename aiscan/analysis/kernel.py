@@ -6,9 +6,10 @@ Pure functions from IR to results; nothing here parses, prints or exits.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, TypeVar
 
 from aiscan.algebra import SYMPY, ZERO, expand
 from aiscan.analysis.domain import sum_over_loops
@@ -138,23 +139,33 @@ def analyze_module(
     region alone)."""
     options = options or AnalysisOptions()
     sizes = {**dict(module.size_defaults), **options.sizes}
-    functions = tuple(_remembered(f, options, sizes, memo, region_memo) for f in module.functions)
+    functions = tuple(
+        _remembered(
+            f, options, sizes, memo, partial(_analyze_function, f, options, sizes, region_memo)
+        )
+        for f in module.functions
+    )
     return ModuleAnalysis(module, functions, sizes, options.write_allocate)
 
 
+_Analysis = TypeVar("_Analysis")
+"""A function's or a region's analysis (`_remembered`)."""
+
+
 def _remembered(
-    function: Function,
+    part: Function | Region,
     options: AnalysisOptions,
     sizes: Mapping[str, int],
-    memo: MutableMapping[Hashable, FunctionAnalysis] | None,
-    region_memo: MutableMapping[Hashable, RegionAnalysis] | None,
-) -> FunctionAnalysis:
+    memo: MutableMapping[Hashable, _Analysis] | None,
+    analyze: Callable[[], _Analysis],
+) -> _Analysis:
+    """`analyze()`, kept in `memo` under `part`'s `analysis_key` where there is one."""
     if memo is None:
-        return _analyze_function(function, options, sizes, region_memo)
-    key = analysis_key(function, options, sizes)
+        return analyze()
+    key = analysis_key(part, options, sizes)
     found = memo.get(key)
     if found is None:
-        found = memo[key] = _analyze_function(function, options, sizes, region_memo)
+        found = memo[key] = analyze()
     return found
 
 
@@ -179,7 +190,10 @@ def _analyze_function(
     sizes: Mapping[str, int],
     region_memo: MutableMapping[Hashable, RegionAnalysis] | None = None,
 ) -> FunctionAnalysis:
-    regions = tuple(_remembered_region(r, options, sizes, region_memo) for r in function.regions)
+    regions = tuple(
+        _remembered(r, options, sizes, region_memo, partial(_analyze_region, r, options, sizes))
+        for r in function.regions
+    )
     unknowns = [*function.unknowns, *(u for r in regions for u in r.unknowns)]
     if len(regions) == 1:
         # Most functions are one loop nest: its counts are the function's, as they are.
@@ -218,21 +232,6 @@ def _analyze_function(
         _dominant([r.precision for r in regions if r.precision]),
         tuple(unknowns),
     )
-
-
-def _remembered_region(
-    region: Region,
-    options: AnalysisOptions,
-    sizes: Mapping[str, int],
-    memo: MutableMapping[Hashable, RegionAnalysis] | None,
-) -> RegionAnalysis:
-    if memo is None:
-        return _analyze_region(region, options, sizes)
-    key = analysis_key(region, options, sizes)
-    found = memo.get(key)
-    if found is None:
-        found = memo[key] = _analyze_region(region, options, sizes)
-    return found
 
 
 def _analyze_region(

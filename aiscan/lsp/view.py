@@ -177,13 +177,14 @@ def view_document(
         """The hovered nest from its own analysis, before the whole file's (which finds
         its analysis and its placement kept): the function's other nests wait, unless
         the function's analysis is kept already (an edit elsewhere)."""
-        function = next((f for f in module.functions if _nest_in(f, line)), None)
-        if function is None:
+        found = next(((f, n) for f in module.functions for n in _nests_at(f, line)), None)
+        if found is None:
             return
+        function, nest = found
         options = settings.pipeline.analysis
         sizes = {**dict(module.size_defaults), **options.sizes}
         if analysis_key(function, options, sizes) not in ANALYSES:
-            function = replace(function, regions=(_first_nest_at(function, line),))
+            function = replace(function, regions=(nest,))
         alone = replace(module, functions=(function,))
         analysis = analyze_module(alone, options, ANALYSES, REGIONS)
         context = lint_context(analysis, text, settings, PLACEMENTS)
@@ -343,19 +344,14 @@ def _lowers_in_part(path: str, settings: ServerSettings) -> bool:
     return (settings.pipeline.language or language_of(path)) == "python"
 
 
-def _nest_in(function: Function, line: int | None) -> bool:
-    """Whether one of `function`'s loop nests holds `line`."""
-    return line is not None and any(
-        r.kind == "nest" and r.span.line <= line <= r.span.end_line for r in function.regions
-    )
-
-
-def _first_nest_at(function: Function, line: int | None) -> Region:
-    """The first of `function`'s loop nests that holds `line` (`DocumentAnalysis.nest_at`'s)."""
-    assert line is not None
-    return next(
-        r for r in function.regions if r.kind == "nest" and r.span.line <= line <= r.span.end_line
-    )
+def _nests_at(function: Function, line: int | None) -> Iterator[Region]:
+    """`function`'s loop nests that hold `line`, in order (the first is the one
+    `DocumentAnalysis.nest_at` finds)."""
+    if line is None:
+        return
+    for region in function.regions:
+        if region.kind == "nest" and region.span.line <= line <= region.span.end_line:
+            yield region
 
 
 def _left(started: float, limit_s: float) -> float:
