@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from itertools import permutations, product
@@ -78,7 +78,8 @@ class PolyReference:
     first program position inside each of them, and its own statement's position."""
 
     access: Access
-    loops: tuple[Loop, ...]
+    loops: tuple[Loop, ...] | tuple[Bounds, ...]
+    """The loops, or their bounds alone once `exact_counts` has taken them."""
     loop_positions: tuple[int, ...]
     order: int
     offset: int
@@ -101,10 +102,55 @@ def exact_counts(references: Sequence[PolyReference]) -> ExactCounts | None:
         import islpy  # (optional: without it the caller keeps its bound)
     except ImportError:  # pragma: no cover - islpy is a declared dependency
         return None
+    if any(isinstance(loop, Loop) and loop.unknowns for r in references for loop in r.loops):
+        return None  # a trip count the frontend could not say
     try:
-        return _exact_counts(tuple(references))
+        return _exact_counts(_in_compact_time(references))
     except islpy.Error:
         return None  # an operation isl refuses on these sets: the caller keeps its bound
+
+
+def _in_compact_time(references: Sequence[PolyReference]) -> tuple[PolyReference, ...]:
+    """The references with their loops' bounds alone and their program positions
+    renumbered by rank: each time dimension's constants in the same order, so every
+    instance keeps its place before or after every other, and the counts are the same.
+    Two views of one nest then share their counts where only other arrays' references
+    differ: the jit view leaves the local arrays' reads out of a statement, which moves
+    the positions of the others in it (`_lu1` read between two of `return`'s).
+
+    Why the order stays: an even time dimension holds only constants (a loop's first
+    position, or the statement's order past its loops), ranked per dimension. A
+    reference's position in its statement stands where a deeper statement's iteration
+    number would, but two instances reach it only when their statement is the same (a
+    loop's first position is the order of a statement inside it, never that of a
+    statement beside it): so it is ranked among its statement's references alone."""
+    by_level: dict[int, set[int]] = {}
+    by_statement: dict[int, set[int]] = {}
+    for reference in references:
+        for level, value in enumerate((*reference.loop_positions, reference.order)):
+            by_level.setdefault(level, set()).add(value)
+        by_statement.setdefault(reference.order, set()).add(reference.offset)
+    level_rank = {level: _ranks(values) for level, values in by_level.items()}
+    offset_rank = {order: _ranks(offsets) for order, offsets in by_statement.items()}
+    compact = []
+    for reference in references:
+        depth = len(reference.loops)
+        compact.append(
+            replace(
+                reference,
+                loops=bounds_of(reference.loops),
+                loop_positions=tuple(
+                    level_rank[level][value] for level, value in enumerate(reference.loop_positions)
+                ),
+                order=level_rank[depth][reference.order],
+                offset=offset_rank[reference.order][reference.offset],
+            )
+        )
+    return tuple(compact)
+
+
+def _ranks(values: set[int]) -> dict[int, int]:
+    return {value: rank for rank, value in enumerate(sorted(values))}
 
 
 @lru_cache(maxsize=1024)
@@ -193,9 +239,6 @@ def _sizes(references: Sequence[PolyReference]) -> list[sympy.Symbol] | None:
         if reference.access.index is None:
             return None
         loop_vars = {loop_symbol(loop.var) for loop in reference.loops}
-        for loop in reference.loops:
-            if loop.unknowns:
-                return None
         exprs = [*reference.access.index, *reference.guards]
         exprs += [e for loop in reference.loops for e in (loop.start, loop.trip)]
         sizes = _size_symbols(exprs, loop_vars)
