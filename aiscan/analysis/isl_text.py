@@ -28,7 +28,18 @@ if TYPE_CHECKING:
 else:
     sympy = SYMPY
 
-__all__ = ["NotAffine", "Param", "Var", "affine_text", "denominator", "sizes_as_numbers"]
+__all__ = [
+    "Collected",
+    "NotAffine",
+    "Param",
+    "Terms",
+    "Var",
+    "affine_text",
+    "collected",
+    "denominator",
+    "plain_terms",
+    "sizes_as_numbers",
+]
 
 
 class NotAffine(Exception):
@@ -59,10 +70,14 @@ class Var:
         return f"({step})" if self.start == "(0)" else f"(({self.start}) + {step})"
 
 
+Terms = tuple[tuple[Fraction, tuple[tuple["sympy.Symbol", int], ...]], ...]
+"""A polynomial's terms: exact coefficients and symbol powers (`plain_terms`)."""
+
+
 def affine_text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
     """`expr` as isl affine text, sizes replaced by numbers and loop variables by their
     iteration expressions; NotAffine when it is not (quasi-)affine there."""
-    terms = _plain_terms(expr)
+    terms = plain_terms(expr)
     if terms is not None:
         return _polynomial_text(terms, substitution)
     numbers = {s: v for s, v in substitution.items() if isinstance(v, int)}
@@ -76,9 +91,7 @@ def affine_text(expr: sympy.Expr, substitution: dict[sympy.Symbol, Any]) -> str:
 
 
 @lru_cache(maxsize=8192)
-def _plain_terms(
-    expr: sympy.Expr,
-) -> tuple[tuple[Fraction, tuple[tuple[sympy.Symbol, int], ...]], ...] | None:
+def plain_terms(expr: sympy.Expr) -> Terms | None:
     """A polynomial's terms as exact coefficients and symbol powers, or None for anything
     else (floor, Mod, Min...): read once per expression, not once per grid point."""
     terms = terms_of(expr)
@@ -90,13 +103,20 @@ def _plain_terms(
     )
 
 
-def _polynomial_text(
-    terms: tuple[tuple[Fraction, tuple[tuple[sympy.Symbol, int], ...]], ...],
-    substitution: dict[sympy.Symbol, Any],
-) -> str:
-    """`_text` of a polynomial at the sizes in `substitution`: each loop variable's integer
-    coefficient and the constant, summed in plain integers (`sympy.subs` and `expand` at
-    every grid point cost a conv2d nest seconds)."""
+@dataclass(frozen=True, slots=True)
+class Collected:
+    """A polynomial at the sizes of a substitution: each isl parameter's, each loop
+    variable's integer coefficient, and the constant; zero coefficients left out."""
+
+    parameters: dict[str, int]
+    variables: dict[sympy.Symbol, int]
+    constant: int
+
+
+def collected(terms: Terms, substitution: dict[sympy.Symbol, Any]) -> Collected:
+    """`terms` at the sizes in `substitution`, summed in plain integers (`sympy.subs`
+    and `expand` at every grid point cost a conv2d nest seconds); NotAffine where they are
+    not affine there with integer coefficients."""
     constant = Fraction(0)
     linear: dict[sympy.Symbol, Fraction] = {}
     parameters: dict[str, Fraction] = {}
@@ -120,22 +140,26 @@ def _polynomial_text(
             constant += value
         else:
             linear[variable] = linear.get(variable, Fraction(0)) + value
-    parts = []
-    for name, value in parameters.items():
-        if value.denominator != 1:
-            raise NotAffine  # `n/2`: integral at some sizes only
-        if value:
-            parts.append(_times(value.numerator, name))
-    for symbol, value in linear.items():
-        if value.denominator != 1:
-            raise NotAffine  # a fraction of a variable
-        if value:
-            var = substitution[symbol]
-            parts.append(_times(value.numerator, var.text))
+    if any(v.denominator != 1 for v in parameters.values()):
+        raise NotAffine  # `n/2`: integral at some sizes only
+    if any(v.denominator != 1 for v in linear.values()):
+        raise NotAffine  # a fraction of a variable
     if constant.denominator != 1:
         raise NotAffine
-    if constant or not parts:
-        parts.append(str(constant.numerator))
+    return Collected(
+        {name: v.numerator for name, v in parameters.items() if v},
+        {symbol: v.numerator for symbol, v in linear.items() if v},
+        constant.numerator,
+    )
+
+
+def _polynomial_text(terms: Terms, substitution: dict[sympy.Symbol, Any]) -> str:
+    """`_text` of a polynomial at the sizes in `substitution` (`collected`)."""
+    found = collected(terms, substitution)
+    parts = [_times(value, name) for name, value in found.parameters.items()]
+    parts += [_times(value, substitution[s].text) for s, value in found.variables.items()]
+    if found.constant or not parts:
+        parts.append(str(found.constant))
     return "(" + " + ".join(parts) + ")"
 
 
@@ -314,7 +338,7 @@ def sizes_as_numbers(
     wanted = set(sizes)
     found: set[sympy.Symbol] = set()
     for expr in expressions:
-        terms = _plain_terms(expr)
+        terms = plain_terms(expr)
         if terms is None:
             found |= expr.free_symbols & wanted
             continue

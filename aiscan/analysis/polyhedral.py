@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from aiscan.algebra import ONE, SYMPY, ZERO, constant, expand, is_poly, to_sympy
 from aiscan.analysis import count_memo
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
+from aiscan.analysis.isl_build import built_map
 from aiscan.analysis.isl_text import (
     NotAffine,
     Param,
@@ -170,12 +171,18 @@ def _exact_counts(references: tuple[PolyReference, ...]) -> ExactCounts | None:
     )
     tiles = _tile_sizes([r.loops for r in references], sizes)
     nests = list(dict.fromkeys((bounds_of(r.loops), r.guards) for r in references))
+    running: dict[tuple[int, ...], bool] = {}
 
     def runs(point: tuple[int, ...]) -> bool:
-        """Does every reference run at these sizes (where counts must be exact)?"""
-        assert sizes is not None
-        at = tuple(zip(sizes, point, strict=True))
-        return all(_domain_runs(nest, guards, at) for nest, guards in nests)
+        """Does every reference run at these sizes (where counts must be exact)? Asked
+        once per point and count: each answer is kept (`_domain_runs`'s own memo hashes
+        every loop bound of the nest)."""
+        found = running.get(point)
+        if found is None:
+            assert sizes is not None
+            at = tuple(zip(sizes, point, strict=True))
+            found = running[point] = all(_domain_runs(n, guards, at) for n, guards in nests)
+        return found
 
     key = count_memo.nest_key(references, sizes)
     count_memo.recall(key, len(sizes))
@@ -341,7 +348,7 @@ def _coefficients(values: dict[tuple[int, ...], int]) -> dict[tuple[int, ...], F
     Lagrange basis as a coefficient list, applied one axis after another to the grid's
     values (a few hundred exact fractions)."""
     dimensions = len(next(iter(values)))
-    nodes = [sorted({p[k] for p in values}) for k in range(dimensions)]
+    nodes = [tuple(sorted({p[k] for p in values})) for k in range(dimensions)]
     place = [{x: j for j, x in enumerate(axis)} for axis in nodes]
     coefficients: dict[tuple[int, ...], Fraction] = {
         tuple(place[k][x] for k, x in enumerate(point)): Fraction(value)
@@ -349,7 +356,7 @@ def _coefficients(values: dict[tuple[int, ...], int]) -> dict[tuple[int, ...], F
         if value
     }
     for k, axis in enumerate(nodes):
-        basis = [_lagrange_basis(axis, j) for j in range(len(axis))]
+        basis = _lagrange_bases(axis)
         moved: dict[tuple[int, ...], Fraction] = {}
         for key, value in coefficients.items():
             for power, factor in enumerate(basis[key[k]]):
@@ -372,7 +379,14 @@ def _evaluated(coefficients: dict[tuple[int, ...], Fraction], point: tuple[int, 
     return total
 
 
-def _lagrange_basis(nodes: list[int], j: int) -> list[Fraction]:
+@lru_cache(maxsize=256)
+def _lagrange_bases(nodes: tuple[int, ...]) -> tuple[list[Fraction], ...]:
+    """Each node's `_lagrange_basis`, once per grid: every count of every nest fits on the
+    same few axes (`_grid_point`), and the bases were most of a fit's arithmetic."""
+    return tuple(_lagrange_basis(nodes, j) for j in range(len(nodes)))
+
+
+def _lagrange_basis(nodes: Sequence[int], j: int) -> list[Fraction]:
     """Coefficients (constant first) of the polynomial that is 1 at `nodes[j]` and 0 at
     the other nodes."""
     poly = [Fraction(1)]
@@ -596,7 +610,22 @@ def _map_at(
         partly = _partly_parametric_map(reference, free, fixed, width)
         if partly is not None:
             return _fixed(partly, [v for s, v in sizes if s not in numbers])
-    return _parsed_map(_map_text(reference, dict(sizes), width))
+    return _reference_map(reference, dict(sizes), width)
+
+
+def _reference_map(reference: PolyReference, sizes: dict[sympy.Symbol, Any], width: int) -> Any:
+    """The reference's map (`_map_text`), built through isl's constraint API where it can
+    be (`isl_build`: a third of the time of isl's parser), else parsed from its text."""
+    index = reference.access.index
+    assert index is not None
+    depth = len(reference.loops)
+    times: list[int | None] = [None] * (2 * depth) + [reference.order, reference.offset]
+    times[0 : 2 * depth : 2] = reference.loop_positions
+    times += [0] * (width - len(times))
+    guards = [_negation_normal_form(guard) for guard in reference.guards]
+    array = reference.access.array
+    built = built_map(array, index, reference.loops, times, guards, sizes, width)
+    return built if built is not None else _parsed_map(_map_text(reference, sizes, width))
 
 
 @lru_cache(maxsize=4096)
@@ -616,7 +645,7 @@ def _parametric_map(
     import islpy as isl
 
     try:
-        return _parsed_map(_map_text(reference, _parameters(sizes), width))
+        return _reference_map(reference, _parameters(sizes), width)
     except (NotAffine, isl.Error):
         return None
 
@@ -652,7 +681,7 @@ def _partly_parametric_map(
     import islpy as isl
 
     try:
-        return _parsed_map(_map_text(reference, {**dict(numbers), **_parameters(sizes)}, width))
+        return _reference_map(reference, {**dict(numbers), **_parameters(sizes)}, width)
     except (NotAffine, isl.Error):
         return None
 

@@ -1,0 +1,121 @@
+"""`isl_build.built_map`: a reference's map built through isl's constraint API is the map
+its text (`polyhedral._map_text`) parses to, over the sizes as parameters and at fixed
+sizes, for every reference the fixtures' exact counts read; what it does not build (a
+floor, a disjunction, `!=`, a name isl reads otherwise) is left to the text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import islpy as isl
+import pytest
+import sympy
+from golden import FIXTURES
+
+from aiscan.analysis import kernel, polyhedral
+from aiscan.analysis.domain import Bounds
+from aiscan.analysis.isl_build import built_map
+from aiscan.analysis.isl_text import NotAffine
+from aiscan.analysis.kernel import AnalysisOptions, analyze_module
+from aiscan.analysis.polyhedral import PolyReference, _in_compact_time
+from aiscan.ir.symbols import loop_symbol, size_symbol
+from aiscan.pipeline import PipelineOptions, lower_source
+from aiscan.sources import read_source
+
+FILES = (
+    "c/polyhedral_footprints.c",
+    "c/index_conditions.c",
+    "c/strided_domains.c",
+    "cuda/transpose_tiled.cu",
+    "cuda/half2_fma.cu",
+    "python/library.py",
+    "python/index_conditions.py",
+    "python/torch_llama.py",
+    "python/views.py",
+)
+
+LEFT_TO_THE_TEXT = {
+    "c/strided_domains.c",
+    "cuda/half2_fma.cu",
+    "cuda/transpose_tiled.cu",
+}
+
+
+def _references(path: str, monkeypatch: pytest.MonkeyPatch) -> list[tuple[PolyReference, ...]]:
+    asked: list[tuple[PolyReference, ...]] = []
+    exact_counts = polyhedral.exact_counts
+
+    def recording(references):  # type: ignore[no-untyped-def]
+        asked.append(_in_compact_time(references))
+        return exact_counts(references)
+
+    monkeypatch.setattr(polyhedral, "exact_counts", recording)
+    monkeypatch.setattr(kernel, "_memo", {})
+    source = FIXTURES / path
+    module = lower_source(read_source(str(source)), str(source), PipelineOptions())
+    analyze_module(module, AnalysisOptions())
+    monkeypatch.undo()
+    return asked
+
+
+def _built(reference: PolyReference, sizes: dict[sympy.Symbol, Any], width: int) -> Any:
+    depth = len(reference.loops)
+    times: list[int | None] = [None] * (2 * depth) + [reference.order, reference.offset]
+    times[0 : 2 * depth : 2] = reference.loop_positions
+    times += [0] * (width - len(times))
+    guards = [polyhedral._negation_normal_form(g) for g in reference.guards]
+    assert reference.access.index is not None
+    return built_map(
+        reference.access.array, reference.access.index, reference.loops, times, guards, sizes, width
+    )
+
+
+@pytest.mark.parametrize("path", FILES)
+def test_a_built_map_is_the_map_its_text_parses_to(
+    path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built = compared = 0
+    for references in _references(path, monkeypatch):
+        sizes = polyhedral._sizes(references)
+        if sizes is None:
+            continue
+        width = 2 * max(len(r.loops) for r in references) + 2
+        at_numbers = [dict(zip(sizes, values, strict=False)) for values in ((9, 11), (1, 3))]
+        for reference in references:
+            for given in (polyhedral._parameters(sizes), *at_numbers):
+                try:
+                    text = polyhedral._map_text(reference, dict(given), width)
+                    parsed = isl.Map(text)
+                except (NotAffine, isl.Error):
+                    assert _built(reference, dict(given), width) is None
+                    continue
+                found = _built(reference, dict(given), width)
+                compared += 1
+                if found is not None:
+                    built += 1
+                    assert found.is_equal(parsed), text
+    assert compared
+    # Loops and subscripts of sizes and indices alone are built; tiles and strides (`floor`,
+    # `ceiling`) and CUDA's thread indices (`Mod`) are not.
+    assert (built > 0) == (path not in LEFT_TO_THE_TEXT), (built, compared)
+
+
+def test_what_is_not_built_is_left_to_the_text() -> None:
+    n, i = size_symbol("n"), loop_symbol("i")
+    loops = (Bounds("i", sympy.Integer(0), 1, n),)
+    sizes = {n: 12}
+
+    def built(index: sympy.Expr, guards: tuple[sympy.Basic, ...] = (), array: str = "a") -> Any:
+        return built_map(array, (index,), loops, [0, None, 0, 0], guards, sizes, 4)
+
+    assert built(i + 1) is not None
+    assert built(sympy.floor(i / 2)) is None  # isl's text has floor
+    assert built(i, (sympy.Or(sympy.Lt(i, 2), sympy.Gt(i, 5)),)) is None
+    assert built(i, (sympy.Ne(i, 3),)) is None
+    assert built(i, (sympy.And(sympy.Lt(i, 7), sympy.Ge(i, 2)),)) is not None
+    assert built(i, array="x.y") is None  # not one name to isl's parser
+    assert built(n * i) is not None  # a size times a variable: affine at a number
+    assert (
+        built_map("a", (n * i,), loops, [0, None, 0, 0], (), {n: polyhedral._parameters([n])[n]}, 4)
+        is None
+    )
