@@ -8,9 +8,12 @@ import gc
 import signal
 import sys
 import threading
+from collections.abc import Callable
+from functools import partial
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -99,3 +102,80 @@ def test_the_warm_up_ends_by_taking_what_survives_out_of_later_collections() -> 
         assert gc.get_freeze_count() > 1000
     finally:
         gc.unfreeze()
+
+
+def _compiles(action: Callable[[], object], monkeypatch: pytest.MonkeyPatch) -> int:
+    """How many times `action` compiles code (cattrs compiles a converter per type)."""
+    import builtins
+
+    calls = [0]
+    compile_ = builtins.compile
+
+    def counting(*arguments: Any, **keywords: Any) -> Any:
+        calls[0] += 1
+        return compile_(*arguments, **keywords)
+
+    monkeypatch.setattr(builtins, "compile", counting)
+    action()
+    monkeypatch.undo()
+    return calls[0]
+
+
+def test_the_first_opens_messages_are_read_and_written_before_it_comes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`warm_messages` at `initialized`: a file's open and hover, and their replies, find
+    their converters made (each made at first use took about a millisecond)."""
+    from lsprotocol import types
+    from pygls.protocol import default_converter
+
+    from aiscan.lsp import stdio
+    from aiscan.lsp.server import build_server
+
+    uri = "file:///k.c"
+    item = {"uri": uri, "languageId": "c", "version": 1, "text": DAXPY}
+    opened = {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": item}}
+    hovered = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "textDocument/hover",
+        "params": {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 4}},
+    }
+    where = types.Range(types.Position(2, 4), types.Position(3, 30))
+    reply = types.HoverResponse(7, types.Hover(types.MarkupContent(types.MarkupKind.Markdown, "x"), where))
+
+    def first_open(server: Any) -> None:
+        stdio._structure(server, opened)
+        stdio._structure(server, hovered)
+        server.protocol._converter.unstructure(reply)
+
+    for warmed in (False, True):
+        monkeypatch.setattr(stdio, "_CONVERTER", default_converter())  # type: ignore[no-untyped-call]
+        server = build_server()  # its converters: none made yet
+        if warmed:
+            stdio.warm_messages(server)
+        with monkeypatch.context() as inner:
+            compiled = _compiles(partial(first_open, server), inner)
+        assert (compiled == 0) == warmed, compiled
+
+
+def test_a_documents_settings_read_only_its_devices_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aiscan.roofline import devices
+
+    read: list[str] = []
+    load = devices.load_device_file
+
+    def reading(path: Path) -> devices.Device:
+        read.append(path.name)
+        return load(path)
+
+    monkeypatch.setattr(devices, "load_device_file", reading)
+    settings = settings_for(str(tmp_path / "k.c"), ("l4", "h100-sxm"))
+    assert [d.key for d in settings.devices] == ["l4", "h100-sxm"]
+    assert read == ["l4.toml", "h100-sxm.toml"]
+    read.clear()
+    settings = settings_for(str(tmp_path / "k.c"), ("h100", "h100-sxm"))  # an alias: all
+    assert [d.key for d in settings.devices] == ["h100-sxm"]
+    assert len(read) > 2

@@ -32,7 +32,7 @@ from aiscan.lint.context import LintContext
 from aiscan.lint.finding import Finding
 from aiscan.lint.settings import LintSettings
 from aiscan.pipeline import PipelineOptions, lower_source
-from aiscan.roofline.devices import Device, load_devices
+from aiscan.roofline.devices import Device, find_devices
 from aiscan.roofline.placement import Placement
 from aiscan.scan import AnalysisTimedOut, time_limit
 from aiscan.span import Span
@@ -129,8 +129,7 @@ def settings_for(path: str, devices: tuple[str, ...] = ()) -> ServerSettings:
     chosen: tuple[Device, ...] = ()
     if names:
         try:
-            catalog = load_devices(config.device_files)
-            found = (catalog.get(name) for name in names)
+            found = find_devices(names, config.device_files)  # their own files alone
             # a device named twice (an alias and its key) is one device, shown once
             chosen = tuple({device.key: device for device in found}.values())
         except AiscanError:

@@ -31,7 +31,7 @@ from aiscan.errors import Diagnostic, Severity
 from aiscan.lint.checker import DEFAULT_HELP_URL, help_url
 from aiscan.lint.finding import Finding
 from aiscan.lsp.document import EDIT_TIME_LIMIT_S, ServerSettings, settings_for
-from aiscan.lsp.stdio import serve_stdio
+from aiscan.lsp.stdio import serve_stdio, warm_messages
 from aiscan.lsp.view import DocumentView, NestView, failed_view
 from aiscan.lsp.view_store import editor_store
 from aiscan.lsp.worker import AnalysisPool, Demand
@@ -123,6 +123,7 @@ def build_server() -> AiscanServer:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: AiscanServer, params: types.InitializedParams) -> None:
         read = asyncio.get_running_loop().run_in_executor(None, _read_ahead)
+        warm_messages(ls)  # here, on the loop: the converters are the loop's
         await ls.pool.warm()
         await read
 
