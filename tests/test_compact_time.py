@@ -7,13 +7,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 import pytest
-from golden import FIXTURES
+from exact_count_calls import counted_references
 
-from aiscan.analysis import kernel, polyhedral
-from aiscan.analysis.kernel import AnalysisOptions, analyze_module
 from aiscan.analysis.polyhedral import PolyReference, _exact_counts, _in_compact_time
-from aiscan.pipeline import PipelineOptions, lower_source
-from aiscan.sources import read_source
 
 # Triangles, guards, stencils read before they are stored, tiles, and library calls
 # whose eager and jit views count the same arrays with other positions.
@@ -29,29 +25,11 @@ FILES = (
 )
 
 
-def _counted(path: str, monkeypatch: pytest.MonkeyPatch) -> list[tuple[PolyReference, ...]]:
-    """The references of every exact count the analysis of `path` asks for."""
-    asked: list[tuple[PolyReference, ...]] = []
-    exact_counts = polyhedral.exact_counts
-
-    def recording(references):  # type: ignore[no-untyped-def]
-        asked.append(tuple(references))
-        return exact_counts(references)
-
-    monkeypatch.setattr(polyhedral, "exact_counts", recording)
-    monkeypatch.setattr(kernel, "_memo", {})  # counted again, not found from another test
-    source = FIXTURES / path
-    module = lower_source(read_source(str(source)), str(source), PipelineOptions())
-    analyze_module(module, AnalysisOptions())
-    monkeypatch.undo()
-    return asked
-
-
 @pytest.mark.parametrize("path", FILES)
 def test_compact_positions_count_what_the_positions_as_given_count(
     path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    asked = _counted(path, monkeypatch)
+    asked = counted_references(path, monkeypatch)
     assert asked
     for references in asked:
         as_given = _exact_counts(references)  # the time space as the traffic wrote it
@@ -63,7 +41,7 @@ def test_the_jit_view_of_a_solve_shares_the_compulsory_views_count(
 ) -> None:
     # `np.linalg.solve(A, B)`: the jit view leaves the local LU's reads out, which moves
     # the positions of `return`'s references in their statements (0, 2, 3 -> 0, 1, 2).
-    asked = _counted("python/library.py", monkeypatch)
+    asked = counted_references("python/library.py", monkeypatch)
     by_array: dict[str, list[tuple[PolyReference, ...]]] = defaultdict(list)
     for references in asked:
         if len(references) >= 8:  # the LU's arrays, not the small nests'
@@ -79,7 +57,7 @@ def test_the_jit_view_of_a_solve_shares_the_compulsory_views_count(
 def test_positions_keep_their_order_within_a_time_dimension_and_a_statement(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    asked = _counted("python/library.py", monkeypatch)
+    asked = counted_references("python/library.py", monkeypatch)
     references = max(asked, key=len)  # the LU's: 11 references in six statements
     compact = _in_compact_time(references)
 

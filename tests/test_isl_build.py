@@ -10,17 +10,14 @@ from typing import Any
 import islpy as isl
 import pytest
 import sympy
-from golden import FIXTURES
+from exact_count_calls import counted_references
 
-from aiscan.analysis import kernel, polyhedral
+from aiscan.analysis import polyhedral
 from aiscan.analysis.domain import Bounds
 from aiscan.analysis.isl_build import built_map
 from aiscan.analysis.isl_text import NotAffine
-from aiscan.analysis.kernel import AnalysisOptions, analyze_module
 from aiscan.analysis.polyhedral import PolyReference, _in_compact_time
 from aiscan.ir.symbols import loop_symbol, size_symbol
-from aiscan.pipeline import PipelineOptions, lower_source
-from aiscan.sources import read_source
 
 FILES = (
     "c/polyhedral_footprints.c",
@@ -41,23 +38,6 @@ LEFT_TO_THE_TEXT = {
 }
 
 
-def _references(path: str, monkeypatch: pytest.MonkeyPatch) -> list[tuple[PolyReference, ...]]:
-    asked: list[tuple[PolyReference, ...]] = []
-    exact_counts = polyhedral.exact_counts
-
-    def recording(references):  # type: ignore[no-untyped-def]
-        asked.append(_in_compact_time(references))
-        return exact_counts(references)
-
-    monkeypatch.setattr(polyhedral, "exact_counts", recording)
-    monkeypatch.setattr(kernel, "_memo", {})
-    source = FIXTURES / path
-    module = lower_source(read_source(str(source)), str(source), PipelineOptions())
-    analyze_module(module, AnalysisOptions())
-    monkeypatch.undo()
-    return asked
-
-
 def _built(reference: PolyReference, sizes: dict[sympy.Symbol, Any], width: int) -> Any:
     depth = len(reference.loops)
     times: list[int | None] = [None] * (2 * depth) + [reference.order, reference.offset]
@@ -75,7 +55,7 @@ def test_a_built_map_is_the_map_its_text_parses_to(
     path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     built = compared = 0
-    for references in _references(path, monkeypatch):
+    for references in map(_in_compact_time, counted_references(path, monkeypatch)):
         sizes = polyhedral._sizes(references)
         if sizes is None:
             continue

@@ -142,7 +142,9 @@ def test_the_first_opens_messages_are_read_and_written_before_it_comes(
         "params": {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 4}},
     }
     where = types.Range(types.Position(2, 4), types.Position(3, 30))
-    reply = types.HoverResponse(7, types.Hover(types.MarkupContent(types.MarkupKind.Markdown, "x"), where))
+    reply = types.HoverResponse(
+        7, types.Hover(types.MarkupContent(types.MarkupKind.Markdown, "x"), where)
+    )
 
     def first_open(server: Any) -> None:
         stdio._structure(server, opened)
