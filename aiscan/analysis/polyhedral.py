@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from aiscan.algebra import ONE, SYMPY, ZERO, constant, expand, is_poly, to_sympy
 from aiscan.analysis import count_memo
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
+from aiscan.analysis.isl_boxes import Counter, box_counter
 from aiscan.analysis.isl_build import built_map
 from aiscan.analysis.isl_text import (
     NotAffine,
@@ -424,10 +425,24 @@ def _counts_cached(
     found = _sets_at(references, sizes)
     if found is None:
         return _counts_from_maps(references, sizes)
-    (touched, written, read_first), values = found
-    return _counted(
-        (_fixed_set(touched, values), _fixed_set(written, values), _fixed_set(read_first, values))
+    sets, counters, values = found
+    touched, written, read_first = (
+        _count_at(parametric, counter, values)
+        for parametric, counter in zip(sets, counters, strict=True)
     )
+    if sets[1] is None:  # no store: every element is first touched by a read (`_counted`)
+        return touched, 0, touched
+    return touched, written, read_first
+
+
+def _count_at(parametric: Any, counter: Counter | None, values: list[int]) -> int:
+    """A parametric set's count at these values: in Python where it is a box
+    (`isl_boxes`), else fixed there and counted by isl."""
+    if parametric is None:
+        return 0
+    if counter is not None:
+        return counter(values)
+    return _count(_fixed_set(parametric, values))
 
 
 def _counts_from_maps(
@@ -463,21 +478,24 @@ def _touched_cached(
     """`_counts_cached`'s first count alone, for the cache model's working sets: the
     stores' and the first reads' sets are not made (a third of the time of the counts)."""
     found = _sets_at(references, sizes)
-    if found is not None:  # the touched set alone fixed at the sizes
-        return _count(_fixed_set(found[0][0], found[1]))
+    if found is not None:  # the touched set alone, at the sizes
+        sets, counters, values = found
+        return _count_at(sets[0], counters[0], values)
     return _count(_union_range([m for _, m in _maps_at(references, sizes)]))
 
 
 def _sets_at(
     references: tuple[PolyReference, ...], sizes: tuple[tuple[sympy.Symbol, int], ...]
-) -> tuple[_Sets, list[int]] | None:
-    """The three sets of `_counts_cached` for these sizes from `_parametric_sets`, with
-    the values of their parameters (`_fixed_set` fixes each there): every size a
-    parameter where every map takes it so, else the sizes some reference holds as
-    numbers fixed and the others parameters (as `_map_at` tries them); None where those
-    are not made."""
+) -> tuple[_Sets, tuple[Counter | None, ...], list[int]] | None:
+    """The three sets of `_counts_cached` for these sizes from `_parametric_sets`, their
+    counters where they are boxes (`_box_counters`), and the values of their parameters
+    (`_fixed_set` fixes each there): every size a parameter where every map takes it so,
+    else the sizes some reference holds as numbers fixed and the others parameters (as
+    `_map_at` tries them); None where those are not made."""
     symbols = tuple(s for s, _ in sizes)
-    sets = _parametric_sets(references, symbols, ())
+    free: tuple[sympy.Symbol, ...] = symbols
+    fixed: tuple[tuple[sympy.Symbol, int], ...] = ()
+    sets = _parametric_sets(references, free, fixed)
     values = [v for _, v in sizes]
     if sets is None:
         numbers = frozenset().union(*(_sizes_as_numbers(r, symbols) for r in references))
@@ -489,7 +507,20 @@ def _sets_at(
         if sets is None:
             return None
         values = [v for s, v in sizes if s not in numbers]
-    return sets, values
+    return sets, _box_counters(references, free, fixed), values
+
+
+@lru_cache(maxsize=2048)
+def _box_counters(
+    references: tuple[PolyReference, ...],
+    sizes: tuple[sympy.Symbol, ...],
+    numbers: tuple[tuple[sympy.Symbol, int], ...],
+) -> tuple[Counter | None, ...]:
+    """`isl_boxes.box_counter` of each of `_parametric_sets`' sets (the same key): once per
+    set, not once per grid point."""
+    sets = _parametric_sets(references, sizes, numbers)
+    assert sets is not None
+    return tuple(None if s is None else box_counter(s) for s in sets)
 
 
 @lru_cache(maxsize=2048)
