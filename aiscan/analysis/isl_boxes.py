@@ -15,16 +15,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["Counter", "box_counter"]
+__all__ = ["CountAt", "box_counter"]
 
-Counter = Callable[[Sequence[int]], int]
+CountAt = Callable[[Sequence[int]], int]
 """A set's count at the values of its parameters `P0, P1, ...` (in that order)."""
 
 _Affine = tuple[int, tuple[tuple[int, int], ...]]
 """A constant and (parameter index, coefficient) pairs."""
 
 
-def box_counter(parametric: Any) -> Counter | None:
+def box_counter(parametric: Any) -> CountAt | None:
     """`parametric`'s count as a function of its parameters' values, where it is a box
     with affine bounds (see the module docstring); None otherwise."""
     import islpy as isl
@@ -38,7 +38,8 @@ def box_counter(parametric: Any) -> Counter | None:
         return None
 
 
-def _box_counter(isl: Any, points: Any) -> Counter | None:
+def _box_counter(isl: Any, points: Any) -> CountAt | None:
+    """`box_counter` of a set that is not empty at every value of its parameters."""
     space = points.get_space()
     local = isl.LocalSpace.from_space(space)
     box = isl.Set.universe(space)
@@ -52,11 +53,9 @@ def _box_counter(isl: Any, points: Any) -> Counter | None:
         (low_domain, low_aff), (high_domain, high_aff) = low, high
         for where in (low_domain, high_domain):
             domain = where if domain is None else domain.intersect(where)
-        bounds = (_terms(isl, low_aff), _terms(isl, high_aff))
-        if None in bounds:
+        low_terms, high_terms = _terms(isl, low_aff), _terms(isl, high_aff)
+        if low_terms is None or high_terms is None:
             return None
-        low_terms, high_terms = bounds
-        assert low_terms is not None and high_terms is not None
         for (constant, terms), sign in ((low_terms, 1), (high_terms, -1)):
             # x - low >= 0 and high - x >= 0
             constraint = isl.Constraint.alloc_inequality(local)

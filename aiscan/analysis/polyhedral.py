@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from aiscan.algebra import ONE, SYMPY, ZERO, constant, expand, is_poly, to_sympy
 from aiscan.analysis import count_memo
 from aiscan.analysis.domain import Bounds, LoopLike, bounds_of, sum_over_loops
-from aiscan.analysis.isl_boxes import Counter, box_counter
+from aiscan.analysis.isl_boxes import CountAt, box_counter
 from aiscan.analysis.isl_build import built_map
 from aiscan.analysis.isl_text import (
     NotAffine,
@@ -435,7 +435,7 @@ def _counts_cached(
     return touched, written, read_first
 
 
-def _count_at(parametric: Any, counter: Counter | None, values: list[int]) -> int:
+def _count_at(parametric: Any, counter: CountAt | None, values: list[int]) -> int:
     """A parametric set's count at these values: in Python where it is a box
     (`isl_boxes`), else fixed there and counted by isl."""
     if parametric is None:
@@ -486,7 +486,7 @@ def _touched_cached(
 
 def _sets_at(
     references: tuple[PolyReference, ...], sizes: tuple[tuple[sympy.Symbol, int], ...]
-) -> tuple[_Sets, tuple[Counter | None, ...], list[int]] | None:
+) -> tuple[_Sets, tuple[CountAt | None, ...], list[int]] | None:
     """The three sets of `_counts_cached` for these sizes from `_parametric_sets`, their
     counters where they are boxes (`_box_counters`), and the values of their parameters
     (`_fixed_set` fixes each there): every size a parameter where every map takes it so,
@@ -515,7 +515,7 @@ def _box_counters(
     references: tuple[PolyReference, ...],
     sizes: tuple[sympy.Symbol, ...],
     numbers: tuple[tuple[sympy.Symbol, int], ...],
-) -> tuple[Counter | None, ...]:
+) -> tuple[CountAt | None, ...]:
     """`isl_boxes.box_counter` of each of `_parametric_sets`' sets (the same key): once per
     set, not once per grid point."""
     sets = _parametric_sets(references, sizes, numbers)
