@@ -7,25 +7,12 @@ from __future__ import annotations
 from collections import defaultdict
 
 import pytest
-from exact_count_calls import counted_references
+from exact_count_calls import COUNTED, counted_references
 
 from aiscan.analysis.polyhedral import PolyReference, _exact_counts, _in_compact_time
 
-# Triangles, guards, stencils read before they are stored, tiles, and library calls
-# whose eager and jit views count the same arrays with other positions.
-FILES = (
-    "c/polyhedral_footprints.c",
-    "c/index_conditions.c",
-    "c/strided_domains.c",
-    "cuda/transpose_tiled.cu",
-    "python/library.py",
-    "python/tiles.py",
-    "python/torch_rotary.py",
-    "python/views.py",
-)
 
-
-@pytest.mark.parametrize("path", FILES)
+@pytest.mark.parametrize("path", COUNTED)
 def test_compact_positions_count_what_the_positions_as_given_count(
     path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
