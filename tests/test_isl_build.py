@@ -29,10 +29,7 @@ LEFT_TO_THE_TEXT = {
 
 
 def _built(reference: PolyReference, sizes: dict[sympy.Symbol, Any], width: int) -> Any:
-    depth = len(reference.loops)
-    times: list[int | None] = [None] * (2 * depth) + [reference.order, reference.offset]
-    times[0 : 2 * depth : 2] = reference.loop_positions
-    times += [0] * (width - len(times))
+    times = polyhedral.fixed_times(reference, width)
     guards = [polyhedral._negation_normal_form(g) for g in reference.guards]
     assert reference.access.index is not None
     return built_map(

@@ -62,6 +62,7 @@ __all__ = [
     "ExactCounts",
     "PolyReference",
     "exact_counts",
+    "fixed_times",
     "guarded_runs",
     "interpolate",
     "touched_at",
@@ -649,14 +650,21 @@ def _reference_map(reference: PolyReference, sizes: dict[sympy.Symbol, Any], wid
     be (`isl_build`: a third of the time of isl's parser), else parsed from its text."""
     index = reference.access.index
     assert index is not None
-    depth = len(reference.loops)
-    times: list[int | None] = [None] * (2 * depth) + [reference.order, reference.offset]
-    times[0 : 2 * depth : 2] = reference.loop_positions
-    times += [0] * (width - len(times))
+    times = fixed_times(reference, width)
     guards = [_negation_normal_form(guard) for guard in reference.guards]
     array = reference.access.array
     built = built_map(array, index, reference.loops, times, guards, sizes, width)
     return built if built is not None else _parsed_map(_map_text(reference, sizes, width))
+
+
+def fixed_times(reference: PolyReference, width: int) -> list[int | None]:
+    """The reference's instance in the `width` time dimensions (the module docstring's
+    schedule): each loop level's first position, then its statement's order and its own
+    position in it, then zeros; None where a loop's iteration number varies."""
+    depth = len(reference.loops)
+    times: list[int | None] = [None] * (2 * depth) + [reference.order, reference.offset]
+    times[0 : 2 * depth : 2] = reference.loop_positions
+    return times + [0] * (width - len(times))
 
 
 @lru_cache(maxsize=4096)
@@ -768,16 +776,9 @@ def _map_text(reference: PolyReference, sizes: dict[sympy.Symbol, Any], width: i
     over the sizes as parameters (`Param`s). The time's fixed positions are numbers in the
     tuple and the subscripts expressions in it, not variables held equal to them: the same
     map, which isl parses in half the time (each such variable is one more to eliminate)."""
-    times = [f"T{k}" for k in range(width)]
+    times = [f"T{k}" if t is None else str(t) for k, t in enumerate(fixed_times(reference, width))]
     constraints, substitution = _loop_constraints(reference.loops, sizes)
-    for level, position in enumerate(reference.loop_positions):
-        times[2 * level] = str(position)
     constraints += [_condition(guard, substitution) for guard in reference.guards]
-    depth = len(reference.loops)
-    times[2 * depth] = str(reference.order)
-    times[2 * depth + 1] = str(reference.offset)
-    for k in range(2 * depth + 2, width):
-        times[k] = "0"
     index = reference.access.index
     assert index is not None
     elements = [affine_text(expr, substitution) for expr in index]

@@ -205,9 +205,10 @@ def serve() -> None:
 
 
 def _read_ahead() -> None:
-    """What opening the first file reads, read before it is opened: the device catalog
-    (its files parsed, 7 ms, kept by `devices`) and the identity of aiscan's code that
-    the key of a kept view holds (5 ms)."""
+    """What opening the first file reads, read before it is opened: the device files
+    (all parsed, 7 ms, each kept by `devices`; a document's settings then read only the
+    ones it names, already parsed) and the identity of aiscan's code that the key of a
+    kept view holds (5 ms)."""
     with contextlib.suppress(Exception):  # the first file then reads them itself
         load_devices()
         if editor_store() is not None:
